@@ -1,0 +1,95 @@
+"""Attention Lab entrypoint: the shared settings in the sidebar (bound to the URL) and the navigation.
+
+Run with `streamlit run app.py`. Every page reads the settings through ui.shell.page_context().
+"""
+
+import gc
+
+import streamlit as st
+import torch  # noqa: F401  (imported once here so gc.freeze() below covers its objects)
+
+from core import i18n
+from core.masks import MASK_KINDS
+from core.settings import (D_MODEL_CHOICES, DEFAULTS, SEED_MAX, SEED_MIN, SEQ_LEN_MAX, SEQ_LEN_MIN,
+                           SETTING_KEYS, head_choices, sanitize)
+
+# torch's many long-lived objects make every full collection slow; they never die, so freeze them.
+gc.freeze()
+
+PAGES = (  # (file, url_path, icon); the file name equals the url_path so deep links resolve
+    ("pages/home.py", "", ":material/home:"),
+    ("pages/walkthrough.py", "walkthrough", ":material/stairs:"),
+    ("pages/heads.py", "heads", ":material/view_column:"),
+    ("pages/masks.py", "masks", ":material/grid_on:"),
+    ("pages/real-model.py", "real-model", ":material/psychology:"),
+    ("pages/why-heads.py", "why-heads", ":material/model_training:"),
+)
+
+
+def settle_settings() -> list:
+    """Make every shared setting valid in session state before its widget is drawn.
+
+    On the first run the values come from the URL; later, from the widgets. Only values that
+    are missing or invalid are written, so a user's own change is never overwritten.
+    """
+    default_lang = i18n.lang_from_locale(st.context.locale)
+    raw = {k: (st.session_state[k] if k in st.session_state else st.query_params.get(k)) for k in SETTING_KEYS}
+    settings, fixes = sanitize(raw, default_lang=default_lang)
+    for key in SETTING_KEYS:
+        value = getattr(settings, key)
+        if key not in st.session_state or st.session_state[key] != value:
+            st.session_state[key] = value
+    return fixes
+
+
+def show_fixes(fixes, lang: str, d_model: int) -> None:
+    for fix in fixes:
+        if fix.key == "num_heads":
+            st.sidebar.warning(i18n.t("notice.num_heads_divisor", lang, given=fix.given, used=fix.used,
+                                      d_model=d_model, choices=", ".join(map(str, head_choices(d_model)))),
+                               icon=":material/build:")
+        else:
+            st.sidebar.warning(i18n.t("notice.corrected", lang, key=fix.key, given=fix.given, used=fix.used),
+                               icon=":material/build:")
+
+
+def settings_sidebar() -> list:
+    fixes = settle_settings()
+    lang = st.session_state["lang"]
+    t = lambda key, **kw: i18n.t(key, lang, **kw)  # noqa: E731
+    sb = st.sidebar
+    # Options are shown as their URL values (no format_func): Streamlit binds the *shown* text to the URL.
+    sb.segmented_control("语言 · Language", i18n.LANGS, key="lang", bind="query-params",
+                         default=i18n.lang_from_locale(st.context.locale), required=True)
+    lang = st.session_state["lang"] or lang
+    t = lambda key, **kw: i18n.t(key, lang, **kw)  # noqa: E731
+    sb.header(t("settings.header"))
+    sb.select_slider(t("settings.d_model"), D_MODEL_CHOICES, key="d_model", bind="query-params",
+                     value=DEFAULTS["d_model"])
+    d_model = st.session_state["d_model"]
+    heads = head_choices(d_model)  # settle_settings already moved num_heads onto one of these
+    sb.select_slider(t("settings.num_heads"), heads, key="num_heads", bind="query-params",
+                     value=DEFAULTS["num_heads"] if DEFAULTS["num_heads"] in heads else heads[0],
+                     help=t("settings.num_heads.help"))
+    h = st.session_state["num_heads"]
+    sb.caption(t("settings.d_k", d_model=d_model, h=h, d_k=d_model // h))
+    sb.slider(t("settings.seq_len"), SEQ_LEN_MIN, SEQ_LEN_MAX, key="seq_len", bind="query-params",
+              value=DEFAULTS["seq_len"])
+    sb.selectbox(t("settings.mask"), MASK_KINDS, key="mask", bind="query-params",
+                 index=MASK_KINDS.index(DEFAULTS["mask"]))
+    sb.caption(t(f"mask.{st.session_state['mask']}.about"))
+    sb.number_input(t("settings.seed"), SEED_MIN, SEED_MAX, key="seed", bind="query-params", step=1,
+                    value=DEFAULTS["seed"], help=t("settings.seed.help"))
+    sb.caption(t("settings.share"))
+    show_fixes(fixes, lang, d_model)
+    return fixes
+
+
+st.set_page_config(page_title="Attention Lab", page_icon=":material/hub:", layout="wide")
+settings_sidebar()
+_lang = st.session_state["lang"]
+_pages = [
+    st.Page(path, title=i18n.t(f"page.{url or 'home'}", _lang), icon=icon, url_path=url or None, default=not url)
+    for path, url, icon in PAGES
+]
+st.navigation(_pages).run()

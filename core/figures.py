@@ -1,0 +1,135 @@
+"""Plotly figure builders shared by every page: pure functions from tensors to figures.
+
+Conventions: a matrix is drawn with its first row at the top (like a printed matrix),
+tokens label the axes, hover shows the exact value, and every panel of one figure
+shares one colour scale so panels can be compared by colour.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+import torch
+from plotly.subplots import make_subplots
+
+WEIGHTS_SCALE = "Blues"  # attention weights: 0..1, white = ignored
+SIGNED_SCALE = "RdBu_r"  # scores and projections: blue < 0 < red
+MASK_SCALE = [[0.0, "#444444"], [1.0, "#f4f4f4"]]  # 0 = blocked (dark), 1 = keep (light)
+
+
+def _finite_range(values: torch.Tensor) -> tuple[float, float]:
+    """min/max over the finite entries (masked cells hold -1e9 or -inf and would flatten the colours)."""
+    finite = values[torch.isfinite(values) & (values.abs() < 1e8)]
+    if finite.numel() == 0:
+        return -1.0, 1.0
+    lo, hi = float(finite.min()), float(finite.max())
+    return (lo, hi) if lo < hi else (lo - 1.0, hi + 1.0)
+
+
+def color_range(values: torch.Tensor, *, signed: bool) -> tuple[float, float]:
+    """One colour range for a whole step: symmetric around 0 for signed data."""
+    lo, hi = _finite_range(values.detach().float())
+    if signed:
+        m = max(abs(lo), abs(hi))
+        return -m, m
+    return lo, hi
+
+
+def _text_matrix(m: torch.Tensor) -> list[list[str]]:
+    def fmt(x: float) -> str:
+        if math.isnan(x):
+            return "NaN"
+        if math.isinf(x):
+            return "-inf" if x < 0 else "inf"
+        if abs(x) >= 1e8:
+            return f"{x:.0e}"
+        return f"{x:.4f}"
+
+    return [[fmt(x) for x in row] for row in m.tolist()]
+
+
+def heatmap_trace(matrix: torch.Tensor, x_labels: Sequence[str], y_labels: Sequence[str], *,
+                  zmin: float, zmax: float, colorscale=WEIGHTS_SCALE, showscale: bool = True,
+                  x_title: str = "", y_title: str = "", clipped: bool = True) -> go.Heatmap:
+    """One heatmap; values outside [zmin, zmax] (e.g. the -1e9 of a mask) are clipped for colour only."""
+    m = matrix.detach().float()
+    z = m.clamp(min=zmin, max=zmax) if clipped else m
+    z = torch.where(torch.isnan(m), torch.full_like(m, float("nan")), z)
+    x = [f"{i}:{tok}" for i, tok in enumerate(x_labels)]
+    y = [f"{i}:{tok}" for i, tok in enumerate(y_labels)]
+    return go.Heatmap(
+        z=z.tolist(), x=x, y=y, zmin=zmin, zmax=zmax, colorscale=colorscale, showscale=showscale,
+        customdata=_text_matrix(m), xgap=1, ygap=1,
+        hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>%{{customdata}}<extra></extra>",
+    )
+
+
+def click_targets(n_rows: int, n_cols: int, x_labels, y_labels, *, name: str = "cell") -> go.Scatter:
+    """An invisible marker on every cell: plotly heatmaps send no click selection, scatters do."""
+    xs, ys, cd = [], [], []
+    x = [f"{i}:{tok}" for i, tok in enumerate(x_labels)]
+    y = [f"{i}:{tok}" for i, tok in enumerate(y_labels)]
+    for r in range(n_rows):
+        for c in range(n_cols):
+            xs.append(x[c])
+            ys.append(y[r])
+            cd.append([r, c])
+    return go.Scatter(x=xs, y=ys, customdata=cd, mode="markers", name=name, showlegend=False,
+                      marker=dict(size=18, opacity=0.0, symbol="square"), hoverinfo="skip")
+
+
+def matrix_figure(matrix: torch.Tensor, x_labels, y_labels, *, title: str = "", signed: bool = False,
+                  zrange: tuple[float, float] | None = None, colorscale=None, x_title: str = "",
+                  y_title: str = "", clickable: bool = False, height: int | None = None) -> go.Figure:
+    """A single 2-D tensor as a heatmap, first row at the top."""
+    zmin, zmax = zrange or color_range(matrix, signed=signed)
+    scale = colorscale or (SIGNED_SCALE if signed else WEIGHTS_SCALE)
+    fig = go.Figure(heatmap_trace(matrix, x_labels, y_labels, zmin=zmin, zmax=zmax, colorscale=scale,
+                                  x_title=x_title, y_title=y_title))
+    if clickable:
+        fig.add_trace(click_targets(matrix.shape[0], matrix.shape[1], x_labels, y_labels))
+    rows = matrix.shape[0]
+    fig.update_layout(title=title, height=height or max(260, min(720, 90 + 22 * rows)),
+                      margin=dict(l=10, r=10, t=40 if title else 10, b=10), clickmode="event+select")
+    fig.update_yaxes(autorange="reversed", title=y_title, type="category")
+    fig.update_xaxes(title=x_title, type="category", tickangle=-45 if len(x_labels) > 8 else 0)
+    return fig
+
+
+def grid_shape(n: int, max_cols: int = 4) -> tuple[int, int]:
+    cols = min(n, max_cols)
+    return math.ceil(n / cols), cols
+
+
+def heads_figure(per_head: torch.Tensor, heads: Sequence[int], x_labels, y_labels, *,
+                 head_label: str = "head", signed: bool = False,
+                 zrange: tuple[float, float] | None = None, colorscale=None, max_cols: int = 4,
+                 x_title: str = "", y_title: str = "", panel_height: int = 230) -> go.Figure:
+    """Small multiples: one panel per chosen head of a (h, rows, cols) tensor, one shared colour scale.
+
+    `zrange` should come from all heads (color_range(per_head)) so panels stay comparable even
+    when only a page of heads is drawn.
+    """
+    heads = list(heads)
+    zmin, zmax = zrange or color_range(per_head, signed=signed)
+    scale = colorscale or (SIGNED_SCALE if signed else WEIGHTS_SCALE)
+    n_rows, n_cols = grid_shape(len(heads), max_cols)
+    fig = make_subplots(rows=n_rows, cols=n_cols, subplot_titles=[f"{head_label} {h}" for h in heads],
+                        horizontal_spacing=0.04, vertical_spacing=0.12 / max(1, n_rows - 1) if n_rows > 1 else 0.1)
+    for i, h in enumerate(heads):
+        r, c = divmod(i, n_cols)
+        fig.add_trace(heatmap_trace(per_head[h], x_labels, y_labels, zmin=zmin, zmax=zmax, colorscale=scale,
+                                    showscale=(i == 0), x_title=x_title, y_title=y_title), row=r + 1, col=c + 1)
+    fig.update_yaxes(autorange="reversed", type="category", showticklabels=len(y_labels) <= 16)
+    fig.update_xaxes(type="category", showticklabels=len(x_labels) <= 16, tickangle=-45)
+    fig.update_layout(height=60 + panel_height * n_rows, margin=dict(l=10, r=10, t=40, b=10))
+    return fig
+
+
+def page_of_heads(num_heads: int, page: int, per_page: int = 8) -> list[int]:
+    """The heads shown on one page of a large head grid (page counts from 0, clamped)."""
+    pages = max(1, math.ceil(num_heads / per_page))
+    page = min(max(0, page), pages - 1)
+    return list(range(page * per_page, min(num_heads, (page + 1) * per_page)))

@@ -1,0 +1,39 @@
+"""The string table: every text the app shows, in Chinese and English.
+
+Chinese wording follows the seed text (多头注意力, 注意力头, 查询/键/值, 拼接, 掩码 ...).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import core.strings
+
+LANGS = ("zh", "en")
+DEFAULT_LANG = "en"
+
+
+def _load() -> dict[str, dict[str, str]]:
+    table: dict[str, dict[str, str]] = {}
+    for info in sorted(pkgutil.iter_modules(core.strings.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"core.strings.{info.name}")
+        for key, texts in module.STRINGS.items():
+            if key in table:
+                raise ValueError(f"string key {key!r} is defined twice (core/strings/{info.name}.py)")
+            table[key] = texts
+    return table
+
+
+STRINGS = _load()
+
+
+def t(key: str, lang: str, /, **fmt) -> str:
+    """The text for `key` in `lang`, formatted with `fmt`; a missing key raises KeyError."""
+    text = STRINGS[key][lang if lang in LANGS else DEFAULT_LANG]
+    return text.format(**fmt) if fmt else text
+
+
+def lang_from_locale(locale: str | None) -> str:
+    """'zh-CN', 'zh_TW', 'zh' -> 'zh'; anything else (or nothing) -> 'en'."""
+    return "zh" if locale and str(locale).lower().startswith("zh") else "en"

@@ -1,0 +1,42 @@
+"""The same computation done by PyTorch's own nn.MultiheadAttention, to prove ours equal."""
+
+from __future__ import annotations
+
+import torch
+
+from core.attention import MultiHeadAttention
+from core.masks import flip_polarity
+
+
+def torch_twin(model: MultiHeadAttention) -> torch.nn.MultiheadAttention:
+    """nn.MultiheadAttention holding exactly our weights (its in_proj stacks W_q, W_k, W_v)."""
+    bias = model.W_q.bias is not None
+    twin = torch.nn.MultiheadAttention(model.d_model, model.num_heads, bias=bias, batch_first=True)
+    with torch.no_grad():
+        twin.in_proj_weight.copy_(torch.cat([model.W_q.weight, model.W_k.weight, model.W_v.weight]))
+        twin.out_proj.weight.copy_(model.W_o.weight)
+        if bias:
+            twin.in_proj_bias.copy_(torch.cat([model.W_q.bias, model.W_k.bias, model.W_v.bias]))
+            twin.out_proj.bias.copy_(model.W_o.bias)
+    return twin.eval()
+
+
+def torch_reference(model: MultiHeadAttention, query, key, value, mask=None):
+    """(output, per-head weights) from nn.MultiheadAttention; its bool mask means True = blocked."""
+    B, T_q, T_k = query.shape[0], query.shape[1], key.shape[1]
+    attn_mask = None
+    if mask is not None:
+        m = mask.bool()
+        m = m[None, None] if m.dim() == 2 else m
+        m = m.expand(B, model.num_heads, T_q, T_k).reshape(B * model.num_heads, T_q, T_k)  # (B*h, T_q, T_k)
+        attn_mask = flip_polarity(m)
+    with torch.no_grad():
+        output, weights = torch_twin(model)(query, key, value, attn_mask=attn_mask,
+                                            need_weights=True, average_attn_weights=False)
+    return output, weights  # (B, T_q, d_model), (B, h, T_q, T_k)
+
+
+def max_abs_diff(a: torch.Tensor, b: torch.Tensor) -> float:
+    """Largest |a - b| over the cells where both are numbers (NaN rows are compared as NaN == NaN)."""
+    both = ~(torch.isnan(a) & torch.isnan(b))
+    return float((a - b)[both].abs().max()) if both.any() else 0.0

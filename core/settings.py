@@ -1,0 +1,123 @@
+"""The app's shared settings and how any raw value (URL text, widget value) becomes a valid one.
+
+Bad input is corrected to the nearest valid setting, never refused: every correction is
+returned as a `Correction` so the page can say what it changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.i18n import LANGS
+from core.masks import MASK_KINDS
+from core.validation import divisors
+
+D_MODEL_CHOICES = (8, 16, 32, 64, 128, 256, 512)
+SEQ_LEN_MIN, SEQ_LEN_MAX = 2, 32
+SEED_MIN, SEED_MAX = 0, 99_999
+# Heads beyond this would mean d_k < 2 at d_model=8, or hundreds of unreadable heads.
+MAX_HEADS = 64
+
+DEFAULTS = {"d_model": 64, "num_heads": 4, "seq_len": 8, "mask": "none", "seed": 0}
+SETTING_KEYS = ("d_model", "num_heads", "seq_len", "mask", "seed", "lang")
+
+
+def head_choices(d_model: int) -> list[int]:
+    """The num_heads values offered for d_model: its divisors, up to MAX_HEADS."""
+    return [h for h in divisors(d_model) if h <= MAX_HEADS]
+
+
+@dataclass(frozen=True)
+class Settings:
+    d_model: int
+    num_heads: int
+    seq_len: int
+    mask: str
+    seed: int
+    lang: str
+
+    @property
+    def d_k(self) -> int:
+        return self.d_model // self.num_heads
+
+
+@dataclass(frozen=True)
+class Correction:
+    key: str
+    given: str  # what came in, as text (shortened)
+    used: str  # what is used instead
+
+
+def _as_int(raw) -> int | None:
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):
+        return raw
+    text = str(raw).strip()
+    if len(text) > 30:  # never parse an unbounded string: a long run of digits is just "huge"
+        body = text[1:] if text[:1] in "+-" else text
+        return (-1 if text.startswith("-") else 1) * 10**18 if body.isdigit() else None
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            value = float(text)
+        except ValueError:
+            return None
+        return int(round(value)) if value == value and abs(value) < 1e15 else None
+
+
+def _nearest(value: int, choices) -> int:
+    """The closest choice; ties go to the smaller one."""
+    return min(choices, key=lambda c: (abs(c - value), c))
+
+
+def _shown(raw) -> str:
+    text = str(raw)
+    return text if len(text) <= 24 else text[:21] + "..."
+
+
+def sanitize(raw: dict, default_lang: str = "en") -> tuple[Settings, list[Correction]]:
+    """Turn raw values (any type, any garbage, missing keys) into valid Settings.
+
+    Missing keys take their default silently; present but invalid ones are corrected to
+    the nearest valid value and reported.
+    """
+    fixes: list[Correction] = []
+
+    def fix(key, given, used):
+        fixes.append(Correction(key, _shown(given), str(used)))
+        return used
+
+    def number(key, lo, hi, choices=None):
+        default = DEFAULTS[key] if choices is None else _nearest(DEFAULTS[key], choices)
+        given = raw.get(key)
+        if given is None or given == "":
+            return default
+        value = _as_int(given)
+        if value is None:
+            return fix(key, given, default)
+        used = min(max(value, lo), hi)
+        if choices is not None:
+            used = _nearest(used, choices)
+        return used if str(given).strip() == str(used) else fix(key, given, used)
+
+    d_model = number("d_model", D_MODEL_CHOICES[0], D_MODEL_CHOICES[-1], D_MODEL_CHOICES)
+    heads = head_choices(d_model)
+    num_heads = number("num_heads", 1, MAX_HEADS, heads)
+    seq_len = number("seq_len", SEQ_LEN_MIN, SEQ_LEN_MAX)
+    seed = number("seed", SEED_MIN, SEED_MAX)
+
+    mask = raw.get("mask", DEFAULTS["mask"])
+    if mask is None or mask == "":
+        mask = DEFAULTS["mask"]
+    elif mask not in MASK_KINDS:
+        mask = fix("mask", mask, DEFAULTS["mask"])
+
+    lang = raw.get("lang", default_lang)
+    if lang is None or lang == "":
+        lang = default_lang
+    elif lang not in LANGS:
+        lang = fix("lang", lang, default_lang)
+
+    return Settings(d_model, num_heads, seq_len, mask, seed, lang), fixes

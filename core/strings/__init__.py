@@ -1,0 +1,5 @@
+"""UI strings, one module per area of the app; core/i18n.py merges them.
+
+Each module defines STRINGS = {"area.key": {"zh": "...", "en": "..."}}. Keys are
+prefixed by the area so that two modules never define the same key (a test checks).
+"""

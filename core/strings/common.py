@@ -1,0 +1,121 @@
+"""Strings shared by the whole app: navigation, sidebar settings, notices, home page."""
+
+STRINGS = {
+    "app.title": {"zh": "注意力实验室", "en": "Attention Lab"},
+    "app.tagline": {
+        "zh": "亲手拆开多头注意力：每一步的公式、代码、形状和数值。",
+        "en": "Multi-head attention, taken apart: the formula, the code, the shape and the numbers of every step.",
+    },
+    # Page titles (navigation)
+    "page.home": {"zh": "首页", "en": "Home"},
+    "page.walkthrough": {"zh": "逐步计算", "en": "Walkthrough"},
+    "page.heads": {"zh": "头与形状", "en": "Heads and shapes"},
+    "page.masks": {"zh": "掩码实验", "en": "Masks lab"},
+    "page.real-model": {"zh": "真实模型的注意力头", "en": "Real heads"},
+    "page.why-heads": {"zh": "为什么要多头", "en": "Why many heads"},
+    "page.walkthrough.blurb": {
+        "zh": "从输入 X 出发，逐步走过投影、拆分成头、QKᵀ、缩放、掩码、softmax、加权求和、拼接和 W^O。",
+        "en": "Follow X through the projections, the head split, QKᵀ, the scaling, the mask, the softmax, "
+              "the weighted sum, the concatenation and W^O.",
+    },
+    "page.heads.blurb": {
+        "zh": "改变头数 h 时，哪些形状变了、哪些没变？计算量和参数量为什么几乎不变？",
+        "en": "What changes when you add heads, what does not, and why the cost stays about the same.",
+    },
+    "page.masks.blurb": {
+        "zh": "因果掩码、填充掩码、手绘掩码：被屏蔽的位置在 softmax 前后到底发生了什么。",
+        "en": "Causal, padding and hand-drawn masks: what really happens to the blocked cells before and after the softmax.",
+    },
+    "page.real-model.blurb": {
+        "zh": "把预训练模型 all-MiniLM-L6-v2 的权重装进我们自己的实现，看真实的注意力头学到了什么。",
+        "en": "Load the pretrained all-MiniLM-L6-v2 into our own implementation and see what real heads learned.",
+    },
+    "page.why-heads.blurb": {
+        "zh": "现场训练一个小模型：多个头能同时学会不同的关系，单个头却做不到。",
+        "en": "Train a tiny model live: several heads learn different relations at once; one head cannot.",
+    },
+    # Sidebar settings
+    "settings.header": {"zh": "共享设置", "en": "Shared settings"},
+    "settings.d_model": {"zh": "模型维度 d_model", "en": "Model width d_model"},
+    "settings.num_heads": {"zh": "头数 h（num_heads）", "en": "Heads h (num_heads)"},
+    "settings.num_heads.help": {
+        "zh": "只提供能整除 d_model 的头数：每个头的维度 d_k = d_model / h 必须是整数。",
+        "en": "Only divisors of d_model are offered: each head's width d_k = d_model / h must be a whole number.",
+    },
+    "settings.seq_len": {"zh": "序列长度 T", "en": "Sequence length T"},
+    "settings.mask": {"zh": "掩码", "en": "Mask"},
+    "settings.seed": {"zh": "随机种子", "en": "Random seed"},
+    "settings.seed.help": {
+        "zh": "相同的设置和种子在每台机器上给出相同的数值：全班看到的和老师一样。",
+        "en": "The same settings and seed give the same numbers on every machine: the class sees what the teacher sees.",
+    },
+    "settings.lang": {"zh": "语言", "en": "Language"},
+    "settings.d_k": {"zh": "每个头的维度 d_k = {d_model} / {h} = {d_k}", "en": "Per-head width d_k = {d_model} / {h} = {d_k}"},
+    "settings.share": {
+        "zh": "地址栏里的链接包含全部设置：复制它，学生打开后看到的是同一个视图。",
+        "en": "The address bar holds every setting: copy it and students open exactly this view.",
+    },
+    "mask.none": {"zh": "无掩码", "en": "no mask"},
+    "mask.causal": {"zh": "因果掩码（解码器）", "en": "causal (decoder)"},
+    "mask.padding": {"zh": "填充掩码", "en": "padding"},
+    "mask.custom": {"zh": "自定义掩码", "en": "custom"},
+    "mask.none.about": {"zh": "none：每个查询都能看到所有键。", "en": "none: every query sees every key."},
+    "mask.causal.about": {"zh": "causal：因果掩码，位置 i 只能看到 0..i，看不到后面的标记。",
+                          "en": "causal: position i sees 0..i only, never later tokens."},
+    "mask.padding.about": {"zh": "padding：填充掩码，最后约四分之一的标记是 [PAD]，任何查询都不能关注它们。",
+                           "en": "padding: the last quarter of the tokens are [PAD]; no query may attend to them."},
+    "mask.custom.about": {"zh": "custom：自定义掩码，在“掩码实验”页面逐格绘制。",
+                          "en": "custom: a hand-drawn mask, edited cell by cell on the Masks lab page."},
+    "lang.zh": {"zh": "中文", "en": "中文"},
+    "lang.en": {"zh": "English", "en": "English"},
+    # Notices about corrected input
+    "notice.corrected": {
+        "zh": "设置 {key} = “{given}” 无效，已改用最接近的有效值 {used}。",
+        "en": "Setting {key} = “{given}” is not valid; using the nearest valid value, {used}.",
+    },
+    "notice.num_heads_divisor": {
+        "zh": "h = {given} 不能整除 d_model = {d_model}，已改用 h = {used}。可选：{choices}",
+        "en": "h = {given} does not divide d_model = {d_model}; using h = {used}. Valid: {choices}",
+    },
+    # Home page
+    "home.what": {"zh": "这个应用教什么", "en": "What this app teaches"},
+    "home.intro": {
+        "zh": "缩放点积注意力只使用一组学到的查询（Q）、键（K）和值（V）投影，这可能会限制模型同时识别多种关系的能力。"
+              "多头注意力并行运行缩放点积注意力 h 次，每次使用自己学到的线性投影；每个并行运行被称为一个“注意力头”。",
+        "en": "Scaled dot-product attention uses a single set of learned query (Q), key (K) and value (V) projections, "
+              "which can limit the model's ability to capture several relations at once. Multi-head attention runs "
+              "scaled dot-product attention h times in parallel, each with its own learned projections; each run is "
+              "called an attention head.",
+    },
+    "home.formula_heads": {"zh": "对每个头 i：", "en": "For each head i:"},
+    "home.formula_concat": {"zh": "把所有头的输出拼接起来，再经过最终的线性投影 W^O：",
+                            "en": "The heads' outputs are concatenated and passed through a final projection W^O:"},
+    "home.dims": {
+        "zh": "通常 d_k = d_v = d_model / h，这种划分确保了总计算成本与具有完整维度的单头注意力相似。",
+        "en": "Usually d_k = d_v = d_model / h, so the total cost stays similar to a single full-width head.",
+    },
+    "home.pages": {"zh": "页面", "en": "Pages"},
+    "home.current": {
+        "zh": "当前设置：d_model = {d_model}，h = {h}，d_k = {d_k}，T = {T}，掩码：{mask}，种子 {seed}。在左侧边栏修改；每个页面都使用这些设置。",
+        "en": "Current settings: d_model = {d_model}, h = {h}, d_k = {d_k}, T = {T}, mask: {mask}, seed {seed}. "
+              "Change them in the sidebar; every page uses them.",
+    },
+    "home.shapes": {"zh": "当前设置下的形状", "en": "Shapes with the current settings"},
+    "home.check": {
+        "zh": "本页实时验证：我们从零实现的结果与 torch.nn.MultiheadAttention（相同权重）的最大绝对误差为 {diff:.2e}。",
+        "en": "Checked live on this page: our from-scratch result differs from torch.nn.MultiheadAttention "
+              "(same weights) by at most {diff:.2e}.",
+    },
+    "home.teacher": {"zh": "给老师", "en": "For teachers"},
+    "home.teacher.text": {
+        "zh": "用左侧边栏设置好视图，然后把地址栏中的链接发给学生：链接包含页面和全部设置，学生看到相同的数值。",
+        "en": "Set up the view in the sidebar, then send the address-bar link to the class: it holds the page and "
+              "every setting, so students see the same numbers.",
+    },
+    "common.head": {"zh": "头", "en": "head"},
+    "common.query": {"zh": "查询", "en": "query"},
+    "common.key": {"zh": "键", "en": "key"},
+    "common.shape": {"zh": "形状", "en": "Shape"},
+    "common.page_of_heads": {"zh": "显示哪一组头", "en": "Heads shown"},
+    "common.heads_range": {"zh": "头 {first}–{last}（共 {h} 个）", "en": "heads {first}–{last} of {h}"},
+}

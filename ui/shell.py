@@ -1,0 +1,50 @@
+"""What every page needs from the app shell: the shared settings, the language, and a
+guarantee that the shell (sidebar + navigation from app.py) is there.
+
+Why the guard: with a `pages/` folder beside app.py, Streamlit 1.67's first request to a
+deep link such as /walkthrough runs pages/walkthrough.py on its own (the old pages-folder
+mode), without app.py. `page_context()` notices that and runs app.py instead, which
+draws the sidebar, switches Streamlit to st.navigation for good, and runs this page.
+"""
+
+from __future__ import annotations
+
+import runpy
+from dataclasses import dataclass
+from pathlib import Path
+
+import streamlit as st
+from streamlit.runtime.pages_manager import PagesManager
+
+from core import i18n
+from core.settings import SETTING_KEYS, Settings, sanitize
+
+APP_PATH = Path(__file__).resolve().parent.parent / "app.py"
+
+
+@dataclass(frozen=True)
+class PageContext:
+    settings: Settings
+
+    @property
+    def lang(self) -> str:
+        return self.settings.lang
+
+    def t(self, key: str, **fmt) -> str:
+        return i18n.t(key, self.settings.lang, **fmt)
+
+
+def current_settings() -> Settings:
+    """The shared settings as app.py's sidebar left them in this run (always valid)."""
+    raw = {k: st.session_state.get(k) for k in SETTING_KEYS}
+    settings, _ = sanitize(raw, default_lang=i18n.lang_from_locale(st.context.locale))
+    return settings
+
+
+def page_context() -> PageContext:
+    """Call first in every page file."""
+    if PagesManager.uses_pages_directory:
+        # Run standalone by the pages-folder mode: run the real entrypoint, which renders this page.
+        runpy.run_path(str(APP_PATH), run_name="__main__")
+        st.stop()
+    return PageContext(current_settings())
