@@ -29,16 +29,16 @@ PAGES = (  # (file, url_path, icon); the file name equals the url_path so deep l
 def settle_settings() -> list:
     """Make every shared setting valid in session state before its widget is drawn.
 
-    On the first run the values come from the URL; later, from the widgets. Only values that
-    are missing or invalid are written, so a user's own change is never overwritten.
+    On the first run the values come from the URL; later, from the widgets (a user's change
+    arrives in session state before the script runs, so writing it back keeps it).
     """
     default_lang = i18n.lang_from_locale(st.context.locale)
     raw = {k: (st.session_state[k] if k in st.session_state else st.query_params.get(k)) for k in SETTING_KEYS}
     settings, fixes = sanitize(raw, default_lang=default_lang)
     for key in SETTING_KEYS:
-        value = getattr(settings, key)
-        if key not in st.session_state or st.session_state[key] != value:
-            st.session_state[key] = value
+        # Written every run, even when unchanged: a page change re-creates the sidebar widgets,
+        # and without this they would come back at their defaults.
+        st.session_state[key] = getattr(settings, key)
     return fixes
 
 
@@ -85,7 +85,7 @@ def settings_sidebar() -> list:
     return fixes
 
 
-st.set_page_config(page_title="Attention Lab", page_icon=":material/hub:", layout="wide")
+st.set_page_config(page_icon=":material/hub:", layout="wide")
 settings_sidebar()
 _lang = st.session_state["lang"]
 _pages = [

@@ -28,7 +28,7 @@ if str(ROOT) not in sys.path:
 
 # ---------------------------------------------------------------- AppTest
 def run_app(page: str | None = None, timeout: float = 60, **params):
-    """Run app.py headless with URL query params; optionally switch to pages/<page>.py first.
+    """Run app.py headless with URL query params, on pages/<page>.py when given (home otherwise).
 
     Returns the AppTest after the run (check `.exception`).
     """
@@ -36,10 +36,9 @@ def run_app(page: str | None = None, timeout: float = 60, **params):
 
     at = AppTest.from_file(str(APP), default_timeout=timeout)
     at.query_params.update({k: str(v) for k, v in params.items()})
-    at.run()
-    if page is not None:
+    if page is not None:  # like opening the deep link /<page>?... directly
         at.switch_page(f"pages/{page}.py")
-        at.run()
+    at.run()
     return at
 
 

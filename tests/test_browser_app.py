@@ -1,0 +1,102 @@
+"""The app shell in a real browser: settings in the URL, language, deep links on a fresh server."""
+
+import re
+
+import pytest
+from conftest import open_app, sidebar_slider, wait_idle
+from playwright.sync_api import expect
+
+from core import i18n
+
+pytestmark = pytest.mark.browser
+
+
+def sidebar(page):
+    return page.locator("[data-testid=stSidebar]")
+
+
+def test_home_page_loads(page, server):
+    open_app(page, server)
+    expect(page.get_by_role("heading", name="Attention Lab")).to_be_visible()
+    expect(sidebar(page).get_by_text("Shared settings")).to_be_visible()
+    expect(page.locator(".katex").first).to_be_visible()  # the seed's formulas
+    expect(page.get_by_text("torch.nn.MultiheadAttention")).to_be_visible()
+
+
+def test_num_heads_slider_changes_the_page_and_the_url(page, server):
+    open_app(page, server, d_model=64, num_heads=4)
+    expect(sidebar(page).get_by_text("d_k = 64 / 4 = 16")).to_be_visible()
+    sidebar_slider(page, 1).focus()
+    page.keyboard.press("ArrowRight")
+    expect(sidebar(page).get_by_text("d_k = 64 / 8 = 8")).to_be_visible()
+    wait_idle(page)
+    expect(page).to_have_url(re.compile(r"num_heads=8"))
+    expect(page.get_by_text("h = 8, d_k = 8")).to_be_visible()  # the home page's own text follows
+
+
+def test_copied_url_restores_the_settings_on_another_page(page, server, browser):
+    open_app(page, server, d_model=32, seq_len=5, mask="causal", seed=7)
+    sidebar_slider(page, 1).focus()
+    page.keyboard.press("End")  # h = 32
+    expect(sidebar(page).get_by_text("d_k = 32 / 32 = 1")).to_be_visible()
+    sidebar(page).get_by_role("link", name=i18n.t("page.heads", "en")).click()
+    wait_idle(page)
+    expect(page).to_have_url(re.compile(r"/heads\?"))
+    copied = page.url
+    for part in ("d_model=32", "num_heads=32", "seq_len=5", "mask=causal", "seed=7"):
+        assert part in copied, (part, copied)
+
+    other = browser.new_context(viewport={"width": 1200, "height": 900}, locale="en-US").new_page()
+    try:
+        other.goto(copied)
+        wait_idle(other)
+        expect(other).to_have_title(re.compile(i18n.t("page.heads", "en")))
+        expect(sidebar(other).get_by_text("d_k = 32 / 32 = 1")).to_be_visible()
+        expect(sidebar(other).get_by_text("causal")).to_be_visible()
+        expect(sidebar(other).get_by_role("spinbutton")).to_have_value("7")
+    finally:
+        other.context.close()
+
+
+def test_switching_language_changes_the_visible_text(page, server):
+    open_app(page, server, lang="en")
+    expect(page.get_by_role("heading", name="Attention Lab")).to_be_visible()
+    sidebar(page).get_by_text("zh", exact=True).click()
+    wait_idle(page)
+    expect(page.get_by_role("heading", name=i18n.t("app.title", "zh"))).to_be_visible()
+    expect(sidebar(page).get_by_text(i18n.t("settings.header", "zh"))).to_be_visible()
+    expect(page).to_have_url(re.compile(r"lang=zh"))
+
+
+def test_default_language_follows_the_browser(browser, server):
+    context = browser.new_context(locale="zh-CN")
+    try:
+        page = context.new_page()
+        open_app(page, server)
+        expect(page.get_by_role("heading", name=i18n.t("app.title", "zh"))).to_be_visible()
+    finally:
+        context.close()
+
+
+def test_bad_url_shows_a_notice_and_a_valid_setting(page, server):
+    open_app(page, server, "walkthrough", d_model=512, num_heads=7, seq_len="abc")
+    expect(sidebar(page).get_by_text("h = 7 does not divide d_model = 512; using h = 8")).to_be_visible()
+    expect(sidebar(page).get_by_text("d_k = 512 / 8 = 64")).to_be_visible()
+    expect(sidebar(page).get_by_text("seq_len = “abc” is not valid")).to_be_visible()
+
+
+def test_deep_link_is_the_first_request_to_a_fresh_server(page, fresh_server):
+    """Streamlit's pages-folder mode would run pages/walkthrough.py alone; the shell must still be there."""
+    open_app(page, fresh_server, "walkthrough", d_model=16, num_heads=2, lang="zh")
+    expect(page).to_have_title(re.compile(i18n.t("page.walkthrough", "zh")))
+    expect(sidebar(page).get_by_text(i18n.t("settings.header", "zh"))).to_be_visible()
+    expect(sidebar(page).get_by_text("d_k = 16 / 2 = 8")).to_be_visible()
+    nav = page.locator("[data-testid=stSidebarNav]")
+    for name in ("home", "walkthrough", "heads", "masks", "real-model", "why-heads"):
+        expect(nav.get_by_text(i18n.t(f"page.{name}", "zh"), exact=True)).to_be_visible()
+    # The same view as a later visit: reload and compare the sidebar.
+    first = sidebar(page).inner_text()
+    page.reload()
+    wait_idle(page)
+    expect(sidebar(page).get_by_text("d_k = 16 / 2 = 8")).to_be_visible()
+    expect(sidebar(page)).to_have_text(first)
