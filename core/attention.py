@@ -112,7 +112,10 @@ class MultiHeadAttention(nn.Module):
         nn.Linear stores its weight as (out, in), so the seed's column block
         W^Q[:, i*d_k:(i+1)*d_k] is weight[i*d_k:(i+1)*d_k, :] here; returned as (d_model, d_k).
         """
-        layer = {"q": self.W_q, "k": self.W_k, "v": self.W_v}[role]
+        layers = {"q": self.W_q, "k": self.W_k, "v": self.W_v}
+        if role not in layers:
+            raise ValueError(f"role must be one of {sorted(layers)}, got {role!r}")
+        layer = layers[role]
         if not 0 <= head < self.num_heads:
             raise ValueError(f"head must be in 0..{self.num_heads - 1}, got {head}")
         rows = slice(head * self.d_k, (head + 1) * self.d_k)

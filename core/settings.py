@@ -64,7 +64,10 @@ def _as_int(raw) -> int | None:
             value = float(text)
         except ValueError:
             return None
-        return int(round(value)) if value == value and abs(value) < 1e15 else None
+        if value != value:  # NaN
+            return None
+        # Like a long run of digits, a huge float ("1e30", "inf") is just "huge": it clamps, not resets.
+        return int(round(value)) if abs(value) < 1e15 else (-1 if value < 0 else 1) * 10**18
 
 
 def _nearest(value: int, choices) -> int:
