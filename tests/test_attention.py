@@ -23,6 +23,15 @@ from core.reference import max_abs_diff, torch_reference, torch_twin
 ATOL = 1e-5  # float32
 FAST = settings(max_examples=40, deadline=None, database=None)
 
+
+@pytest.fixture(autouse=True, scope="module")
+def one_torch_thread():
+    """Tiny tensors: one thread is fastest, and avoids OpenMP spin-waits when the machine is busy."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
 TRACE_ORDER = ("q", "k", "v", "q_heads", "k_heads", "v_heads", "scores", "scaled_scores",
                "masked_scores", "weights", "head_outputs", "concat", "output")
 
