@@ -1,0 +1,525 @@
+"""The "Heads and shapes" lesson as plain data and figures: what changes with h, and what it costs.
+
+- `shape_flow` / `shape_flow_figure`: the whole layer as boxes, each labelled with its live
+  shape (from core.accounting.tensor_shapes); boxes whose shape depends on h are coloured
+  apart from those that never change, and, given the previous h, the changed ones say what
+  they were.
+- `cost_rows`, `cost_figures`: the accounting per step and against h (all divisors of d_model).
+- `time_forward`, `timing_figure`: a live measurement of the forward pass for every h.
+- `block_slices`, `param_split`: one big W^Q cut into h column blocks is exactly the heads' W_i^Q.
+- `single_vs_multi`, `head_focus`: the same input through h = 1 and through h heads.
+
+No Streamlit here: the page (pages/heads.py) only draws what these return.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+import torch
+from plotly.subplots import make_subplots
+
+from core.accounting import Shape, Totals, step_costs, tensor_shapes, totals
+from core.attention import AttentionTrace, MultiHeadAttention, build_input, build_model
+from core.validation import divisors
+
+# Colours of the shape-flow boxes: warm = shape depends on h, cool grey = same for every h.
+DEPENDS_FILL, DEPENDS_LINE = "#fde4c8", "#d9730d"
+SAME_FILL, SAME_LINE = "#e6ecf5", "#5b6b82"
+CHANGED_LINE = "#b03a00"
+CURRENT_COLOR, OTHER_COLOR = "#2a6fdb", "#a9bedf"  # bars: the current h vs the other h
+MACS_COLOR, ELEMENTWISE_COLOR, MEMORY_COLOR = "#2a6fdb", "#e8893a", "#c0504d"
+
+# ---------------------------------------------------------------- the shape flow
+
+# (name, column centre, row, width in columns): X on top, Q/K/V side by side, the score
+# steps under Q and K, V running down on the right until it meets the weights.
+FLOW_LAYOUT = (
+    ("x", 1.0, 0, 1.0),
+    ("q", 0.0, 1, 0.94), ("k", 1.0, 1, 0.94), ("v", 2.0, 1, 0.94),
+    ("q_heads", 0.0, 2, 0.94), ("k_heads", 1.0, 2, 0.94), ("v_heads", 2.0, 2, 0.94),
+    ("scores", 0.5, 3, 1.94),
+    ("scaled_scores", 0.5, 4, 1.94),
+    ("masked_scores", 0.5, 5, 1.94),
+    ("weights", 0.5, 6, 1.94),
+    ("head_outputs", 1.0, 7, 2.94),
+    ("concat", 1.0, 8, 2.94),
+    ("output", 1.0, 9, 2.94),
+)
+FLOW_EDGES = (
+    ("x", "q"), ("x", "k"), ("x", "v"),
+    ("q", "q_heads"), ("k", "k_heads"), ("v", "v_heads"),
+    ("q_heads", "scores"), ("k_heads", "scores"),
+    ("scores", "scaled_scores"), ("scaled_scores", "masked_scores"), ("masked_scores", "weights"),
+    ("weights", "head_outputs"), ("v_heads", "head_outputs"),
+    ("head_outputs", "concat"), ("concat", "output"),
+)
+BOX_HALF_HEIGHT = 0.4  # in rows
+
+
+def depends_on_h(shape: Shape) -> bool:
+    """A shape changes with h exactly when it has a head axis or a per-head width."""
+    return "h" in shape.axes or "d_k" in shape.axes
+
+
+@dataclass(frozen=True)
+class FlowBox:
+    name: str  # "x" or an AttentionTrace field
+    shape: Shape  # at the current h
+    prev_shape: Shape | None  # at the previous h, when one was given and valid
+    x: float  # centre column
+    row: int
+    width: float  # in columns
+
+    @property
+    def depends_on_h(self) -> bool:
+        return depends_on_h(self.shape)
+
+    @property
+    def changed(self) -> bool:
+        return self.prev_shape is not None and self.prev_shape.sizes != self.shape.sizes
+
+
+def shape_flow(d_model: int, h: int, T_q: int, T_k: int | None = None, *, B: int = 1,
+               prev_h: int | None = None) -> list[FlowBox]:
+    """Every box of the diagram with its live shape; `prev_h` (if it divides d_model) adds the old shapes."""
+    T_k = T_q if T_k is None else T_k
+    shapes = tensor_shapes(B, T_q, T_k, d_model, h)
+    prev = None
+    if isinstance(prev_h, int) and not isinstance(prev_h, bool) and prev_h >= 1 and d_model % prev_h == 0 \
+            and prev_h != h:
+        prev = tensor_shapes(B, T_q, T_k, d_model, prev_h)
+    return [FlowBox(name, shapes[name], prev[name] if prev else None, x, row, width)
+            for name, x, row, width in FLOW_LAYOUT]
+
+
+def _sizes(shape: Shape) -> str:
+    return f"({', '.join(str(s) for s in shape.sizes)})"
+
+
+def _axes(shape: Shape) -> str:
+    return f"({', '.join(shape.axes)})"
+
+
+def box_label(box: FlowBox, title: str, was: str = "was {sizes}") -> str:
+    """The text inside a box: title, named axes, live sizes (and what they were, if they changed)."""
+    lines = [f"<b>{title}</b>", f"<span style='color:#555'>{_axes(box.shape)}</span>", f"<b>{_sizes(box.shape)}</b>"]
+    if box.changed:
+        lines.append(f"<span style='font-size:9px;color:{CHANGED_LINE}'>{was.format(sizes=_sizes(box.prev_shape))}</span>")
+    return "<br>".join(lines)
+
+
+def parse_sizes(label: str) -> tuple[int, ...]:
+    """The live sizes written in a box label (the third line), back as integers: for tests."""
+    line = label.split("<br>")[2]
+    inner = line.replace("<b>", "").replace("</b>", "").strip()[1:-1]
+    return tuple(int(p) for p in inner.split(","))
+
+
+def shape_flow_figure(boxes: Sequence[FlowBox], titles: dict[str, str], *, legend_depends: str,
+                      legend_same: str, legend_changed: str = "changed", was: str = "was {sizes}",
+                      numbers: str = "{n} numbers", h: int = 1, row_px: int = 76) -> go.Figure:
+    """The layer as a flow of labelled boxes (plotly shapes + annotations, one annotation per box named after it).
+
+    Boxes whose shape depends on h are warm-coloured and drawn as a small stack (one layer per
+    head, up to 4); the others are grey. Changed boxes get a thick border and a 'was' line.
+    """
+    fig = go.Figure()
+    by_name = {b.name: b for b in boxes}
+    stack = min(max(h, 1), 4) - 1
+    for b in boxes:
+        x0, x1 = b.x - b.width / 2, b.x + b.width / 2
+        y0, y1 = b.row - BOX_HALF_HEIGHT, b.row + BOX_HALF_HEIGHT
+        fill, line = (DEPENDS_FILL, DEPENDS_LINE) if b.depends_on_h else (SAME_FILL, SAME_LINE)
+        if b.depends_on_h:
+            for k in range(stack, 0, -1):  # the heads behind this one, offset up and right
+                dx, dy = 0.025 * k, -0.07 * k
+                fig.add_shape(type="rect", x0=x0 + dx, x1=x1 + dx, y0=y0 + dy, y1=y1 + dy, layer="below",
+                              line=dict(color=line, width=1), fillcolor=fill, opacity=0.55)
+        fig.add_shape(type="rect", x0=x0, x1=x1, y0=y0, y1=y1, fillcolor=fill, layer="below",
+                      line=dict(color=CHANGED_LINE if b.changed else line, width=3.5 if b.changed else 1.2))
+        fig.add_annotation(x=b.x, y=b.row, text=box_label(b, titles.get(b.name, b.name), was), name=b.name,
+                           showarrow=False, font=dict(size=11, color="#1b1f24"), align="center")
+    for src, dst in FLOW_EDGES:
+        a, z = by_name[src], by_name[dst]
+        hx = a.x if abs(a.x - z.x) <= z.width / 2 else z.x  # straight down when the target spans the source
+        fig.add_annotation(x=hx, y=z.row - BOX_HALF_HEIGHT - 0.02, ax=a.x, ay=a.row + BOX_HALF_HEIGHT,
+                           xref="x", yref="y", axref="x", ayref="y", text="", showarrow=True,
+                           arrowhead=2, arrowsize=1.1, arrowwidth=1.4, arrowcolor="#6b7686")
+    # Hover on every box: the full shape text and the number count.
+    fig.add_trace(go.Scatter(
+        x=[b.x for b in boxes], y=[b.row for b in boxes], mode="markers", showlegend=False,
+        marker=dict(size=30, opacity=0, symbol="square"),
+        hovertext=[f"<b>{titles.get(b.name, b.name)}</b><br>{b.shape.text()}<br>"
+                   + numbers.format(n=f"{b.shape.numel:,}") for b in boxes],
+        hoverinfo="text"))
+    # Legend: plain coloured squares.
+    legend = [(legend_depends, DEPENDS_FILL, DEPENDS_LINE, 1.5), (legend_same, SAME_FILL, SAME_LINE, 1.5)]
+    if any(b.changed for b in boxes):
+        legend.append((legend_changed, DEPENDS_FILL, CHANGED_LINE, 3))
+    for text, fill, line, width in legend:
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=text, hoverinfo="skip",
+                                 marker=dict(size=14, symbol="square", color=fill, line=dict(color=line, width=width))))
+    rows = max(b.row for b in boxes) + 1
+    fig.update_xaxes(visible=False, range=[-0.55, 2.6], fixedrange=True)
+    fig.update_yaxes(visible=False, range=[rows - 0.45, -0.55], fixedrange=True)
+    fig.update_layout(height=rows * row_px + 70, margin=dict(l=4, r=4, t=50, b=4), plot_bgcolor="white",
+                      legend=dict(orientation="h", x=0, y=1.0, xanchor="left", yanchor="bottom",
+                                  font=dict(size=12)),
+                      hovermode="closest", dragmode=False)
+    return fig
+
+
+# ---------------------------------------------------------------- cost
+
+
+@dataclass(frozen=True)
+class CostRow:
+    step: str  # AttentionTrace field
+    shape: Shape  # the tensor this step produces
+    params: int
+    macs: int
+    elementwise: int
+
+
+def cost_rows(B: int, T_q: int, T_k: int, d_model: int, h: int, *, masked: bool) -> list[CostRow]:
+    """core.accounting.step_costs joined with the shape each step produces."""
+    shapes = tensor_shapes(B, T_q, T_k, d_model, h)
+    return [CostRow(c.step, shapes[c.step], c.params, c.macs, c.elementwise)
+            for c in step_costs(B, T_q, T_k, d_model, h, masked=masked)]
+
+
+def all_head_counts(d_model: int) -> list[int]:
+    """Every h that divides d_model (the cost chart's x axis), beyond the slider's limit too."""
+    return divisors(d_model)
+
+
+def ratio_text(value: int | float, base: int | float) -> str:
+    """'×4' for value = 4·base, '×1' when equal (no float noise such as ×1.0000001)."""
+    if base == 0:
+        return "–"
+    r = value / base
+    return f"×{r:.0f}" if abs(r - round(r)) < 1e-9 else f"×{r:.2f}"
+
+
+def human_bytes(n: int) -> str:
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            v = n / size
+            return f"{v:.0f} {unit}" if v == int(v) else f"{v:.1f} {unit}"
+    return f"{n} B"
+
+
+def _h_axis(rows: Sequence[Totals]) -> tuple[list[str], list[str]]:
+    cats = [str(r.h) for r in rows]
+    ticks = [f"{r.h}<br><span style='font-size:10px;color:#666'>{r.d_k}</span>" for r in rows]
+    return cats, ticks
+
+
+def _bar_colors(rows: Sequence[Totals], current_h: int, base: str = OTHER_COLOR,
+                current: str = CURRENT_COLOR) -> list[str]:
+    return [current if r.h == current_h else base for r in rows]
+
+
+def cost_figures(rows: Sequence[Totals], current_h: int, *, params_title: str, ops_title: str,
+                 memory_title: str, macs_name: str, elementwise_name: str, axis_title: str,
+                 memory_name: str = "memory") -> tuple[go.Figure, go.Figure]:
+    """(parameters + operations against h, memory of the attention weights against h).
+
+    Linear y axes from 0, so a flat bar row really means 'the same' and growth looks like growth.
+    The current h is drawn darker; the tick under each h is its d_k.
+    """
+    cats, ticks = _h_axis(rows)
+    compute = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.14,
+                            subplot_titles=[params_title, ops_title])
+    compute.add_trace(go.Bar(x=cats, y=[r.params for r in rows], marker_color=_bar_colors(rows, current_h),
+                             showlegend=False, hovertemplate="h = %{x}<br>%{y:,}<extra></extra>"), row=1, col=1)
+    compute.add_trace(go.Bar(x=cats, y=[r.macs for r in rows], name=macs_name,
+                             marker_color=_bar_colors(rows, current_h, "#9fb8e3", MACS_COLOR),
+                             hovertemplate="h = %{x}<br>%{y:,}<extra>" + macs_name + "</extra>"), row=2, col=1)
+    compute.add_trace(go.Bar(x=cats, y=[r.elementwise for r in rows], name=elementwise_name,
+                             marker_color=_bar_colors(rows, current_h, "#f3c29b", ELEMENTWISE_COLOR),
+                             hovertemplate="h = %{x}<br>%{y:,}<extra>" + elementwise_name + "</extra>"),
+                      row=2, col=1)
+    compute.update_layout(barmode="stack", height=460, margin=dict(l=10, r=10, t=40, b=10),
+                          legend=dict(orientation="h", x=0, y=-0.22, xanchor="left", yanchor="top"))
+    compute.update_xaxes(type="category", tickvals=cats, ticktext=ticks, fixedrange=True)
+    compute.update_xaxes(title=axis_title, row=2, col=1)
+    compute.update_yaxes(rangemode="tozero", separatethousands=True, fixedrange=True)
+    top = max(r.weights_bytes for r in rows)
+    unit, size = ("MiB", 1 << 20) if top >= 8 << 20 else ("KiB", 1 << 10) if top >= 4 << 10 else ("B", 1)
+    memory = make_subplots(rows=1, cols=1, subplot_titles=[memory_title])
+    memory.add_trace(go.Bar(x=cats, y=[r.weights_bytes / size for r in rows], name=memory_name,
+                              marker_color=_bar_colors(rows, current_h, "#e6b3b1", MEMORY_COLOR),
+                              customdata=[human_bytes(r.weights_bytes) for r in rows],
+                              hovertemplate="h = %{x}<br>%{customdata}<extra></extra>"))
+    memory.update_layout(height=460, margin=dict(l=10, r=10, t=40, b=10), showlegend=False)
+    memory.update_xaxes(type="category", tickvals=cats, ticktext=ticks, title=axis_title, fixedrange=True)
+    memory.update_yaxes(rangemode="tozero", title=unit, fixedrange=True)
+    return compute, memory
+
+
+# ---------------------------------------------------------------- timing
+
+
+@dataclass(frozen=True)
+class Timing:
+    h: int
+    d_k: int
+    median_ms: float  # one forward pass, median over the repeats
+    min_ms: float
+    max_ms: float
+    repeats: int
+    inner: int  # forward calls averaged inside one repeat (short calls are batched)
+
+
+@contextmanager
+def torch_threads(n: int | None):
+    """Run the block with n torch intra-op threads (None: leave as is), then restore the old count.
+
+    Process-wide while it lasts. One thread makes timings far steadier on a busy machine: with a
+    thread pool, a call waits for its slowest thread, and a shared CPU often deschedules one.
+    """
+    before = torch.get_num_threads()
+    if n is not None:
+        torch.set_num_threads(max(1, int(n)))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def time_forward(d_model: int, seq_len: int, seed: int, heads: Sequence[int] | None = None, *,
+                 repeats: int = 5, sample_seconds: float = 0.004, threads: int | None = 1,
+                 on_progress: Callable[[int, int, int], None] | None = None,
+                 clock: Callable[[], float] = time.perf_counter) -> list[Timing]:
+    """Time MultiHeadAttention.forward(x, x, x) (B = 1, no mask, no grad) for every h in `heads`.
+
+    Each h: same weights (build_model), one warm-up call, then `repeats` samples; a sample is the
+    mean of enough back-to-back calls to last about `sample_seconds`. Runs on `threads` torch
+    threads (see torch_threads). `on_progress(done, total, h)` is called just before h is timed
+    (done = how many h are finished). Wall-clock numbers: noisy, never asserted by tests.
+    """
+    heads = list(all_head_counts(d_model) if heads is None else heads)
+    with torch_threads(threads):
+        return _time_heads(d_model, seq_len, seed, heads, max(1, int(repeats)), sample_seconds, on_progress, clock)
+
+
+def _time_heads(d_model, seq_len, seed, heads, repeats, sample_seconds, on_progress, clock) -> list[Timing]:
+    x = build_input(1, seq_len, d_model, seed)  # (1, T, d_model), the same for every h
+    out: list[Timing] = []
+    for i, h in enumerate(heads):
+        if on_progress is not None:
+            on_progress(i, len(heads), h)
+        model = build_model(d_model, h, seed)
+        with torch.no_grad():
+            model(x, x, x)  # warm-up
+            t0 = clock()
+            model(x, x, x)
+            once = max(clock() - t0, 1e-7)
+            inner = min(200, max(1, math.ceil(sample_seconds / once)))
+            samples = []
+            for _ in range(repeats):
+                t0 = clock()
+                for _ in range(inner):
+                    model(x, x, x)
+                samples.append((clock() - t0) / inner * 1000.0)
+        out.append(Timing(h, d_model // h, statistics.median(samples), min(samples), max(samples), repeats, inner))
+    return out
+
+
+def timing_figure(timings: Sequence[Timing], rows: Sequence[Totals], current_h: int, *, measured_name: str,
+                  predicted_name: str, axis_title: str, ms_title: str = "ms", ops_title: str = "ops") -> go.Figure:
+    """Measured median time (bars from min to max) beside the predicted operation count, against h."""
+    by_h = {r.h: r for r in rows}
+    tim = [t for t in timings if t.h in by_h]
+    cats, ticks = _h_axis([by_h[t.h] for t in tim])
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    fig.add_trace(go.Scatter(
+        x=cats, y=[t.median_ms for t in tim], name=measured_name, mode="lines+markers",
+        line=dict(color=CURRENT_COLOR, width=2.5),
+        marker=dict(size=[12 if t.h == current_h else 8 for t in tim], color=CURRENT_COLOR),
+        error_y=dict(type="data", symmetric=False, array=[t.max_ms - t.median_ms for t in tim],
+                     arrayminus=[t.median_ms - t.min_ms for t in tim], color="#7d9fd6"),
+        hovertemplate="h = %{x}<br>%{y:.3f} ms<extra></extra>"), secondary_y=False)
+    fig.add_trace(go.Scatter(
+        x=cats, y=[by_h[t.h].macs + by_h[t.h].elementwise for t in tim], name=predicted_name,
+        mode="lines+markers", line=dict(color=ELEMENTWISE_COLOR, width=2, dash="dash"),
+        hovertemplate="h = %{x}<br>%{y:,}<extra></extra>"), secondary_y=True)
+    fig.update_xaxes(type="category", tickvals=cats, ticktext=ticks, title=axis_title)
+    fig.update_yaxes(rangemode="tozero", title=ms_title, secondary_y=False)
+    fig.update_yaxes(rangemode="tozero", title=ops_title, secondary_y=True, showgrid=False, separatethousands=True)
+    fig.update_layout(height=400, margin=dict(l=10, r=10, t=20, b=10),
+                      legend=dict(orientation="h", x=0, y=-0.25, xanchor="left", yanchor="top"))
+    return fig
+
+
+# ---------------------------------------------------------------- one big projection = h small ones
+
+
+@dataclass(frozen=True)
+class BlockSlice:
+    head: int
+    cols: tuple[int, int]  # columns first .. last+1 of the big W (seed orientation d_model x d_model)
+    weight_diff: float  # max |W[:, cols] - W_i| (0.0: the very same numbers)
+    bias_diff: float  # max |b[cols] - b_i|
+    output_diff: float  # max |Q_i - (X W_i + b_i)|, Q_i the head's slice of the traced q_heads
+
+
+def full_weight(model: MultiHeadAttention, role: str = "q") -> torch.Tensor:
+    """The seed's W^Q (or W^K, W^V): (d_model in, d_model out); nn.Linear stores its transpose."""
+    return {"q": model.W_q, "k": model.W_k, "v": model.W_v}[role].weight.detach().T
+
+
+def block_slices(model: MultiHeadAttention, x: torch.Tensor, per_head: torch.Tensor, role: str = "q") -> list[BlockSlice]:
+    """For every head: cut the big W into column blocks and compare with model.head_projection.
+
+    `per_head` is the traced (B, h, T, d_k) tensor of that role (trace.q_heads for 'q').
+    """
+    layer = {"q": model.W_q, "k": model.W_k, "v": model.W_v}[role]
+    W = full_weight(model, role)  # (d_model, d_model)
+    d_k = model.d_k
+    out = []
+    with torch.no_grad():
+        for i in range(model.num_heads):
+            cols = (i * d_k, (i + 1) * d_k)
+            w_i, b_i = model.head_projection(role, i)  # (d_model, d_k), (d_k,)
+            w_diff = float((W[:, cols[0]:cols[1]] - w_i).abs().max())
+            b_diff = 0.0 if b_i is None else float((layer.bias[cols[0]:cols[1]] - b_i).abs().max())
+            direct = x @ w_i + (0 if b_i is None else b_i)  # (B, T, d_k): this head's own projection
+            o_diff = float((per_head[:, i] - direct).abs().max())
+            out.append(BlockSlice(i, cols, w_diff, b_diff, o_diff))
+    return out
+
+
+@dataclass(frozen=True)
+class ParamSplit:
+    h: int
+    d_k: int
+    per_head: int  # d_model*d_k (+ d_k bias) numbers in W_i^Q
+    total: int  # h * per_head == d_model*d_model (+ d_model): the same for every h
+
+
+def param_split(d_model: int, h: int, *, bias: bool = True) -> ParamSplit:
+    d_k = d_model // h
+    per_head = d_model * d_k + (d_k if bias else 0)
+    return ParamSplit(h, d_k, per_head, h * per_head)
+
+
+def weight_blocks_figure(W: torch.Tensor, d_k: int, head: int, *, zrange: tuple[float, float], rows_shown: int,
+                         head_label: str = "head", height: int = 260) -> go.Figure:
+    """The first `rows_shown` rows of the big W with its h column blocks outlined, `head`'s block in bold."""
+    view = W[:rows_shown].detach().float()
+    n_cols = W.shape[1]
+    fig = go.Figure(go.Heatmap(z=view.tolist(), x=list(range(n_cols)), y=list(range(view.shape[0])),
+                               zmin=zrange[0], zmax=zrange[1], colorscale="RdBu_r", showscale=False,
+                               hovertemplate="W[%{y}, %{x}] = %{z:.4f}<extra></extra>"))
+    h = n_cols // d_k
+    top, bottom = -0.5, view.shape[0] - 0.5
+    for i in range(1, h):
+        c = i * d_k - 0.5
+        fig.add_shape(type="line", x0=c, x1=c, y0=top, y1=bottom, line=dict(color="#333", width=1))
+    fig.add_shape(type="rect", x0=head * d_k - 0.5, x1=(head + 1) * d_k - 0.5, y0=top, y1=bottom,
+                  line=dict(color="#111", width=3.5))
+    if h <= 16:
+        for i in range(h):
+            fig.add_annotation(x=(i + 0.5) * d_k - 0.5, y=top, yshift=10, text=f"{head_label} {i}", showarrow=False,
+                               font=dict(size=10, color="#111" if i == head else "#666"))
+    fig.update_yaxes(autorange="reversed", title="d_model (in)", fixedrange=True)
+    fig.update_xaxes(title="d_model (out)", fixedrange=True)
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=30, b=10))
+    return fig
+
+
+def head_weight_figure(w_i: torch.Tensor, *, zrange: tuple[float, float], rows_shown: int, first_col: int,
+                       height: int = 260) -> go.Figure:
+    """W_i (d_model x d_k), first `rows_shown` rows; x ticks are the big W's column numbers."""
+    view = w_i[:rows_shown].detach().float()
+    fig = go.Figure(go.Heatmap(z=view.tolist(), x=list(range(first_col, first_col + view.shape[1])),
+                               y=list(range(view.shape[0])), zmin=zrange[0], zmax=zrange[1],
+                               colorscale="RdBu_r", showscale=False,
+                               hovertemplate="W_i[%{y}, %{x}] = %{z:.4f}<extra></extra>"))
+    fig.update_yaxes(autorange="reversed", title="d_model (in)", fixedrange=True)
+    fig.update_xaxes(title="d_k", fixedrange=True)
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=30, b=10))
+    return fig
+
+
+# ---------------------------------------------------------------- one head vs h heads
+
+
+@dataclass(frozen=True)
+class SingleVsMulti:
+    single: AttentionTrace  # h = 1, d_k = d_model
+    multi: AttentionTrace  # the current h
+    same_weights: bool  # W^Q, W^K, W^V, W^O (and biases) identical in both models
+    params_single: int
+    params_multi: int
+
+
+def _params(model: torch.nn.Module) -> int:
+    return sum(p.numel() for p in model.parameters())
+
+
+def single_vs_multi(model: MultiHeadAttention, x: torch.Tensor, mask: torch.Tensor | None, seed: int,
+                    multi: AttentionTrace | None = None) -> SingleVsMulti:
+    """The same X (and mask) through one full-width head and through `model`'s h heads, same weights."""
+    one = build_model(model.d_model, 1, seed, bias=model.W_q.bias is not None, fill_value=model.fill_value)
+    with torch.no_grad():
+        _, single = one.forward_with_trace(x, x, x, mask)
+        if multi is None:
+            _, multi = model.forward_with_trace(x, x, x, mask)
+    same = all(torch.equal(a, b) for a, b in zip(one.state_dict().values(), model.state_dict().values()))
+    return SingleVsMulti(single, multi, same, _params(one), _params(model))
+
+
+def head_focus(weights: torch.Tensor) -> torch.Tensor:
+    """(h,) how sharply each head looks: the mean over queries of the row's largest weight.
+
+    1 = every query attends to one key; 1/T_k = spread evenly. `weights` is (h, T_q, T_k); NaN rows are skipped.
+    """
+    top = weights.detach().float().amax(dim=-1)  # (h, T_q)
+    return torch.nanmean(top, dim=-1)
+
+
+def totals_for(seq_len: int, d_model: int, h: int, *, masked: bool) -> Totals:
+    """Totals of one B = 1 self-attention call (T_q = T_k = seq_len)."""
+    return totals(1, seq_len, seq_len, d_model, h, masked=masked)
+
+
+def focus_figure(focus: torch.Tensor, shown: Sequence[int], *, uniform: float, axis_title: str,
+                 head_label: str = "head", height: int = 190) -> go.Figure:
+    """One bar per head (the overview for many heads): `head_focus`, the heads on display darker.
+
+    A dotted line marks 1/T_k, the value of a head that spreads its attention evenly.
+    """
+    shown = set(shown)
+    n = focus.shape[0]
+    fig = go.Figure(go.Bar(x=list(range(n)), y=focus.tolist(),
+                           marker_color=[CURRENT_COLOR if i in shown else OTHER_COLOR for i in range(n)],
+                           hovertemplate=head_label + " %{x}<br>%{y:.3f}<extra></extra>"))
+    fig.add_hline(y=uniform, line=dict(color="#666", width=1, dash="dot"))
+    fig.update_xaxes(title=head_label, fixedrange=True, dtick=1 if n <= 16 else 4)
+    fig.update_yaxes(title=axis_title, rangemode="tozero", fixedrange=True)
+    fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10), bargap=0.15)
+    return fig
+
+
+def tidy_grid(fig: go.Figure, n_panels: int, max_cols: int = 4) -> go.Figure:
+    """Query labels only on the first column of a core.figures.heads_figure grid (they overlap the
+    panel to the left otherwise), key labels slanted and only under the last row. Returns the same figure."""
+    n_cols = min(max(n_panels, 1), max_cols)
+    n_rows = math.ceil(max(n_panels, 1) / n_cols)
+    for c in range(2, n_cols + 1):
+        fig.update_yaxes(showticklabels=False, title=None, row=None, col=c)
+    for r in range(1, n_rows):  # key labels only under the last row: slanted, they would hit the titles below
+        fig.update_xaxes(showticklabels=False, row=r, col=None)
+    fig.update_xaxes(tickangle=-45, fixedrange=True)
+    fig.update_yaxes(fixedrange=True)
+    return fig

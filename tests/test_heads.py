@@ -1,0 +1,194 @@
+"""The Heads and shapes page: core/heads.py (diagram labels, costs, block slicing, timing) and the page itself."""
+
+from __future__ import annotations
+
+import math
+import re
+import string
+
+import pytest
+import torch
+
+from conftest import run_app
+from core import heads as H
+from core.attention import AttentionTrace, build_input, build_model
+from core.i18n import STRINGS, t
+from core.strings.heads import STRINGS as HEADS_STRINGS
+
+
+def traced(d_model: int, h: int, T: int, seed: int = 0):
+    model = build_model(d_model, h, seed)
+    x = build_input(1, T, d_model, seed)
+    with torch.no_grad():
+        _, trace = model.forward_with_trace(x, x, x)
+    return model, x, trace
+
+
+def flow_labels(fig) -> dict[str, str]:
+    return {a.name: a.text for a in fig.layout.annotations if a.name}
+
+
+# ---------------------------------------------------------------- the shape-flow diagram
+@pytest.mark.parametrize("d_model,h,T", [(8, 1, 2), (64, 4, 8), (64, 16, 5), (512, 64, 3)])
+def test_flow_labels_equal_traced_shapes(d_model, h, T):
+    _, x, trace = traced(d_model, h, T)
+    boxes = H.shape_flow(d_model, h, T)
+    fig = H.shape_flow_figure(boxes, {}, legend_depends="d", legend_same="s", h=h)
+    labels = flow_labels(fig)
+    assert set(labels) == {"x", *AttentionTrace.names()}  # every traced tensor has its box
+    for name, label in labels.items():
+        tensor = x if name == "x" else getattr(trace, name)
+        assert H.parse_sizes(label) == tuple(tensor.shape), name
+        box = next(b for b in boxes if b.name == name)
+        assert f"({', '.join(box.shape.axes)})" in label  # the named axes are written too
+        assert box.depends_on_h == (("h" in box.shape.axes) or ("d_k" in box.shape.axes))
+
+
+def test_flow_marks_what_changed_since_the_previous_h():
+    boxes = H.shape_flow(64, 8, 8, prev_h=4)
+    changed = {b.name for b in boxes if b.changed}
+    assert changed == {b.name for b in boxes if b.depends_on_h}
+    assert changed == {"q_heads", "k_heads", "v_heads", "scores", "scaled_scores", "masked_scores", "weights",
+                       "head_outputs"}
+    fig = H.shape_flow_figure(boxes, {}, legend_depends="d", legend_same="s", legend_changed="c",
+                              was="was {sizes}", h=8)
+    labels = flow_labels(fig)
+    assert "was (1, 4, 8, 16)" in labels["q_heads"] and "(1, 8, 8, 8)" in labels["q_heads"]
+    assert "was" not in labels["concat"]
+    assert "c" in [tr.name for tr in fig.data]  # the legend explains the thick border
+    fills = {s.fillcolor for s in fig.layout.shapes}
+    assert {H.DEPENDS_FILL, H.SAME_FILL} <= fills
+    # a previous h that cannot split d_model (or is the same h) is ignored, never an error
+    for bad in (3, 8, 0, None, "4", True):
+        assert not any(b.changed for b in H.shape_flow(64, 8, 8, prev_h=bad))
+
+
+# ---------------------------------------------------------------- cost
+def test_cost_table_equals_hand_computed_values():
+    # d_model = 64, h = 4 (d_k = 16), B = 1, T = 8, with a mask
+    rows = {r.step: r for r in H.cost_rows(1, 8, 8, 64, 4, masked=True)}
+    linear = 64 * 64 + 64  # 4,160 parameters per projection
+    for step in ("q", "k", "v", "output"):
+        assert (rows[step].params, rows[step].macs, rows[step].elementwise) == (4160, 8 * 64 * 64, 0) == (linear, 32768, 0)
+    assert rows["scores"].macs == rows["head_outputs"].macs == 4 * 8 * 8 * 16 == 4096
+    for step in ("scaled_scores", "masked_scores", "weights"):
+        assert rows[step].elementwise == 4 * 8 * 8 == 256
+    for step in ("q_heads", "k_heads", "v_heads", "concat"):
+        assert (rows[step].params, rows[step].macs, rows[step].elementwise) == (0, 0, 0)
+    assert rows["scores"].shape.text() == "(B, h, T_q, T_k) = (1, 4, 8, 8)"
+    tot = H.totals_for(8, 64, 4, masked=True)
+    assert (tot.params, tot.macs, tot.elementwise, tot.weights_bytes) == (16640, 139264, 768, 1024)
+    assert sum(r.params for r in rows.values()) == tot.params and sum(r.macs for r in rows.values()) == tot.macs
+    assert H.totals_for(8, 64, 4, masked=False).elementwise == 512
+
+
+def test_cost_over_every_divisor_params_and_macs_flat_memory_grows():
+    all_h = H.all_head_counts(64)
+    assert all_h == [1, 2, 4, 8, 16, 32, 64]
+    totals = [H.totals_for(8, 64, h, masked=False) for h in all_h]
+    assert len({r.params for r in totals}) == 1 and len({r.macs for r in totals}) == 1
+    assert [r.weights_bytes for r in totals] == [h * 8 * 8 * 4 for h in all_h]
+    compute, memory = H.cost_figures(totals, 4, params_title="p", ops_title="o", memory_title="m", macs_name="mac",
+                                     elementwise_name="e", axis_title="h")
+    assert list(compute.data[0].x) == [str(h) for h in all_h]
+    assert H.ratio_text(768, 192) == "×4" and H.ratio_text(5, 5) == "×1" and H.human_bytes(1024) == "1 KiB"
+
+
+# ---------------------------------------------------------------- one big projection = h small ones
+@pytest.mark.parametrize("d_model,h", [(64, 1), (64, 8), (8, 8), (32, 4)])
+def test_block_slicing_gives_each_heads_projection_exactly(d_model, h):
+    model, x, trace = traced(d_model, h, 5)
+    W = H.full_weight(model, "q")  # (d_model, d_model), the seed's orientation
+    d_k = d_model // h
+    for i in range(h):
+        w_i, b_i = model.head_projection("q", i)
+        assert torch.equal(W[:, i * d_k:(i + 1) * d_k], w_i)
+        assert torch.equal(model.W_q.bias[i * d_k:(i + 1) * d_k], b_i)
+    checks = H.block_slices(model, x, trace.q_heads, "q")
+    assert [c.head for c in checks] == list(range(h))
+    assert all(c.weight_diff == 0.0 and c.bias_diff == 0.0 for c in checks)
+    assert max(c.output_diff for c in checks) < 1e-5  # X·W_i + b_i is the head's slice of Q
+
+
+def test_h1_and_h8_have_the_same_parameters_and_weights():
+    for d_model in (8, 64, 512):
+        one, eight = H.param_split(d_model, 1), H.param_split(d_model, 8)
+        assert one.total == eight.total == d_model * d_model + d_model
+        assert eight.per_head == d_model * (d_model // 8) + d_model // 8
+    model, x, trace = traced(64, 8, 6)
+    sv = H.single_vs_multi(model, x, None, 0, multi=trace)
+    assert sv.same_weights and sv.params_single == sv.params_multi == 4 * (64 * 64 + 64)
+    assert sv.single.weights.shape == (1, 1, 6, 6) and sv.multi.weights.shape == (1, 8, 6, 6)
+    assert not torch.allclose(sv.single.output, sv.multi.output)  # same parameters, a different function
+
+
+def test_head_focus():
+    T = 4
+    uniform = torch.full((2, T, T), 1 / T)
+    one_hot = torch.eye(T)[None].expand(3, T, T)
+    assert torch.allclose(H.head_focus(uniform), torch.full((2,), 1 / T))
+    assert torch.allclose(H.head_focus(one_hot), torch.ones(3))
+
+
+# ---------------------------------------------------------------- timing (shape of the output only)
+def test_time_forward_output_shape():
+    threads = torch.get_num_threads()
+    calls = []
+    out = H.time_forward(8, 2, 0, [1, 2, 8], repeats=2, sample_seconds=0.0005,
+                         on_progress=lambda done, total, h: calls.append((done, total, h)))
+    assert [(r.h, r.d_k, r.repeats) for r in out] == [(1, 8, 2), (2, 4, 2), (8, 1, 2)]
+    assert all(math.isfinite(r.median_ms) and 0 < r.min_ms <= r.median_ms <= r.max_ms and r.inner >= 1 for r in out)
+    assert calls == [(0, 3, 1), (1, 3, 2), (2, 3, 8)]
+    assert torch.get_num_threads() == threads  # the single-thread timing restores the thread count
+    fig = H.timing_figure(out, [H.totals_for(2, 8, h, masked=False) for h in (1, 2, 4, 8)], 2,
+                          measured_name="m", predicted_name="p", axis_title="h")
+    assert list(fig.data[0].x) == ["1", "2", "8"] and len(fig.data[1].y) == 3
+
+
+# ---------------------------------------------------------------- strings
+def test_strings_complete_in_both_languages():
+    fields = lambda text: {f for _, f, _, _ in string.Formatter().parse(text) if f}  # noqa: E731
+    for key, texts in HEADS_STRINGS.items():
+        assert key.startswith("heads.") and set(texts) == {"zh", "en"}, key
+        assert fields(texts["zh"]) == fields(texts["en"]), key
+        assert STRINGS[key] is texts
+    assert re.search("[\u4e00-\u9fff]", t("heads.flow.title", "zh"))
+    for name in ("x", *AttentionTrace.names()):
+        assert f"heads.box.{name}" in HEADS_STRINGS
+
+
+# ---------------------------------------------------------------- the page (AppTest)
+def test_page_runs_and_survives_bad_state():
+    at = run_app(None, d_model=8, num_heads=1, seq_len=2)  # home first: then plant garbage in the page's state
+    for key, junk in (("heads_pick", [99, "x"]), ("heads_slice_head", 500), ("heads_timings", "junk"),
+                      ("heads_last", "junk"), ("heads_prev_h", 7), ("heads_page", -3), ("heads_pick_for", None)):
+        at.session_state[key] = junk
+    at.switch_page("pages/heads.py")
+    at.run()
+    assert not at.exception
+    assert at.multiselect(key="heads_pick").value == [0]
+    assert at.selectbox(key="heads_slice_head").value == 0
+    assert "(1, 1, 2, 8)" in at.get("plotly_chart")[0].proto.spec  # the flow diagram, h = 1
+    # h changes: the page says what changed, the diagram shows the old shape
+    at.select_slider(key="num_heads").set_value(2).run()
+    assert not at.exception
+    assert any("from 1 to 2" in s.value for s in at.success)
+    assert "was (1, 1, 2, 8)" in at.get("plotly_chart")[0].proto.spec
+    assert at.multiselect(key="heads_pick").value == [0, 1]
+    # the timing button measures every h (d_model = 8: 1, 2, 4, 8) and draws the result
+    at.button(key="heads_time_run").click().run()
+    assert not at.exception
+    assert [r.h for r in at.session_state["heads_timings"][(8, 2, 0)]] == [1, 2, 4, 8]
+    assert any('"ms"' in c.proto.spec for c in at.get("plotly_chart"))
+
+
+def test_page_largest_settings_in_chinese():
+    at = run_app("heads", d_model=512, num_heads=64, seq_len=32, mask="causal", lang="zh")
+    assert not at.exception
+    assert at.title[0].value == "头与形状"
+    assert "(1, 64, 32, 32)" in at.get("plotly_chart")[0].proto.spec
+    assert len(at.multiselect(key="heads_pick").value) == 8  # a page of heads, not a wall of 64
+    assert at.selectbox(key="heads_page").value == 0
+    at.selectbox(key="heads_page").set_value(2).run()  # the third group of heads replaces the selection
+    assert not at.exception
+    assert at.multiselect(key="heads_pick").value == list(range(16, 24))
