@@ -1,0 +1,326 @@
+"""Real heads: our encoder (core.pretrained, attention by core.attention) against transformers' BertModel.
+
+transformers is a test-only dependency: the app never imports it. BertModel is loaded from the
+very folder the app uses, with eager attention (the default sdpa returns no attention weights).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+
+import pytest
+import torch
+
+from conftest import open_app, run_app, wait_idle
+from core import pretrained
+
+TOL = 1e-5
+SENTENCES = [
+    "The animal didn't cross the street because it was too tired.",
+    "Hello world.",
+    "The keys to the old cabinet are on the kitchen table, said the man who had lost them twice.",
+    "多头注意力 lets heads attend.",  # Chinese characters become [UNK]: still computed exactly
+]
+
+
+@pytest.fixture(scope="module")
+def ours() -> pretrained.Pretrained:
+    return pretrained.load()
+
+
+@pytest.fixture(scope="module")
+def bert(ours):
+    from transformers import BertModel
+
+    model = BertModel.from_pretrained(str(ours.folder), attn_implementation="eager")
+    return model.eval()
+
+
+def bert_run(bert, batch: pretrained.Batch, hook=None):
+    attention_mask = (torch.arange(batch.ids.shape[1])[None, :] < batch.lengths[:, None]).long()  # (B, T)
+    with torch.no_grad():
+        return bert(input_ids=batch.ids, token_type_ids=batch.type_ids, attention_mask=attention_mask,
+                    output_attentions=True)
+
+
+def compare(ours, bert, texts) -> dict[str, float]:
+    """Largest |ours - BertModel| over every layer, head and real token of a batch of texts."""
+    batch = ours.batch([ours.encode(t) for t in texts])
+    mine = ours.run(batch)
+    ref = bert_run(bert, batch)
+    assert ref.attentions is not None and len(ref.attentions) == ours.cfg.num_layers
+    worst = {"weights": 0.0, "hidden": 0.0, "embedding": 0.0}
+    for b, n in enumerate(batch.lengths.tolist()):
+        for layer in range(ours.cfg.num_layers):
+            diff = (mine.weights[layer, b, :, :n, :n] - ref.attentions[layer][b, :, :n, :n]).abs().max()
+            worst["weights"] = max(worst["weights"], float(diff))
+        worst["hidden"] = max(worst["hidden"], float((mine.last_hidden[b, :n] - ref.last_hidden_state[b, :n]).abs().max()))
+    keep = (torch.arange(batch.ids.shape[1])[None, :] < batch.lengths[:, None]).float()[..., None]
+    ref_embedding = torch.nn.functional.normalize((ref.last_hidden_state * keep).sum(1) / keep.sum(1), dim=-1)
+    worst["embedding"] = float((mine.sentence_embedding() - ref_embedding).abs().max())
+    return worst
+
+
+@pytest.mark.parametrize("text", SENTENCES)
+def test_every_layer_and_head_matches_bert(ours, bert, text):
+    worst = compare(ours, bert, [text])
+    assert worst["weights"] < TOL, worst
+    assert worst["hidden"] < TOL, worst
+    assert worst["embedding"] < TOL, worst
+
+
+def test_padded_batch_matches_bert_on_real_tokens(ours, bert):
+    lengths = [len(ours.encode(t).ids) for t in SENTENCES]
+    assert len(set(lengths)) > 1  # a real padding case: several lengths in one batch
+    worst = compare(ours, bert, SENTENCES)
+    assert worst["weights"] < TOL and worst["hidden"] < TOL and worst["embedding"] < TOL, worst
+
+
+def test_padding_does_not_change_a_sentence(ours):
+    """A short sentence alone and padded next to a long one: same weights on its real tokens."""
+    short, long = SENTENCES[1], SENTENCES[2]
+    alone = ours.run(ours.batch([ours.encode(short)]))
+    padded = ours.run(ours.batch([ours.encode(short), ours.encode(long)]))
+    n = int(alone.lengths[0])
+    assert int(padded.lengths.max()) > n
+    assert torch.allclose(alone.weights[:, 0], padded.weights[:, 0, :, :n, :n], atol=TOL)
+    assert padded.weights[:, 0, :, :, n:].abs().max() == 0  # no query ever looks at [PAD]
+
+
+def test_layer_weights_live_in_core_multihead_attention(ours):
+    from safetensors.torch import load_file
+
+    from core.attention import MultiHeadAttention
+
+    state = load_file(ours.folder / "model.safetensors")
+    for i, layer in enumerate(ours.encoder.layers):
+        assert type(layer.attention) is MultiHeadAttention
+        assert (layer.attention.num_heads, layer.attention.d_k) == (12, 32)
+        for ours_name, bert_name in (("W_q", "self.query"), ("W_k", "self.key"), ("W_v", "self.value"),
+                                     ("W_o", "output.dense")):
+            linear = getattr(layer.attention, ours_name)
+            assert torch.equal(linear.weight, state[f"encoder.layer.{i}.attention.{bert_name}.weight"])
+            assert torch.equal(linear.bias, state[f"encoder.layer.{i}.attention.{bert_name}.bias"])
+
+
+def test_page_reference_check_is_small(ours):
+    _, run = ours.run_text(SENTENCES[0])
+    check = pretrained.reference_check(ours, run)
+    assert check["weights"] < TOL and check["outputs"] < TOL
+
+
+# ---------------------------------------------------------------- the files
+def test_installed_weights_are_the_official_ones(ours):
+    data = (ours.folder / "model.safetensors").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == pretrained.OFFICIAL_SHA256["model.safetensors"]
+
+
+def copy_model(ours, tmp_path):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    for name in ("model.safetensors", "tokenizer.json", "config.json"):
+        shutil.copy(ours.folder / name, folder / name)
+    return folder
+
+
+def test_tampered_weights_are_refused(ours, tmp_path):
+    folder = copy_model(ours, tmp_path)
+    path = folder / "model.safetensors"
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0x01  # one bit inside some weight
+    path.write_bytes(bytes(data))
+    with pytest.raises(pretrained.ModelIntegrityError, match=r"refusing to load .*model\.safetensors.*sha256"):
+        pretrained.load(folder)
+
+
+def test_tampered_tokenizer_is_refused(ours, tmp_path):
+    folder = copy_model(ours, tmp_path)
+    path = folder / "tokenizer.json"
+    path.write_text(path.read_text().replace('"[UNK]"', '"[UNKNOWN]"', 1))
+    with pytest.raises(pretrained.ModelIntegrityError, match="tokenizer.json"):
+        pretrained.load(folder)
+
+
+def test_missing_weights_are_refused(ours, tmp_path):
+    folder = copy_model(ours, tmp_path)
+    (folder / "model.safetensors").unlink()
+    with pytest.raises(pretrained.ModelIntegrityError, match="missing"):
+        pretrained.load(folder)
+
+
+def test_untouched_copy_loads(ours, tmp_path):
+    copy = pretrained.load(copy_model(ours, tmp_path))
+    assert torch.equal(copy.encoder.layers[3].attention.W_q.weight, ours.encoder.layers[3].attention.W_q.weight)
+
+
+# ---------------------------------------------------------------- tokens and limits
+def test_tokenizer_does_not_pad_to_128(ours):
+    assert ours.encode("hello").tokens == ["[CLS]", "hello", "[SEP]"]
+
+
+def test_text_over_the_limit_is_refused_not_truncated(ours):
+    fits = " ".join(["word"] * (pretrained.MAX_TOKENS - 2))
+    assert len(ours.encode(fits).ids) == pretrained.MAX_TOKENS
+    with pytest.raises(pretrained.TextTooLong, match=r"65 tokens .*limit 64.*not truncated") as info:
+        ours.encode(fits + " word")
+    assert info.value.n_tokens == pretrained.MAX_TOKENS + 1
+    with pytest.raises(pretrained.TextTooLong, match="characters"):
+        ours.encode("a" * (pretrained.MAX_CHARS + 1))
+
+
+def test_chinese_mostly_becomes_unk(ours):
+    encoded = ours.encode("多头注意力机制")
+    assert pretrained.has_cjk(encoded.text)
+    assert encoded.unknown >= len(encoded.tokens) // 2
+
+
+def test_empty_text_still_runs(ours):
+    encoded, run = ours.run_text("")
+    assert encoded.tokens == ["[CLS]", "[SEP]"]
+    assert torch.isfinite(run.weights).all()
+    assert pretrained.default_link(encoded) == (0, 0)
+
+
+def test_default_link_of_examples(ours):
+    for text, q_word, k_word in pretrained.EXAMPLES:
+        encoded = ours.encode(text)
+        q, k = pretrained.default_link(encoded)
+        assert (encoded.tokens[q], encoded.tokens[k]) == (q_word, k_word)
+        assert k < q
+
+
+# ---------------------------------------------------------------- ablation and views
+def test_no_heads_off_changes_nothing(ours):
+    encoded, full = ours.run_text(SENTENCES[0])
+    batch = ours.batch([encoded])
+    result = pretrained.ablate(ours, batch, full, 2, [])
+    assert result.embedding_cosine == pytest.approx(1.0, abs=1e-6)
+    assert result.layer_change == 0.0
+
+
+def test_ablation_zeroes_the_heads_before_w_o(ours):
+    encoded, full = ours.run_text(SENTENCES[0])
+    batch = ours.batch([encoded])
+    cut = ours.run(batch, {1: [0, 5]})
+    trace = full.traces[1]
+    head_outputs = trace.head_outputs.clone()
+    head_outputs[:, [0, 5]] = 0
+    B, h, T, d_k = head_outputs.shape
+    expected = ours.encoder.layers[1].attention.W_o(head_outputs.transpose(1, 2).reshape(B, T, h * d_k))
+    assert torch.allclose(cut.attended[1], expected, atol=1e-6)
+    assert torch.equal(cut.hidden[1], full.hidden[1])  # layers before are untouched
+
+
+def test_ablation_matches_bert_with_the_same_heads_zeroed(ours, bert):
+    """Independent check: zero the same heads' columns at the input of BERT's attention.output.dense."""
+    layer, heads = 3, [1, 7, 11]
+    encoded, full = ours.run_text(SENTENCES[0])
+    batch = ours.batch([encoded])
+    result = pretrained.ablate(ours, batch, full, layer, heads)
+    cut = ours.run(batch, {layer: heads})
+
+    def zero_heads(module, args):
+        (x,) = args
+        x = x.clone()
+        for h in heads:
+            x[..., h * 32:(h + 1) * 32] = 0
+        return (x,)
+
+    handle = bert.encoder.layer[layer].attention.output.dense.register_forward_pre_hook(zero_heads)
+    try:
+        ref = bert_run(bert, batch)
+    finally:
+        handle.remove()
+    assert (cut.last_hidden - ref.last_hidden_state).abs().max() < TOL
+    assert result.embedding_cosine < 0.9999  # switching off three heads is visible
+    assert len(result.token_cosine) == len(encoded.tokens)
+
+
+def test_switching_off_every_head_leaves_only_the_bias(ours):
+    encoded, _ = ours.run_text(SENTENCES[1])
+    cut = ours.run(ours.batch([encoded]), {0: list(range(12))})
+    bias = ours.encoder.layers[0].attention.W_o.bias
+    assert torch.allclose(cut.attended[0], bias.expand_as(cut.attended[0]), atol=1e-6)
+
+
+def test_hide_special_blanks_only_special_cells(ours):
+    encoded, run = ours.run_text(SENTENCES[0])
+    weights = run.weights[:, 0]  # (layers, h, T, T)
+    shown = pretrained.hide_special(weights, encoded.tokens)
+    T = len(encoded.tokens)
+    assert torch.isnan(shown[..., 0, :]).all() and torch.isnan(shown[..., :, T - 1]).all()
+    words = slice(1, T - 1)
+    assert torch.equal(shown[..., words, words], weights[..., words, words])  # real numbers, not renormalised
+
+
+def test_patterns_find_a_previous_token_head(ours):
+    encoded, run = ours.run_text(SENTENCES[0])
+    scores = pretrained.pattern_scores(run.weights[:, 0], encoded.tokens)
+    assert set(scores) == set(pretrained.PATTERNS)
+    (layer, head, score), = pretrained.best_heads(scores["previous"])
+    assert score > 0.9  # real weights: one head of layer 1 looks (almost) only at the previous token
+    assert layer == 0
+
+
+# ---------------------------------------------------------------- the page
+def test_page_runs_in_chinese():
+    at = run_app("real-model", lang="zh")
+    assert not at.exception
+    assert at.title[0].value == "真实模型的注意力头"
+    assert any("[UNK]" in c.value and "英文" in c.value for c in at.caption)
+    assert any("最大绝对误差" in s.value for s in at.success)
+    assert len(at.get("plotly_chart")) == 2
+
+
+def test_page_refuses_long_text_with_a_message():
+    at = run_app("real-model", lang="en")
+    at.text_area(key="real_text").input(" ".join(["word"] * 80)).run()
+    assert not at.exception
+    assert any("too long: 82 tokens" in e.value for e in at.error)
+    assert len(at.get("plotly_chart")) == 0
+
+
+def test_page_explains_unk_for_chinese_text():
+    at = run_app("real-model", lang="zh", real_text="多头注意力机制")
+    assert not at.exception
+    assert any("[UNK]" in w.value for w in at.warning)
+
+
+def test_page_ablation_shows_cosine():
+    at = run_app("real-model", lang="en")
+    at.button_group(key="real_off").set_value([0, 3]).run()
+    assert not at.exception
+    assert any("cosine" in m.label for m in at.metric)
+
+
+def test_page_example_and_show_buttons():
+    at = run_app("real-model", lang="en")
+    text, q_word, k_word = pretrained.EXAMPLES[2]
+    at.button_group(key="real_example").set_value(text).run()
+    assert not at.exception
+    assert at.text_area(key="real_text").value == text
+    assert (at.selectbox(key="real_from").value, at.selectbox(key="real_to").value) == (7, 2)  # "are" -> "keys"
+    at.button(key="real_show_previous").click().run()
+    assert not at.exception
+    assert at.button_group(key="real_layer").value == 1
+    assert at.select_slider(key="real_head").value == 2
+
+
+@pytest.mark.browser
+def test_browser_real_heads(server, page):
+    from playwright.sync_api import expect
+
+    open_app(page, server, "real-model")
+    expect(page.get_by_role("heading", name="Real heads")).to_be_visible()
+    expect(page.get_by_text("Checked live for this sentence")).to_be_visible()
+    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(2)
+    box = page.get_by_role("textbox", name="English sentence")
+    box.fill("Mary gave John the book because she liked him.")
+    box.press("Control+Enter")
+    wait_idle(page)
+    expect(page.get_by_text("mary", exact=True).first).to_be_visible()
+    box.fill(" ".join(["word"] * 70))
+    box.press("Control+Enter")
+    wait_idle(page)
+    expect(page.get_by_text("The text is too long: 72 tokens")).to_be_visible()
