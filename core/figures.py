@@ -122,8 +122,15 @@ def heads_figure(per_head: torch.Tensor, heads: Sequence[int], x_labels, y_label
         r, c = divmod(i, n_cols)
         fig.add_trace(heatmap_trace(per_head[h], x_labels, y_labels, zmin=zmin, zmax=zmax, colorscale=scale,
                                     showscale=(i == 0), x_title=x_title, y_title=y_title), row=r + 1, col=c + 1)
-    fig.update_yaxes(autorange="reversed", type="category", showticklabels=len(y_labels) <= 16)
-    fig.update_xaxes(type="category", showticklabels=len(x_labels) <= 16, tickangle=-45)
+    n = len(heads)
+    fig.update_yaxes(autorange="reversed", type="category", fixedrange=True)
+    fig.update_xaxes(type="category", tickangle=-45, fixedrange=True)
+    for i in range(n):
+        r, c = divmod(i, n_cols)
+        # Query labels only in the first column (they would run into the panel on the left),
+        # key labels only where no panel sits below (slanted, they would hit the titles below).
+        fig.update_yaxes(showticklabels=c == 0 and len(y_labels) <= 16, row=r + 1, col=c + 1)
+        fig.update_xaxes(showticklabels=i + n_cols >= n and len(x_labels) <= 16, row=r + 1, col=c + 1)
     fig.update_layout(height=60 + panel_height * n_rows, margin=dict(l=10, r=10, t=40, b=10))
     return fig
 

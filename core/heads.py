@@ -509,17 +509,3 @@ def focus_figure(focus: torch.Tensor, shown: Sequence[int], *, uniform: float, a
     fig.update_yaxes(title=axis_title, rangemode="tozero", fixedrange=True)
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10), bargap=0.15)
     return fig
-
-
-def tidy_grid(fig: go.Figure, n_panels: int, max_cols: int = 4) -> go.Figure:
-    """Query labels only on the first column of a core.figures.heads_figure grid (they overlap the
-    panel to the left otherwise), key labels slanted and only under the last row. Returns the same figure."""
-    n_cols = min(max(n_panels, 1), max_cols)
-    n_rows = math.ceil(max(n_panels, 1) / n_cols)
-    for c in range(2, n_cols + 1):
-        fig.update_yaxes(showticklabels=False, title=None, row=None, col=c)
-    for r in range(1, n_rows):  # key labels only under the last row: slanted, they would hit the titles below
-        fig.update_xaxes(showticklabels=False, row=r, col=None)
-    fig.update_xaxes(tickangle=-45, fixedrange=True)
-    fig.update_yaxes(fixedrange=True)
-    return fig

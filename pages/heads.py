@@ -102,8 +102,8 @@ if h > PER_PAGE:
     st.plotly_chart(H.focus_figure(focus, picks, uniform=1 / T, axis_title=t("heads.grid.focus_axis"),
                                    head_label=t("common.head")), key="heads_focus", config=PLOT)
 if picks:
-    st.plotly_chart(H.tidy_grid(heads_figure(weights, picks, toks, toks, head_label=t("common.head"), zrange=zrange,
-                                             x_title=t("common.key"), y_title=t("common.query")), len(picks)),
+    st.plotly_chart(heads_figure(weights, picks, toks, toks, head_label=t("common.head"), zrange=zrange,
+                                 x_title=t("common.key"), y_title=t("common.query")),
                     key="heads_grid", config=PLOT)
 else:
     st.warning(t("heads.grid.empty"), icon=":material/touch_app:")
@@ -247,15 +247,15 @@ shown = (picks or page_of_heads(h, 0, PER_PAGE))[:PER_PAGE]
 one_col, many_col = st.columns([1, 2])
 with one_col:
     st.caption(t("heads.single.one", d=d))
-    one_fig = H.tidy_grid(matrix_figure(single_w[0], toks, toks, zrange=both_range, x_title=t("common.key"),
-                                        y_title=t("common.query"), height=340), 1)
+    one_fig = matrix_figure(single_w[0], toks, toks, zrange=both_range, x_title=t("common.key"),
+                            y_title=t("common.query"), height=340)
     one_fig.update_traces(showscale=False)  # the same scale as the heads beside it, whose colour bar is shown
     st.plotly_chart(one_fig, key="heads_single_one", config=PLOT)
 with many_col:
     st.caption(t("heads.single.many", h=h, n=len(shown), dk=d_k))
-    st.plotly_chart(H.tidy_grid(heads_figure(multi_w, shown, toks, toks, head_label=t("common.head"),
-                                             zrange=both_range, x_title=t("common.key"), y_title=t("common.query"),
-                                             panel_height=200), len(shown)),
+    st.plotly_chart(heads_figure(multi_w, shown, toks, toks, head_label=t("common.head"),
+                                 zrange=both_range, x_title=t("common.key"), y_title=t("common.query"),
+                                 panel_height=200),
                     key="heads_single_many", config=PLOT)
 one_focus = float(H.head_focus(single_w)[0])
 st.caption(t("heads.single.focus", one=one_focus, lo=float(focus.min()), hi=float(focus.max())))
