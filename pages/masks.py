@@ -1,8 +1,271 @@
-"""(under construction)"""
+"""Masks lab: which cells a mask blocks, what happens to the scores and the weights, and the traps
+(polarity, the fill value of a fully blocked row, cross-attention, padding in a batch)."""
+
+from functools import partial
 
 import streamlit as st
 
+from core import masks_lab as lab
+from core.reference import max_abs_diff, torch_reference
 from ui.shell import page_context
 
 ctx = page_context()
-st.title(ctx.t("page.masks"))
+t, s = ctx.t, ctx.settings
+
+GRID_KEY = "masks_grid"
+
+
+# ------------------------------------------------------------------ page-local state
+def settle_int(key: str, lo: int, hi: int, default: int, what: str) -> int:
+    """Make an int widget's value valid before the widget is drawn (URL on the first run, then the widget)."""
+    raw = st.session_state[key] if key in st.session_state else st.query_params.get(key)
+    value = default if raw is None or raw == "" else lab.clamp(raw, lo, hi, default)
+    if raw not in (None, "") and str(raw).strip() != str(value):
+        st.warning(t("masks.fixed", what=what, given=str(raw)[:24], used=value), icon=":material/build:")
+    if key not in st.session_state or st.session_state[key] != value:
+        st.session_state[key] = value
+    return value
+
+
+def settle_choice(key: str, options, default):
+    raw = st.session_state[key] if key in st.session_state else st.query_params.get(key)
+    value = raw if raw in options else default
+    if raw not in (None, "") and raw != value:
+        st.warning(t("masks.fixed", what=key, given=str(raw)[:24], used=value), icon=":material/build:")
+    if key not in st.session_state or st.session_state[key] != value:
+        st.session_state[key] = value
+    return value
+
+
+def edit_grid(action: str, T_q: int, T_k: int, cell=None, row_key=None):
+    st.session_state[GRID_KEY] = lab.edit_grid(st.session_state.get(GRID_KEY), T_q, T_k, action, cell)
+    if cell is not None:
+        st.session_state["masks_row"] = cell[0]
+        if row_key is not None:
+            st.session_state["masks_seq"] = row_key
+
+
+def on_cell_click(chart_key: str, T_q: int, T_k: int, seq: int):
+    """A click selects one invisible marker: toggle that cell once (the next figure is new, so is its selection)."""
+    state = st.session_state.get(chart_key)
+    points = (state or {}).get("selection", {}).get("points", []) if state else []
+    for point in points[-1:]:
+        cell = lab.cell_from_point(point)
+        if cell is not None and 0 <= cell[0] < T_q and 0 <= cell[1] < T_k:
+            edit_grid("toggle", T_q, T_k, cell, str(seq))
+
+
+def short(values, n_head=4, n_tail=2):
+    """A long column as its first and last entries around an ellipsis (the rows in between look alike)."""
+    values = list(values)
+    return values if len(values) <= n_head + n_tail + 2 else values[:n_head] + ["…"] + values[-n_tail:]
+
+
+# ------------------------------------------------------------------ header
+st.title(t("page.masks"))
+st.write(t("masks.intro"))
+st.code("attn_scores = attn_scores.masked_fill(mask == 0, -1e9)\nattn_probs = F.softmax(attn_scores, dim=-1)",
+        language="python")
+
+# ------------------------------------------------------------------ controls
+settle_choice("masks_polarity", lab.POLARITIES, "keep")
+settle_choice("masks_fill", lab.FILLS, "-1e9")
+settle_choice("masks_batch", ("1", "2"), "1")
+
+with st.container(border=True):
+    st.markdown(f"**{t('masks.controls')}**")
+    st.caption(t("masks.kind_from_sidebar", kind=t(f"mask.{s.mask}")))
+    c1, c2, c3 = st.columns(3)
+    with c1:
+        extra = st.pills(t("masks.extra"), lab.EXTRA_PARTS, selection_mode="multi", default=[], key="masks_extra",
+                         bind="query-params", help=t("masks.extra.help"))
+        parts = lab.mask_parts(s.mask, extra)
+        cross = st.toggle(t("masks.cross"), value=False, key="masks_cross", bind="query-params",
+                          help=t("masks.cross.help"))
+        T_q = s.seq_len
+        if cross:
+            settle_int("masks_tk", lab.T_K_MIN, lab.T_K_MAX, lab.DEFAULT_T_K, "T_k")
+            T_k = st.slider(t("masks.tk"), lab.T_K_MIN, lab.T_K_MAX, value=lab.DEFAULT_T_K, key="masks_tk",
+                            bind="query-params")
+        else:
+            T_k = T_q
+    with c2:
+        lengths = None
+        if "padding" in parts:
+            batch = st.segmented_control(t("masks.batch"), ("1", "2"), key="masks_batch", bind="query-params",
+                                         default="1", required=True, help=t("masks.batch.help"))
+            if batch == "2":
+                defaults = lab.default_lengths(T_k)
+                lengths = []
+                for b in range(2):
+                    key = f"masks_len{b}"
+                    settle_int(key, 0, T_k, defaults[b], key)
+                    lengths.append(st.slider(t("masks.len", b=b), 0, T_k, value=defaults[b], key=key,
+                                             bind="query-params"))
+            else:
+                default_pad = lab.default_padding(T_k)
+                settle_int("masks_pad", 0, T_k, default_pad, "masks_pad")
+                pad = st.slider(t("masks.pad"), 0, T_k, value=default_pad, key="masks_pad", bind="query-params")
+                lengths = [T_k - pad]
+    with c3:
+        polarity = st.segmented_control(t("masks.polarity"), lab.POLARITIES, key="masks_polarity",
+                                        bind="query-params", default="keep", required=True)
+        st.caption(t(f"masks.polarity.{polarity}"))
+        fill = st.segmented_control(t("masks.fill"), lab.FILLS, key="masks_fill", bind="query-params",
+                                    default="-1e9", required=True, help=t("masks.fill.help"))
+        h_max = s.num_heads - 1
+        settle_int("masks_head", 0, h_max, 0, "masks_head")
+        head = int(st.number_input(t("masks.head"), 0, h_max, value=0, step=1, key="masks_head",
+                                   bind="query-params", help=t("masks.head.help"), disabled=h_max == 0))
+    if parts:
+        st.caption(t("masks.in_use", parts=" ∧ ".join(parts)))
+    else:
+        st.caption(t("masks.in_use.none"))
+
+# ------------------------------------------------------------------ the hand-drawn grid
+custom_grid = None
+if "custom" in parts:
+    st.subheader(t("masks.editor"))
+    st.caption(t("masks.editor.how") + (" " + t("masks.editor.combined") if len(parts) > 1 else ""))
+    cols = st.columns(len(lab.GRID_ACTIONS))
+    for col, action in zip(cols, lab.GRID_ACTIONS):
+        col.button(t(f"masks.btn.{action}"), key=f"masks_btn_{action}", on_click=edit_grid,
+                   args=(action, T_q, T_k), width="stretch")
+    st.text_input(t("masks.grid_text"), value="", key=GRID_KEY, bind="query-params", help=t("masks.grid_text.help"))
+    custom_grid, fitted = lab.parse_grid(st.session_state.get(GRID_KEY), T_q, T_k)
+    if not fitted:
+        st.warning(t("masks.grid_unfit", T_q=T_q, T_k=T_k), icon=":material/build:")
+
+setup = lab.LabSetup(parts, T_q, T_k, cross, tuple(lengths) if lengths else None, custom_grid, fill)
+run = lab.run_lab(s, setup)
+B = run.batch
+
+# ------------------------------------------------------------------ the three panels per sequence
+st.subheader(t("masks.figures"))
+q_title, k_title = t("common.query"), t("common.key")
+words = (t("masks.hover.keep"), t("masks.hover.blocked"))
+height = lab.panel_height(T_q)
+w_all = run.trace.weights  # (B, h, T_q, T_k)
+zrange = lab.color_range(run.trace.masked_scores[:, head], signed=True)
+for b in range(B):
+    if B > 1:
+        st.markdown(f"**{t('masks.sequence', b=b, n=lengths[b])}**")
+    keep = run.keep[b]
+    ql, kl = run.q_labels[b], run.k_labels[b]
+    f1, f2, f3 = st.columns(3)
+    clickable = "custom" in parts
+    fig = lab.mask_figure(keep, polarity, ql, kl, title=t("masks.fig.mask", polarity=polarity), x_title=k_title,
+                          y_title=q_title, clickable=clickable, height=height, words=words,
+                          meta=st.session_state.get(GRID_KEY) or "")  # a new grid is a new chart: no stale selection
+    with f1:
+        if clickable:
+            chart_key = f"masks_click_{b}"
+            st.plotly_chart(fig, key=chart_key, on_select=partial(on_cell_click, chart_key, T_q, T_k, b),
+                            selection_mode="points", config={"displayModeBar": False})
+        else:
+            st.plotly_chart(fig, config={"displayModeBar": False})
+    f2.plotly_chart(lab.scores_figure(run.trace.masked_scores[b, head], keep, fill, ql, kl,
+                                      title=t("masks.fig.scores", h=head), x_title=k_title, y_title=q_title,
+                                      zrange=zrange, height=height), config={"displayModeBar": False})
+    f3.plotly_chart(lab.weights_figure(w_all[b, head], ql, kl, title=t("masks.fig.weights", h=head),
+                                       x_title=k_title, y_title=q_title, height=height),
+                    config={"displayModeBar": False})
+
+st.caption(t("masks.legend", fill=fill))
+blocked = ~run.keep[:, None].expand_as(w_all)  # (B, h, T_q, T_k)
+n_blocked = int((~run.keep).sum())
+outside_full = blocked & ~run.blocked_rows[:, None, :, None]  # blocked cells of rows that still see a key
+if outside_full.any():
+    biggest = float(w_all[outside_full].abs().max())
+    st.success(t("masks.check.zero", h=head, n=n_blocked, total=run.keep.numel(),
+                 m=int(outside_full[:, head].sum()), max=lab.fmt_value(biggest)), icon=":material/check_circle:")
+elif not n_blocked:
+    st.info(t("masks.check.none"), icon=":material/info:")
+if run.mask is not None:
+    st.caption(t("masks.shapes", mask_shape=tuple(run.mask.shape), scores_shape=tuple(w_all.shape), h=s.num_heads))
+if cross:
+    st.info(t("masks.cross.about", T_q=T_q, T_k=T_k), icon=":material/compare_arrows:")
+
+# ------------------------------------------------------------------ one row up close
+st.subheader(t("masks.row"))
+r1, r2 = st.columns(2)
+seq = 0
+if B > 1:
+    settle_choice("masks_seq", ("0", "1"), "0")
+    seq = int(r2.segmented_control(t("masks.row.seq"), ("0", "1"), key="masks_seq", default="0", required=True))
+settle_int("masks_row", 0, T_q - 1, min(2, T_q - 1), "masks_row")
+row = int(r1.number_input(t("masks.row.query"), 0, T_q - 1, value=min(2, T_q - 1), step=1, key="masks_row"))
+st.caption(t("masks.row.caption", i=row, tok=run.q_labels[seq][row], h=head))
+shown = lab.shown_values(run.keep[seq], polarity)
+st.container(key="masks_inspector").table({
+    "j": [str(j) for j in range(T_k)],
+    t("masks.col.key"): list(run.k_labels[seq]),
+    t("masks.col.mask", polarity=polarity): [str(int(v)) for v in shown[row].tolist()],
+    t("masks.col.scaled"): [lab.fmt_value(v) for v in run.trace.scaled_scores[seq, head, row].tolist()],
+    t("masks.col.masked"): [lab.fmt_value(v, fill_text=fill) for v in run.trace.masked_scores[seq, head, row].tolist()],
+    t("masks.col.weight"): [lab.fmt_value(v) for v in w_all[seq, head, row].tolist()],
+})
+
+# ------------------------------------------------------------------ fully blocked rows
+st.subheader(t("masks.full"))
+demo = lab.full_row_demo(run, head)
+full = run.blocked_rows.nonzero().tolist()
+if full:
+    where_key = "masks.full.where" if B > 1 else "masks.full.where1"
+    where = ", ".join(t(where_key, b=b, i=i, tok=run.q_labels[b][i]) for b, i in full[:4])
+    where += " …" if len(full) > 4 else ""
+    effect = t(f"masks.full.effect.{fill}", u=lab.fmt_value(1.0 / T_k), nan=int(run.nan_rows.sum()))
+    st.warning(t("masks.full.found", n=len(full), where=where, fill=fill, effect=effect), icon=":material/warning:")
+else:
+    st.info(t("masks.full.none", i=demo.query), icon=":material/info:")
+st.caption(t("masks.full.table", i=demo.query, tok=run.q_labels[demo.seq][demo.query]))
+for col, name in zip(st.columns(2), lab.FILLS):
+    col.table({
+        "j": short(str(j) for j in range(T_k)),
+        t("masks.col.scaled"): short(lab.fmt_value(v) for v in demo.scaled.tolist()),
+        t("masks.col.masked_f", fill=name): short(lab.fmt_value(v, fill_text=name) for v in demo.masked[name].tolist()),
+        t("masks.col.shift", fill=name): short(lab.fmt_value(v) for v in demo.shifted[name].tolist()),
+        t("masks.col.weight"): short(lab.fmt_value(v) for v in demo.weights[name].tolist()),
+    })
+st.markdown(t("masks.full.why"))
+
+# ------------------------------------------------------------------ polarity and its bug
+st.subheader(t("masks.pol"))
+st.write(t("masks.pol.now", polarity=polarity))
+p1, p2 = st.columns(2)
+p1.code(f"# keep: 1 = keep\nscores = scores.masked_fill(mask == 0, {fill})", language="python")
+p2.code(f"# block: True = blocked\nscores = scores.masked_fill(mask, {fill})", language="python")
+st.caption(t("masks.pol.libs"))
+if run.mask is not None and not run.blocked_rows.any():
+    _, ref_weights = torch_reference(run.model, run.x, run.kv, run.kv, run.mask)
+    st.caption(t("masks.pol.check", diff=max_abs_diff(w_all, ref_weights)))
+
+st.markdown(f"**{t('masks.bug')}**")
+bug = lab.polarity_bug(s, fill)
+st.write(t("masks.bug.setup", T=s.seq_len, fill=fill))
+labels = bug.labels
+bh = lab.panel_height(s.seq_len)
+chart = dict(config={"displayModeBar": False})
+b1, b2 = st.columns(2)
+b1.plotly_chart(lab.mask_figure(bug.intended, "block", labels, labels, title=t("masks.bug.stored"),
+                                x_title=k_title, y_title=q_title, height=bh, words=words), **chart)
+b2.plotly_chart(lab.mask_figure(bug.seen_keep, "keep", labels, labels, title=t("masks.bug.seen"),
+                                x_title=k_title, y_title=q_title, height=bh, words=words), **chart)
+b3, b4 = st.columns(2)
+b3.plotly_chart(lab.weights_figure(bug.correct[head], labels, labels, title=t("masks.fig.correct", h=head),
+                                   x_title=k_title, y_title=q_title, height=bh), **chart)
+b4.plotly_chart(lab.weights_figure(bug.bug[head], labels, labels, title=t("masks.fig.bug", h=head),
+                                   x_title=k_title, y_title=q_title, height=bh), **chart)
+summary = bug.summary(head)
+first, last = summary[0], summary[-1]
+st.write(t("masks.bug.first", tok=first["token"], future=first["bug_future"], self_w=first["bug_past"]))
+st.write(t(f"masks.bug.last.{fill}", tok=last["token"], u=lab.fmt_value(1.0 / s.seq_len)))
+st.caption(t("masks.bug.table", h=head))
+st.table({
+    "i": short(str(r["i"]) for r in summary),
+    t("masks.bug.col.query"): short(r["token"] for r in summary),
+    t("masks.bug.col.cp"): short(lab.fmt_value(r["correct_past"]) for r in summary),
+    t("masks.bug.col.cf"): short(lab.fmt_value(r["correct_future"]) for r in summary),
+    t("masks.bug.col.bp"): short(lab.fmt_value(r["bug_past"]) for r in summary),
+    t("masks.bug.col.bf"): short(lab.fmt_value(r["bug_future"]) for r in summary),
+})

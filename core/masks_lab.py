@@ -1,0 +1,429 @@
+"""Everything the Masks lab page computes: the mask from the page's choices, the attention run
+(self- or cross-attention, batch of one or two), the polarity-bug demo, the fully-blocked-row
+explanation, the hand-drawn grid edits, and the page's figures.
+
+All masks here are in the seed's convention (True = keep, `masked_fill(mask == 0, fill)`);
+the other polarity (True = blocked) exists only for display and for the bug demo.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import plotly.graph_objects as go
+import torch
+import torch.nn.functional as F
+
+from core.attention import AttentionTrace, MultiHeadAttention, build_input, build_model
+from core.figures import MASK_SCALE, SIGNED_SCALE, WEIGHTS_SCALE, color_range
+from core.masks import (FILL_VALUES, causal_mask, combine, custom_mask, flip_polarity, full_grid,
+                        fully_blocked_rows, mask_from_text, mask_to_text, padding_mask_from_lengths)
+from core.scenario import PAD, default_custom_grid, padding_length
+from core.settings import SEQ_LEN_MAX, SEQ_LEN_MIN, Settings
+from core.tokens import tokens as sentence_tokens
+
+PARTS = ("causal", "padding", "custom")  # the masks that can be combined (AND)
+EXTRA_PARTS = ("causal", "padding")  # offered on the page on top of the sidebar's kind
+POLARITIES = ("keep", "block")  # what a 1 / True means: the seed's "keep", or many libraries' "block"
+FILLS = tuple(FILL_VALUES)  # ("-1e9", "-inf")
+BATCHES = (1, 2)
+T_K_MIN, T_K_MAX = SEQ_LEN_MIN, SEQ_LEN_MAX
+DEFAULT_T_K = 5
+CROSS_SEED_OFFSET = 7919  # the key/value sequence of cross-attention: same seed, another stream
+GRID_ACTIONS = ("all_on", "all_off", "causal", "invert")
+TEXT_MAX_KEYS = 8  # cell numbers are printed in the figures up to this many keys
+
+
+# ------------------------------------------------------------------ choices -> mask
+def mask_parts(kind: str, extra=()) -> tuple[str, ...]:
+    """The masks combined for the sidebar kind plus the page's extra choices, in PARTS order."""
+    chosen = {kind, *(extra or ())}
+    return tuple(p for p in PARTS if p in chosen)
+
+
+def clamp(value, lo: int, hi: int, default: int) -> int:
+    """Any raw value (URL text, None, garbage) as an int in lo..hi; unreadable -> default."""
+    try:
+        v = int(float(str(value).strip()))
+    except (TypeError, ValueError, OverflowError):
+        return min(max(default, lo), hi)
+    return min(max(v, lo), hi)
+
+
+def default_padding(T_k: int) -> int:
+    """Trailing padding tokens in a batch of one (as in the shared padding example: the last quarter)."""
+    return T_k - padding_length(T_k)
+
+
+def default_lengths(T_k: int) -> tuple[int, int]:
+    """Real lengths of a batch of two: the longest sentence sets T_k, the other is padded."""
+    return T_k, max(1, T_k // 2)
+
+
+def parse_grid(text: str | None, T_q: int, T_k: int) -> tuple[torch.Tensor, bool]:
+    """(T_q, T_k) keep-grid from its URL text, and whether the text fitted.
+
+    No text means the default grid (fits); text of the wrong size or with other characters
+    falls back to the default grid and reports False, never raises.
+    """
+    if not text:
+        return default_custom_grid(T_q, T_k), True
+    try:
+        return mask_from_text(text, T_q, T_k), True
+    except ValueError:
+        return default_custom_grid(T_q, T_k), False
+
+
+def edit_grid(text: str | None, T_q: int, T_k: int, action: str, cell: tuple[int, int] | None = None) -> str:
+    """The grid text after a button ('all_on', 'all_off', 'causal', 'invert') or 'toggle' of one cell."""
+    grid, _ = parse_grid(text, T_q, T_k)
+    if action == "all_on":
+        grid = torch.ones(T_q, T_k, dtype=torch.bool)
+    elif action == "all_off":
+        grid = torch.zeros(T_q, T_k, dtype=torch.bool)
+    elif action == "causal":
+        grid = causal_mask(T_q, T_k)[0, 0]
+    elif action == "invert":
+        grid = ~grid
+    elif action == "toggle":
+        r, c = cell
+        if not (0 <= r < T_q and 0 <= c < T_k):
+            raise ValueError(f"cell {cell} is outside the {T_q}x{T_k} grid")
+        grid = grid.clone()
+        grid[r, c] = ~grid[r, c]
+    else:
+        raise ValueError(f"unknown grid action {action!r}")
+    return mask_to_text(grid)
+
+
+def cell_from_point(point: dict) -> tuple[int, int] | None:
+    """(row, col) of a clicked plotly point: its customdata, else the 'i:token' axis labels."""
+    cd = point.get("customdata")
+    if isinstance(cd, (list, tuple)) and len(cd) >= 2:
+        try:
+            return int(cd[0]), int(cd[1])
+        except (TypeError, ValueError):
+            pass
+    try:
+        return int(str(point["y"]).split(":", 1)[0]), int(str(point["x"]).split(":", 1)[0])
+    except (KeyError, ValueError):
+        return None
+
+
+def assemble_mask(parts, T_q: int, T_k: int, lengths=None, custom_grid: torch.Tensor | None = None):
+    """The keep-mask (seed convention) for the chosen parts, (B, 1, T_q, T_k) or None for no mask."""
+    pieces = []
+    if "causal" in parts:
+        pieces.append(causal_mask(T_q, T_k))  # (1, 1, T_q, T_k)
+    if "padding" in parts:
+        pieces.append(padding_mask_from_lengths(list(lengths), T_k))  # (B, 1, 1, T_k)
+    if "custom" in parts:
+        pieces.append(custom_mask(custom_grid))  # (1, 1, T_q, T_k)
+    mask = combine(*pieces)
+    if mask is None:
+        return None
+    return mask.expand(mask.shape[0], 1, T_q, T_k)  # (B, 1, T_q, T_k)
+
+
+def shown_values(keep: torch.Tensor, polarity: str) -> torch.Tensor:
+    """The 1/0 numbers stored in the mask tensor under a polarity: 'keep' 1 = keep, 'block' 1 = blocked."""
+    keep = keep.bool()
+    return (keep if polarity == "keep" else flip_polarity(keep)).int()
+
+
+# ------------------------------------------------------------------ labels
+def _words(lang: str, start: int, n: int) -> list[str]:
+    return sentence_tokens(start + n, lang)[start:]
+
+
+def other_lang(lang: str) -> str:
+    return "en" if lang == "zh" else "zh"
+
+
+# ------------------------------------------------------------------ the run
+@dataclass(frozen=True)
+class LabSetup:
+    parts: tuple[str, ...]
+    T_q: int
+    T_k: int
+    cross: bool = False
+    lengths: tuple[int, ...] | None = None  # real key lengths per sequence (padding only)
+    custom_grid: torch.Tensor | None = None  # (T_q, T_k) keep-grid (custom only)
+    fill: str = "-1e9"
+
+    @property
+    def batch(self) -> int:
+        return len(self.lengths) if self.lengths is not None and "padding" in self.parts else 1
+
+
+@dataclass(frozen=True)
+class LabRun:
+    setup: LabSetup
+    model: MultiHeadAttention
+    x: torch.Tensor  # (B, T_q, d_model)   the queries' sequence
+    kv: torch.Tensor  # (B, T_k, d_model)  the keys'/values' sequence (X itself in self-attention)
+    mask: torch.Tensor | None  # (B, 1, T_q, T_k) keep-mask, or None
+    trace: AttentionTrace
+    keep: torch.Tensor  # (B, T_q, T_k) the mask drawn per sequence (all True without a mask)
+    blocked_rows: torch.Tensor  # (B, T_q) queries that may attend to no key
+    nan_rows: torch.Tensor  # (B, T_q) queries whose output has NaN
+    q_labels: list[list[str]]  # per sequence
+    k_labels: list[list[str]]
+
+    @property
+    def batch(self) -> int:
+        return self.x.shape[0]
+
+
+def run_lab(settings: Settings, setup: LabSetup) -> LabRun:
+    """One attention call for the page's choices. Never raises for a fully blocked row."""
+    B, T_q, T_k = setup.batch, setup.T_q, setup.T_k
+    if not setup.cross and T_q != T_k:
+        raise ValueError(f"self-attention needs T_q == T_k, got {T_q} and {T_k}")
+    lengths = [min(max(int(n), 0), T_k) for n in setup.lengths] if "padding" in setup.parts else None
+    mask = assemble_mask(setup.parts, T_q, T_k, lengths, setup.custom_grid)
+    model = build_model(settings.d_model, settings.num_heads, settings.seed, fill_value=FILL_VALUES[setup.fill])
+    x = build_input(B, T_q, settings.d_model, settings.seed)  # (B, T_q, d_model); sequence 0 is the shared X
+    kv = build_input(B, T_k, settings.d_model, settings.seed + CROSS_SEED_OFFSET) if setup.cross else x
+    with torch.no_grad():
+        output, trace = model.forward_with_trace(x, kv, kv, mask)
+    keep = full_grid(mask, B, T_q, T_k)  # (B, T_q, T_k)
+    q_labels, k_labels = [], []
+    for b in range(B):
+        q = _words(settings.lang, b * T_q, T_q)
+        k = _words(other_lang(settings.lang), b * T_k, T_k) if setup.cross else list(q)
+        if lengths is not None:
+            k = [tok if j < lengths[b] else PAD for j, tok in enumerate(k)]
+            if not setup.cross:
+                q = list(k)  # self-attention: the padded positions are queries too
+        q_labels.append(q)
+        k_labels.append(k)
+    return LabRun(setup, model, x, kv, mask, trace, keep, fully_blocked_rows(mask, B, T_q, T_k),
+                  torch.isnan(output).any(dim=-1), q_labels, k_labels)
+
+
+def blocked_cells_ok(run: LabRun) -> bool:
+    """The promise of a mask: every blocked cell has weight exactly 0, or NaN in a fully blocked -inf row."""
+    w = run.trace.weights  # (B, h, T_q, T_k)
+    blocked = ~run.keep[:, None]  # (B, 1, T_q, T_k)
+    full = run.blocked_rows[:, None, :, None]  # (B, 1, T_q, 1)
+    zero = (w == 0) & blocked & ~full
+    if run.setup.fill == "-inf":
+        nan_ok = torch.isnan(w) & full
+    else:
+        nan_ok = (w - 1.0 / w.shape[-1]).abs() < 1e-6  # -1e9: the fully blocked row is uniform
+        nan_ok = nan_ok & full
+    return bool((zero | nan_ok | ~blocked.expand_as(w)).all())
+
+
+# ------------------------------------------------------------------ the polarity bug
+@dataclass(frozen=True)
+class PolarityBug:
+    intended: torch.Tensor  # (T, T) the causal keep-grid
+    stored: torch.Tensor  # (T, T) 0/1 the same causal mask written as True = blocked
+    seen_keep: torch.Tensor  # (T, T) what the seed's `mask == 0` code keeps when given `stored`
+    correct: torch.Tensor  # (h, T, T) weights with the right polarity
+    bug: torch.Tensor  # (h, T, T) weights with the wrong polarity
+    labels: list[str]
+
+    def summary(self, head: int) -> list[dict]:
+        """Per query: weight on keys 0..i (past and itself) and on keys > i (future), right vs bug."""
+        T = self.intended.shape[0]
+        future = torch.ones(T, T, dtype=torch.bool).triu(1)  # (T, T) j > i
+        rows = []
+        for i in range(T):
+            c, b = self.correct[head, i], self.bug[head, i]
+            rows.append({"i": i, "token": self.labels[i],
+                         "correct_past": float(c[~future[i]].sum()), "correct_future": float(c[future[i]].sum()),
+                         "bug_past": float(b[~future[i]].sum()), "bug_future": float(b[future[i]].sum()),
+                         "bug_nan": bool(torch.isnan(b).any())})
+        return rows
+
+
+def polarity_bug(settings: Settings, fill: str) -> PolarityBug:
+    """A causal mask built as True = blocked, fed to the seed's `masked_fill(mask == 0, ...)`."""
+    T = settings.seq_len
+    model = build_model(settings.d_model, settings.num_heads, settings.seed, fill_value=FILL_VALUES[fill])
+    x = build_input(1, T, settings.d_model, settings.seed)  # (1, T, d_model)
+    intended = causal_mask(T)  # (1, 1, T, T) True = keep
+    stored = flip_polarity(intended)  # True = blocked, as nn.MultiheadAttention expects
+    with torch.no_grad():
+        _, right = model.forward_with_trace(x, x, x, intended)
+        _, wrong = model.forward_with_trace(x, x, x, stored)  # the bug: seed code reads 0 as blocked
+    return PolarityBug(intended[0, 0], stored[0, 0].int(), stored[0, 0] != 0, right.weights[0], wrong.weights[0],
+                       sentence_tokens(T, settings.lang))
+
+
+# ------------------------------------------------------------------ a fully blocked row
+@dataclass(frozen=True)
+class FullRowDemo:
+    seq: int
+    query: int
+    actual: bool  # True: this row really is fully blocked; False: a "what if" on this row
+    scaled: torch.Tensor  # (T_k,) the row's scores / sqrt(d_k)
+    masked: dict  # fill text -> (T_k,) masked row
+    weights: dict  # fill text -> (T_k,) softmax of it
+    shifted: dict  # fill text -> (T_k,) masked - row max (what exp() sees inside the softmax)
+
+
+def full_row_demo(run: LabRun, head: int) -> FullRowDemo:
+    """The first fully blocked row of the run (or query 0 if none) under both fill values."""
+    hits = run.blocked_rows.nonzero().tolist()
+    seq, query = hits[0] if hits else (0, 0)
+    scaled = run.trace.scaled_scores[seq, head, query]  # (T_k,)
+    masked, weights, shifted = {}, {}, {}
+    for name, value in FILL_VALUES.items():
+        row = torch.full_like(scaled, value)  # every key blocked
+        masked[name] = row
+        weights[name] = F.softmax(row, dim=-1)
+        with torch.no_grad():
+            shifted[name] = row - row.max()
+    return FullRowDemo(seq, query, bool(hits), scaled, masked, weights, shifted)
+
+
+# ------------------------------------------------------------------ figures
+BLOCKED_COLOR = "#555555"
+NAN_COLOR = "#e8590c"
+
+
+def fmt_value(x: float, *, fill_text: str | None = None, digits: int = 3) -> str:
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "-inf" if x < 0 else "inf"
+    if abs(x) >= 1e8:
+        return fill_text or f"{x:.0e}".replace("e+0", "e").replace("e-0", "e-")
+    if x == 0:
+        return "0"
+    return f"{x:.{digits}f}"
+
+
+def _cell_text(m: torch.Tensor, fill_text: str | None = None) -> list[list[str]]:
+    return [[fmt_value(v, fill_text=fill_text, digits=2) for v in row] for row in m.tolist()]
+
+
+def text_layer(text, dark, x, y, *, size: int = 10) -> go.Scatter:
+    """Cell labels as a text-only scatter: white on dark cells, near-black on light ones (plotly's
+    heatmap text has one colour for all cells)."""
+    xs, ys, ts, cs = [], [], [], []
+    for r, row in enumerate(text):
+        for c, value in enumerate(row):
+            xs.append(x[c])
+            ys.append(y[r])
+            ts.append(value)
+            cs.append("#ffffff" if dark[r][c] else "#1b1f24")
+    return go.Scatter(x=xs, y=ys, text=ts, mode="text", textfont=dict(size=size, color=cs), hoverinfo="skip",
+                      showlegend=False)
+
+
+def _axis_labels(labels) -> list[str]:
+    return [f"{i}:{tok}" for i, tok in enumerate(labels)]
+
+
+def _layout(fig: go.Figure, title: str, n_rows: int, n_cols: int, x_title: str, y_title: str,
+            height: int | None = None) -> go.Figure:
+    fig.update_layout(title=dict(text=title, font=dict(size=14)),
+                      height=height or panel_height(n_rows),
+                      margin=dict(l=8, r=8, t=36, b=8), clickmode="event+select", hovermode="closest",
+                      plot_bgcolor="rgba(0,0,0,0)", dragmode=False, showlegend=False)
+    # Fixed ranges: the invisible click targets must not pad the axes around the heatmap.
+    fig.update_yaxes(type="category", title=y_title, range=[n_rows - 0.5, -0.5], autorange=False,
+                     showticklabels=n_rows <= 16, dtick=1, showgrid=False, zeroline=False, fixedrange=True)
+    fig.update_xaxes(type="category", title=x_title, range=[-0.5, n_cols - 0.5], autorange=False,
+                     showticklabels=n_cols <= 16, dtick=1, tickangle=-45 if n_cols > 4 else 0,
+                     showgrid=False, zeroline=False, fixedrange=True)
+    return fig
+
+
+def cell_targets(n_rows: int, n_cols: int, x_labels, y_labels) -> go.Scatter:
+    """An invisible square on every cell that plotly can select (heatmaps send no selection).
+
+    hoverinfo must stay 'none', not 'skip': a skipped trace gets no hover, hence no click either.
+    """
+    x, y = _axis_labels(x_labels), _axis_labels(y_labels)
+    xs, ys, cd = [], [], []
+    for r in range(n_rows):
+        for c in range(n_cols):
+            xs.append(x[c])
+            ys.append(y[r])
+            cd.append([r, c])
+    size = max(6, min(30, int(420 / max(n_rows, n_cols))))
+    return go.Scatter(x=xs, y=ys, customdata=cd, mode="markers", name="cell", showlegend=False,
+                      marker=dict(size=size, opacity=0.0, symbol="square"), hoverinfo="none",
+                      selected=dict(marker=dict(opacity=0.0)), unselected=dict(marker=dict(opacity=0.0)))
+
+
+def mask_figure(keep: torch.Tensor, polarity: str, q_labels, k_labels, *, title: str, x_title: str, y_title: str,
+                clickable: bool = False, meta: str = "", height: int | None = None,
+                words: tuple[str, str] = ("keep", "blocked")) -> go.Figure:
+    """The mask as a grid: light = keep, dark = blocked; the numbers are those stored under `polarity`."""
+    T_q, T_k = keep.shape
+    shown = shown_values(keep, polarity)
+    hover = [[f"{int(shown[r, c])} ({words[0] if keep[r, c] else words[1]})" for c in range(T_k)] for r in range(T_q)]
+    x, y = _axis_labels(k_labels), _axis_labels(q_labels)
+    fig = go.Figure(go.Heatmap(
+        z=keep.int().tolist(), x=x, y=y, zmin=0, zmax=1, colorscale=MASK_SCALE, showscale=False, xgap=1, ygap=1,
+        customdata=hover,
+        hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>mask = %{{customdata}}<extra></extra>"))
+    if T_k <= 16:
+        fig.add_trace(text_layer([[str(v) for v in row] for row in shown.tolist()], (~keep).tolist(), x, y,
+                                 size=11 if T_k <= 8 else 9))
+    if clickable:
+        fig.add_trace(cell_targets(T_q, T_k, k_labels, q_labels))
+    fig.update_layout(meta=meta)
+    return _layout(fig, title, T_q, T_k, x_title, y_title, height)
+
+
+def scores_figure(masked: torch.Tensor, keep: torch.Tensor, fill_text: str, q_labels, k_labels, *, title: str,
+                  x_title: str, y_title: str, zrange: tuple[float, float] | None = None,
+                  height: int | None = None) -> go.Figure:
+    """Masked scores: kept cells coloured by value, blocked cells grey and labelled with the fill value."""
+    T_q, T_k = masked.shape
+    m = masked.detach().float()
+    zmin, zmax = zrange or color_range(m, signed=True)
+    kept = torch.where(keep, m.clamp(zmin, zmax), torch.full_like(m, float("nan")))
+    hover_text = [[fmt_value(v, fill_text=fill_text, digits=4) for v in row] for row in m.tolist()]
+    x, y = _axis_labels(k_labels), _axis_labels(q_labels)
+    hover = f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>%{{customdata}}<extra></extra>"
+    fig = go.Figure(go.Heatmap(z=kept.tolist(), x=x, y=y, zmin=zmin, zmax=zmax, colorscale=SIGNED_SCALE,
+                               showscale=False, xgap=1, ygap=1, customdata=hover_text, hovertemplate=hover))
+    blocked = torch.where(keep, torch.full_like(m, float("nan")), torch.ones_like(m))
+    fig.add_trace(go.Heatmap(z=blocked.tolist(), x=x, y=y, zmin=0, zmax=1,
+                             colorscale=[[0, BLOCKED_COLOR], [1, BLOCKED_COLOR]], showscale=False, xgap=1, ygap=1,
+                             customdata=hover_text, hovertemplate=hover))
+    if T_k <= 12:
+        text = _cell_text(m, fill_text)
+        if T_k > TEXT_MAX_KEYS:  # only the fill value fits
+            text = [[v if not keep[r, c] else "" for c, v in enumerate(row)] for r, row in enumerate(text)]
+        strong = kept.abs() > 0.6 * max(abs(zmin), abs(zmax))
+        fig.add_trace(text_layer(text, (~keep | strong).tolist(), x, y, size=10 if T_k <= TEXT_MAX_KEYS else 8))
+    return _layout(fig, title, T_q, T_k, x_title, y_title, height)
+
+
+def weights_figure(weights: torch.Tensor, q_labels, k_labels, *, title: str, x_title: str, y_title: str,
+                   height: int | None = None) -> go.Figure:
+    """Weights on 0..1 (white = 0); NaN cells get an orange cross and the text NaN."""
+    T_q, T_k = weights.shape
+    w = weights.detach().float()
+    hover_text = [[fmt_value(v, digits=4) for v in row] for row in w.tolist()]
+    x, y = _axis_labels(k_labels), _axis_labels(q_labels)
+    hover = f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>%{{customdata}}<extra></extra>"
+    fig = go.Figure(go.Heatmap(z=w.tolist(), x=x, y=y, zmin=0, zmax=1, colorscale=WEIGHTS_SCALE, showscale=False,
+                               xgap=1, ygap=1, customdata=hover_text, hovertemplate=hover))
+    nan = torch.isnan(w).nonzero().tolist()
+    if nan:
+        fig.add_trace(go.Scatter(
+            x=[x[c] for _, c in nan], y=[y[r] for r, _ in nan], mode="markers",
+            marker=dict(symbol="x-thin", size=max(5, min(16, int(300 / T_k))), color=NAN_COLOR,
+                        line=dict(width=2, color=NAN_COLOR)),
+            hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>NaN<extra></extra>", showlegend=False))
+    if T_k <= TEXT_MAX_KEYS:
+        text = [["" if v == "NaN" else v for v in row] for row in _cell_text(w)]
+        fig.add_trace(text_layer(text, (w > 0.55).tolist(), x, y, size=10))
+    return _layout(fig, title, T_q, T_k, x_title, y_title, height)
+
+
+def panel_height(T_q: int) -> int:
+    """Roughly square cells in a third of a wide page, never taller than a screen."""
+    return max(300, min(680, 150 + 28 * T_q))

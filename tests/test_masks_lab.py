@@ -1,0 +1,172 @@
+"""Masks lab: what a mask does to the weights (core.masks_lab) and the page (AppTest)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+from conftest import run_app
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from core import masks_lab as lab
+from core.masks import mask_to_text
+from core.settings import Settings
+
+
+def cfg(seq_len=6, d_model=16, num_heads=4, mask="none", lang="en"):
+    return Settings(d_model, num_heads, seq_len, mask, 0, lang)
+
+
+def check_blocked(run: lab.LabRun) -> None:
+    """Blocked cells weigh exactly 0; a fully blocked row is uniform (-1e9) or NaN (-inf); kept rows sum to 1."""
+    w = run.trace.weights  # (B, h, T_q, T_k)
+    T_k = w.shape[-1]
+    for b in range(run.batch):
+        for i in range(w.shape[2]):
+            keep = run.keep[b, i]
+            row = w[b, :, i]  # (h, T_k)
+            if keep.any():
+                assert (row[:, ~keep] == 0).all()
+                assert torch.allclose(row.sum(-1), torch.ones(row.shape[0]), atol=1e-5)
+            elif run.setup.fill == "-inf":
+                assert torch.isnan(row).all() and run.nan_rows[b, i]
+            else:
+                assert torch.allclose(row, torch.full_like(row, 1.0 / T_k))
+    assert lab.blocked_cells_ok(run)
+
+
+KINDS = [(), ("causal",), ("padding",), ("custom",), ("causal", "padding"), ("causal", "padding", "custom")]
+
+
+@pytest.mark.parametrize("parts", KINDS, ids=lambda p: "+".join(p) or "none")
+@pytest.mark.parametrize("fill", lab.FILLS)
+@pytest.mark.parametrize("cross, T_k, lengths", [(False, 6, (4,)), (False, 6, (6, 0)), (True, 3, (2, 3))])
+def test_blocked_cells_get_weight_zero_for_every_kind(parts, fill, cross, T_k, lengths):
+    grid, _ = lab.parse_grid(None, 6, T_k)
+    run = lab.run_lab(cfg(), lab.LabSetup(parts, 6, T_k, cross, lengths, grid, fill))
+    assert run.trace.weights.shape == (run.batch, 4, 6, T_k)
+    check_blocked(run)
+    if parts == ():
+        assert run.mask is None and run.keep.all()
+
+
+@hsettings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(2, 7), st.integers(2, 7), st.data(), st.sampled_from(lab.FILLS), st.booleans())
+def test_any_hand_drawn_grid_blocks_its_cells(T_q, T_k, data, fill, with_padding):
+    bits = data.draw(st.lists(st.booleans(), min_size=T_q * T_k, max_size=T_q * T_k))
+    grid = torch.tensor(bits).reshape(T_q, T_k)
+    text = mask_to_text(grid)
+    parsed, fitted = lab.parse_grid(text, T_q, T_k)
+    assert fitted and torch.equal(parsed, grid)  # the URL text round-trips
+    parts = ("padding", "custom") if with_padding else ("custom",)
+    lengths = (data.draw(st.integers(0, T_k)),)
+    run = lab.run_lab(cfg(seq_len=T_q), lab.LabSetup(parts, T_q, T_k, True, lengths, parsed, fill))
+    check_blocked(run)
+
+
+def test_fully_blocked_row_never_raises_and_is_explained():
+    off = torch.zeros(4, 4, dtype=torch.bool)
+    for fill, expect_nan in (("-1e9", False), ("-inf", True)):
+        run = lab.run_lab(cfg(seq_len=4), lab.LabSetup(("custom",), 4, 4, custom_grid=off, fill=fill))
+        assert run.blocked_rows.all()
+        assert bool(torch.isnan(run.trace.output).any()) == expect_nan
+        assert bool(run.nan_rows.all()) == expect_nan
+        demo = lab.full_row_demo(run, head=3)
+        assert demo.actual and (demo.seq, demo.query) == (0, 0)
+        assert torch.allclose(demo.weights["-1e9"], torch.full((4,), 0.25))
+        assert torch.isnan(demo.weights["-inf"]).all() and torch.isnan(demo.shifted["-inf"]).all()
+        assert (demo.shifted["-1e9"] == 0).all()
+    # no blocked row: the demo is a "what if" on query 0
+    run = lab.run_lab(cfg(seq_len=4), lab.LabSetup(("causal",), 4, 4))
+    assert not lab.full_row_demo(run, 0).actual
+
+
+@pytest.mark.parametrize("fill", lab.FILLS)
+def test_wrong_polarity_attends_to_the_future(fill):
+    T = 6
+    bug = lab.polarity_bug(cfg(seq_len=T), fill)
+    assert torch.equal(bug.stored.bool(), ~bug.intended)  # True = blocked
+    assert torch.equal(bug.seen_keep, ~bug.intended)  # the seed's code keeps exactly what should be hidden
+    rows = bug.summary(head=1)
+    for r in rows[:-1]:
+        assert r["correct_future"] == 0 and math.isclose(r["correct_past"], 1, abs_tol=1e-5)
+        assert r["bug_past"] == 0 and math.isclose(r["bug_future"], 1, abs_tol=1e-5)
+    assert (bug.bug[:, 0, 0] == 0).all()  # query 0 can no longer see itself
+    last = bug.bug[1, T - 1]  # no future: the whole row is blocked
+    if fill == "-inf":
+        assert torch.isnan(last).all() and rows[-1]["bug_nan"]
+    else:
+        assert torch.allclose(last, torch.full((T,), 1.0 / T))
+
+
+def test_grid_edits_and_url_text():
+    T_q, T_k = 3, 4
+    default = mask_to_text(lab.parse_grid(None, T_q, T_k)[0])
+    once = lab.edit_grid("", T_q, T_k, "toggle", (1, 3))
+    assert once != default and lab.edit_grid(once, T_q, T_k, "toggle", (1, 3)) == default
+    assert lab.edit_grid(once, T_q, T_k, "all_on") == "1111.1111.1111"
+    assert lab.edit_grid(once, T_q, T_k, "all_off") == "0000.0000.0000"
+    assert lab.edit_grid(None, T_q, T_k, "causal") == "1000.1100.1110"
+    assert lab.edit_grid("1000.1100.1110", T_q, T_k, "invert") == "0111.0011.0001"
+    grid, fitted = lab.parse_grid("10.01", T_q, T_k)  # wrong size: default grid, reported
+    assert not fitted and mask_to_text(grid) == default
+    with pytest.raises(ValueError):
+        lab.edit_grid(None, T_q, T_k, "toggle", (3, 0))
+    assert lab.cell_from_point({"customdata": [2, 1], "x": "0:a", "y": "0:a"}) == (2, 1)
+    assert lab.cell_from_point({"x": "3:cat", "y": "1:the"}) == (1, 3)
+    assert lab.cell_from_point({}) is None
+    assert lab.shown_values(torch.tensor([[True, False]]), "block").tolist() == [[0, 1]]
+
+
+def test_figures_show_fill_and_nan():
+    off = torch.zeros(2, 3, dtype=torch.bool)
+    run = lab.run_lab(cfg(seq_len=2), lab.LabSetup(("custom",), 2, 3, True, custom_grid=off, fill="-inf"))
+    kw = dict(x_title="key", y_title="query")
+    scores = lab.scores_figure(run.trace.masked_scores[0, 0], run.keep[0], "-inf", run.q_labels[0],
+                               run.k_labels[0], title="s", **kw)
+    assert "-inf" in scores.data[-1].text  # blocked cells are labelled with the fill value
+    weights = lab.weights_figure(run.trace.weights[0, 0], run.q_labels[0], run.k_labels[0], title="w", **kw)
+    assert len(weights.data[1].x) == 6  # one NaN marker per cell
+    grid = lab.mask_figure(run.keep[0], "keep", run.q_labels[0], run.k_labels[0], title="m", clickable=True, **kw)
+    assert list(grid.data[-1].customdata[-1]) == [1, 2]
+
+
+# ---------------------------------------------------------------- the page (AppTest)
+def weight_column(at, table=0):
+    df = at.table[table].value
+    return df[df.columns[-1]].tolist()
+
+
+def test_page_custom_grid_round_trips_through_the_url():
+    at = run_app("masks", mask="custom", seq_len=3, masks_grid="100.110.011")
+    assert not at.exception
+    assert at.text_input(key="masks_grid").value == "100.110.011"
+    weights = weight_column(at)  # the inspected row is query 2, "011": key 0 blocked
+    assert weights[0] == "0" and "0" not in weights[1:]
+    at.button(key="masks_btn_invert").click().run()
+    assert not at.exception
+    assert at.query_params["masks_grid"] in ("011.001.100", ["011.001.100"])
+    again = run_app("masks", mask="custom", seq_len=3, masks_grid="011.001.100")
+    assert again.text_input(key="masks_grid").value == "011.001.100"
+    assert weight_column(again)[1:] == ["0", "0"]  # row 2 = "100": only key 0 is kept
+
+
+def test_page_fully_blocked_inf_and_bad_url_values_never_crash():
+    at = run_app("masks", mask="custom", seq_len=3, masks_grid="000.000.000", masks_fill="-inf", masks_head="7")
+    assert not at.exception
+    assert weight_column(at) == ["NaN"] * 3
+    assert any("NaN" in w.value for w in at.warning)
+    bad = run_app("masks", mask="padding", seq_len=4, masks_grid="garbage", masks_tk="999", masks_pad="-5",
+                  masks_head="abc", masks_fill="nan", masks_cross="true", masks_extra="bogus",
+                  masks_batch="3", lang="zh")
+    assert not bad.exception
+    assert len(bad.warning) >= 4
+
+
+def test_page_batch_of_two_and_cross_attention():
+    at = run_app("masks", mask="causal", seq_len=4, masks_extra="padding", masks_batch="2", masks_len0="3",
+                 masks_len1="1", masks_cross="true", masks_tk="5", masks_polarity="block")
+    assert not at.exception
+    assert at.slider(key="masks_tk").value == 5
+    assert any("(2, 1, 4, 5)" in c.value for c in at.caption)  # mask shape broadcast to (B, h, T_q, T_k)
