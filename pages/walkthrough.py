@@ -1,8 +1,302 @@
-"""(under construction)"""
+"""Walkthrough: the whole multi-head attention computation, one step at a time.
 
+Every step shows its formula, the exact source line(s) that compute it (read from core by
+core.walkthrough), the shape with named axes and live sizes, and a heatmap per head.
+URL: walk_view (step | all | present), walk_step (a step name or 1..10), walk_hpage (page of
+heads), walk_head / walk_i / walk_j (the drilled-down cell).
+"""
+
+import pandas as pd
 import streamlit as st
 
+from core import scenario
+from core import walkthrough as W
+from core.figures import page_of_heads
 from ui.shell import page_context
 
 ctx = page_context()
-st.title(ctx.t("page.walkthrough"))
+t, s = ctx.t, ctx.settings
+run = scenario.run(s)
+T, h, d_k = s.seq_len, s.num_heads, s.d_k
+LABELS = {k: t(f"walk.axis.{k}") for k in ("token", "col", "query", "key", "head")}
+PER_PAGE = W.heads_per_page(T)
+N_PAGES = W.head_pages(h, T)
+
+
+# ------------------------------------------------------------------ URL values → valid widget state
+def settle(key: str, parse, warnings: list) -> None:
+    """Before the widget is drawn: turn the URL's value (first run) or a stale value (settings changed)
+    into a valid one. Valid URL values are left for the widget's own binding to read."""
+    if key in st.session_state:
+        parsed = parse(st.session_state[key])
+        if parsed.value != st.session_state[key]:
+            st.session_state[key] = parsed.value  # e.g. head 12 after h went from 16 to 8: clamp quietly
+        return
+    raw = st.query_params.get(key)
+    if raw is None:
+        return
+    parsed = parse(raw)
+    if not parsed.ok:
+        warnings.append(t("walk.bad_url", param=key, given=str(raw)[:24], used=parsed.value))
+    if str(parsed.value) != str(raw).strip():
+        st.session_state[key] = parsed.value
+
+
+fixes: list[str] = []
+settle("walk_view", W.parse_view, fixes)
+settle("walk_step", W.parse_step, fixes)
+settle("walk_hpage", lambda raw: W.parse_page(raw, N_PAGES), fixes)
+settle("walk_head", lambda raw: W.parse_index(raw, h), fixes)
+settle("walk_i", lambda raw: W.parse_index(raw, T, default=T - 1), fixes)
+settle("walk_j", lambda raw: W.parse_index(raw, T), fixes)
+
+
+# ------------------------------------------------------------------ navigation callbacks
+def go(delta: int) -> None:
+    current = st.session_state.get("walk_step") or W.STEP_NAMES[0]
+    index = min(max(W.step_index(current) + delta, 0), len(W.STEPS) - 1)
+    st.session_state["walk_step"] = W.STEP_NAMES[index]
+
+
+def on_cell_click() -> None:
+    event = st.session_state.get("walk_click")
+    points = (event or {}).get("selection", {}).get("points", []) if event else []
+    for point in points:
+        cell = point.get("customdata")
+        if isinstance(cell, (list, tuple)) and len(cell) == 2:
+            st.session_state["walk_i"], st.session_state["walk_j"] = int(cell[0]), int(cell[1])
+            return
+
+
+# ------------------------------------------------------------------ drawing helpers
+def chart(fig, **kw) -> None:
+    st.plotly_chart(fig, config={"displaylogo": False}, **kw)
+
+
+def shape_lines(step: W.Step) -> None:
+    if step.name in ("split", "concat"):
+        chain = W.reshape_chain(run, step.name)
+        parts = [f"`{chain[0][0]}` `{chain[0][1].text()}`"]
+        parts += [f"→ `{op}` → `{shape.text()}`" for op, shape in chain[1:]]
+        st.markdown(" ".join(parts))
+    for name, shape in W.step_shapes(run, step.name):
+        st.markdown(f"`{name}` &nbsp; `{shape.text()}`")
+
+
+def heads_for_page() -> list[int]:
+    page = int(st.session_state.get("walk_hpage") or 1)
+    return page_of_heads(h, page - 1, PER_PAGE)
+
+
+def step_figures(step: W.Step, big: bool) -> None:
+    zrange = W.step_zrange(run, step.name)
+    panel = 330 if big else (280 if T > 12 else 230)
+    heads = heads_for_page()
+    name = step.name
+    if name == "input":
+        chart(W.matrix(run, "x", zrange=zrange, labels=LABELS))
+    elif name == "project":
+        cols = st.columns(3)
+        for col, field in zip(cols, ("q", "k", "v")):
+            with col:  # one colour scale for the three: its bar is drawn once, beside V
+                chart(W.matrix(run, field, zrange=zrange, labels=LABELS, title=field.upper(),
+                               showscale=field == "v"))
+    elif name == "split":
+        role = st.segmented_control(t("walk.role"), ("Q", "K", "V"), key="walk_role", default="Q",
+                                    required=True) or "Q"
+        field = role.lower()
+        st.caption(t("walk.split.band", role=role, d_k=d_k))
+        chart(W.head_band_figure(run, field, zrange=zrange, labels=LABELS))
+        shown = heads if h > PER_PAGE else list(range(h))
+        st.markdown(" · ".join(t("walk.split.map", i=i, a=i * d_k, b=(i + 1) * d_k - 1) for i in shown))
+        chart(W.per_head(run, f"{field}_heads", shown, zrange=zrange, labels=LABELS, signed=True,
+                         panel_height=panel, global_columns=True))
+        st.success(t("walk.split.check", diff=W.split_max_diff(run.trace, h, d_k)), icon=":material/check:")
+    elif name in ("scores", "scale", "mask", "softmax", "mix"):
+        if name == "mask" and run.mask is not None:
+            left, right = st.columns([1, 2]) if not big else (st.container(), st.container())
+            with left:
+                st.caption(t("walk.mask.grid"))
+                chart(W.mask_figure(run, LABELS, height=300 if not big else None))
+            target = right
+        else:
+            target = st.container()
+        field = W.STEP_BY_NAME[name].fields[0]
+        with target:
+            chart(W.per_head(run, field, heads, zrange=zrange, labels=LABELS, signed=name != "softmax",
+                             colorscale="Blues" if name == "softmax" else None, panel_height=panel))
+    elif name == "concat":
+        chart(W.head_band_figure(run, "concat", zrange=zrange, labels=LABELS))
+        st.success(t("walk.concat.check", diff=W.concat_max_diff(run.trace, h, d_k)), icon=":material/check:")
+    elif name == "output":
+        chart(W.matrix(run, "output", zrange=zrange, labels=LABELS))
+
+
+def step_text(step: W.Step) -> str:
+    name = step.name
+    if name == "scale":
+        return t("walk.scale.text", d_k=d_k, root=W.sqrt_dk(run))
+    if name == "mask":
+        if run.mask is None:
+            return t("walk.mask.none")
+        blocked, total = W.blocked_count(run)
+        return t("walk.mask.text", kind=t(f"mask.{s.mask}"), blocked=blocked, total=total)
+    if name == "softmax":
+        return t("walk.softmax.text", dev=W.row_sum_deviation(run.trace))
+    if name == "mix":
+        return t("walk.mix.text", d_k=d_k)
+    if name == "concat":
+        return t("walk.concat.text", h=h, d_k=d_k, d_model=s.d_model)
+    return t(f"walk.{name}.text")
+
+
+def render_step(step: W.Step, big: bool = False) -> None:
+    n = W.step_index(step.name) + 1
+    title = f"{n}. {t(f'walk.{step.name}.title')}"
+    st.header(title, anchor=f"step-{step.name}") if big else st.subheader(title, anchor=f"step-{step.name}")
+    st.latex(t(f"walk.{step.name}.latex"))  # full width: long formulas are not clipped by a column
+    left, right = st.columns([1, 1], gap="medium")
+    with left:
+        st.write(step_text(step))
+        if step.name == "split":
+            st.info(t("walk.split.mistake", T=T), icon=":material/lightbulb:")
+    with right:
+        source = W.step_source(step.name)
+        st.code(source.code, language="python", wrap_lines=True)
+        st.caption(t("walk.code_where", where=source.where()))
+        st.markdown(f"**{t('walk.shape')}**")
+        shape_lines(step)
+    step_figures(step, big)
+
+
+def drill_down() -> None:
+    st.subheader(t("walk.drill.title"), anchor="drill")
+    st.caption(t("walk.drill.help"))
+    c1, c2, c3 = st.columns(3)
+    head = c1.selectbox(t("walk.drill.head"), list(range(h)), key="walk_head", bind="query-params")
+    i = c2.selectbox(t("walk.drill.i"), list(range(T)), key="walk_i", bind="query-params", index=T - 1)
+    j = c3.selectbox(t("walk.drill.j"), list(range(T)), key="walk_j", bind="query-params")
+    head, i, j = int(head or 0), int(i or 0), int(j or 0)
+    story = W.cell_story(run, head, i, j)
+    left, right = st.columns([2, 3], gap="medium")
+    with left:
+        st.caption(t("walk.drill.chart", head=head))
+        chart(W.drill_figure(run, head, i, j, LABELS, height=min(460, max(300, 90 + 14 * T))),
+              key="walk_click", on_select=on_cell_click, selection_mode="points")
+    with right:
+        st.markdown(f"**{t('walk.drill.cell', head=head, i=i, j=j, qi=run.tokens[i], kj=run.tokens[j])}**")
+        st.markdown(t("walk.drill.s1", i=i, j=j, head=head, c0=story.columns[0], c1=story.columns[1], d_k=d_k))
+        st.caption(t("walk.drill.vectors"))
+        chart(W.vectors_figure(story, LABELS))
+        st.markdown(t("walk.drill.s2"))
+        st.latex(rf"q_{{{i}}} \cdot k_{{{j}}} = \sum_{{c}} q_{{{i}}}[c]\,k_{{{j}}}[c] = {story.dot:.4f}")
+        st.caption(W.dot_terms(story) + f" = {story.dot:.4f}")
+        st.markdown(t("walk.drill.s3", root=story.sqrt_dk))
+        st.latex(rf"\frac{{{story.dot:.4f}}}{{{story.sqrt_dk:.4g}}} = {story.scaled:.4f}")
+        if run.mask is None:
+            st.markdown(t("walk.drill.s4_none", v=story.masked))
+        elif story.kept:
+            st.markdown(t("walk.drill.s4_keep", i=i, j=j, v=story.masked))
+        else:
+            st.markdown(t("walk.drill.s4_block", i=i, j=j, fill=story.fill_value))
+        st.markdown(t("walk.drill.s5", i=i, m=story.row_max, total=story.row_sum))
+        masked = f"{story.masked:.0e}" if story.masked <= -1e8 else f"{story.masked:.4f}"
+        st.latex(rf"\text{{w}}[{i},{j}] = \frac{{e^{{{masked} - ({story.row_max:.4f})}}}}{{{story.row_sum:.4f}}}"
+                 rf" = {story.weight:.4f}")
+    cols = {k: t(f"walk.drill.col.{k}") for k in ("key", "token", "scaled", "mask", "masked", "exp", "weight")}
+    table = pd.DataFrame({
+        cols["key"]: list(range(T)),
+        cols["token"]: run.tokens,
+        cols["scaled"]: story.row_scaled.tolist(),
+        cols["mask"]: [int(k) for k in story.row_kept.tolist()],
+        cols["masked"]: story.row_masked.tolist(),
+        cols["exp"]: story.row_exp.tolist(),
+        cols["weight"]: story.row_weights.tolist(),
+    })
+    styled = table.style.format({cols[c]: "{:.4f}" for c in ("scaled", "exp", "weight")} |
+                                {cols["masked"]: lambda v: f"{v:.0e}" if v <= -1e8 else f"{v:.4f}"}) \
+        .apply(lambda row: ["background-color: #fde2e2" if row.name == j else "" for _ in row], axis=1)
+    st.dataframe(styled, hide_index=True, height=min(36 * (T + 1) + 3, 400))
+    top = ", ".join(f"{w:.3f}·v_{k} ({tok})" for k, tok, w in W.top_contributions(story, run.tokens))
+    st.markdown(t("walk.drill.s6", head=head, i=i, top=top))
+    st.caption(t("walk.drill.mixchart"))
+    chart(W.mix_figure(story, run.tokens, LABELS))
+    st.caption(t("walk.drill.check", diff=story.check))
+
+
+def step_nav() -> W.Step:
+    """The step chooser (bound to the URL as walk_step) with previous / next under it."""
+    name = st.pills(t("walk.step"), W.STEP_NAMES, key="walk_step", bind="query-params", default=W.STEP_NAMES[0],
+                    required=True, label_visibility="collapsed", wrap=True, persist_state="page") or W.STEP_NAMES[0]
+    index = W.step_index(name)
+    b1, mid, b2 = st.columns([1, 2, 1], vertical_alignment="center")
+    b1.button(t("walk.prev"), icon=":material/arrow_back:", on_click=go, args=(-1,), disabled=index == 0,
+              key="walk_prev", width="stretch")
+    mid.markdown(f"<div class='walk-step-of' style='text-align:center'>{t('walk.step_of', n=index + 1, total=len(W.STEPS))}</div>",
+                 unsafe_allow_html=True)
+    b2.button(t("walk.next"), icon=":material/arrow_forward:", icon_position="right", on_click=go, args=(1,),
+              disabled=index == len(W.STEPS) - 1, key="walk_next", width="stretch")
+    return W.STEP_BY_NAME[name]
+
+
+def head_pager() -> None:
+    if N_PAGES <= 1:
+        return
+    c1, c2 = st.columns([3, 2], vertical_alignment="center")
+    with c1:
+        st.pagination(N_PAGES, key="walk_hpage", bind="query-params", persist_state="page")
+    heads = heads_for_page()
+    c2.caption(t("common.heads_range", first=heads[0], last=heads[-1], h=h) + " — " +
+               t("walk.heads_capped", h=h, n=PER_PAGE))
+
+
+def pipeline_strip() -> None:
+    parts = [f"{W.step_index(n) + 1}·{n} `{sizes}`" for n, sizes in W.pipeline(run)]
+    st.caption(f"{t('walk.pipeline')}: " + " → ".join(parts))
+
+
+# ------------------------------------------------------------------ the page
+view = st.segmented_control(t("walk.view"), W.VIEWS, key="walk_view", bind="query-params", default="step",
+                            required=True) or "step"
+for message in fixes:
+    st.warning(message, icon=":material/build:")
+
+if view == "present":
+    with st.container(key="walk_present"):
+        st.markdown("""<style>
+            .st-key-walk_present p, .st-key-walk_present li { font-size: 1.45rem !important; line-height: 1.55; }
+            .st-key-walk_present .katex { font-size: 1.75em !important; }
+            .st-key-walk_present code { font-size: 1.2rem !important; }
+            .st-key-walk_present h2 { font-size: 2.6rem !important; }
+            .st-key-walk_present [data-testid=stCaptionContainer] p { font-size: 1rem !important; }
+            .st-key-walk_present .walk-step-of { font-size: 1.45rem; }
+            </style>""", unsafe_allow_html=True)
+        step = step_nav()
+        if W.STEP_BY_NAME[step.name].per_head:
+            head_pager()
+        render_step(step, big=True)
+else:
+    st.title(t("page.walkthrough"))
+    st.write(t("walk.intro"))
+    if view == "step":
+        step = step_nav()
+        pipeline_strip()
+        if step.per_head:
+            head_pager()
+        render_step(step)
+        if step.name in W.DRILL_STEPS:
+            st.divider()
+            drill_down()
+    else:  # all steps
+        pipeline_strip()
+        head_pager()
+        for step in W.STEPS:
+            render_step(step)
+            if step.name == "mix":
+                st.divider()
+                drill_down()
+            st.divider()
+    st.caption(t("walk.link"))
+
+check = W.reference_check(run)
+st.success(t("walk.reference", out=check.output_diff, w=check.weights_diff), icon=":material/verified:")

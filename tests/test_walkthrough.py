@@ -1,0 +1,155 @@
+"""Walkthrough page: the source shown per step, the shapes, URL handling, the drill-down maths."""
+
+from __future__ import annotations
+
+import ast
+import math
+import textwrap
+
+import pytest
+import torch
+import torch.nn.functional as F
+from conftest import ROOT, run_app
+
+from core import i18n, scenario
+from core import walkthrough as W
+from core.attention import AttentionTrace, build_input
+from core.settings import sanitize
+from core.validation import check_mask
+
+
+def settings(**kw):
+    s, fixes = sanitize({k: str(v) for k, v in kw.items()})
+    assert not fixes
+    return s
+
+
+# ------------------------------------------------------------------ the source of each step
+def assigned(code: str) -> set[str]:
+    return {t.id for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Assign)
+            for target in node.targets for t in ast.walk(target) if isinstance(t, ast.Name)}
+
+
+def test_steps_cover_the_whole_trace_in_order():
+    fields = [f for step in W.STEPS for f in step.fields]
+    assert fields == ["x", *AttentionTrace.names()]
+
+
+@pytest.mark.parametrize("name", W.STEP_NAMES)
+def test_source_shown_is_the_file_text_and_assigns_the_step_tensor(name):
+    source = W.step_source(name)
+    lines = (ROOT / source.path).read_text(encoding="utf-8").splitlines()[source.start - 1:source.end]
+    assert source.code == textwrap.dedent("\n".join(lines))  # the real lines, not a copy
+    step = W.STEP_BY_NAME[name]
+    assert set(step.fields) <= assigned(source.code)
+    assert assigned(source.code) <= set(step.fields) | {"x"}  # and nothing but this step's tensors
+
+
+@pytest.mark.parametrize("mask", ["none", "causal"])
+def test_running_the_shown_source_reproduces_the_traced_tensor(mask):
+    """Execute each step's displayed code on the previous tensors: it must give the traced value."""
+    s = settings(d_model=16, num_heads=4, seq_len=5, mask=mask)
+    run = scenario.run(s)
+    tr = run.trace
+    T = s.seq_len
+    ns = {"torch": torch, "math": math, "F": F, "self": run.model, "query": run.x, "key": run.x, "value": run.x,
+          "B": 1, "T_q": T, "T_k": T, "h": s.num_heads, "d_k": s.d_k, "T": T, "settings": s,
+          "build_input": build_input,
+          "mask": None if run.mask is None else check_mask(run.mask, 1, s.num_heads, T, T)}
+    ns.update({f: getattr(tr, f) for f in AttentionTrace.names()})
+    for step in W.STEPS:
+        local = dict(ns)
+        for f in step.fields:
+            local.pop(f, None)
+        with torch.no_grad():
+            exec(compile(W.step_source(step.name).code, step.name, "exec"), local)
+        for f in step.fields:
+            expected = run.x if f == "x" else getattr(tr, f)
+            assert torch.equal(local[f], expected), (step.name, f)
+
+
+# ------------------------------------------------------------------ the page
+def texts(at, kind):
+    return [e.value for e in getattr(at, kind)]
+
+
+@pytest.mark.parametrize("d_model, num_heads, seq_len, mask", [(16, 2, 4, "none"), (32, 8, 6, "causal")])
+def test_all_steps_view_shows_every_step_with_its_shape(d_model, num_heads, seq_len, mask):
+    at = run_app("walkthrough", walk_view="all", d_model=d_model, num_heads=num_heads, seq_len=seq_len, mask=mask)
+    assert not at.exception
+    headings = texts(at, "subheader")
+    markdown = "\n".join(texts(at, "markdown"))
+    run = scenario.run(settings(d_model=d_model, num_heads=num_heads, seq_len=seq_len, mask=mask))
+    for n, step in enumerate(W.STEPS, start=1):
+        assert f"{n}. {i18n.t(f'walk.{step.name}.title', 'en')}" in headings
+        for field, shape in W.step_shapes(run, step.name):
+            assert f"`{field}` &nbsp; `{shape.text()}`" in markdown, (field, shape.text())
+    d_k = d_model // num_heads
+    assert f"(B, h, T_q, d_k) = (1, {num_heads}, {seq_len}, {d_k})" in markdown
+    assert texts(at, "code") == [W.step_source(name).code for name in W.STEP_NAMES]  # shown = extracted
+    assert any("torch.nn.MultiheadAttention" in x for x in texts(at, "success"))
+    assert i18n.t("walk.drill.title", "en") in headings
+
+
+def test_bad_url_values_are_corrected_with_a_warning():
+    at = run_app("walkthrough", walk_view="present", walk_step="99", walk_i="abc", walk_head="-3")
+    assert not at.exception
+    warnings = "\n".join(texts(at, "warning"))
+    assert "walk_step" in warnings and "walk_i" in warnings and "walk_head" in warnings
+    assert at.header[0].value == f"10. {i18n.t('walk.output.title', 'en')}"  # step 99 -> the last step
+
+
+def test_step_link_by_number_in_chinese():
+    at = run_app("walkthrough", walk_step="5", lang="zh", walk_view="nonsense")
+    assert not at.exception
+    assert f"5. {i18n.t('walk.scale.title', 'zh')}" in texts(at, "subheader")
+    assert len(at.warning) == 1  # only the view was wrong; "5" is a valid step number
+    assert at.session_state["walk_step"] == "scale"
+
+
+def test_drill_down_cell_from_the_url_and_next_button():
+    at = run_app("walkthrough", walk_step="softmax", mask="causal", walk_head="1", walk_i="3", walk_j="2")
+    assert not at.exception
+    story = W.cell_story(scenario.run(settings(mask="causal")), 1, 3, 2)
+    assert any(f"{story.weight:.4f}" in x for x in texts(at, "latex"))
+    at.button(key="walk_next").click().run()
+    assert at.session_state["walk_step"] == "mix"
+    assert f"8. {i18n.t('walk.mix.title', 'en')}" in texts(at, "subheader")
+
+
+# ------------------------------------------------------------------ core maths and figures
+@pytest.mark.parametrize("mask", ["none", "causal", "padding"])
+def test_cell_story_matches_the_trace(mask):
+    run = scenario.run(settings(d_model=32, num_heads=4, seq_len=6, mask=mask))
+    for head, i, j in ((0, 0, 0), (3, 5, 1), (2, 4, 5)):
+        story = W.cell_story(run, head, i, j)
+        assert story.check < 1e-5
+        assert story.weight == pytest.approx(float(run.trace.weights[0, head, i, j]), abs=1e-6)
+        assert story.row_weights.sum().item() == pytest.approx(1.0, abs=1e-5)
+        if not story.kept:
+            assert story.masked == run.model.fill_value and story.weight < 1e-6
+    with pytest.raises(ValueError):
+        W.cell_story(run, 4, 0, 0)
+
+
+def test_large_settings_page_the_heads_with_one_colour_scale():
+    run = scenario.run(settings(d_model=512, num_heads=16, seq_len=32))
+    per_page = W.heads_per_page(32)
+    assert per_page <= 8 and W.head_pages(16, 32) == math.ceil(16 / per_page)
+    zrange = W.step_zrange(run, "scores")
+    labels = {k: k for k in ("token", "col", "query", "key", "head")}
+    fig = W.per_head(run, "scores", [4, 5, 6, 7], zrange=zrange, labels=labels, signed=True)
+    maps = [tr for tr in fig.data if tr.type == "heatmap"]
+    assert len(maps) == 4 and {(tr.zmin, tr.zmax) for tr in maps} == {zrange}
+    all_scores = run.trace.scores
+    assert zrange[1] == pytest.approx(float(all_scores.abs().max()))  # over all 16 heads, not the page
+
+
+def test_url_parsers_clamp():
+    assert W.parse_step("softmax") == W.Parsed("softmax", True)
+    assert W.parse_step("0") == W.Parsed("input", False)
+    assert W.parse_step("x" * 100) == W.Parsed("input", False)
+    assert W.parse_index("7", 4) == W.Parsed(3, False)
+    assert W.parse_index("nan", 4) == W.Parsed(0, False)
+    assert W.parse_index("2", 4) == W.Parsed(2, True)
+    assert W.parse_page("9", 3) == W.Parsed(3, False) and W.parse_page("abc", 3) == W.Parsed(1, False)

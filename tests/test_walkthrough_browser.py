@@ -1,0 +1,44 @@
+"""Walkthrough page in a real browser: num_heads re-splits every shape; a click on the weights drills down."""
+
+import re
+
+import pytest
+from conftest import open_app, sidebar_slider, wait_idle
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+
+def shape(page, text):
+    return page.get_by_text(text, exact=True).first
+
+
+def test_moving_num_heads_changes_the_shapes_on_the_page(page, server):
+    open_app(page, server, "walkthrough", walk_step="split", d_model=64, num_heads=2, seq_len=8)
+    expect(shape(page, "(B, h, T_q, d_k) = (1, 2, 8, 32)")).to_be_visible()
+    expect(page.get_by_text("head 1 ← columns 32–63")).to_be_visible()
+    slider = sidebar_slider(page, 1)
+    for h, d_k in ((4, 16), (8, 8)):
+        slider.focus()
+        page.keyboard.press("ArrowRight")
+        wait_idle(page)
+        expect(shape(page, f"(B, h, T_q, d_k) = (1, {h}, 8, {d_k})")).to_be_visible()
+        expect(shape(page, f"(B, T_q, h, d_k) = (1, 8, {h}, {d_k})")).to_be_visible()  # the view in the chain
+        expect(page.get_by_text(f"head {h - 1} ← columns {64 - d_k}–63")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"num_heads=8"))
+    expect(page).to_have_url(re.compile(r"walk_step=split"))
+
+
+def test_clicking_a_weight_cell_drills_down(page, server):
+    open_app(page, server, "walkthrough", walk_step="softmax", d_model=64, num_heads=4, seq_len=8, mask="causal")
+    expect(page.get_by_text("Head 0, query a = 7")).to_be_visible()
+    drill = page.locator("[data-testid=stPlotlyChart]").nth(1)  # after the per-head weights
+    drill.scroll_into_view_if_needed()
+    plot = drill.locator(".nsewdrag").first
+    expect(plot).to_be_visible()
+    box = plot.bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 1.5 / 8, box["y"] + box["height"] * 2.5 / 8)  # row 2, column 1
+    wait_idle(page)
+    expect(page.get_by_text("Head 0, query a = 2 (“sat”), key b = 1 (“cat”)")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"walk_i=2"))
+    expect(page).to_have_url(re.compile(r"walk_j=1"))
