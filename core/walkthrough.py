@@ -343,7 +343,7 @@ def matrix(run, field: str, *, zrange, labels: dict, title: str = "", height=Non
     T = m.shape[0]
     fig.update_layout(title=title, height=height or max(260, min(720, 90 + 22 * T)),
                       margin=dict(l=10, r=10, t=40 if title else 10, b=10))
-    fig.update_yaxes(autorange="reversed", type="category", title=labels["token"], showticklabels=T <= 16)
+    fig.update_yaxes(autorange="reversed", type="category", title=labels["token"], tickfont=dict(size=10))
     fig.update_xaxes(title=labels["col"], showgrid=False, zeroline=False)
     return fig
 
@@ -386,12 +386,11 @@ def per_head(run, field: str, heads, *, zrange, labels: dict, signed: bool, colo
         trace.xgap = trace.ygap = 1 if grid and len(y) <= 16 else 0
         r, c = divmod(n, n_cols)
         fig.add_trace(trace, row=r + 1, col=c + 1)
-    big = len(y) > 16
     fig.update_yaxes(autorange="reversed", type="category", showticklabels=False, ticks="", showgrid=False,
                      zeroline=False)
-    fig.update_yaxes(showticklabels=not big, col=1)  # token names once per row of panels
+    fig.update_yaxes(showticklabels=True, col=1)  # token names once per row of panels (plotly thins them)
     if grid:
-        fig.update_xaxes(type="category", showticklabels=not big, tickangle=-45)
+        fig.update_xaxes(type="category", tickangle=-45)
     else:  # columns are numbers: a linear axis thins its own ticks
         fig.update_xaxes(type="linear", nticks=4)
     fig.update_xaxes(showgrid=False, zeroline=False)
@@ -431,7 +430,7 @@ def head_band_figure(run, field: str, *, zrange, labels: dict, height: int | Non
         annotations=[dict(x=(i + 0.5) * d_k - 0.5, y=0, xref="x", yref="y", text=str(i), showarrow=False,
                           font=dict(color="white", size=12)) for i in range(h)] if h <= 16 else [])
     fig.update_yaxes(autorange="reversed", type="category", row=2, col=1, title=labels["token"],
-                     showticklabels=s.seq_len <= 16)
+                     tickfont=dict(size=10))
     fig.update_yaxes(showticklabels=False, row=1, col=1)
     fig.update_xaxes(range=[-0.5, d - 0.5], showgrid=False, zeroline=False)
     fig.update_xaxes(title=labels["col"], row=2, col=1)
@@ -573,7 +572,7 @@ def mix_figure(story: CellStory, tokens, labels: dict) -> go.Figure:
     first = story.columns[0]
     fig = figures.matrix_figure(m, _columns(story.d_k, first), y, signed=True, x_title=labels["col"])
     fig = _relabel(fig, x=_columns(story.d_k, first), y=y)
-    fig.update_yaxes(showticklabels=len(y) <= 17)
+    fig.update_yaxes(tickfont=dict(size=10))
     return fig
 
 

@@ -12,11 +12,22 @@ import streamlit as st
 from core import scenario
 from core import walkthrough as W
 from core.figures import page_of_heads
+from core.settings import Settings
 from ui.shell import page_context
 
 ctx = page_context()
 t, s = ctx.t, ctx.settings
-run = scenario.run(s)
+
+
+@st.cache_resource(max_entries=8, show_spinner=False)
+def computed(d_model: int, num_heads: int, seq_len: int, mask: str, seed: int, lang: str):
+    """The run and its check against nn.MultiheadAttention, once per settings (a click on a cell or a
+    step change reruns the page, and need not recompute them). Read-only: nothing mutates them."""
+    run = scenario.run(Settings(d_model, num_heads, seq_len, mask, seed, lang))
+    return run, W.reference_check(run)
+
+
+run, check = computed(s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang)
 T, h, d_k = s.seq_len, s.num_heads, s.d_k
 LABELS = {k: t(f"walk.axis.{k}") for k in ("token", "col", "query", "key", "head")}
 PER_PAGE = W.heads_per_page(T)
@@ -298,5 +309,4 @@ else:
             st.divider()
     st.caption(t("walk.link"))
 
-check = W.reference_check(run)
 st.success(t("walk.reference", out=check.output_diff, w=check.weights_diff), icon=":material/verified:")
