@@ -164,7 +164,7 @@ def step_text(step: W.Step) -> str:
 def render_step(step: W.Step, big: bool = False) -> None:
     n = W.step_index(step.name) + 1
     title = f"{n}. {t(f'walk.{step.name}.title')}"
-    st.header(title, anchor=f"step-{step.name}") if big else st.subheader(title, anchor=f"step-{step.name}")
+    (st.header if big else st.subheader)(title, anchor=f"step-{step.name}")
     st.latex(t(f"walk.{step.name}.latex"))  # full width: long formulas are not clipped by a column
     left, right = st.columns([1, 1], gap="medium")
     with left:
@@ -243,8 +243,8 @@ def step_nav() -> W.Step:
     b1, mid, b2 = st.columns([1, 2, 1], vertical_alignment="center")
     b1.button(t("walk.prev"), icon=":material/arrow_back:", on_click=go, args=(-1,), disabled=index == 0,
               key="walk_prev", width="stretch")
-    mid.markdown(f"<div class='walk-step-of' style='text-align:center'>{t('walk.step_of', n=index + 1, total=len(W.STEPS))}</div>",
-                 unsafe_allow_html=True)
+    where = t("walk.step_of", n=index + 1, total=len(W.STEPS))
+    mid.markdown(f"<div class='walk-step-of' style='text-align:center'>{where}</div>", unsafe_allow_html=True)
     b2.button(t("walk.next"), icon=":material/arrow_forward:", icon_position="right", on_click=go, args=(1,),
               disabled=index == len(W.STEPS) - 1, key="walk_next", width="stretch")
     return W.STEP_BY_NAME[name]
@@ -283,12 +283,13 @@ if view == "present":
             .st-key-walk_present .walk-step-of { font-size: 1.45rem; }
             </style>""", unsafe_allow_html=True)
         step = step_nav()
-        if W.STEP_BY_NAME[step.name].per_head:
+        if step.per_head:
             head_pager()
         render_step(step, big=True)
 else:
     st.title(t("page.walkthrough"))
     st.write(t("walk.intro"))
+    st.caption(t("walk.hover"))
     if view == "step":
         step = step_nav()
         pipeline_strip()
@@ -298,6 +299,8 @@ else:
         if step.name in W.DRILL_STEPS:
             st.divider()
             drill_down()
+        else:
+            st.caption(t("walk.drill.in_steps"))
     else:  # all steps
         pipeline_strip()
         head_pager()

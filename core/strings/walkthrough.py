@@ -25,7 +25,6 @@ STRINGS = {
         "zh": "地址栏中的链接指向当前步骤和视图：老师可以把它直接发给学生。",
         "en": "The address bar links to this step and view: a teacher can send it straight to the class.",
     },
-    "walk.heads_page": {"zh": "显示哪一组注意力头", "en": "Heads shown"},
     "walk.heads_capped": {
         "zh": "每页 {n} 个头；全部 {h} 个头共用一个颜色刻度。",
         "en": "{n} heads per page; all {h} heads share one colour scale.",
@@ -37,11 +36,8 @@ STRINGS = {
         "en": "The link's {param} = “{given}” is not valid; using {used}.",
     },
     # Step panels
-    "walk.formula": {"zh": "公式", "en": "Formula"},
-    "walk.code": {"zh": "代码（取自源码）", "en": "Code (read from the source)"},
     "walk.code_where": {"zh": "位置：{where}", "en": "From {where}"},
     "walk.shape": {"zh": "形状", "en": "Shape"},
-    "walk.values": {"zh": "数值", "en": "Values"},
     "walk.hover": {
         "zh": "把鼠标悬停在格子上可以看到精确数值；同一步骤的所有图共用一个颜色刻度。",
         "en": "Hover a cell for its exact value; every chart of one step shares one colour scale.",
