@@ -86,6 +86,9 @@ def settings_sidebar() -> list:
 
 
 st.set_page_config(page_icon=":material/hub:", layout="wide")
+# Long formulas scroll sideways on a phone instead of being cut off.
+st.html("<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:2px}"
+        "@media (max-width:640px){.katex-display>.katex{font-size:1em}}</style>")
 settings_sidebar()
 _lang = st.session_state["lang"]
 _pages = [

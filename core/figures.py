@@ -50,51 +50,82 @@ def _text_matrix(m: torch.Tensor) -> list[list[str]]:
     return [[fmt(x) for x in row] for row in m.tolist()]
 
 
+def axis_labels(tokens: Sequence[str]) -> list[str]:
+    """'3:cat': position and token, so repeated tokens stay distinct categories on an axis."""
+    return [f"{i}:{tok}" for i, tok in enumerate(tokens)]
+
+
 def heatmap_trace(matrix: torch.Tensor, x_labels: Sequence[str], y_labels: Sequence[str], *,
                   zmin: float, zmax: float, colorscale=WEIGHTS_SCALE, showscale: bool = True,
                   x_title: str = "", y_title: str = "", clipped: bool = True) -> go.Heatmap:
-    """One heatmap; values outside [zmin, zmax] (e.g. the -1e9 of a mask) are clipped for colour only."""
+    """One heatmap; values outside [zmin, zmax] (e.g. the -1e9 of a mask) are clipped for colour only.
+
+    z goes to plotly as a numpy array: nested lists are validated cell by cell (~0.5 s for 32 x 512).
+    Hover shows the exact value; only when colour and value differ (clipped, NaN, inf) does it need
+    the per-cell text.
+    """
     m = matrix.detach().float()
     z = m.clamp(min=zmin, max=zmax) if clipped else m
     z = torch.where(torch.isnan(m), torch.full_like(m, float("nan")), z)
-    x = [f"{i}:{tok}" for i, tok in enumerate(x_labels)]
-    y = [f"{i}:{tok}" for i, tok in enumerate(y_labels)]
+    exact = bool(torch.equal(torch.nan_to_num(z), torch.nan_to_num(m)) and torch.isfinite(m).all())
+    where = f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>"
     return go.Heatmap(
-        z=z.tolist(), x=x, y=y, zmin=zmin, zmax=zmax, colorscale=colorscale, showscale=showscale,
-        customdata=_text_matrix(m), xgap=1, ygap=1,
-        hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>%{{customdata}}<extra></extra>",
+        z=z.numpy(), x=axis_labels(x_labels), y=axis_labels(y_labels), zmin=zmin, zmax=zmax,
+        colorscale=colorscale, showscale=showscale, xgap=1, ygap=1,
+        customdata=None if exact else _text_matrix(m),
+        hovertemplate=where + ("%{z:.4f}" if exact else "%{customdata}") + "<extra></extra>",
     )
 
 
-def click_targets(n_rows: int, n_cols: int, x_labels, y_labels, *, name: str = "cell") -> go.Scatter:
-    """An invisible marker on every cell: plotly heatmaps send no click selection, scatters do."""
+def click_targets(n_rows: int, n_cols: int, x_labels, y_labels, *, name: str = "cell",
+                  hover_text: Sequence[str] | None = None, hovertemplate: str | None = None) -> go.Scatter:
+    """An invisible marker on every cell: plotly heatmaps send no click selection, scatters do.
+
+    The markers must take the hover (hoverinfo 'skip' would also drop the click): give them the
+    cell's text, or leave hoverinfo 'none'. customdata is [row, col].
+    """
+    x, y = axis_labels(x_labels), axis_labels(y_labels)
     xs, ys, cd = [], [], []
-    x = [f"{i}:{tok}" for i, tok in enumerate(x_labels)]
-    y = [f"{i}:{tok}" for i, tok in enumerate(y_labels)]
     for r in range(n_rows):
         for c in range(n_cols):
             xs.append(x[c])
             ys.append(y[r])
             cd.append([r, c])
+    size = max(6, min(30, int(420 / max(n_rows, n_cols))))
+    hover = dict(text=list(hover_text), hovertemplate=hovertemplate) if hover_text is not None \
+        else dict(hoverinfo="none")
     return go.Scatter(x=xs, y=ys, customdata=cd, mode="markers", name=name, showlegend=False,
-                      marker=dict(size=18, opacity=0.0, symbol="square"), hoverinfo="skip")
+                      marker=dict(size=size, opacity=0.0, symbol="square"),
+                      selected=dict(marker=dict(opacity=0.0)), unselected=dict(marker=dict(opacity=0.0)),
+                      **hover)
 
 
 def matrix_figure(matrix: torch.Tensor, x_labels, y_labels, *, title: str = "", signed: bool = False,
                   zrange: tuple[float, float] | None = None, colorscale=None, x_title: str = "",
                   y_title: str = "", clickable: bool = False, height: int | None = None) -> go.Figure:
-    """A single 2-D tensor as a heatmap, first row at the top."""
+    """A single 2-D tensor as a heatmap, first row at the top; `clickable` adds a marker per cell
+    (selection customdata = [row, col]) that also carries the hover with the exact value."""
     zmin, zmax = zrange or color_range(matrix, signed=signed)
     scale = colorscale or (SIGNED_SCALE if signed else WEIGHTS_SCALE)
-    fig = go.Figure(heatmap_trace(matrix, x_labels, y_labels, zmin=zmin, zmax=zmax, colorscale=scale,
-                                  x_title=x_title, y_title=y_title))
+    heat = heatmap_trace(matrix, x_labels, y_labels, zmin=zmin, zmax=zmax, colorscale=scale,
+                         x_title=x_title, y_title=y_title)
+    rows, cols = matrix.shape
+    fig = go.Figure(heat)
     if clickable:
-        fig.add_trace(click_targets(matrix.shape[0], matrix.shape[1], x_labels, y_labels))
-    rows = matrix.shape[0]
+        exact = [v for row in _text_matrix(matrix.detach().float()) for v in row]
+        fig.add_trace(click_targets(rows, cols, x_labels, y_labels, hover_text=exact,
+                                    hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>%{{text}}<extra></extra>"))
+        fig.update_traces(hoverinfo="skip", hovertemplate=None, selector=dict(type="heatmap"))
+        # Fixed ranges: the markers must not pad the axes around the heatmap.
+        fig.update_yaxes(range=[rows - 0.5, -0.5], autorange=False)
+        fig.update_xaxes(range=[-0.5, cols - 0.5], autorange=False)
+        fig.update_layout(dragmode=False, hovermode="closest")
+    else:
+        fig.update_yaxes(autorange="reversed")
     fig.update_layout(title=title, height=height or max(260, min(720, 90 + 22 * rows)),
                       margin=dict(l=10, r=10, t=40 if title else 10, b=10), clickmode="event+select")
-    fig.update_yaxes(autorange="reversed", title=y_title, type="category")
-    fig.update_xaxes(title=x_title, type="category", tickangle=-45 if len(x_labels) > 8 else 0)
+    fig.update_yaxes(title=y_title, type="category", fixedrange=True)
+    fig.update_xaxes(title=x_title, type="category", fixedrange=True, tickangle=-45 if len(x_labels) > 8 else 0)
     return fig
 
 

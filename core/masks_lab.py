@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 
 from core.attention import AttentionTrace, MultiHeadAttention, build_input, build_model
-from core.figures import MASK_SCALE, SIGNED_SCALE, WEIGHTS_SCALE, color_range
+from core.figures import MASK_SCALE, SIGNED_SCALE, WEIGHTS_SCALE, axis_labels, click_targets, color_range
 from core.masks import (FILL_VALUES, causal_mask, combine, custom_mask, flip_polarity, full_grid,
                         fully_blocked_rows, mask_from_text, mask_to_text, padding_mask_from_lengths)
 from core.scenario import PAD, default_custom_grid, padding_length
@@ -317,10 +317,6 @@ def text_layer(text, dark, x, y, *, size: int = 10) -> go.Scatter:
                       showlegend=False)
 
 
-def _axis_labels(labels) -> list[str]:
-    return [f"{i}:{tok}" for i, tok in enumerate(labels)]
-
-
 def _layout(fig: go.Figure, title: str, n_rows: int, n_cols: int, x_title: str, y_title: str,
             height: int | None = None) -> go.Figure:
     fig.update_layout(title=dict(text=title, font=dict(size=14)),
@@ -336,24 +332,6 @@ def _layout(fig: go.Figure, title: str, n_rows: int, n_cols: int, x_title: str, 
     return fig
 
 
-def cell_targets(n_rows: int, n_cols: int, x_labels, y_labels) -> go.Scatter:
-    """An invisible square on every cell that plotly can select (heatmaps send no selection).
-
-    hoverinfo must stay 'none', not 'skip': a skipped trace gets no hover, hence no click either.
-    """
-    x, y = _axis_labels(x_labels), _axis_labels(y_labels)
-    xs, ys, cd = [], [], []
-    for r in range(n_rows):
-        for c in range(n_cols):
-            xs.append(x[c])
-            ys.append(y[r])
-            cd.append([r, c])
-    size = max(6, min(30, int(420 / max(n_rows, n_cols))))
-    return go.Scatter(x=xs, y=ys, customdata=cd, mode="markers", name="cell", showlegend=False,
-                      marker=dict(size=size, opacity=0.0, symbol="square"), hoverinfo="none",
-                      selected=dict(marker=dict(opacity=0.0)), unselected=dict(marker=dict(opacity=0.0)))
-
-
 def mask_figure(keep: torch.Tensor, polarity: str, q_labels, k_labels, *, title: str, x_title: str, y_title: str,
                 clickable: bool = False, meta: str = "", height: int | None = None,
                 words: tuple[str, str] = ("keep", "blocked")) -> go.Figure:
@@ -361,7 +339,7 @@ def mask_figure(keep: torch.Tensor, polarity: str, q_labels, k_labels, *, title:
     T_q, T_k = keep.shape
     shown = shown_values(keep, polarity)
     hover = [[f"{int(shown[r, c])} ({words[0] if keep[r, c] else words[1]})" for c in range(T_k)] for r in range(T_q)]
-    x, y = _axis_labels(k_labels), _axis_labels(q_labels)
+    x, y = axis_labels(k_labels), axis_labels(q_labels)
     fig = go.Figure(go.Heatmap(
         z=keep.int().tolist(), x=x, y=y, zmin=0, zmax=1, colorscale=MASK_SCALE, showscale=False, xgap=1, ygap=1,
         customdata=hover,
@@ -370,7 +348,7 @@ def mask_figure(keep: torch.Tensor, polarity: str, q_labels, k_labels, *, title:
         fig.add_trace(text_layer([[str(v) for v in row] for row in shown.tolist()], (~keep).tolist(), x, y,
                                  size=11 if T_k <= 8 else 9))
     if clickable:
-        fig.add_trace(cell_targets(T_q, T_k, k_labels, q_labels))
+        fig.add_trace(click_targets(T_q, T_k, k_labels, q_labels))
     fig.update_layout(meta=meta)
     return _layout(fig, title, T_q, T_k, x_title, y_title, height)
 
@@ -384,7 +362,7 @@ def scores_figure(masked: torch.Tensor, keep: torch.Tensor, fill_text: str, q_la
     zmin, zmax = zrange or color_range(m, signed=True)
     kept = torch.where(keep, m.clamp(zmin, zmax), torch.full_like(m, float("nan")))
     hover_text = [[fmt_value(v, fill_text=fill_text, digits=4) for v in row] for row in m.tolist()]
-    x, y = _axis_labels(k_labels), _axis_labels(q_labels)
+    x, y = axis_labels(k_labels), axis_labels(q_labels)
     hover = f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>%{{customdata}}<extra></extra>"
     fig = go.Figure(go.Heatmap(z=kept.tolist(), x=x, y=y, zmin=zmin, zmax=zmax, colorscale=SIGNED_SCALE,
                                showscale=False, xgap=1, ygap=1, customdata=hover_text, hovertemplate=hover))
@@ -407,7 +385,7 @@ def weights_figure(weights: torch.Tensor, q_labels, k_labels, *, title: str, x_t
     T_q, T_k = weights.shape
     w = weights.detach().float()
     hover_text = [[fmt_value(v, digits=4) for v in row] for row in w.tolist()]
-    x, y = _axis_labels(k_labels), _axis_labels(q_labels)
+    x, y = axis_labels(k_labels), axis_labels(q_labels)
     hover = f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>%{{customdata}}<extra></extra>"
     fig = go.Figure(go.Heatmap(z=w.tolist(), x=x, y=y, zmin=0, zmax=1, colorscale=WEIGHTS_SCALE, showscale=False,
                                xgap=1, ygap=1, customdata=hover_text, hovertemplate=hover))

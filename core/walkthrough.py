@@ -320,10 +320,6 @@ def _columns(n: int, offset: int = 0) -> list[str]:
     return [str(offset + c) for c in range(n)]
 
 
-def _token_labels(tokens) -> list[str]:
-    return [f"{i}:{tok}" for i, tok in enumerate(tokens)]
-
-
 def dense_trace(m: torch.Tensor, x, y, *, zrange, colorscale=figures.SIGNED_SCALE, x_title: str = "",
                 y_title: str = "", showscale: bool = True) -> go.Heatmap:
     """A heatmap of a wide matrix (e.g. T × 512) from a numpy array: plotly validates and copies nested
@@ -338,7 +334,7 @@ def matrix(run, field: str, *, zrange, labels: dict, title: str = "", height=Non
            showscale: bool = True) -> go.Figure:
     """A (T, d_model) tensor, tokens down, columns across, first row at the top."""
     m = step_tensor(run, field)
-    fig = go.Figure(dense_trace(m, range(m.shape[1]), _token_labels(run.tokens), zrange=zrange,
+    fig = go.Figure(dense_trace(m, range(m.shape[1]), figures.axis_labels(run.tokens), zrange=zrange,
                                 x_title=labels["col"], y_title=labels["token"], showscale=showscale))
     T = m.shape[0]
     fig.update_layout(title=title, height=height or max(260, min(720, 90 + 22 * T)),
@@ -361,7 +357,7 @@ def per_head(run, field: str, heads, *, zrange, labels: dict, signed: bool, colo
     m = step_tensor(run, field).detach().float()
     heads = list(heads)
     grid = field in TOKEN_GRIDS
-    y = _token_labels(run.tokens)
+    y = figures.axis_labels(run.tokens)
     colors = head_colors(run.settings.num_heads)
     n_rows, n_cols = figures.grid_shape(len(heads), max_cols)
     fig = make_subplots(rows=n_rows, cols=n_cols, subplot_titles=[f"{labels['head']} {h}" for h in heads],
@@ -419,7 +415,7 @@ def head_band_figure(run, field: str, *, zrange, labels: dict, height: int | Non
         customdata=(torch.arange(d) % d_k)[None].numpy(),
         hovertemplate=f"{labels['col']} %{{x}} → {labels['head']} %{{z}}, {labels['col']} %{{customdata}}"
                       "<extra></extra>"), row=1, col=1)
-    heat = dense_trace(m, range(d), _token_labels(run.tokens), zrange=zrange, x_title=labels["col"],
+    heat = dense_trace(m, range(d), figures.axis_labels(run.tokens), zrange=zrange, x_title=labels["col"],
                        y_title=labels["token"])
     heat.colorbar = dict(len=0.85, y=0.45)
     fig.add_trace(heat, row=2, col=1)
@@ -463,17 +459,10 @@ def drill_figure(run, head: int, i: int, j: int, labels: dict, height: int | Non
     w = run.trace.weights[0, head]  # (T_q, T_k)
     fig = figures.matrix_figure(w, run.tokens, run.tokens, zrange=(0.0, 1.0), x_title=labels["key"],
                                 y_title=labels["query"], clickable=True, height=height)
-    x, y = _token_labels(run.tokens), _token_labels(run.tokens)
-    fig.add_trace(go.Scatter(x=[x[j]], y=[y[i]], mode="markers", showlegend=False, hoverinfo="skip",
+    labels_axis = figures.axis_labels(run.tokens)
+    fig.add_trace(go.Scatter(x=[labels_axis[j]], y=[labels_axis[i]], mode="markers", showlegend=False, hoverinfo="skip",
                              marker=dict(size=16, symbol="square-open", color="#d62728", line=dict(width=3))))
-    # click_targets' markers skip hover, and plotly then sends no click either: let them take the hover,
-    # showing the exact weight, so a click selects the cell (customdata = [row, col]).
-    exact = [f"{v:.4f}" for v in w.reshape(-1).tolist()]
-    fig.update_traces(hoverinfo=None, text=exact, hovertemplate=f"{labels['query']} %{{y}}<br>{labels['key']} "
-                      "%{x}<br>%{text}<extra></extra>", selector=dict(type="scatter", name="cell"))
-    fig.update_traces(hoverinfo="skip", hovertemplate=None, selector=dict(type="heatmap"))
     fig.update_xaxes(tickangle=-45)
-    fig.update_layout(dragmode=False, hovermode="closest")
     return fig
 
 
