@@ -11,10 +11,15 @@ For every case (B, T, d_model, h) it times, in one run and on the same input x
     ours.forward            MultiHeadAttention.forward(x, x, x)
     ours.trace              MultiHeadAttention.forward_with_trace(x, x, x)
     torch.fast              nn.MultiheadAttention(x, x, x, need_weights=False)
-                            (its fused fast path: scaled_dot_product_attention, no weights kept)
+                            (C++ torch._native_multi_head_attention, attention by the fused
+                            scaled_dot_product_attention kernel: no weights kept)
     torch.weights           nn.MultiheadAttention(x, x, x, need_weights=True,
                             average_attn_weights=False)
-                            (the explicit path that materialises the per-head weights, like ours)
+                            (the same C++ entry point, but the explicit route that materialises
+                            the per-head weights softmax(Q K^T / sqrt(d_k)), like ours)
+
+In eval mode under no_grad with query is key is value, nn.MultiheadAttention takes its
+C++ fast path for both calls (one fused Q/K/V projection, q scaled before Q K^T).
 
 Each function is warmed up, then the four are called in turn (interleaved, rotating
 order) so that a slow moment of the machine hits all of them alike; a sample is the
@@ -34,29 +39,15 @@ from datetime import date
 from pathlib import Path
 
 import torch
-import torch.nn as nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
 
-from core.attention import MultiHeadAttention, build_input, build_model  # noqa: E402
+from core.attention import build_input, build_model  # noqa: E402
+from core.reference import torch_twin  # noqa: E402  (nn.MultiheadAttention holding our weights)
 
 CASES = ((1, 16, 64, 4), (1, 32, 512, 16), (8, 512, 512, 8))  # (B, T, d_model, h)
 TARGETS = {"ours.forward": 1.2, "ours.trace": 1.5}  # max ratio ours / torch
 SAMPLE_SECONDS = 0.02  # aim for samples of at least this long (inner calls are batched)
-
-
-def torch_twin(model: MultiHeadAttention) -> nn.MultiheadAttention:
-    """nn.MultiheadAttention holding exactly our weights (W_q, W_k, W_v stacked into in_proj)."""
-    d_model, h = model.d_model, model.num_heads
-    bias = model.W_q.bias is not None
-    twin = nn.MultiheadAttention(d_model, h, bias=bias, batch_first=True)
-    with torch.no_grad():
-        twin.in_proj_weight.copy_(torch.cat([model.W_q.weight, model.W_k.weight, model.W_v.weight]))
-        twin.out_proj.weight.copy_(model.W_o.weight)
-        if bias:
-            twin.in_proj_bias.copy_(torch.cat([model.W_q.bias, model.W_k.bias, model.W_v.bias]))
-            twin.out_proj.bias.copy_(model.W_o.bias)
-    return twin.eval()
 
 
 def contenders(model, twin, x):
@@ -115,12 +106,16 @@ def main(argv=None) -> int:
     parser.add_argument("--warmup", type=int, default=3, help="untimed calls per function first")
     parser.add_argument("--quick", action="store_true", help="5 repeats, 1 warmup")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (default: torch's own choice)")
     args = parser.parse_args(argv)
+    if args.threads > 0:
+        torch.set_num_threads(args.threads)
     repeats, warmup = (5, 1) if args.quick else (args.repeats, args.warmup)
 
     torch.set_grad_enabled(False)
     print(f"date {date.today().isoformat()}, torch {torch.__version__}, python {platform.python_version()}, "
-          f"{platform.machine()}, {os.cpu_count()} cores, torch threads {torch.get_num_threads()}")
+          f"{platform.machine()}, {os.cpu_count()} cores, torch threads {torch.get_num_threads()}, "
+          f"load average {os.getloadavg()[0]:.2f}")
     print(f"float32, CPU, no_grad, self-attention, no mask; median of {repeats} interleaved samples\n")
 
     header = (f"{'(B, T, d_model, h)':<20} {'ours.forward':>13} {'ours.trace':>13} {'torch.fast':>13} "
