@@ -26,6 +26,21 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+# ---------------------------------------------------------------- torch
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Tiny tensors: one thread is fastest, and avoids OpenMP spin-waits when the machine is busy.
+
+    Use per module: `pytestmark = pytest.mark.usefixtures("one_torch_thread")`.
+    """
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
 # ---------------------------------------------------------------- AppTest
 def run_app(page: str | None = None, timeout: float = 60, **params):
     """Run app.py headless with URL query params, on pages/<page>.py when given (home otherwise).

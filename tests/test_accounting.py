@@ -16,13 +16,7 @@ MATMUL_STEPS = ("q", "k", "v", "scores", "head_outputs", "output")
 GRID_STEPS = ("scaled_scores", "masked_scores", "weights")
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """Tiny tensors: one thread is fastest, and avoids OpenMP spin-waits when the machine is busy."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 sizes = st.fixed_dictionaries({"B": st.integers(1, 4), "T_q": st.integers(1, 64), "T_k": st.integers(1, 64),
                                "d_model": st.sampled_from([1, 6, 8, 12, 16, 64, 96, 512])})

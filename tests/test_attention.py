@@ -24,13 +24,7 @@ ATOL = 1e-5  # float32
 FAST = settings(max_examples=40, deadline=None, database=None)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def one_torch_thread():
-    """Tiny tensors: one thread is fastest, and avoids OpenMP spin-waits when the machine is busy."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 TRACE_ORDER = ("q", "k", "v", "q_heads", "k_heads", "v_heads", "scores", "scaled_scores",
                "masked_scores", "weights", "head_outputs", "concat", "output")
