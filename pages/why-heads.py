@@ -1,8 +1,220 @@
-"""(under construction)"""
+"""Why many heads: train one, two and four heads live on a task that needs two attention
+patterns at once, and show what each head learned (core/why_heads.py has the task and model)."""
 
+import pandas as pd
 import streamlit as st
 
+from core import i18n
+from core import why_heads as W
+from core.figures import heads_figure
 from ui.shell import page_context
 
 ctx = page_context()
-st.title(ctx.t("page.why-heads"))
+t = ctx.t
+PLOT = {"displayModeBar": False}
+HS = W.HEAD_COUNTS
+UPDATES_PER_MODEL = 20  # live chart/progress refreshes per model
+
+
+@st.cache_resource(show_spinner=False)
+def result_store() -> W.ResultStore:
+    """One store for the whole server: a class revisiting the page (or a second student) never retrains."""
+    return W.ResultStore()
+
+
+def settle(key: str, clamp) -> None:
+    """Correct a page setting (from the URL or an earlier run) before its widget is drawn."""
+    raw = st.session_state[key] if key in st.session_state else st.query_params.get(key)
+    if raw is None:
+        return
+    value, fixed = clamp(raw)
+    if fixed:
+        st.session_state[key] = value
+        st.warning(i18n.t("notice.corrected", ctx.lang, key=key, given=str(raw)[:30], used=value),
+                   icon=":material/build:")
+
+
+def curves_for(results: dict, running=None, stopped=None) -> list:
+    out = [W.Curve(f"h = {h}", h, r.losses) for h, r in results.items() if r is not None]
+    if running is not None:
+        out.append(W.Curve(f"h = {running.num_heads}", running.num_heads, running.losses))
+    if stopped is not None:
+        out.append(W.Curve(t("why.stopped_curve", h=stopped["h"]), stopped["h"], stopped["losses"], dashed=True))
+    return out
+
+
+def loss_chart(placeholder, curves, steps: int, key: str) -> None:
+    placeholder.plotly_chart(
+        W.loss_figure(curves, steps=steps, title=t("why.loss.title"), x_title=t("why.loss.x"),
+                      y_title=t("why.loss.y"), chance_label=t("why.loss.chance")),
+        key=key, config=PLOT)
+
+
+def labels() -> list[str]:
+    return [f"{d}*" if i == W.EXAMPLE_MARKER else str(d) for i, d in enumerate(W.EXAMPLE_TOKENS)]
+
+
+# ---------------------------------------------------------------- the claim and the task
+st.title(t("page.why-heads"))
+st.write(t("why.intro"))
+
+st.subheader(t("why.task.header"))
+st.write(t("why.task.text", T=W.SEQ_LEN))
+example = W.example_batch()
+tokens, m = list(W.EXAMPLE_TOKENS), W.EXAMPLE_MARKER
+seq = " ".join(f"**{d}\\***" if i == m else str(d) for i, d in enumerate(tokens))
+st.write(t("why.task.example", seq=seq, marked=tokens[m], m=m, i=7, cur=tokens[7], prev=tokens[6]))
+answers = ["–"] + [f"({p},{k})" for p, k in example.targets[0].tolist()]
+st.table(pd.DataFrame([labels(), answers], index=[t("why.example.digit"), t("why.example.answer")],
+                      columns=[str(i) for i in range(W.SEQ_LEN)]))
+
+st.subheader(t("why.model.header"))
+params = W.parameter_count(W.build_why_model(1, 0))
+st.write(t("why.model.text", d_model=W.D_MODEL, dks=", ".join(str(W.D_MODEL // h) for h in HS), params=params))
+st.info(t("why.model.own", d_model=W.D_MODEL, T=W.SEQ_LEN, batch=W.BATCH_SIZE), icon=":material/info:")
+
+# ---------------------------------------------------------------- settings and training
+settle("why_seed", W.clamp_seed)
+settle("why_steps", W.clamp_steps)
+c_seed, c_steps = st.columns(2)
+seed = int(c_seed.number_input(t("why.seed"), W.SEED_MIN, W.SEED_MAX, value=0, step=1, key="why_seed",
+                               bind="query-params", help=t("why.seed.help")))
+steps = int(c_steps.select_slider(t("why.steps"), W.STEP_CHOICES, value=W.DEFAULT_STEPS, key="why_steps",
+                                  bind="query-params", help=t("why.steps.help", batch=W.BATCH_SIZE)))
+b_train, b_stop = st.columns(2)
+train = b_train.button(t("why.train"), type="primary", key="why_train", icon=":material/play_arrow:", width="stretch")
+b_stop.button(t("why.stop"), key="why_stop", icon=":material/stop:", width="stretch")
+
+store = result_store()
+keys = {h: W.cache_key(h, seed, steps) for h in HS}
+results = {h: store.get(keys[h]) for h in HS}
+
+# A run that was still going when this script run began was interrupted (Stop, or any other click).
+run = st.session_state.get("why_run")
+if not (isinstance(run, dict) and run.get("h") in HS and isinstance(run.get("losses"), list)
+        and run.get("status") in ("running", "stopped", "done")):
+    run = None  # nothing, or state this page cannot read: ignore it
+elif run["status"] == "running":
+    run["status"] = "stopped"
+stopped = run if (run is not None and run["status"] == "stopped"
+                  and (run.get("seed"), run.get("steps")) == (seed, steps) and results[run["h"]] is None) else None
+
+status = st.empty()
+progress = st.empty()
+chart = st.empty()
+
+if train:
+    todo = [h for h in HS if results[h] is None]
+    if not todo:
+        status.success(t("why.cached"), icon=":material/cached:")
+    stopped = None
+    chunk = max(1, steps // UPDATES_PER_MODEL)
+    for n, h in enumerate(todo):
+        trainer = W.Trainer(h, seed, steps)
+        state = {"seed": seed, "steps": steps, "h": h, "losses": trainer.losses, "status": "running"}
+        st.session_state["why_run"] = state
+        try:
+            while not trainer.done:
+                trainer.advance(chunk)
+                done = (n * steps + trainer.step) / (len(todo) * steps)
+                progress.progress(done, text=t("why.training", h=h, step=trainer.step, steps=steps))
+                loss_chart(chart, curves_for(results, running=trainer), steps, key=f"why_live_{h}_{trainer.step}")
+        except BaseException:  # Streamlit stops a running script with an exception when the user clicks
+            state["status"] = "stopped"
+            raise
+        results[h] = trainer.result()
+        store.put(keys[h], results[h])
+        state["status"] = "done"
+    if todo:
+        progress.progress(1.0, text=t("why.training_done"))
+elif stopped is not None:
+    status.warning(t("why.stopped", h=stopped["h"], step=len(stopped["losses"]), steps=steps),
+                   icon=":material/stop_circle:")
+elif all(r is not None for r in results.values()):
+    status.success(t("why.cached"), icon=":material/cached:")
+elif any(r is not None for r in results.values()):
+    status.info(t("why.partly_cached", done=", ".join(str(h) for h in HS if results[h] is not None),
+                  todo=", ".join(str(h) for h in HS if results[h] is None)), icon=":material/pending:")
+else:
+    status.info(t("why.not_trained"), icon=":material/model_training:")
+
+curves = curves_for(results, stopped=stopped)
+if curves:
+    loss_chart(chart, curves, steps, key="why_loss")
+
+# ---------------------------------------------------------------- results
+finished = {h: r for h, r in results.items() if r is not None}
+if finished:
+    st.subheader(t("why.results.header"))
+    st.caption(t("why.results.caption", n=W.EVAL_SIZE))
+    rows = list(finished.values())
+    st.table({
+        t("why.col.h"): [r.num_heads for r in rows],
+        t("why.col.d_k"): [W.D_MODEL // r.num_heads for r in rows],
+        t("why.col.params"): [r.parameters for r in rows],
+        t("why.col.loss"): [f"{r.eval_loss:.3f}" for r in rows],
+        t("why.col.acc"): [f"{r.accuracy:.0%}" for r in rows],
+        t("why.col.acc_prev"): [f"{r.previous_accuracy:.0%}" for r in rows],
+        t("why.col.acc_mark"): [f"{r.marker_accuracy:.0%}" for r in rows],
+        t("why.col.seconds"): [f"{r.seconds:.1f}" for r in rows],
+    }, hide_index=True)
+
+    st.subheader(t("why.verdict.header"))
+    single = finished.get(1)
+    if single is not None:
+        story = W.single_head_story(single)
+        st.write(t(f"why.single.{story}", d_k=W.D_MODEL, pm=single.previous_mass[0], mm=single.marker_mass[0],
+                   acc=single.accuracy, acc_prev=single.previous_accuracy, acc_mark=single.marker_accuracy))
+        for h, multi in finished.items():
+            if h == 1:
+                continue
+            cmp = W.compare(single, multi)
+            if cmp.shows_effect:
+                sep = t("why.list_sep")
+                st.success(t("why.verdict.effect", h=h, pis=sep.join(map(str, cmp.previous_heads)),
+                             pms=sep.join(f"{multi.previous_mass[i]:.2f}" for i in cmp.previous_heads),
+                             mis=sep.join(map(str, cmp.marker_heads)),
+                             mms=sep.join(f"{multi.marker_mass[i]:.2f}" for i in cmp.marker_heads),
+                             loss=multi.eval_loss, single=single.eval_loss), icon=":material/check_circle:")
+            else:
+                reasons = []
+                thr = W.MATCH_THRESHOLD
+                if not cmp.previous_heads:
+                    reasons.append(t("why.reason.no_previous", thr=thr, best=max(multi.previous_mass)))
+                if not cmp.marker_heads:
+                    reasons.append(t("why.reason.no_marker", thr=thr, best=max(multi.marker_mass)))
+                if not cmp.clearly_lower:
+                    reasons.append(t("why.reason.loss", loss=multi.eval_loss, single=single.eval_loss,
+                                     margin=W.LOSS_MARGIN))
+                st.warning(t("why.verdict.no_effect", h=h, reasons=" ".join(reasons)), icon=":material/error:")
+    missing = [h for h in HS if h not in finished]
+    if missing:
+        st.caption(t("why.partial_results", todo=", ".join(map(str, missing))))
+
+    st.subheader(t("why.heatmaps.header"))
+    st.caption(t("why.heatmaps.caption", n=W.EVAL_SIZE, thr=W.MATCH_THRESHOLD))
+    lab = labels()
+    for h, r in finished.items():
+        st.markdown(f"**{t('why.heatmaps.model', h=h, d_k=W.D_MODEL // h)}**")
+        fig = heads_figure(r.example_weights, range(h), lab, lab, head_label=t("common.head"), zrange=(0.0, 1.0),
+                           max_cols=4, x_title=t("common.key"), y_title=t("common.query"), panel_height=250)
+        st.plotly_chart(fig, key=f"why_heads_{h}", config=PLOT)
+        roles = r.roles
+        st.table({
+            t("why.col.head"): list(range(h)),
+            t("why.col.relation"): [t(f"why.relation.{x}") if x else t("why.relation.none", thr=W.MATCH_THRESHOLD)
+                                    for x in roles],
+            t("why.col.mass_prev"): [f"{v:.2f}" for v in r.previous_mass],
+            t("why.col.mass_mark"): [f"{v:.2f}" for v in r.marker_mass],
+        }, hide_index=True)
+
+# ---------------------------------------------------------------- what it means
+st.subheader(t("why.explain.header"))
+st.write(t("why.explain.representations"))
+st.write(t("why.explain.capacity"))
+long_run = W.SINGLE_HEAD_LONG_RUN
+st.write(t("why.explain.stability", seeds=long_run["seeds"], steps=long_run["steps"], best=long_run["best_accuracy"]))
+with st.expander(t("why.fine.header")):
+    sep = t("why.list_sep")
+    accs = {n: sep.join(f"{a:.0%}" for a in values) for n, values in W.FULL_VALUES_ACCURACY.items()}
+    st.markdown(t("why.fine.text", acc400=accs[400], acc1600=accs[1600]))

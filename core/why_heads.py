@@ -1,0 +1,451 @@
+"""Why many heads: a tiny task that needs two attention patterns at once, a tiny model built
+on our MultiHeadAttention, a deterministic training loop, and the measurements the page reports.
+
+The task ("previous digit + marked digit")
+------------------------------------------
+A sequence of SEQ_LEN digits 0..VOCAB-1; exactly one position is *marked*. At every position
+i >= 1 the model answers two digits: the digit at i-1 (the previous token, a relation by
+position) and the marked digit (a relation by content: "the token that carries the mark").
+
+The model
+---------
+One attention layer and a linear readout, nothing else (no FFN, no residual, no second layer):
+
+    x_j      = E[token_j] + P[j] + (M if j is marked)       what a query/key sees
+    value_j  = E[token_j]                                    what a token *is*
+    out      = MultiHeadAttention(query=x, key=x, value=value)
+    logits_i = readout(out_i) -> two groups of VOCAB logits (previous digit, marked digit)
+
+Position and mark only steer *where* to look (queries and keys); the values carry the digit
+alone. Every head count uses the same d_model and the same parameter count (W^Q, W^K, W^V, W^O
+are d_model x d_model whatever h is), and the same seed gives the same initial weights for
+every h, so the three models differ only in how the projections are split into heads.
+
+Why one head cannot solve it: a head's output is a weighted average of value vectors (softmax
+weights are >= 0 and sum to 1). One head that looks at both positions returns
+w*v(a) + (1-w)*v(b): the two digits are mixed in one vector, and two linear readouts (one per
+answer) cannot get both answers right for every pair: once the pairs with a = b are right, the
+two readouts put contradictory conditions on the weight ratio w/(1-w) of the sequences (a, b)
+and (b, a), whatever w is for each. So it either locks onto one position and guesses the other
+digit, or splits its attention and confuses the two. Two heads put v(a) and v(b) into different
+subspaces, side by side in the concatenation. If the values also carried position and mark
+(values="full", benchmark only), a full-width single head can tag the two positions through
+its weights and does learn the task for some seeds (FULL_VALUES_ACCURACY).
+
+Everything is deterministic for a fixed seed: weights and batches come from explicit
+torch.Generator objects, never from the global RNG (the app serves several sessions at once).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import OrderedDict
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from core.attention import AttentionTrace, MultiHeadAttention
+
+VOCAB = 10  # digits 0..9
+SEQ_LEN = 10
+D_MODEL = 32
+HEAD_COUNTS = (1, 2, 4)
+BATCH_SIZE = 128
+LEARNING_RATE = 1e-2
+STEP_CHOICES = (100, 200, 400, 800, 1600)
+DEFAULT_STEPS = 400
+SEED_MIN, SEED_MAX = 0, 99_999
+EVAL_SEED = 20_240_601  # one fixed test set for every run, so runs are compared on the same sequences
+EVAL_SIZE = 1024
+MATCH_THRESHOLD = 0.5  # a head "does" a relation when at least this much attention mass is on that position
+LOSS_MARGIN = 0.25  # nats per answer: how much lower the multi-head loss must be to count as "clearly lower"
+# Measured with benchmarks/bench_why_heads.py --full-values --heads 1 --seeds 0-2 --steps N (values = x,
+# position and mark included): the single head's test accuracy (both answers right) for seeds 0, 1, 2.
+FULL_VALUES_ACCURACY = {400: (0.93, 0.19, 0.87), 1600: (0.98, 0.19, 0.94)}
+# Measured with benchmarks/bench_why_heads.py --heads 1 --seeds 0-4 --steps 3200 (the page's model):
+# the single head's best test accuracy over those seeds.
+SINGLE_HEAD_LONG_RUN = {"steps": 3200, "seeds": "0-4", "best_accuracy": 0.28}
+SOLVED_ACCURACY = 0.5  # a single head above this "solved the task (or most of it)": reported, never hidden
+TASK_VERSION = 1  # part of every cache key: bump when the task, the model or the training changes
+
+# The example drawn in the heatmaps: the first ten digits of pi, with the 9 at position 5 marked.
+EXAMPLE_TOKENS = (3, 1, 4, 1, 5, 9, 2, 6, 5, 3)
+EXAMPLE_MARKER = 5
+
+RELATIONS = ("previous", "marker")
+# "token": values carry the digit only (the page's model). "full": values are x itself, position and
+# mark included -- only for the benchmark that measures how a single head fares then.
+VALUE_KINDS = ("token", "full")
+
+
+# ---------------------------------------------------------------- the task
+@dataclass(frozen=True)
+class Batch:
+    tokens: torch.Tensor  # (B, T) digits
+    marker: torch.Tensor  # (B,) the marked position
+    targets: torch.Tensor  # (B, T-1, 2): for positions 1..T-1, (previous digit, marked digit)
+
+
+def make_targets(tokens: torch.Tensor, marker: torch.Tensor) -> torch.Tensor:
+    """(previous digit, marked digit) for every position 1..T-1: shape (B, T-1, 2)."""
+    previous = tokens[:, :-1]  # (B, T-1): the token before positions 1..T-1
+    marked = tokens.gather(1, marker[:, None]).expand_as(previous)  # (B, T-1)
+    return torch.stack([previous, marked], dim=-1)
+
+
+def make_batch(batch_size: int, generator: torch.Generator, *, vocab: int = VOCAB,
+               seq_len: int = SEQ_LEN) -> Batch:
+    tokens = torch.randint(0, vocab, (batch_size, seq_len), generator=generator)
+    marker = torch.randint(0, seq_len, (batch_size,), generator=generator)
+    return Batch(tokens, marker, make_targets(tokens, marker))
+
+
+def example_batch() -> Batch:
+    tokens = torch.tensor([EXAMPLE_TOKENS])
+    marker = torch.tensor([EXAMPLE_MARKER])
+    return Batch(tokens, marker, make_targets(tokens, marker))
+
+
+def eval_batch() -> Batch:
+    return make_batch(EVAL_SIZE, torch.Generator().manual_seed(EVAL_SEED))
+
+
+# ---------------------------------------------------------------- the model
+class WhyHeadsModel(nn.Module):
+    """Token/position/mark embeddings -> one MultiHeadAttention -> linear readout."""
+
+    def __init__(self, num_heads: int, *, d_model: int = D_MODEL, vocab: int = VOCAB, seq_len: int = SEQ_LEN,
+                 values: str = "token"):
+        super().__init__()
+        if values not in VALUE_KINDS:
+            raise ValueError(f"values must be one of {VALUE_KINDS}, got {values!r}")
+        self.vocab, self.seq_len, self.num_heads, self.values = vocab, seq_len, num_heads, values
+        self.token_embedding = nn.Embedding(vocab, d_model)
+        self.position_embedding = nn.Embedding(seq_len, d_model)
+        self.marker_embedding = nn.Parameter(torch.zeros(d_model))
+        self.attention = MultiHeadAttention(d_model, num_heads)
+        self.readout = nn.Linear(d_model, 2 * vocab)  # previous digit, marked digit
+
+    def inputs(self, tokens: torch.Tensor, marker: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """x for queries and keys (what, where, marked?) and the values (what only, unless values='full')."""
+        B, T = tokens.shape
+        what = self.token_embedding(tokens)  # (B, T, d_model)
+        is_marked = (torch.arange(T)[None, :] == marker[:, None]).to(what.dtype)  # (B, T)
+        x = what + self.position_embedding.weight[:T][None] + is_marked[..., None] * self.marker_embedding
+        return x, (what if self.values == "token" else x)
+
+    def _logits(self, out: torch.Tensor) -> torch.Tensor:
+        return self.readout(out[:, 1:]).unflatten(-1, (2, self.vocab))  # (B, T-1, 2, V)
+
+    def forward(self, tokens: torch.Tensor, marker: torch.Tensor) -> torch.Tensor:
+        x, values = self.inputs(tokens, marker)
+        return self._logits(self.attention(x, x, values))
+
+    def forward_with_trace(self, tokens, marker) -> tuple[torch.Tensor, AttentionTrace]:
+        x, values = self.inputs(tokens, marker)
+        out, trace = self.attention.forward_with_trace(x, x, values)
+        return self._logits(out), trace
+
+
+def build_why_model(num_heads: int, seed: int, *, values: str = "token") -> WhyHeadsModel:
+    """The initial model: its weights depend only on the seed, never on num_heads."""
+    model = WhyHeadsModel(num_heads, values=values)
+    gen = torch.Generator().manual_seed(int(seed))
+    with torch.no_grad():
+        for name, p in model.named_parameters():  # same names, shapes and order for every h
+            if name.endswith("bias"):
+                p.zero_()
+            elif "embedding" in name:
+                nn.init.normal_(p, 0.0, 1.0, generator=gen)
+            else:  # (out, in) weights: nn.Linear's default range
+                bound = 1.0 / math.sqrt(p.shape[1])
+                nn.init.uniform_(p, -bound, bound, generator=gen)
+    return model
+
+
+def parameter_count(model: nn.Module) -> int:
+    return sum(p.numel() for p in model.parameters())
+
+
+def task_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy per answer (nats); a model that guesses scores ln(VOCAB)."""
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+
+
+# ---------------------------------------------------------------- measuring the heads
+def pattern_masses(weights: torch.Tensor, marker: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per head: mean attention mass on the previous position and on the marked position.
+
+    weights (B, h, T, T); marker (B,). Averaged over every query i >= 1 whose previous token
+    is not the marked one (there the two relations point at the same key and cannot be told apart).
+    Returns two (h,) tensors.
+    """
+    B, h, T, _ = weights.shape
+    i = torch.arange(1, T)
+    on_previous = weights[:, :, i, i - 1]  # (B, h, T-1)
+    on_marker = weights[torch.arange(B), :, :, marker][:, :, 1:]  # (B, h, T-1)  (advanced index moves h first)
+    apart = (marker[:, None] != i[None, :] - 1).to(weights.dtype)  # (B, T-1)
+    count = apart.sum().clamp(min=1)
+    prev = (on_previous * apart[:, None]).sum(dim=(0, 2)) / count
+    mark = (on_marker * apart[:, None]).sum(dim=(0, 2)) / count
+    return prev, mark
+
+
+def head_roles(prev_mass, marker_mass, threshold: float = MATCH_THRESHOLD) -> list[str | None]:
+    """For each head, the relation it matches ('previous', 'marker') or None."""
+    roles = []
+    for p, m in zip(list(map(float, prev_mass)), list(map(float, marker_mass))):
+        best, mass = ("previous", p) if p >= m else ("marker", m)
+        roles.append(best if mass >= threshold else None)
+    return roles
+
+
+@dataclass(frozen=True)
+class RunResult:
+    num_heads: int
+    seed: int
+    steps: int  # planned steps
+    losses: tuple[float, ...]  # training loss after every step that was run
+    eval_loss: float  # mean cross-entropy per answer on the fixed test set
+    accuracy: float  # both answers right
+    previous_accuracy: float
+    marker_accuracy: float
+    previous_mass: tuple[float, ...]  # per head
+    marker_mass: tuple[float, ...]  # per head
+    example_weights: torch.Tensor  # (h, T, T) on the example sequence
+    parameters: int
+    seconds: float
+
+    @property
+    def complete(self) -> bool:
+        return len(self.losses) >= self.steps
+
+    @property
+    def roles(self) -> list[str | None]:
+        return head_roles(self.previous_mass, self.marker_mass)
+
+    def heads_for(self, relation: str) -> list[int]:
+        return [i for i, r in enumerate(self.roles) if r == relation]
+
+
+@torch.no_grad()
+def evaluate(model: WhyHeadsModel, *, num_heads: int, seed: int, steps: int, losses, seconds: float) -> RunResult:
+    model.eval()
+    data = eval_batch()
+    logits, trace = model.forward_with_trace(data.tokens, data.marker)
+    right = logits.argmax(-1) == data.targets  # (B, T-1, 2)
+    prev, mark = pattern_masses(trace.weights, data.marker)
+    example = example_batch()
+    _, example_trace = model.forward_with_trace(example.tokens, example.marker)
+    return RunResult(
+        num_heads=num_heads, seed=seed, steps=steps, losses=tuple(losses),
+        eval_loss=float(task_loss(logits, data.targets)), accuracy=float(right.all(-1).float().mean()),
+        previous_accuracy=float(right[..., 0].float().mean()), marker_accuracy=float(right[..., 1].float().mean()),
+        previous_mass=tuple(map(float, prev)), marker_mass=tuple(map(float, mark)),
+        example_weights=example_trace.weights[0].clone(), parameters=parameter_count(model), seconds=seconds,
+    )
+
+
+# ---------------------------------------------------------------- training
+_THREADS_AT_IMPORT = torch.get_num_threads()
+
+
+@contextmanager
+def single_thread():
+    """Train on one intra-op thread, then give the process its threads back.
+
+    These tensors are tiny: a second thread buys nothing, and on a busy machine (a class on
+    one server, or a laptop doing other work) the threads wait for each other and a run
+    takes several times longer. One thread also makes the numbers independent of the
+    machine's core count.
+    """
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(_THREADS_AT_IMPORT)
+
+
+class Trainer:
+    """Adam on fresh random batches; `advance(n)` runs n more steps, so a page can draw in between.
+
+    Weights and batches come from their own generators seeded by `seed` (data: a separate
+    stream), so the same (num_heads, seed) always gives bit-identical losses.
+    """
+
+    def __init__(self, num_heads: int, seed: int, steps: int, *, values: str = "token"):
+        self.num_heads, self.seed, self.steps = int(num_heads), int(seed), int(steps)
+        self.model = build_why_model(self.num_heads, self.seed, values=values)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=LEARNING_RATE)
+        self.data = torch.Generator().manual_seed(self.seed + 1_000_003)
+        self.losses: list[float] = []
+        self.seconds = 0.0
+
+    @property
+    def step(self) -> int:
+        return len(self.losses)
+
+    @property
+    def done(self) -> bool:
+        return self.step >= self.steps
+
+    def advance(self, n: int) -> None:
+        start = time.perf_counter()
+        self.model.train()
+        with single_thread():
+            for _ in range(min(n, self.steps - self.step)):
+                batch = make_batch(BATCH_SIZE, self.data)
+                loss = task_loss(self.model(batch.tokens, batch.marker), batch.targets)
+                self.optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                self.optimizer.step()
+                self.losses.append(loss.item())
+        self.seconds += time.perf_counter() - start
+
+    def result(self) -> RunResult:
+        with single_thread():
+                return evaluate(self.model, num_heads=self.num_heads, seed=self.seed, steps=self.steps,
+                            losses=self.losses, seconds=self.seconds)
+
+
+def train(num_heads: int, seed: int, steps: int = DEFAULT_STEPS, *, values: str = "token") -> RunResult:
+    trainer = Trainer(num_heads, seed, steps, values=values)
+    trainer.advance(steps)
+    return trainer.result()
+
+
+# ---------------------------------------------------------------- the verdict
+@dataclass(frozen=True)
+class Comparison:
+    """How one multi-head run compares with the single-head run of the same seed and steps."""
+
+    num_heads: int
+    loss_gap: float  # single-head eval loss minus this run's (nats per answer)
+    previous_heads: tuple[int, ...]
+    marker_heads: tuple[int, ...]
+
+    @property
+    def clearly_lower(self) -> bool:
+        return self.loss_gap >= LOSS_MARGIN
+
+    @property
+    def both_relations(self) -> bool:
+        return bool(self.previous_heads) and bool(self.marker_heads)
+
+    @property
+    def shows_effect(self) -> bool:
+        return self.clearly_lower and self.both_relations
+
+
+def compare(single: RunResult, multi: RunResult) -> Comparison:
+    return Comparison(num_heads=multi.num_heads, loss_gap=single.eval_loss - multi.eval_loss,
+                      previous_heads=tuple(multi.heads_for("previous")),
+                      marker_heads=tuple(multi.heads_for("marker")))
+
+
+def single_head_story(single: RunResult) -> str:
+    """What the single head did: 'solved' (unexpected), 'marker' / 'previous' (locked onto one) or 'split'."""
+    if single.accuracy >= SOLVED_ACCURACY:
+        return "solved"
+    role = single.roles[0]
+    return role if role is not None else "split"
+
+
+# ---------------------------------------------------------------- caching finished runs
+def cache_key(num_heads: int, seed: int, steps: int) -> tuple:
+    return (TASK_VERSION, int(num_heads), int(seed), int(steps))
+
+
+class ResultStore:
+    """Finished runs by cache_key, shared by every session of the server; the oldest go first."""
+
+    def __init__(self, capacity: int = 300):
+        self.capacity = capacity
+        self._runs: OrderedDict[tuple, RunResult] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple) -> RunResult | None:
+        with self._lock:
+            return self._runs.get(key)
+
+    def put(self, key: tuple, result: RunResult) -> None:
+        if not result.complete:
+            raise ValueError("only finished runs are cached")
+        with self._lock:
+            self._runs[key] = result
+            self._runs.move_to_end(key)
+            while len(self._runs) > self.capacity:
+                self._runs.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._runs)
+
+
+def clamp_seed(raw) -> tuple[int, bool]:
+    """A valid training seed from any raw value, and whether it had to be corrected."""
+    try:
+        value = int(raw)
+    except (TypeError, ValueError, OverflowError):
+        return 0, True
+    fixed = min(max(value, SEED_MIN), SEED_MAX)
+    return fixed, fixed != value
+
+
+def clamp_steps(raw) -> tuple[int, bool]:
+    """The nearest offered step count, and whether it had to be corrected."""
+    try:
+        value = int(raw)
+    except (TypeError, ValueError, OverflowError):
+        return DEFAULT_STEPS, True
+    fixed = min(STEP_CHOICES, key=lambda s: (abs(s - value), s))
+    return fixed, fixed != value
+
+
+# ---------------------------------------------------------------- drawing
+HEAD_COLORS = {1: "#d62728", 2: "#1f77b4", 4: "#2ca02c"}
+
+
+def thin(losses, max_points: int = 400) -> tuple[list[int], list[float]]:
+    """(steps, losses) with at most about max_points points (every k-th step, the last one kept)."""
+    n = len(losses)
+    stride = max(1, math.ceil(n / max_points))
+    idx = list(range(0, n, stride))
+    if n and idx[-1] != n - 1:
+        idx.append(n - 1)
+    return [i + 1 for i in idx], [float(losses[i]) for i in idx]
+
+
+@dataclass(frozen=True)
+class Curve:
+    label: str
+    num_heads: int
+    losses: tuple[float, ...] | list[float]
+    dashed: bool = False
+
+
+def loss_figure(curves, *, steps: int, title: str = "", x_title: str = "", y_title: str = "",
+                chance_label: str = "", height: int = 340):
+    """Training loss of several runs on one chart, with the guessing level ln(VOCAB) as a dotted line."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    chance = math.log(VOCAB)
+    fig.add_trace(go.Scatter(x=[1, steps], y=[chance, chance], mode="lines", name=chance_label,
+                             line=dict(color="#888888", dash="dot", width=1), hoverinfo="skip"))
+    for c in curves:
+        xs, ys = thin(c.losses)
+        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=c.label,
+                                 line=dict(color=HEAD_COLORS.get(c.num_heads), width=2,
+                                           dash="dash" if c.dashed else "solid"),
+                                 hovertemplate="%{x}: %{y:.4f}<extra>" + c.label + "</extra>"))
+    top = max([chance * 1.15] + [max(c.losses[:50]) * 1.05 for c in curves if len(c.losses)])
+    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=40 if title else 10, b=10),
+                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0), hovermode="x unified")
+    fig.update_xaxes(title=x_title, range=[0, steps + 1])
+    fig.update_yaxes(title=y_title, range=[0, top], rangemode="tozero")
+    return fig

@@ -1,0 +1,202 @@
+"""The "Why many heads" core: the task, the model, the training loop and the measurements.
+
+The main claim is tested for real: over three seeds, trained multi-head models reach a clearly
+lower loss than the single head and have a head for each of the two relations the task needs.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+import torch
+
+from core import i18n
+from core import why_heads as W
+
+SEEDS = (0, 1, 2)
+TEST_STEPS = 100  # the smallest budget on the page; the effect is already complete there
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict[tuple[int, int], W.RunResult]:
+    """Every (seed, h) of SEEDS x HEAD_COUNTS, trained once for the whole module."""
+    return {(seed, h): W.train(h, seed, TEST_STEPS) for seed in SEEDS for h in W.HEAD_COUNTS}
+
+
+# ---------------------------------------------------------------- the claim, measured
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("h", [h for h in W.HEAD_COUNTS if h > 1])
+def test_multi_head_loss_clearly_below_single_head(runs, seed, h):
+    single, multi = runs[(seed, 1)], runs[(seed, h)]
+    assert single.eval_loss - multi.eval_loss >= W.LOSS_MARGIN, (single.eval_loss, multi.eval_loss)
+    assert multi.eval_loss < 0.05 and multi.accuracy > 0.99
+    assert single.accuracy < W.SOLVED_ACCURACY  # the single head does not solve it
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("h", [h for h in W.HEAD_COUNTS if h > 1])
+def test_each_relation_has_its_own_head(runs, seed, h):
+    multi = runs[(seed, h)]
+    prev_heads, mark_heads = multi.heads_for("previous"), multi.heads_for("marker")
+    assert prev_heads and mark_heads, (multi.previous_mass, multi.marker_mass)
+    assert not set(prev_heads) & set(mark_heads)
+    assert max(multi.previous_mass) >= 0.9 and max(multi.marker_mass) >= 0.9
+    cmp = W.compare(runs[(seed, 1)], multi)
+    assert cmp.shows_effect and cmp.clearly_lower and cmp.both_relations
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_single_head_cannot_do_both(runs, seed):
+    single = runs[(seed, 1)]
+    assert W.single_head_story(single) in ("previous", "marker", "split")
+    # It never gets both digits right much more often than by luck with one of them.
+    assert min(single.previous_accuracy, single.marker_accuracy) < 0.5
+
+
+def test_same_parameters_and_initial_weights_for_every_h():
+    models = {h: W.build_why_model(h, seed=5) for h in W.HEAD_COUNTS}
+    counts = {h: W.parameter_count(m) for h, m in models.items()}
+    assert len(set(counts.values())) == 1
+    states = [m.state_dict() for m in models.values()]
+    for name in states[0]:
+        for other in states[1:]:
+            assert torch.equal(states[0][name], other[name]), name
+    assert [m.attention.d_k for m in models.values()] == [W.D_MODEL // h for h in W.HEAD_COUNTS]
+
+
+# ---------------------------------------------------------------- determinism
+def test_training_is_deterministic_for_a_fixed_seed():
+    a, b = W.train(2, 7, 60), W.train(2, 7, 60)
+    assert a.losses == b.losses  # bit-identical floats
+    assert torch.equal(a.example_weights, b.example_weights)
+    assert (a.eval_loss, a.previous_mass, a.marker_mass) == (b.eval_loss, b.previous_mass, b.marker_mass)
+    assert W.train(2, 8, 60).losses != a.losses
+
+
+def test_training_in_chunks_equals_one_go():
+    """The page trains in chunks between chart updates: that must not change a single number."""
+    one = W.Trainer(4, 3, 50)
+    one.advance(50)
+    chunked = W.Trainer(4, 3, 50)
+    for n in (7, 13, 1, 100):
+        chunked.advance(n)
+    assert chunked.done and chunked.step == 50
+    assert one.losses == chunked.losses
+    assert one.result().eval_loss == chunked.result().eval_loss
+
+
+def test_global_rng_is_not_used():
+    torch.manual_seed(1)
+    a = W.train(1, 4, 20).losses
+    torch.manual_seed(2)
+    torch.rand(100)
+    assert W.train(1, 4, 20).losses == a
+
+
+def test_thread_count_is_restored():
+    before = torch.get_num_threads()
+    W.train(1, 0, 5)
+    assert torch.get_num_threads() == before
+
+
+# ---------------------------------------------------------------- the task and the measurement
+def test_targets_are_previous_and_marked_digit():
+    ex = W.example_batch()
+    tokens, m = list(W.EXAMPLE_TOKENS), W.EXAMPLE_MARKER
+    expected = [(tokens[i - 1], tokens[m]) for i in range(1, W.SEQ_LEN)]
+    assert [tuple(x) for x in ex.targets[0].tolist()] == expected
+    batch = W.make_batch(64, torch.Generator().manual_seed(0))
+    assert batch.tokens.shape == (64, W.SEQ_LEN) and batch.targets.shape == (64, W.SEQ_LEN - 1, 2)
+    for b in range(64):
+        assert batch.targets[b, :, 0].tolist() == batch.tokens[b, :-1].tolist()
+        assert set(batch.targets[b, :, 1].tolist()) == {int(batch.tokens[b, batch.marker[b]])}
+
+
+def test_pattern_masses_on_hand_made_weights():
+    B, T = 3, 6
+    marker = torch.tensor([0, 3, 5])
+    w = torch.zeros(B, 3, T, T)
+    for i in range(T):
+        w[:, 0, i, max(i - 1, 0)] = 1.0  # head 0: previous token
+        w[torch.arange(B), 1, i, marker] = 1.0  # head 1: the marked token
+        w[:, 2, i, :] = 1.0 / T  # head 2: uniform
+    prev, mark = W.pattern_masses(w, marker)
+    assert prev[0] == pytest.approx(1.0) and mark[1] == pytest.approx(1.0)
+    assert mark[0] == pytest.approx(0.0) and prev[1] == pytest.approx(0.0)  # rows where they coincide are left out
+    assert prev[2] == pytest.approx(1 / T) and mark[2] == pytest.approx(1 / T)
+    assert W.head_roles(prev, mark) == ["previous", "marker", None]
+
+
+def test_single_head_story_and_verdict_follow_the_numbers():
+    base = dict(seed=0, steps=1, losses=(1.0,), example_weights=torch.zeros(1, W.SEQ_LEN, W.SEQ_LEN),
+                parameters=1, seconds=0.0, eval_loss=1.1)
+    single = W.RunResult(num_heads=1, accuracy=0.2, previous_accuracy=0.2, marker_accuracy=1.0,
+                         previous_mass=(0.0,), marker_mass=(1.0,), **base)
+    assert W.single_head_story(single) == "marker"
+    split = W.RunResult(num_heads=1, accuracy=0.3, previous_accuracy=0.4, marker_accuracy=0.9,
+                        previous_mass=(0.4,), marker_mass=(0.45,), **base)
+    assert W.single_head_story(split) == "split"
+    solved = W.RunResult(num_heads=1, accuracy=0.93, previous_accuracy=0.98, marker_accuracy=0.95,
+                         previous_mass=(0.48,), marker_mass=(0.43,), **base)
+    assert W.single_head_story(solved) == "solved"
+    # A multi-head run with both relations but hardly better than the single head: no effect, said so.
+    base2 = dict(base, eval_loss=1.0)
+    weak = W.RunResult(num_heads=2, accuracy=0.3, previous_accuracy=1, marker_accuracy=1,
+                       previous_mass=(0.9, 0.0), marker_mass=(0.0, 0.9), **base2)
+    cmp = W.compare(single, weak)
+    assert cmp.both_relations and not cmp.clearly_lower and not cmp.shows_effect
+    one_relation = W.RunResult(num_heads=2, accuracy=1, previous_accuracy=1, marker_accuracy=1,
+                               previous_mass=(0.3, 0.2), marker_mass=(0.6, 0.7), **dict(base, eval_loss=0.0))
+    cmp = W.compare(single, one_relation)
+    assert cmp.clearly_lower and not cmp.previous_heads and not cmp.shows_effect
+
+
+# ---------------------------------------------------------------- page plumbing in core
+def test_result_store_keeps_finished_runs_only_and_forgets_the_oldest():
+    store = W.ResultStore(capacity=2)
+    stopped = W.Trainer(1, 0, 10)
+    stopped.advance(3)
+    with pytest.raises(ValueError):
+        store.put(W.cache_key(1, 0, 10), stopped.result())  # 3 of 10 steps: a partial run is never cached
+    r = W.train(1, 0, 3)
+    for seed in range(3):
+        store.put(W.cache_key(1, seed, 3), r)
+    assert len(store) == 2 and store.get(W.cache_key(1, 0, 3)) is None and store.get(W.cache_key(1, 2, 3)) is r
+
+
+@pytest.mark.parametrize("raw, expected", [(5, (5, False)), ("17", (17, False)), (-3, (0, True)),
+                                           (10**9, (W.SEED_MAX, True)), ("abc", (0, True)), (None, (0, True))])
+def test_clamp_seed(raw, expected):
+    assert W.clamp_seed(raw) == expected
+
+
+@pytest.mark.parametrize("raw, expected", [(400, (400, False)), ("100", (100, False)), (500, (400, True)),
+                                           (10**6, (W.STEP_CHOICES[-1], True)), ("x", (W.DEFAULT_STEPS, True))])
+def test_clamp_steps(raw, expected):
+    assert W.clamp_steps(raw) == expected
+
+
+def test_loss_figure_and_thinning():
+    xs, ys = W.thin(list(range(1000)), max_points=100)
+    assert len(xs) <= 101 and xs[0] == 1 and xs[-1] == 1000 and ys[-1] == 999
+    fig = W.loss_figure([W.Curve("h = 1", 1, [2.0, 1.5]), W.Curve("h = 2", 2, [2.0, 0.1], dashed=True)],
+                        steps=400, chance_label="chance")
+    assert [tr.name for tr in fig.data] == ["chance", "h = 1", "h = 2"]
+    assert fig.data[0].y[0] == pytest.approx(math.log(W.VOCAB)) and fig.data[2].line.dash == "dash"
+    assert W.loss_figure([], steps=100).data  # nothing trained yet: still a valid chart
+
+
+def test_strings_have_both_languages_and_matching_placeholders():
+    keys = [k for k in i18n.STRINGS if k.startswith("why.")]
+    assert len(keys) > 40
+    for key in keys:
+        texts = i18n.STRINGS[key]
+        assert set(texts) == {"zh", "en"} and all(texts.values()), key
+        fields = [set(re.findall(r"{(\w+)", texts[lang])) for lang in ("zh", "en")]
+        assert fields[0] == fields[1], key
+    # The explanation speaks the seed's language.
+    zh = "".join(i18n.STRINGS[k]["zh"] for k in keys)
+    for term in ("表示子空间", "提升模型容量", "多种表示", "稳定性", "拼接"):
+        assert term in zh, term

@@ -1,0 +1,79 @@
+"""The "Why many heads" page under AppTest: it never trains by itself, the Train button trains
+h = 1, 2, 4 and reports what it measured, results are shared between sessions, a stopped run is
+reported, and bad URL values are corrected."""
+
+from __future__ import annotations
+
+import time
+
+from conftest import run_app
+
+
+def texts(elements) -> list[str]:
+    return [e.value for e in elements]
+
+
+def test_page_opens_in_chinese_without_training():
+    start = time.perf_counter()
+    at = run_app("why-heads", lang="zh", why_seed=90_001)
+    assert not at.exception
+    assert time.perf_counter() - start < 30
+    assert at.title[0].value == "为什么要多头"
+    assert "why_run" not in at.session_state  # nothing was trained
+    assert any("还没有训练过" in s for s in texts(at.info))
+    assert at.button(key="why_train").label == "训练 h = 1、2、4"
+    assert any("表示子空间" in m for m in texts(at.markdown))
+
+
+def test_train_button_trains_reports_and_shares_the_results():
+    at = run_app("why-heads", lang="en", why_seed=90_002, why_steps=100)
+    assert not at.exception
+    at.button(key="why_train").click().run()
+    assert not at.exception
+    verdicts = texts(at.success)
+    assert any(v.startswith("h = 2:") and "The effect shows" in v for v in verdicts), verdicts
+    assert any(v.startswith("h = 4:") and "The effect shows" in v for v in verdicts), verdicts
+    assert any(m.startswith("One head (d_k = 32)") for m in texts(at.markdown))
+    charts = at.get("plotly_chart")
+    assert len(charts) == 4  # the loss curves and one head grid per model
+    assert all(f'"h = {h}"' in charts[0].proto.spec for h in (1, 2, 4))
+    assert at.session_state["why_run"]["status"] == "done"
+
+    # A second student (a new session) with the same settings gets the results without training.
+    other = run_app("why-heads", lang="en", why_seed=90_002, why_steps=100)
+    assert not other.exception
+    assert any("already in the server's cache" in s for s in texts(other.success))
+    assert "why_run" not in other.session_state
+    assert len(other.get("plotly_chart")) == 4
+
+
+def test_a_stopped_run_is_reported_with_its_partial_curve():
+    at = run_app(None, lang="en", why_seed=90_003, why_steps=100)
+    # What an interrupted training leaves behind (the Stop button reruns the script mid-loop).
+    at.session_state["why_run"] = {"seed": 90_003, "steps": 100, "h": 1, "losses": [2.3, 2.1, 1.9],
+                                   "status": "running"}
+    at.switch_page("pages/why-heads.py")
+    at.run()
+    assert not at.exception
+    assert any("Training was stopped at step 3 of 100 for h = 1" in w for w in texts(at.warning))
+    assert "h = 1 (stopped)" in at.get("plotly_chart")[0].proto.spec
+    assert at.session_state["why_run"]["status"] == "stopped"
+
+
+def test_bad_url_values_are_corrected():
+    at = run_app("why-heads", lang="en", why_seed="-5", why_steps="abc")
+    assert not at.exception
+    assert at.number_input(key="why_seed").value == 0
+    assert at.select_slider(key="why_steps").value == 400
+    notes = texts(at.warning)
+    assert any("why_seed" in n for n in notes) and any("why_steps" in n for n in notes), notes
+
+
+def test_unreadable_run_state_is_ignored():
+    at = run_app(None, lang="en")
+    for junk in ("junk", {"h": [1], "losses": 5, "status": "running"}, {"h": 3, "losses": [], "status": "x"}):
+        at.session_state["why_run"] = junk
+        at.switch_page("pages/why-heads.py")
+        at.run()
+        assert not at.exception
+        assert not at.warning

@@ -1,0 +1,35 @@
+"""The "Why many heads" page in a real browser: train live and read the verdict; stop a training."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from conftest import open_app, wait_idle
+
+LONG = 120_000  # ms: three tiny models on a busy test machine
+
+
+@pytest.mark.browser
+def test_train_shows_the_heads_specialise(server, page):
+    open_app(page, server, "why-heads", why_seed=91_001, why_steps=100)
+    expect(page.get_by_role("heading", name="Why many heads")).to_be_visible()
+    expect(page.get_by_text("Not trained yet for these settings")).to_be_visible()
+    page.get_by_role("button", name="Train h = 1, 2, 4").click()
+    expect(page.get_by_text("Training finished.")).to_be_visible(timeout=LONG)
+    wait_idle(page)
+    expect(page.get_by_text("The effect shows")).to_have_count(2)  # h = 2 and h = 4
+    expect(page.get_by_text("One head (d_k = 32)")).to_be_visible()
+    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(4)  # loss curves + a head grid per model
+
+
+@pytest.mark.browser
+def test_stop_keeps_the_partial_run_and_says_so(server, page):
+    open_app(page, server, "why-heads", why_seed=91_002, why_steps=1600)
+    page.get_by_role("button", name="Train h = 1, 2, 4").click()
+    expect(page.get_by_text("Training h = 1: step")).to_be_visible(timeout=LONG)
+    page.get_by_role("button", name="Stop training").click()
+    expect(page.get_by_text("Training was stopped at step")).to_be_visible(timeout=LONG)
+    wait_idle(page)
+    expect(page.get_by_text("Training was stopped at step")).to_be_visible()
+    expect(page.get_by_text("Training finished.")).to_have_count(0)
