@@ -60,7 +60,7 @@ def main() -> None:
                 single = r
                 note = f"  [{W.single_head_story(r)}]"
             elif single is not None:
-                note = "  [effect]" if W.compare(single, r).shows_effect else "  [NO EFFECT]"
+                note = f"  [{W.compare(single, r).verdict}]"
             print(f"{seed:4d} {h:3d}   {r.eval_loss:9.4f}  {r.accuracy:4.0%}  {r.previous_accuracy:4.0%}  "
                   f"{r.marker_accuracy:4.0%}   {masses:44s} {r.seconds:6.2f} {cpu:6.2f}{note}", flush=True)
 

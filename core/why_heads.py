@@ -70,7 +70,11 @@ FULL_VALUES_ACCURACY = {400: (0.93, 0.19, 0.87), 1600: (0.98, 0.19, 0.94)}
 # Measured with benchmarks/bench_why_heads.py --heads 1 --seeds 0-4 --steps 3200 (the page's model):
 # the single head's best test accuracy over those seeds.
 SINGLE_HEAD_LONG_RUN = {"steps": 3200, "seeds": "0-4", "best_accuracy": 0.28}
+# Measured with benchmarks/bench_why_heads.py --seeds 0-19 --steps 400 (the page's default): how many of
+# the 40 multi-head runs (h = 2 and 4) showed the effect cleanly, and the single head's best accuracy.
+SURVEY = {"steps": 400, "seeds": "0-19", "runs": 40, "clean": 39, "single_best_accuracy": 0.35}
 SOLVED_ACCURACY = 0.5  # a single head above this "solved the task (or most of it)": reported, never hidden
+CLEAN_ACCURACY = 0.95  # a multi-head run below this shows the effect only partly (heads not fully separated)
 TASK_VERSION = 1  # part of every cache key: bump when the task, the model or the training changes
 
 # The example drawn in the heatmaps: the first ten digits of pi, with the 9 at position 5 marked.
@@ -252,7 +256,9 @@ def evaluate(model: WhyHeadsModel, *, num_heads: int, seed: int, steps: int, los
 
 
 # ---------------------------------------------------------------- training
-_THREADS_AT_IMPORT = torch.get_num_threads()
+_threads_lock = threading.Lock()
+_threads_users = 0  # trainings running right now (several sessions may train at once)
+_threads_before = 1
 
 
 @contextmanager
@@ -262,13 +268,22 @@ def single_thread():
     These tensors are tiny: a second thread buys nothing, and on a busy machine (a class on
     one server, or a laptop doing other work) the threads wait for each other and a run
     takes several times longer. One thread also makes the numbers independent of the
-    machine's core count.
+    machine's core count. The first training to start saves the thread count and the last
+    one to finish restores it, so overlapping sessions do not leave the process on one thread.
     """
-    torch.set_num_threads(1)
+    global _threads_users, _threads_before
+    with _threads_lock:
+        if _threads_users == 0:
+            _threads_before = torch.get_num_threads()
+        _threads_users += 1
+        torch.set_num_threads(1)
     try:
         yield
     finally:
-        torch.set_num_threads(_THREADS_AT_IMPORT)
+        with _threads_lock:
+            _threads_users -= 1
+            if _threads_users == 0:
+                torch.set_num_threads(_threads_before)
 
 
 class Trainer:
@@ -328,6 +343,7 @@ class Comparison:
     loss_gap: float  # single-head eval loss minus this run's (nats per answer)
     previous_heads: tuple[int, ...]
     marker_heads: tuple[int, ...]
+    accuracy: float  # this run's, both answers right
 
     @property
     def clearly_lower(self) -> bool:
@@ -341,11 +357,18 @@ class Comparison:
     def shows_effect(self) -> bool:
         return self.clearly_lower and self.both_relations
 
+    @property
+    def verdict(self) -> str:
+        """'effect' (clean), 'partial' (effect, but the heads did not fully separate) or 'no_effect'."""
+        if not self.shows_effect:
+            return "no_effect"
+        return "effect" if self.accuracy >= CLEAN_ACCURACY else "partial"
+
 
 def compare(single: RunResult, multi: RunResult) -> Comparison:
     return Comparison(num_heads=multi.num_heads, loss_gap=single.eval_loss - multi.eval_loss,
                       previous_heads=tuple(multi.heads_for("previous")),
-                      marker_heads=tuple(multi.heads_for("marker")))
+                      marker_heads=tuple(multi.heads_for("marker")), accuracy=multi.accuracy)
 
 
 def single_head_story(single: RunResult) -> str:

@@ -169,13 +169,17 @@ if finished:
             if h == 1:
                 continue
             cmp = W.compare(single, multi)
-            if cmp.shows_effect:
+            if cmp.verdict in ("effect", "partial"):
                 sep = t("why.list_sep")
-                st.success(t("why.verdict.effect", h=h, pis=sep.join(map(str, cmp.previous_heads)),
-                             pms=sep.join(f"{multi.previous_mass[i]:.2f}" for i in cmp.previous_heads),
-                             mis=sep.join(map(str, cmp.marker_heads)),
-                             mms=sep.join(f"{multi.marker_mass[i]:.2f}" for i in cmp.marker_heads),
-                             loss=multi.eval_loss, single=single.eval_loss), icon=":material/check_circle:")
+                text = t(f"why.verdict.{cmp.verdict}", h=h, pis=sep.join(map(str, cmp.previous_heads)),
+                         pms=sep.join(f"{multi.previous_mass[i]:.2f}" for i in cmp.previous_heads),
+                         mis=sep.join(map(str, cmp.marker_heads)),
+                         mms=sep.join(f"{multi.marker_mass[i]:.2f}" for i in cmp.marker_heads),
+                         loss=multi.eval_loss, single=single.eval_loss, acc=multi.accuracy)
+                if cmp.verdict == "effect":
+                    st.success(text, icon=":material/check_circle:")
+                else:
+                    st.warning(text, icon=":material/timelapse:")
             else:
                 reasons = []
                 thr = W.MATCH_THRESHOLD
@@ -212,8 +216,10 @@ if finished:
 st.subheader(t("why.explain.header"))
 st.write(t("why.explain.representations"))
 st.write(t("why.explain.capacity"))
-long_run = W.SINGLE_HEAD_LONG_RUN
-st.write(t("why.explain.stability", seeds=long_run["seeds"], steps=long_run["steps"], best=long_run["best_accuracy"]))
+long_run, survey = W.SINGLE_HEAD_LONG_RUN, W.SURVEY
+st.write(t("why.explain.stability", seeds=survey["seeds"], steps=survey["steps"], runs=survey["runs"],
+           clean=survey["clean"], single_best=survey["single_best_accuracy"], long_seeds=long_run["seeds"],
+           long_steps=long_run["steps"], long_best=long_run["best_accuracy"]))
 with st.expander(t("why.fine.header")):
     sep = t("why.list_sep")
     accs = {n: sep.join(f"{a:.0%}" for a in values) for n, values in W.FULL_VALUES_ACCURACY.items()}

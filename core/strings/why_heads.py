@@ -123,6 +123,15 @@ STRINGS = {
         "en": "h = {h}: the previous token is watched by head {pis} (mass {pms}), the marked token by head {mis} "
               "({mms}); test loss {loss:.3f} against {single:.3f} for the single head. The effect shows.",
     },
+    "why.verdict.partial": {
+        "zh": "h = {h}：部分出现。关注前一个标记的主要是头 {pis}（注意力 {pms}），关注星标标记的主要是头 {mis}（{mms}），"
+              "测试损失 {loss:.3f} 也明显低于单头的 {single:.3f}；但这些头没有完全分开，两个都对的比例只有 {acc:.0%}。"
+              "这次训练停在了半路上（局部最优），换一个种子通常能得到干净的分工。",
+        "en": "h = {h}: partly. The previous token is watched mostly by head {pis} (mass {pms}), the marked token mostly "
+              "by head {mis} ({mms}), and the test loss {loss:.3f} is clearly below the single head's {single:.3f}; but "
+              "the heads did not fully separate: only {acc:.0%} both right. This run got stuck halfway (a local "
+              "optimum); another seed usually gives a clean division of labour.",
+    },
     "why.list_sep": {"zh": "、", "en": ", "},
     "why.verdict.no_effect": {
         "zh": "h = {h}：这次运行没有显示出效应。{reasons}",
@@ -206,13 +215,15 @@ STRINGS = {
     },
     "why.explain.stability": {
         "zh": "**稳定性。** 原文的第三条（多个头的平均效应让学习更稳定，对任何单个头的输出不那么敏感）本页没有测量。"
-              "你可以换几个训练种子：多头模型每次都找到同样的分工；单头模型有时锁定一个位置，有时把注意力分开，"
-              "在我们的测量中（种子 {seeds}，最多 {steps} 步）从未解决这个任务（两个都对的比例最多 {best:.0%}）。",
+              "你可以换几个训练种子试试。我们的测量（种子 {seeds}，每个 {steps} 步）：{runs} 个多头模型中有 {clean} 个"
+              "得到了干净的分工，剩下的一个停在了半路上；单头模型有时锁定一个位置，有时把注意力分开，"
+              "两个都对的比例从未超过 {single_best:.0%}（种子 {long_seeds} 训练到 {long_steps} 步也最多 {long_best:.0%}）。",
         "en": "**Stability.** The seed's third claim (averaging over heads makes learning more stable and less sensitive "
-              "to any single head) is not measured on this page. Try a few training seeds: the multi-head models find the "
-              "same division of labour every time; the single head sometimes locks onto one position and sometimes "
-              "splits its attention, and in our measurements (seeds {seeds}, up to {steps} steps) it never solved the "
-              "task (at most {best:.0%} both right).",
+              "to any single head) is not measured on this page. Try a few training seeds. Our measurements (seeds "
+              "{seeds}, {steps} steps each): {clean} of {runs} multi-head models found a clean division of labour, the "
+              "other one got stuck halfway; the single head sometimes locks onto one position and sometimes splits its "
+              "attention, and never got more than {single_best:.0%} both right (at most {long_best:.0%} for seeds "
+              "{long_seeds} trained for {long_steps} steps).",
     },
     "why.fine.header": {"zh": "细节：这个结果依赖什么", "en": "Fine print: what this result depends on"},
     "why.fine.text": {
