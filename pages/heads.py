@@ -15,7 +15,7 @@ ctx = page_context()
 t, s = ctx.t, ctx.settings
 d, h, T, d_k = s.d_model, s.num_heads, s.seq_len, s.d_k
 masked = s.mask != "none"
-run = scenario.run(s)
+run = scenario.run(s, custom_text=ctx.custom_text)
 toks = run.tokens
 PLOT = {"displayModeBar": False}
 PER_PAGE = 8  # heads drawn by default

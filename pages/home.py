@@ -32,7 +32,7 @@ for i, page in enumerate(("walkthrough", "heads", "masks", "real-model", "why-he
 st.info(t("home.current", d_model=s.d_model, h=s.num_heads, d_k=s.d_k, T=s.seq_len,
           mask=t(f"mask.{s.mask}"), seed=s.seed), icon=":material/tune:")
 
-run = scenario.run(s)
+run = scenario.run(s, custom_text=ctx.custom_text)
 reference_output, _ = torch_reference(run.model, run.x, run.x, run.x, run.mask)
 st.success(t("home.check", diff=max_abs_diff(run.trace.output, reference_output)), icon=":material/check_circle:")
 

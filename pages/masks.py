@@ -7,7 +7,7 @@ import streamlit as st
 
 from core import masks_lab as lab
 from core.reference import max_abs_diff, torch_reference
-from ui.shell import page_context
+from ui.shell import CUSTOM_MASK_KEY, page_context
 
 ctx = page_context()
 t, s = ctx.t, ctx.settings
@@ -131,7 +131,10 @@ if "custom" in parts:
     for col, action in zip(cols, lab.GRID_ACTIONS):
         col.button(t(f"masks.btn.{action}"), key=f"masks_btn_{action}", on_click=edit_grid,
                    args=(action, T_q, T_k), width="stretch")
+    if GRID_KEY not in st.session_state and st.session_state.get(CUSTOM_MASK_KEY):
+        st.session_state[GRID_KEY] = st.session_state[CUSTOM_MASK_KEY]  # back from another page: same grid
     st.text_input(t("masks.grid_text"), value="", key=GRID_KEY, bind="query-params", help=t("masks.grid_text.help"))
+    st.session_state[CUSTOM_MASK_KEY] = st.session_state.get(GRID_KEY) or ""  # the other pages draw it too
     custom_grid, fitted = lab.parse_grid(st.session_state.get(GRID_KEY), T_q, T_k)
     if not fitted:
         st.warning(t("masks.grid_unfit", T_q=T_q, T_k=T_k), icon=":material/build:")

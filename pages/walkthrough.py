@@ -20,14 +20,14 @@ t, s = ctx.t, ctx.settings
 
 
 @st.cache_resource(max_entries=8, show_spinner=False)
-def computed(d_model: int, num_heads: int, seq_len: int, mask: str, seed: int, lang: str):
+def computed(d_model: int, num_heads: int, seq_len: int, mask: str, seed: int, lang: str, custom_text: str | None):
     """The run and its check against nn.MultiheadAttention, once per settings (a click on a cell or a
     step change reruns the page, and need not recompute them). Read-only: nothing mutates them."""
-    run = scenario.run(Settings(d_model, num_heads, seq_len, mask, seed, lang))
+    run = scenario.run(Settings(d_model, num_heads, seq_len, mask, seed, lang), custom_text=custom_text)
     return run, W.reference_check(run)
 
 
-run, check = computed(s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang)
+run, check = computed(s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang, ctx.custom_text)
 T, h, d_k = s.seq_len, s.num_heads, s.d_k
 LABELS = {k: t(f"walk.axis.{k}") for k in ("token", "col", "query", "key", "head")}
 PER_PAGE = W.heads_per_page(T)

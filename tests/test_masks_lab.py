@@ -170,3 +170,15 @@ def test_page_batch_of_two_and_cross_attention():
     assert not at.exception
     assert at.slider(key="masks_tk").value == 5
     assert any("(2, 1, 4, 5)" in c.value for c in at.caption)  # mask shape broadcast to (B, h, T_q, T_k)
+
+
+def test_the_drawn_grid_is_used_by_the_other_pages():
+    """Draw on the Masks lab, then open the walkthrough: its mask step counts the same blocked cells."""
+    at = run_app("masks", mask="custom", seq_len=3, masks_grid="100.010.001", lang="en")
+    assert not at.exception
+    at.switch_page("pages/walkthrough.py")
+    at.query_params.update({"walk_step": "mask"})
+    at.run()
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    assert "6 of 9 cells blocked" in text  # the diagonal grid, not the default local window (3 of 9)

@@ -20,6 +20,8 @@ from core import i18n
 from core.settings import SETTING_KEYS, Settings, sanitize
 
 APP_PATH = Path(__file__).resolve().parent.parent / "app.py"
+# The Masks lab's hand-drawn grid ('10.11' rows), kept for the other pages of the session.
+CUSTOM_MASK_KEY = "custom_mask_text"
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,11 @@ class PageContext:
 
     def t(self, key: str, **fmt) -> str:
         return i18n.t(key, self.settings.lang, **fmt)
+
+    @property
+    def custom_text(self) -> str | None:
+        """The grid last drawn on the Masks lab page, when the mask setting is custom (else None)."""
+        return (st.session_state.get(CUSTOM_MASK_KEY) or None) if self.settings.mask == "custom" else None
 
 
 def current_settings() -> Settings:
