@@ -42,15 +42,6 @@ def mask_parts(kind: str, extra=()) -> tuple[str, ...]:
     return tuple(p for p in PARTS if p in chosen)
 
 
-def clamp(value, lo: int, hi: int, default: int) -> int:
-    """Any raw value (URL text, None, garbage) as an int in lo..hi; unreadable -> default."""
-    try:
-        v = int(float(str(value).strip()))
-    except (TypeError, ValueError, OverflowError):
-        return min(max(default, lo), hi)
-    return min(max(v, lo), hi)
-
-
 def default_padding(T_k: int) -> int:
     """Trailing padding tokens in a batch of one (as in the shared padding example: the last quarter)."""
     return T_k - padding_length(T_k)

@@ -75,6 +75,21 @@ def _nearest(value: int, choices) -> int:
     return min(choices, key=lambda c: (abs(c - value), c))
 
 
+def clamp_int(raw, lo: int, hi: int, default: int, choices=None) -> tuple[int, bool]:
+    """Any raw value (URL text, widget value, garbage) as an int in lo..hi, or the nearest of `choices`.
+
+    Returns (value, ok): ok is False when the raw value had to be corrected. Unreadable values
+    (None, text, NaN) give `default`; huge ones ("1e30", a long run of digits) clamp.
+    """
+    value = _as_int(raw)
+    if value is None:
+        return default, False
+    used = min(max(value, lo), hi)
+    if choices is not None:
+        used = _nearest(used, choices)
+    return used, str(raw).strip() == str(used)
+
+
 def _shown(raw) -> str:
     text = str(raw)
     return text if len(text) <= 24 else text[:21] + "..."
@@ -97,13 +112,8 @@ def sanitize(raw: dict, default_lang: str = "en") -> tuple[Settings, list[Correc
         given = raw.get(key)
         if given is None or given == "":
             return default
-        value = _as_int(given)
-        if value is None:
-            return fix(key, given, default)
-        used = min(max(value, lo), hi)
-        if choices is not None:
-            used = _nearest(used, choices)
-        return used if str(given).strip() == str(used) else fix(key, given, used)
+        used, ok = clamp_int(given, lo, hi, default, choices)
+        return used if ok else fix(key, given, used)
 
     d_model = number("d_model", D_MODEL_CHOICES[0], D_MODEL_CHOICES[-1], D_MODEL_CHOICES)
     heads = head_choices(d_model)

@@ -26,6 +26,7 @@ from core.accounting import Shape, tensor_shapes
 from core.attention import AttentionTrace, MultiHeadAttention
 from core.masks import full_grid
 from core.reference import max_abs_diff, torch_reference
+from core.settings import clamp_int
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -97,32 +98,14 @@ def parse_index(raw, n: int, default: int = 0) -> Parsed:
     """An index 0..n-1 from a URL value; out of range is clamped, garbage gives `default`."""
     if raw is None or raw == "":
         return Parsed(default, True)
-    text = str(raw).strip()
-    if len(text) > 30:
-        return Parsed(default, False)
-    try:
-        number = float(text)
-    except ValueError:
-        return Parsed(default, False)
-    if number != number:  # NaN
-        return Parsed(default, False)
-    if math.isinf(number):
-        return Parsed(n - 1 if number > 0 else 0, False)
-    value = min(max(int(round(number)), 0), n - 1)
-    return Parsed(value, str(value) == text)
+    return Parsed(*clamp_int(raw, 0, n - 1, default))
 
 
 def parse_page(raw, n_pages: int) -> Parsed:
     """A 1-based page number 1..n_pages (st.pagination counts from 1)."""
-    parsed = parse_index(int(raw) - 1 if isinstance(raw, int) else _minus_one(raw), n_pages)
-    return Parsed(parsed.value + 1, parsed.ok)
-
-
-def _minus_one(raw) -> str:
-    try:
-        return str(int(str(raw).strip()) - 1)
-    except ValueError:
-        return str(raw)
+    if raw is None or raw == "":
+        return Parsed(1, True)
+    return Parsed(*clamp_int(raw, 1, n_pages, 1))
 
 
 # ------------------------------------------------------------------ the source of each step

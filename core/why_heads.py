@@ -50,6 +50,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from core.attention import AttentionTrace, MultiHeadAttention
+from core.settings import clamp_int
 
 VOCAB = 10  # digits 0..9
 SEQ_LEN = 10
@@ -411,22 +412,14 @@ class ResultStore:
 
 def clamp_seed(raw) -> tuple[int, bool]:
     """A valid training seed from any raw value, and whether it had to be corrected."""
-    try:
-        value = int(raw)
-    except (TypeError, ValueError, OverflowError):
-        return 0, True
-    fixed = min(max(value, SEED_MIN), SEED_MAX)
-    return fixed, fixed != value
+    value, ok = clamp_int(raw, SEED_MIN, SEED_MAX, 0)
+    return value, not ok
 
 
 def clamp_steps(raw) -> tuple[int, bool]:
     """The nearest offered step count, and whether it had to be corrected."""
-    try:
-        value = int(raw)
-    except (TypeError, ValueError, OverflowError):
-        return DEFAULT_STEPS, True
-    fixed = min(STEP_CHOICES, key=lambda s: (abs(s - value), s))
-    return fixed, fixed != value
+    value, ok = clamp_int(raw, STEP_CHOICES[0], STEP_CHOICES[-1], DEFAULT_STEPS, STEP_CHOICES)
+    return value, not ok
 
 
 # ---------------------------------------------------------------- drawing

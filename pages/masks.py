@@ -7,6 +7,7 @@ import streamlit as st
 
 from core import masks_lab as lab
 from core.reference import max_abs_diff, torch_reference
+from core.settings import clamp_int
 from ui.shell import CUSTOM_MASK_KEY, page_context
 
 ctx = page_context()
@@ -19,7 +20,7 @@ GRID_KEY = "masks_grid"
 def settle_int(key: str, lo: int, hi: int, default: int, what: str) -> int:
     """Make an int widget's value valid before the widget is drawn (URL on the first run, then the widget)."""
     raw = st.session_state[key] if key in st.session_state else st.query_params.get(key)
-    value = default if raw is None or raw == "" else lab.clamp(raw, lo, hi, default)
+    value = default if raw is None or raw == "" else clamp_int(raw, lo, hi, min(max(default, lo), hi))[0]
     if raw not in (None, "") and str(raw).strip() != str(value):
         st.warning(t("masks.fixed", what=what, given=str(raw)[:24], used=value), icon=":material/build:")
     if key not in st.session_state or st.session_state[key] != value:
