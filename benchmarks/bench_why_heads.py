@@ -10,7 +10,7 @@ Run from the repository root:
                                         # the variant whose values carry position and mark too
                                         # (source of FULL_VALUES_ACCURACY in core/why_heads.py)
 
-Training runs on one intra-op thread (see core.why_heads.single_thread); "wall" is the
+Training runs on one intra-op thread (see core.threads.single_thread); "wall" is the
 training time the page shows, "cpu" the process time of training plus evaluation.
 """
 

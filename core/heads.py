@@ -18,7 +18,6 @@ import math
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import plotly.graph_objects as go
@@ -27,6 +26,7 @@ from plotly.subplots import make_subplots
 
 from core.accounting import Shape, Totals, step_costs, tensor_shapes, totals
 from core.attention import AttentionTrace, MultiHeadAttention, build_input, build_model
+from core.threads import single_thread
 from core.validation import divisors
 
 # Colours of the shape-flow boxes: warm = shape depends on h, cool grey = same for every h.
@@ -279,35 +279,19 @@ class Timing:
     inner: int  # forward calls averaged inside one repeat (short calls are batched)
 
 
-@contextmanager
-def torch_threads(n: int | None):
-    """Run the block with n torch intra-op threads (None: leave as is), then restore the old count.
-
-    Process-wide while it lasts. One thread makes timings far steadier on a busy machine: with a
-    thread pool, a call waits for its slowest thread, and a shared CPU often deschedules one.
-    """
-    before = torch.get_num_threads()
-    if n is not None:
-        torch.set_num_threads(max(1, int(n)))
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
 def time_forward(d_model: int, seq_len: int, seed: int, heads: Sequence[int] | None = None, *,
-                 repeats: int = 5, sample_seconds: float = 0.004, threads: int | None = 1,
+                 repeats: int = 5, sample_seconds: float = 0.004,
                  on_progress: Callable[[int, int, int], None] | None = None,
                  clock: Callable[[], float] = time.perf_counter) -> list[Timing]:
     """Time MultiHeadAttention.forward(x, x, x) (B = 1, no mask, no grad) for every h in `heads`.
 
     Each h: same weights (build_model), one warm-up call, then `repeats` samples; a sample is the
-    mean of enough back-to-back calls to last about `sample_seconds`. Runs on `threads` torch
-    threads (see torch_threads). `on_progress(done, total, h)` is called just before h is timed
+    mean of enough back-to-back calls to last about `sample_seconds`. Runs on one torch thread
+    (core.threads.single_thread). `on_progress(done, total, h)` is called just before h is timed
     (done = how many h are finished). Wall-clock numbers: noisy, never asserted by tests.
     """
     heads = list(all_head_counts(d_model) if heads is None else heads)
-    with torch_threads(threads):
+    with single_thread():
         return _time_heads(d_model, seq_len, seed, heads, max(1, int(repeats)), sample_seconds, on_progress, clock)
 
 

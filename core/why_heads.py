@@ -42,7 +42,6 @@ import math
 import threading
 import time
 from collections import OrderedDict
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
@@ -51,6 +50,7 @@ import torch.nn.functional as F
 
 from core.attention import AttentionTrace, MultiHeadAttention
 from core.settings import clamp_int
+from core.threads import single_thread
 
 VOCAB = 10  # digits 0..9
 SEQ_LEN = 10
@@ -257,36 +257,6 @@ def evaluate(model: WhyHeadsModel, *, num_heads: int, seed: int, steps: int, los
 
 
 # ---------------------------------------------------------------- training
-_threads_lock = threading.Lock()
-_threads_users = 0  # trainings running right now (several sessions may train at once)
-_threads_before = 1
-
-
-@contextmanager
-def single_thread():
-    """Train on one intra-op thread, then give the process its threads back.
-
-    These tensors are tiny: a second thread buys nothing, and on a busy machine (a class on
-    one server, or a laptop doing other work) the threads wait for each other and a run
-    takes several times longer. One thread also makes the numbers independent of the
-    machine's core count. The first training to start saves the thread count and the last
-    one to finish restores it, so overlapping sessions do not leave the process on one thread.
-    """
-    global _threads_users, _threads_before
-    with _threads_lock:
-        if _threads_users == 0:
-            _threads_before = torch.get_num_threads()
-        _threads_users += 1
-        torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        with _threads_lock:
-            _threads_users -= 1
-            if _threads_users == 0:
-                torch.set_num_threads(_threads_before)
-
-
 class Trainer:
     """Adam on fresh random batches; `advance(n)` runs n more steps, so a page can draw in between.
 
