@@ -24,7 +24,7 @@ st.caption(t("home.dims"))
 
 st.subheader(t("home.pages"))
 cols = st.columns(2)
-for i, page in enumerate(("walkthrough", "heads", "masks", "real-model", "why-heads")):
+for i, page in enumerate(("walkthrough", "heads", "masks", "real-model", "why-heads", "quiz")):
     with cols[i % 2].container(border=True):
         st.page_link(f"pages/{page}.py", label=f"**{t(f'page.{page}')}**")
         st.caption(t(f"page.{page}.blurb"))

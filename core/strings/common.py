@@ -13,6 +13,7 @@ STRINGS = {
     "page.masks": {"zh": "掩码实验", "en": "Masks lab"},
     "page.real-model": {"zh": "真实模型的注意力头", "en": "Real heads"},
     "page.why-heads": {"zh": "为什么要多头", "en": "Why many heads"},
+    "page.quiz": {"zh": "先预测，再揭晓", "en": "Predict, then reveal"},
     "page.walkthrough.blurb": {
         "zh": "从输入 X 出发，逐步走过投影、拆分成头、QKᵀ、缩放、掩码、softmax、加权求和、拼接和 W^O。",
         "en": "Follow X through the projections, the head split, QKᵀ, the scaling, the mask, the softmax, "
@@ -33,6 +34,11 @@ STRINGS = {
     "page.why-heads.blurb": {
         "zh": "现场训练一个小模型：多个头能同时学会不同的关系，单个头却做不到。",
         "en": "Train a tiny model live: several heads learn different relations at once; one head cannot.",
+    },
+    "page.quiz.blurb": {
+        "zh": "根据当前设置出题：形状、参数个数、掩码屏蔽的格子、d_k。先作答，再看答案和讲解的那一步。",
+        "en": "Questions built from the current settings: shapes, parameter counts, masked cells, d_k. Answer "
+              "first, then see the answer and the step that explains it.",
     },
     # Sidebar settings
     "settings.header": {"zh": "共享设置", "en": "Shared settings"},

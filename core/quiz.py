@@ -1,0 +1,432 @@
+"""Predict, then reveal: questions generated from the shared settings, answers read from the core.
+
+No answer is a formula written again here; each one is read from the code that the other pages run:
+- shapes from the traced tensors of scenario.run (the AttentionTrace), named axes from core.accounting;
+- parameter counts from the model's own nn.Linear layers (and a head's slice from head_projection);
+- d_k, and whether an h is allowed at all, from MultiHeadAttention itself (built on torch's "meta"
+  device: no memory, no random numbers drawn);
+- blocked cells from core.masks (through scenario.settings_mask, the mask every page uses);
+- a row's sum from the traced attention weights.
+
+The question set depends only on the settings and the shared seed: a class that opens the teacher's
+link gets the same questions in the same order. Pure Python + torch: no Streamlit.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+import unicodedata
+import zlib
+from dataclasses import dataclass, field
+
+import torch
+
+from core import i18n
+from core.accounting import tensor_shapes
+from core.attention import MultiHeadAttention
+from core.masks import full_grid
+from core.scenario import Scenario, settings_mask
+from core.settings import Settings, head_choices
+from core.walkthrough import STEPS
+
+# ------------------------------------------------------------------ what a set holds
+
+# One set, shuffled by the seed: three shapes, two parameter counts, two d_k, and one of each other kind.
+PLAN = ("shape", "shape", "shape", "params", "params", "d_k", "d_k", "heads_change", "mask_row", "mask_count",
+        "row_sum")
+# The three shape questions: one tensor from each family, so a set always covers the split and the scores.
+SHAPE_FAMILIES = (
+    ("q", "k", "v", "concat", "output"),  # (B, T, d_model)
+    ("q_heads", "k_heads", "v_heads", "head_outputs"),  # (B, h, T, d_k)
+    ("scores", "scaled_scores", "masked_scores", "weights"),  # (B, h, T_q, T_k)
+)
+PARAM_LAYERS = ("W_q", "W_k", "W_v", "W_o")
+PARAM_WIDER = ("all", "head")  # the four layers together; one head's slice of W_q
+# (d_model, h) pairs of real-looking models that are NOT the slider's: the student must reason, not read.
+D_K_FITS = ((384, 12), (768, 12), (512, 8), (1024, 16), (256, 4), (96, 3), (300, 5), (640, 10), (120, 8),
+            (4096, 32), (200, 8), (72, 6), (1536, 24), (480, 6))
+D_K_MISFITS = ((384, 7), (100, 3), (512, 6), (768, 5), (300, 8), (64, 3), (1000, 3), (128, 12), (200, 3),
+               (96, 5))
+CHANGES = ("more", "same", "fewer")
+# The "why" of a shape question, per tensor (tensors made by the same kind of operation share one).
+SHAPE_WHY = {"q": "proj", "k": "proj", "v": "proj", "q_heads": "split", "k_heads": "split", "v_heads": "split",
+             "scores": "scores", "scaled_scores": "scaled", "masked_scores": "masked", "weights": "weights",
+             "head_outputs": "mix", "concat": "concat", "output": "output"}
+ROW_SUM_TOLERANCE = 1e-3
+
+# ------------------------------------------------------------------ answer parsing limits
+MAX_ANSWER_CHARS = 100  # longer text is refused before any parsing
+MAX_NUMBER = 10**12  # no answer here comes close; larger numbers are refused, not rounded
+MAX_DIMS = 8
+NOT_ALLOWED_WORDS = frozenset({
+    "no", "none", "not allowed", "notallowed", "invalid", "impossible", "error", "n/a", "na", "x", "-",
+    "不允许", "不行", "不可以", "不能", "无", "没有", "否", "无效", "不合法", "错误",
+})
+
+
+@dataclass(frozen=True)
+class Question:
+    index: int  # 0-based position in the set
+    uid: str  # stable id of this question for these settings (keys the recorded answer)
+    kind: str  # shape | params | d_k | heads_change | mask_row | mask_count | row_sum
+    answer_type: str  # shape | int | d_k | choice | cells | number
+    answer: object  # tuple[int, ...] | int | int-or-None | str | tuple[int, ...] | float
+    step: str  # the walkthrough step that explains it (core.walkthrough.STEPS)
+    facts: dict = field(default_factory=dict)  # language-neutral values for the texts
+    options: tuple = ()  # the choices (choice) or key positions (cells)
+
+
+# ------------------------------------------------------------------ answers from the core
+
+
+def step_of_field(name: str) -> str:
+    """The walkthrough step that produces a traced tensor."""
+    for step in STEPS:
+        if name in step.fields:
+            return step.name
+    raise KeyError(name)
+
+
+def meta_model(d_model: int, h: int) -> MultiHeadAttention:
+    """The real class on torch's meta device: the same checks and layers, no memory, no random init."""
+    with torch.device("meta"):
+        return MultiHeadAttention(d_model, h)
+
+
+def head_width(d_model: int, h: int) -> int | None:
+    """d_k as MultiHeadAttention computes it, or None when the class refuses this h."""
+    try:
+        return meta_model(d_model, h).d_k
+    except ValueError:
+        return None
+
+
+def parameter_count(module: torch.nn.Module) -> int:
+    return sum(p.numel() for p in module.parameters())
+
+
+def changed_head_count(d_model: int, h: int) -> int:
+    """The h of the "what if h changes" question: 2h when the slider offers it, else h/2."""
+    return 2 * h if 2 * h in head_choices(d_model) else h // 2
+
+
+def keep_grid(kind: str, T: int, custom_text: str | None) -> torch.Tensor:
+    """(T, T) bool, True = keep: the mask every page uses for this kind (none keeps everything)."""
+    return full_grid(settings_mask(kind, T, T, custom_text), 1, T, T)[0]
+
+
+def quiz_mask_kind(settings: Settings, rng: random.Random) -> str:
+    """The mask a mask question is about: the sidebar's, or (with no mask) causal or padding by the seed."""
+    return settings.mask if settings.mask != "none" else rng.choice(("causal", "padding"))
+
+
+# ------------------------------------------------------------------ the set
+
+
+def _uid(settings: Settings, custom_text: str | None, index: int) -> str:
+    grid = zlib.crc32((custom_text or "").encode()) if settings.mask == "custom" else 0
+    return f"{settings.d_model}-{settings.num_heads}-{settings.seq_len}-{settings.mask}-{grid:x}-{settings.seed}-{index}"
+
+
+def build_quiz(run: Scenario, *, custom_text: str | None = None) -> list[Question]:
+    """The question set for run.settings, ordered and filled by run.settings.seed.
+
+    `run` is scenario.run(settings, custom_text=custom_text): its trace and model give the answers.
+    """
+    s = run.settings
+    T, h, d_model = s.seq_len, s.num_heads, s.d_model
+    rng = random.Random(f"attention-lab-quiz:{s.seed}")  # str seeds are stable across processes
+    plan = list(PLAN)
+    rng.shuffle(plan)
+    shape_fields = [rng.choice(family) for family in SHAPE_FAMILIES]
+    rng.shuffle(shape_fields)
+    param_targets = [rng.choice(PARAM_LAYERS), rng.choice(PARAM_WIDER)]
+    d_k_pairs = [rng.choice(D_K_FITS), rng.choice(D_K_FITS if rng.random() < 0.4 else D_K_MISFITS)]
+    if d_k_pairs[1] == d_k_pairs[0]:
+        d_k_pairs[1] = rng.choice(D_K_MISFITS)
+    axes = tensor_shapes(1, T, T, d_model, h)
+    base = dict(d_model=d_model, h=h, T=T, B=1, d_k=s.d_k)
+
+    questions: list[Question] = []
+    for index, kind in enumerate(plan):
+        uid = _uid(s, custom_text, index)
+        if kind == "shape":
+            name = shape_fields.pop()
+            shape = tuple(getattr(run.trace, name).shape)  # the real tensor the pages draw
+            q = Question(index, uid, kind, "shape", shape, step_of_field(name),
+                         dict(base, tensor=name, axes=", ".join(axes[name].axes)))
+        elif kind == "params":
+            target = param_targets.pop(0)
+            if target == "all":
+                count = parameter_count(run.model)
+                step = "project"
+            elif target == "head":
+                w, b = run.model.head_projection("q", 0)  # (d_model, d_k), (d_k,)
+                count = w.numel() + (0 if b is None else b.numel())
+                step = "split"
+            else:
+                count = parameter_count(getattr(run.model, target))
+                step = "output" if target == "W_o" else "project"
+            q = Question(index, uid, kind, "int", count, step, dict(base, target=target))
+        elif kind == "d_k":
+            pd, ph = d_k_pairs.pop(0)
+            q = Question(index, uid, kind, "d_k", head_width(pd, ph), "split", dict(d_model=pd, h=ph))
+        elif kind == "heads_change":
+            h2 = changed_head_count(d_model, h)
+            before, after = parameter_count(meta_model(d_model, h)), parameter_count(meta_model(d_model, h2))
+            answer = "more" if after > before else "fewer" if after < before else "same"
+            q = Question(index, uid, kind, "choice", answer, "split",
+                         dict(base, h2=h2, before=before, after=after), CHANGES)
+        elif kind == "mask_row":
+            mask = quiz_mask_kind(s, rng)
+            keep = keep_grid(mask, T, custom_text)
+            rows = [i for i in range(T) if not bool(keep[i].all())] or list(range(T))
+            i = rng.choice(rows)
+            blocked = tuple(j for j in range(T) if not bool(keep[i, j]))
+            q = Question(index, uid, kind, "cells", blocked, "mask", dict(base, mask=mask, i=i, token=run.tokens[i]),
+                         tuple(range(T)))
+        elif kind == "mask_count":
+            mask = quiz_mask_kind(s, rng)
+            blocked = int((~keep_grid(mask, T, custom_text)).sum())
+            q = Question(index, uid, kind, "int", blocked, "mask", dict(base, mask=mask, cells=T * T, count=blocked))
+        elif kind == "row_sum":
+            head, i = rng.randrange(h), rng.randrange(T)
+            total = float(run.trace.weights[0, head, i].sum())  # (T_k,) -> one number
+            q = Question(index, uid, kind, "number", total, "softmax", dict(base, head=head, i=i, token=run.tokens[i]))
+        else:  # pragma: no cover - PLAN and this chain are edited together
+            raise ValueError(kind)
+        questions.append(q)
+    return questions
+
+
+# ------------------------------------------------------------------ reading an answer
+
+
+@dataclass(frozen=True)
+class Parsed:
+    value: object = None
+    error: str | None = None  # a strings key suffix: quiz.err.<error>
+    args: dict = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def _clean(raw) -> tuple[str | None, Parsed | None]:
+    """Text normalised (full-width forms to ASCII, e.g. "（１，４）"), or the refusal."""
+    if raw is None:
+        return None, Parsed(error="empty")
+    text = str(raw)
+    if len(text) > MAX_ANSWER_CHARS:
+        return None, Parsed(error="too_long", args=dict(n=MAX_ANSWER_CHARS))
+    text = unicodedata.normalize("NFKC", text).strip()
+    if not text:
+        return None, Parsed(error="empty")
+    return text, None
+
+
+_INT = re.compile(r"[+-]?\d+")
+_GROUPED = re.compile(r"\d{1,3}([,' _]\d{3})+")  # 16,640 / 16 640 / 16_640 / 16'640
+
+
+def _number(text: str) -> Parsed:
+    """A finite number within ±MAX_NUMBER ("1", "1.0", "1e3", "50%"), as float."""
+    percent = text.endswith("%")
+    body = text[:-1].strip() if percent else text
+    if _GROUPED.fullmatch(body):
+        body = re.sub(r"[,' _]", "", body)
+    try:
+        value = float(body)
+    except ValueError:
+        return Parsed(error="not_number")
+    if not math.isfinite(value) or abs(value) > MAX_NUMBER:
+        return Parsed(error="too_big", args=dict(max=f"{MAX_NUMBER:,}"))
+    return Parsed(value / 100 if percent else value)
+
+
+def parse_int(raw) -> Parsed:
+    """A whole number >= 0: "16640", "16,640", "16 640", "1.6e4", "１６６４０"."""
+    text, refused = _clean(raw)
+    if refused:
+        return refused
+    parsed = _number(text)
+    if not parsed.ok:
+        return parsed
+    value = parsed.value
+    if value != int(value):
+        return Parsed(error="not_whole")
+    if value < 0:
+        return Parsed(error="negative")
+    return Parsed(int(value))
+
+
+def parse_shape(raw) -> Parsed:
+    """A tensor shape: "(1, 4, 8, 8)", "1,4,8,8", "1×4×8×8", "1 x 4 x 8 x 8", "[1, 4, 8, 8]",
+    "torch.Size([1, 4, 8, 8])", full-width "（1，4，8，8）"."""
+    text, refused = _clean(raw)
+    if refused:
+        return refused
+    text = text.lower()
+    if text.startswith("torch.size"):
+        text = text[len("torch.size"):]
+    text = text.strip().strip("()[]{} ").strip()
+    parts = [p for p in re.split(r"\s*[,×x*;、]\s*|\s+", text) if p != ""]
+    if not parts or not all(_INT.fullmatch(p) for p in parts):
+        return Parsed(error="not_shape")
+    if len(parts) > MAX_DIMS:
+        return Parsed(error="too_many_dims", args=dict(n=MAX_DIMS))
+    sizes = [int(p) for p in parts]
+    if any(n > MAX_NUMBER for n in sizes):
+        return Parsed(error="too_big", args=dict(max=f"{MAX_NUMBER:,}"))
+    if any(n < 1 for n in sizes):
+        return Parsed(error="size_zero")
+    return Parsed(tuple(sizes))
+
+
+def parse_d_k(raw) -> Parsed:
+    """A whole number, or a word saying the h is not allowed ("no", "not allowed", "不允许" ...) -> None."""
+    text, refused = _clean(raw)
+    if refused:
+        return refused
+    if text.lower().strip(" .!。！") in NOT_ALLOWED_WORDS:
+        return Parsed(None)
+    parsed = parse_int(text)
+    return parsed if parsed.ok or parsed.error != "not_number" else Parsed(error="not_d_k")
+
+
+def parse_real(raw) -> Parsed:
+    text, refused = _clean(raw)
+    return refused if refused else _number(text)
+
+
+def parse_choice(raw, options) -> Parsed:
+    return Parsed(raw) if raw in options else Parsed(error="pick_one")
+
+
+def parse_cells(raw, options) -> Parsed:
+    """Picked key positions (any iterable of ints from the options; nothing picked = nothing blocked)."""
+    picked = [] if raw is None else list(raw)
+    if any(isinstance(j, bool) or not isinstance(j, int) or j not in options for j in picked):
+        return Parsed(error="bad_cells")
+    return Parsed(tuple(sorted(set(picked))))
+
+
+def parse_answer(q: Question, raw) -> Parsed:
+    if q.answer_type == "shape":
+        return parse_shape(raw)
+    if q.answer_type == "int":
+        return parse_int(raw)
+    if q.answer_type == "d_k":
+        return parse_d_k(raw)
+    if q.answer_type == "number":
+        return parse_real(raw)
+    if q.answer_type == "choice":
+        return parse_choice(raw, q.options)
+    if q.answer_type == "cells":
+        return parse_cells(raw, q.options)
+    raise ValueError(q.answer_type)
+
+
+def is_correct(q: Question, value) -> bool:
+    """`value` is a parse_answer value (never raw text)."""
+    if q.answer_type == "number":
+        return abs(float(value) - float(q.answer)) <= ROW_SUM_TOLERANCE
+    return value == q.answer
+
+
+# ------------------------------------------------------------------ the texts
+
+
+def _fmt_shape(sizes) -> str:
+    return "(" + ", ".join(str(n) for n in sizes) + ")"
+
+
+def format_value(q: Question, value, lang: str) -> str:
+    """An answer (the right one, or a parsed one) as text."""
+    if q.answer_type == "shape":
+        return _fmt_shape(value)
+    if q.answer_type == "int":
+        return f"{value:,}"
+    if q.answer_type == "d_k":
+        return i18n.t("quiz.not_allowed", lang) if value is None else str(value)
+    if q.answer_type == "number":
+        return f"{value:g}"
+    if q.answer_type == "choice":
+        return i18n.t(f"quiz.choice.{value}", lang, **q.facts)
+    if q.answer_type == "cells":
+        return ", ".join(str(j) for j in value) if value else i18n.t("quiz.cells.none", lang)
+    raise ValueError(q.answer_type)
+
+
+def _mask_name(q: Question, lang: str) -> str:
+    return i18n.t(f"mask.{q.facts['mask']}", lang)
+
+
+def prompt_text(q: Question, lang: str) -> str:
+    f = q.facts
+    if q.kind == "shape":
+        return i18n.t("quiz.shape.prompt", lang, what=i18n.t(f"quiz.tensor.{f['tensor']}", lang), **f)
+    if q.kind == "params":
+        return i18n.t(f"quiz.params.{f['target']}.prompt", lang, **f)
+    if q.kind in ("mask_row", "mask_count"):
+        return i18n.t(f"quiz.{q.kind}.prompt", lang, mask_name=_mask_name(q, lang), **f)
+    return i18n.t(f"quiz.{q.kind}.prompt", lang, **f)
+
+
+def hint_text(q: Question, lang: str) -> str:
+    return i18n.t(f"quiz.hint.{q.answer_type}", lang)
+
+
+def answer_text(q: Question, lang: str) -> str:
+    if q.kind == "shape":
+        return f"({q.facts['axes']}) = {_fmt_shape(q.answer)}"
+    if q.kind == "row_sum":
+        return i18n.t("quiz.row_sum.answer", lang, total=q.answer)
+    return format_value(q, q.answer, lang)
+
+
+def why_text(q: Question, lang: str) -> str:
+    f = q.facts
+    if q.kind == "shape":
+        return i18n.t(f"quiz.why.shape.{SHAPE_WHY[f['tensor']]}", lang, **f)
+    if q.kind == "params":
+        return i18n.t(f"quiz.why.params.{f['target']}", lang, **f)
+    if q.kind == "d_k":
+        key = "quiz.why.d_k.fits" if q.answer is not None else "quiz.why.d_k.misfits"
+        return i18n.t(key, lang, d_k=q.answer, **f)
+    if q.kind in ("mask_row", "mask_count"):
+        return i18n.t(f"quiz.why.{q.kind}.{f['mask']}", lang, mask_name=_mask_name(q, lang), **f)
+    if q.kind == "heads_change":
+        return i18n.t("quiz.why.heads_change", lang, **f)
+    if q.kind == "row_sum":
+        return i18n.t("quiz.why.row_sum", lang, total=q.answer, **f)
+    raise ValueError(q.kind)
+
+
+def error_text(parsed: Parsed, lang: str) -> str:
+    return i18n.t(f"quiz.err.{parsed.error}", lang, **parsed.args)
+
+
+# ------------------------------------------------------------------ links and the score
+
+
+def walk_link_params(settings: Settings, step: str) -> dict[str, str]:
+    """Query params of the walkthrough link: the shared settings (same numbers there) + the step."""
+    return {"d_model": str(settings.d_model), "num_heads": str(settings.num_heads),
+            "seq_len": str(settings.seq_len), "mask": settings.mask, "seed": str(settings.seed),
+            "lang": settings.lang, "walk_view": "step", "walk_step": step}
+
+
+@dataclass(frozen=True)
+class Record:
+    """One answered question: what the student gave (as parsed) and whether it was right."""
+    value: object
+    correct: bool
+
+
+def score(records: dict) -> tuple[int, int]:
+    """(right, answered) over a session's records."""
+    return sum(1 for r in records.values() if r.correct), len(records)

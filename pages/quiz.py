@@ -1,0 +1,104 @@
+"""Predict, then reveal: questions built from the shared settings (core.quiz), answered before the answer shows.
+
+The set is fixed by the shared seed, so a class on the teacher's link gets the same questions in the same
+order. The score lives in this browser session's st.session_state only (never shared).
+"""
+
+import streamlit as st
+
+from core import quiz as Q
+from core import scenario
+from core.settings import Settings
+from ui.shell import page_context
+
+ctx = page_context()
+t, s = ctx.t, ctx.settings
+
+INDEX, RECORDS, ERROR = "quiz_index", "quiz_records", "quiz_error"
+
+
+@st.cache_resource(max_entries=16, show_spinner=False)
+def question_set(d_model: int, num_heads: int, seq_len: int, mask: str, seed: int, lang: str,
+                 custom_text: str | None):
+    """The questions for these settings and their token labels (the language only changes the labels).
+    Read-only: nothing mutates them."""
+    run = scenario.run(Settings(d_model, num_heads, seq_len, mask, seed, lang), custom_text=custom_text)
+    return Q.build_quiz(run, custom_text=custom_text), run.tokens
+
+
+questions, tokens = question_set(s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang, ctx.custom_text)
+records: dict = st.session_state.setdefault(RECORDS, {})
+index = min(max(int(st.session_state.get(INDEX, 0)), 0), len(questions) - 1)
+q = questions[index]
+
+
+# ------------------------------------------------------------------ callbacks (run before the page redraws)
+def submit(question: Q.Question) -> None:
+    parsed = Q.parse_answer(question, st.session_state.get(f"quiz_in_{question.uid}"))
+    if not parsed.ok:
+        st.session_state[ERROR] = (question.uid, parsed)  # shown, not counted
+        return
+    st.session_state.pop(ERROR, None)
+    # Only the first answer counts: the reveal follows it, so a second try would not be a prediction.
+    st.session_state[RECORDS].setdefault(question.uid, Q.Record(parsed.value, Q.is_correct(question, parsed.value)))
+
+
+def move(delta: int) -> None:
+    st.session_state[INDEX] = min(max(index + delta, 0), len(questions) - 1)
+    st.session_state.pop(ERROR, None)
+
+
+def reset() -> None:
+    st.session_state[RECORDS] = {}
+    st.session_state[INDEX] = 0
+    st.session_state.pop(ERROR, None)
+
+
+# ------------------------------------------------------------------ the page
+st.title(t("page.quiz"))
+st.write(t("quiz.intro"))
+st.caption(t("quiz.set", seed=s.seed, d_model=s.d_model, h=s.num_heads, T=s.seq_len, mask_name=t(f"mask.{s.mask}")))
+
+right, answered = Q.score(records)
+st.metric(t("quiz.score"), t("quiz.score.value", right=right, answered=answered), help=t("quiz.score.help"))
+st.progress((index + 1) / len(questions), text=t("quiz.progress", n=index + 1, total=len(questions)))
+
+with st.container(border=True, key="quiz_card"):
+    st.markdown(f"**{index + 1}.** " + Q.prompt_text(q, ctx.lang))
+    record = records.get(q.uid)
+    if record is None:
+        with st.form(f"quiz_form_{q.uid}", border=False):
+            key = f"quiz_in_{q.uid}"
+            hint = Q.hint_text(q, ctx.lang)
+            if q.answer_type == "choice":
+                st.radio(t("quiz.your_answer"), q.options, index=None, key=key,
+                         format_func=lambda o: t(f"quiz.choice.{o}"))
+            elif q.answer_type == "cells":
+                st.pills(t("quiz.your_answer") + " — " + hint, q.options, selection_mode="multi", key=key,
+                         format_func=lambda j: f"{j} · {tokens[j]}")
+            else:
+                st.text_input(t("quiz.your_answer"), key=key, placeholder=hint, help=hint)
+            st.form_submit_button(t("quiz.check"), type="primary", on_click=submit, args=(q,),
+                                  icon=":material/visibility:")
+        error = st.session_state.get(ERROR)
+        if error and error[0] == q.uid:
+            st.warning(t("quiz.not_counted") + Q.error_text(error[1], ctx.lang), icon=":material/edit_note:")
+    else:
+        given = Q.format_value(q, record.value, ctx.lang)
+        if record.correct:
+            st.success(t("quiz.right", given=given), icon=":material/check_circle:")
+        else:
+            st.error(t("quiz.wrong", given=given), icon=":material/cancel:")
+        st.markdown(f"**{t('quiz.answer', answer=Q.answer_text(q, ctx.lang))}**")
+        st.markdown(f"**{t('quiz.why')}** " + Q.why_text(q, ctx.lang))
+        st.page_link("pages/walkthrough.py", label=t("quiz.link", step=t(f"walk.{q.step}.title")),
+                     icon=":material/stairs:", query_params=Q.walk_link_params(s, q.step))
+
+b1, b2, b3 = st.columns(3)
+b1.button(t("quiz.prev"), icon=":material/arrow_back:", on_click=move, args=(-1,), disabled=index == 0,
+          key="quiz_prev", width="stretch")
+b2.button(t("quiz.next"), icon=":material/arrow_forward:", icon_position="right", on_click=move, args=(1,),
+          disabled=index == len(questions) - 1, key="quiz_next", width="stretch", type="primary")
+b3.button(t("quiz.reset"), icon=":material/restart_alt:", on_click=reset, key="quiz_reset", width="stretch")
+if index == len(questions) - 1 and q.uid in records:
+    st.info(t("quiz.done", answered=answered, right=right), icon=":material/flag:")
