@@ -273,7 +273,12 @@ def parse_shape(raw) -> Parsed:
     if text.startswith("torch.size"):
         text = text[len("torch.size"):]
     text = text.strip().strip("()[]{} ").strip()
-    parts = [p for p in re.split(r"\s*[,×x*;、]\s*|\s+", text) if p != ""]
+    if re.search(r"[,×x*;、]", text):
+        parts = re.split(r"\s*[,×x*;、]\s*", text)
+        if len(parts) > 1 and parts[-1] == "":
+            parts.pop()  # "(1, 4,)": Python's trailing comma
+    else:
+        parts = text.split()
     if not parts or not all(_INT.fullmatch(p) for p in parts):
         return Parsed(error="not_shape")
     if len(parts) > MAX_DIMS:

@@ -6,7 +6,7 @@ from conftest import run_app
 from core import i18n
 from core.settings import D_MODEL_CHOICES, SEQ_LEN_MAX, SEQ_LEN_MIN, head_choices
 
-PAGES = [None, "walkthrough", "heads", "masks", "real-model", "why-heads"]
+PAGES = [None, "walkthrough", "heads", "masks", "real-model", "why-heads", "quiz"]
 
 SMALLEST = dict(d_model=D_MODEL_CHOICES[0], num_heads=1, seq_len=SEQ_LEN_MIN)
 LARGEST = dict(d_model=D_MODEL_CHOICES[-1], num_heads=head_choices(D_MODEL_CHOICES[-1])[-1], seq_len=SEQ_LEN_MAX)
