@@ -77,7 +77,8 @@ with st.container(border=True, key="quiz_card"):
                 st.pills(t("quiz.your_answer") + " — " + hint, q.options, selection_mode="multi", key=key,
                          format_func=lambda j: f"{j} · {tokens[j]}")
             else:
-                st.text_input(t("quiz.your_answer"), key=key, placeholder=hint, help=hint)
+                st.text_input(t("quiz.your_answer"), key=key, placeholder=hint)
+                st.caption(hint)  # the placeholder goes away while typing; the format stays in view
             st.form_submit_button(t("quiz.check"), type="primary", on_click=submit, args=(q,),
                                   icon=":material/visibility:")
         error = st.session_state.get(ERROR)
