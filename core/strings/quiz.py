@@ -2,10 +2,9 @@
 
 STRINGS = {
     "quiz.intro": {
-        "zh": "先预测，再揭晓：每道题都根据侧边栏当前的设置生成。先写下你的答案，再看正确答案、原因，"
-              "以及讲解这一步的逐步计算页面。",
-        "en": "Predict, then reveal: every question is built from the current settings in the sidebar. Answer first, "
-              "then see the right answer, why, and the walkthrough step that explains it.",
+        "zh": "每道题都根据侧边栏当前的设置生成。先写下你的预测，再看正确答案、原因，以及讲解这一步的逐步计算页面。",
+        "en": "Every question is built from the current settings in the sidebar. Write your prediction first, then "
+              "see the right answer, why, and the walkthrough step that explains it.",
     },
     "quiz.set": {
         "zh": "题组由随机种子 {seed} 决定：打开同一个链接的全班同学会按相同顺序看到相同的题目。"
