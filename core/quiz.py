@@ -127,7 +127,8 @@ def quiz_mask_kind(settings: Settings, rng: random.Random) -> str:
 
 def _uid(settings: Settings, custom_text: str | None, index: int) -> str:
     grid = zlib.crc32((custom_text or "").encode()) if settings.mask == "custom" else 0
-    return f"{settings.d_model}-{settings.num_heads}-{settings.seq_len}-{settings.mask}-{grid:x}-{settings.seed}-{index}"
+    s = settings
+    return f"{s.d_model}-{s.num_heads}-{s.seq_len}-{s.mask}-{grid:x}-{s.seed}-{index}"
 
 
 def build_quiz(run: Scenario, *, custom_text: str | None = None) -> list[Question]:

@@ -92,7 +92,7 @@ def test_deep_link_is_the_first_request_to_a_fresh_server(page, fresh_server):
     expect(sidebar(page).get_by_text(i18n.t("settings.header", "zh"))).to_be_visible()
     expect(sidebar(page).get_by_text("d_k = 16 / 2 = 8")).to_be_visible()
     nav = page.locator("[data-testid=stSidebarNav]")
-    for name in ("home", "walkthrough", "heads", "masks", "real-model", "why-heads"):
+    for name in ("home", "walkthrough", "heads", "masks", "real-model", "why-heads", "quiz"):
         expect(nav.get_by_text(i18n.t(f"page.{name}", "zh"), exact=True)).to_be_visible()
     # The same view as a later visit: reload and compare the sidebar.
     first = sidebar(page).aria_snapshot()

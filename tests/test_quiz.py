@@ -166,7 +166,9 @@ def test_the_same_seed_gives_the_same_set_and_another_seed_another():
 def test_both_languages_get_the_same_questions():
     en = quiz_for(Settings(64, 4, 8, "causal", 9, "en"))[1]
     zh = quiz_for(Settings(64, 4, 8, "causal", 9, "zh"))[1]
-    strip = lambda qs: [(q.uid, q.kind, q.answer, {k: v for k, v in q.facts.items() if k != "token"}) for q in qs]  # noqa: E731
+
+    def strip(qs):
+        return [(q.uid, q.kind, q.answer, {k: v for k, v in q.facts.items() if k != "token"}) for q in qs]
     assert strip(en) == strip(zh)
 
 

@@ -19,9 +19,9 @@ def first_question():
     return Q.build_quiz(scenario.run(Settings(**PARAMS)))[0]
 
 
-def prompt(page, q):
+def prompt(page, q, lang="en"):
     """The question's paragraph (its `code` spans split the text into several nodes)."""
-    return page.locator("[data-testid=stMarkdownContainer]", has_text=Q.prompt_text(q, "en").replace("`", ""))
+    return page.locator("[data-testid=stMarkdownContainer]", has_text=Q.prompt_text(q, lang).replace("`", ""))
 
 
 def score(page):
@@ -91,3 +91,14 @@ def test_the_link_opens_the_step_with_the_same_settings_and_the_score_survives(p
     page.locator("[data-testid=stSidebarNav]").get_by_role("link", name=t("page.quiz")).click()
     wait_idle(page)
     expect(score(page)).to_have_text("1 / 1")  # back from the explanation: the session's score is still there
+
+
+def test_a_deep_link_to_the_quiz_is_the_first_request_to_a_fresh_server(page, fresh_server):
+    """The link a teacher sends first thing in class: the quiz, its settings and the sidebar are all there."""
+    params = dict(LINK_PARAMS, seed=2)
+    q = Q.build_quiz(scenario.run(Settings(**params)))[0]
+    open_app(page, fresh_server, "quiz", **params)
+    expect(page).to_have_title(re.compile(i18n.t("page.quiz", "zh")))
+    expect(prompt(page, q, "zh")).to_be_visible()
+    expect(page.locator("[data-testid=stSidebar]").get_by_text("d_k = 32 / 8 = 4")).to_be_visible()
+    expect(score(page)).to_have_text("0 / 0")
