@@ -44,7 +44,8 @@ def submit(question: Q.Question) -> None:
 
 
 def move(delta: int) -> None:
-    st.session_state[INDEX] = min(max(index + delta, 0), len(questions) - 1)
+    current = int(st.session_state.get(INDEX, 0))
+    st.session_state[INDEX] = min(max(current + delta, 0), len(questions) - 1)
     st.session_state.pop(ERROR, None)
 
 

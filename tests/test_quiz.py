@@ -414,3 +414,15 @@ def test_the_home_page_lists_the_quiz():
     at = run_app(lang="en")
     links = [e.proto.label for e in at.get("page_link")]
     assert any(i18n.t("page.quiz", "en") in label for label in links)
+
+
+def test_a_new_seed_mid_quiz_gives_the_new_set_and_keeps_the_session_score():
+    at = run_app("quiz", lang="en", seed=0)
+    q0 = quiz_for(Settings(64, 4, 8, "none", 0, "en"))[1][0]
+    answer_on_page(at, q0, raw_answer(q0))
+    assert score_of(at) == "1 / 1"
+    at.sidebar.number_input(key="seed").set_value(1).run()
+    q1 = quiz_for(Settings(64, 4, 8, "none", 1, "en"))[1][0]
+    assert not at.exception and Q.prompt_text(q1, "en") in card_texts(at)
+    assert [b for b in at.button if b.key and b.key.startswith("FormSubmitter:")]  # open, not revealed
+    assert score_of(at) == "1 / 1"
