@@ -9,6 +9,7 @@ from core import heads as H
 from core import scenario
 from core.accounting import totals_over_heads
 from core.figures import color_range, heads_figure, matrix_figure, page_of_heads
+from ui.downloads import scenario_downloads
 from ui.shell import page_context
 
 ctx = page_context()
@@ -261,3 +262,5 @@ one_focus = float(H.head_focus(single_w)[0])
 st.caption(t("heads.single.focus", one=one_focus, lo=float(focus.min()), hi=float(focus.max())))
 if h > 1:
     st.caption(t("heads.single.why", d=d, dk=d_k))
+
+scenario_downloads(ctx, run, page="heads")

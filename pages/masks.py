@@ -8,6 +8,7 @@ import streamlit as st
 from core import masks_lab as lab
 from core.reference import max_abs_diff, torch_reference
 from core.settings import clamp_int
+from ui.downloads import lab_downloads
 from ui.shell import CUSTOM_MASK_KEY, page_context
 
 ctx = page_context()
@@ -273,3 +274,5 @@ st.table({
     t("masks.bug.col.bp"): short(lab.fmt_value(r["bug_past"]) for r in summary),
     t("masks.bug.col.bf"): short(lab.fmt_value(r["bug_future"]) for r in summary),
 })
+
+lab_downloads(ctx, run)

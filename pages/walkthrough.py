@@ -13,6 +13,7 @@ from core import scenario
 from core import walkthrough as W
 from core.figures import page_of_heads
 from core.settings import Settings
+from ui.downloads import scenario_downloads
 from ui.shell import page_context
 
 ctx = page_context()
@@ -313,3 +314,4 @@ else:
     st.caption(t("walk.link"))
 
 st.success(t("walk.reference", out=check.output_diff, w=check.weights_diff), icon=":material/verified:")
+scenario_downloads(ctx, run, page="walkthrough")

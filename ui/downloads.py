@@ -1,0 +1,79 @@
+"""The "Download the tensors" section: .npz of everything, the JSON recipe, and a CSV of one 2-D slice.
+
+Files are built only when a button is clicked (st.download_button takes a callable: nothing is
+serialised on a rerun), and a download does not rerun the page (on_click="ignore"). The slice picker
+is a fragment: choosing another tensor or head reruns only this section, not the page's figures.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import streamlit as st
+
+from core import export
+from core.export import TensorSet
+
+
+def scenario_downloads(ctx, run, *, page: str) -> None:
+    """For a page that shows core.scenario.run(...) (walkthrough, heads)."""
+    ts = export.from_scenario(run, ctx.custom_text, page=page, app_url=st.context.url)
+    _section(ts, ctx.t, key=f"{page}_export", stem=export.file_stem(ctx.settings))
+
+
+def lab_downloads(ctx, lab_run) -> None:
+    """For the Masks lab, whose tensors come from its own choices (core.masks_lab.run_lab)."""
+    ts = export.from_lab(lab_run, ctx.settings, ctx.custom_text, app_url=st.context.url,
+                         extra_query={k: v for k, v in st.query_params.to_dict().items() if k.startswith("masks_")})
+    _section(ts, ctx.t, key="masks_export", stem=export.file_stem(ctx.settings) + "_lab", note=ctx.t("export.lab_note"))
+
+
+def _section(ts: TensorSet, t, *, key: str, stem: str, note: str | None = None) -> None:
+    with st.expander(t("export.title"), icon=":material/download:"):
+        st.caption(t("export.about"))
+        if note:
+            st.caption(note)
+        c1, c2 = st.columns(2)
+        c1.download_button(t("export.npz"), partial(export.npz_bytes, ts), file_name=f"{stem}.npz",
+                           mime="application/octet-stream", key=f"{key}_npz", on_click="ignore",
+                           help=t("export.npz.help"), icon=":material/download:", width="stretch")
+        c2.download_button(t("export.json"), partial(export.json_text, ts), file_name=f"{stem}.json",
+                           mime="application/json", key=f"{key}_json", on_click="ignore",
+                           help=t("export.json.help"), icon=":material/settings:", width="stretch")
+        _slice_picker(ts, t, key, stem)
+
+
+def _settle_index(key: str, n: int) -> None:
+    """A head/sequence index left over from larger settings would be out of range: clamp it first."""
+    value = st.session_state.get(key)
+    if not isinstance(value, int) or not 0 <= value < n:
+        st.session_state[key] = 0 if not isinstance(value, int) else min(max(value, 0), n - 1)
+
+
+@st.fragment
+def _slice_picker(ts: TensorSet, t, key: str, stem: str) -> None:
+    st.markdown(f"**{t('export.csv.title')}**")
+    names = export.csv_names(ts)
+    name_key, b_key, h_key = f"{key}_tensor", f"{key}_b", f"{key}_h"
+    if st.session_state.get(name_key) not in names:
+        st.session_state[name_key] = "weights"
+    _settle_index(b_key, ts.batch)
+    _settle_index(h_key, ts.num_heads)
+    c1, c2, c3 = st.columns([2, 1, 1])
+    name = c1.selectbox(t("export.csv.tensor"), names, key=name_key)
+    b = c2.number_input(t("export.csv.batch"), 0, ts.batch - 1, step=1, key=b_key,
+                        disabled=ts.batch == 1 or not export.has_axis(name, "batch"))
+    head = c3.number_input(t("export.csv.head"), 0, ts.num_heads - 1, step=1, key=h_key,
+                           disabled=ts.num_heads == 1 or not export.has_axis(name, "head"))
+    sl = export.slice_2d(ts, name, int(b), int(head))
+    axis = lambda a: t(f"export.axis.{a}") if f"export.axis.{a}" in _AXIS_KEYS else t("export.axis.bias")  # noqa: E731
+    st.caption(t("export.csv.shape", name=name, shape=tuple(ts.tensors[name].shape), slice=sl.label,
+                 rows=sl.matrix.shape[0], cols=sl.matrix.shape[1], row_axis=axis(sl.row_axis),
+                 col_axis=axis(sl.col_axis)))
+    suffix = "".join(f"_{i}" for i in sl.index)
+    st.download_button(t("export.csv.button", slice=sl.label), partial(export.csv_bytes, sl),
+                       file_name=f"{stem}_{name}{suffix}.csv", mime="text/csv", key=f"{key}_csv",
+                       on_click="ignore", icon=":material/table:")
+
+
+_AXIS_KEYS = {f"export.axis.{a}" for a in ("query", "key", "dim", "out", "in")}
