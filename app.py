@@ -97,7 +97,9 @@ def settings_sidebar() -> list:
     return fixes
 
 
-st.set_page_config(page_icon=":material/hub:", layout="wide")
+# An emoji, not a ":material/...:" icon: Streamlit fetches a material favicon from fonts.gstatic.com,
+# and nothing may come from outside the machine (tests/test_offline_browser.py); an emoji is drawn locally.
+st.set_page_config(page_icon="🔦", layout="wide")
 # Long formulas scroll sideways on a phone instead of being cut off.
 st.html("<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:2px}"
         "@media (max-width:640px){.katex-display>.katex{font-size:1em}}</style>")
