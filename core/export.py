@@ -10,7 +10,6 @@ Pure: no Streamlit here (ui/downloads.py draws the buttons).
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import platform
@@ -30,7 +29,7 @@ from core.settings import SETTING_KEYS, Settings, sanitize
 
 FORMAT = "attention-lab/tensors"
 FORMAT_VERSION = 1
-GRID_PARAM = "masks_grid"  # the Masks lab's URL parameter for the hand-drawn grid
+GRID_PARAM = "masks_grid"  # the Masks lab's URL parameter for the hand-drawn grid (ui.shell reads it too)
 LIBRARIES = ("torch", "numpy", "streamlit", "plotly")
 
 # The axes of every exported tensor, by name: what a CSV slice's rows and columns are.
@@ -241,20 +240,21 @@ def slice_2d(ts: TensorSet, name: str, batch: int = 0, head: int = 0) -> Slice:
     return Slice(name, tuple(index), t, rows, cols, row_axis, col_axis)
 
 
-def _cell(v) -> str:
-    if isinstance(v, bool):
-        return str(int(v))
-    return repr(float(v))  # shortest text that reads back to the same float (float32 values are exact in it)
+def _field(text: str) -> str:
+    """One CSV field, quoted when it must be (RFC 4180)."""
+    return '"' + text.replace('"', '""') + '"' if any(c in text for c in ',"\r\n') else text
 
 
 def csv_text(sl: Slice) -> str:
-    """The slice as CSV: the first column names the rows (token labels or indices), the header the columns."""
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow([f"{sl.row_axis}\\{sl.col_axis}", *sl.cols])
-    for label, values in zip(sl.rows, sl.matrix.tolist()):
-        w.writerow([label, *(_cell(v) for v in values)])
-    return buf.getvalue()
+    """The slice as CSV: the first column names the rows (token labels or indices), the header the columns.
+
+    Values are written with 9 significant digits, enough for every float32 to read back exactly.
+    """
+    m = sl.matrix.to(torch.int8) if sl.matrix.dtype == torch.bool else sl.matrix  # a mask as 1 / 0
+    row_format = ",".join(["%d" if m.dtype == torch.int8 else "%.9g"] * m.shape[1])  # formats a row in C
+    lines = [",".join(_field(c) for c in [f"{sl.row_axis}\\{sl.col_axis}", *sl.cols])]
+    lines += [_field(label) + "," + row_format % tuple(values) for label, values in zip(sl.rows, m.tolist())]
+    return "\n".join(lines) + "\n"
 
 
 def csv_bytes(sl: Slice) -> bytes:

@@ -220,3 +220,31 @@ def test_picking_a_tensor_and_head_changes_the_csv_button():
     at.run()
     assert not at.exception, at.exception
     assert at.get("download_button")[-1].proto.label == "Download q_heads[0, 1] (.csv)"
+
+
+def test_csv_keeps_minus_inf_nan_and_awkward_labels():
+    """The -inf fill and the NaN of a fully blocked row read back as such; a label with a comma stays one field."""
+    settings, _ = sanitize(dict(d_model=8, num_heads=2, seq_len=3, mask="custom", seed=2))
+    grid = torch.tensor([[0, 0, 0], [1, 0, 0], [1, 1, 1]]).bool()  # query 0 sees no key: a NaN row with -inf
+    run = masks_lab.run_lab(settings, masks_lab.LabSetup(("custom",), 3, 3, custom_grid=grid, fill="-inf"))
+    ts = export.from_lab(run, settings)
+    got = {}
+    for name in ("masked_scores", "weights"):
+        frame = read_csv(export.csv_bytes(export.slice_2d(ts, name, 0, 1)))
+        got[name] = torch.tensor(frame.to_numpy(dtype=np.float64)).float()
+        assert torch.allclose(got[name], getattr(run.trace, name)[0, 1], rtol=0, atol=0, equal_nan=True), name
+    assert torch.isneginf(got["masked_scores"][0]).all() and torch.isnan(got["weights"][0]).all()
+    sl = export.Slice("weights", (0, 0), torch.eye(2), ['0:a,b', '1:"q"'], ['0:a,b', '1:"q"'], "query", "key")
+    frame = read_csv(export.csv_bytes(sl))
+    assert list(frame.index) == list(frame.columns) == ['0:a,b', '1:"q"']
+    assert frame.to_numpy().tolist() == [[1.0, 0.0], [0.0, 1.0]]
+
+
+def test_a_link_with_the_hand_drawn_grid_shows_that_mask_on_the_walkthrough():
+    """The JSON's URL carries masks_grid: opened directly on the walkthrough, it gives the same mask."""
+    grid = "111.111.100"  # blocks 2 of 9 cells (the default grid would block 3)
+    at = run_app("walkthrough", lang="en", mask="custom", seq_len=3, walk_step="mask", masks_grid=grid)
+    assert not at.exception, at.exception
+    assert any("2 of 9 cells blocked" in m.value for m in at.markdown)
+    at = run_app("walkthrough", lang="en", mask="custom", seq_len=3, walk_step="mask")
+    assert any("3 of 9 cells blocked" in m.value for m in at.markdown)

@@ -54,7 +54,8 @@ def test_downloaded_npz_json_and_csv_reload_to_the_traced_tensors(page, server):
     again = export.rerun(recipe)
     assert torch.equal(again.tensors["weights"], run.trace.weights)
 
-    # pick another tensor and head: only the section reruns, and the CSV is that slice
+    first_npz = download(page, "All tensors (.npz)")[0]
+    # pick another head (the slice picker is a fragment), and the CSV is that slice
     page.get_by_label("Head", exact=True).fill("3")
     page.keyboard.press("Enter")
     wait_idle(page)
@@ -64,4 +65,5 @@ def test_downloaded_npz_json_and_csv_reload_to_the_traced_tensors(page, server):
     frame = pd.read_csv(io.BytesIO(data), index_col=0, encoding="utf-8-sig")
     assert torch.equal(torch.tensor(frame.to_numpy()).float(), run.trace.weights[0, 3])
     assert list(frame.columns)[:2] == ["0:the", "1:cat"]
+    assert download(page, "All tensors (.npz)")[0] == first_npz  # still served after the fragment's rerun
     expect(page.locator("[data-testid=stException]")).to_have_count(0)

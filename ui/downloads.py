@@ -66,7 +66,7 @@ def _slice_picker(ts: TensorSet, t, key: str, stem: str) -> None:
     head = c3.number_input(t("export.csv.head"), 0, ts.num_heads - 1, step=1, key=h_key,
                            disabled=ts.num_heads == 1 or not export.has_axis(name, "head"))
     sl = export.slice_2d(ts, name, int(b), int(head))
-    axis = lambda a: t(f"export.axis.{a}") if f"export.axis.{a}" in _AXIS_KEYS else t("export.axis.bias")  # noqa: E731
+    axis = lambda a: t(f"export.axis.{a if a in _AXES else 'bias'}")  # noqa: E731  (a bias's column is its name)
     st.caption(t("export.csv.shape", name=name, shape=tuple(ts.tensors[name].shape), slice=sl.label,
                  rows=sl.matrix.shape[0], cols=sl.matrix.shape[1], row_axis=axis(sl.row_axis),
                  col_axis=axis(sl.col_axis)))
@@ -76,4 +76,4 @@ def _slice_picker(ts: TensorSet, t, key: str, stem: str) -> None:
                        on_click="ignore", icon=":material/table:")
 
 
-_AXIS_KEYS = {f"export.axis.{a}" for a in ("query", "key", "dim", "out", "in")}
+_AXES = ("query", "key", "dim", "out", "in")

@@ -22,6 +22,7 @@ from core.settings import SETTING_KEYS, Settings, sanitize
 APP_PATH = Path(__file__).resolve().parent.parent / "app.py"
 # The Masks lab's hand-drawn grid ('10.11' rows), kept for the other pages of the session.
 CUSTOM_MASK_KEY = "custom_mask_text"
+GRID_PARAM = "masks_grid"  # the lab's URL parameter for that grid
 
 
 @dataclass(frozen=True)
@@ -37,8 +38,14 @@ class PageContext:
 
     @property
     def custom_text(self) -> str | None:
-        """The grid last drawn on the Masks lab page, when the mask setting is custom (else None)."""
-        return (st.session_state.get(CUSTOM_MASK_KEY) or None) if self.settings.mask == "custom" else None
+        """The grid last drawn on the Masks lab page, when the mask setting is custom (else None).
+
+        Before the lab was visited in this session, a shared link's `masks_grid` parameter (as in a
+        downloaded settings file's URL) gives the grid, so the link shows the same mask on every page.
+        """
+        if self.settings.mask != "custom":
+            return None
+        return st.session_state.get(CUSTOM_MASK_KEY) or st.query_params.get(GRID_PARAM) or None
 
 
 def current_settings() -> Settings:

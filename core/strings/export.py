@@ -28,8 +28,8 @@ STRINGS = {
     "export.csv.batch": {"zh": "批次中的序列 b", "en": "Sequence b of the batch"},
     "export.csv.head": {"zh": "注意力头", "en": "Head"},
     "export.csv.shape": {
-        "zh": "{name} 的形状是 {shape}；下载 {slice}，形状 {rows} × {cols}，行是 {row_axis}，列是 {col_axis}。",
-        "en": "{name} has shape {shape}; this downloads {slice}, {rows} × {cols}: rows are {row_axis}, "
+        "zh": "`{name}` 的形状是 `{shape}`；下载 `{slice}`，形状 {rows} × {cols}，行是{row_axis}，列是{col_axis}。",
+        "en": "`{name}` has shape `{shape}`; this downloads `{slice}`, {rows} × {cols}: rows are {row_axis}, "
               "columns are {col_axis}.",
     },
     "export.csv.button": {"zh": "下载 {slice}（.csv）", "en": "Download {slice} (.csv)"},
