@@ -179,11 +179,6 @@ def json_text(ts: TensorSet) -> str:
     return json.dumps(ts.recipe, ensure_ascii=False, indent=2)
 
 
-def csv_names(ts: TensorSet) -> tuple[str, ...]:
-    """Every tensor; all of them give a 2-D (or, for biases, one-column) slice."""
-    return ts.names()
-
-
 def has_axis(name: str, axis: str) -> bool:
     return axis in AXES[name]
 

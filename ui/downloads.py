@@ -53,7 +53,7 @@ def _settle_index(key: str, n: int) -> None:
 @st.fragment
 def _slice_picker(ts: TensorSet, t, key: str, stem: str) -> None:
     st.markdown(f"**{t('export.csv.title')}**")
-    names = export.csv_names(ts)
+    names = ts.names()  # every tensor has a 2-D (a bias: one-column) slice
     name_key, b_key, h_key = f"{key}_tensor", f"{key}_b", f"{key}_h"
     if st.session_state.get(name_key) not in names:
         st.session_state[name_key] = "weights"

@@ -17,12 +17,12 @@ import streamlit as st
 from streamlit.runtime.pages_manager import PagesManager
 
 from core import i18n
+from core.export import GRID_PARAM  # the lab's URL parameter for the hand-drawn grid
 from core.settings import SETTING_KEYS, Settings, sanitize
 
 APP_PATH = Path(__file__).resolve().parent.parent / "app.py"
 # The Masks lab's hand-drawn grid ('10.11' rows), kept for the other pages of the session.
 CUSTOM_MASK_KEY = "custom_mask_text"
-GRID_PARAM = "masks_grid"  # the lab's URL parameter for that grid
 
 
 @dataclass(frozen=True)
