@@ -12,6 +12,7 @@ from core import i18n
 from core.masks import MASK_KINDS
 from core.settings import (D_MODEL_CHOICES, DEFAULTS, SEED_MAX, SEED_MIN, SEQ_LEN_MAX, SEQ_LEN_MIN,
                            SETTING_KEYS, head_choices, sanitize)
+from ui.display import display_sidebar
 
 
 @st.cache_resource
@@ -105,6 +106,7 @@ st.html("<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:
         "@media (max-width:640px){.katex-display>.katex{font-size:1em}}</style>")
 settings_sidebar()
 _lang = st.session_state["lang"]
+display_sidebar(_lang)
 _pages = [
     st.Page(path, title=i18n.t(f"page.{url or 'home'}", _lang), icon=icon, url_path=url or None, default=not url)
     for path, url, icon in PAGES

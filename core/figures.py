@@ -14,9 +14,30 @@ import plotly.graph_objects as go
 import torch
 from plotly.subplots import make_subplots
 
-WEIGHTS_SCALE = "Blues"  # attention weights: 0..1, white = ignored
-SIGNED_SCALE = "RdBu_r"  # scores and projections: blue < 0 < red
+# ------------------------------------------------------------------ palettes
+# A palette gives one colour scale per role: weights (0..1, sequential), signed values (scores,
+# projections: diverging around 0) and the mask (keep / blocked). The builders below draw with the
+# default palette's scales; `restyle` swaps them for another palette's (the heatmaps are found by
+# their scale, so no builder needs the option).
+#   colorblind (default): Viridis for weights (perceptually uniform, no near-white end, readable by
+#     every colour-vision deficiency and in greyscale print), ColorBrewer's RdBu (reversed) for
+#     signed values: a colour-blind-safe diverging scale whose white middle means "about 0".
+#   contrast (projector): washed-out light tones vanish on a projector, so weights go from light grey
+#     to black, and signed values from dark blue through mid grey to dark orange (blue/orange: the
+#     pair every colour-vision deficiency still tells apart; both ends are dark).
+PALETTES = ("colorblind", "contrast")  # URL values (the display option `palette`)
+DEFAULT_PALETTE = "colorblind"
 MASK_SCALE = [[0.0, "#444444"], [1.0, "#f4f4f4"]]  # 0 = blocked (dark), 1 = keep (light)
+SCALES = {
+    "colorblind": {"weights": "Viridis", "signed": "RdBu_r", "mask": MASK_SCALE},
+    "contrast": {"weights": [[0.0, "#e6e6e6"], [1.0, "#000000"]],
+                 "signed": [[0.0, "#08306b"], [0.5, "#bdbdbd"], [1.0, "#7f2704"]],
+                 "mask": [[0.0, "#000000"], [1.0, "#d4d4d4"]]},  # keep: grey, not the page's white
+}
+WEIGHTS_SCALE = SCALES[DEFAULT_PALETTE]["weights"]
+SIGNED_SCALE = SCALES[DEFAULT_PALETTE]["signed"]
+CELL_TEXT_MAX = 12  # numbers are printed in the cells of panels up to 12 x 12 (larger: unreadable)
+MIN_FONT = 13  # px: smallest text in a figure (a projector at the back of a room, a phone)
 
 
 def _finite_range(values: torch.Tensor) -> tuple[float, float]:
@@ -171,3 +192,165 @@ def page_of_heads(num_heads: int, page: int, per_page: int = 8) -> list[int]:
     pages = max(1, math.ceil(num_heads / per_page))
     page = min(max(0, page), pages - 1)
     return list(range(page * per_page, min(num_heads, (page + 1) * per_page)))
+
+
+# ------------------------------------------------------------------ display options (palette, cell numbers, fonts)
+def palette_name(name) -> str:
+    return name if name in PALETTES else DEFAULT_PALETTE
+
+
+def scale(role: str, palette: str = DEFAULT_PALETTE):
+    """The colour scale of a role ('weights', 'signed', 'mask') in a palette (unknown palette: the default)."""
+    return SCALES[palette_name(palette)][role]
+
+
+def _validated(colorscale) -> tuple:
+    """A scale as plotly stores it on a trace (a name becomes its list of stops), to compare scales."""
+    return tuple(tuple(stop) for stop in go.Heatmap(colorscale=colorscale).colorscale)
+
+
+_ROLE_OF = {_validated(s): role for role, s in SCALES[DEFAULT_PALETTE].items()}
+
+
+def role_of(trace) -> str | None:
+    """'weights' / 'signed' / 'mask' for a heatmap drawn with the default palette, else None
+    (e.g. the head colours of a band, the grey of blocked cells)."""
+    if getattr(trace, "type", None) != "heatmap" or trace.colorscale is None:
+        return None
+    return _ROLE_OF.get(tuple(tuple(stop) for stop in trace.colorscale))
+
+
+def short_number(x) -> str:
+    """A cell's number in 4-5 characters: 0.25, -1.37, 12.3, -1e+09, NaN, -inf."""
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return str(x)
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "-inf" if v < 0 else "inf"
+    if abs(v) >= 1e4:
+        return f"{v:.0e}"
+    if abs(v) >= 100:
+        return f"{v:.0f}"
+    if abs(v) >= 10:
+        return f"{v:.1f}"
+    return f"{v:.2f}"
+
+
+def _cell_values(trace) -> list[list]:
+    """The exact values behind a heatmap's colours: the hover text where the colour was clipped
+    (masked cells, NaN), else z."""
+    import numpy as np
+
+    z = np.asarray(trace.z, dtype=float)
+    custom = trace.customdata
+    if custom is not None:
+        custom = np.asarray(custom, dtype=object)
+        if custom.shape == z.shape:
+            return custom.tolist()
+    return z.tolist()
+
+
+def has_cell_text_layer(fig: go.Figure) -> bool:
+    """A figure that prints its own cell numbers (a text-only scatter, e.g. the Masks lab's)."""
+    return any(t.type == "scatter" and t.mode == "text" for t in fig.data)
+
+
+def restyle(fig: go.Figure, *, palette: str = DEFAULT_PALETTE, cell_text: bool = False,
+            max_cells: int = CELL_TEXT_MAX, min_font: int = MIN_FONT) -> go.Figure:
+    """The display options applied to a built figure, in place (and returned):
+
+    - every weights / signed / mask heatmap gets `palette`'s scale for its role;
+    - `cell_text`: each such heatmap of at most `max_cells` x `max_cells` prints its numbers
+      (plotly picks black or white per cell for contrast, and shrinks the text to the cell);
+    - no text is smaller than `min_font` px (the axes, titles, legends, annotations).
+    Cheap: no trace is added (the browser pays ~17 ms per chart, more per trace).
+    """
+    palette = palette_name(palette)
+    own_text = has_cell_text_layer(fig)
+    for trace in fig.data:
+        role = role_of(trace)
+        if role is None:
+            continue
+        if palette != DEFAULT_PALETTE:
+            trace.colorscale = scale(role, palette)
+        shape = getattr(trace.z, "shape", None) or (len(trace.z), len(trace.z[0]) if len(trace.z) else 0)
+        if cell_text and not own_text and role != "mask" and max(shape) <= max_cells:
+            trace.text = [[short_number(v) for v in row] for row in _cell_values(trace)]
+            trace.texttemplate = "%{text}"
+    _readable_fonts(fig, min_font)
+    return fig
+
+
+def _bigger(font, min_font: int) -> dict:
+    size = getattr(font, "size", None) if font is not None else None
+    return {"size": max(size or min_font, min_font)}
+
+
+def _readable_fonts(fig: go.Figure, min_font: int) -> None:
+    layout = fig.layout
+    layout.font.size = max(layout.font.size or 0, min_font + 1)
+    if layout.title.text:
+        layout.title.font.size = max(layout.title.font.size or 0, min_font + 2)
+    for axis in [*fig.select_xaxes(), *fig.select_yaxes()]:
+        if axis.tickfont.size is not None and axis.tickfont.size < min_font:
+            axis.tickfont.size = min_font
+    for note in layout.annotations:
+        if note.font.size is not None and note.font.size < min_font:
+            note.font.size = min_font
+
+
+# ------------------------------------------------------------------ the table view of a figure
+def _subplot_titles(fig: go.Figure) -> dict[tuple[str, str], str]:
+    """Subplot title per (xaxis, yaxis) of a make_subplots figure (titles sit above their panel)."""
+    titles = {}
+    grid = getattr(fig, "_grid_ref", None)
+    if not grid:
+        return titles
+    refs = [ref[0] for row in grid for ref in row if ref]
+    notes = [a for a in fig.layout.annotations if a.xref == "paper" and a.yref == "paper"]
+    for ref, note in zip(refs, notes):  # make_subplots adds the titles in panel order
+        x, y = ref.layout_keys
+        titles[(x.replace("axis", ""), y.replace("axis", ""))] = note.text
+    return titles
+
+
+def figure_tables(fig: go.Figure) -> list[tuple[str, list, list, list[list]]]:
+    """The matrices a figure draws, as (title, row labels, column labels, values): one per heatmap
+    panel (weights / signed / mask roles; a panel's overlay traces are skipped). Values are the
+    exact ones (the hover text where the colour was clipped), for the table view."""
+    titles = _subplot_titles(fig)
+    main = fig.layout.title.text or ""
+    seen, out = set(), []
+    for trace in fig.data:
+        if role_of(trace) is None:
+            continue
+        axes = (trace.xaxis or "x", trace.yaxis or "y")
+        if axes in seen:
+            continue
+        seen.add(axes)
+        title = titles.get(axes) or main
+        out.append((title, [str(v) for v in trace.y], [str(v) for v in trace.x], _cell_values(trace)))
+    return out
+
+
+def dark_cells(values: torch.Tensor, zmin: float, zmax: float, colorscale) -> list[list[bool]]:
+    """Per cell: is its colour dark (so its printed number must be white)? From the colour's relative
+    luminance (WCAG), so it holds for any palette: Viridis is dark at 0, the contrast greys at 1."""
+    from plotly.colors import sample_colorscale, unlabel_rgb
+
+    stops = go.Heatmap(colorscale=colorscale).colorscale
+    frac = ((values.detach().float() - zmin) / max(zmax - zmin, 1e-12)).clamp(0, 1).nan_to_num(0.0)
+    flat = frac.reshape(-1).tolist()
+    colors = sample_colorscale([list(s) for s in stops], flat, colortype="rgb")
+
+    def luminance(rgb: str) -> float:
+        lin = [(c / 255) / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4
+               for c in unlabel_rgb(rgb)]
+        return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+    dark = [luminance(c) < 0.18 for c in colors]  # 0.18: black and white text contrast equally there
+    cols = values.shape[-1]
+    return [dark[r * cols:(r + 1) * cols] for r in range(len(dark) // cols)]

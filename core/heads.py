@@ -26,6 +26,7 @@ from plotly.subplots import make_subplots
 
 from core.accounting import Shape, Totals, step_costs, tensor_shapes, totals
 from core.attention import AttentionTrace, MultiHeadAttention, build_input, build_model
+from core.figures import SIGNED_SCALE
 from core.threads import single_thread
 from core.validation import divisors
 
@@ -402,7 +403,7 @@ def weight_blocks_figure(W: torch.Tensor, d_k: int, head: int, *, zrange: tuple[
     view = W[:rows_shown].detach().float()
     n_cols = W.shape[1]
     fig = go.Figure(go.Heatmap(z=view.tolist(), x=list(range(n_cols)), y=list(range(view.shape[0])),
-                               zmin=zrange[0], zmax=zrange[1], colorscale="RdBu_r", showscale=False,
+                               zmin=zrange[0], zmax=zrange[1], colorscale=SIGNED_SCALE, showscale=False,
                                hovertemplate="W[%{y}, %{x}] = %{z:.4f}<extra></extra>"))
     h = n_cols // d_k
     top, bottom = -0.5, view.shape[0] - 0.5
@@ -427,7 +428,7 @@ def head_weight_figure(w_i: torch.Tensor, *, zrange: tuple[float, float], rows_s
     view = w_i[:rows_shown].detach().float()
     fig = go.Figure(go.Heatmap(z=view.tolist(), x=list(range(first_col, first_col + view.shape[1])),
                                y=list(range(view.shape[0])), zmin=zrange[0], zmax=zrange[1],
-                               colorscale="RdBu_r", showscale=False,
+                               colorscale=SIGNED_SCALE, showscale=False,
                                hovertemplate="W_i[%{y}, %{x}] = %{z:.4f}<extra></extra>"))
     fig.update_yaxes(autorange="reversed", title="d_model (in)", fixedrange=True)
     fig.update_xaxes(title="d_k", fixedrange=True)

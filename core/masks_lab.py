@@ -16,7 +16,8 @@ import torch
 import torch.nn.functional as F
 
 from core.attention import AttentionTrace, MultiHeadAttention, build_input, build_model
-from core.figures import MASK_SCALE, SIGNED_SCALE, WEIGHTS_SCALE, axis_labels, click_targets, color_range
+from core.figures import (DEFAULT_PALETTE, axis_labels, click_targets, color_range, dark_cells,
+                          scale as palette_scale)
 from core.masks import (FILL_VALUES, causal_mask, combine, custom_mask, flip_polarity, full_grid,
                         fully_blocked_rows, mask_from_text, mask_to_text, padding_mask_from_lengths)
 from core.scenario import PAD, default_custom_grid, padding_length
@@ -325,19 +326,19 @@ def _layout(fig: go.Figure, title: str, n_rows: int, n_cols: int, x_title: str, 
 
 def mask_figure(keep: torch.Tensor, polarity: str, q_labels, k_labels, *, title: str, x_title: str, y_title: str,
                 clickable: bool = False, meta: str = "", height: int | None = None,
-                words: tuple[str, str] = ("keep", "blocked")) -> go.Figure:
+                words: tuple[str, str] = ("keep", "blocked"), palette: str = DEFAULT_PALETTE) -> go.Figure:
     """The mask as a grid: light = keep, dark = blocked; the numbers are those stored under `polarity`."""
     T_q, T_k = keep.shape
     shown = shown_values(keep, polarity)
     hover = [[f"{int(shown[r, c])} ({words[0] if keep[r, c] else words[1]})" for c in range(T_k)] for r in range(T_q)]
     x, y = axis_labels(k_labels), axis_labels(q_labels)
     fig = go.Figure(go.Heatmap(
-        z=keep.int().tolist(), x=x, y=y, zmin=0, zmax=1, colorscale=MASK_SCALE, showscale=False, xgap=1, ygap=1,
+        z=keep.int().tolist(), x=x, y=y, zmin=0, zmax=1, colorscale=palette_scale("mask", palette), showscale=False, xgap=1, ygap=1,
         customdata=hover,
         hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>mask = %{{customdata}}<extra></extra>"))
     if T_k <= 16:
         fig.add_trace(text_layer([[str(v) for v in row] for row in shown.tolist()], (~keep).tolist(), x, y,
-                                 size=11 if T_k <= 8 else 9))
+                                 size=13 if T_k <= 8 else 11))
     if clickable:
         fig.add_trace(click_targets(T_q, T_k, k_labels, q_labels))
     fig.update_layout(meta=meta)
@@ -346,16 +347,17 @@ def mask_figure(keep: torch.Tensor, polarity: str, q_labels, k_labels, *, title:
 
 def scores_figure(masked: torch.Tensor, keep: torch.Tensor, fill_text: str, q_labels, k_labels, *, title: str,
                   x_title: str, y_title: str, zrange: tuple[float, float] | None = None,
-                  height: int | None = None) -> go.Figure:
+                  height: int | None = None, palette: str = DEFAULT_PALETTE) -> go.Figure:
     """Masked scores: kept cells coloured by value, blocked cells grey and labelled with the fill value."""
     T_q, T_k = masked.shape
     m = masked.detach().float()
     zmin, zmax = zrange or color_range(m, signed=True)
+    signed = palette_scale("signed", palette)
     kept = torch.where(keep, m.clamp(zmin, zmax), torch.full_like(m, float("nan")))
     hover_text = [[fmt_value(v, fill_text=fill_text, digits=4) for v in row] for row in m.tolist()]
     x, y = axis_labels(k_labels), axis_labels(q_labels)
     hover = f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>%{{customdata}}<extra></extra>"
-    fig = go.Figure(go.Heatmap(z=kept.tolist(), x=x, y=y, zmin=zmin, zmax=zmax, colorscale=SIGNED_SCALE,
+    fig = go.Figure(go.Heatmap(z=kept.tolist(), x=x, y=y, zmin=zmin, zmax=zmax, colorscale=signed,
                                showscale=False, xgap=1, ygap=1, customdata=hover_text, hovertemplate=hover))
     blocked = torch.where(keep, torch.full_like(m, float("nan")), torch.ones_like(m))
     fig.add_trace(go.Heatmap(z=blocked.tolist(), x=x, y=y, zmin=0, zmax=1,
@@ -365,20 +367,20 @@ def scores_figure(masked: torch.Tensor, keep: torch.Tensor, fill_text: str, q_la
         text = _cell_text(m, fill_text)
         if T_k > TEXT_MAX_KEYS:  # only the fill value fits
             text = [[v if not keep[r, c] else "" for c, v in enumerate(row)] for r, row in enumerate(text)]
-        strong = kept.abs() > 0.6 * max(abs(zmin), abs(zmax))
-        fig.add_trace(text_layer(text, (~keep | strong).tolist(), x, y, size=10 if T_k <= TEXT_MAX_KEYS else 8))
+        dark = torch.tensor(dark_cells(m.clamp(zmin, zmax), zmin, zmax, signed)) | ~keep  # blocked cells: grey
+        fig.add_trace(text_layer(text, dark.tolist(), x, y, size=13 if T_k <= TEXT_MAX_KEYS else 11))
     return _layout(fig, title, T_q, T_k, x_title, y_title, height)
 
 
 def weights_figure(weights: torch.Tensor, q_labels, k_labels, *, title: str, x_title: str, y_title: str,
-                   height: int | None = None) -> go.Figure:
-    """Weights on 0..1 (white = 0); NaN cells get an orange cross and the text NaN."""
+                   height: int | None = None, palette: str = DEFAULT_PALETTE) -> go.Figure:
+    """Weights on 0..1 (the palette's weights scale); NaN cells get an orange cross and the text NaN."""
     T_q, T_k = weights.shape
     w = weights.detach().float()
     hover_text = [[fmt_value(v, digits=4) for v in row] for row in w.tolist()]
     x, y = axis_labels(k_labels), axis_labels(q_labels)
     hover = f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>%{{customdata}}<extra></extra>"
-    fig = go.Figure(go.Heatmap(z=w.tolist(), x=x, y=y, zmin=0, zmax=1, colorscale=WEIGHTS_SCALE, showscale=False,
+    fig = go.Figure(go.Heatmap(z=w.tolist(), x=x, y=y, zmin=0, zmax=1, colorscale=palette_scale("weights", palette), showscale=False,
                                xgap=1, ygap=1, customdata=hover_text, hovertemplate=hover))
     nan = torch.isnan(w).nonzero().tolist()
     if nan:
@@ -389,7 +391,7 @@ def weights_figure(weights: torch.Tensor, q_labels, k_labels, *, title: str, x_t
             hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>NaN<extra></extra>", showlegend=False))
     if T_k <= TEXT_MAX_KEYS:
         text = [["" if v == "NaN" else v for v in row] for row in _cell_text(w)]
-        fig.add_trace(text_layer(text, (w > 0.55).tolist(), x, y, size=10))
+        fig.add_trace(text_layer(text, dark_cells(w, 0.0, 1.0, palette_scale("weights", palette)), x, y, size=13))
     return _layout(fig, title, T_q, T_k, x_title, y_title, height)
 
 

@@ -9,6 +9,7 @@ from core import heads as H
 from core import scenario
 from core.accounting import totals_over_heads
 from core.figures import color_range, heads_figure, matrix_figure, page_of_heads
+from ui.charts import show_chart
 from ui.downloads import scenario_downloads
 from ui.shell import page_context
 
@@ -18,7 +19,6 @@ d, h, T, d_k = s.d_model, s.num_heads, s.seq_len, s.d_k
 masked = s.mask != "none"
 run = scenario.run(s, custom_text=ctx.custom_text)
 toks = run.tokens
-PLOT = {"displayModeBar": False}
 PER_PAGE = 8  # heads drawn by default
 MAX_PICK = 16  # heads drawn at most
 TIMING_REPEATS = 5
@@ -77,7 +77,7 @@ if prev:
     st.success(t("heads.flow.changed", prev=prev, h=h), icon=":material/compare_arrows:")
 else:
     st.caption(t("heads.flow.try"))
-st.plotly_chart(flow, key="heads_flow", config=PLOT)
+show_chart(flow, name=f"shapes-d{d}-h{h}-T{T}", key="heads_flow")
 
 # ---------------------------------------------------------------- 2. every head
 st.subheader(t("heads.grid.title"))
@@ -100,12 +100,12 @@ picks = sorted(i for i in picks if 0 <= i < h)
 focus = H.head_focus(weights)  # (h,)
 if h > PER_PAGE:
     st.caption(t("heads.grid.overview", h=h, u=1 / T))
-    st.plotly_chart(H.focus_figure(focus, picks, uniform=1 / T, axis_title=t("heads.grid.focus_axis"),
-                                   head_label=t("common.head")), key="heads_focus", config=PLOT)
+    show_chart(H.focus_figure(focus, picks, uniform=1 / T, axis_title=t("heads.grid.focus_axis"),
+                              head_label=t("common.head")), name=f"focus-d{d}-h{h}-T{T}", key="heads_focus")
 if picks:
-    st.plotly_chart(heads_figure(weights, picks, toks, toks, head_label=t("common.head"), zrange=zrange,
-                                 x_title=t("common.key"), y_title=t("common.query")),
-                    key="heads_grid", config=PLOT)
+    show_chart(heads_figure(weights, picks, toks, toks, head_label=t("common.head"), zrange=zrange,
+                            x_title=t("common.key"), y_title=t("common.query")),
+               name=f"weights-d{d}-h{h}-T{T}", key="heads_grid")
 else:
     st.warning(t("heads.grid.empty"), icon=":material/touch_app:")
 
@@ -150,8 +150,8 @@ compute_fig, memory_fig = H.cost_figures(
     memory_title=t("heads.cost.chart.memory"), macs_name=t("heads.cost.macs"),
     elementwise_name=t("heads.cost.elementwise"), axis_title=t("heads.cost.axis"), memory_name=t("heads.cost.memory"))
 left, right = st.columns(2)
-left.plotly_chart(compute_fig, key="heads_cost_chart", config=PLOT)
-right.plotly_chart(memory_fig, key="heads_memory_chart", config=PLOT)
+show_chart(compute_fig, name=f"cost-d{d}-T{T}", key="heads_cost_chart", where=left)
+show_chart(memory_fig, name=f"memory-d{d}-T{T}", key="heads_memory_chart", where=right)
 st.info(t("heads.cost.takeaway"), icon=":material/lightbulb:")
 
 # ---------------------------------------------------------------- 4. timing
@@ -177,11 +177,11 @@ timings = cache.get(timing_key)
 if timings:
     unmasked = totals_over_heads(1, T, T, d, masked=False)  # the timing runs without a mask
     ops = {r.h: r.macs + r.elementwise for r in unmasked}
-    st.plotly_chart(H.timing_figure(timings, unmasked, h,
-                                    measured_name=t("heads.time.measured"), predicted_name=t("heads.time.predicted"),
-                                    axis_title=t("heads.cost.axis"), ms_title=t("heads.time.ms"),
-                                    ops_title=t("heads.time.ops")),
-                    key="heads_timing_chart", config=PLOT)
+    show_chart(H.timing_figure(timings, unmasked, h,
+                               measured_name=t("heads.time.measured"), predicted_name=t("heads.time.predicted"),
+                               axis_title=t("heads.cost.axis"), ms_title=t("heads.time.ms"),
+                               ops_title=t("heads.time.ops")),
+               name=f"timing-d{d}-T{T}", key="heads_timing_chart")
     st.dataframe({
         "h": [r.h for r in timings], "d_k": [r.d_k for r in timings],
         t("heads.time.col.median"): [round(r.median_ms, 4) for r in timings],
@@ -207,12 +207,12 @@ rows_shown = min(d, 16)
 big, small = st.columns([3, 1]) if d_k * 4 <= d else st.columns([2, 1])
 with big:
     st.caption(t("heads.slice.big", rows=rows_shown, d=d, h=h, i=head))
-    st.plotly_chart(H.weight_blocks_figure(W, d_k, head, zrange=w_range, rows_shown=rows_shown,
-                                           head_label=t("common.head")), key="heads_slice_big", config=PLOT)
+    show_chart(H.weight_blocks_figure(W, d_k, head, zrange=w_range, rows_shown=rows_shown,
+                                      head_label=t("common.head")), name=f"W_q-d{d}-h{h}", key="heads_slice_big")
 with small:
     st.caption(t("heads.slice.small", i=head, d=d, dk=d_k, rows=rows_shown))
-    st.plotly_chart(H.head_weight_figure(w_i, zrange=w_range, rows_shown=rows_shown, first_col=head * d_k),
-                    key="heads_slice_small", config=PLOT)
+    show_chart(H.head_weight_figure(w_i, zrange=w_range, rows_shown=rows_shown, first_col=head * d_k),
+               name=f"W_q-head{head}-d{d}-h{h}", key="heads_slice_small")
 slices = H.block_slices(run.model, run.x, run.trace.q_heads, "q")
 st.success(t("heads.slice.check", h=h, w=max(b.weight_diff for b in slices), b=max(b.bias_diff for b in slices),
              o=max(b.output_diff for b in slices)), icon=":material/check_circle:")
@@ -251,13 +251,13 @@ with one_col:
     one_fig = matrix_figure(single_w[0], toks, toks, zrange=both_range, x_title=t("common.key"),
                             y_title=t("common.query"), height=340)
     one_fig.update_traces(showscale=False)  # the same scale as the heads beside it, whose colour bar is shown
-    st.plotly_chart(one_fig, key="heads_single_one", config=PLOT)
+    show_chart(one_fig, name=f"weights-one-head-d{d}-T{T}", key="heads_single_one")
 with many_col:
     st.caption(t("heads.single.many", h=h, n=len(shown), dk=d_k))
-    st.plotly_chart(heads_figure(multi_w, shown, toks, toks, head_label=t("common.head"),
-                                 zrange=both_range, x_title=t("common.key"), y_title=t("common.query"),
-                                 panel_height=200),
-                    key="heads_single_many", config=PLOT)
+    show_chart(heads_figure(multi_w, shown, toks, toks, head_label=t("common.head"),
+                            zrange=both_range, x_title=t("common.key"), y_title=t("common.query"),
+                            panel_height=200),
+               name=f"weights-d{d}-h{h}-T{T}-shown", key="heads_single_many")
 one_focus = float(H.head_focus(single_w)[0])
 st.caption(t("heads.single.focus", one=one_focus, lo=float(focus.min()), hi=float(focus.max())))
 if h > 1:

@@ -8,11 +8,14 @@ import streamlit as st
 from core import masks_lab as lab
 from core.reference import max_abs_diff, torch_reference
 from core.settings import clamp_int
+from ui import display
+from ui.charts import show_chart
 from ui.downloads import lab_downloads
 from ui.shell import CUSTOM_MASK_KEY, page_context
 
 ctx = page_context()
 t, s = ctx.t, ctx.settings
+palette = display.current().palette  # the masks lab's figures print their own cell numbers: coloured to match
 
 GRID_KEY = "masks_grid"
 
@@ -55,6 +58,13 @@ def on_cell_click(chart_key: str, T_q: int, T_k: int, seq: int):
         cell = lab.cell_from_point(point)
         if cell is not None and 0 <= cell[0] < T_q and 0 <= cell[1] < T_k:
             edit_grid("toggle", T_q, T_k, cell, str(seq))
+
+
+def toggle_chosen_cell(T_q: int, T_k: int):
+    """The keyboard's toggle: the cell chosen in the two select boxes (read when the button is pressed)."""
+    i, j = st.session_state.get("masks_cell_i"), st.session_state.get("masks_cell_j")
+    if i in range(T_q) and j in range(T_k):
+        edit_grid("toggle", T_q, T_k, (int(i), int(j)))
 
 
 def short(values, n_head=4, n_tail=2):
@@ -136,6 +146,15 @@ if "custom" in parts:
     if GRID_KEY not in st.session_state and st.session_state.get(CUSTOM_MASK_KEY):
         st.session_state[GRID_KEY] = st.session_state[CUSTOM_MASK_KEY]  # back from another page: same grid
     st.text_input(t("masks.grid_text"), value="", key=GRID_KEY, bind="query-params", help=t("masks.grid_text.help"))
+    # The keyboard way to toggle one cell (a click on the grid needs a pointer).
+    for key, n in (("masks_cell_i", T_q), ("masks_cell_j", T_k)):
+        if st.session_state.get(key) not in range(n):
+            st.session_state[key] = 0
+    k1, k2, k3 = st.columns([2, 2, 1], vertical_alignment="bottom")
+    k1.selectbox(t("masks.cell.i"), list(range(T_q)), key="masks_cell_i")
+    k2.selectbox(t("masks.cell.j"), list(range(T_k)), key="masks_cell_j")
+    k3.button(t("masks.cell.toggle"), key="masks_cell_toggle", icon=":material/keyboard:", width="stretch",
+              on_click=toggle_chosen_cell, args=(T_q, T_k))
     st.session_state[CUSTOM_MASK_KEY] = st.session_state.get(GRID_KEY) or ""  # the other pages draw it too
     custom_grid, fitted = lab.parse_grid(st.session_state.get(GRID_KEY), T_q, T_k)
     if not fitted:
@@ -161,20 +180,22 @@ for b in range(B):
     clickable = "custom" in parts
     fig = lab.mask_figure(keep, polarity, ql, kl, title=t("masks.fig.mask", polarity=polarity), x_title=k_title,
                           y_title=q_title, clickable=clickable, height=height, words=words,
-                          meta=st.session_state.get(GRID_KEY) or "")  # a new grid is a new chart: no stale selection
-    with f1:
-        if clickable:
-            chart_key = f"masks_click_{b}"
-            st.plotly_chart(fig, key=chart_key, on_select=partial(on_cell_click, chart_key, T_q, T_k, b),
-                            selection_mode="points", config={"displayModeBar": False})
-        else:
-            st.plotly_chart(fig, config={"displayModeBar": False})
-    f2.plotly_chart(lab.scores_figure(run.trace.masked_scores[b, head], keep, fill, ql, kl,
-                                      title=t("masks.fig.scores", h=head), x_title=k_title, y_title=q_title,
-                                      zrange=zrange, height=height), config={"displayModeBar": False})
-    f3.plotly_chart(lab.weights_figure(w_all[b, head], ql, kl, title=t("masks.fig.weights", h=head),
-                                       x_title=k_title, y_title=q_title, height=height),
-                    config={"displayModeBar": False})
+                          meta=st.session_state.get(GRID_KEY) or "",  # a new grid is a new chart: no stale selection
+                          palette=palette)
+    name = f"seq{b}-{polarity}-T{T_q}x{T_k}"
+    if clickable:
+        chart_key = f"masks_click_{b}"
+        show_chart(fig, name=f"mask-{name}", key=chart_key, where=f1,
+                   on_select=partial(on_cell_click, chart_key, T_q, T_k, b), selection_mode="points")
+    else:
+        show_chart(fig, name=f"mask-{name}", where=f1)
+    show_chart(lab.scores_figure(run.trace.masked_scores[b, head], keep, fill, ql, kl,
+                                 title=t("masks.fig.scores", h=head), x_title=k_title, y_title=q_title,
+                                 zrange=zrange, height=height, palette=palette),
+               name=f"masked-scores-head{head}-{name}", where=f2)
+    show_chart(lab.weights_figure(w_all[b, head], ql, kl, title=t("masks.fig.weights", h=head),
+                                  x_title=k_title, y_title=q_title, height=height, palette=palette),
+               name=f"weights-head{head}-{name}", where=f3)
 
 st.caption(t("masks.legend", fill=fill))
 blocked = ~run.keep[:, None].expand_as(w_all)  # (B, h, T_q, T_k)
@@ -250,17 +271,20 @@ bug = lab.polarity_bug(s, fill)
 st.write(t("masks.bug.setup", T=s.seq_len, fill=fill))
 labels = bug.labels
 bh = lab.panel_height(s.seq_len)
-chart = dict(config={"displayModeBar": False})
 b1, b2 = st.columns(2)
-b1.plotly_chart(lab.mask_figure(bug.intended, "block", labels, labels, title=t("masks.bug.stored"),
-                                x_title=k_title, y_title=q_title, height=bh, words=words), **chart)
-b2.plotly_chart(lab.mask_figure(bug.seen_keep, "keep", labels, labels, title=t("masks.bug.seen"),
-                                x_title=k_title, y_title=q_title, height=bh, words=words), **chart)
+show_chart(lab.mask_figure(bug.intended, "block", labels, labels, title=t("masks.bug.stored"), x_title=k_title,
+                           y_title=q_title, height=bh, words=words, palette=palette),
+           name=f"bug-stored-mask-T{s.seq_len}", where=b1)
+show_chart(lab.mask_figure(bug.seen_keep, "keep", labels, labels, title=t("masks.bug.seen"), x_title=k_title,
+                           y_title=q_title, height=bh, words=words, palette=palette),
+           name=f"bug-seen-mask-T{s.seq_len}", where=b2)
 b3, b4 = st.columns(2)
-b3.plotly_chart(lab.weights_figure(bug.correct[head], labels, labels, title=t("masks.fig.correct", h=head),
-                                   x_title=k_title, y_title=q_title, height=bh), **chart)
-b4.plotly_chart(lab.weights_figure(bug.bug[head], labels, labels, title=t("masks.fig.bug", h=head),
-                                   x_title=k_title, y_title=q_title, height=bh), **chart)
+show_chart(lab.weights_figure(bug.correct[head], labels, labels, title=t("masks.fig.correct", h=head),
+                              x_title=k_title, y_title=q_title, height=bh, palette=palette),
+           name=f"bug-correct-weights-head{head}-T{s.seq_len}", where=b3)
+show_chart(lab.weights_figure(bug.bug[head], labels, labels, title=t("masks.fig.bug", h=head),
+                              x_title=k_title, y_title=q_title, height=bh, palette=palette),
+           name=f"bug-wrong-weights-head{head}-T{s.seq_len}", where=b4)
 summary = bug.summary(head)
 first, last = summary[0], summary[-1]
 st.write(t("masks.bug.first", tok=first["token"], future=first["bug_future"], self_w=first["bug_past"]))

@@ -8,6 +8,7 @@ import streamlit as st
 
 from core import pretrained
 from core.figures import color_range, heads_figure, matrix_figure
+from ui.charts import show_chart
 from ui.shell import page_context
 
 ctx = page_context()
@@ -123,14 +124,14 @@ st.caption(t("real.grid.caption", layer=layer) + (" " + t("real.grid.blanked") i
 grid = heads_figure(layer_weights, HEADS, labels, labels, head_label=t("common.head"), zrange=zrange,
                     x_title=t("common.key"), y_title=t("common.query"), panel_height=220)
 grid.update_xaxes(showticklabels=False).update_yaxes(showticklabels=False)  # 12 small panels: tokens on hover
-st.plotly_chart(grid, key="real_grid")
+show_chart(grid, name=f"MiniLM-layer{layer}-heads", key="real_grid")
 st.info(t("real.special.about", share=float(pretrained.special_share(weights[L], tokens).mean())),
         icon=":material/info:")
 
 head = st.select_slider(t("real.head"), HEADS, key="real_head", bind="query-params", value=DEFAULT_HEAD)
-st.plotly_chart(matrix_figure(layer_weights[head], labels, labels, zrange=zrange, x_title=t("common.key"),
-                              y_title=t("common.query"), title=t("real.big.title", layer=layer, head=head)),
-                key="real_big")
+show_chart(matrix_figure(layer_weights[head], labels, labels, zrange=zrange, x_title=t("common.key"),
+                         y_title=t("common.query"), title=t("real.big.title", layer=layer, head=head)),
+           name=f"MiniLM-layer{layer}-head{head}", key="real_big")
 
 # ---------------------------------------------------------------- 3. what heads learned
 st.header(t("real.patterns.header"))

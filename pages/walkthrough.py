@@ -13,6 +13,7 @@ from core import scenario
 from core import walkthrough as W
 from core.figures import page_of_heads
 from core.settings import Settings
+from ui.charts import show_chart
 from ui.downloads import scenario_downloads
 from ui.shell import page_context
 
@@ -81,8 +82,8 @@ def on_cell_click() -> None:
 
 
 # ------------------------------------------------------------------ drawing helpers
-def chart(fig, **kw) -> None:
-    st.plotly_chart(fig, config={"displaylogo": False}, **kw)
+def chart(fig, name: str, **kw) -> None:
+    show_chart(fig, name=f"{name}-d{s.d_model}-h{h}-T{T}", **kw)
 
 
 def shape_lines(step: W.Step) -> None:
@@ -106,42 +107,42 @@ def step_figures(step: W.Step, big: bool) -> None:
     heads = heads_for_page()
     name = step.name
     if name == "input":
-        chart(W.matrix(run, "x", zrange=zrange, labels=LABELS))
+        chart(W.matrix(run, "x", zrange=zrange, labels=LABELS), "x")
     elif name == "project":
         cols = st.columns(3)
         for col, field in zip(cols, ("q", "k", "v")):
             with col:  # one colour scale for the three: its bar is drawn once, beside V
                 chart(W.matrix(run, field, zrange=zrange, labels=LABELS, title=field.upper(),
-                               showscale=field == "v"))
+                               showscale=field == "v"), field)
     elif name == "split":
         role = st.segmented_control(t("walk.role"), ("Q", "K", "V"), key="walk_role", default="Q",
                                     required=True) or "Q"
         field = role.lower()
         st.caption(t("walk.split.band", role=role, d_k=d_k))
-        chart(W.head_band_figure(run, field, zrange=zrange, labels=LABELS))
+        chart(W.head_band_figure(run, field, zrange=zrange, labels=LABELS), f"{field}-columns")
         shown = heads if h > PER_PAGE else list(range(h))
         st.markdown(" · ".join(t("walk.split.map", i=i, a=i * d_k, b=(i + 1) * d_k - 1) for i in shown))
         chart(W.per_head(run, f"{field}_heads", shown, zrange=zrange, labels=LABELS, signed=True,
-                         panel_height=panel, global_columns=True))
+                         panel_height=panel, global_columns=True), f"{field}-heads")
         st.success(t("walk.split.check", diff=W.split_max_diff(run.trace, h, d_k)), icon=":material/check:")
     elif name in ("scores", "scale", "mask", "softmax", "mix"):
         if name == "mask" and run.mask is not None:
             left, right = st.columns([1, 2]) if not big else (st.container(), st.container())
             with left:
                 st.caption(t("walk.mask.grid"))
-                chart(W.mask_figure(run, LABELS, height=300 if not big else None))
+                chart(W.mask_figure(run, LABELS, height=300 if not big else None), f"mask-{s.mask}")
             target = right
         else:
             target = st.container()
         field = W.STEP_BY_NAME[name].fields[0]
         with target:
             chart(W.per_head(run, field, heads, zrange=zrange, labels=LABELS, signed=name != "softmax",
-                             colorscale="Blues" if name == "softmax" else None, panel_height=panel))
+                             panel_height=panel), field)
     elif name == "concat":
-        chart(W.head_band_figure(run, "concat", zrange=zrange, labels=LABELS))
+        chart(W.head_band_figure(run, "concat", zrange=zrange, labels=LABELS), "concat")
         st.success(t("walk.concat.check", diff=W.concat_max_diff(run.trace, h, d_k)), icon=":material/check:")
     elif name == "output":
-        chart(W.matrix(run, "output", zrange=zrange, labels=LABELS))
+        chart(W.matrix(run, "output", zrange=zrange, labels=LABELS), "output")
 
 
 def step_text(step: W.Step) -> str:
@@ -194,12 +195,12 @@ def drill_down() -> None:
     with left:
         st.caption(t("walk.drill.chart", head=head))
         chart(W.drill_figure(run, head, i, j, LABELS, height=min(460, max(300, 90 + 14 * T))),
-              key="walk_click", on_select=on_cell_click, selection_mode="points")
+              f"weights-head{head}", key="walk_click", on_select=on_cell_click, selection_mode="points")
     with right:
         st.markdown(f"**{t('walk.drill.cell', head=head, i=i, j=j, qi=run.tokens[i], kj=run.tokens[j])}**")
         st.markdown(t("walk.drill.s1", i=i, j=j, head=head, c0=story.columns[0], c1=story.columns[1], d_k=d_k))
         st.caption(t("walk.drill.vectors"))
-        chart(W.vectors_figure(story, LABELS))
+        chart(W.vectors_figure(story, LABELS), f"q{i}-k{j}-head{head}")
         st.markdown(t("walk.drill.s2"))
         st.latex(rf"q_{{{i}}} \cdot k_{{{j}}} = \sum_{{c}} q_{{{i}}}[c]\,k_{{{j}}}[c] = {story.dot:.4f}")
         st.caption(W.dot_terms(story) + f" = {story.dot:.4f}")
@@ -232,7 +233,7 @@ def drill_down() -> None:
     top = ", ".join(f"{w:.3f}·v_{k} ({tok})" for k, tok, w in W.top_contributions(story, run.tokens))
     st.markdown(t("walk.drill.s6", head=head, i=i, top=top))
     st.caption(t("walk.drill.mixchart"))
-    chart(W.mix_figure(story, run.tokens, LABELS))
+    chart(W.mix_figure(story, run.tokens, LABELS), f"mix-row{i}-head{head}")
     st.caption(t("walk.drill.check", diff=story.check))
 
 

@@ -7,11 +7,11 @@ import streamlit as st
 from core import i18n
 from core import why_heads as W
 from core.figures import heads_figure
+from ui.charts import show_chart
 from ui.shell import page_context
 
 ctx = page_context()
 t = ctx.t
-PLOT = {"displayModeBar": False}
 HS = W.HEAD_COUNTS
 UPDATES_PER_MODEL = 20  # live chart/progress refreshes per model
 
@@ -44,10 +44,9 @@ def curves_for(results: dict, running=None, stopped=None) -> list:
 
 
 def loss_chart(placeholder, curves, steps: int, key: str) -> None:
-    placeholder.plotly_chart(
-        W.loss_figure(curves, steps=steps, title=t("why.loss.title"), x_title=t("why.loss.x"),
-                      y_title=t("why.loss.y"), chance_label=t("why.loss.chance")),
-        key=key, config=PLOT)
+    show_chart(W.loss_figure(curves, steps=steps, title=t("why.loss.title"), x_title=t("why.loss.x"),
+                             y_title=t("why.loss.y"), chance_label=t("why.loss.chance")),
+               name="training-loss", key=key, where=placeholder)
 
 
 def labels() -> list[str]:
@@ -202,7 +201,7 @@ if finished:
         st.markdown(f"**{t('why.heatmaps.model', h=h, d_k=W.D_MODEL // h)}**")
         fig = heads_figure(r.example_weights, range(h), lab, lab, head_label=t("common.head"), zrange=(0.0, 1.0),
                            max_cols=4, x_title=t("common.key"), y_title=t("common.query"), panel_height=250)
-        st.plotly_chart(fig, key=f"why_heads_{h}", config=PLOT)
+        show_chart(fig, name=f"trained-weights-h{h}", key=f"why_heads_{h}")
         roles = r.roles
         st.table({
             t("why.col.head"): list(range(h)),

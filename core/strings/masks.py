@@ -63,10 +63,15 @@ STRINGS = {
     "masks.hover.blocked": {"zh": "屏蔽", "en": "blocked"},
     # Custom editor
     "masks.editor": {"zh": "手绘掩码", "en": "Hand-drawn mask"},
+    "masks.cell.i": {"zh": "查询（行）i", "en": "Query (row) i"},
+    "masks.cell.j": {"zh": "键（列）j", "en": "Key (column) j"},
+    "masks.cell.toggle": {"zh": "切换这个格子", "en": "Toggle this cell"},
     "masks.editor.how": {
-        "zh": "点击下方“掩码”网格中的格子来切换它（浅色 = 保留，深色 = 屏蔽）。网格保存在链接里，可以直接分享。",
-        "en": "Click a cell of the mask grid below to toggle it (light = keep, dark = blocked). "
-              "The grid is part of the link, so you can share it.",
+        "zh": "点击下方“掩码”网格中的格子来切换它（浅色 = 保留，深色 = 屏蔽），"
+              "或者用键盘：选好行 i 和列 j，再按“切换这个格子”。网格保存在链接里，可以直接分享。",
+        "en": "Click a cell of the mask grid below to toggle it (light = keep, dark = blocked), or with the keyboard: "
+              "choose row i and column j, then press “Toggle this cell”. The grid is part of the link, so you can "
+              "share it.",
     },
     "masks.editor.combined": {
         "zh": "被 causal 或 padding 屏蔽的格子无论怎么画都保持屏蔽。",
