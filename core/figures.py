@@ -209,11 +209,11 @@ def _validated(colorscale) -> tuple:
     return tuple(tuple(stop) for stop in go.Heatmap(colorscale=colorscale).colorscale)
 
 
-_ROLE_OF = {_validated(s): role for role, s in SCALES[DEFAULT_PALETTE].items()}
+_ROLE_OF = {_validated(s): role for p in PALETTES for role, s in SCALES[p].items()}
 
 
 def role_of(trace) -> str | None:
-    """'weights' / 'signed' / 'mask' for a heatmap drawn with the default palette, else None
+    """'weights' / 'signed' / 'mask' for a heatmap drawn with a palette's scale, else None
     (e.g. the head colours of a band, the grey of blocked cells)."""
     if getattr(trace, "type", None) != "heatmap" or trace.colorscale is None:
         return None
@@ -265,7 +265,7 @@ def restyle(fig: go.Figure, *, palette: str = DEFAULT_PALETTE, cell_text: bool =
     - every weights / signed / mask heatmap gets `palette`'s scale for its role;
     - `cell_text`: each such heatmap of at most `max_cells` x `max_cells` prints its numbers
       (plotly picks black or white per cell for contrast, and shrinks the text to the cell);
-    - no text is smaller than `min_font` px (the axes, titles, legends, annotations).
+    - the figure's base font is at least `min_font` + 1 px (axes, legends, hover).
     Cheap: no trace is added (the browser pays ~17 ms per chart, more per trace).
     """
     palette = palette_name(palette)
@@ -274,7 +274,7 @@ def restyle(fig: go.Figure, *, palette: str = DEFAULT_PALETTE, cell_text: bool =
         role = role_of(trace)
         if role is None:
             continue
-        if palette != DEFAULT_PALETTE:
+        if palette != DEFAULT_PALETTE:  # (a figure built for the default palette: swap its scales)
             trace.colorscale = scale(role, palette)
         shape = getattr(trace.z, "shape", None) or (len(trace.z), len(trace.z[0]) if len(trace.z) else 0)
         if cell_text and not own_text and role != "mask" and max(shape) <= max_cells:
@@ -284,22 +284,11 @@ def restyle(fig: go.Figure, *, palette: str = DEFAULT_PALETTE, cell_text: bool =
     return fig
 
 
-def _bigger(font, min_font: int) -> dict:
-    size = getattr(font, "size", None) if font is not None else None
-    return {"size": max(size or min_font, min_font)}
-
-
 def _readable_fonts(fig: go.Figure, min_font: int) -> None:
-    layout = fig.layout
-    layout.font.size = max(layout.font.size or 0, min_font + 1)
-    if layout.title.text:
-        layout.title.font.size = max(layout.title.font.size or 0, min_font + 2)
-    for axis in [*fig.select_xaxes(), *fig.select_yaxes()]:
-        if axis.tickfont.size is not None and axis.tickfont.size < min_font:
-            axis.tickfont.size = min_font
-    for note in layout.annotations:
-        if note.font.size is not None and note.font.size < min_font:
-            note.font.size = min_font
+    """One layout property (walking every axis and annotation of a 16-panel figure costs ~40 ms):
+    the builders set no font smaller than MIN_FONT themselves (a test checks)."""
+    if (fig.layout.font.size or 0) < min_font + 1:
+        fig.layout.font.size = min_font + 1
 
 
 # ------------------------------------------------------------------ the table view of a figure
@@ -317,10 +306,8 @@ def _subplot_titles(fig: go.Figure) -> dict[tuple[str, str], str]:
     return titles
 
 
-def figure_tables(fig: go.Figure) -> list[tuple[str, list, list, list[list]]]:
-    """The matrices a figure draws, as (title, row labels, column labels, values): one per heatmap
-    panel (weights / signed / mask roles; a panel's overlay traces are skipped). Values are the
-    exact ones (the hover text where the colour was clipped), for the table view."""
+def _panels(fig: go.Figure) -> list[tuple[str, go.Heatmap]]:
+    """(title, heatmap) per heatmap panel (weights / signed / mask roles; a panel's overlays skipped)."""
     titles = _subplot_titles(fig)
     main = fig.layout.title.text or ""
     seen, out = set(), []
@@ -331,9 +318,15 @@ def figure_tables(fig: go.Figure) -> list[tuple[str, list, list, list[list]]]:
         if axes in seen:
             continue
         seen.add(axes)
-        title = titles.get(axes) or main
-        out.append((title, [str(v) for v in trace.y], [str(v) for v in trace.x], _cell_values(trace)))
+        out.append((titles.get(axes) or main, trace))
     return out
+
+
+def figure_tables(fig: go.Figure) -> list[tuple[str, list, list, list[list]]]:
+    """The matrices a figure draws, as (title, row labels, column labels, values), one per heatmap
+    panel, for the table view. Values are the exact ones (the hover text where the colour was clipped)."""
+    return [(title, [str(v) for v in trace.y], [str(v) for v in trace.x], _cell_values(trace))
+            for title, trace in _panels(fig)]
 
 
 def dark_cells(values: torch.Tensor, zmin: float, zmax: float, colorscale) -> list[list[bool]]:
@@ -354,3 +347,17 @@ def dark_cells(values: torch.Tensor, zmin: float, zmax: float, colorscale) -> li
     dark = [luminance(c) < 0.18 for c in colors]  # 0.18: black and white text contrast equally there
     cols = values.shape[-1]
     return [dark[r * cols:(r + 1) * cols] for r in range(len(dark) // cols)]
+
+
+def chart_summary(fig: go.Figure) -> dict:
+    """What a screen reader should hear about a figure: its title, how many heatmap panels of which
+    size (with their titles), or the number of traces of another kind of chart."""
+    title = fig.layout.title.text or ""
+    if isinstance(title, str):
+        title = title.replace("<b>", "").replace("</b>", "")
+    panels = _panels(fig)
+    if panels:
+        trace = panels[0][1]
+        return {"kind": "heatmap", "title": title, "panels": len(panels), "rows": len(trace.y), "cols": len(trace.x),
+                "names": [t for t, _ in panels if t and t != title]}
+    return {"kind": "chart", "title": title, "panels": len(fig.data), "rows": 0, "cols": 0, "names": []}

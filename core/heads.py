@@ -172,7 +172,7 @@ def shape_flow_figure(boxes: Sequence[FlowBox], titles: dict[str, str], *, legen
     fig.update_yaxes(visible=False, range=[rows - 0.45, -0.55], fixedrange=True)
     fig.update_layout(height=rows * row_px + 70, margin=dict(l=4, r=4, t=50, b=4), plot_bgcolor="white",
                       legend=dict(orientation="h", x=0, y=1.0, xanchor="left", yanchor="bottom",
-                                  font=dict(size=12)),
+                                  font=dict(size=13)),
                       hovermode="closest", dragmode=False)
     return fig
 
@@ -415,7 +415,7 @@ def weight_blocks_figure(W: torch.Tensor, d_k: int, head: int, *, zrange: tuple[
     if h <= 16:
         for i in range(h):
             fig.add_annotation(x=(i + 0.5) * d_k - 0.5, y=top, yshift=10, text=f"{head_label} {i}", showarrow=False,
-                               font=dict(size=10, color="#111" if i == head else "#666"))
+                               font=dict(size=13, color="#111" if i == head else "#666"))
     fig.update_yaxes(autorange="reversed", title="d_model (in)", fixedrange=True)
     fig.update_xaxes(title="d_model (out)", fixedrange=True)
     fig.update_layout(height=height, margin=dict(l=10, r=10, t=30, b=10))

@@ -322,7 +322,7 @@ def matrix(run, field: str, *, zrange, labels: dict, title: str = "", height=Non
     T = m.shape[0]
     fig.update_layout(title=title, height=height or max(260, min(720, 90 + 22 * T)),
                       margin=dict(l=10, r=10, t=40 if title else 10, b=10))
-    fig.update_yaxes(autorange="reversed", type="category", title=labels["token"], tickfont=dict(size=10))
+    fig.update_yaxes(autorange="reversed", type="category", title=labels["token"], tickfont=dict(size=13))
     fig.update_xaxes(title=labels["col"], showgrid=False, zeroline=False)
     return fig
 
@@ -407,9 +407,9 @@ def head_band_figure(run, field: str, *, zrange, labels: dict, height: int | Non
         shapes=[dict(type="line", xref="x2", yref="y2 domain", x0=i * d_k - 0.5, x1=i * d_k - 0.5, y0=0, y1=1,
                      line=line) for i in range(1, h)],
         annotations=[dict(x=(i + 0.5) * d_k - 0.5, y=0, xref="x", yref="y", text=str(i), showarrow=False,
-                          font=dict(color="white", size=12)) for i in range(h)] if h <= 16 else [])
+                          font=dict(color="white", size=13)) for i in range(h)] if h <= 16 else [])
     fig.update_yaxes(autorange="reversed", type="category", row=2, col=1, title=labels["token"],
-                     tickfont=dict(size=10))
+                     tickfont=dict(size=13))
     fig.update_yaxes(showticklabels=False, row=1, col=1)
     fig.update_xaxes(range=[-0.5, d - 0.5], showgrid=False, zeroline=False)
     fig.update_xaxes(title=labels["col"], row=2, col=1)
@@ -544,7 +544,7 @@ def mix_figure(story: CellStory, tokens, labels: dict) -> go.Figure:
     first = story.columns[0]
     fig = figures.matrix_figure(m, _columns(story.d_k, first), y, signed=True, x_title=labels["col"])
     fig = _relabel(fig, x=_columns(story.d_k, first), y=y)
-    fig.update_yaxes(tickfont=dict(size=10))
+    fig.update_yaxes(tickfont=dict(size=13))
     return fig
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-from core import figures
+from core import figures, i18n
 from ui import display
 
 FILE_PREFIX = "attention-lab"
@@ -52,6 +52,18 @@ def show_tables(tables) -> None:
                      height=min(38 + 35 * len(rows), 420))
 
 
+def describe(fig, name: str) -> str:
+    """An accessible name for the chart (Streamlit's `alt`), in the session's language."""
+    lang = st.session_state.get("lang") or i18n.DEFAULT_LANG
+    info = figures.chart_summary(fig)
+    title = info["title"] or name
+    if info["kind"] == "heatmap":
+        names = ", ".join(info["names"][:8]) + (" …" if len(info["names"]) > 8 else "")
+        return i18n.t("display.alt.heatmap", lang, title=title, n=info["panels"], rows=info["rows"],
+                      cols=info["cols"], names=f" ({names})" if names else "")
+    return i18n.t("display.alt.chart", lang, title=title)
+
+
 def show_chart(fig, *, name: str, key: str | None = None, where=None,
                table: Callable[[], list] | None = None, **kwargs):
     """Draw `fig` with the session's display options. `name` names the downloaded file; `key`,
@@ -65,4 +77,5 @@ def show_chart(fig, *, name: str, key: str | None = None, where=None,
                 show_tables(tables)
                 return None
         figures.restyle(fig, palette=options.palette, cell_text=options.cell_numbers)
-        return st.plotly_chart(fig, key=key, config=chart_config(options.image_format, name), **kwargs)
+        return st.plotly_chart(fig, key=key, config=chart_config(options.image_format, name),
+                               alt=describe(fig, name), **kwargs)

@@ -35,4 +35,10 @@ STRINGS = {
               "for slides and handouts). PNG is a bitmap; SVG is a vector image that stays sharp at any size. "
               "The image is made in the browser: no internet needed.",
     },
+    "display.alt.heatmap": {
+        "zh": "{title}：热力图，{n} 个面板，每个 {rows}×{cols}{names}。在侧边栏打开“用表格代替热力图”可以逐个读出数值。",
+        "en": "{title}: heatmap, {n} panel(s) of {rows}×{cols}{names}. Switch on “Tables instead of heatmaps” in the "
+              "sidebar to read the numbers.",
+    },
+    "display.alt.chart": {"zh": "{title}：图表。", "en": "{title}: chart."},
 }

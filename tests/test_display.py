@@ -1,0 +1,319 @@
+"""Display options: palettes, numbers in cells, table view, readable fonts, chart download config
+(core.figures + ui.display + ui.charts), and every page under AppTest with every option in both languages."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+from conftest import run_app
+
+from core import figures, i18n, scenario
+from core import heads as H
+from core import masks_lab as lab
+from core import walkthrough as W
+from core.settings import Settings
+from ui import display
+from ui.charts import chart_config
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+LABELS = {k: k for k in ("token", "col", "query", "key", "head")}
+
+
+def run_for(T=5, d_model=16, h=4, mask="causal"):
+    return scenario.run(Settings(d_model, h, T, mask, 0, "en"))
+
+
+def stops(colorscale) -> tuple:
+    return figures._validated(colorscale)
+
+
+def heatmaps(fig):
+    return [t for t in fig.data if t.type == "heatmap"]
+
+
+def all_figures(T=5, d_model=16, h=4):
+    """One of every builder the pages draw heatmaps with."""
+    run = run_for(T, d_model, h)
+    toks = run.tokens
+    weights = run.trace.weights[0]
+    keep = torch.tril(torch.ones(T, T, dtype=torch.bool))
+    story = W.cell_story(run, 0, T - 1, 0)
+    return {
+        "matrix": figures.matrix_figure(weights[0], toks, toks),
+        "matrix_signed": figures.matrix_figure(run.trace.scores[0, 0], toks, toks, signed=True),
+        "heads": figures.heads_figure(weights, range(h), toks, toks),
+        "walk_x": W.matrix(run, "x", zrange=(-1, 1), labels=LABELS),
+        "walk_weights": W.per_head(run, "weights", range(h), zrange=(0, 1), labels=LABELS, signed=False),
+        "walk_masked": W.per_head(run, "masked_scores", range(h), zrange=(-1, 1), labels=LABELS, signed=True),
+        "walk_band": W.head_band_figure(run, "q", zrange=(-1, 1), labels=LABELS),
+        "walk_mask": W.mask_figure(run, LABELS),
+        "walk_drill": W.drill_figure(run, 0, T - 1, 0, LABELS),
+        "walk_vectors": W.vectors_figure(story, LABELS),
+        "walk_mix": W.mix_figure(story, toks, LABELS),
+        "heads_blocks": H.weight_blocks_figure(H.full_weight(run.model, "q"), d_model // h, 0, zrange=(-1, 1),
+                                               rows_shown=8),
+        "heads_slice": H.head_weight_figure(run.model.head_projection("q", 0)[0].detach(), zrange=(-1, 1),
+                                            rows_shown=8, first_col=0),
+        "lab_mask": lab.mask_figure(keep, "keep", toks, toks, title="m", x_title="k", y_title="q"),
+        "lab_scores": lab.scores_figure(run.trace.masked_scores[0, 0], keep, "-1e9", toks, toks, title="s",
+                                        x_title="k", y_title="q"),
+        "lab_weights": lab.weights_figure(weights[0], toks, toks, title="w", x_title="k", y_title="q"),
+    }
+
+
+# ---------------------------------------------------------------- palettes
+def test_default_palette_is_viridis_for_weights_and_a_colour_blind_safe_diverging_scale_for_signed():
+    assert figures.DEFAULT_PALETTE == "colorblind"
+    run = run_for()
+    w = figures.matrix_figure(run.trace.weights[0, 0], run.tokens, run.tokens)
+    s = figures.matrix_figure(run.trace.scores[0, 0], run.tokens, run.tokens, signed=True)
+    assert stops(w.data[0].colorscale) == stops("Viridis")
+    assert stops(s.data[0].colorscale) == stops("RdBu_r")
+
+
+def luminance(color: str) -> float:
+    from plotly.colors import hex_to_rgb, unlabel_rgb
+
+    rgb = hex_to_rgb(color) if color.startswith("#") else unlabel_rgb(color)
+    lin = [(c / 255) / 12.92 if c / 255 <= 0.04045 else ((c / 255 + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+@pytest.mark.parametrize("palette", figures.PALETTES)
+def test_weights_scales_order_values_by_lightness_alone(palette):
+    """Readable without hue (colour-blind viewers, greyscale print): lightness is monotonic in the value."""
+    from plotly.colors import sample_colorscale
+
+    colors = sample_colorscale([list(s) for s in stops(figures.scale("weights", palette))],
+                               [i / 20 for i in range(21)], colortype="rgb")
+    lum = [luminance(c) for c in colors]
+    steps = [b - a for a, b in zip(lum, lum[1:])]
+    assert all(d > 0 for d in steps) or all(d < 0 for d in steps), lum
+    assert abs(lum[-1] - lum[0]) > 0.5  # a wide contrast range: both ends distinct on a projector
+
+
+def test_contrast_palette_has_no_pale_end_for_signed_values_and_a_visible_keep_colour():
+    """Both ends of the projector's diverging scale are dark; its keep grey is not the page's white."""
+    signed = stops(figures.scale("signed", "contrast"))
+    assert luminance(signed[0][1]) < 0.05 and luminance(signed[-1][1]) < 0.1
+    assert luminance(figures.scale("mask", "contrast")[-1][1]) < 0.8
+
+
+@pytest.mark.parametrize("name", ["matrix", "matrix_signed", "heads", "walk_x", "walk_weights", "walk_masked",
+                                  "walk_band", "walk_mask", "walk_drill", "walk_vectors", "walk_mix",
+                                  "heads_blocks", "heads_slice"])
+def test_restyle_gives_every_role_the_palettes_scale_and_leaves_other_heatmaps(name):
+    fig = all_figures()[name]
+    before = [(figures.role_of(t), stops(t.colorscale)) for t in heatmaps(fig)]
+    assert any(role for role, _ in before), "every page heatmap has a role"
+    figures.restyle(fig, palette="contrast")
+    for (role, old), trace in zip(before, heatmaps(fig)):
+        want = stops(figures.scale(role, "contrast")) if role else old
+        assert stops(trace.colorscale) == want
+
+
+def test_masks_lab_builders_draw_with_the_palette_and_pick_readable_text_colours():
+    run = run_for()
+    w = run.trace.weights[0, 0]
+    toks = run.tokens
+    for palette in figures.PALETTES:
+        fig = lab.weights_figure(w, toks, toks, title="w", x_title="k", y_title="q", palette=palette)
+        assert stops(fig.data[0].colorscale) == stops(figures.scale("weights", palette))
+        text = next(t for t in fig.data if t.type == "scatter" and t.mode == "text")
+        dark = figures.dark_cells(w, 0.0, 1.0, figures.scale("weights", palette))
+        want = ["#ffffff" if d else "#1b1f24" for row in dark for d in row]
+        assert list(text.textfont.color) == want
+    # Viridis is dark at 0, the projector greys are dark at 1: the colours differ where they should
+    assert figures.dark_cells(torch.tensor([[0.0, 1.0]]), 0, 1, "Viridis") == [[True, False]]
+    assert figures.dark_cells(torch.tensor([[0.0, 1.0]]), 0, 1, figures.scale("weights", "contrast")) == [[False, True]]
+
+
+# ---------------------------------------------------------------- numbers in cells
+def test_cell_numbers_print_the_exact_values_of_small_panels():
+    run = run_for(T=5)
+    fig = figures.heads_figure(run.trace.weights[0], range(4), run.tokens, run.tokens)
+    assert all(t.texttemplate is None for t in heatmaps(fig))
+    figures.restyle(fig, cell_text=True)
+    for h, trace in enumerate(heatmaps(fig)):
+        assert trace.texttemplate == "%{text}"
+        shown = torch.tensor([[float(v) for v in row] for row in trace.text])
+        assert torch.allclose(shown, run.trace.weights[0, h], atol=0.005)
+
+
+def test_cell_numbers_show_the_mask_fill_not_the_clipped_colour():
+    run = run_for(T=5, mask="causal")
+    fig = W.per_head(run, "masked_scores", range(4), zrange=(-1, 1), labels=LABELS, signed=True)
+    figures.restyle(fig, cell_text=True)
+    text = heatmaps(fig)[0].text
+    assert text[0][4] == "-1e+09"  # query 0 may not see key 4
+    assert float(text[4][0]) == pytest.approx(float(run.trace.masked_scores[0, 0, 4, 0]), abs=0.005)
+
+
+def test_cell_numbers_only_up_to_12_by_12_and_not_over_a_figures_own_numbers():
+    small, big = run_for(T=12), run_for(T=13)
+    for run, expected in ((small, "%{text}"), (big, None)):
+        fig = figures.heads_figure(run.trace.weights[0], range(4), run.tokens, run.tokens)
+        figures.restyle(fig, cell_text=True)
+        assert all(t.texttemplate == expected for t in heatmaps(fig))
+    fig = all_figures()["lab_weights"]  # prints its own numbers with per-cell colours
+    figures.restyle(fig, cell_text=True)
+    assert all(t.texttemplate is None for t in heatmaps(fig))
+
+
+@pytest.mark.parametrize("value,text", [(0.25, "0.25"), (-1.3749, "-1.37"), (12.34, "12.3"), (123.4, "123"),
+                                        (-1e9, "-1e+09"), (float("nan"), "NaN"), (float("-inf"), "-inf"),
+                                        ("-1e+09", "-1e+09"), ("NaN", "NaN")])
+def test_short_number(value, text):
+    assert figures.short_number(value) == text
+
+
+# ---------------------------------------------------------------- fonts
+def font_sizes(node, path=""):
+    """Every explicit font size in a figure dict (cell text layers excluded: they fit their cells)."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "size" and "font" in path.rsplit(".", 1)[-1] and isinstance(v, (int, float)):
+                yield path, v
+            else:
+                yield from font_sizes(v, f"{path}.{k}")
+    elif isinstance(node, (list, tuple)):
+        for item in node:
+            if not (isinstance(item, dict) and item.get("mode") == "text"):
+                yield from font_sizes(item, path)
+
+
+@pytest.mark.parametrize("palette", figures.PALETTES)
+def test_no_text_smaller_than_13px_after_restyle(palette):
+    for name, fig in all_figures(T=8).items():
+        figures.restyle(fig, palette=palette)
+        sizes = list(font_sizes(fig.to_plotly_json()))
+        assert fig.layout.font.size >= 14, name
+        small = [(p, s) for p, s in sizes if s < figures.MIN_FONT]
+        assert not small, (name, small)
+
+
+# ---------------------------------------------------------------- table view
+def test_table_view_gives_one_table_per_head_with_token_labels_and_exact_values():
+    run = run_for(T=6)
+    fig = W.per_head(run, "weights", [1, 3], zrange=(0, 1), labels=LABELS, signed=False)
+    tables = figures.figure_tables(fig)
+    assert [t[0] for t in tables] == ["head 1", "head 3"]
+    for (title, rows, cols, values), h in zip(tables, [1, 3]):
+        assert rows == cols == figures.axis_labels(run.tokens)
+        assert torch.allclose(torch.tensor(values), run.trace.weights[0, h])
+
+
+def test_table_view_of_masked_scores_shows_the_fill_and_skips_overlays():
+    run = run_for(T=5)
+    keep = run.mask[0, 0].bool() if run.mask is not None else torch.ones(5, 5, dtype=torch.bool)
+    fig = lab.scores_figure(run.trace.masked_scores[0, 0], keep, "-1e9", run.tokens, run.tokens, title="s",
+                            x_title="k", y_title="q")
+    (title, rows, cols, values), = figures.figure_tables(fig)  # the grey overlay of blocked cells is no table
+    assert title == "s" and values[0][4] == "-1e9"
+    band = W.head_band_figure(run, "q", zrange=(-1, 1), labels=LABELS)
+    (_, rows, cols, values), = figures.figure_tables(band)  # the head-colour band is no table
+    assert torch.allclose(torch.tensor(values), run.trace.q[0])
+
+
+def test_a_chart_without_heatmaps_has_no_table():
+    fig = H.focus_figure(torch.tensor([0.5, 0.7]), [0], uniform=0.2, axis_title="focus")
+    assert figures.figure_tables(fig) == []
+    assert figures.chart_summary(fig)["kind"] == "chart"
+
+
+# ---------------------------------------------------------------- options and config
+def test_display_sanitize_keeps_good_values_and_corrects_bad_ones():
+    good, fixes = display.sanitize({"palette": "contrast", "cell_numbers": "true", "table_view": False,
+                                    "image_format": "SVG"})
+    assert good == display.Display("contrast", True, False, "svg") and not fixes
+    bad, fixes = display.sanitize({"palette": "neon", "cell_numbers": "perhaps", "image_format": "gif"})
+    assert bad == display.Display() and {k for k, *_ in fixes} == {"palette", "cell_numbers", "image_format"}
+    assert display.sanitize({})[0] == display.Display()
+
+
+def test_chart_config_offers_the_modebar_and_the_chosen_format_at_scale_2():
+    cfg = chart_config("svg", "weights head 0/../x")
+    assert cfg["displayModeBar"] is not False and cfg["displaylogo"] is False
+    assert cfg["toImageButtonOptions"] == {"format": "svg", "filename": "attention-lab-weights-head-0-..-x",
+                                           "scale": 2}
+    assert chart_config("bmp", "")["toImageButtonOptions"]["format"] == "png"
+
+
+# ---------------------------------------------------------------- every page, every option, both languages
+PAGES = [None, "walkthrough", "heads", "masks", "real-model", "why-heads"]
+OPTIONS = {
+    "contrast+numbers+svg": dict(palette="contrast", cell_numbers="true", image_format="svg"),
+    "tables": dict(table_view="true"),
+}
+
+
+def charts(at) -> list[tuple[dict, dict]]:
+    return [(json.loads(c.proto.spec), json.loads(c.proto.config)) for c in at.get("plotly_chart")]
+
+
+@pytest.mark.parametrize("page", PAGES)
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("option", list(OPTIONS))
+def test_every_page_with_every_display_option(page, lang, option):
+    params = OPTIONS[option]
+    extra = dict(walk_step="softmax") if page == "walkthrough" else {}
+    at = run_app(page, lang=lang, seq_len=6, mask="custom", **params, **extra)
+    assert not at.exception, at.exception
+    for key, value in params.items():
+        assert str(at.session_state[key]).lower() == value
+    assert at.sidebar.header[-1].value == i18n.t("display.header", lang)
+    drawn = charts(at)
+    for spec, config in drawn:
+        assert config["displayModeBar"] is not False
+        assert config["toImageButtonOptions"]["format"] == params.get("image_format", "png")
+        for trace in spec["data"]:
+            role = figures.role_of(figures.go.Heatmap(colorscale=trace.get("colorscale"))) \
+                if trace["type"] == "heatmap" else None
+            if option == "tables":
+                assert role is None, "with the table view, no heatmap is drawn"
+            elif role:
+                assert stops(trace["colorscale"]) == stops(figures.scale(role, "contrast"))
+    if option == "tables" and page in ("walkthrough", "heads", "masks", "real-model"):
+        assert len(at.dataframe) >= 2  # the heatmaps' tables
+    if page in ("walkthrough", "heads", "masks", "real-model"):
+        assert drawn or option == "tables"
+
+
+def test_every_chart_has_an_accessible_name_in_the_language():
+    for lang in ("zh", "en"):
+        at = run_app("walkthrough", lang=lang, walk_step="softmax", seq_len=5)
+        alts = [c.proto.alt for c in at.get("plotly_chart")]
+        assert alts and all(alts)
+        assert i18n.t("display.alt.heatmap", lang, title="x", n=1, rows=1, cols=1, names="")[2:6] in alts[0]
+
+
+def test_display_options_survive_a_page_change_and_stay_in_the_url():
+    at = run_app("walkthrough", palette="contrast", table_view="true")
+    at.switch_page("pages/heads.py").run()
+    assert not at.exception
+    assert at.session_state["palette"] == "contrast" and at.session_state["table_view"] is True
+    assert at.query_params.get("palette") in ("contrast", ["contrast"])
+
+
+def test_bad_display_values_in_the_url_are_corrected_with_a_notice():
+    at = run_app("walkthrough", palette="neon", image_format="gif")
+    assert not at.exception
+    assert at.session_state["palette"] == figures.DEFAULT_PALETTE and at.session_state["image_format"] == "png"
+    notices = " ".join(w.value for w in at.sidebar.warning)
+    assert "neon" in notices and "gif" in notices
+
+
+def test_masks_lab_keyboard_toggle_changes_the_chosen_cell():
+    at = run_app("masks", mask="custom", seq_len=4)
+    at.selectbox(key="masks_cell_i").set_value(2)
+    at.selectbox(key="masks_cell_j").set_value(3).run()
+    before = at.text_input(key="masks_grid").value
+    grid_before, _ = lab.parse_grid(before, 4, 4)
+    at.button(key="masks_cell_toggle").click().run()
+    assert not at.exception
+    grid_after, _ = lab.parse_grid(at.text_input(key="masks_grid").value, 4, 4)
+    changed = (grid_before != grid_after).nonzero().tolist()
+    assert changed == [[2, 3]]
