@@ -1,0 +1,132 @@
+"""Display options in a real browser: the camera button saves a real PNG / SVG (offline, made by
+plotly.js in the page), every chart offers it, and the keyboard reaches and works the controls."""
+
+from __future__ import annotations
+
+import re
+import struct
+import xml.etree.ElementTree as ET
+
+import pytest
+from conftest import open_app, wait_idle
+from playwright.sync_api import expect
+
+from core import figures, scenario
+from core.settings import Settings
+
+pytestmark = pytest.mark.browser
+
+DOWNLOAD = ".modebar-btn[data-title^='Download plot']"
+FOCUSED_KEY = """() => { const k = document.activeElement && document.activeElement.closest('[class*="st-key-"]');
+  return k ? [...k.classList].find(c => c.startsWith('st-key-')).slice(7) : null; }"""
+FOCUSED_LABEL = "() => document.activeElement && (document.activeElement.getAttribute('aria-label') || '')"
+
+
+def save_first_chart(page):
+    chart = page.locator("[data-testid=stPlotlyChart]").first
+    chart.scroll_into_view_if_needed()
+    chart.hover()
+    with page.expect_download() as info:
+        chart.locator(DOWNLOAD).click()
+    download = info.value
+    with open(download.path(), "rb") as f:
+        return chart, download.suggested_filename, f.read()
+
+
+def test_camera_button_saves_a_real_png_at_twice_the_size(page, server):
+    open_app(page, server, "walkthrough", lang="en", walk_step="softmax", d_model=64, num_heads=4, seq_len=5)
+    chart, name, data = save_first_chart(page)
+    assert name == "attention-lab-weights-d64-h4-T5.png"
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", data[16:24])  # the IHDR chunk
+    shown = chart.locator(".main-svg").first.bounding_box()
+    assert width == pytest.approx(2 * shown["width"], abs=4)  # scale 2: sharp on a projector
+    assert height == pytest.approx(2 * shown["height"], abs=4)
+
+
+def test_svg_setting_makes_the_camera_button_save_a_real_svg(page, server):
+    open_app(page, server, "walkthrough", lang="zh", walk_step="softmax", d_model=64, num_heads=4, seq_len=5,
+             image_format="svg")
+    _, name, data = save_first_chart(page)
+    assert name.endswith(".svg")
+    root = ET.fromstring(data.decode("utf-8"))
+    assert root.tag.endswith("svg")
+    texts = "".join(root.itertext())
+    assert "头 0" in texts and "头 3" in texts  # the panels' titles, as vector text
+
+
+@pytest.mark.parametrize("path,params,at_least", [
+    ("walkthrough", dict(walk_view="all", seq_len=5), 10),
+    ("heads", dict(seq_len=5), 6),
+    ("masks", dict(mask="custom", seq_len=5), 7),
+    ("real-model", dict(), 2),
+])
+def test_every_chart_on_the_page_offers_the_download(page, server, path, params, at_least):
+    open_app(page, server, path, lang="en", **params)
+    charts = page.locator("[data-testid=stPlotlyChart]")
+    expect(charts.nth(at_least - 1)).to_be_attached(timeout=60_000)
+    n = charts.count()
+    for i in range(n):
+        chart = charts.nth(i)
+        chart.scroll_into_view_if_needed()
+        expect(chart.locator(DOWNLOAD)).to_have_count(1, timeout=30_000)
+
+
+def tab_to(page, key: str, limit: int = 150) -> None:
+    """Press Tab until the focus is in the widget with this key (fails if Tab never gets there)."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate(FOCUSED_KEY) == key:
+            return
+    raise AssertionError(f"Tab never reached {key}")
+
+
+def test_keyboard_reaches_the_drill_down_and_the_chart_download(page, server):
+    open_app(page, server, "walkthrough", lang="en", walk_step="softmax", d_model=64, num_heads=4, seq_len=5)
+    expect(page.get_by_text("Head 0, query a = 4")).to_be_visible()
+    tab_to(page, "walk_i")  # the keyboard's way to the cell a click on the heatmap chooses
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("Enter")
+    wait_idle(page)
+    expect(page.get_by_text("Head 0, query a = 3 (“on”), key b = 0")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"walk_i=3"))
+    # Shift+Tab back to the weights chart's camera button: Enter saves the image.
+    for _ in range(40):
+        page.keyboard.press("Shift+Tab")
+        if page.evaluate(FOCUSED_LABEL).startswith("Download plot"):
+            break
+    else:
+        raise AssertionError("Shift+Tab never reached a chart's download button")
+    with page.expect_download() as info:
+        page.keyboard.press("Enter")
+    with open(info.value.path(), "rb") as f:
+        assert f.read(8) == b"\x89PNG\r\n\x1a\n"
+
+
+def test_keyboard_turns_on_cell_numbers_and_the_link_carries_them(page, server):
+    open_app(page, server, "walkthrough", lang="en", walk_step="softmax", d_model=64, num_heads=4, seq_len=5)
+    chart = page.locator("[data-testid=stPlotlyChart]").first
+    w = scenario.run(Settings(64, 4, 5, "none", 0, "en")).trace.weights[0, 0, 0, 0]
+    number = figures.short_number(float(w))
+    expect(chart.get_by_text(number, exact=True)).to_have_count(0)
+    tab_to(page, "cell_numbers")
+    page.keyboard.press("Space")
+    wait_idle(page)
+    expect(page).to_have_url(re.compile(r"cell_numbers=true"))
+    expect(chart.get_by_text(number, exact=True).first).to_be_visible()
+
+
+def test_keyboard_toggles_a_cell_of_the_hand_drawn_mask(page, server):
+    # T = 4, default grid "1000.1100.1110.0111"
+    open_app(page, server, "masks", lang="en", mask="custom", seq_len=4)
+    tab_to(page, "masks_cell_i")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")  # row 2
+    wait_idle(page)
+    tab_to(page, "masks_cell_toggle")  # column stays 0
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"masks_grid=1000\.1100\.0110\.0111"))
+    wait_idle(page)
+    expect(page.locator(".st-key-masks_grid input")).to_have_value("1000.1100.0110.0111")
