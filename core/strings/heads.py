@@ -54,9 +54,9 @@ STRINGS = {
     "heads.grid.title": {"zh": "2. 所有注意力头并排比较", "en": "2. Every head's attention, side by side"},
     "heads.grid.about": {
         "zh": "每个面板是一个头的注意力权重（行 = 查询，列 = 键）。所有面板共用同一个颜色刻度（{lo:.2f} … {hi:.2f}，取自全部 {h} 个头），"
-              "所以颜色越深，在任何面板里都表示权重越大。",
+              "所以同一种颜色在任何面板里都表示同样大的权重（对照右侧的颜色条）。",
         "en": "Each panel is one head's attention weights (rows = queries, columns = keys). All panels share one "
-              "colour scale ({lo:.2f} … {hi:.2f}, taken over all {h} heads), so a darker cell means more weight in any panel.",
+              "colour scale ({lo:.2f} … {hi:.2f}, taken over all {h} heads), so one colour means the same weight in every panel (read it off the colour bar).",
     },
     "heads.grid.pick": {"zh": "选择要比较的头", "en": "Heads to compare"},
     "heads.grid.pick.help": {"zh": "最多 {n} 个；默认显示前 {d} 个。", "en": "Up to {n}; the first {d} are shown by default."},
