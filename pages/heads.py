@@ -77,7 +77,7 @@ if prev:
     st.success(t("heads.flow.changed", prev=prev, h=h), icon=":material/compare_arrows:")
 else:
     st.caption(t("heads.flow.try"))
-show_chart(flow, name=f"shapes-d{d}-h{h}-T{T}", key="heads_flow")
+show_chart(flow, name=f"shapes-d{d}-h{h}-T{T}", title=t("heads.flow.title"), key="heads_flow")
 
 # ---------------------------------------------------------------- 2. every head
 st.subheader(t("heads.grid.title"))
@@ -101,7 +101,7 @@ focus = H.head_focus(weights)  # (h,)
 if h > PER_PAGE:
     st.caption(t("heads.grid.overview", h=h, u=1 / T))
     show_chart(H.focus_figure(focus, picks, uniform=1 / T, axis_title=t("heads.grid.focus_axis"),
-                              head_label=t("common.head")), name=f"focus-d{d}-h{h}-T{T}", key="heads_focus")
+                              head_label=t("common.head")), name=f"focus-d{d}-h{h}-T{T}", title=t("heads.grid.focus_axis"), key="heads_focus")
 if picks:
     show_chart(heads_figure(weights, picks, toks, toks, head_label=t("common.head"), zrange=zrange,
                             x_title=t("common.key"), y_title=t("common.query")),
@@ -150,8 +150,8 @@ compute_fig, memory_fig = H.cost_figures(
     memory_title=t("heads.cost.chart.memory"), macs_name=t("heads.cost.macs"),
     elementwise_name=t("heads.cost.elementwise"), axis_title=t("heads.cost.axis"), memory_name=t("heads.cost.memory"))
 left, right = st.columns(2)
-show_chart(compute_fig, name=f"cost-d{d}-T{T}", key="heads_cost_chart", where=left)
-show_chart(memory_fig, name=f"memory-d{d}-T{T}", key="heads_memory_chart", where=right)
+show_chart(compute_fig, name=f"cost-d{d}-T{T}", title=t("heads.cost.title"), key="heads_cost_chart", where=left)
+show_chart(memory_fig, name=f"memory-d{d}-T{T}", title=t("heads.cost.chart.memory"), key="heads_memory_chart", where=right)
 st.info(t("heads.cost.takeaway"), icon=":material/lightbulb:")
 
 # ---------------------------------------------------------------- 4. timing
@@ -181,7 +181,7 @@ if timings:
                                measured_name=t("heads.time.measured"), predicted_name=t("heads.time.predicted"),
                                axis_title=t("heads.cost.axis"), ms_title=t("heads.time.ms"),
                                ops_title=t("heads.time.ops")),
-               name=f"timing-d{d}-T{T}", key="heads_timing_chart")
+               name=f"timing-d{d}-T{T}", title=t("heads.time.title"), key="heads_timing_chart")
     st.dataframe({
         "h": [r.h for r in timings], "d_k": [r.d_k for r in timings],
         t("heads.time.col.median"): [round(r.median_ms, 4) for r in timings],

@@ -287,7 +287,15 @@ def test_every_chart_has_an_accessible_name_in_the_language():
         at = run_app("walkthrough", lang=lang, walk_step="softmax", seq_len=5)
         alts = [c.proto.alt for c in at.get("plotly_chart")]
         assert alts and all(alts)
-        assert i18n.t("display.alt.heatmap", lang, title="x", n=1, rows=1, cols=1, names="")[2:6] in alts[0]
+        head = i18n.t("common.head", lang)
+        names = ", ".join(f"{head} {i}" for i in range(4))
+        assert i18n.t("display.alt.heatmap", lang, n=4, rows=5, cols=5, names=f" ({names})") in alts
+
+
+def test_a_chart_keeps_its_accessible_name_when_the_settings_change():
+    """A changed alt remounts the chart in the browser: it must not carry the settings."""
+    alts = [[c.proto.alt for c in run_app("heads", lang="en", num_heads=h).get("plotly_chart")][:1] for h in (2, 4)]
+    assert alts[0] == alts[1] == [f"{i18n.t('heads.flow.title', 'en')}: {i18n.t('display.alt.chart', 'en')}"]
 
 
 def test_display_options_survive_a_page_change_and_stay_in_the_url():

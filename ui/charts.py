@@ -52,21 +52,24 @@ def show_tables(tables) -> None:
                      height=min(38 + 35 * len(rows), 420))
 
 
-def describe(fig, name: str) -> str:
-    """An accessible name for the chart (Streamlit's `alt`), in the session's language."""
+def describe(fig, title: str | None = None) -> str:
+    """An accessible name for the chart (Streamlit's `alt`), in the session's language. It does not
+    depend on the file name: a changed alt remounts the chart in the browser."""
     lang = st.session_state.get("lang") or i18n.DEFAULT_LANG
     info = figures.chart_summary(fig)
-    title = info["title"] or name
+    title = title or info["title"]
+    lead = f"{title}: " if title else ""
     if info["kind"] == "heatmap":
         names = ", ".join(info["names"][:8]) + (" …" if len(info["names"]) > 8 else "")
-        return i18n.t("display.alt.heatmap", lang, title=title, n=info["panels"], rows=info["rows"],
-                      cols=info["cols"], names=f" ({names})" if names else "")
-    return i18n.t("display.alt.chart", lang, title=title)
+        return lead + i18n.t("display.alt.heatmap", lang, n=info["panels"], rows=info["rows"], cols=info["cols"],
+                             names=f" ({names})" if names else "")
+    return lead + i18n.t("display.alt.chart", lang)
 
 
-def show_chart(fig, *, name: str, key: str | None = None, where=None,
+def show_chart(fig, *, name: str, title: str | None = None, key: str | None = None, where=None,
                table: Callable[[], list] | None = None, **kwargs):
-    """Draw `fig` with the session's display options. `name` names the downloaded file; `key`,
+    """Draw `fig` with the session's display options. `name` names the downloaded file, `title` is
+    spoken by a screen reader when the figure has no title of its own; `key`,
     `on_select`, `selection_mode` ... go to st.plotly_chart. With the table view on, a figure with
     heatmaps is shown as tables (`table()` when given, else the figure's own matrices)."""
     options = display.current()
@@ -78,4 +81,4 @@ def show_chart(fig, *, name: str, key: str | None = None, where=None,
                 return None
         figures.restyle(fig, palette=options.palette, cell_text=options.cell_numbers)
         return st.plotly_chart(fig, key=key, config=chart_config(options.image_format, name),
-                               alt=describe(fig, name), **kwargs)
+                               alt=describe(fig, title), **kwargs)

@@ -36,9 +36,9 @@ STRINGS = {
               "The image is made in the browser: no internet needed.",
     },
     "display.alt.heatmap": {
-        "zh": "{title}：热力图，{n} 个面板，每个 {rows}×{cols}{names}。在侧边栏打开“用表格代替热力图”可以逐个读出数值。",
-        "en": "{title}: heatmap, {n} panel(s) of {rows}×{cols}{names}. Switch on “Tables instead of heatmaps” in the "
+        "zh": "热力图，{n} 个面板，每个 {rows}×{cols}{names}。在侧边栏打开“用表格代替热力图”可以逐个读出数值。",
+        "en": "heatmap, {n} panel(s) of {rows}×{cols}{names}. Switch on “Tables instead of heatmaps” in the "
               "sidebar to read the numbers.",
     },
-    "display.alt.chart": {"zh": "{title}：图表。", "en": "{title}: chart."},
+    "display.alt.chart": {"zh": "图表。", "en": "chart."},
 }
