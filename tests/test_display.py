@@ -243,7 +243,7 @@ def test_chart_config_offers_the_modebar_and_the_chosen_format_at_scale_2():
 
 
 # ---------------------------------------------------------------- every page, every option, both languages
-PAGES = [None, "walkthrough", "heads", "masks", "real-model", "why-heads"]
+PAGES = [None, "walkthrough", "heads", "masks", "real-model", "why-heads", "quiz"]
 OPTIONS = {
     "contrast+numbers+svg": dict(palette="contrast", cell_numbers="true", image_format="svg"),
     "tables": dict(table_view="true"),
