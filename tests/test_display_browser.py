@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import struct
 import xml.etree.ElementTree as ET
+from urllib.parse import urlsplit
 
 import pytest
 from conftest import open_app, wait_idle
@@ -22,6 +23,22 @@ FOCUSED_KEY = """() => { const k = document.activeElement && document.activeElem
 FOCUSED_LABEL = "() => document.activeElement && (document.activeElement.getAttribute('aria-label') || '')"
 
 
+def offline(page, server) -> list[str]:
+    """Block every request that leaves the app's own address; returns the list of those tried."""
+    tried: list[str] = []
+    own = urlsplit(server.url).netloc
+
+    def handle(route):
+        if urlsplit(route.request.url).netloc == own:
+            route.continue_()
+        else:
+            tried.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", handle)
+    return tried
+
+
 def save_first_chart(page):
     chart = page.locator("[data-testid=stPlotlyChart]").first
     chart.scroll_into_view_if_needed()
@@ -34,6 +51,7 @@ def save_first_chart(page):
 
 
 def test_camera_button_saves_a_real_png_at_twice_the_size(page, server):
+    tried = offline(page, server)  # the image is made by plotly.js in the page: no internet needed
     open_app(page, server, "walkthrough", lang="en", walk_step="softmax", d_model=64, num_heads=4, seq_len=5)
     chart, name, data = save_first_chart(page)
     assert name == "attention-lab-weights-d64-h4-T5.png"
@@ -42,9 +60,11 @@ def test_camera_button_saves_a_real_png_at_twice_the_size(page, server):
     shown = chart.locator(".main-svg").first.bounding_box()
     assert width == pytest.approx(2 * shown["width"], abs=4)  # scale 2: sharp on a projector
     assert height == pytest.approx(2 * shown["height"], abs=4)
+    assert tried == []
 
 
 def test_svg_setting_makes_the_camera_button_save_a_real_svg(page, server):
+    tried = offline(page, server)
     open_app(page, server, "walkthrough", lang="zh", walk_step="softmax", d_model=64, num_heads=4, seq_len=5,
              image_format="svg")
     _, name, data = save_first_chart(page)
@@ -53,6 +73,7 @@ def test_svg_setting_makes_the_camera_button_save_a_real_svg(page, server):
     assert root.tag.endswith("svg")
     texts = "".join(root.itertext())
     assert "头 0" in texts and "头 3" in texts  # the panels' titles, as vector text
+    assert tried == []
 
 
 @pytest.mark.parametrize("path,params,at_least", [
@@ -81,13 +102,19 @@ def tab_to(page, key: str, limit: int = 150) -> None:
     raise AssertionError(f"Tab never reached {key}")
 
 
+def choose(page, option: str) -> None:
+    """In the focused select box: type the option, wait for it to be the only one offered, press Enter."""
+    page.keyboard.type(option)
+    expect(page.get_by_role("option")).to_have_count(1)
+    expect(page.get_by_role("option").first).to_have_text(option)
+    page.keyboard.press("Enter")
+
+
 def test_keyboard_reaches_the_drill_down_and_the_chart_download(page, server):
     open_app(page, server, "walkthrough", lang="en", walk_step="softmax", d_model=64, num_heads=4, seq_len=5)
     expect(page.get_by_text("Head 0, query a = 4")).to_be_visible()
     tab_to(page, "walk_i")  # the keyboard's way to the cell a click on the heatmap chooses
-    page.keyboard.press("ArrowDown")
-    page.keyboard.press("ArrowUp")
-    page.keyboard.press("Enter")
+    choose(page, "3")
     wait_idle(page)
     expect(page.get_by_text("Head 0, query a = 3 (“on”), key b = 0")).to_be_visible()
     expect(page).to_have_url(re.compile(r"walk_i=3"))
@@ -121,9 +148,7 @@ def test_keyboard_toggles_a_cell_of_the_hand_drawn_mask(page, server):
     # T = 4, default grid "1000.1100.1110.0111"
     open_app(page, server, "masks", lang="en", mask="custom", seq_len=4)
     tab_to(page, "masks_cell_i")
-    page.keyboard.press("ArrowDown")
-    page.keyboard.press("ArrowDown")
-    page.keyboard.press("Enter")  # row 2
+    choose(page, "2")  # row 2
     wait_idle(page)
     tab_to(page, "masks_cell_toggle")  # column stays 0
     page.keyboard.press("Enter")
