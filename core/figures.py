@@ -253,6 +253,13 @@ def _cell_values(trace) -> list[list]:
     return z.tolist()
 
 
+def _is_nan(x) -> bool:
+    try:
+        return math.isnan(float(x))
+    except (TypeError, ValueError):
+        return False
+
+
 def has_cell_text_layer(fig: go.Figure) -> bool:
     """A figure that prints its own cell numbers (a text-only scatter, e.g. the Masks lab's)."""
     return any(t.type == "scatter" and t.mode == "text" for t in fig.data)
@@ -263,22 +270,30 @@ def restyle(fig: go.Figure, *, palette: str = DEFAULT_PALETTE, cell_text: bool =
     """The display options applied to a built figure, in place (and returned):
 
     - every weights / signed / mask heatmap gets `palette`'s scale for its role;
-    - `cell_text`: each such heatmap of at most `max_cells` x `max_cells` prints its numbers
+    - `cell_text`: each such heatmap of at most `max_cells` rows, and at most 2 x `max_cells`
+      columns across the panels of a row (4 panels of 6, 2 of 12, 1 of 12), prints its numbers
       (plotly picks black or white per cell for contrast, and shrinks the text to the cell);
     - the figure's base font is at least `min_font` + 1 px (axes, legends, hover).
     Cheap: no trace is added (the browser pays ~17 ms per chart, more per trace).
     """
     palette = palette_name(palette)
     own_text = has_cell_text_layer(fig)
-    for trace in fig.data:
-        role = role_of(trace)
+    traces = [(t, role_of(t)) for t in fig.data]
+    panels = sum(1 for t, role in traces if role and role != "mask")
+    for trace, role in traces:
         if role is None:
             continue
         if palette != DEFAULT_PALETTE:  # (a figure built for the default palette: swap its scales)
             trace.colorscale = scale(role, palette)
         shape = getattr(trace.z, "shape", None) or (len(trace.z), len(trace.z[0]) if len(trace.z) else 0)
-        if cell_text and not own_text and role != "mask" and max(shape) <= max_cells:
-            trace.text = [[short_number(v) for v in row] for row in _cell_values(trace)]
+        # Side by side (up to 4 panels a row) the cells narrow: at most `max_cells` columns across in all.
+        across = shape[1] * min(panels, 4)
+        if cell_text and not own_text and role != "mask" and shape[0] <= max_cells and across <= 2 * max_cells:
+            values = _cell_values(trace)
+            z = trace.z
+            # An empty (NaN) cell, e.g. a blocked score drawn on the dark background, keeps no text.
+            trace.text = [["" if _is_nan(z[r][c]) else short_number(v) for c, v in enumerate(row)]
+                          for r, row in enumerate(values)]
             trace.texttemplate = "%{text}"
     _readable_fonts(fig, min_font)
     return fig

@@ -143,18 +143,28 @@ def test_cell_numbers_print_the_exact_values_of_small_panels():
         assert torch.allclose(shown, run.trace.weights[0, h], atol=0.005)
 
 
-def test_cell_numbers_show_the_mask_fill_not_the_clipped_colour():
+def test_cell_numbers_skip_blocked_scores_and_show_kept_ones_exactly():
+    """A blocked score is an empty cell on the dark background (its -1e9 is in the hover and the table)."""
     run = run_for(T=5, mask="causal")
-    fig = W.per_head(run, "masked_scores", range(4), zrange=(-1, 1), labels=LABELS, signed=True)
+    fig = W.per_head(run, "masked_scores", range(2), zrange=(-1, 1), labels=LABELS, signed=True)
     figures.restyle(fig, cell_text=True)
     text = heatmaps(fig)[0].text
-    assert text[0][4] == "-1e+09"  # query 0 may not see key 4
+    assert text[0][4] == ""  # query 0 may not see key 4
     assert float(text[4][0]) == pytest.approx(float(run.trace.masked_scores[0, 0, 4, 0]), abs=0.005)
+    clipped = figures.matrix_figure(run.trace.masked_scores[0, 0], run.tokens, run.tokens, signed=True,
+                                    zrange=(-1, 1))
+    figures.restyle(clipped, cell_text=True)  # clipped for colour, not empty: the fill is printed
+    assert heatmaps(clipped)[0].text[0][4] == "-1e+09"
 
 
-def test_cell_numbers_only_up_to_12_by_12_and_not_over_a_figures_own_numbers():
-    small, big = run_for(T=12), run_for(T=13)
-    for run, expected in ((small, "%{text}"), (big, None)):
+def test_cell_numbers_only_where_the_cells_are_wide_enough_and_not_over_a_figures_own_numbers():
+    for T, expected in ((12, "%{text}"), (13, None)):  # one panel: up to 12 x 12
+        run = run_for(T=T)
+        fig = figures.matrix_figure(run.trace.weights[0, 0], run.tokens, run.tokens)
+        figures.restyle(fig, cell_text=True)
+        assert heatmaps(fig)[0].texttemplate == expected
+    for T, expected in ((6, "%{text}"), (7, None)):  # 4 panels side by side: up to 6 columns each
+        run = run_for(T=T)
         fig = figures.heads_figure(run.trace.weights[0], range(4), run.tokens, run.tokens)
         figures.restyle(fig, cell_text=True)
         assert all(t.texttemplate == expected for t in heatmaps(fig))

@@ -76,7 +76,7 @@ def display_sidebar(lang: str) -> Display:
     sb.segmented_control(t("display.palette"), PALETTES, key="palette", bind="query-params",
                          default=DEFAULTS["palette"], required=True, help=t("display.palette.help"))
     sb.toggle(t("display.cell_numbers"), key="cell_numbers", bind="query-params", value=False,
-              help=t("display.cell_numbers.help", n=CELL_TEXT_MAX))
+              help=t("display.cell_numbers.help", n=CELL_TEXT_MAX, m=2 * CELL_TEXT_MAX))
     sb.toggle(t("display.table_view"), key="table_view", bind="query-params", value=False,
               help=t("display.table_view.help"))
     sb.segmented_control(t("display.image_format"), IMAGE_FORMATS, key="image_format", bind="query-params",

@@ -16,9 +16,11 @@ STRINGS = {
     },
     "display.cell_numbers": {"zh": "在格子里显示数值", "en": "Numbers in the cells"},
     "display.cell_numbers.help": {
-        "zh": "在热力图的每个格子里印出数值（保留两位小数）。只在每个面板不超过 {n}×{n} 时印出，再大就看不清了。",
-        "en": "Print each heatmap cell's value (2 decimals) inside it — only for panels of at most {n}×{n} cells; "
-              "beyond that the numbers would not be readable.",
+        "zh": "在热力图的每个格子里印出数值（保留两位小数）。只在格子够宽时印出：单个面板最多 {n}×{n}，"
+              "并排的面板合起来最多 {m} 列（例如 4 个头各 6 列）；再小就看不清了。",
+        "en": "Print each heatmap cell's value (2 decimals) inside it — only where the cells are wide enough: a panel "
+              "of at most {n}×{n}, and at most {m} columns across the panels of a row (e.g. 4 heads of 6); beyond "
+              "that the numbers would not be readable.",
     },
     "display.table_view": {"zh": "用表格代替热力图", "en": "Tables instead of heatmaps"},
     "display.table_view.help": {
