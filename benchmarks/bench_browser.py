@@ -1,0 +1,367 @@
+"""Attention Lab in a real browser, side by side with the floor app (benchmarks/floor_app.py).
+
+Starts both with the same .streamlit/config.toml on free loopback ports, drives them with
+Playwright + Chromium, and prints medians and the ratio to the floor measured in the same run
+(samples interleave app / floor, so a busy moment on the machine slows both alike):
+
+- step: a sidebar slider step -> settled redraw, timed in the page from the moment the browser
+  sends the rerun request over the websocket (the slider's own client-side debounce is the same
+  for every app and is left out) until the script state is notRunning, the new content is on the
+  page, and two animation frames have passed (plotly draws inside the React commit before them);
+- cold: a fresh browser context (empty cache) opens a page; time from navigation start to settled;
+- KB/step: bytes the browser receives over the websocket per slider step (Playwright framereceived);
+- sessions: 40 concurrent protocol-level sessions (benchmarks/bench_sessions.py).
+
+    .venv/bin/python benchmarks/bench_browser.py            # about 5 minutes on 2 cores
+    .venv/bin/python benchmarks/bench_browser.py --quick    # about 2 minutes: fewer samples
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import platform
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from core import i18n  # noqa: E402
+
+APP = ROOT / "app.py"
+FLOOR = ROOT / "benchmarks" / "floor_app.py"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+VIEWPORT = {"width": 1400, "height": 1000}
+LARGE = {"d_model": 512, "num_heads": 16, "seq_len": 32}
+TARGETS = {"default": 1.4, "large": 1.6, "all-steps": 3.0, "cold": 2.0}
+MAX_KB_PER_STEP = 64
+
+# Runs in every page before its own scripts. It records when the page sends over the websocket and
+# every change of the app's script state to notRunning, and offers settled(): a promise that
+# resolves two animation frames after the app is idle again with `text` on the page.
+PROBE = """
+(() => {
+  const al = window.__al = {sends: [], idle: 0};
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) { al.sends.push(performance.now()); return send.call(this, data); };
+  new MutationObserver(ms => {
+    for (const m of ms) {
+      if (m.target.getAttribute('data-test-script-state') === 'notRunning' && m.oldValue !== 'notRunning') al.idle++;
+    }
+  }).observe(document, {subtree: true, attributes: true, attributeOldValue: true,
+                        attributeFilter: ['data-test-script-state']});
+  al.mark = () => [al.sends.length, al.idle];
+  al.settled = (sent0, idle0, text) => new Promise((resolve, reject) => {
+    const start = performance.now();
+    const check = () => {
+      const app = document.querySelector('[data-testid=stApp]');
+      if (al.sends.length > sent0 && al.idle > idle0 && app &&
+          app.getAttribute('data-test-script-state') === 'notRunning' && (!text || app.textContent.includes(text))) {
+        requestAnimationFrame(() => requestAnimationFrame(() =>
+          resolve({end: performance.now(), send: al.sends[sent0]})));
+      } else if (performance.now() - start > 60000) {
+        reject(new Error('not settled within 60 s, waiting for: ' + text));
+      } else {
+        requestAnimationFrame(check);
+      }
+    };
+    check();
+  });
+})();
+"""
+
+
+# ---------------------------------------------------------------- servers
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """`streamlit run script` on a free loopback port, from the repository root (so with its config)."""
+
+    def __init__(self, script: Path, extra_args: tuple[str, ...] = ()):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(self.port),
+             "--server.address", "127.0.0.1", "--server.headless", "true", *extra_args],
+            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{script.name} exited with {self.proc.returncode}")
+            try:
+                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.3)
+        self.stop()
+        raise RuntimeError(f"{script.name} did not become healthy within 120 s")
+
+    def rss_kb(self) -> int:
+        """Resident memory of the server process (VmRSS from /proc), in KiB."""
+        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        raise RuntimeError("no VmRSS")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def app_pages() -> list[str]:
+    """The url paths of app.py's PAGES list ('' is home), read without running the app."""
+    tree = ast.parse(APP.read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "PAGES" for t in node.targets):
+            return [entry[1] for entry in ast.literal_eval(node.value)]
+    raise RuntimeError("app.py has no PAGES list")
+
+
+# ---------------------------------------------------------------- what is measured
+def dk_caption(d_model: int, h: int) -> str:
+    return i18n.t("settings.d_k", "en", d_model=d_model, h=h, d_k=d_model // h)
+
+
+@dataclass
+class Scenario:
+    """One page kept open, stepped back and forth with one slider; `texts[k]` must appear after step k % 2."""
+    name: str
+    group: str  # which target applies: default | large | all-steps | floor
+    url: str
+    slider: str  # CSS of the slider's container
+    index: int  # which of those sliders
+    keys: tuple[str, str]  # pressed alternately
+    texts: tuple[str, str]  # the new content to expect after each of them
+    times: list[float] = field(default_factory=list)
+    kbytes: list[float] = field(default_factory=list)
+
+
+SIDEBAR_SLIDER = "[data-testid=stSidebar] [data-testid=stSlider]"
+
+
+def scenarios(app: Server, floor: Server, pages: list[str]) -> list[Scenario]:
+    def url(path: str, **params) -> str:
+        return f"{app.url}/{path}" + ("?" + urlencode(params) if params else "")
+
+    out = [Scenario("floor", "floor", floor.url, "[data-testid=stSlider]", 0, ("ArrowRight", "ArrowLeft"),
+                    ("floor value = 51", "floor value = 50"))]
+    for path in pages:  # defaults (d_model 64): num_heads 4 -> 8 -> 4
+        out.append(Scenario(f"/{path} default", "default", url(path), SIDEBAR_SLIDER, 1, ("ArrowRight", "ArrowLeft"),
+                            (dk_caption(64, 8), dk_caption(64, 4))))
+    # d_model 512, h 16: seq_len 32 -> 31 -> 32 (h stays 16 for every sample)
+    d = LARGE["d_model"]
+    if "heads" in pages:
+        out.append(Scenario("/heads 512/16/32", "large", url("heads", **LARGE), SIDEBAR_SLIDER, 2,
+                            ("ArrowLeft", "ArrowRight"),
+                            tuple(i18n.t("heads.now", "en", d_model=d, h=16, d_k=d // 16, T=T) for T in (31, 32))))
+    if "walkthrough" in pages:
+        texts = (f"1×31×{d}", f"1×32×{d}")  # the shape pipeline strip (x's sizes)
+        out.append(Scenario("/walkthrough step=softmax 512/16/32", "large",
+                            url("walkthrough", **LARGE, walk_view="step", walk_step="softmax"),
+                            SIDEBAR_SLIDER, 2, ("ArrowLeft", "ArrowRight"), texts))
+        out.append(Scenario("/walkthrough all steps 512/16/32", "all-steps",
+                            url("walkthrough", **LARGE, walk_view="all"), SIDEBAR_SLIDER, 2,
+                            ("ArrowLeft", "ArrowRight"), texts))
+    return out
+
+
+class Tab:
+    """One open page with the probe, counting the bytes it receives over the websocket."""
+
+    def __init__(self, browser, url: str):
+        self.context = browser.new_context(viewport=VIEWPORT, locale="en-US")
+        self.context.add_init_script(PROBE)
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(90_000)
+        self.received = 0
+        self.page.on("websocket", lambda ws: ws.on("framereceived", self._count))
+        self.page.goto(url, wait_until="commit")
+        self.page.evaluate("window.__al.settled(0, 0, '')")
+        self.steps = 0
+
+    def _count(self, payload) -> None:
+        self.received += len(payload)
+
+    def step(self, sc: Scenario) -> tuple[float, int]:
+        """Press the next key on the scenario's slider; (ms from send to settled, bytes received)."""
+        k = self.steps % 2
+        self.steps += 1
+        sent0, idle0 = self.page.evaluate("window.__al.mark()")
+        self.page.evaluate("([s, i, t]) => { window.__al.p = window.__al.settled(s, i, t); }",
+                           [sent0, idle0, sc.texts[k]])
+        before = self.received
+        thumb = self.page.locator(sc.slider).nth(sc.index).get_by_role("slider")
+        thumb.focus()
+        self.page.keyboard.press(sc.keys[k])
+        r = self.page.evaluate("window.__al.p")
+        self.page.wait_for_timeout(30)  # let the last websocket events reach this process
+        return r["end"] - r["send"], self.received - before
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def cold_load(browser, url: str, text: str) -> float:
+    """A fresh context (no cache, no cookies) opens url: ms from navigation start to settled."""
+    context = browser.new_context(viewport=VIEWPORT, locale="en-US")
+    try:
+        context.add_init_script(PROBE)
+        page = context.new_page()
+        page.set_default_timeout(90_000)
+        page.goto(url, wait_until="commit")
+        return page.evaluate("([t]) => window.__al.settled(0, 0, t)", [text])["end"]
+    finally:
+        context.close()
+
+
+def median(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def load_average() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="fewer samples (about 2 minutes)")
+    ap.add_argument("--steps", type=int, help="slider steps per scenario (default 16, quick 6)")
+    ap.add_argument("--cold", type=int, help="cold loads per page (default 5, quick 2)")
+    ap.add_argument("--sessions", type=int, default=40, help="concurrent sessions (0 to skip)")
+    ap.add_argument("--only", default="", help="only scenarios whose name contains this text")
+    args = ap.parse_args(argv)
+    n_steps = args.steps or (6 if args.quick else 16)
+    n_cold = args.cold or (2 if args.quick else 5)
+
+    from playwright.sync_api import sync_playwright
+
+    pages = app_pages()
+    print(f"date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, "
+          f"python {platform.python_version()}, load average at start {load_average()}")
+    print(f"pages from app.py: {', '.join('/' + p for p in pages)}")
+    app, floor = Server(APP), Server(FLOOR)
+    failures: list[str] = []
+    try:
+        executable = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+            all_sc = scenarios(app, floor, pages)
+            chosen = [sc for sc in all_sc if sc.group == "floor" or args.only in sc.name]
+            tabs = {sc.name: Tab(browser, sc.url) for sc in chosen}  # also warms every page on the server
+            for sc in chosen:  # one unmeasured step each: the first redraw loads plotly's bundle
+                tabs[sc.name].step(sc)
+            floor_sc, app_sc = chosen[0], chosen[1:]
+            for r in range(n_steps):
+                order = app_sc[r % len(app_sc):] + app_sc[:r % len(app_sc)]
+                for sc in order:  # floor, app, floor, app, ...
+                    for s in (floor_sc, sc):
+                        ms, nbytes = tabs[s.name].step(s)
+                        s.times.append(ms)
+                        s.kbytes.append(nbytes / 1024)
+            for tab in tabs.values():
+                tab.close()
+
+            # Cold loads, interleaved with the floor's.
+            cold: dict[str, list[float]] = {"floor": []}
+            cold_pages = [p_ for p_ in pages if args.only in f"/{p_} default"] or []
+            for _ in range(n_cold):
+                for path in cold_pages:
+                    cold["floor"].append(cold_load(browser, floor.url, "floor value = 50"))
+                    cold.setdefault(path, []).append(cold_load(browser, f"{app.url}/{path}", dk_caption(64, 4)))
+
+            # Bytes per step at the largest sizes on every page (h = 16 and h = 64).
+            big_bytes: dict[str, float] = {}
+            for h in (16, 64):
+                params = dict(LARGE, num_heads=h)
+                for path in pages:
+                    extra = [{}] if path != "walkthrough" else [dict(walk_view="step", walk_step="softmax"),
+                                                                 dict(walk_view="all")]
+                    for more in extra:
+                        name = f"/{path}{'' if not more else ' ' + more['walk_view']} 512/{h}/32"
+                        if args.only not in name and args.only:
+                            continue
+                        sc = Scenario(name, "bytes", f"{app.url}/{path}?{urlencode(params | more)}", SIDEBAR_SLIDER,
+                                      2, ("ArrowLeft", "ArrowRight"), ("", ""))
+                        tab = Tab(browser, sc.url)
+                        sizes = [tab.step(sc)[1] / 1024 for _ in range(3)]
+                        tab.close()
+                        big_bytes[name] = max(sizes[1:])  # the first step may carry one-off messages
+            browser.close()
+
+        # ---------------------------------------------------------------- the table
+        f_step = median(floor_sc.times)
+        print(f"\nslider step -> settled redraw (median of {n_steps}; floor median of {len(floor_sc.times)}"
+              f" interleaved samples)")
+        print(f"{'scenario':42s} {'median':>9s} {'p90':>9s} {'x floor':>8s} {'target':>7s} {'KB/step':>8s}")
+        print("-" * 88)
+        print(f"{'floor app':42s} {f_step:7.0f}ms {statistics.quantiles(floor_sc.times, n=10)[-1]:7.0f}ms "
+              f"{1:7.2f}x {'':>7s} {median(floor_sc.kbytes):8.1f}")
+        for sc in app_sc:
+            m = median(sc.times)
+            ratio = m / f_step
+            target = TARGETS[sc.group]
+            ok = ratio <= target
+            if not ok:
+                failures.append(f"step {sc.name}: {ratio:.2f}x floor (target {target}x)")
+            p90 = statistics.quantiles(sc.times, n=10)[-1] if len(sc.times) > 1 else m
+            print(f"{sc.name:42s} {m:7.0f}ms {p90:7.0f}ms {ratio:7.2f}x {'<=' + str(target):>7s} "
+                  f"{median(sc.kbytes):8.1f} {'ok' if ok else 'MISSED'}")
+        if cold_pages:
+            f_cold = median(cold["floor"])
+            print(f"\ncold load of a page in a fresh browser context (median of {n_cold})")
+            print(f"{'page':42s} {'median':>9s} {'x floor':>8s} {'target':>7s}")
+            print("-" * 70)
+            print(f"{'floor app':42s} {f_cold:7.0f}ms {1:7.2f}x")
+            for path in cold_pages:
+                m = median(cold[path])
+                ratio = m / f_cold
+                ok = ratio <= TARGETS["cold"]
+                if not ok:
+                    failures.append(f"cold /{path}: {ratio:.2f}x floor (target {TARGETS['cold']}x)")
+                print(f"{'/' + path:42s} {m:7.0f}ms {ratio:7.2f}x {'<=' + str(TARGETS['cold']):>7s} "
+                      f"{'ok' if ok else 'MISSED'}")
+        if big_bytes:
+            print(f"\nbytes received over the websocket per seq_len step, largest sizes (max of 2 steps)")
+            for name, kb in big_bytes.items():
+                ok = kb <= MAX_KB_PER_STEP
+                if not ok:
+                    failures.append(f"bytes {name}: {kb:.1f} KB per step (target {MAX_KB_PER_STEP} KB)")
+                print(f"{name:42s} {kb:8.1f} KB {'<=' + str(MAX_KB_PER_STEP):>6s} {'ok' if ok else 'MISSED'}")
+        print(f"\nload average after the browser part {load_average()}")
+    finally:
+        app.stop()
+        floor.stop()
+
+    if args.sessions:
+        sys.path.insert(0, str(ROOT / "benchmarks"))
+        from bench_sessions import run_sessions_benchmark
+        failures += run_sessions_benchmark(args.sessions, quick=args.quick)
+
+    print("\nmissed:" if failures else "\nall targets met")
+    for f in failures:
+        print("  " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

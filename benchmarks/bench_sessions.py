@@ -1,0 +1,218 @@
+"""Many sessions at once against one app server, at the protocol level.
+
+Why not 40 browser pages: a student's laptop draws the charts on its own CPU; what 40 students
+*share* is the server. 40 Chromium pages on this 2-core machine would measure Chromium fighting
+the server for the same two cores, not the server. So each session here is what the browser
+does on the wire, without the drawing: it opens the websocket /_stcore/stream, sends Streamlit's
+BackMsg `rerun_script` (the page, the URL's query string, the widget states) and reads ForwardMsg
+deltas until `script_finished`. A slider step is the same message the browser sends when the
+slider moves: the widget's id (learned from the element the server sent) with its new value.
+
+Each session gets its own settings (d_model, seq_len), steps num_heads back and forth with a
+student's pause between steps, and checks that every redraw shows exactly its own settings
+(the heads page's "Now: d_model = ..., h = ..., T = ..." line and the sidebar's d_k caption).
+The server's resident memory (VmRSS from /proc) is read with one warm session and again with
+all sessions connected.
+
+    .venv/bin/python benchmarks/bench_sessions.py --sessions 40
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from core import i18n  # noqa: E402
+from core.settings import head_choices  # noqa: E402
+
+MAX_MEDIAN_STEP_S = 1.0
+MAX_MB_PER_SESSION = 8.0
+
+
+class ProtocolSession:
+    """One browser tab's worth of Streamlit protocol, without the drawing."""
+
+    def __init__(self, base_url: str, page: str):
+        self.ws_url = base_url.replace("http://", "ws://") + "/_stcore/stream"
+        self.page = page
+        self.ws = None
+        self.widget_ids: dict[str, str] = {}  # user key -> widget id
+        self.texts: list[str] = []
+
+    async def connect(self) -> None:
+        import websockets
+
+        # The browser passes "streamlit" as the subprotocol (and tokens after it, unused here).
+        self.ws = await websockets.connect(self.ws_url, subprotocols=["streamlit"], max_size=None,
+                                           open_timeout=120, ping_interval=None)
+
+    async def rerun(self, query: dict, widgets: dict[str, str] | None = None) -> float:
+        """Send rerun_script; read until script_finished. Returns seconds from send to finished."""
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.query_string = urlencode(query)
+        state.page_name = self.page
+        for key, value in (widgets or {}).items():
+            w = state.widget_states.widgets.add()
+            w.id = self.widget_ids[key]
+            w.string_array_value.data.append(value)  # select_slider values travel as their option text
+        self.texts = []
+        start = time.perf_counter()
+        await self.ws.send(msg.SerializeToString())
+        while True:
+            data = await asyncio.wait_for(self.ws.recv(), timeout=300)
+            fwd = ForwardMsg()
+            fwd.ParseFromString(data)
+            kind = fwd.WhichOneof("type")
+            if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                self._read_element(fwd.delta.new_element)
+            elif kind == "session_event" and fwd.session_event.WhichOneof("type") == "script_compilation_exception":
+                raise RuntimeError("script compilation error")
+            elif kind == "script_finished":
+                if fwd.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    continue
+                return time.perf_counter() - start
+
+    def _read_element(self, el) -> None:
+        kind = el.WhichOneof("type")
+        if kind == "markdown":
+            self.texts.append(el.markdown.body)
+        elif kind == "alert":
+            self.texts.append(el.alert.body)
+        elif kind == "exception":
+            raise RuntimeError(f"the page raised: {el.exception.message}")
+        elif kind == "slider" and el.slider.id:
+            key = el.slider.id.rsplit("-", 1)[-1]  # keyed widgets' ids end in "-<key>"
+            self.widget_ids[key] = el.slider.id
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+
+
+async def one_student(i: int, base_url: str, steps: int, pause: float, results: dict, start_gate: asyncio.Event):
+    """Open the heads page with this session's own settings, then step num_heads `steps` times."""
+    d_model = (32, 64, 128, 256)[i % 4]
+    seq_len = 2 + i % 31
+    heads = head_choices(d_model)
+    h = 4
+    query = {"d_model": d_model, "num_heads": h, "seq_len": seq_len, "lang": "en"}
+    s = ProtocolSession(base_url, "heads")
+    errors = results["errors"]
+    try:
+        await s.connect()
+        await s.rerun(query)
+        results["connected"] += 1
+        await start_gate.wait()
+        await asyncio.sleep(random.uniform(0, pause))
+        for k in range(steps):
+            h = heads[heads.index(h) + 1] if k % 2 == 0 else heads[heads.index(h) - 1]  # 4 -> 8 -> 4 ...
+            query["num_heads"] = h
+            seconds = await s.rerun(query, {"num_heads": str(h)})
+            results["steps"].append(seconds)
+            want = [i18n.t("heads.now", "en", d_model=d_model, h=h, d_k=d_model // h, T=seq_len),
+                    i18n.t("settings.d_k", "en", d_model=d_model, h=h, d_k=d_model // h)]
+            for text in want:
+                if text not in s.texts:
+                    errors.append(f"session {i} step {k}: expected {text!r}")
+            others = [t for t in s.texts if t.startswith("Now: d_model") and t not in want]
+            if others:
+                errors.append(f"session {i} step {k}: saw another session's settings {others[0]!r}")
+            await asyncio.sleep(random.uniform(0.5 * pause, 1.5 * pause))
+        results["done"] += 1
+        results["finished"] += 1
+        await results["all_done"].wait()  # stay connected until memory has been read
+    except Exception as e:  # noqa: BLE001 - every failure is reported, none stops the others
+        errors.append(f"session {i}: {type(e).__name__}: {e}")
+        results["finished"] += 1
+    finally:
+        await s.close()
+
+
+async def run_sessions(server, n: int, steps: int, pause: float) -> dict:
+    # One warm session first: imports, caches and the page's first run are not per-session costs.
+    warm = ProtocolSession(server.url, "heads")
+    await warm.connect()
+    for h in (4, 8, 4):
+        await warm.rerun({"d_model": 64, "num_heads": h, "seq_len": 8, "lang": "en"})
+    await asyncio.sleep(1.0)
+    rss_one = server.rss_kb()
+    results = {"errors": [], "steps": [], "connected": 1, "done": 0, "finished": 0, "all_done": asyncio.Event()}
+    gate = asyncio.Event()
+    t0 = time.perf_counter()
+    tasks = [asyncio.create_task(one_student(i, server.url, steps, pause, results, gate)) for i in range(1, n)]
+    while results["connected"] + results["finished"] < n:
+        await asyncio.sleep(0.1)
+    connect_s = time.perf_counter() - t0
+    gate.set()
+    while results["finished"] < n - 1:
+        await asyncio.sleep(0.1)
+    await asyncio.sleep(1.0)
+    rss_all = server.rss_kb()
+    results["all_done"].set()
+    await asyncio.gather(*tasks)
+    await warm.close()
+    results.update(rss_one=rss_one, rss_all=rss_all, connect_s=connect_s)
+    return results
+
+
+def run_sessions_benchmark(n: int = 40, steps: int = 6, pause: float = 1.0, quick: bool = False) -> list[str]:
+    """Start a fresh app server, run n concurrent sessions, print a summary; returns the missed targets."""
+    from bench_browser import APP, Server, load_average
+
+    steps = 4 if quick else steps
+    server = Server(APP)
+    try:
+        r = asyncio.run(run_sessions(server, n, steps, pause))
+    finally:
+        server.stop()
+    failures = []
+    med = statistics.median(r["steps"]) if r["steps"] else float("nan")
+    p90 = statistics.quantiles(r["steps"], n=10)[-1] if len(r["steps"]) > 1 else med
+    per_session_mb = (r["rss_all"] - r["rss_one"]) / 1024 / max(1, n - 1)
+    print(f"\n{n} concurrent sessions on /heads (protocol level, each with its own d_model and seq_len,"
+          f" {steps} num_heads steps each, ~{pause:.1f} s apart)")
+    print(f"  steps measured          {len(r['steps'])}")
+    print(f"  step median / p90 / max {med * 1000:.0f} ms / {p90 * 1000:.0f} ms / {max(r['steps'] or [0]) * 1000:.0f} ms"
+          f"   (target median <= {MAX_MEDIAN_STEP_S * 1000:.0f} ms)")
+    print(f"  errors                  {len(r['errors'])}")
+    print(f"  server RSS              {r['rss_one'] / 1024:.0f} MB with 1 session, {r['rss_all'] / 1024:.0f} MB with {n}"
+          f" -> {per_session_mb:.2f} MB per extra session (target < {MAX_MB_PER_SESSION} MB)")
+    print(f"  load average            {load_average()}")
+    for e in r["errors"][:10]:
+        print("  error: " + e)
+    if r["errors"]:
+        failures.append(f"sessions: {len(r['errors'])} errors")
+    if not med <= MAX_MEDIAN_STEP_S:
+        failures.append(f"sessions: median step {med * 1000:.0f} ms (target {MAX_MEDIAN_STEP_S * 1000:.0f} ms)")
+    if not per_session_mb < MAX_MB_PER_SESSION:
+        failures.append(f"sessions: {per_session_mb:.2f} MB per session (target < {MAX_MB_PER_SESSION} MB)")
+    if len(r["steps"]) < (n - 1) * steps:
+        failures.append(f"sessions: only {len(r['steps'])} of {(n - 1) * steps} steps finished")
+    return failures
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sessions", type=int, default=40)
+    ap.add_argument("--steps", type=int, default=6)
+    ap.add_argument("--pause", type=float, default=1.0, help="seconds between one session's steps (randomised)")
+    args = ap.parse_args()
+    missed = run_sessions_benchmark(args.sessions, args.steps, args.pause)
+    print("\nmissed:" if missed else "\nall session targets met")
+    for m in missed:
+        print("  " + m)
+    sys.exit(1 if missed else 0)
