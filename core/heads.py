@@ -134,9 +134,6 @@ def shape_flow_figure(boxes: Sequence[FlowBox], titles: dict[str, str], *, legen
     fig = go.Figure()
     by_name = {b.name: b for b in boxes}
     stack = min(max(h, 1), 4) - 1
-    # Collected as plain dicts and set once: fig.add_shape/add_annotation re-validate every earlier
-    # one on each call (quadratic; ~1 s of the page's run for ~40 shapes and ~30 annotations).
-    shapes, notes = [], []
     for b in boxes:
         x0, x1 = b.x - b.width / 2, b.x + b.width / 2
         y0, y1 = b.row - BOX_HALF_HEIGHT, b.row + BOX_HALF_HEIGHT
@@ -144,19 +141,18 @@ def shape_flow_figure(boxes: Sequence[FlowBox], titles: dict[str, str], *, legen
         if b.depends_on_h:
             for k in range(stack, 0, -1):  # the heads behind this one, offset up and right
                 dx, dy = 0.025 * k, -0.07 * k
-                shapes.append(dict(type="rect", x0=x0 + dx, x1=x1 + dx, y0=y0 + dy, y1=y1 + dy, layer="below",
-                                   line=dict(color=line, width=1), fillcolor=fill, opacity=0.55))
-        shapes.append(dict(type="rect", x0=x0, x1=x1, y0=y0, y1=y1, fillcolor=fill, layer="below",
-                           line=dict(color=CHANGED_LINE if b.changed else line, width=3.5 if b.changed else 1.2)))
-        notes.append(dict(x=b.x, y=b.row, text=box_label(b, titles.get(b.name, b.name), was), name=b.name,
-                          showarrow=False, font=dict(size=11, color="#1b1f24"), align="center"))
+                fig.add_shape(type="rect", x0=x0 + dx, x1=x1 + dx, y0=y0 + dy, y1=y1 + dy, layer="below",
+                              line=dict(color=line, width=1), fillcolor=fill, opacity=0.55)
+        fig.add_shape(type="rect", x0=x0, x1=x1, y0=y0, y1=y1, fillcolor=fill, layer="below",
+                      line=dict(color=CHANGED_LINE if b.changed else line, width=3.5 if b.changed else 1.2))
+        fig.add_annotation(x=b.x, y=b.row, text=box_label(b, titles.get(b.name, b.name), was), name=b.name,
+                           showarrow=False, font=dict(size=11, color="#1b1f24"), align="center")
     for src, dst in FLOW_EDGES:
         a, z = by_name[src], by_name[dst]
         hx = a.x if abs(a.x - z.x) <= z.width / 2 else z.x  # straight down when the target spans the source
-        notes.append(dict(x=hx, y=z.row - BOX_HALF_HEIGHT - 0.02, ax=a.x, ay=a.row + BOX_HALF_HEIGHT,
-                          xref="x", yref="y", axref="x", ayref="y", text="", showarrow=True,
-                          arrowhead=2, arrowsize=1.1, arrowwidth=1.4, arrowcolor="#6b7686"))
-    fig.update_layout(shapes=shapes, annotations=notes)
+        fig.add_annotation(x=hx, y=z.row - BOX_HALF_HEIGHT - 0.02, ax=a.x, ay=a.row + BOX_HALF_HEIGHT,
+                           xref="x", yref="y", axref="x", ayref="y", text="", showarrow=True,
+                           arrowhead=2, arrowsize=1.1, arrowwidth=1.4, arrowcolor="#6b7686")
     # Hover on every box: the full shape text and the number count.
     fig.add_trace(go.Scatter(
         x=[b.x for b in boxes], y=[b.row for b in boxes], mode="markers", showlegend=False,
@@ -406,7 +402,7 @@ def weight_blocks_figure(W: torch.Tensor, d_k: int, head: int, *, zrange: tuple[
     """The first `rows_shown` rows of the big W with its h column blocks outlined, `head`'s block in bold."""
     view = W[:rows_shown].detach().float()
     n_cols = W.shape[1]
-    fig = go.Figure(go.Heatmap(z=view.tolist(), x=list(range(n_cols)), y=list(range(view.shape[0])),
+    fig = go.Figure(go.Heatmap(z=view.numpy(), x=list(range(n_cols)), y=list(range(view.shape[0])),
                                zmin=zrange[0], zmax=zrange[1], colorscale=SIGNED_SCALE, showscale=False,
                                hovertemplate="W[%{y}, %{x}] = %{z:.4f}<extra></extra>"))
     h = n_cols // d_k
@@ -430,7 +426,7 @@ def head_weight_figure(w_i: torch.Tensor, *, zrange: tuple[float, float], rows_s
                        height: int = 260) -> go.Figure:
     """W_i (d_model x d_k), first `rows_shown` rows; x ticks are the big W's column numbers."""
     view = w_i[:rows_shown].detach().float()
-    fig = go.Figure(go.Heatmap(z=view.tolist(), x=list(range(first_col, first_col + view.shape[1])),
+    fig = go.Figure(go.Heatmap(z=view.numpy(), x=list(range(first_col, first_col + view.shape[1])),
                                y=list(range(view.shape[0])), zmin=zrange[0], zmax=zrange[1],
                                colorscale=SIGNED_SCALE, showscale=False,
                                hovertemplate="W_i[%{y}, %{x}] = %{z:.4f}<extra></extra>"))

@@ -9,6 +9,7 @@ from core import heads as H
 from core import scenario
 from core.accounting import totals_over_heads
 from core.figures import color_range, heads_figure, matrix_figure, page_of_heads
+from ui.cache import shared
 from ui.charts import show_chart
 from ui.downloads import scenario_downloads
 from ui.shell import page_context
@@ -17,7 +18,10 @@ ctx = page_context()
 t, s = ctx.t, ctx.settings
 d, h, T, d_k = s.d_model, s.num_heads, s.seq_len, s.d_k
 masked = s.mask != "none"
-run = scenario.run(s, custom_text=ctx.custom_text)
+# What depends only on these is computed once per server (ui/cache.py): a class shares settings.
+# Figures are not cached: show_chart restyles them in place for each session's display options.
+SK = (d, h, T, s.mask, s.seed, s.lang, ctx.custom_text)
+run = shared("run", SK, lambda: scenario.run(s, custom_text=ctx.custom_text))
 toks = run.tokens
 PER_PAGE = 8  # heads drawn by default
 MAX_PICK = 16  # heads drawn at most
@@ -97,7 +101,7 @@ if h > PER_PAGE:
 picks = st.multiselect(t("heads.grid.pick"), list(range(h)), key="heads_pick", format_func=head_name,
                        max_selections=MAX_PICK, help=t("heads.grid.pick.help", n=MAX_PICK, d=min(h, PER_PAGE)))
 picks = sorted(i for i in picks if 0 <= i < h)
-focus = H.head_focus(weights)  # (h,)
+focus = shared("heads_focus_values", SK, lambda: H.head_focus(weights))  # (h,)
 if h > PER_PAGE:
     st.caption(t("heads.grid.overview", h=h, u=1 / T))
     show_chart(H.focus_figure(focus, picks, uniform=1 / T, axis_title=t("heads.grid.focus_axis"),
@@ -213,7 +217,7 @@ with small:
     st.caption(t("heads.slice.small", i=head, d=d, dk=d_k, rows=rows_shown))
     show_chart(H.head_weight_figure(w_i, zrange=w_range, rows_shown=rows_shown, first_col=head * d_k),
                name=f"W_q-head{head}-d{d}-h{h}", key="heads_slice_small")
-slices = H.block_slices(run.model, run.x, run.trace.q_heads, "q")
+slices = shared("heads_slices", SK, lambda: H.block_slices(run.model, run.x, run.trace.q_heads, "q"))
 st.success(t("heads.slice.check", h=h, w=max(b.weight_diff for b in slices), b=max(b.bias_diff for b in slices),
              o=max(b.output_diff for b in slices)), icon=":material/check_circle:")
 n_rows, n_cols = min(d, 4), min(d_k, 4)
@@ -238,7 +242,7 @@ st.caption(t("heads.slice.same"))
 
 # ---------------------------------------------------------------- 6. one head vs h heads
 st.subheader(t("heads.single.title"))
-sv = H.single_vs_multi(run.model, run.x, run.mask, s.seed, multi=run.trace)
+sv = shared("heads_single", SK, lambda: H.single_vs_multi(run.model, run.x, run.mask, s.seed, multi=run.trace))
 single_w, multi_w = sv.single.weights[0], sv.multi.weights[0]  # (1, T, T), (h, T, T)
 both_range = color_range(torch.cat([single_w, multi_w]), signed=False)
 st.write(t("heads.single.about", d=d, p1=sv.params_single, ph=sv.params_multi, h=h))

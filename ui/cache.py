@@ -1,0 +1,29 @@
+"""One server-wide cache for what a page builds from the settings alone (runs, figures).
+
+A class shares settings: the teacher moves a slider and 40 students ask for the same figures.
+Building a plotly figure costs far more than sending it (validation of every property), so a
+figure built once per distinct key serves every session.
+
+Rule: whatever comes back is SHARED between sessions — never mutate it (st.plotly_chart only
+reads a figure: it copies it with to_dict()). The key must name everything the builder reads
+(settings, language, page-local choices); the builder itself is not part of the hash.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
+
+import streamlit as st
+
+T = TypeVar("T")
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _shared(name: str, key: Hashable, _build: Callable[[], Any]) -> Any:
+    return _build()
+
+
+def shared(name: str, key: Hashable, build: Callable[[], T]) -> T:
+    """build() once per (name, key) for the whole server; `key` must be a tuple of plain values."""
+    return _shared(name, key, build)
