@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Serve Attention Lab from N app processes behind nginx, with sticky sessions, on one address.
+#
+#   bash scripts/serve_many.sh 4              # 4 processes, students open http://<this-machine>:8501
+#   PORT=9000 bash scripts/serve_many.sh 2    # another port
+#
+# Why: one Streamlit process runs every session's script on one Python interpreter (one core at a
+# time). N processes use N cores. A session must stay on the process that holds its state: the
+# first response sets a cookie `al_route` and nginx hashes it to pick the process for every later
+# request of that browser (its websocket included). ip_hash would not do: a class behind one NAT,
+# or every test on loopback, shares one IP.
+#
+# Runs in the foreground; Ctrl-C (or SIGTERM) stops nginx and every app process. nginx runs as a
+# normal process with its own config in RUN_DIR (default: a new temp dir): nothing under /etc is
+# changed. Env: PORT (8501), ADDRESS (0.0.0.0, where nginx listens), RUN_DIR.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+N=${1:-2}
+[[ "$N" =~ ^[1-9][0-9]*$ ]] || { echo "usage: serve_many.sh N (N >= 1 app processes)" >&2; exit 2; }
+PORT=${PORT:-8501}
+ADDRESS=${ADDRESS:-0.0.0.0}
+RUN_DIR=${RUN_DIR:-$(mktemp -d -t attention-lab-XXXXXX)}
+mkdir -p "$RUN_DIR"
+RUN_DIR=$(cd "$RUN_DIR" && pwd)
+PY=.venv/bin/python
+[ -x "$PY" ] || bash scripts/setup.sh
+
+NGINX=$(command -v nginx || true)
+[ -n "$NGINX" ] || [ ! -x /usr/sbin/nginx ] || NGINX=/usr/sbin/nginx
+if [ -z "$NGINX" ]; then
+  # Debian's package; as scripts/setup.sh does for chromium.
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx >/dev/null
+  NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+fi
+
+pids=()
+cleanup() {
+  trap - EXIT INT TERM
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'exit 0' INT TERM
+
+# Free loopback ports for the app processes, and one cookie secret shared by all of them.
+read -r -a ports <<<"$("$PY" - "$N" <<'EOF'
+import socket, sys
+socks = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in socks:
+    s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+EOF
+)"
+secret=$("$PY" -c "import secrets; print(secrets.token_hex(32))")
+
+upstreams=""
+for i in "${!ports[@]}"; do
+  p=${ports[$i]}
+  STREAMLIT_SERVER_COOKIE_SECRET="$secret" \
+    "$PY" -m streamlit run app.py --server.port "$p" --server.address 127.0.0.1 --server.headless true \
+    >"$RUN_DIR/app-$i.log" 2>&1 &
+  pids+=($!)
+  upstreams+="    server 127.0.0.1:$p max_fails=0;"$'\n'
+done
+
+mkdir -p "$RUN_DIR/tmp"
+user_line=""
+if [ "$(id -u)" = 0 ]; then
+  user_line="user nobody nogroup;"  # workers drop root; they only need the temp dir
+  chmod 0777 "$RUN_DIR/tmp"
+fi
+cat >"$RUN_DIR/nginx.conf" <<EOF
+$user_line
+worker_processes auto;
+daemon off;
+pid $RUN_DIR/nginx.pid;
+error_log $RUN_DIR/nginx-error.log warn;
+events { worker_connections 4096; }
+http {
+  client_body_temp_path $RUN_DIR/tmp/body;
+  proxy_temp_path $RUN_DIR/tmp/proxy;
+  fastcgi_temp_path $RUN_DIR/tmp/fastcgi;
+  uwsgi_temp_path $RUN_DIR/tmp/uwsgi;
+  scgi_temp_path $RUN_DIR/tmp/scgi;
+  # Which app process served what, and for which route key (tests read this).
+  log_format routed '\$remote_addr [\$time_local] "\$request" \$status upstream=\$upstream_addr route=\$route_key';
+  access_log $RUN_DIR/nginx-access.log routed;
+
+  map \$http_upgrade \$connection_upgrade { default upgrade; '' close; }
+  # Sticky sessions: a browser without the cookie gets a fresh random key; the key is sent back as
+  # a cookie, so all its later requests (and its websocket) hash to the same app process.
+  map \$cookie_al_route \$route_key { "" \$request_id; default \$cookie_al_route; }
+
+  upstream attention_lab {
+    hash \$route_key consistent;
+$upstreams  }
+
+  server {
+    listen $ADDRESS:$PORT;
+    location / {
+      proxy_pass http://attention_lab;
+      proxy_http_version 1.1;
+      proxy_set_header Host \$http_host;
+      proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
+      proxy_set_header Upgrade \$http_upgrade;
+      proxy_set_header Connection \$connection_upgrade;
+      # A websocket stays open for the whole lesson.
+      proxy_read_timeout 1d;
+      proxy_send_timeout 1d;
+      proxy_buffering off;
+      add_header Set-Cookie "al_route=\$route_key; Path=/; HttpOnly; SameSite=Lax" always;
+    }
+  }
+}
+EOF
+
+# Wait until every app process answers before opening the door.
+for p in "${ports[@]}"; do
+  for _ in $(seq 1 600); do
+    if "$PY" -c "import urllib.request,sys; urllib.request.urlopen('http://127.0.0.1:$p/_stcore/health', timeout=2)" 2>/dev/null; then
+      break
+    fi
+    for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null || { echo "an app process exited; see $RUN_DIR/app-*.log" >&2; exit 1; }; done
+    sleep 0.3
+  done
+done
+
+"$NGINX" -p "$RUN_DIR" -c "$RUN_DIR/nginx.conf" &
+pids+=($!)
+echo "Attention Lab: $N processes (127.0.0.1:${ports[*]}) behind nginx on http://$ADDRESS:$PORT  (logs in $RUN_DIR)"
+wait -n "${pids[@]}"
+echo "a process stopped; shutting down (logs in $RUN_DIR)" >&2
+exit 1

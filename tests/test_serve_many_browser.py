@@ -1,0 +1,113 @@
+"""scripts/serve_many.sh on loopback: two app processes behind nginx, sticky sessions, real browsers.
+
+Every browser context is a new student (its own cookie jar). They must be spread over both
+processes, every request of one student (its websocket included) must reach the same process,
+and each student's slider must keep working through the proxy.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import time
+import urllib.request
+from collections import defaultdict
+
+import pytest
+from conftest import ROOT, free_port, sidebar_slider, wait_idle
+from playwright.sync_api import expect
+
+from core import i18n
+
+pytestmark = pytest.mark.browser
+
+LINE = re.compile(r'"(?P<method>\S+) (?P<path>\S+) [^"]*" (?P<status>\d+) upstream=(?P<up>\S+) route=(?P<route>\S+)')
+
+
+@pytest.fixture
+def two_processes(tmp_path):
+    port = free_port()
+    env = dict(os.environ, PORT=str(port), ADDRESS="127.0.0.1", RUN_DIR=str(tmp_path))
+    log = open(tmp_path / "serve_many.out", "w")
+    proc = subprocess.Popen(["bash", str(ROOT / "scripts" / "serve_many.sh"), "2"], cwd=ROOT, env=env,
+                            stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 300  # may include apt-get install nginx on a bare machine
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"serve_many.sh exited with {proc.returncode}: {(tmp_path / 'serve_many.out').read_text()}")
+        try:
+            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.5)
+    else:
+        proc.terminate()
+        pytest.fail("nginx + 2 app processes did not answer within 300 s")
+    yield url, tmp_path
+    proc.terminate()  # the script's trap stops nginx and both app processes
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    log.close()
+
+
+def routes(run_dir, path: str = "") -> dict[str, set[str]]:
+    """route key -> the app processes that served it (from nginx's access log), for paths starting with `path`."""
+    served = defaultdict(set)
+    for line in (run_dir / "nginx-access.log").read_text().splitlines():
+        m = LINE.search(line)
+        if m and m["up"] != "-" and m["path"].startswith(path):
+            served[m["route"]].add(m["up"])
+    return served
+
+
+def test_sessions_spread_over_both_processes_and_stay_put(browser, two_processes):
+    url, run_dir = two_processes
+    contexts, pages, cookies = [], [], []
+    try:
+        # New students until both processes have some (each lands on a random one: at most 14 tries,
+        # so a false failure has odds 2**-13).
+        while len(pages) < 4 or (len({u for ups in routes(run_dir).values() for u in ups}) < 2 and len(pages) < 14):
+            context = browser.new_context(viewport={"width": 1200, "height": 900}, locale="en-US")
+            page = context.new_page()
+            page.set_default_timeout(60_000)
+            page.goto(f"{url}/heads?d_model=64&num_heads=4&seq_len=8")
+            wait_idle(page)
+            expect(page.get_by_text(i18n.t("settings.d_k", "en", d_model=64, h=4, d_k=16))).to_be_visible()
+            contexts.append(context)
+            pages.append(page)
+
+        # Every student's slider works through the proxy, and each student sees its own change only.
+        for k, page in enumerate(pages):
+            thumb = sidebar_slider(page, 1)  # num_heads: 4 -> 8 for even students, 4 -> 2 for odd ones
+            thumb.focus()
+            thumb.press("ArrowRight" if k % 2 == 0 else "ArrowLeft")
+        for k, page in enumerate(pages):
+            h = 8 if k % 2 == 0 else 2
+            expect(page.get_by_text(i18n.t("settings.d_k", "en", d_model=64, h=h, d_k=64 // h))).to_be_visible()
+            wait_idle(page)
+            expect(page.get_by_text(i18n.t("heads.now", "en", d_model=64, h=h, d_k=64 // h, T=8))).to_be_visible()
+
+        served = routes(run_dir)
+        cookies = [next(c["value"] for c in ctx.cookies() if c["name"] == "al_route") for ctx in contexts]
+        assert len(set(cookies)) == len(contexts), "every student gets their own route key"
+        for key in cookies:
+            assert len(served[key]) == 1, f"route {key} was served by {served[key]}: sessions must stick"
+        assert len({next(iter(served[key])) for key in cookies}) == 2, "students are spread over both processes"
+    finally:
+        for context in contexts:
+            context.close()
+    # nginx logs a websocket when it closes: each student's went through its own sticky route too.
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        served = routes(run_dir, path="/_stcore/stream")
+        if all(key in served for key in cookies):
+            break
+        time.sleep(0.5)
+    for key in cookies:
+        assert key in served, f"no websocket logged for route {key}"
+        assert served[key] == routes(run_dir)[key], "the websocket went to the same process as the page"
