@@ -49,13 +49,16 @@ TARGETS = {"default": 1.4, "large": 1.6, "all-steps": 3.0, "cold": 2.0}
 MAX_KB_PER_STEP = 64
 
 # Runs in every page before its own scripts. It records when the page sends over the websocket and
-# every change of the app's script state to notRunning, and offers settled(): a promise that
-# resolves two animation frames after the app is idle again with `text` on the page.
+# offers settled(): a promise that resolves two animation frames after the app is idle (script state
+# notRunning) with the new `text` on the page.
 PROBE = """
 (() => {
   const al = window.__al = {sends: [], idle: 0};
   const send = WebSocket.prototype.send;
-  WebSocket.prototype.send = function (data) { al.sends.push(performance.now()); return send.call(this, data); };
+  al.sizes = [];
+  WebSocket.prototype.send = function (data) {
+    al.sends.push(performance.now()); al.sizes.push(data.byteLength || data.length || 0); return send.call(this, data);
+  };
   new MutationObserver(ms => {
     for (const m of ms) {
       if (m.target.getAttribute('data-test-script-state') === 'notRunning' && m.oldValue !== 'notRunning') al.idle++;
@@ -63,16 +66,19 @@ PROBE = """
   }).observe(document, {subtree: true, attributes: true, attributeOldValue: true,
                         attributeFilter: ['data-test-script-state']});
   al.mark = () => [al.sends.length, al.idle];
-  al.settled = (sent0, idle0, text) => new Promise((resolve, reject) => {
+  al.settled = (sent0, idle0, text, timeout = 90000) => new Promise((resolve, reject) => {
     const start = performance.now();
     const check = () => {
       const app = document.querySelector('[data-testid=stApp]');
-      if (al.sends.length > sent0 && al.idle > idle0 && app &&
-          app.getAttribute('data-test-script-state') === 'notRunning' && (!text || app.textContent.includes(text))) {
+      // Not 'a change to running and back': a fast run flips the state within one React commit, so
+      // the DOM never shows it. The new text arrives inside the run (after the client marked it
+      // running), so new text + notRunning means the run is over and drawn.
+      if (al.sends.length > sent0 && app && app.getAttribute('data-test-script-state') === 'notRunning' &&
+          app.textContent.includes(text)) {
         requestAnimationFrame(() => requestAnimationFrame(() =>
           resolve({end: performance.now(), send: al.sends[sent0]})));
-      } else if (performance.now() - start > 60000) {
-        reject(new Error('not settled within 60 s, waiting for: ' + text));
+      } else if (performance.now() - start > timeout) {
+        reject(new Error('not settled within ' + timeout / 1000 + ' s, waiting for: ' + text));
       } else {
         requestAnimationFrame(check);
       }
@@ -153,6 +159,8 @@ class Scenario:
     keys: tuple[str, str]  # pressed alternately
     texts: tuple[str, str]  # the new content to expect after each of them
     times: list[float] = field(default_factory=list)
+    floor_times: list[float] = field(default_factory=list)  # the floor's samples taken between these
+    retries: int = 0
     kbytes: list[float] = field(default_factory=list)
 
 
@@ -188,15 +196,19 @@ def scenarios(app: Server, floor: Server, pages: list[str]) -> list[Scenario]:
 class Tab:
     """One open page with the probe, counting the bytes it receives over the websocket."""
 
-    def __init__(self, browser, url: str):
+    def __init__(self, browser, url: str, text: str):
         self.context = browser.new_context(viewport=VIEWPORT, locale="en-US")
         self.context.add_init_script(PROBE)
         self.page = self.context.new_page()
         self.page.set_default_timeout(90_000)
         self.received = 0
         self.page.on("websocket", lambda ws: ws.on("framereceived", self._count))
-        self.page.goto(url, wait_until="commit")
-        self.page.evaluate("window.__al.settled(0, 0, '')")
+        self.url, self.text = url, text
+        self.open()
+
+    def open(self) -> None:
+        self.page.goto(self.url, wait_until="commit")
+        self.page.evaluate("([t]) => window.__al.settled(0, 0, t)", [self.text])
         self.steps = 0
 
     def _count(self, payload) -> None:
@@ -207,15 +219,31 @@ class Tab:
         k = self.steps % 2
         self.steps += 1
         sent0, idle0 = self.page.evaluate("window.__al.mark()")
-        self.page.evaluate("([s, i, t]) => { window.__al.p = window.__al.settled(s, i, t); }",
+        self.page.evaluate("([s, i, t]) => { window.__al.p = window.__al.settled(s, i, t, 30000); }",
                            [sent0, idle0, sc.texts[k]])
         before = self.received
         thumb = self.page.locator(sc.slider).nth(sc.index).get_by_role("slider")
         thumb.focus()
         self.page.keyboard.press(sc.keys[k])
-        r = self.page.evaluate("window.__al.p")
+        try:
+            r = self.page.evaluate("window.__al.p")
+        except Exception as e:
+            now = thumb.get_attribute("aria-valuenow") or thumb.get_attribute("aria-valuetext")
+            raise RuntimeError(f"{sc.name}: no settled redraw after {sc.keys[k]} (slider now {now}, "
+                               f"probe {self.page.evaluate('[window.__al.mark(), window.__al.sizes]')}, before {[sent0, idle0]}): {e}")
         self.page.wait_for_timeout(30)  # let the last websocket events reach this process
         return r["end"] - r["send"], self.received - before
+
+    def sample(self, sc: Scenario) -> tuple[float, int]:
+        """step(), but a step whose redraw never comes (seen under heavy load: the rerun request was
+        sent and nothing came back) reopens the page and tries again once; counted in sc.retries."""
+        try:
+            return self.step(sc)
+        except RuntimeError as e:
+            print(f"  retry: {e}"[:300], flush=True)
+            sc.retries += 1
+            self.open()
+            return self.step(sc)
 
     def close(self) -> None:
         self.context.close()
@@ -267,19 +295,22 @@ def main(argv=None) -> int:
             browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
             all_sc = scenarios(app, floor, pages)
             chosen = [sc for sc in all_sc if sc.group == "floor" or args.only in sc.name]
-            tabs = {sc.name: Tab(browser, sc.url) for sc in chosen}  # also warms every page on the server
-            for sc in chosen:  # one unmeasured step each: the first redraw loads plotly's bundle
-                tabs[sc.name].step(sc)
             floor_sc, app_sc = chosen[0], chosen[1:]
-            for r in range(n_steps):
-                order = app_sc[r % len(app_sc):] + app_sc[:r % len(app_sc)]
-                for sc in order:  # floor, app, floor, app, ...
-                    for s in (floor_sc, sc):
-                        ms, nbytes = tabs[s.name].step(s)
+            floor_tab = Tab(browser, floor_sc.url, floor_sc.texts[1])
+            floor_tab.sample(floor_sc)  # unmeasured: the first step of a page loads lazy code
+            for sc in app_sc:
+                tab = Tab(browser, sc.url, sc.texts[1])
+                tab.sample(sc)
+                for _ in range(n_steps):  # floor, app, floor, app, ...: each ratio pairs samples in time
+                    for s, t in ((floor_sc, floor_tab), (sc, tab)):
+                        ms, nbytes = t.sample(s)
                         s.times.append(ms)
                         s.kbytes.append(nbytes / 1024)
-            for tab in tabs.values():
+                        if s is floor_sc:
+                            sc.floor_times.append(ms)
                 tab.close()
+                print(f"  {sc.name}: {median(sc.times):.0f} ms (floor {median(sc.floor_times):.0f} ms)", flush=True)
+            floor_tab.close()
 
             # Cold loads, interleaved with the floor's.
             cold: dict[str, list[float]] = {"floor": []}
@@ -291,6 +322,7 @@ def main(argv=None) -> int:
 
             # Bytes per step at the largest sizes on every page (h = 16 and h = 64).
             big_bytes: dict[str, float] = {}
+            d = LARGE["d_model"]
             for h in (16, 64):
                 params = dict(LARGE, num_heads=h)
                 for path in pages:
@@ -300,32 +332,34 @@ def main(argv=None) -> int:
                         name = f"/{path}{'' if not more else ' ' + more['walk_view']} 512/{h}/32"
                         if args.only not in name and args.only:
                             continue
+                        # num_heads h -> h/2 -> h: the d_k caption is new content on every page
                         sc = Scenario(name, "bytes", f"{app.url}/{path}?{urlencode(params | more)}", SIDEBAR_SLIDER,
-                                      2, ("ArrowLeft", "ArrowRight"), ("", ""))
-                        tab = Tab(browser, sc.url)
-                        sizes = [tab.step(sc)[1] / 1024 for _ in range(3)]
+                                      1, ("ArrowLeft", "ArrowRight"), (dk_caption(d, h // 2), dk_caption(d, h)))
+                        tab = Tab(browser, sc.url, sc.texts[1])
+                        sizes = [tab.sample(sc)[1] / 1024 for _ in range(3)]
                         tab.close()
                         big_bytes[name] = max(sizes[1:])  # the first step may carry one-off messages
             browser.close()
 
         # ---------------------------------------------------------------- the table
         f_step = median(floor_sc.times)
-        print(f"\nslider step -> settled redraw (median of {n_steps}; floor median of {len(floor_sc.times)}"
-              f" interleaved samples)")
+        print(f"\nslider step -> settled redraw (median of {n_steps}; 'x floor' divides by the median of the"
+              f" {n_steps} floor samples interleaved with that scenario's)")
         print(f"{'scenario':42s} {'median':>9s} {'p90':>9s} {'x floor':>8s} {'target':>7s} {'KB/step':>8s}")
         print("-" * 88)
         print(f"{'floor app':42s} {f_step:7.0f}ms {statistics.quantiles(floor_sc.times, n=10)[-1]:7.0f}ms "
               f"{1:7.2f}x {'':>7s} {median(floor_sc.kbytes):8.1f}")
         for sc in app_sc:
             m = median(sc.times)
-            ratio = m / f_step
+            ratio = m / median(sc.floor_times)  # against the floor samples taken alongside
             target = TARGETS[sc.group]
             ok = ratio <= target
             if not ok:
                 failures.append(f"step {sc.name}: {ratio:.2f}x floor (target {target}x)")
             p90 = statistics.quantiles(sc.times, n=10)[-1] if len(sc.times) > 1 else m
             print(f"{sc.name:42s} {m:7.0f}ms {p90:7.0f}ms {ratio:7.2f}x {'<=' + str(target):>7s} "
-                  f"{median(sc.kbytes):8.1f} {'ok' if ok else 'MISSED'}")
+                  f"{median(sc.kbytes):8.1f} {'ok' if ok else 'MISSED'}"
+                  + (f" ({sc.retries} retried)" if sc.retries else ""))
         if cold_pages:
             f_cold = median(cold["floor"])
             print(f"\ncold load of a page in a fresh browser context (median of {n_cold})")
@@ -341,7 +375,8 @@ def main(argv=None) -> int:
                 print(f"{'/' + path:42s} {m:7.0f}ms {ratio:7.2f}x {'<=' + str(TARGETS['cold']):>7s} "
                       f"{'ok' if ok else 'MISSED'}")
         if big_bytes:
-            print(f"\nbytes received over the websocket per seq_len step, largest sizes (max of 2 steps)")
+            print(f"\nbytes received over the websocket per num_heads step (h -> h/2 -> h), d_model 512, T 32"
+                  f" (max of 2 steps)")
             for name, kb in big_bytes.items():
                 ok = kb <= MAX_KB_PER_STEP
                 if not ok:
