@@ -342,13 +342,25 @@ def per_head(run, field: str, heads, *, zrange, labels: dict, signed: bool, colo
     grid = field in TOKEN_GRIDS
     y = figures.axis_labels(run.tokens)
     colors = head_colors(run.settings.num_heads)
+    scale = colorscale or (figures.SIGNED_SCALE if signed else figures.WEIGHTS_SCALE)
+    if grid and not (field == "masked_scores" and bool((m[heads] <= -1e8).any())):
+        # Token × token panels as ONE tiled heatmap (figures.heads_figure): the browser pays ~17 ms per
+        # subplot, and the all-steps view has several of these grids.
+        fig = figures.heads_figure(m, heads, run.tokens, run.tokens, head_label=labels["head"], zrange=zrange,
+                                   colorscale=scale, max_cols=max_cols, x_title=labels["key"],
+                                   y_title=labels["query"], panel_height=panel_height)
+        for h, annotation in zip(heads, fig.layout.annotations):  # titles in their head's colour
+            annotation.font = dict(color=colors[h], size=13)
+        # Without a mask the masked scores equal the scaled ones: the field keeps the two charts distinct
+        # for Streamlit (identical figures would get the same element id).
+        fig.update_layout(meta=field)
+        return fig
     n_rows, n_cols = figures.grid_shape(len(heads), max_cols)
     fig = make_subplots(rows=n_rows, cols=n_cols, subplot_titles=[f"{labels['head']} {h}" for h in heads],
                         horizontal_spacing=0.04 if grid else 0.05,
                         vertical_spacing=(0.12 / max(1, n_rows - 1)) if n_rows > 1 else 0.1)
     x_title = labels["key"] if grid else labels["col"]
     y_title = labels["query"] if grid else labels["token"]
-    scale = colorscale or (figures.SIGNED_SCALE if signed else figures.WEIGHTS_SCALE)
     for n, h in enumerate(heads):
         panel = m[h]
         x = y if grid else [c + (h * panel.shape[-1] if global_columns else 0) for c in range(panel.shape[-1])]
