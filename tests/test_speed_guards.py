@@ -1,0 +1,87 @@
+"""What keeps the app fast, pinned (nothing here is timed: speed itself lives in benchmarks/).
+
+The browser pays about 17 ms per plotly chart or subplot on every redraw, so the number of charts,
+traces and subplots each page emits for 16 heads is pinned as an upper bound. A change that adds
+charts must raise a pin here on purpose (and be measured with benchmarks/bench_browser.py).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import tomllib
+
+import pytest
+import torch
+from conftest import ROOT, run_app
+
+from core.figures import heads_figure
+
+SETTINGS = dict(d_model=64, num_heads=16, seq_len=8)
+
+# (page, extra URL params) -> (charts, traces, subplots) at most, at SETTINGS.
+PINS = {
+    ("home", ()): (0, 0, 0),
+    ("walkthrough", ()): (1, 1, 1),
+    ("walkthrough", (("walk_step", "softmax"),)): (4, 6, 4),
+    ("walkthrough", (("walk_view", "all"),)): (16, 34, 32),
+    ("heads", ()): (9, 13, 10),
+    ("masks", ()): (7, 15, 7),
+    ("real-model", ()): (2, 2, 2),
+    ("why-heads", ()): (0, 0, 0),  # nothing trained yet: the loss chart appears with results
+}
+
+
+def app_pages() -> list[str]:
+    tree = ast.parse((ROOT / "app.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "PAGES" for t in node.targets):
+            return [entry[1] or "home" for entry in ast.literal_eval(node.value)]
+    raise AssertionError("app.py has no PAGES list")
+
+
+def chart_counts(at) -> tuple[int, int, int]:
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    traces = sum(len(s.get("data", [])) for s in specs)
+    subplots = sum(max(1, sum(1 for k in s.get("layout", {}) if k.startswith("xaxis"))) for s in specs)
+    return len(specs), traces, subplots
+
+
+def test_every_page_is_pinned():
+    pinned = {page for page, _ in PINS}
+    missing = [p for p in app_pages() if p not in pinned]
+    assert not missing, f"pin the charts of {missing} in tests/test_speed_guards.py (and benchmark them)"
+
+
+@pytest.mark.parametrize("page,extra", list(PINS), ids=[f"{p}{''.join('-' + v for _, v in e)}" for p, e in PINS])
+def test_charts_traces_and_subplots_stay_few(page, extra):
+    at = run_app(page, **SETTINGS, **dict(extra))
+    assert not at.exception
+    charts, traces, subplots = chart_counts(at)
+    max_charts, max_traces, max_subplots = PINS[(page, extra)]
+    assert charts <= max_charts, f"{page}: {charts} charts (pinned {max_charts})"
+    assert traces <= max_traces, f"{page}: {traces} traces (pinned {max_traces})"
+    assert subplots <= max_subplots, f"{page}: {subplots} subplots (pinned {max_subplots})"
+
+
+def test_a_grid_of_sixteen_heads_is_one_trace_on_one_pair_of_axes():
+    weights = torch.softmax(torch.randn(16, 8, 8), dim=-1)  # (h, T, T)
+    toks = [f"t{i}" for i in range(8)]
+    fig = heads_figure(weights, range(16), toks, toks, zrange=(0.0, 1.0))
+    spec = fig.to_plotly_json()
+    assert len(spec["data"]) == 1 and spec["data"][0]["type"] == "heatmap"
+    assert sorted(k for k in spec["layout"] if k.startswith(("xaxis", "yaxis"))) == ["xaxis", "yaxis"]
+    assert [a["text"] for a in spec["layout"]["annotations"]] == [f"head {h}" for h in range(16)]
+
+
+def test_heads_grid_on_the_heads_page_is_one_trace_for_sixteen_heads():
+    at = run_app("heads", **SETTINGS)
+    specs = {json.loads(c.proto.spec).get("layout", {}).get("height"): json.loads(c.proto.spec)
+             for c in at.get("plotly_chart")}
+    heatmap_specs = [s for s in specs.values() if any(d.get("type") == "heatmap" for d in s.get("data", []))]
+    assert heatmap_specs and all(len(s["data"]) == 1 for s in heatmap_specs)
+
+
+def test_no_full_garbage_collection_after_every_run():
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
+    assert config["runner"]["postScriptGC"] is False  # ~110 ms per rerun once torch is imported
