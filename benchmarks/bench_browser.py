@@ -273,13 +273,13 @@ def load_average() -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer samples (about 2 minutes)")
-    ap.add_argument("--steps", type=int, help="slider steps per scenario (default 16, quick 6)")
-    ap.add_argument("--cold", type=int, help="cold loads per page (default 5, quick 2)")
+    ap.add_argument("--steps", type=int, help="slider steps per scenario (default 10, quick 5)")
+    ap.add_argument("--cold", type=int, help="cold loads per page (default 3, quick 2)")
     ap.add_argument("--sessions", type=int, default=40, help="concurrent sessions (0 to skip)")
     ap.add_argument("--only", default="", help="only scenarios whose name contains this text")
     args = ap.parse_args(argv)
-    n_steps = args.steps or (6 if args.quick else 16)
-    n_cold = args.cold or (2 if args.quick else 5)
+    n_steps = args.steps or (5 if args.quick else 10)
+    n_cold = args.cold or (2 if args.quick else 3)
 
     from playwright.sync_api import sync_playwright
 
