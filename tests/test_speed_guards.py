@@ -29,6 +29,7 @@ PINS = {
     ("masks", ()): (7, 15, 7),
     ("real-model", ()): (2, 2, 2),
     ("why-heads", ()): (0, 0, 0),  # nothing trained yet: the loss chart appears with results
+    ("quiz", ()): (0, 0, 0),
 }
 
 
