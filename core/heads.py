@@ -134,6 +134,9 @@ def shape_flow_figure(boxes: Sequence[FlowBox], titles: dict[str, str], *, legen
     fig = go.Figure()
     by_name = {b.name: b for b in boxes}
     stack = min(max(h, 1), 4) - 1
+    # Collected as plain dicts and set once: fig.add_shape/add_annotation re-validate every earlier
+    # one on each call (quadratic; ~1 s of the page's run for ~40 shapes and ~30 annotations).
+    shapes, notes = [], []
     for b in boxes:
         x0, x1 = b.x - b.width / 2, b.x + b.width / 2
         y0, y1 = b.row - BOX_HALF_HEIGHT, b.row + BOX_HALF_HEIGHT
@@ -141,18 +144,25 @@ def shape_flow_figure(boxes: Sequence[FlowBox], titles: dict[str, str], *, legen
         if b.depends_on_h:
             for k in range(stack, 0, -1):  # the heads behind this one, offset up and right
                 dx, dy = 0.025 * k, -0.07 * k
-                fig.add_shape(type="rect", x0=x0 + dx, x1=x1 + dx, y0=y0 + dy, y1=y1 + dy, layer="below",
-                              line=dict(color=line, width=1), fillcolor=fill, opacity=0.55)
-        fig.add_shape(type="rect", x0=x0, x1=x1, y0=y0, y1=y1, fillcolor=fill, layer="below",
-                      line=dict(color=CHANGED_LINE if b.changed else line, width=3.5 if b.changed else 1.2))
-        fig.add_annotation(x=b.x, y=b.row, text=box_label(b, titles.get(b.name, b.name), was), name=b.name,
-                           showarrow=False, font=dict(size=11, color="#1b1f24"), align="center")
+                shapes.append(dict(type="rect", x0=x0 + dx, x1=x1 + dx, y0=y0 + dy, y1=y1 + dy, layer="below",
+                                   line=dict(color=line, width=1), fillcolor=fill, opacity=0.55))
+        shapes.append(dict(type="rect", x0=x0, x1=x1, y0=y0, y1=y1, fillcolor=fill, layer="below",
+                           line=dict(color=CHANGED_LINE if b.changed else line, width=3.5 if b.changed else 1.2)))
+        notes.append(dict(x=b.x, y=b.row, text=box_label(b, titles.get(b.name, b.name), was), name=b.name,
+                          showarrow=False, font=dict(size=11, color="#1b1f24"), align="center"))
+    # The edges: one trace of line segments with an arrowhead marker at each end (oriented along its
+    # segment), not an annotation per arrow: every annotation costs the browser a layout of its own.
+    ex, ey, sizes = [], [], []
     for src, dst in FLOW_EDGES:
         a, z = by_name[src], by_name[dst]
         hx = a.x if abs(a.x - z.x) <= z.width / 2 else z.x  # straight down when the target spans the source
-        fig.add_annotation(x=hx, y=z.row - BOX_HALF_HEIGHT - 0.02, ax=a.x, ay=a.row + BOX_HALF_HEIGHT,
-                           xref="x", yref="y", axref="x", ayref="y", text="", showarrow=True,
-                           arrowhead=2, arrowsize=1.1, arrowwidth=1.4, arrowcolor="#6b7686")
+        ex += [a.x, hx, None]
+        ey += [a.row + BOX_HALF_HEIGHT, z.row - BOX_HALF_HEIGHT - 0.02, None]
+        sizes += [0, 9, 0]
+    fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines+markers", showlegend=False, hoverinfo="skip",
+                             line=dict(color="#6b7686", width=1.4),
+                             marker=dict(symbol="arrow", angleref="previous", size=sizes, color="#6b7686")))
+    fig.update_layout(shapes=shapes, annotations=notes)
     # Hover on every box: the full shape text and the number count.
     fig.add_trace(go.Scatter(
         x=[b.x for b in boxes], y=[b.row for b in boxes], mode="markers", showlegend=False,

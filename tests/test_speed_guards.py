@@ -25,7 +25,7 @@ PINS = {
     ("walkthrough", ()): (1, 1, 1),
     ("walkthrough", (("walk_step", "softmax"),)): (4, 6, 4),
     ("walkthrough", (("walk_view", "all"),)): (16, 34, 32),
-    ("heads", ()): (9, 13, 10),
+    ("heads", ()): (9, 14, 10),
     ("masks", ()): (7, 15, 7),
     ("real-model", ()): (2, 2, 2),
     ("why-heads", ()): (0, 0, 0),  # nothing trained yet: the loss chart appears with results
