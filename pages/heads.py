@@ -139,13 +139,13 @@ rows = H.cost_rows(1, T, T, d, h, masked=masked)
 table = {
     t("heads.cost.col.step"): [titles[r.step] for r in rows] + [t("heads.cost.total")],
     t("heads.cost.col.shape"): [r.shape.text() for r in rows] + [""],
-    t("heads.cost.col.params"): [r.params for r in rows] + [now.params],
-    t("heads.cost.col.macs"): [r.macs for r in rows] + [now.macs],
-    t("heads.cost.col.elementwise"): [r.elementwise for r in rows] + [now.elementwise],
+    t("heads.cost.col.params"): [f"{r.params:,}" for r in rows] + [f"{now.params:,}"],
+    t("heads.cost.col.macs"): [f"{r.macs:,}" for r in rows] + [f"{now.macs:,}"],
+    t("heads.cost.col.elementwise"): [f"{r.elementwise:,}" for r in rows] + [f"{now.elementwise:,}"],
 }
-number = st.column_config.NumberColumn(format="localized")
-st.dataframe(table, hide_index=True, key="heads_cost_table", height=35 * (len(rows) + 2) + 3,
-             column_config={t(f"heads.cost.col.{c}"): number for c in ("params", "macs", "elementwise")})
+# Static tables, not st.dataframe: a data grid costs the browser far more to draw on every redraw
+# (measured in benchmarks/), and these few rows need no scrolling or sorting.
+st.table(table, hide_index=True)
 
 over_h = totals_over_heads(1, T, T, d, masked=masked)
 st.caption(t("heads.cost.chart", d_model=d))
@@ -192,7 +192,8 @@ if timings:
         t("heads.time.col.min"): [round(r.min_ms, 4) for r in timings],
         t("heads.time.col.max"): [round(r.max_ms, 4) for r in timings],
         t("heads.time.col.ops"): [ops.get(r.h, 0) for r in timings],
-    }, hide_index=True, key="heads_timing_table", column_config={t("heads.time.col.ops"): number})
+    }, hide_index=True, key="heads_timing_table",
+        column_config={t("heads.time.col.ops"): st.column_config.NumberColumn(format="localized")})
 else:
     st.caption(t("heads.time.none"))
 st.info(t("heads.time.noise"), icon=":material/info:")
@@ -225,19 +226,19 @@ c0 = head * d_k
 st.caption(t("heads.slice.numbers", c0=c0, i=head, r=n_rows))
 numbers = {}
 for j in range(n_cols):
-    numbers[f"W^Q[:, {c0 + j}]"] = [round(float(W[r, c0 + j]), 6) for r in range(n_rows)]
-    numbers[f"W_{head}^Q[:, {j}]"] = [round(float(w_i[r, j]), 6) for r in range(n_rows)]
-st.dataframe(numbers, key="heads_slice_numbers")
+    numbers[f"W^Q[:, {c0 + j}]"] = [f"{float(W[r, c0 + j]):.6f}" for r in range(n_rows)]
+    numbers[f"W_{head}^Q[:, {j}]"] = [f"{float(w_i[r, j]):.6f}" for r in range(n_rows)]
+st.table(numbers)
 st.caption(t("heads.slice.params"))
 layer_params = {hh: H.totals_for(T, d, hh, masked=masked).params for hh in sorted({1, 8, h}) if d % hh == 0}
 splits = [H.param_split(d, hh) for hh in layer_params]
-st.dataframe({
+st.table({
     t("heads.slice.col.h"): [p.h for p in splits],
     "d_k": [p.d_k for p in splits],
     t("heads.slice.col.per_head"): [f"{d}·{p.d_k} + {p.d_k} = {p.per_head:,}" for p in splits],
     t("heads.slice.col.total"): [f"{p.h} × {p.per_head:,} = {p.total:,}" for p in splits],
     t("heads.slice.col.layer"): [f"{layer_params[p.h]:,}" for p in splits],
-}, hide_index=True, key="heads_slice_params")
+}, hide_index=True)
 st.caption(t("heads.slice.same"))
 
 # ---------------------------------------------------------------- 6. one head vs h heads
