@@ -1,12 +1,12 @@
 """One server-wide cache for what a page builds from the settings alone (runs, figures).
 
-A class shares settings: the teacher moves a slider and 40 students ask for the same figures.
-Building a plotly figure costs far more than sending it (validation of every property), so a
-figure built once per distinct key serves every session.
+A class shares settings: the teacher moves a slider and 40 students ask for the same run.
+Something built once per distinct key (a run, a check, a plain figure) serves every session.
 
-Rule: whatever comes back is SHARED between sessions — never mutate it (st.plotly_chart only
-reads a figure: it copies it with to_dict()). The key must name everything the builder reads
-(settings, language, page-local choices); the builder itself is not part of the hash.
+Rule: whatever comes back is SHARED between sessions — never mutate it. So no figure that goes
+through ui.charts.show_chart: that restyles it in place for the session's display options. The
+key must name everything the builder reads (settings, language, page-local choices); the builder
+itself is not part of the hash.
 """
 
 from __future__ import annotations
