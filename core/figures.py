@@ -189,9 +189,22 @@ def heads_figure(per_head: torch.Tensor, heads: Sequence[int], x_labels, y_label
               for i in range(width)]
     y_cats = [ys[i % (R + gap_r)] + "\u200b" * (i // (R + gap_r)) if i % (R + gap_r) < R else "\u2009" * (i + 1)
               for i in range(height)]
+    # Where the colour was clipped (a mask's -1e9, -inf, NaN), hover and the table view need the exact value.
+    shown = values[heads] if heads else values[:0]
+    exact = bool(torch.isfinite(shown).all() and (shown >= zmin).all() and (shown <= zmax).all())
+    custom = None
+    if not exact:
+        custom = [[""] * width for _ in range(height)]
+        for n, h in enumerate(heads):
+            r, c = divmod(n, n_cols)
+            y0, x0 = r * (R + gap_r), c * (C + gap_c)
+            for i, row in enumerate(_text_matrix(values[h])):
+                custom[y0 + i][x0:x0 + C] = row
     heat = go.Heatmap(z=z.numpy().astype("float32"), x=x_cats, y=y_cats, zmin=zmin, zmax=zmax, colorscale=scale,
                       showscale=True, xgap=1 if C <= 16 else 0, ygap=1 if R <= 16 else 0, hoverongaps=False,
-                      hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>%{{z:.4f}}<extra></extra>")
+                      customdata=custom,
+                      hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>"
+                                    + ("%{z:.4f}" if exact else "%{customdata}") + "<extra></extra>")
     titles = [dict(x=(n % n_cols) * (C + gap_c) + (C - 1) / 2, y=(n // n_cols) * (R + gap_r) - 0.5,
                    yanchor="bottom", text=f"{head_label} {h}", showarrow=False, font=dict(size=13))
               for n, h in enumerate(heads)]
@@ -199,8 +212,14 @@ def heads_figure(per_head: torch.Tensor, heads: Sequence[int], x_labels, y_label
     y_ticks = [y_cats[r * (R + gap_r) + i] for r in range(n_rows) for i in range(R)] if R <= 16 else []
     x_ticks = [x_cats[c * (C + gap_c) + i] for c in range(n_cols) for i in range(C)] if C <= 16 else []
     fig = go.Figure(heat)
+    # Where each head's panel sits in the tiling: the table view, cell numbers and the accessible
+    # name read the panels back from here (one trace, but h matrices to a student).
+    tiles = [dict(title=f"{head_label} {h}", row=(n // n_cols) * (R + gap_r), col=(n % n_cols) * (C + gap_c))
+             for n, h in enumerate(heads)]
     fig.update_layout(height=60 + panel_height * n_rows, margin=dict(l=10, r=10, t=40, b=10), annotations=titles,
-                      plot_bgcolor="rgba(0,0,0,0)")
+                      plot_bgcolor="rgba(0,0,0,0)",
+                      meta=dict(tiles=tiles, rows=R, cols=C, per_row=n_cols,
+                                y_labels=axis_labels(y_labels), x_labels=axis_labels(x_labels)))
     fig.update_yaxes(type="category", autorange=False, range=[height - 0.5, -0.5 - max(1.0, gap_r * 0.8)],
                      tickmode="array", tickvals=y_ticks, ticktext=[v.rstrip("\u200b") for v in y_ticks],
                      showticklabels=bool(y_ticks), ticks="", showgrid=False, zeroline=False, fixedrange=True)
@@ -303,6 +322,7 @@ def restyle(fig: go.Figure, *, palette: str = DEFAULT_PALETTE, cell_text: bool =
     own_text = has_cell_text_layer(fig)
     traces = [(t, role_of(t)) for t in fig.data]
     panels = sum(1 for t, role in traces if role and role != "mask")
+    tiling = _tiling(fig)
     for trace, role in traces:
         if role is None:
             continue
@@ -311,6 +331,9 @@ def restyle(fig: go.Figure, *, palette: str = DEFAULT_PALETTE, cell_text: bool =
         shape = getattr(trace.z, "shape", None) or (len(trace.z), len(trace.z[0]) if len(trace.z) else 0)
         # Side by side (up to 4 panels a row) the cells narrow: at most `max_cells` columns across in all.
         across = shape[1] * min(panels, 4)
+        if tiling:  # one trace holding h tiled panels (heads_figure): judge by one panel and a row of them
+            shape = (tiling["rows"], tiling["cols"])
+            across = tiling["cols"] * min(len(tiling["tiles"]), tiling["per_row"])
         if cell_text and not own_text and role != "mask" and shape[0] <= max_cells and across <= 2 * max_cells:
             values = _cell_values(trace)
             z = trace.z
@@ -360,9 +383,23 @@ def _panels(fig: go.Figure) -> list[tuple[str, go.Heatmap]]:
     return out
 
 
+def _tiling(fig: go.Figure) -> dict | None:
+    """heads_figure's record of where each head's panel sits in its one tiled trace, else None."""
+    meta = fig.layout.meta
+    return meta if isinstance(meta, dict) and meta.get("tiles") else None
+
+
 def figure_tables(fig: go.Figure) -> list[tuple[str, list, list, list[list]]]:
     """The matrices a figure draws, as (title, row labels, column labels, values), one per heatmap
-    panel, for the table view. Values are the exact ones (the hover text where the colour was clipped)."""
+    panel, for the table view. Values are the exact ones (the hover text where the colour was clipped).
+    A tiled grid of heads (one trace) is cut back into one table per head."""
+    tiling = _tiling(fig)
+    if tiling:
+        trace = next(t for t in fig.data if role_of(t) is not None)
+        values, R, C = _cell_values(trace), tiling["rows"], tiling["cols"]
+        return [(tile["title"], list(tiling["y_labels"]), list(tiling["x_labels"]),
+                 [row[tile["col"]:tile["col"] + C] for row in values[tile["row"]:tile["row"] + R]])
+                for tile in tiling["tiles"]]
     return [(title, [str(v) for v in trace.y], [str(v) for v in trace.x], _cell_values(trace))
             for title, trace in _panels(fig)]
 
@@ -393,6 +430,10 @@ def chart_summary(fig: go.Figure) -> dict:
     title = fig.layout.title.text or ""
     if isinstance(title, str):
         title = title.replace("<b>", "").replace("</b>", "")
+    tiling = _tiling(fig)
+    if tiling:
+        return {"kind": "heatmap", "title": title, "panels": len(tiling["tiles"]), "rows": tiling["rows"],
+                "cols": tiling["cols"], "names": [tile["title"] for tile in tiling["tiles"]]}
     panels = _panels(fig)
     if panels:
         trace = panels[0][1]

@@ -353,7 +353,7 @@ def per_head(run, field: str, heads, *, zrange, labels: dict, signed: bool, colo
             annotation.font = dict(color=colors[h], size=13)
         # Without a mask the masked scores equal the scaled ones: the field keeps the two charts distinct
         # for Streamlit (identical figures would get the same element id).
-        fig.update_layout(meta=field)
+        fig.update_layout(meta={**fig.layout.meta, "field": field})  # (meta also holds the tiling)
         return fig
     n_rows, n_cols = figures.grid_shape(len(heads), max_cols)
     fig = make_subplots(rows=n_rows, cols=n_cols, subplot_titles=[f"{labels['head']} {h}" for h in heads],

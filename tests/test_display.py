@@ -137,10 +137,16 @@ def test_cell_numbers_print_the_exact_values_of_small_panels():
     fig = figures.heads_figure(run.trace.weights[0], range(4), run.tokens, run.tokens)
     assert all(t.texttemplate is None for t in heatmaps(fig))
     figures.restyle(fig, cell_text=True)
-    for h, trace in enumerate(heatmaps(fig)):
-        assert trace.texttemplate == "%{text}"
-        shown = torch.tensor([[float(v) for v in row] for row in trace.text])
+    (trace,) = heatmaps(fig)  # the heads are tiled into one trace; the gaps between panels print nothing
+    assert trace.texttemplate == "%{text}"
+    tiling = fig.layout.meta
+    assert [tile["title"] for tile in tiling["tiles"]] == [f"head {h}" for h in range(4)]
+    for h, tile in enumerate(tiling["tiles"]):
+        rows = trace.text[tile["row"]:tile["row"] + 5]
+        shown = torch.tensor([[float(v) for v in row[tile["col"]:tile["col"] + 5]] for row in rows])
         assert torch.allclose(shown, run.trace.weights[0, h], atol=0.005)
+    gaps = [v for row in trace.text for v in row if v == ""]
+    assert len(gaps) == len(trace.z) * len(trace.z[0]) - 4 * 25
 
 
 def test_cell_numbers_skip_blocked_scores_and_show_kept_ones_exactly():
@@ -226,6 +232,25 @@ def test_table_view_of_masked_scores_shows_the_fill_and_skips_overlays():
     band = W.head_band_figure(run, "q", zrange=(-1, 1), labels=LABELS)
     (_, rows, cols, values), = figures.figure_tables(band)  # the head-colour band is no table
     assert torch.allclose(torch.tensor(values), run.trace.q[0])
+
+
+def test_table_view_and_spoken_name_cut_a_tiled_grid_of_heads_back_into_its_heads():
+    """heads_figure draws h heads as ONE trace (speed); a student still gets one table per head, and a
+    masked head's table holds the real fill, not the clipped colour."""
+    run = run_for(T=5, mask="causal")
+    fig = figures.heads_figure(run.trace.masked_scores[0], [0, 2, 3], run.tokens, run.tokens,
+                               zrange=(-1, 1), signed=True)
+    assert len(heatmaps(fig)) == 1
+    tables = figures.figure_tables(fig)
+    assert [t[0] for t in tables] == ["head 0", "head 2", "head 3"]
+    for (_, rows, cols, values), h in zip(tables, [0, 2, 3]):
+        assert rows == cols == figures.axis_labels(run.tokens)
+        exact = run.trace.masked_scores[0, h]
+        assert values[0][4] == "-1e+09"
+        assert torch.allclose(torch.tensor([[float(v) for v in row] for row in values]), exact, atol=5e-5)
+    summary = figures.chart_summary(fig)
+    assert (summary["panels"], summary["rows"], summary["cols"]) == (3, 5, 5)
+    assert summary["names"] == ["head 0", "head 2", "head 3"]
 
 
 def test_a_chart_without_heatmaps_has_no_table():
