@@ -13,6 +13,7 @@ from core.masks import MASK_KINDS
 from core.settings import (D_MODEL_CHOICES, DEFAULTS, SEED_MAX, SEED_MIN, SEQ_LEN_MAX, SEQ_LEN_MIN,
                            SETTING_KEYS, head_choices, sanitize)
 from ui.display import display_sidebar
+from ui.shell import drop_url_value, url_values
 
 
 @st.cache_resource
@@ -46,8 +47,12 @@ def settle_settings() -> list:
     arrives in session state before the script runs, so writing it back keeps it).
     """
     default_lang = i18n.lang_from_locale(st.context.locale)
+    from_url = [k for k in SETTING_KEYS if k not in st.session_state and k in st.query_params]
     raw = {k: (st.session_state[k] if k in st.session_state else st.query_params.get(k)) for k in SETTING_KEYS}
     settings, fixes = sanitize(raw, default_lang=default_lang)
+    for key in from_url:  # a corrected, empty or repeated URL value must not reach its widget's own URL parser
+        if url_values(key) != [str(getattr(settings, key))]:
+            drop_url_value(key)
     for key in SETTING_KEYS:
         # Written every run, even when unchanged: a page change re-creates the sidebar widgets,
         # and without this they would come back at their defaults.

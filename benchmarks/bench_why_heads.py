@@ -52,7 +52,7 @@ def main() -> None:
         single = None
         for h in args.heads:
             c0 = time.process_time()
-            r = W.train(h, seed, args.steps, values=values)
+            r = W.train(h, seed, args.steps, values=values, max_steps=max(args.steps, 1))
             cpu = time.process_time() - c0
             masses = " ".join(f"{p:.2f}/{m:.2f}" for p, m in zip(r.previous_mass, r.marker_mass))
             note = ""

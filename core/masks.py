@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import torch
 
+from core.limits import MAX_GRID_CHARS
+
 FILL_SEED = -1e9
 FILL_NEG_INF = float("-inf")
 FILL_VALUES = {"-1e9": FILL_SEED, "-inf": FILL_NEG_INF}
@@ -95,6 +97,8 @@ def mask_to_text(grid) -> str:
 
 def mask_from_text(text: str, T_q: int, T_k: int) -> torch.Tensor:
     """Parse `mask_to_text` output into a (T_q, T_k) bool grid, or raise ValueError saying why."""
+    if text and len(str(text)) > MAX_GRID_CHARS:  # never split an unbounded string
+        raise ValueError(f"custom mask text is longer than any grid ({MAX_GRID_CHARS} characters)")
     rows = str(text).split(".") if text else []
     if len(rows) != T_q or any(len(r) != T_k for r in rows):
         raise ValueError(f"custom mask must be {T_q} rows of {T_k} characters 0/1 separated by '.'")

@@ -21,7 +21,8 @@ from core.figures import (DEFAULT_PALETTE, axis_labels, click_targets, color_ran
 from core.masks import (FILL_VALUES, causal_mask, combine, custom_mask, flip_polarity, full_grid,
                         fully_blocked_rows, mask_from_text, mask_to_text, padding_mask_from_lengths)
 from core.scenario import PAD, default_custom_grid, padding_length
-from core.settings import SEQ_LEN_MAX, SEQ_LEN_MIN, Settings
+from core.limits import MAX_GRID_CHARS, SEQ_LEN_MAX, SEQ_LEN_MIN, T_K_MAX, T_K_MIN, check_range
+from core.settings import Settings
 from core.tokens import tokens as sentence_tokens
 
 PARTS = ("causal", "padding", "custom")  # the masks that can be combined (AND)
@@ -29,7 +30,6 @@ EXTRA_PARTS = ("causal", "padding")  # offered on the page on top of the sidebar
 POLARITIES = ("keep", "block")  # what a 1 / True means: the seed's "keep", or many libraries' "block"
 FILLS = tuple(FILL_VALUES)  # ("-1e9", "-inf")
 BATCHES = (1, 2)
-T_K_MIN, T_K_MAX = SEQ_LEN_MIN, SEQ_LEN_MAX
 DEFAULT_T_K = 5
 CROSS_SEED_OFFSET = 7919  # the key/value sequence of cross-attention: same seed, another stream
 GRID_ACTIONS = ("all_on", "all_off", "causal", "invert")
@@ -61,6 +61,8 @@ def parse_grid(text: str | None, T_q: int, T_k: int) -> tuple[torch.Tensor, bool
     """
     if not text:
         return default_custom_grid(T_q, T_k), True
+    if len(str(text)) > MAX_GRID_CHARS:  # longer than any grid: not even split
+        return default_custom_grid(T_q, T_k), False
     try:
         return mask_from_text(text, T_q, T_k), True
     except ValueError:
@@ -143,6 +145,15 @@ class LabSetup:
     lengths: tuple[int, ...] | None = None  # real key lengths per sequence (padding only)
     custom_grid: torch.Tensor | None = None  # (T_q, T_k) keep-grid (custom only)
     fill: str = "-1e9"
+
+    def __post_init__(self):
+        """Sizes within core/limits.py, or a clear ValueError (the page clamps before it gets here)."""
+        check_range("T_q", self.T_q, SEQ_LEN_MIN, SEQ_LEN_MAX)
+        check_range("T_k", self.T_k, T_K_MIN, T_K_MAX)
+        if self.lengths is not None and len(self.lengths) not in BATCHES:
+            raise ValueError(f"a batch has {BATCHES} sequences, got {len(self.lengths)} lengths")
+        if self.fill not in FILLS:
+            raise ValueError(f"fill must be one of {FILLS}, got {self.fill!r}")
 
     @property
     def batch(self) -> int:

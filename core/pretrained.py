@@ -35,6 +35,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from core.attention import AttentionTrace, MultiHeadAttention
+from core.limits import MAX_TEXT_CHARS, MAX_TEXT_TOKENS
 from core.masks import padding_mask_from_lengths
 from core.reference import max_abs_diff, torch_reference
 
@@ -58,8 +59,8 @@ OFFICIAL_SHA256 = {
 }
 OFFICIAL_REVISION = "1110a243fdf4706b3f48f1d95db1a4f5529b4d41"
 
-MAX_TOKENS = 64  # including [CLS] and [SEP]; longer text is refused, never truncated
-MAX_CHARS = 1000  # refused before tokenizing, so a pasted book costs nothing
+MAX_TOKENS = MAX_TEXT_TOKENS  # including [CLS] and [SEP]; longer text is refused, never truncated
+MAX_CHARS = MAX_TEXT_CHARS  # refused before tokenizing, so a pasted book costs nothing
 CLS, SEP, PAD, UNK = "[CLS]", "[SEP]", "[PAD]", "[UNK]"
 SPECIAL_TOKENS = (CLS, SEP, PAD)
 
@@ -526,11 +527,16 @@ def ablate(model: Pretrained, batch: Batch, full: EncoderRun, layer: int, heads:
     )
 
 
+def _numel(module: nn.Module) -> int:
+    """Weights of a module, trainable or frozen (core.frozen turns parameters into read-only buffers)."""
+    return sum(t.numel() for t in module.parameters()) + sum(t.numel() for t in module.buffers())
+
+
 def param_count(model: Pretrained) -> int:
-    return sum(p.numel() for p in model.encoder.parameters())
+    return _numel(model.encoder)
 
 
 def attention_param_share(model: Pretrained) -> float:
     """Share of the parameters that sit in the attention layers (W_q, W_k, W_v, W_o of every layer)."""
-    att = sum(p.numel() for layer in model.encoder.layers for p in layer.attention.parameters())
+    att = sum(_numel(layer.attention) for layer in model.encoder.layers)
     return att / param_count(model)

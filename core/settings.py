@@ -9,14 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.i18n import LANGS
+from core.limits import (D_MODEL_CHOICES, MAX_HEADS, SEED_MAX, SEED_MIN, SEQ_LEN_MAX,  # noqa: F401 (re-exported)
+                         SEQ_LEN_MIN, check_range)
 from core.masks import MASK_KINDS
 from core.validation import divisors
-
-D_MODEL_CHOICES = (8, 16, 32, 64, 128, 256, 512)
-SEQ_LEN_MIN, SEQ_LEN_MAX = 2, 32
-SEED_MIN, SEED_MAX = 0, 99_999
-# Heads beyond this would mean d_k < 2 at d_model=8, or hundreds of unreadable heads.
-MAX_HEADS = 64
 
 DEFAULTS = {"d_model": 64, "num_heads": 4, "seq_len": 8, "mask": "none", "seed": 0}
 SETTING_KEYS = ("d_model", "num_heads", "seq_len", "mask", "seed", "lang")
@@ -35,6 +31,21 @@ class Settings:
     mask: str
     seed: int
     lang: str
+
+    def __post_init__(self):
+        """Settings outside the limits (core/limits.py) cannot exist: sanitize() corrects raw input,
+        and code that builds Settings itself gets a clear ValueError instead of a huge run."""
+        if self.d_model not in D_MODEL_CHOICES:
+            raise ValueError(f"d_model must be one of {D_MODEL_CHOICES}, got {self.d_model!r}")
+        if self.num_heads not in head_choices(self.d_model):
+            raise ValueError(f"num_heads must be one of {head_choices(self.d_model)} for d_model={self.d_model}, "
+                             f"got {self.num_heads!r}")
+        check_range("seq_len", self.seq_len, SEQ_LEN_MIN, SEQ_LEN_MAX)
+        check_range("seed", self.seed, SEED_MIN, SEED_MAX)
+        if self.mask not in MASK_KINDS:
+            raise ValueError(f"mask must be one of {MASK_KINDS}, got {self.mask!r}")
+        if self.lang not in LANGS:
+            raise ValueError(f"lang must be one of {LANGS}, got {self.lang!r}")
 
     @property
     def d_k(self) -> int:

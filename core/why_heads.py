@@ -49,6 +49,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from core.attention import AttentionTrace, MultiHeadAttention
+from core.frozen import freeze
+from core.limits import WHY_SEED_MAX, WHY_SEED_MIN, WHY_STEP_CHOICES, check_range
 from core.settings import clamp_int
 from core.threads import single_thread
 
@@ -58,9 +60,9 @@ D_MODEL = 32
 HEAD_COUNTS = (1, 2, 4)
 BATCH_SIZE = 128
 LEARNING_RATE = 1e-2
-STEP_CHOICES = (100, 200, 400, 800, 1600)
+STEP_CHOICES = WHY_STEP_CHOICES  # core/limits.py: the longest training a click can start
 DEFAULT_STEPS = 400
-SEED_MIN, SEED_MAX = 0, 99_999
+SEED_MIN, SEED_MAX = WHY_SEED_MIN, WHY_SEED_MAX
 EVAL_SEED = 20_240_601  # one fixed test set for every run, so runs are compared on the same sequences
 EVAL_SIZE = 1024
 MATCH_THRESHOLD = 0.5  # a head "does" a relation when at least this much attention mass is on that position
@@ -264,8 +266,12 @@ class Trainer:
     stream), so the same (num_heads, seed) always gives bit-identical losses.
     """
 
-    def __init__(self, num_heads: int, seed: int, steps: int, *, values: str = "token"):
+    def __init__(self, num_heads: int, seed: int, steps: int, *, values: str = "token",
+                 max_steps: int = STEP_CHOICES[-1]):
         self.num_heads, self.seed, self.steps = int(num_heads), int(seed), int(steps)
+        # Bounded work: at most the longest training the page offers (a benchmark may raise max_steps).
+        check_range("steps", self.steps, 1, max_steps)
+        check_range("seed", self.seed, SEED_MIN, SEED_MAX)
         self.model = build_why_model(self.num_heads, self.seed, values=values)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=LEARNING_RATE)
         self.data = torch.Generator().manual_seed(self.seed + 1_000_003)
@@ -299,8 +305,9 @@ class Trainer:
                             losses=self.losses, seconds=self.seconds)
 
 
-def train(num_heads: int, seed: int, steps: int = DEFAULT_STEPS, *, values: str = "token") -> RunResult:
-    trainer = Trainer(num_heads, seed, steps, values=values)
+def train(num_heads: int, seed: int, steps: int = DEFAULT_STEPS, *, values: str = "token",
+          max_steps: int = STEP_CHOICES[-1]) -> RunResult:
+    trainer = Trainer(num_heads, seed, steps, values=values, max_steps=max_steps)
     trainer.advance(steps)
     return trainer.result()
 
@@ -367,14 +374,17 @@ class ResultStore:
         with self._lock:
             return self._runs.get(key)
 
-    def put(self, key: tuple, result: RunResult) -> None:
+    def put(self, key: tuple, result: RunResult) -> RunResult:
+        """Keep a finished run; returns the stored, frozen copy (what every session will read)."""
         if not result.complete:
             raise ValueError("only finished runs are cached")
+        result = freeze(result)  # every session reads it: its tensors become read-only
         with self._lock:
             self._runs[key] = result
             self._runs.move_to_end(key)
             while len(self._runs) > self.capacity:
                 self._runs.popitem(last=False)
+        return result
 
     def __len__(self) -> int:
         return len(self._runs)

@@ -11,7 +11,7 @@ from core.settings import clamp_int
 from ui import display
 from ui.charts import show_chart
 from ui.downloads import lab_downloads
-from ui.shell import CUSTOM_MASK_KEY, page_context
+from ui.shell import CUSTOM_MASK_KEY, drop_url_value, page_context, url_values
 
 ctx = page_context()
 t, s = ctx.t, ctx.settings
@@ -27,6 +27,8 @@ def settle_int(key: str, lo: int, hi: int, default: int, what: str) -> int:
     value = default if raw is None or raw == "" else clamp_int(raw, lo, hi, min(max(default, lo), hi))[0]
     if raw not in (None, "") and str(raw).strip() != str(value):
         st.warning(t("masks.fixed", what=what, given=str(raw)[:24], used=value), icon=":material/build:")
+    if key not in st.session_state and url_values(key) != [str(value)]:
+        drop_url_value(key)  # its widget must take the corrected value, not parse the bad one itself
     if key not in st.session_state or st.session_state[key] != value:
         st.session_state[key] = value
     return value
@@ -37,6 +39,8 @@ def settle_choice(key: str, options, default):
     value = raw if raw in options else default
     if raw not in (None, "") and raw != value:
         st.warning(t("masks.fixed", what=key, given=str(raw)[:24], used=value), icon=":material/build:")
+    if key not in st.session_state and url_values(key) != [str(value)]:
+        drop_url_value(key)
     if key not in st.session_state or st.session_state[key] != value:
         st.session_state[key] = value
     return value

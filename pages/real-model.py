@@ -8,8 +8,9 @@ import streamlit as st
 
 from core import pretrained
 from core.figures import color_range, heads_figure, matrix_figure
+from core.frozen import freeze
 from ui.charts import show_chart
-from ui.shell import page_context
+from ui.shell import drop_url_value, page_context, url_values
 
 ctx = page_context()
 t = ctx.t
@@ -22,8 +23,9 @@ DEFAULT_LAYER, DEFAULT_HEAD = 4, 1  # with the first example, this head links "i
 @st.cache_resource(show_spinner=False)
 def load_model() -> pretrained.Pretrained:
     """Once per server process (~0.3 s). It runs in this session's own script thread, so other pages and
-    sessions keep running; only a second session opening this page at the same moment waits for it."""
-    return pretrained.load()
+    sessions keep running; only a second session opening this page at the same moment waits for it.
+    Shared by every session, so frozen: an in-place write into a weight raises instead of leaking."""
+    return freeze(pretrained.load())
 
 
 def use_example() -> None:
@@ -52,6 +54,8 @@ def settle(key: str, valid: list, default) -> None:
     """A page widget's state must be one of its options before the widget is drawn."""
     if key in st.session_state and st.session_state[key] not in valid:
         st.session_state[key] = default
+    elif key not in st.session_state and key in st.query_params and url_values(key) not in ([str(v)] for v in valid):
+        drop_url_value(key)  # a mangled link: the widget starts at its default instead of failing
 
 
 st.title(t("page.real-model"))

@@ -12,10 +12,11 @@ import streamlit as st
 from core import scenario
 from core import walkthrough as W
 from core.figures import page_of_heads
+from core.frozen import freeze
 from core.settings import Settings
 from ui.charts import show_chart
 from ui.downloads import scenario_downloads
-from ui.shell import page_context
+from ui.shell import drop_url_value, page_context, url_values
 
 ctx = page_context()
 t, s = ctx.t, ctx.settings
@@ -24,9 +25,10 @@ t, s = ctx.t, ctx.settings
 @st.cache_resource(max_entries=8, show_spinner=False)
 def computed(d_model: int, num_heads: int, seq_len: int, mask: str, seed: int, lang: str, custom_text: str | None):
     """The run and its check against nn.MultiheadAttention, once per settings (a click on a cell or a
-    step change reruns the page, and need not recompute them). Read-only: nothing mutates them."""
+    step change reruns the page, and need not recompute them). Shared by every session, so frozen:
+    an in-place write into any of its tensors raises instead of changing another student's page."""
     run = scenario.run(Settings(d_model, num_heads, seq_len, mask, seed, lang), custom_text=custom_text)
-    return run, W.reference_check(run)
+    return freeze((run, W.reference_check(run)))
 
 
 run, check = computed(s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang, ctx.custom_text)
@@ -51,8 +53,9 @@ def settle(key: str, parse, warnings: list) -> None:
     parsed = parse(raw)
     if not parsed.ok:
         warnings.append(t("walk.bad_url", param=key, given=str(raw)[:24], used=parsed.value))
-    if str(parsed.value) != str(raw).strip():
+    if str(parsed.value) != str(raw).strip() or len(url_values(key)) > 1:
         st.session_state[key] = parsed.value
+        drop_url_value(key)  # the widget takes the corrected value instead of parsing the bad one
 
 
 fixes: list[str] = []

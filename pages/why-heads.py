@@ -8,7 +8,7 @@ from core import i18n
 from core import why_heads as W
 from core.figures import heads_figure
 from ui.charts import show_chart
-from ui.shell import page_context
+from ui.shell import drop_url_value, page_context
 
 ctx = page_context()
 t = ctx.t
@@ -29,6 +29,8 @@ def settle(key: str, clamp) -> None:
         return
     value, fixed = clamp(raw)
     if fixed:
+        if key not in st.session_state:
+            drop_url_value(key)  # the widget takes the corrected value instead of parsing the bad one
         st.session_state[key] = value
         st.warning(i18n.t("notice.corrected", ctx.lang, key=key, given=str(raw)[:30], used=value),
                    icon=":material/build:")

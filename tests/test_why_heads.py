@@ -171,9 +171,12 @@ def test_result_store_keeps_finished_runs_only_and_forgets_the_oldest():
     with pytest.raises(ValueError):
         store.put(W.cache_key(1, 0, 10), stopped.result())  # 3 of 10 steps: a partial run is never cached
     r = W.train(1, 0, 3)
-    for seed in range(3):
-        store.put(W.cache_key(1, seed, 3), r)
-    assert len(store) == 2 and store.get(W.cache_key(1, 0, 3)) is None and store.get(W.cache_key(1, 2, 3)) is r
+    kept = [store.put(W.cache_key(1, seed, 3), r) for seed in range(3)]
+    assert len(store) == 2 and store.get(W.cache_key(1, 0, 3)) is None and store.get(W.cache_key(1, 2, 3)) is kept[2]
+    # What every session reads is a read-only copy: writing into it raises, the trainer's own run is untouched.
+    assert kept[2].losses == r.losses and torch.equal(kept[2].example_weights, r.example_weights)
+    with pytest.raises(RuntimeError):
+        kept[2].example_weights.zero_()
 
 
 @pytest.mark.parametrize("raw, expected", [(5, (5, False)), ("17", (17, False)), (-3, (0, True)),

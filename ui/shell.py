@@ -48,6 +48,33 @@ class PageContext:
         return st.session_state.get(CUSTOM_MASK_KEY) or st.query_params.get(GRID_PARAM) or None
 
 
+def drop_url_value(key: str) -> None:
+    """Forget `key`'s value in this page's URL before its bound widget is drawn.
+
+    Call it after putting a corrected value in session state. Why: on a page's first run, Streamlit
+    1.67 seeds a widget bound with bind="query-params" from the URL *as it was loaded*, over any value
+    the code set, and some of its parsers crash on garbage instead of ignoring it (number_input:
+    OverflowError on '1e400'; an empty value gives None even for required widgets). With the value
+    gone from the URL, the widget takes the corrected session-state value; the address bar loses the
+    bad value too. (The initial URL is private Streamlit state: guarded, so a future version without
+    it only loses this cleaning, and tests/test_fuzz_app.py notices.)
+    """
+    if key in st.query_params:
+        del st.query_params[key]
+    try:
+        from streamlit.runtime.state.session_state_proxy import get_session_state
+
+        with get_session_state().query_params() as qp:
+            qp._initial_query_params.pop(key, None)
+    except (AttributeError, ImportError, RuntimeError):
+        pass
+
+
+def url_values(key: str) -> list[str]:
+    """Every value `key` has in the URL (a link may repeat a key: ?seed=1&seed=2)."""
+    return st.query_params.get_all(key)
+
+
 def current_settings() -> Settings:
     """The shared settings as app.py's sidebar left them in this run (always valid)."""
     raw = {k: st.session_state.get(k) for k in SETTING_KEYS}

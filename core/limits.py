@@ -1,0 +1,53 @@
+"""Every size limit of the app, in one place.
+
+A whole class opens the app at once on one small server, with links copied, edited and
+mangled: no input may cost unbounded memory or CPU. Each limit below is imported by the
+`core` module that enforces it (raising a clear ValueError, or clamping and reporting a
+`core.settings.Correction`), so a widget's own bounds are a convenience, never the guard.
+
+Worst case with these limits (measured on one core, see README "Limits"): the largest
+random-weights run (d_model 512, 64 heads, T 32) is a few ms of maths; the real model on 64
+tokens ~30 ms; a why-heads training of 1600 steps ~25 s, run only on a click.
+"""
+
+from __future__ import annotations
+
+# ---------------------------------------------------------------- the shared settings (sidebar, URL)
+D_MODEL_CHOICES = (8, 16, 32, 64, 128, 256, 512)  # core.settings.sanitize clamps to the nearest
+MAX_HEADS = 64  # num_heads is a divisor of d_model up to this (d_k >= 2 at d_model 8 needs fewer)
+SEQ_LEN_MIN, SEQ_LEN_MAX = 2, 32  # T of the random example
+SEED_MIN, SEED_MAX = 0, 99_999
+
+# ---------------------------------------------------------------- Masks lab
+T_K_MIN, T_K_MAX = SEQ_LEN_MIN, SEQ_LEN_MAX  # keys of the cross-attention example
+# The hand-drawn grid as text: T_q rows of T_k characters joined by '.'. Longer text is not parsed.
+MAX_GRID_CHARS = SEQ_LEN_MAX * T_K_MAX + SEQ_LEN_MAX - 1
+
+# ---------------------------------------------------------------- Real heads (all-MiniLM-L6-v2)
+MAX_TEXT_CHARS = 1000  # refused before tokenizing, so a pasted book costs nothing
+MAX_TEXT_TOKENS = 64  # including [CLS] and [SEP]; longer text is refused, never truncated
+
+# ---------------------------------------------------------------- Why many heads (live training)
+WHY_STEP_CHOICES = (100, 200, 400, 800, 1600)
+WHY_SEED_MIN, WHY_SEED_MAX = SEED_MIN, SEED_MAX
+
+# ---------------------------------------------------------------- free text elsewhere
+QUIZ_ANSWER_CHARS = 200  # a quiz answer is cut to this many characters before it is checked
+# Any other URL value is looked at only up to this many characters (the longest valid one is the
+# real-model sentence; anything longer is invalid whatever it says).
+MAX_URL_VALUE_CHARS = max(MAX_TEXT_CHARS, MAX_GRID_CHARS)
+
+
+def clip_text(raw, limit: int) -> str:
+    """Any raw value as text of at most `limit` characters (None -> '')."""
+    text = "" if raw is None else str(raw)
+    return text[:limit]
+
+
+def check_range(name: str, value, lo: int, hi: int) -> int:
+    """`value` as an int in lo..hi, or a ValueError that says the limit."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{name} must be an integer from {lo} to {hi}, got {value!r}")
+    if not lo <= value <= hi:
+        raise ValueError(f"{name} must be from {lo} to {hi} (limit in core/limits.py), got {value}")
+    return value

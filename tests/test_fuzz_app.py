@@ -1,0 +1,240 @@
+"""Fuzz every page with mangled links: no traceback, settings always valid, work always bounded.
+
+Pages come from app.py's PAGES list and each page's URL keys from its source (every widget with
+bind="query-params" and every st.query_params.get), so a new page or a new URL key is fuzzed
+without touching this file. Each page gets N_QUERIES generated query strings (seeded, so a
+failure reproduces): wrong types, out-of-range and negative numbers, empty values, repeated keys,
+unicode, very long strings, HTML. Every query is a fresh AppTest session (a fresh browser tab),
+which is what a student with a mangled link gets.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import random
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from core import i18n, limits
+from core.masks import MASK_KINDS
+from core.settings import SETTING_KEYS, Settings, head_choices, sanitize
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = ROOT / "app.py"
+N_QUERIES = int(os.environ.get("FUZZ_QUERIES", "300"))
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
+# ---------------------------------------------------------------- discovery
+def app_pages() -> list[tuple[str, str]]:
+    """(file, url_path) of every page, read from app.py's PAGES without running the app."""
+    tree = ast.parse(APP.read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "PAGES" for t in node.targets):
+            return [(file, url) for file, url, *_ in ast.literal_eval(node.value)]
+    raise AssertionError("app.py has no PAGES list")
+
+
+def url_keys(path: Path) -> set[str]:
+    """The URL keys a source file reads: widgets bound to the URL and st.query_params.get(...)."""
+    keys: set[str] = set()
+    tree = ast.parse(path.read_text())
+    names = {}  # GRID_KEY = "masks_grid", key = f"masks_len{b}": keys passed by name
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Constant, ast.JoinedStr)):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    names[t.id] = node.value
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        kw = {k.arg: k.value for k in node.keywords if k.arg}
+        bound = isinstance(kw.get("bind"), ast.Constant) and kw["bind"].value == "query-params"
+        target = kw.get("key") if bound else None
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "get" and node.args \
+                and isinstance(func.value, ast.Attribute) and func.value.attr == "query_params":
+            target = node.args[0]
+        if isinstance(target, ast.Name):
+            target = names.get(target.id)
+        if isinstance(target, ast.Constant) and isinstance(target.value, str):
+            keys.add(target.value)
+        elif isinstance(target, ast.JoinedStr):  # f"masks_len{b}": the constant part plus small indices
+            prefix = "".join(v.value for v in target.values if isinstance(v, ast.Constant))
+            keys.update(f"{prefix}{i}" for i in range(3))
+    return keys
+
+
+PAGES = app_pages()
+SHARED_KEYS = tuple(SETTING_KEYS)
+
+
+def test_discovery_finds_every_page_and_its_keys():
+    files = {f for f, _ in PAGES}
+    assert files == {f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py")}
+    assert set(SHARED_KEYS) <= url_keys(APP)
+    assert {"masks_grid", "masks_tk", "masks_len0"} <= url_keys(ROOT / "pages/masks.py")
+    assert {"real_text", "real_off"} <= url_keys(ROOT / "pages/real-model.py")
+
+
+# ---------------------------------------------------------------- generation
+PAYLOADS = ['<script>window.__xss=1</script>', '<img src=x onerror="window.__xss=1">',
+            '**bold** [link](javascript:alert(1))', '$\\href{javascript:alert(1)}{x}$', ':red[x]']
+WEIRD = ["", " ", "-", "+", "0", "-0", "00", "1.5", "-3.7", "nan", "NaN", "inf", "-inf", "1e30", "-1e30", "1e400",
+         "0x10", "1_000", "１２", "٣", "true", "None", "null", "[]", "{}", "[1,2]", "'1'", "\x00", "\t7\n",
+         "注意力", "😀", "\u202e123", "a" * 300, "9" * 400, "-" + "9" * 400, "1." * 600, "1" * 5000, "é" * 1200]
+
+
+def valid_values(key: str) -> list[str]:
+    table = {"d_model": [str(d) for d in limits.D_MODEL_CHOICES], "num_heads": ["1", "2", "4", "8", "16", "64"],
+             "seq_len": ["2", "8", "32"], "mask": list(MASK_KINDS), "seed": ["0", "42", "99999"],
+             "lang": list(i18n.LANGS), "masks_grid": ["10.11", "1" * 8, ".".join(["1" * 8] * 8)],
+             "real_text": ["The animal didn't cross the street because it was too tired.", "注意力"],
+             "walk_step": ["scores", "softmax", "3"], "walk_view": ["step", "all", "present"],
+             "masks_fill": ["-1e9", "-inf"], "masks_polarity": ["keep", "block"], "masks_extra": ["causal", "padding"],
+             "real_off": ["0", "11"], "why_steps": ["100", "1600"]}
+    return table.get(key, ["0", "1", "2", "true", "false"])
+
+
+def one_value(rng: random.Random, key: str) -> str:
+    kind = rng.random()
+    if kind < 0.25:
+        return rng.choice(valid_values(key))
+    if kind < 0.50:  # numbers around and far outside every limit
+        return str(rng.choice([-1, -2, -(10 ** rng.randint(1, 30)), 10 ** rng.randint(1, 30), 3, 7, 33, 65, 100,
+                               511, 513, 1024, 99_999, 100_000, 2 ** 63, -(2 ** 63)]))
+    if kind < 0.85:
+        return rng.choice(WEIRD)
+    if kind < 0.93:
+        return rng.choice(PAYLOADS)
+    return "".join(rng.choice("01.-<>&\"' 注😀") for _ in range(rng.randint(1, 60)))
+
+
+def make_query(rng: random.Random, page_keys: list[str]) -> dict:
+    """Some shared keys and some of the page's own, each once or repeated."""
+    keys = [k for k in SHARED_KEYS + tuple(page_keys) if rng.random() < 0.5]
+    query = {}
+    for key in keys:
+        if rng.random() < 0.15:
+            query[key] = [one_value(rng, key) for _ in range(rng.randint(2, 3))]  # ?k=a&k=b
+        else:
+            query[key] = one_value(rng, key)
+    return query
+
+
+def last(value):
+    """The value Streamlit's st.query_params.get gives for a (possibly repeated) key: the last one."""
+    return value[-1] if isinstance(value, list) else value
+
+
+def short(query: dict) -> str:
+    """The query for a failure message, long values cut (the seed reproduces the full one)."""
+    cut = lambda v: v if len(v) <= 40 else f"{v[:20]}...({len(v)} chars)"  # noqa: E731
+    return repr({k: [cut(x) for x in v] if isinstance(v, list) else cut(v) for k, v in query.items()})
+
+
+# ---------------------------------------------------------------- one run and its checks
+def run_page(file: str, query: dict):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(APP), default_timeout=60)  # a hang fails the run, never the whole suite
+    at.query_params.update(query)
+    if file != PAGES[0][0]:
+        at.switch_page(file)
+    at.run()
+    return at
+
+
+def problems(at, query: dict) -> list[str]:
+    out = [f"exception: {e.message[:200]} {''.join(e.stack_trace)[-700:]}" for e in at.exception]
+    state = {k: at.session_state[k] for k in SHARED_KEYS if k in at.session_state}
+    if set(state) != set(SHARED_KEYS):
+        return out + [f"settings missing from the session: {sorted(set(SHARED_KEYS) - set(state))}"]
+    try:  # the settings the pages used are within core/limits.py (Settings refuses anything else)
+        used = Settings(**state)
+    except (TypeError, ValueError) as e:
+        return out + [f"settings outside the limits: {state} ({e})"]
+    raw = {k: last(query[k]) for k in SHARED_KEYS if k in query}
+    expected, fixes = sanitize(raw, default_lang=used.lang if raw.get("lang") not in i18n.LANGS else raw["lang"])
+    if expected != used:
+        out.append(f"the URL asked for {raw}, sanitize() gives {expected}, the page used {used}")
+    shown = [w.value for w in at.sidebar.warning]
+    for fix in fixes:  # every correction is said in the sidebar
+        if not any(fix.used in text for text in shown):
+            out.append(f"no sidebar message for the correction {fix}")
+    # Page-local values that size the work stay within their limits too.
+    ss = at.session_state
+    bounds = {"masks_tk": (limits.T_K_MIN, limits.T_K_MAX), "masks_len0": (0, limits.T_K_MAX),
+              "masks_len1": (0, limits.T_K_MAX), "masks_pad": (0, limits.T_K_MAX),
+              "masks_head": (0, used.num_heads - 1), "masks_row": (0, used.seq_len - 1),
+              "walk_head": (0, used.num_heads - 1), "walk_i": (0, used.seq_len - 1), "walk_j": (0, used.seq_len - 1),
+              "why_seed": (limits.WHY_SEED_MIN, limits.WHY_SEED_MAX),
+              "why_steps": (limits.WHY_STEP_CHOICES[0], limits.WHY_STEP_CHOICES[-1])}
+    for key, (lo, hi) in bounds.items():
+        if key in ss and ss[key] is not None and not lo <= int(ss[key]) <= hi:
+            out.append(f"{key}={ss[key]!r} is outside {lo}..{hi}")
+    return out
+
+
+def fuzz_chunk(file: str, queries: list[tuple[int, dict]]) -> list[tuple[int, list[str], float]]:
+    """Run some queries on one page (in a worker process): (query number, problems, seconds) each."""
+    import torch
+
+    torch.set_num_threads(1)
+    out = []
+    for n, query in queries:
+        start = time.perf_counter()
+        at = run_page(file, query)
+        seconds = time.perf_counter() - start
+        out.append((n, problems(at, query), seconds))
+    return out
+
+
+def page_queries(file: str) -> list[tuple[int, dict]]:
+    page_keys = sorted(url_keys(ROOT / file) - set(SHARED_KEYS))
+    rng = random.Random(f"fuzz:{file}")  # seeded: a failure reproduces with the same query number
+    return [(n, make_query(rng, page_keys)) for n in range(N_QUERIES)]
+
+
+@pytest.fixture(scope="module")
+def fuzz_results():
+    """Every page's queries, spread over the machine's cores (each query is still its own fresh session).
+
+    Several processes because one fresh AppTest session costs ~0.1-0.5 s of plain CPU (script run,
+    plotly figures, protobuf): serially, 300 queries x every page is far over the suite's budget.
+    """
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    workers = max(1, min(int(os.environ.get("FUZZ_WORKERS", os.cpu_count() or 1)), 4))
+    chunk = 25
+    jobs = [(file, qs[i:i + chunk]) for file, _ in PAGES for qs in [page_queries(file)]
+            for i in range(0, len(qs), chunk)]
+    results: dict[str, list] = {file: [] for file, _ in PAGES}
+    started = time.perf_counter()
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [(file, pool.submit(fuzz_chunk, file, qs)) for file, qs in jobs]
+        for file, future in futures:
+            results[file].extend(future.result())
+    results["_wall"] = time.perf_counter() - started
+    results["_workers"] = workers
+    return results
+
+
+@pytest.mark.parametrize("file,url", PAGES, ids=[u or "home" for _, u in PAGES])
+def test_fuzzed_links_never_break_a_page(file, url, fuzz_results, record_property):
+    queries = dict(page_queries(file))
+    done = fuzz_results[file]
+    assert len(done) == N_QUERIES >= 300 or "FUZZ_QUERIES" in os.environ
+    failures = [f"query #{n} {short(queries[n])}:\n  " + "\n  ".join(found) for n, found, _ in done if found]
+    seconds = sorted(sec for _, _, sec in done)
+    summary = (f"{url or 'home'}: {len(done)} fresh sessions, CPU-seconds {sum(seconds):.1f}, "
+               f"median {seconds[len(seconds) // 2] * 1000:.0f} ms, max {seconds[-1] * 1000:.0f} ms "
+               f"(all pages: {fuzz_results['_wall']:.0f} s wall on {fuzz_results['_workers']} workers)")
+    record_property("fuzz", summary)
+    print(summary)
+    assert not failures, f"{len(failures)} of {len(done)} queries broke {file}:\n" + "\n".join(failures[:5])
