@@ -2,15 +2,16 @@
 
 `st.cache_resource` hands the *same* object to every session. If one page wrote into a cached
 tensor in place (`w[0] = 0`, `x.add_(1)`, `model.W_q.weight.copy_(...)`), every other student
-would see the change. Frozen objects make such a write fail loudly instead:
+would see the change. Frozen objects make such a write fail loudly, before anything is written:
 
-- a tensor becomes an inference tensor (`torch.inference_mode`): reading, slicing and any
-  out-of-place maths work as before; an in-place write raises RuntimeError. (A `.numpy()`
-  view is the one way around it; app code never writes through one.)
-- a module's parameters become frozen buffers with the same names, so `model.W_q.weight`,
+- a tensor becomes a `ReadOnlyTensor`: reading, slicing and any out-of-place maths work as before
+  (results are ordinary tensors, unless they share its memory: views stay read-only); an in-place
+  op, `x[i] = v`, or `out=` into it raises `ReadOnlyError`. `.numpy()` gives a read-only array.
+  (torch's own inference tensors were tried first: torch 2.13 raises *after* writing into them.)
+- a module's parameters become read-only buffers with the same names, so `model.W_q.weight`,
   `state_dict()` and the forward pass are unchanged, but nothing can train or edit them.
-  (An nn.Parameter ignores the inference-tensor guard, hence buffers.)
-- frozen dataclasses, tuples, lists and dicts are rebuilt with their tensors frozen.
+- frozen dataclasses, tuples, lists and dicts are rebuilt with their tensors frozen (lists
+  become tuples, dicts read-only mappings).
 """
 
 from __future__ import annotations
@@ -22,11 +23,51 @@ import torch
 import torch.nn as nn
 
 
+class ReadOnlyError(RuntimeError):
+    pass
+
+
+_WRITERS = {"__setitem__", "__delitem__", "set_", "resize_", "resize_as_", "share_memory_", "storage"}
+
+
+def _same_memory(a: torch.Tensor, b: torch.Tensor) -> bool:
+    try:
+        return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
+    except (RuntimeError, NotImplementedError):
+        return False
+
+
+class ReadOnlyTensor(torch.Tensor):
+    """A tensor that refuses every write (see the module docstring)."""
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        name = getattr(func, "__name__", "")
+        target = args[0] if args else None
+        if isinstance(target, ReadOnlyTensor) and (name in _WRITERS or (name.endswith("_") and not name.startswith("__"))
+                                                   or name in ("__iadd__", "__isub__", "__imul__", "__itruediv__")):
+            raise ReadOnlyError(f"this tensor is shared by every session and read-only ({name}); clone() it first")
+        out = kwargs.get("out")
+        if any(isinstance(o, ReadOnlyTensor) for o in (out if isinstance(out, (tuple, list)) else (out,))):
+            raise ReadOnlyError("out= into a read-only shared tensor")
+        with torch._C.DisableTorchFunctionSubclass():
+            result = func(*args, **kwargs)
+        sources = [a for a in args if isinstance(a, ReadOnlyTensor)]
+        if name == "numpy":
+            result.flags.writeable = False
+            return result
+        if isinstance(result, torch.Tensor) and not isinstance(result, ReadOnlyTensor) \
+                and any(_same_memory(result, s) for s in sources):
+            return result.as_subclass(ReadOnlyTensor)  # a view (x[0], x.T, x.detach(), x.data) stays read-only
+        return result
+
+
 def freeze_tensor(t: torch.Tensor) -> torch.Tensor:
-    if t.is_inference():
+    if isinstance(t, ReadOnlyTensor):
         return t
-    with torch.inference_mode():
-        return t.detach().clone()  # a copy: nobody holds a writable alias of the shared one
+    # A copy: nobody keeps a writable alias of the shared memory.
+    return t.detach().clone().as_subclass(ReadOnlyTensor)
 
 
 def freeze_module(module: nn.Module) -> nn.Module:
@@ -65,9 +106,9 @@ def freeze(obj):
 def is_frozen(obj) -> bool:
     """True when no tensor reachable through `obj` (as `freeze` walks it) can be written in place."""
     if isinstance(obj, torch.Tensor):
-        return obj.is_inference()
+        return isinstance(obj, ReadOnlyTensor)
     if isinstance(obj, nn.Module):
-        return not any(True for _ in obj.parameters()) and all(b.is_inference() for b in obj.buffers())
+        return not any(True for _ in obj.parameters()) and all(isinstance(b, ReadOnlyTensor) for b in obj.buffers())
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return all(is_frozen(getattr(obj, f.name)) for f in dataclasses.fields(obj))
     if isinstance(obj, list):

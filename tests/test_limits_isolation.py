@@ -1,0 +1,244 @@
+"""Limits enforced in core (not only by the widgets), read-only shared objects, and static safety rules:
+no user text as raw HTML, nothing unpickled."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+import torch
+
+from core import frozen, limits, scenario
+from core import masks_lab as lab
+from core import why_heads as W
+from core.masks import mask_from_text
+from core.settings import Settings, sanitize
+
+ROOT = Path(__file__).resolve().parent.parent
+APP_FILES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "core").rglob("*.py")),
+             *sorted((ROOT / "ui").glob("*.py"))]
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
+# ---------------------------------------------------------------- limits, enforced in core
+@pytest.mark.parametrize("kwargs", [dict(d_model=1024), dict(d_model=48), dict(num_heads=3), dict(num_heads=128),
+                                    dict(seq_len=33), dict(seq_len=1), dict(seq_len=10**9), dict(seed=-1),
+                                    dict(seed=10**6), dict(mask="diagonal"), dict(lang="fr"), dict(seq_len="8")])
+def test_settings_outside_the_limits_cannot_exist(kwargs):
+    base = dict(d_model=64, num_heads=4, seq_len=8, mask="none", seed=0, lang="en")
+    with pytest.raises(ValueError):
+        Settings(**{**base, **kwargs})
+
+
+def test_sanitize_clamps_anything_into_the_limits():
+    s, fixes = sanitize({"d_model": "9" * 5000, "num_heads": "-1e30", "seq_len": "1e400", "seed": "-5"})
+    assert (s.d_model, s.seq_len, s.seed) == (limits.D_MODEL_CHOICES[-1], limits.SEQ_LEN_MAX, limits.SEED_MIN)
+    assert s.num_heads == 1 and {f.key for f in fixes} == {"d_model", "num_heads", "seq_len", "seed"}
+
+
+def test_masks_lab_refuses_sizes_beyond_the_limits():
+    with pytest.raises(ValueError, match="T_k"):
+        lab.LabSetup(("causal",), 8, limits.T_K_MAX + 1, cross=True)
+    with pytest.raises(ValueError, match="T_q"):
+        lab.LabSetup(("causal",), 10_000, 10_000)
+    with pytest.raises(ValueError):
+        lab.LabSetup(("padding",), 8, 8, lengths=(1, 2, 3))
+    # A grid text longer than any grid is refused before it is split; the lab falls back to the default.
+    huge = "1" * (limits.MAX_GRID_CHARS + 1)
+    with pytest.raises(ValueError, match="longer"):
+        mask_from_text(huge, 4, 4)
+    grid, fitted = lab.parse_grid(huge, 4, 4)
+    assert not fitted and grid.shape == (4, 4)
+    largest = ".".join(["1" * limits.T_K_MAX] * limits.SEQ_LEN_MAX)
+    assert len(largest) == limits.MAX_GRID_CHARS and lab.parse_grid(largest, 32, 32)[1]
+
+
+def test_why_heads_training_is_bounded():
+    with pytest.raises(ValueError, match="steps"):
+        W.Trainer(1, 0, limits.WHY_STEP_CHOICES[-1] + 1)
+    with pytest.raises(ValueError, match="seed"):
+        W.Trainer(1, limits.WHY_SEED_MAX + 1, 10)
+    assert W.Trainer(1, 0, 3200, max_steps=3200).steps == 3200  # the benchmark's own, explicit limit
+
+
+def test_real_model_text_limits_come_from_limits():
+    from core import pretrained
+
+    assert (pretrained.MAX_CHARS, pretrained.MAX_TOKENS) == (limits.MAX_TEXT_CHARS, limits.MAX_TEXT_TOKENS)
+
+
+def test_the_limits_are_documented():
+    for doc in ("README.md", "docs/DEVELOPING.md"):
+        text = (ROOT / doc).read_text()
+        assert "core/limits.py" in text, doc
+        for value in (limits.D_MODEL_CHOICES[-1], limits.SEQ_LEN_MAX, limits.MAX_HEADS, limits.MAX_TEXT_TOKENS,
+                      limits.MAX_TEXT_CHARS, limits.QUIZ_ANSWER_CHARS):
+            assert str(value) in text, (doc, value)
+
+
+# ---------------------------------------------------------------- nothing mutable shared between sessions
+def test_frozen_scenario_refuses_in_place_writes_and_computes_the_same():
+    s = Settings(64, 4, 8, "causal", 3, "en")
+    run = scenario.run(s)
+    shared = frozen.freeze(run)
+    assert frozen.is_frozen(shared)
+    for name in ("weights", "scores", "output"):
+        t = getattr(shared.trace, name)
+        assert torch.equal(t, getattr(run.trace, name))
+        with pytest.raises(RuntimeError):
+            t.add_(1)
+        with pytest.raises(RuntimeError):
+            t[0, ..., 0] = 0
+    with pytest.raises(RuntimeError):
+        shared.x.zero_()
+    with pytest.raises(RuntimeError):
+        shared.model.W_q.weight.copy_(torch.zeros_like(shared.model.W_q.weight))
+    with pytest.raises(RuntimeError):
+        shared.model.W_o.bias.mul_(2)
+    assert list(shared.model.parameters()) == []  # nothing an optimizer could train
+    with pytest.raises(AttributeError):
+        shared.tokens.append("x")  # lists become tuples
+    # Reading and running still work, with the same numbers.
+    with torch.no_grad():
+        out = shared.model(shared.x, shared.x, shared.x, shared.mask)
+    assert torch.allclose(out, run.trace.output)
+    assert torch.equal(shared.model.head_projection("q", 1)[0], run.model.head_projection("q", 1)[0])
+    # The original (a session's own run) is untouched and still writable.
+    run.trace.weights.add_(0)
+
+
+def test_the_shared_run_result_of_why_heads_is_read_only():
+    store = W.ResultStore()
+    r = W.train(2, 0, 3)
+    kept = store.put(W.cache_key(2, 0, 3), r)
+    assert frozen.is_frozen(kept) and store.get(W.cache_key(2, 0, 3)) is kept
+    with pytest.raises(RuntimeError):
+        kept.example_weights[0, 0, 0] = 1.0
+
+
+def test_frozen_real_model_gives_the_same_numbers_and_refuses_writes():
+    from core import pretrained
+
+    model = pretrained.load()
+    text = "The animal didn't cross the street because it was tired."
+    _, before = model.run_text(text)
+    n_params = pretrained.param_count(model)
+    shared = frozen.freeze(model)
+    assert frozen.is_frozen(shared.encoder) and pretrained.param_count(shared) == n_params
+    _, after = shared.run_text(text)
+    assert torch.equal(before.weights, after.weights)
+    with pytest.raises(RuntimeError):
+        shared.encoder.layers[0].attention.W_q.weight.zero_()
+    with pytest.raises(RuntimeError):
+        shared.encoder.embeddings.word.weight[0] = 0
+
+
+def _cached_functions(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text())
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            for dec in node.decorator_list:
+                target = dec.func if isinstance(dec, ast.Call) else dec
+                if isinstance(target, ast.Attribute) and target.attr in ("cache_resource", "cache_data"):
+                    out.append(node.name)
+    return out
+
+
+def test_every_cache_resource_returns_frozen_or_immutable_objects():
+    """Audit: each st.cache_resource in the app, and why what it returns cannot leak between sessions."""
+    found = {f"{p.relative_to(ROOT)}:{name}" for p in APP_FILES for name in _cached_functions(p)}
+    audited = {
+        "app.py:_tune_process": "returns True (process settings only)",
+        "pages/walkthrough.py:computed": "returns freeze((run, check))",
+        "pages/real-model.py:load_model": "returns freeze(pretrained.load())",
+        "pages/why-heads.py:result_store": "ResultStore: locked, put() stores frozen RunResults",
+    }
+    assert found <= set(audited) | {f for f in found if f.startswith("pages/quiz")}, \
+        f"new cached function(s) {found - set(audited)}: make what they return read-only and add them here"
+    for where, why in audited.items():
+        file, name = where.split(":")
+        if "freeze(" in why:
+            source = (ROOT / file).read_text()
+            body = source[source.index(f"def {name}("):].split("\n\n\n")[0]
+            assert "freeze(" in body, where
+
+
+# ---------------------------------------------------------------- static safety
+def _calls(path: Path):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Call):
+            yield node
+
+
+def _is_constant_text(node) -> bool:
+    """A literal string, or an f-string/concatenation whose every variable part is a known-safe call."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _is_constant_text(node.left) and _is_constant_text(node.right)
+    if isinstance(node, ast.JoinedStr):
+        return all(isinstance(v, ast.Constant) or _safe_value(v.value) for v in node.values)
+    return _safe_value(node)
+
+
+SAFE_HTML_BUILDERS = {"token_chips"}  # escape every user-derived part with html.escape (tested below)
+
+
+def _safe_value(node) -> bool:
+    """Values that are never user text: translations of our own strings (t/i18n.t), numbers, escaped text."""
+    if isinstance(node, ast.Call):
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        return name in {"t", "escape", "len", "int", "float"} | SAFE_HTML_BUILDERS
+    if isinstance(node, ast.Name):
+        return node.id in {"where"}  # pages/walkthrough.py: where = t("walk.step_of", n=..., total=...)
+    return False
+
+
+def test_raw_html_is_never_given_user_content():
+    """Every st.html(...) and every unsafe_allow_html=True call gets a literal, our own translated text, or
+    HTML built by a function that escapes (token_chips)."""
+    seen = 0
+    for path in APP_FILES:
+        for call in _calls(path):
+            func = call.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            unsafe = any(k.arg == "unsafe_allow_html" and not (isinstance(k.value, ast.Constant) and k.value.value is False)
+                         for k in call.keywords)
+            if name == "html" and isinstance(func, ast.Attribute) and getattr(func.value, "id", "") == "st" or unsafe:
+                seen += 1
+                assert call.args, f"{path}:{call.lineno}"
+                assert _is_constant_text(call.args[0]), \
+                    f"{path.relative_to(ROOT)}:{call.lineno}: raw HTML built from something that may be user text"
+    assert seen >= 3  # app.py's style, the walkthrough's step counter and style, the real-model token chips
+
+
+def test_token_chips_escape_any_token():
+    """The one HTML built from user-derived text (the real model's tokens): every interpolated value is
+    the position, a colour from our own table, or the html.escape'd token."""
+    tree = ast.parse((ROOT / "pages/real-model.py").read_text())
+    fn = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "token_chips")
+    parts = {ast.unparse(v.value) for n in ast.walk(fn) if isinstance(n, ast.JoinedStr)
+             for v in n.values if isinstance(v, ast.FormattedValue)}
+    assert parts == {"i", "color", "html.escape(tok)"}
+
+
+def test_nothing_is_unpickled():
+    """No pickle, no torch.load (it unpickles), no numpy allow_pickle: weights come from safetensors only."""
+    banned = re.compile(r"\bimport pickle\b|\bfrom pickle\b|\bpickle\.loads?\(|\btorch\.load\(|allow_pickle\s*=\s*True"
+                        r"|\bjoblib\b|\bdill\b|\bcloudpickle\b|\bshelve\b|\bmarshal\.loads?\(")
+    for path in APP_FILES:
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            assert not banned.search(line), f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
+    # The app never uses st.cache_data either: it pickles whatever it caches.
+    for path in APP_FILES:
+        assert "cache_data" not in path.read_text(), path
+
+
+def test_weights_are_verified_before_they_are_parsed():
+    source = (ROOT / "core/pretrained.py").read_text()
+    body = source[source.index("def load("):]
+    assert body.index('read_verified(folder, "model.safetensors")') < body.index("load_safetensors(weights)")
+    assert "safetensors.torch import load" in body  # bytes already checked are parsed; no file path reopened
