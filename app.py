@@ -5,8 +5,15 @@ Run with `streamlit run app.py`. Every page reads the settings through ui.shell.
 
 import gc
 
+import numpy  # noqa: F401
+import pandas  # noqa: F401  (see below)
 import streamlit as st
 import torch  # imported once here so gc.freeze() below covers its objects
+
+# plotly uses pandas/numpy only if they are already in sys.modules, without waiting for their import to
+# finish: with a class opening a fresh server at once, one session's figure met another session's
+# half-imported pandas ("partially initialized module 'pandas'"). Importing them here, before any
+# page draws, makes every session wait on the import lock until they are complete.
 
 from core import i18n
 from core.masks import MASK_KINDS
@@ -63,11 +70,11 @@ def settle_settings() -> list:
 def show_fixes(fixes, lang: str, d_model: int) -> None:
     for fix in fixes:
         if fix.key == "num_heads":
-            st.sidebar.warning(i18n.t("notice.num_heads_divisor", lang, given=fix.given, used=fix.used,
+            st.sidebar.warning(i18n.t("notice.num_heads_divisor", lang, given=i18n.plain(fix.given), used=fix.used,
                                       d_model=d_model, choices=", ".join(map(str, head_choices(d_model)))),
                                icon=":material/build:")
         else:
-            st.sidebar.warning(i18n.t("notice.corrected", lang, key=fix.key, given=fix.given, used=fix.used),
+            st.sidebar.warning(i18n.t("notice.corrected", lang, key=fix.key, given=i18n.plain(fix.given), used=fix.used),
                                icon=":material/build:")
 
 

@@ -3,6 +3,21 @@
 `forward` returns the output, like the seed. `forward_with_trace` runs the very same
 code and also keeps every intermediate tensor, by name, in an `AttentionTrace`.
 The four numbered steps below are the seed's four steps.
+
+Numerical edge cases (defined results, tested in tests/test_numeric_edges.py):
+- Huge but finite scores (e.g. inputs or weights of 1e4): the softmax subtracts each row's maximum
+  first, so the weights stay finite, in [0, 1], and each row sums to 1; a row whose top score is far
+  above the rest becomes one-hot (weight exactly 1 on the top key, 0 elsewhere).
+- Scores that overflow float32 (|Q K^T| > 3.4e38, e.g. inputs of 1e30): they become +-inf or NaN
+  (inf - inf inside the dot product), and a row holding NaN or +inf gives NaN weights; rows whose
+  scores are all finite are unaffected. Nothing raises; `torch.isfinite(trace.scores)` tells.
+  The app's inputs (randn, weights of nn.Linear's range) are nowhere near this.
+- Blocked cells with the seed's fill -1e9 get weight exactly 0 as long as the row keeps at least one
+  key whose score is above about -1e9 + 100; a fully blocked row is uniform 1/T_k (see core/masks.py).
+  With fill -inf, a blocked cell is always exactly 0, and a fully blocked row is NaN.
+- h = d_model (d_k = 1): every head works on one column and is scaled by sqrt(1) = 1; same maths.
+- T = 1: the single key gets weight 1 (if it is not blocked).
+- T_q != T_k (cross-attention): scores and weights are (B, h, T_q, T_k); the output has T_q rows.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 
 import core.strings
 
@@ -32,6 +33,18 @@ def t(key: str, lang: str, /, **fmt) -> str:
     """The text for `key` in `lang`, formatted with `fmt`; a missing key raises KeyError."""
     text = STRINGS[key][lang if lang in LANGS else DEFAULT_LANG]
     return text.format(**fmt) if fmt else text
+
+
+# Markdown (and Streamlit's own :color[...] / $latex$ syntax) that a quoted value could trigger.
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:&\"'=])")
+
+
+def plain(value, limit: int = 24) -> str:
+    """User text quoted inside a markdown message: shortened to `limit` characters and every markdown/HTML
+    character backslash-escaped, so `<script>`, `**x**` or `:red[x]` show literally, never as markup."""
+    text = " ".join(str(value).split())  # no line breaks: they would start new markdown blocks
+    text = text if len(text) <= limit else text[: limit - 3] + "..."
+    return _MD_SPECIAL.sub(r"\\\1", text)
 
 
 def lang_from_locale(locale: str | None) -> str:

@@ -7,6 +7,7 @@ import streamlit as st
 
 from core import masks_lab as lab
 from core.reference import max_abs_diff, torch_reference
+from core.i18n import plain
 from core.settings import clamp_int
 from ui import display
 from ui.charts import show_chart
@@ -26,7 +27,7 @@ def settle_int(key: str, lo: int, hi: int, default: int, what: str) -> int:
     raw = st.session_state[key] if key in st.session_state else st.query_params.get(key)
     value = default if raw is None or raw == "" else clamp_int(raw, lo, hi, min(max(default, lo), hi))[0]
     if raw not in (None, "") and str(raw).strip() != str(value):
-        st.warning(t("masks.fixed", what=what, given=str(raw)[:24], used=value), icon=":material/build:")
+        st.warning(t("masks.fixed", what=what, given=plain(raw), used=value), icon=":material/build:")
     if key not in st.session_state and url_values(key) != [str(value)]:
         drop_url_value(key)  # its widget must take the corrected value, not parse the bad one itself
     if key not in st.session_state or st.session_state[key] != value:
@@ -38,7 +39,7 @@ def settle_choice(key: str, options, default):
     raw = st.session_state[key] if key in st.session_state else st.query_params.get(key)
     value = raw if raw in options else default
     if raw not in (None, "") and raw != value:
-        st.warning(t("masks.fixed", what=key, given=str(raw)[:24], used=value), icon=":material/build:")
+        st.warning(t("masks.fixed", what=key, given=plain(raw), used=value), icon=":material/build:")
     if key not in st.session_state and url_values(key) != [str(value)]:
         drop_url_value(key)
     if key not in st.session_state or st.session_state[key] != value:

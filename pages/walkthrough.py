@@ -13,6 +13,7 @@ from core import scenario
 from core import walkthrough as W
 from core.figures import page_of_heads
 from core.frozen import freeze
+from core.i18n import plain
 from core.settings import Settings
 from ui.charts import show_chart
 from ui.downloads import scenario_downloads
@@ -52,7 +53,7 @@ def settle(key: str, parse, warnings: list) -> None:
         return
     parsed = parse(raw)
     if not parsed.ok:
-        warnings.append(t("walk.bad_url", param=key, given=str(raw)[:24], used=parsed.value))
+        warnings.append(t("walk.bad_url", param=key, given=plain(raw), used=parsed.value))
     if str(parsed.value) != str(raw).strip() or len(url_values(key)) > 1:
         st.session_state[key] = parsed.value
         drop_url_value(key)  # the widget takes the corrected value instead of parsing the bad one

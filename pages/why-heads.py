@@ -32,7 +32,7 @@ def settle(key: str, clamp) -> None:
         if key not in st.session_state:
             drop_url_value(key)  # the widget takes the corrected value instead of parsing the bad one
         st.session_state[key] = value
-        st.warning(i18n.t("notice.corrected", ctx.lang, key=key, given=str(raw)[:30], used=value),
+        st.warning(i18n.t("notice.corrected", ctx.lang, key=key, given=i18n.plain(raw, 30), used=value),
                    icon=":material/build:")
 
 
