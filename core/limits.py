@@ -32,7 +32,7 @@ WHY_STEP_CHOICES = (100, 200, 400, 800, 1600)
 WHY_SEED_MIN, WHY_SEED_MAX = SEED_MIN, SEED_MAX
 
 # ---------------------------------------------------------------- free text elsewhere
-QUIZ_ANSWER_CHARS = 200  # a quiz answer is cut to this many characters before it is checked
+QUIZ_ANSWER_CHARS = 100  # a longer quiz answer is refused (with a message) before any parsing
 # Any other URL value is looked at only up to this many characters (the longest valid one is the
 # real-model sentence; anything longer is invalid whatever it says).
 MAX_URL_VALUE_CHARS = max(MAX_TEXT_CHARS, MAX_GRID_CHARS)

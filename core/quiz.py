@@ -26,6 +26,7 @@ import torch
 from core import i18n
 from core.accounting import tensor_shapes
 from core.attention import MultiHeadAttention
+from core.limits import QUIZ_ANSWER_CHARS
 from core.masks import full_grid
 from core.scenario import Scenario, settings_mask
 from core.settings import Settings, head_choices
@@ -57,7 +58,7 @@ SHAPE_WHY = {"q": "proj", "k": "proj", "v": "proj", "q_heads": "split", "k_heads
 ROW_SUM_TOLERANCE = 1e-3
 
 # ------------------------------------------------------------------ answer parsing limits
-MAX_ANSWER_CHARS = 100  # longer text is refused before any parsing
+MAX_ANSWER_CHARS = QUIZ_ANSWER_CHARS  # core/limits.py: longer text is refused before any parsing
 MAX_NUMBER = 10**12  # no answer here comes close; larger numbers are refused, not rounded
 MAX_DIMS = 8
 NOT_ALLOWED_WORDS = frozenset({

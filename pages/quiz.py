@@ -8,6 +8,7 @@ import streamlit as st
 
 from core import quiz as Q
 from core import scenario
+from core.frozen import freeze
 from core.settings import Settings
 from ui.shell import page_context
 
@@ -21,9 +22,9 @@ INDEX, RECORDS, ERROR = "quiz_index", "quiz_records", "quiz_error"
 def question_set(d_model: int, num_heads: int, seq_len: int, mask: str, seed: int, lang: str,
                  custom_text: str | None):
     """The questions for these settings and their token labels (the language only changes the labels).
-    Read-only: nothing mutates them."""
+    Shared by every session, so frozen: an in-place write into any of its tensors raises."""
     run = scenario.run(Settings(d_model, num_heads, seq_len, mask, seed, lang), custom_text=custom_text)
-    return Q.build_quiz(run, custom_text=custom_text), run.tokens
+    return freeze((Q.build_quiz(run, custom_text=custom_text), run.tokens))
 
 
 questions, tokens = question_set(s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang, ctx.custom_text)
