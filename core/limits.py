@@ -33,9 +33,10 @@ WHY_SEED_MIN, WHY_SEED_MAX = SEED_MIN, SEED_MAX
 
 # ---------------------------------------------------------------- free text elsewhere
 QUIZ_ANSWER_CHARS = 100  # a longer quiz answer is refused (with a message) before any parsing
-# Any other URL value is looked at only up to this many characters (the longest valid one is the
-# real-model sentence; anything longer is invalid whatever it says).
-MAX_URL_VALUE_CHARS = max(MAX_TEXT_CHARS, MAX_GRID_CHARS)
+# URL values: every one goes through a bounded parser -- numbers through core.settings.clamp_int (at
+# most 30 characters are parsed; longer runs of digits just mean "huge"), the grid and the sentence
+# through the two text limits above, everything else is compared with a short list of options.
+MAX_INT_CHARS = 30
 
 
 def clip_text(raw, limit: int) -> str:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.i18n import LANGS
-from core.limits import (D_MODEL_CHOICES, MAX_HEADS, SEED_MAX, SEED_MIN, SEQ_LEN_MAX,  # noqa: F401 (re-exported)
-                         SEQ_LEN_MIN, check_range)
+from core.limits import (D_MODEL_CHOICES, MAX_HEADS, MAX_INT_CHARS, SEED_MAX, SEED_MIN,  # noqa: F401 (re-exported)
+                         SEQ_LEN_MAX, SEQ_LEN_MIN, check_range)
 from core.masks import MASK_KINDS
 from core.validation import divisors
 
@@ -65,7 +65,7 @@ def _as_int(raw) -> int | None:
     if isinstance(raw, int):
         return raw
     text = str(raw).strip()
-    if len(text) > 30:  # never parse an unbounded string: a long run of digits is just "huge"
+    if len(text) > MAX_INT_CHARS:  # never parse an unbounded string: a long run of digits is just "huge"
         body = text[1:] if text[:1] in "+-" else text
         return (-1 if text.startswith("-") else 1) * 10**18 if body.isdigit() else None
     try:

@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 import pytest
 from conftest import wait_idle
 from playwright.sync_api import expect
-from test_fuzz_app import APP, PAGES, ROOT, SHARED_KEYS, url_keys
+from test_fuzz_app import PAGES, ROOT, SHARED_KEYS, url_keys
 
 pytestmark = pytest.mark.browser
 
@@ -91,7 +91,3 @@ def test_payloads_in_every_text_box(file, url, server, xss_page):
         expect(page.locator("span[title]").filter(has_text="<").first).to_be_visible()
     assert not attacked(page)
 
-
-def test_discovered_pages_cover_the_app():
-    assert [u for _, u in PAGES][:6] == ["", "walkthrough", "heads", "masks", "real-model", "why-heads"]
-    assert APP.exists()
