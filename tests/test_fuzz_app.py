@@ -45,6 +45,14 @@ def url_keys(path: Path) -> set[str]:
     tree = ast.parse(path.read_text())
     names = {}  # GRID_KEY = "masks_grid", key = f"masks_len{b}": keys passed by name
     for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("core"):
+            import importlib
+
+            module = importlib.import_module(node.module)  # from core.export import GRID_PARAM
+            for alias in node.names:
+                value = getattr(module, alias.name, None)
+                if isinstance(value, str):
+                    names[alias.asname or alias.name] = ast.Constant(value)
         if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Constant, ast.JoinedStr)):
             for t in node.targets:
                 if isinstance(t, ast.Name):
@@ -71,6 +79,8 @@ def url_keys(path: Path) -> set[str]:
 
 PAGES = app_pages()
 SHARED_KEYS = tuple(SETTING_KEYS)
+# Keys the shell reads for every page (e.g. the hand-drawn grid, used by every page's custom mask).
+SHELL_KEYS = tuple(sorted(url_keys(ROOT / "ui/shell.py") - set(SHARED_KEYS)))
 
 
 def test_discovery_finds_every_page_and_its_keys():
@@ -79,6 +89,7 @@ def test_discovery_finds_every_page_and_its_keys():
     assert set(SHARED_KEYS) <= url_keys(APP)
     assert {"masks_grid", "masks_tk", "masks_len0"} <= url_keys(ROOT / "pages/masks.py")
     assert {"real_text", "real_off"} <= url_keys(ROOT / "pages/real-model.py")
+    assert "masks_grid" in SHELL_KEYS
 
 
 # ---------------------------------------------------------------- generation
@@ -195,7 +206,7 @@ def fuzz_chunk(file: str, queries: list[tuple[int, dict]]) -> list[tuple[int, li
 
 
 def page_queries(file: str) -> list[tuple[int, dict]]:
-    page_keys = sorted(url_keys(ROOT / file) - set(SHARED_KEYS))
+    page_keys = sorted((url_keys(ROOT / file) | set(SHELL_KEYS)) - set(SHARED_KEYS))
     rng = random.Random(f"fuzz:{file}")  # seeded: a failure reproduces with the same query number
     return [(n, make_query(rng, page_keys)) for n in range(N_QUERIES)]
 

@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 import pytest
 from conftest import wait_idle
 from playwright.sync_api import expect
-from test_fuzz_app import PAGES, ROOT, SHARED_KEYS, url_keys
+from test_fuzz_app import PAGES, ROOT, SHARED_KEYS, SHELL_KEYS, url_keys
 
 pytestmark = pytest.mark.browser
 
@@ -41,7 +41,7 @@ def xss_page(browser):
 @pytest.mark.parametrize("file,url", PAGES, ids=[u or "home" for _, u in PAGES])
 def test_payloads_in_every_url_parameter(file, url, server, xss_page):
     page = xss_page
-    keys = sorted(set(SHARED_KEYS) | url_keys(ROOT / file))
+    keys = sorted(set(SHARED_KEYS) | set(SHELL_KEYS) | url_keys(ROOT / file))
     for n, payload in enumerate(PAYLOADS[:3]):
         query = {k: payload if (i + n) % 2 == 0 else PAYLOADS[(i + n) % len(PAYLOADS)] for i, k in enumerate(keys)}
         page.goto(f"{server.url}/{url}?{urlencode(query)}")
