@@ -243,7 +243,7 @@ def test_fuzzed_links_never_break_a_page(file, url, fuzz_results, record_propert
     assert len(done) == N_QUERIES >= 300 or "FUZZ_QUERIES" in os.environ
     failures = [f"query #{n} {short(queries[n])}:\n  " + "\n  ".join(found) for n, found, _ in done if found]
     seconds = sorted(sec for _, _, sec in done)
-    summary = (f"{url or 'home'}: {len(done)} fresh sessions, CPU-seconds {sum(seconds):.1f}, "
+    summary = (f"{url or 'home'}: {len(done)} fresh sessions, {sum(seconds):.1f} s summed, "
                f"median {seconds[len(seconds) // 2] * 1000:.0f} ms, max {seconds[-1] * 1000:.0f} ms "
                f"(all pages: {fuzz_results['_wall']:.0f} s wall on {fuzz_results['_workers']} workers)")
     record_property("fuzz", summary)
