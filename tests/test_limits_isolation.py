@@ -156,6 +156,7 @@ def test_every_cache_resource_returns_frozen_or_immutable_objects():
         "pages/real-model.py:load_model": "returns freeze(pretrained.load())",
         "pages/why-heads.py:result_store": "ResultStore: locked, put() stores frozen RunResults",
         "pages/quiz.py:question_set": "returns freeze((questions, tokens))",
+        "ui/cache.py:_shared": "returns freeze(_build())",
     }
     assert found <= set(audited), \
         f"new cached function(s) {found - set(audited)}: make what they return read-only and add them here"

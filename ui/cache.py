@@ -16,12 +16,16 @@ from typing import Any, TypeVar
 
 import streamlit as st
 
+from core.frozen import freeze
+
 T = TypeVar("T")
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)
 def _shared(name: str, key: Hashable, _build: Callable[[], Any]) -> Any:
-    return _build()
+    # Frozen (core/frozen.py): tensors and module weights inside become read-only, lists tuples, so an
+    # in-place write raises instead of reaching every other session. (Figures are left as they are.)
+    return freeze(_build())
 
 
 def shared(name: str, key: Hashable, build: Callable[[], T]) -> T:
