@@ -115,6 +115,16 @@ def fresh_server():
 
 
 # ---------------------------------------------------------------- the browser
+try:
+    from playwright.sync_api import expect as _expect
+
+    # Playwright's `expect` waits 5 s by default; on a shared 2-core CI machine a rerun with charts can take
+    # longer. Waiting longer never makes a passing test fail; it only stops slow moments from failing one.
+    _expect.set_options(timeout=30_000)
+except ImportError:  # the browser fixture reports it (a failure, not a skip)
+    pass
+
+
 @pytest.fixture(scope="session")
 def browser():
     try:
