@@ -27,6 +27,7 @@ from core.attention import AttentionTrace, MultiHeadAttention
 from core.masks import full_grid
 from core.reference import max_abs_diff, torch_reference
 from core.settings import clamp_int
+from core.source import PARSE_LOCK
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -154,8 +155,13 @@ def statements_assigning(func, names) -> list[tuple[int, int]]:
     return found
 
 
-@functools.lru_cache(maxsize=None)
 def _source_for(func, names: tuple[str, ...]) -> Source:
+    with PARSE_LOCK:  # ast.parse is not thread-safe on Python 3.11 (core/source.py)
+        return _source_for_unlocked(func, names)
+
+
+@functools.lru_cache(maxsize=None)
+def _source_for_unlocked(func, names: tuple[str, ...]) -> Source:
     spans = statements_assigning(func, names)
     if not spans:
         raise LookupError(f"no statement of {func.__qualname__} assigns {names}")

@@ -1,7 +1,6 @@
 """Real heads: all-MiniLM-L6-v2's attention, computed layer by layer by our own MultiHeadAttention."""
 
 import html
-import inspect
 
 import pandas as pd
 import streamlit as st
@@ -10,6 +9,7 @@ from core import pretrained
 from core.figures import color_range, heads_figure, matrix_figure
 from core.frozen import freeze
 from ui.charts import show_chart
+from core.source import source_text
 from ui.shell import drop_url_value, page_context, url_values
 
 ctx = page_context()
@@ -173,7 +173,7 @@ st.caption(t("real.check.tests"))
 with st.expander(t("real.code")):
     st.table({t("real.mapping.bert"): [f"{k}.weight/.bias" for k in pretrained.BERT_TO_OURS],
               t("real.mapping.ours"): list(pretrained.BERT_TO_OURS.values())})
-    st.code(inspect.getsource(pretrained.EncoderLayer) + "\n\n" + inspect.getsource(pretrained.without_heads),
+    st.code(source_text(pretrained.EncoderLayer) + "\n\n" + source_text(pretrained.without_heads),
             language="python")
 
 # ---------------------------------------------------------------- 5. ablation
