@@ -23,12 +23,9 @@ import ast
 import os
 import platform
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlencode
@@ -37,6 +34,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from core import i18n  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "tests"))
+from servers import Server  # noqa: E402  (the same start-up as the browser tests)
 
 APP = ROOT / "app.py"
 FLOOR = ROOT / "benchmarks" / "floor_app.py"
@@ -89,49 +89,7 @@ PROBE = """
 """
 
 
-# ---------------------------------------------------------------- servers
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """`streamlit run script` on a free loopback port, from the repository root (so with its config)."""
-
-    def __init__(self, script: Path, extra_args: tuple[str, ...] = ()):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(self.port),
-             "--server.address", "127.0.0.1", "--server.headless", "true", *extra_args],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"{script.name} exited with {self.proc.returncode}")
-            try:
-                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.3)
-        self.stop()
-        raise RuntimeError(f"{script.name} did not become healthy within 120 s")
-
-    def rss_kb(self) -> int:
-        """Resident memory of the server process (VmRSS from /proc), in KiB."""
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-        raise RuntimeError("no VmRSS")
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
+# ---------------------------------------------------------------- servers: tests/servers.py (the tests start the app the same way)
 
 
 def app_pages() -> list[str]:
@@ -287,7 +245,7 @@ def main(argv=None) -> int:
     print(f"date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, "
           f"python {platform.python_version()}, load average at start {load_average()}")
     print(f"pages from app.py: {', '.join('/' + p for p in pages)}")
-    app, floor = Server(APP), Server(FLOOR)
+    app, floor = Server(APP, timeout=120), Server(FLOOR, timeout=120)
     failures: list[str] = []
     try:
         executable = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")

@@ -175,7 +175,7 @@ def run_sessions_benchmark(n: int = 40, steps: int = 6, pause: float = 2.0, quic
     from bench_browser import APP, Server, load_average
 
     steps = 4 if quick else steps
-    server = Server(APP)
+    server = Server(APP, timeout=120)
     try:
         r = asyncio.run(run_sessions(server, n, steps, pause))
     finally:

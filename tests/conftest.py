@@ -7,14 +7,11 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from servers import Server
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
@@ -57,50 +54,12 @@ def run_app(page: str | None = None, timeout: float = 60, **params):
     return at
 
 
-# ---------------------------------------------------------------- a real server
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    def __init__(self):
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = open(ROOT / "test-results" / f"streamlit-{self.port}.log", "w") if (ROOT / "test-results").is_dir() \
-            else subprocess.DEVNULL
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(self.port),
-             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + 90
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with {self.proc.returncode}")
-            try:
-                with urllib.request.urlopen(self.url + "/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                time.sleep(0.3)
-        self.stop()
-        raise RuntimeError("streamlit did not become healthy within 90 s")
-
-    def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-
-
+# ---------------------------------------------------------------- a real server (tests/servers.py)
 @pytest.fixture(scope="session")
 def server():
     """One server for the whole session (warm: pages may already have been visited)."""
     (ROOT / "test-results").mkdir(exist_ok=True)
-    s = Server()
+    s = Server(log_dir=ROOT / "test-results")
     yield s
     s.stop()
 
@@ -109,7 +68,7 @@ def server():
 def fresh_server():
     """A server that has just started and has served nothing yet (for deep-link tests)."""
     (ROOT / "test-results").mkdir(exist_ok=True)
-    s = Server()
+    s = Server(log_dir=ROOT / "test-results")
     yield s
     s.stop()
 

@@ -11,12 +11,12 @@ import os
 import re
 import subprocess
 import time
-import urllib.request
 from collections import defaultdict
 
 import pytest
-from conftest import ROOT, free_port, sidebar_slider, wait_idle
+from conftest import ROOT, sidebar_slider, wait_idle
 from playwright.sync_api import expect
+from servers import free_port, wait_healthy
 
 from core import i18n
 
@@ -33,19 +33,11 @@ def two_processes(tmp_path):
     proc = subprocess.Popen(["bash", str(ROOT / "scripts" / "serve_many.sh"), "2"], cwd=ROOT, env=env,
                             stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 300  # may include apt-get install nginx on a bare machine
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail(f"serve_many.sh exited with {proc.returncode}: {(tmp_path / 'serve_many.out').read_text()}")
-        try:
-            with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    break
-        except OSError:
-            time.sleep(0.5)
-    else:
+    try:  # may include apt-get install nginx on a bare machine
+        wait_healthy(url, proc, timeout=300, what="serve_many.sh (nginx + 2 app processes)", poll=0.5)
+    except RuntimeError as e:
         proc.terminate()
-        pytest.fail("nginx + 2 app processes did not answer within 300 s")
+        pytest.fail(f"{e}: {(tmp_path / 'serve_many.out').read_text()}")
     yield url, tmp_path
     proc.terminate()  # the script's trap stops nginx and both app processes
     try:
