@@ -1,0 +1,62 @@
+"""A page's sections as lazy tabs: only the open tab's code runs, so only its charts are drawn.
+
+Why: the browser pays one or two animation frames (17-33 ms) per plotly chart on every redraw,
+and the server builds every figure it sends (benchmarks/bench_browser.py). A page that drew all
+its sections at once answered a slider step in 10-13x the time of an empty Streamlit app; one
+section at a time keeps a redraw to the few charts a student is looking at.
+
+The open section is in the URL as a language-neutral id (`?heads_tab=cost`), so a teacher's link
+opens the same section for every student, in either language. Streamlit would bind the tab's
+*label* to the URL (which changes with the language), so the id is kept here instead:
+session state `<key>` holds the id, the tabs widget `<key>_tabs` holds the label.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import streamlit as st
+
+from core import i18n
+from ui.shell import url_values
+
+
+def _label_to_id(label, ids: Sequence[str], label_of: Callable[[str, str], str]) -> str | None:
+    """The section a tab label names, in any language (a label is a string the tabs widget returns)."""
+    for lang in i18n.LANGS:
+        for sid in ids:
+            if label_of(sid, lang) == label:
+                return sid
+    return None
+
+
+def lazy_tabs(key: str, ids: Sequence[str], label_of: Callable[[str, str], str], lang: str,
+              on_bad_url: Callable[[str, str], None] | None = None) -> tuple[str, dict]:
+    """Draw the tabs; return (open section id, {id: container}). Fill only the open one:
+
+        open_id, tabs = lazy_tabs("heads_tab", SECTIONS, label, ctx.lang)
+        if open_id == "shapes":
+            with tabs["shapes"]: ...
+
+    `label_of(id, lang)` gives a tab's label. A URL value that is not an id (or a repeated key)
+    falls back to the first section and calls `on_bad_url(given, used)` for a visible notice.
+    """
+    tabs_key = f"{key}_tabs"
+    open_id = st.session_state.get(key)
+    if open_id not in ids:  # first run of this page in the session (or stale state): the URL decides
+        given = url_values(key)
+        open_id = given[0] if len(given) == 1 and given[0] in ids else ids[0]
+        if given and (len(given) > 1 or given[0] not in ids) and on_bad_url:
+            on_bad_url(given[0], open_id)
+
+    def changed() -> None:  # a click on a tab: remember its id (the label is language-dependent)
+        sid = _label_to_id(st.session_state.get(tabs_key), ids, label_of)
+        if sid is not None:
+            st.session_state[key] = sid
+
+    st.session_state[key] = open_id
+    st.session_state[tabs_key] = label_of(open_id, lang)  # also after a language switch
+    containers = st.tabs([label_of(sid, lang) for sid in ids], key=tabs_key, on_change=changed)
+    if url_values(key) != [open_id]:
+        st.query_params[key] = open_id
+    return open_id, dict(zip(ids, containers))
