@@ -1,6 +1,6 @@
 """The "Heads and shapes" lesson as plain data and figures: what changes with h, and what it costs.
 
-- `shape_flow` / `shape_flow_figure`: the whole layer as boxes, each labelled with its live
+- `shape_flow` / `shape_flow_html`: the whole layer as boxes, each labelled with its live
   shape (from core.accounting.tensor_shapes); boxes whose shape depends on h are coloured
   apart from those that never change, and, given the previous h, the changed ones say what
   they were.
@@ -15,8 +15,10 @@ No Streamlit here: the page (pages/heads.py) only draws what these return.
 from __future__ import annotations
 
 import math
+import re
 import statistics
 import time
+from html import escape
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -53,15 +55,6 @@ FLOW_LAYOUT = (
     ("concat", 1.0, 8, 2.94),
     ("output", 1.0, 9, 2.94),
 )
-FLOW_EDGES = (
-    ("x", "q"), ("x", "k"), ("x", "v"),
-    ("q", "q_heads"), ("k", "k_heads"), ("v", "v_heads"),
-    ("q_heads", "scores"), ("k_heads", "scores"),
-    ("scores", "scaled_scores"), ("scaled_scores", "masked_scores"), ("masked_scores", "weights"),
-    ("weights", "head_outputs"), ("v_heads", "head_outputs"),
-    ("head_outputs", "concat"), ("concat", "output"),
-)
-BOX_HALF_HEIGHT = 0.4  # in rows
 
 
 def depends_on_h(shape: Shape) -> bool:
@@ -108,83 +101,89 @@ def _axes(shape: Shape) -> str:
     return f"({', '.join(shape.axes)})"
 
 
-def box_label(box: FlowBox, title: str, was: str = "was {sizes}") -> str:
-    """The text inside a box: title, named axes, live sizes (and what they were, if they changed)."""
-    lines = [f"<b>{title}</b>", f"<span style='color:#555'>{_axes(box.shape)}</span>", f"<b>{_sizes(box.shape)}</b>"]
-    if box.changed:
-        lines.append(f"<span style='font-size:9px;color:{CHANGED_LINE}'>{was.format(sizes=_sizes(box.prev_shape))}</span>")
-    return "<br>".join(lines)
-
-
-def parse_sizes(label: str) -> tuple[int, ...]:
-    """The live sizes written in a box label (the third line), back as integers: for tests."""
-    line = label.split("<br>")[2]
-    inner = line.replace("<b>", "").replace("</b>", "").strip()[1:-1]
+def parse_sizes(box_text: str) -> tuple[int, ...]:
+    """The live sizes written in a box of shape_flow_html (its bold third line), back as integers: for tests."""
+    inner = re.search(r"class='al-sizes'>\(([^)]*)\)</b>", box_text).group(1)
     return tuple(int(p) for p in inner.split(","))
 
 
-def shape_flow_figure(boxes: Sequence[FlowBox], titles: dict[str, str], *, legend_depends: str,
-                      legend_same: str, legend_changed: str = "changed", was: str = "was {sizes}",
-                      numbers: str = "{n} numbers", h: int = 1, row_px: int = 76) -> go.Figure:
-    """The layer as a flow of labelled boxes (plotly shapes + annotations, one annotation per box named after it).
+def _grid_span(x: float, width: float) -> tuple[int, int]:
+    """A FLOW_LAYOUT box (centre column, width in columns) as (first grid column, span) on a 6-column grid."""
+    first = round((x - width / 2 + 0.5) * 2) + 1
+    return first, max(1, round(width * 2))
 
-    Boxes whose shape depends on h are warm-coloured and drawn as a small stack (one layer per
-    head, up to 4); the others are grey. Changed boxes get a thick border and a 'was' line.
+
+# One class per role; the page injects this once with the diagram. Boxes whose shape depends on h are
+# drawn as a small stack of cards (one per head, up to 4) by box-shadows.
+FLOW_CSS = f"""
+.al-flow{{display:grid;grid-template-columns:repeat(6,minmax(0,1fr));column-gap:14px;row-gap:26px;
+  font-size:13px;line-height:1.3;color:#1b1f24;max-width:760px;margin:4px 0 8px}}
+.al-box{{position:relative;border-radius:6px;padding:5px 6px;text-align:center;min-width:0;overflow-wrap:anywhere}}
+.al-box::before{{content:"↓";position:absolute;top:-25px;left:50%;transform:translateX(-50%);color:#4a5566;font-size:17px;line-height:1}}
+.al-box.al-top::before{{content:none}}
+.al-same{{background:{SAME_FILL};border:1.2px solid {SAME_LINE}}}
+.al-dep{{background:{DEPENDS_FILL};border:1.2px solid {DEPENDS_LINE}}}
+.al-changed{{border:3.5px solid {CHANGED_LINE};padding:3px 4px}}
+.al-axes{{color:#555}}
+.al-was{{color:{CHANGED_LINE};font-size:13px}}
+.al-wire{{border-left:1.6px solid #4a5566;margin-left:50%;margin-top:-26px;margin-bottom:-26px}}
+.al-legend{{display:flex;flex-wrap:wrap;gap:6px 18px;font-size:13px;margin:2px 0 10px}}
+.al-key{{display:inline-block;width:14px;height:14px;border-radius:3px;vertical-align:-2px;margin-right:6px}}
+"""
+
+
+def _stack_shadow(h: int) -> str:
+    """The heads behind a per-head box: up to three offset cards, up and to the right."""
+    cards = [f"{4 * k}px {-4 * k}px 0 -1px {DEPENDS_FILL}, {4 * k}px {-4 * k}px 0 0 {DEPENDS_LINE}"
+             for k in range(1, min(max(h, 1), 4))]
+    return f"box-shadow:{', '.join(cards)};" if cards else ""
+
+
+def shape_flow_html(boxes: Sequence[FlowBox], titles: dict[str, str], *, legend_depends: str,
+                    legend_same: str, legend_changed: str = "changed", was: str = "was {sizes}",
+                    numbers: str = "{n} numbers", h: int = 1) -> str:
+    """The layer as a flow of labelled boxes in plain HTML/CSS (one `data-name` box per tensor).
+
+    HTML, not a chart: a redraw of text and boxes costs the browser almost nothing, where the same
+    diagram as a plotly figure of shapes cost ~200 ms per slider step (benchmarks/bench_browser.py),
+    and on a phone the text wraps instead of shrinking. Boxes whose shape depends on h are warm-coloured
+    and stacked (one card per head, up to 4); the others are grey. Changed boxes get a thick border and a
+    'was' line. Hovering a box shows the number of values it holds.
     """
-    fig = go.Figure()
     by_name = {b.name: b for b in boxes}
-    stack = min(max(h, 1), 4) - 1
-    # Collected as plain dicts and set once: fig.add_shape/add_annotation re-validate every earlier
-    # one on each call (quadratic; ~1 s of the page's run for ~40 shapes and ~30 annotations).
-    shapes, notes = [], []
+    cells = []
     for b in boxes:
-        x0, x1 = b.x - b.width / 2, b.x + b.width / 2
-        y0, y1 = b.row - BOX_HALF_HEIGHT, b.row + BOX_HALF_HEIGHT
-        fill, line = (DEPENDS_FILL, DEPENDS_LINE) if b.depends_on_h else (SAME_FILL, SAME_LINE)
-        if b.depends_on_h:
-            for k in range(stack, 0, -1):  # the heads behind this one, offset up and right
-                dx, dy = 0.025 * k, -0.07 * k
-                shapes.append(dict(type="rect", x0=x0 + dx, x1=x1 + dx, y0=y0 + dy, y1=y1 + dy, layer="below",
-                                   line=dict(color=line, width=1), fillcolor=fill, opacity=0.55))
-        shapes.append(dict(type="rect", x0=x0, x1=x1, y0=y0, y1=y1, fillcolor=fill, layer="below",
-                           line=dict(color=CHANGED_LINE if b.changed else line, width=3.5 if b.changed else 1.2)))
-        notes.append(dict(x=b.x, y=b.row, text=box_label(b, titles.get(b.name, b.name), was), name=b.name,
-                          showarrow=False, font=dict(size=11, color="#1b1f24"), align="center"))
-    # The edges: one trace of line segments with an arrowhead marker at each end (oriented along its
-    # segment), not an annotation per arrow: every annotation costs the browser a layout of its own.
-    ex, ey, sizes = [], [], []
-    for src, dst in FLOW_EDGES:
-        a, z = by_name[src], by_name[dst]
-        hx = a.x if abs(a.x - z.x) <= z.width / 2 else z.x  # straight down when the target spans the source
-        ex += [a.x, hx, None]
-        ey += [a.row + BOX_HALF_HEIGHT, z.row - BOX_HALF_HEIGHT - 0.02, None]
-        sizes += [0, 9, 0]
-    fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines+markers", showlegend=False, hoverinfo="skip",
-                             line=dict(color="#6b7686", width=1.4),
-                             marker=dict(symbol="arrow", angleref="previous", size=sizes, color="#6b7686")))
-    fig.update_layout(shapes=shapes, annotations=notes)
-    # Hover on every box: the full shape text and the number count.
-    fig.add_trace(go.Scatter(
-        x=[b.x for b in boxes], y=[b.row for b in boxes], mode="markers", showlegend=False,
-        marker=dict(size=30, opacity=0, symbol="square"),
-        hovertext=[f"<b>{titles.get(b.name, b.name)}</b><br>{b.shape.text()}<br>"
-                   + numbers.format(n=f"{b.shape.numel:,}") for b in boxes],
-        hoverinfo="text"))
-    # Legend: plain coloured squares.
-    legend = [(legend_depends, DEPENDS_FILL, DEPENDS_LINE, 1.5), (legend_same, SAME_FILL, SAME_LINE, 1.5)]
+        first, span = _grid_span(b.x, b.width)
+        kind = "al-dep" if b.depends_on_h else "al-same"
+        classes = " ".join(c for c in ("al-box", kind, "al-changed" if b.changed else "",
+                                       "al-top" if b.row == 0 else "") if c)
+        title = titles.get(b.name, b.name)
+        tip = f"{title}: {b.shape.text()}, " + numbers.format(n=f"{b.shape.numel:,}")
+        lines = [f"<b>{escape(title)}</b>", f"<span class='al-axes'>{escape(_axes(b.shape))}</span>",
+                 f"<b class='al-sizes'>{_sizes(b.shape)}</b>"]
+        if b.changed:
+            lines.append(f"<span class='al-was'>{escape(was.format(sizes=_sizes(b.prev_shape)))}</span>")
+        style = f"grid-column:{first}/span {span};grid-row:{b.row + 1};" + (_stack_shadow(h) if b.depends_on_h else "")
+        cells.append(f"<div class='{classes}' data-name='{b.name}' title='{escape(tip, quote=True)}' "
+                     f"style='{style}'>{'<br>'.join(lines)}</div>")
+    # V skips the score rows: a wire down its column from v_heads to head_outputs.
+    v, out = by_name["v_heads"], by_name["head_outputs"]
+    first, span = _grid_span(v.x, v.width)
+    if out.row - v.row > 1:
+        cells.append(f"<div class='al-wire' style='grid-column:{first}/span {span};"
+                     f"grid-row:{v.row + 2}/{out.row + 1}'></div>")
+    legend = [(legend_depends, f"background:{DEPENDS_FILL};border:1.5px solid {DEPENDS_LINE}"),
+              (legend_same, f"background:{SAME_FILL};border:1.5px solid {SAME_LINE}")]
     if any(b.changed for b in boxes):
-        legend.append((legend_changed, DEPENDS_FILL, CHANGED_LINE, 3))
-    for text, fill, line, width in legend:
-        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=text, hoverinfo="skip",
-                                 marker=dict(size=14, symbol="square", color=fill, line=dict(color=line, width=width))))
-    rows = max(b.row for b in boxes) + 1
-    fig.update_xaxes(visible=False, range=[-0.55, 2.6], fixedrange=True)
-    fig.update_yaxes(visible=False, range=[rows - 0.45, -0.55], fixedrange=True)
-    fig.update_layout(height=rows * row_px + 70, margin=dict(l=4, r=4, t=50, b=4), plot_bgcolor="white",
-                      legend=dict(orientation="h", x=0, y=1.0, xanchor="left", yanchor="bottom",
-                                  font=dict(size=13)),
-                      hovermode="closest", dragmode=False)
-    return fig
+        legend.append((legend_changed, f"background:{DEPENDS_FILL};border:3px solid {CHANGED_LINE}"))
+    keys = "".join(f"<span><span class='al-key' style='{css}'></span>{escape(text)}</span>" for text, css in legend)
+    return (f"<style>{FLOW_CSS}</style><div class='al-legend'>{keys}</div>"
+            f"<div class='al-flow' role='list'>{''.join(cells)}</div>")
+
+
+def flow_box_texts(html: str) -> dict[str, str]:
+    """Each box's text in shape_flow_html's output, by tensor name: for tests."""
+    return {m.group(1): m.group(2) for m in re.finditer(r"data-name='([^']+)'[^>]*>(.*?)</div>", html)}
 
 
 # ---------------------------------------------------------------- cost

@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import os
 import random
-import re
 import time
 from pathlib import Path
 
@@ -21,7 +20,7 @@ import pytest
 
 from core import i18n, limits
 from core.masks import MASK_KINDS
-from core.settings import SETTING_KEYS, Settings, head_choices, sanitize
+from core.settings import SETTING_KEYS, Settings, sanitize
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
@@ -39,10 +38,17 @@ def app_pages() -> list[tuple[str, str]]:
     raise AssertionError("app.py has no PAGES list")
 
 
+# A page's section tabs (ui/sections.lazy_tabs("heads_tab", SECTIONS, ...)): URL key -> the valid ids.
+TAB_IDS: dict[str, tuple[str, ...]] = {}
+
+
 def url_keys(path: Path) -> set[str]:
-    """The URL keys a source file reads: widgets bound to the URL and st.query_params.get(...)."""
+    """The URL keys a source file reads: widgets bound to the URL, st.query_params.get(...) and the
+    section tabs of ui/sections.lazy_tabs (whose valid ids are noted in TAB_IDS)."""
     keys: set[str] = set()
     tree = ast.parse(path.read_text())
+    tuples = {t.id: node.value for node in tree.body if isinstance(node, ast.Assign)
+              for t in node.targets if isinstance(t, ast.Name) and isinstance(node.value, ast.Tuple)}
     names = {}  # GRID_KEY = "masks_grid", key = f"masks_len{b}": keys passed by name
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("core"):
@@ -64,6 +70,11 @@ def url_keys(path: Path) -> set[str]:
         bound = isinstance(kw.get("bind"), ast.Constant) and kw["bind"].value == "query-params"
         target = kw.get("key") if bound else None
         func = node.func
+        if getattr(func, "id", getattr(func, "attr", None)) == "lazy_tabs" and len(node.args) >= 2 \
+                and isinstance(node.args[0], ast.Constant):
+            ids = tuples.get(getattr(node.args[1], "id", None), node.args[1])
+            TAB_IDS[node.args[0].value] = tuple(ast.literal_eval(ids))
+            keys.add(node.args[0].value)
         if isinstance(func, ast.Attribute) and func.attr == "get" and node.args \
                 and isinstance(func.value, ast.Attribute) and func.value.attr == "query_params":
             target = node.args[0]
@@ -90,6 +101,7 @@ def test_discovery_finds_every_page_and_its_keys():
     assert {"masks_grid", "masks_tk", "masks_len0"} <= url_keys(ROOT / "pages/masks.py")
     assert {"real_text", "real_off"} <= url_keys(ROOT / "pages/real-model.py")
     assert "masks_grid" in SHELL_KEYS
+    assert "heads_tab" in url_keys(ROOT / "pages/heads.py") and "cost" in TAB_IDS["heads_tab"]
 
 
 # ---------------------------------------------------------------- generation
@@ -108,6 +120,8 @@ def valid_values(key: str) -> list[str]:
              "walk_step": ["scores", "softmax", "3"], "walk_view": ["step", "all", "present"],
              "masks_fill": ["-1e9", "-inf"], "masks_polarity": ["keep", "block"], "masks_extra": ["causal", "padding"],
              "real_off": ["0", "11"], "why_steps": ["100", "1600"]}
+    if key in TAB_IDS:
+        return list(TAB_IDS[key])
     return table.get(key, ["0", "1", "2", "true", "false"])
 
 
@@ -188,6 +202,13 @@ def problems(at, query: dict) -> list[str]:
     for key, (lo, hi) in bounds.items():
         if key in ss and ss[key] is not None and not lo <= int(ss[key]) <= hi:
             out.append(f"{key}={ss[key]!r} is outside {lo}..{hi}")
+    for key, ids in TAB_IDS.items():  # an open section is always a real one; a bad one is said on the page
+        if key in ss and ss[key] not in ids:
+            out.append(f"{key}={ss[key]!r} is not a section ({ids})")
+        given = query.get(key)
+        if key in ss and given is not None and (isinstance(given, list) or given not in ids):
+            if not any(key in w.value for w in at.main.warning):
+                out.append(f"no message for the section {key}={short({key: given})}")
     return out
 
 

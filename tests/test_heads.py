@@ -24,8 +24,8 @@ def traced(d_model: int, h: int, T: int, seed: int = 0):
     return model, x, trace
 
 
-def flow_labels(fig) -> dict[str, str]:
-    return {a.name: a.text for a in fig.layout.annotations if a.name}
+def flow_labels(html: str) -> dict[str, str]:
+    return H.flow_box_texts(html)
 
 
 # ---------------------------------------------------------------- the shape-flow diagram
@@ -33,8 +33,8 @@ def flow_labels(fig) -> dict[str, str]:
 def test_flow_labels_equal_traced_shapes(d_model, h, T):
     _, x, trace = traced(d_model, h, T)
     boxes = H.shape_flow(d_model, h, T)
-    fig = H.shape_flow_figure(boxes, {}, legend_depends="d", legend_same="s", h=h)
-    labels = flow_labels(fig)
+    html = H.shape_flow_html(boxes, {}, legend_depends="d", legend_same="s", h=h)
+    labels = flow_labels(html)
     assert set(labels) == {"x", *AttentionTrace.names()}  # every traced tensor has its box
     for name, label in labels.items():
         tensor = x if name == "x" else getattr(trace, name)
@@ -50,14 +50,15 @@ def test_flow_marks_what_changed_since_the_previous_h():
     assert changed == {b.name for b in boxes if b.depends_on_h}
     assert changed == {"q_heads", "k_heads", "v_heads", "scores", "scaled_scores", "masked_scores", "weights",
                        "head_outputs"}
-    fig = H.shape_flow_figure(boxes, {}, legend_depends="d", legend_same="s", legend_changed="c",
-                              was="was {sizes}", h=8)
-    labels = flow_labels(fig)
+    html = H.shape_flow_html(boxes, {}, legend_depends="d", legend_same="s", legend_changed="c",
+                             was="was {sizes}", h=8)
+    labels = flow_labels(html)
     assert "was (1, 4, 8, 16)" in labels["q_heads"] and "(1, 8, 8, 8)" in labels["q_heads"]
     assert "was" not in labels["concat"]
-    assert "c" in [tr.name for tr in fig.data]  # the legend explains the thick border
-    fills = {s.fillcolor for s in fig.layout.shapes}
-    assert {H.DEPENDS_FILL, H.SAME_FILL} <= fills
+    assert "al-changed" in html and ">c</span>" in html  # the legend explains the thick border
+    kinds = {name: ("al-dep" if "al-dep" in html.split(f"data-name='{name}'")[0].rsplit("<div", 1)[1] else "al-same")
+             for name in labels}
+    assert {n for n, k in kinds.items() if k == "al-dep"} == {b.name for b in boxes if b.depends_on_h}
     # a previous h that cannot split d_model (or is the same h) is ignored, never an error
     for bad in (3, 8, 0, None, "4", True):
         assert not any(b.changed for b in H.shape_flow(64, 8, 8, prev_h=bad))
@@ -158,37 +159,69 @@ def test_strings_complete_in_both_languages():
 
 
 # ---------------------------------------------------------------- the page (AppTest)
+def open_tab(at, tab: str):
+    at.session_state["heads_tab"] = tab
+    return at.run()
+
+
+def flow_html(at) -> str:
+    return next(h.proto.body for h in at.get("html") if "al-flow" in h.proto.body)
+
+
+def test_page_opens_on_the_shapes_section_with_no_chart():
+    at = run_app("heads", d_model=64, num_heads=4, seq_len=8)
+    assert not at.exception
+    assert at.query_params["heads_tab"] == "shapes"
+    assert not at.get("plotly_chart")  # the diagram is HTML: a redraw costs the browser almost nothing
+    assert H.parse_sizes(H.flow_box_texts(flow_html(at))["q_heads"]) == (1, 4, 8, 16)
+
+
 def test_page_runs_and_survives_bad_state():
     at = run_app(None, d_model=8, num_heads=1, seq_len=2)  # home first: then plant garbage in the page's state
     for key, junk in (("heads_pick", [99, "x"]), ("heads_slice_head", 500), ("heads_timings", "junk"),
-                      ("heads_last", "junk"), ("heads_prev_h", 7), ("heads_page", -3), ("heads_pick_for", None)):
+                      ("heads_last", "junk"), ("heads_prev_h", 7), ("heads_page", -3), ("heads_pick_for", None),
+                      ("heads_tab", 42)):
         at.session_state[key] = junk
     at.switch_page("pages/heads.py")
     at.run()
     assert not at.exception
-    assert at.multiselect(key="heads_pick").value == [0]
-    assert at.selectbox(key="heads_slice_head").value == 0
-    assert "(1, 1, 2, 8)" in at.get("plotly_chart")[0].proto.spec  # the flow diagram, h = 1
+    assert "(1, 1, 2, 8)" in flow_html(at)  # the flow diagram, h = 1
     # h changes: the page says what changed, the diagram shows the old shape
     at.select_slider(key="num_heads").set_value(2).run()
     assert not at.exception
     assert any("from 1 to 2" in s.value for s in at.success)
-    assert "was (1, 1, 2, 8)" in at.get("plotly_chart")[0].proto.spec
+    assert "was (1, 1, 2, 8)" in flow_html(at)
+    open_tab(at, "heads")
+    assert not at.exception
     assert at.multiselect(key="heads_pick").value == [0, 1]
+    open_tab(at, "slice")
+    assert at.selectbox(key="heads_slice_head").value == 0
     # the timing button measures every h (d_model = 8: 1, 2, 4, 8) and draws the result
+    open_tab(at, "timing")
     at.button(key="heads_time_run").click().run()
     assert not at.exception
     assert [r.h for r in at.session_state["heads_timings"][(8, 2, 0)]] == [1, 2, 4, 8]
     assert any('"ms"' in c.proto.spec for c in at.get("plotly_chart"))
 
 
+@pytest.mark.parametrize("tab,charts", [("shapes", 0), ("heads", 2), ("cost", 2), ("timing", 0), ("slice", 2),
+                                        ("single", 2)])
+def test_each_section_draws_only_its_own_charts(tab, charts):
+    at = run_app("heads", d_model=64, num_heads=16, seq_len=8, heads_tab=tab)
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == charts
+    assert at.query_params["heads_tab"] == tab
+
+
 def test_page_largest_settings_in_chinese():
-    at = run_app("heads", d_model=512, num_heads=64, seq_len=32, mask="causal", lang="zh")
+    at = run_app("heads", d_model=512, num_heads=64, seq_len=32, mask="causal", lang="zh", heads_tab="heads")
     assert not at.exception
     assert at.title[0].value == "头与形状"
-    assert "(1, 64, 32, 32)" in at.get("plotly_chart")[0].proto.spec
+    assert [t.label for t in at.tabs][0] == "1 形状流"
     assert len(at.multiselect(key="heads_pick").value) == 8  # a page of heads, not a wall of 64
     assert at.selectbox(key="heads_page").value == 0
     at.selectbox(key="heads_page").set_value(2).run()  # the third group of heads replaces the selection
     assert not at.exception
     assert at.multiselect(key="heads_pick").value == list(range(16, 24))
+    open_tab(at, "shapes")
+    assert "(1, 64, 32, 32)" in flow_html(at)

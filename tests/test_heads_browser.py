@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -11,15 +13,35 @@ from conftest import open_app, sidebar_slider, wait_idle
 @pytest.mark.browser
 def test_num_heads_slider_changes_the_diagram_labels(server, page):
     open_app(page, server, "heads", d_model=64, num_heads=4, seq_len=8)
-    flow = page.locator("[data-testid=stPlotlyChart]").first
-    expect(flow.locator("text", has_text="(1, 4, 8, 16)").first).to_be_visible()
-    expect(flow.locator("text", has_text="(1, 8, 8, 8)")).to_have_count(0)
+    flow = page.locator(".al-flow")  # the shape flow is HTML (core/heads.shape_flow_html), not a chart
+    expect(flow.locator("[data-name=q_heads]")).to_contain_text("(1, 4, 8, 16)")
+    expect(flow.get_by_text("(1, 8, 8, 8)")).to_have_count(0)
 
     thumb = sidebar_slider(page, 1)  # num_heads: 4 -> 8
     thumb.focus()
     thumb.press("ArrowRight")
     wait_idle(page)
 
-    expect(flow.locator("text", has_text="(1, 8, 8, 8)").first).to_be_visible()  # q_heads, scores, ...
-    expect(flow.locator("text", has_text="was (1, 4, 8, 16)").first).to_be_visible()
-    expect(flow.locator("text", has_text="(1, 8, 64)").first).to_be_visible()  # unchanged boxes stay
+    expect(flow.locator("[data-name=q_heads]")).to_contain_text("(1, 8, 8, 8)")
+    expect(flow.locator("[data-name=q_heads]")).to_contain_text("was (1, 4, 8, 16)")
+    expect(flow.locator("[data-name=q_heads]")).to_have_class("al-box al-dep al-changed")
+    expect(flow.locator("[data-name=concat]")).to_contain_text("(1, 8, 64)")  # unchanged boxes stay
+    expect(flow.locator("[data-name=concat]")).not_to_contain_text("was")
+
+
+@pytest.mark.browser
+def test_a_section_tab_opens_its_charts_and_goes_into_the_url(server, page):
+    open_app(page, server, "heads", d_model=64, num_heads=4, seq_len=8)
+    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(0)  # shapes: HTML only
+    page.get_by_role("tab", name="3 Cost").click()
+    wait_idle(page)
+    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(2)
+    expect(page.locator(".al-flow")).to_have_count(0)  # the closed section is not drawn at all
+    expect(page).to_have_url(re.compile(r"[?&]heads_tab=cost"))
+
+
+@pytest.mark.browser
+def test_a_shared_link_opens_the_same_section_in_the_other_language(server, page):
+    open_app(page, server, "heads", d_model=64, num_heads=16, seq_len=8, heads_tab="heads", lang="zh")
+    expect(page.get_by_role("tab", name="2 所有头")).to_have_attribute("aria-selected", "true")
+    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(2)  # the focus overview + the grid

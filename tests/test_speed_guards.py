@@ -25,7 +25,12 @@ PINS = {
     ("walkthrough", ()): (1, 1, 1),
     ("walkthrough", (("walk_step", "softmax"),)): (4, 6, 4),
     ("walkthrough", (("walk_view", "all"),)): (16, 34, 32),
-    ("heads", ()): (9, 14, 10),
+    ("heads", ()): (0, 0, 0),  # the shapes section: the flow diagram is HTML
+    ("heads", (("heads_tab", "heads"),)): (2, 2, 2),
+    ("heads", (("heads_tab", "cost"),)): (2, 6, 3),
+    ("heads", (("heads_tab", "timing"),)): (0, 0, 0),  # nothing measured yet
+    ("heads", (("heads_tab", "slice"),)): (2, 2, 2),
+    ("heads", (("heads_tab", "single"),)): (2, 2, 2),
     ("masks", ()): (7, 15, 7),
     ("real-model", ()): (2, 2, 2),
     ("why-heads", ()): (0, 0, 0),  # nothing trained yet: the loss chart appears with results
@@ -76,7 +81,7 @@ def test_a_grid_of_sixteen_heads_is_one_trace_on_one_pair_of_axes():
 
 
 def test_heads_grid_on_the_heads_page_is_one_trace_for_sixteen_heads():
-    at = run_app("heads", **SETTINGS)
+    at = run_app("heads", **SETTINGS, heads_tab="heads")
     specs = {json.loads(c.proto.spec).get("layout", {}).get("height"): json.loads(c.proto.spec)
              for c in at.get("plotly_chart")}
     heatmap_specs = [s for s in specs.values() if any(d.get("type") == "heatmap" for d in s.get("data", []))]

@@ -3,10 +3,12 @@
 Files are built only when a button is clicked (st.download_button takes a callable: nothing is
 serialised on a rerun), and a download does not rerun the page (on_click="ignore"). The slice picker
 is a fragment: choosing another tensor or head reruns only this section, not the page's figures.
+The section's contents exist only while its expander is open (see _section).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 import streamlit as st
@@ -17,19 +19,27 @@ from core.export import TensorSet
 
 def scenario_downloads(ctx, run, *, page: str) -> None:
     """For a page that shows core.scenario.run(...) (walkthrough, heads)."""
-    ts = export.from_scenario(run, ctx.custom_text, page=page, app_url=st.context.url)
-    _section(ts, ctx.t, key=f"{page}_export", stem=export.file_stem(ctx.settings))
+    _section(lambda: export.from_scenario(run, ctx.custom_text, page=page, app_url=st.context.url), ctx.t,
+             key=f"{page}_export", stem=export.file_stem(ctx.settings))
 
 
 def lab_downloads(ctx, lab_run) -> None:
     """For the Masks lab, whose tensors come from its own choices (core.masks_lab.run_lab)."""
-    ts = export.from_lab(lab_run, ctx.settings, ctx.custom_text, app_url=st.context.url,
-                         extra_query={k: v for k, v in st.query_params.to_dict().items() if k.startswith("masks_")})
-    _section(ts, ctx.t, key="masks_export", stem=export.file_stem(ctx.settings) + "_lab", note=ctx.t("export.lab_note"))
+    _section(lambda: export.from_lab(lab_run, ctx.settings, ctx.custom_text, app_url=st.context.url,
+                                     extra_query={k: v for k, v in st.query_params.to_dict().items()
+                                                  if k.startswith("masks_")}),
+             ctx.t, key="masks_export", stem=export.file_stem(ctx.settings) + "_lab", note=ctx.t("export.lab_note"))
 
 
-def _section(ts: TensorSet, t, *, key: str, stem: str, note: str | None = None) -> None:
-    with st.expander(t("export.title"), icon=":material/download:"):
+def _section(build: Callable[[], TensorSet], t, *, key: str, stem: str, note: str | None = None) -> None:
+    # A lazy expander: closed (as it is on every slider step), it is one element. Its buttons and
+    # pickers cost the browser ~20 ms per redraw even while hidden (benchmarks/), so they and the
+    # tensor set exist only while it is open; opening it reruns the page.
+    box = st.expander(t("export.title"), icon=":material/download:", key=f"{key}_open", on_change="rerun")
+    if not box.open:
+        return
+    ts = build()
+    with box:
         st.caption(t("export.about"))
         if note:
             st.caption(note)

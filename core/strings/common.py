@@ -79,6 +79,10 @@ STRINGS = {
         "zh": "设置 {key} = “{given}” 无效，已改用最接近的有效值 {used}。",
         "en": "Setting {key} = “{given}” is not valid; using the nearest valid value, {used}.",
     },
+    "notice.page_param": {
+        "zh": "链接中的 {param} = “{given}” 无效，已改用 {used}。",
+        "en": "The link's {param} = “{given}” is not valid; using {used}.",
+    },
     "notice.num_heads_divisor": {
         "zh": "h = {given} 不能整除 d_model = {d_model}，已改用 h = {used}。可选：{choices}",
         "en": "h = {given} does not divide d_model = {d_model}; using h = {used}. Valid: {choices}",

@@ -14,6 +14,13 @@ STRINGS = {
         "en": "Now: d_model = {d_model} is cut into h = {h} heads of d_k = {d_k} each; sequence length T = {T}, batch B = 1.",
     },
     # 1. shape flow
+    # Section tabs (ui/sections.py): one section drawn at a time; the id is the URL value heads_tab=...
+    "heads.tab.shapes": {"zh": "1 形状流", "en": "1 Shapes"},
+    "heads.tab.heads": {"zh": "2 所有头", "en": "2 Every head"},
+    "heads.tab.cost": {"zh": "3 成本", "en": "3 Cost"},
+    "heads.tab.timing": {"zh": "4 实测时间", "en": "4 Timing"},
+    "heads.tab.slice": {"zh": "5 大投影 = h 个小投影", "en": "5 One big = h small"},
+    "heads.tab.single": {"zh": "6 一个头 vs h 个头", "en": "6 One head vs h"},
     "heads.flow.title": {"zh": "1. 整个层的形状流", "en": "1. The shapes through the whole layer"},
     "heads.flow.about": {
         "zh": "每个方框都标出它的张量形状：上一行是轴的名字，下一行是当前的数值。"
