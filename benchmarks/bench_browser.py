@@ -354,7 +354,7 @@ def main(argv=None) -> int:
                 print(f"{'/' + path:42s} {m:7.0f}ms {ratio:7.2f}x {'<=' + str(TARGETS['cold']):>7s} "
                       f"{'ok' if ok else 'MISSED'}")
         if big_bytes:
-            print(f"\nbytes received over the websocket per num_heads step (h -> h/2 -> h), d_model 512, T 32"
+            print("\nbytes received over the websocket per num_heads step (h -> h/2 -> h), d_model 512, T 32"
                   " (max of 2 steps)")
             for name, kb in big_bytes.items():
                 ok = kb <= MAX_KB_PER_STEP
