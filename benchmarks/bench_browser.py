@@ -150,9 +150,12 @@ def scenarios(app: Server, floor: Server, pages: list[str]) -> list[Scenario]:
     # d_model 512, h 16: seq_len 32 -> 31 -> 32 (h stays 16 for every sample)
     d = LARGE["d_model"]
     if "heads" in pages:
+        now = tuple(i18n.t("heads.now", "en", d_model=d, h=16, d_k=d // 16, T=T) for T in (31, 32))
         out.append(Scenario("/heads 512/16/32", "large", url("heads", **LARGE), SIDEBAR_SLIDER, 2,
-                            ("ArrowLeft", "ArrowRight"),
-                            tuple(i18n.t("heads.now", "en", d_model=d, h=16, d_k=d // 16, T=T) for T in (31, 32))))
+                            ("ArrowLeft", "ArrowRight"), now))
+        # The page opens on its shapes section; the head grid (8 of 16 heads, 32 x 32 each) is a tab away.
+        out.append(Scenario("/heads heads_tab=heads 512/16/32", "large", url("heads", **LARGE, heads_tab="heads"),
+                            SIDEBAR_SLIDER, 2, ("ArrowLeft", "ArrowRight"), now))
     if "walkthrough" in pages:
         texts = (f"1×31×{d}", f"1×32×{d}")  # the shape pipeline strip (x's sizes)
         out.append(Scenario("/walkthrough step=softmax 512/16/32", "large",
