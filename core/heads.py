@@ -487,19 +487,33 @@ def totals_for(seq_len: int, d_model: int, h: int, *, masked: bool) -> Totals:
     return totals(1, seq_len, seq_len, d_model, h, masked=masked)
 
 
-def focus_figure(focus: torch.Tensor, shown: Sequence[int], *, uniform: float, axis_title: str,
-                 head_label: str = "head", height: int = 190) -> go.Figure:
-    """One bar per head (the overview for many heads): `head_focus`, the heads on display darker.
-
-    A dotted line marks 1/T_k, the value of a head that spreads its attention evenly.
+def focus_html(focus: torch.Tensor, shown: Sequence[int], *, uniform: float, axis_title: str,
+               head_label: str = "head", height_px: int = 120) -> str:
+    """One bar per head (the overview for many heads) in plain HTML: `head_focus`, the heads on display
+    darker, a dotted line at 1/T_k (a head that spreads its attention evenly). Hovering a bar gives its
+    value. HTML, not a chart: it redraws at no cost in the browser (a plotly bar chart cost a frame or two).
     """
     shown = set(shown)
     n = focus.shape[0]
-    fig = go.Figure(go.Bar(x=list(range(n)), y=focus.tolist(),
-                           marker_color=[CURRENT_COLOR if i in shown else OTHER_COLOR for i in range(n)],
-                           hovertemplate=head_label + " %{x}<br>%{y:.3f}<extra></extra>"))
-    fig.add_hline(y=uniform, line=dict(color="#666", width=1, dash="dot"))
-    fig.update_xaxes(title=head_label, fixedrange=True, dtick=1 if n <= 16 else 4)
-    fig.update_yaxes(title=axis_title, rangemode="tozero", fixedrange=True)
-    fig.update_layout(height=height, margin=dict(l=10, r=10, t=10, b=10), bargap=0.15)
-    return fig
+    values = [float(v) for v in focus]
+    top = max([uniform, *[v for v in values if v == v]]) or 1.0  # NaN-free maximum (a head with no rows is NaN)
+    bars = []
+    for i, v in enumerate(values):
+        pct = 0.0 if v != v else 100.0 * v / top
+        color = CURRENT_COLOR if i in shown else OTHER_COLOR
+        label = str(i) if n <= 16 or i % 4 == 0 else ""
+        bars.append(f"<div class='al-col' title='{escape(head_label)} {i}: {v:.3f}' data-head='{i}'>"
+                    f"<div class='al-bar' style='height:{pct:.1f}%;background:{color}'></div>"
+                    f"<span class='al-tick'>{label}</span></div>")
+    line = 100.0 * uniform / top
+    return (f"<style>.al-focus{{display:flex;align-items:flex-end;gap:2px;height:{height_px}px;position:relative;"
+            f"border-bottom:1px solid #888;margin:18px 0 22px;max-width:900px}}"
+            ".al-col{flex:1 1 0;height:100%;display:flex;flex-direction:column;justify-content:flex-end;"
+            "position:relative;min-width:0}.al-bar{width:100%;border-radius:2px 2px 0 0}"
+            ".al-tick{position:absolute;bottom:-19px;left:50%;transform:translateX(-50%);font-size:13px;color:#444}"
+            ".al-uniform{position:absolute;left:0;right:0;border-top:1.5px dotted #555}"
+            ".al-focus-title{font-size:13px;color:#444;margin-top:6px}</style>"
+            f"<div class='al-focus-title'>{escape(axis_title)}</div>"
+            f"<div class='al-focus' role='img' aria-label='{escape(axis_title, quote=True)}'>{''.join(bars)}"
+            f"<div class='al-uniform' style='bottom:{line:.1f}%' title='1/T = {uniform:.3f}'></div></div>"
+            f"<div class='al-focus-title'>{escape(head_label)}</div>")

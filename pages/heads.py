@@ -120,8 +120,8 @@ def heads_section() -> None:
     focus = shared("heads_focus_values", SK, lambda: H.head_focus(weights))  # (h,)
     if h > PER_PAGE:
         st.caption(t("heads.grid.overview", h=h, u=1 / T))
-        show_chart(H.focus_figure(focus, picks, uniform=1 / T, axis_title=t("heads.grid.focus_axis"),
-                                  head_label=t("common.head")), name=f"focus-d{d}-h{h}-T{T}", title=t("heads.grid.focus_axis"), key="heads_focus")
+        st.html(H.focus_html(focus, picks, uniform=1 / T, axis_title=t("heads.grid.focus_axis"),
+                             head_label=t("common.head")))
     if picks:
         show_chart(heads_figure(weights, picks, toks, toks, head_label=t("common.head"), zrange=zrange,
                                 x_title=t("common.key"), y_title=t("common.query")),

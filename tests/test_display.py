@@ -13,6 +13,7 @@ from core import figures, i18n, scenario
 from core import heads as H
 from core import masks_lab as lab
 from core import walkthrough as W
+from core.accounting import totals_over_heads
 from core.settings import Settings
 from ui import display
 from ui.charts import chart_config
@@ -254,7 +255,8 @@ def test_table_view_and_spoken_name_cut_a_tiled_grid_of_heads_back_into_its_head
 
 
 def test_a_chart_without_heatmaps_has_no_table():
-    fig = H.focus_figure(torch.tensor([0.5, 0.7]), [0], uniform=0.2, axis_title="focus")
+    fig = H.cost_figures(totals_over_heads(1, 4, 4, 8, masked=False), 2, params_title="p", ops_title="o",
+                         memory_title="m", macs_name="macs", elementwise_name="e", axis_title="h")[1]
     assert figures.figure_tables(fig) == []
     assert figures.chart_summary(fig)["kind"] == "chart"
 
@@ -294,7 +296,7 @@ def charts(at) -> list[tuple[dict, dict]]:
 @pytest.mark.parametrize("option", list(OPTIONS))
 def test_every_page_with_every_display_option(page, lang, option):
     params = OPTIONS[option]
-    extra = dict(walk_step="softmax") if page == "walkthrough" else {}
+    extra = {"walkthrough": dict(walk_step="softmax"), "heads": dict(heads_tab="heads")}.get(page, {})
     at = run_app(page, lang=lang, seq_len=6, mask="custom", **params, **extra)
     assert not at.exception, at.exception
     for key, value in params.items():
@@ -329,8 +331,9 @@ def test_every_chart_has_an_accessible_name_in_the_language():
 
 def test_a_chart_keeps_its_accessible_name_when_the_settings_change():
     """A changed alt remounts the chart in the browser: it must not carry the settings."""
-    alts = [[c.proto.alt for c in run_app("heads", lang="en", num_heads=h).get("plotly_chart")][:1] for h in (2, 4)]
-    assert alts[0] == alts[1] == [f"{i18n.t('heads.flow.title', 'en')}: {i18n.t('display.alt.chart', 'en')}"]
+    alts = [[c.proto.alt for c in run_app("heads", lang="en", num_heads=h, heads_tab="cost").get("plotly_chart")][:1]
+            for h in (2, 4)]
+    assert alts[0] == alts[1] == [f"{i18n.t('heads.cost.title', 'en')}: {i18n.t('display.alt.chart', 'en')}"]
 
 
 def test_display_options_survive_a_page_change_and_stay_in_the_url():

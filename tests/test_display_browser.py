@@ -78,7 +78,7 @@ def test_svg_setting_makes_the_camera_button_save_a_real_svg(page, server):
 
 @pytest.mark.parametrize("path,params,at_least", [
     ("walkthrough", dict(walk_view="all", seq_len=5), 10),
-    ("heads", dict(seq_len=5), 6),
+    ("heads", dict(seq_len=5, heads_tab="single"), 2),
     ("masks", dict(mask="custom", seq_len=5), 7),
     ("real-model", dict(), 2),
 ])

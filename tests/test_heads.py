@@ -160,7 +160,7 @@ def test_strings_complete_in_both_languages():
 
 # ---------------------------------------------------------------- the page (AppTest)
 def open_tab(at, tab: str):
-    at.session_state["heads_tab"] = tab
+    at.query_params["heads_tab"] = tab  # what a click on the tab writes (ui/sections.py)
     return at.run()
 
 
@@ -171,7 +171,7 @@ def flow_html(at) -> str:
 def test_page_opens_on_the_shapes_section_with_no_chart():
     at = run_app("heads", d_model=64, num_heads=4, seq_len=8)
     assert not at.exception
-    assert at.query_params["heads_tab"] == "shapes"
+    assert "heads_tab" not in at.query_params  # the first section; the URL is written on a click
     assert not at.get("plotly_chart")  # the diagram is HTML: a redraw costs the browser almost nothing
     assert H.parse_sizes(H.flow_box_texts(flow_html(at))["q_heads"]) == (1, 4, 8, 16)
 
@@ -204,7 +204,7 @@ def test_page_runs_and_survives_bad_state():
     assert any('"ms"' in c.proto.spec for c in at.get("plotly_chart"))
 
 
-@pytest.mark.parametrize("tab,charts", [("shapes", 0), ("heads", 2), ("cost", 2), ("timing", 0), ("slice", 2),
+@pytest.mark.parametrize("tab,charts", [("shapes", 0), ("heads", 1), ("cost", 2), ("timing", 0), ("slice", 2),
                                         ("single", 2)])
 def test_each_section_draws_only_its_own_charts(tab, charts):
     at = run_app("heads", d_model=64, num_heads=16, seq_len=8, heads_tab=tab)
@@ -225,3 +225,14 @@ def test_page_largest_settings_in_chinese():
     assert at.multiselect(key="heads_pick").value == list(range(16, 24))
     open_tab(at, "shapes")
     assert "(1, 64, 32, 32)" in flow_html(at)
+
+
+def test_focus_overview_bars_are_the_head_focus_values():
+    focus = torch.tensor([0.25, 1.0, float("nan"), 0.5])
+    html = H.focus_html(focus, [1], uniform=0.25, axis_title="focus", head_label="head")
+    assert [f"head {i}: " in html for i in range(4)] == [True] * 4
+    assert "head 1: 1.000" in html and "head 2: nan" in html  # a head whose rows are all blocked says so
+    heights = [float(x) for x in re.findall(r"class='al-bar' style='height:([0-9.]+)%", html)]
+    assert heights == [25.0, 100.0, 0.0, 50.0]  # proportional to the focus, the largest bar full height
+    assert f"background:{H.CURRENT_COLOR}" in html.split("data-head='1'")[1].split("</div>")[0]
+    assert "bottom:25.0%" in html  # the 1/T line

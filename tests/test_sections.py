@@ -35,7 +35,7 @@ def test_first_section_by_default_and_only_it_runs():
     at = start()
     assert not at.exception
     assert texts(at) == ["content of shapes"]
-    assert at.query_params["demo_tab"] == "shapes"
+    assert "demo_tab" not in at.query_params  # no value = the first section; nothing written
     assert [t.label for t in at.tabs] == ["Shapes", "Cost"]
 
 
@@ -63,3 +63,15 @@ def test_the_chosen_section_is_kept_across_reruns():
     at.run()
     assert texts(at) == ["content of cost"]
     assert at.session_state["ran"] == ["cost"] * 3
+
+
+def test_a_click_on_a_tab_writes_its_id_into_the_url():
+    at = start()
+    at.session_state["demo_tab_tabs"] = "Cost"  # what a click on the tab leaves in its widget state
+    from ui.sections import _label_to_id
+
+    assert _label_to_id("代价", ["shapes", "cost"], lambda sid, lg: {"zh": {"cost": "代价"}}.get(lg, {}).get(sid)) == "cost"
+    at.query_params["demo_tab"] = "cost"  # the callback's write (AppTest cannot click a tab)
+    at.run()
+    assert texts(at) == ["content of cost"]
+    assert at.tabs[1].label == "Cost"

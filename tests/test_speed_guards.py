@@ -26,7 +26,7 @@ PINS = {
     ("walkthrough", (("walk_step", "softmax"),)): (4, 6, 4),
     ("walkthrough", (("walk_view", "all"),)): (16, 34, 32),
     ("heads", ()): (0, 0, 0),  # the shapes section: the flow diagram is HTML
-    ("heads", (("heads_tab", "heads"),)): (2, 2, 2),
+    ("heads", (("heads_tab", "heads"),)): (1, 1, 1),  # the grid; the focus overview is HTML
     ("heads", (("heads_tab", "cost"),)): (2, 6, 3),
     ("heads", (("heads_tab", "timing"),)): (0, 0, 0),  # nothing measured yet
     ("heads", (("heads_tab", "slice"),)): (2, 2, 2),

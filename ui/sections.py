@@ -7,8 +7,10 @@ section at a time keeps a redraw to the few charts a student is looking at.
 
 The open section is in the URL as a language-neutral id (`?heads_tab=cost`), so a teacher's link
 opens the same section for every student, in either language. Streamlit would bind the tab's
-*label* to the URL (which changes with the language), so the id is kept here instead:
-session state `<key>` holds the id, the tabs widget `<key>_tabs` holds the label.
+*label* to the URL (which changes with the language), so the id is kept here instead: the URL
+holds the id, the tabs widget `<key>_tabs` the label. The URL is written only when a tab is
+clicked (or a bad value corrected): a write while the page is drawn after a page change would
+send the address bar without the values of the widgets bound to it.
 """
 
 from __future__ import annotations
@@ -35,28 +37,26 @@ def lazy_tabs(key: str, ids: Sequence[str], label_of: Callable[[str, str], str],
     """Draw the tabs; return (open section id, {id: container}). Fill only the open one:
 
         open_id, tabs = lazy_tabs("heads_tab", SECTIONS, label, ctx.lang)
-        if open_id == "shapes":
-            with tabs["shapes"]: ...
+        with tabs[open_id]: ...
 
-    `label_of(id, lang)` gives a tab's label. A URL value that is not an id (or a repeated key)
-    falls back to the first section and calls `on_bad_url(given, used)` for a visible notice.
+    `label_of(id, lang)` gives a tab's label. The URL decides on every run (no value = the first
+    section), so what a student sees is always what the address bar would show the class; a click
+    on a tab writes its id there. A value that is not an id (or a repeated key) falls back to the
+    first section, calls `on_bad_url(given, used)` for a visible notice and is corrected in the URL.
     """
     tabs_key = f"{key}_tabs"
-    open_id = st.session_state.get(key)
-    if open_id not in ids:  # first run of this page in the session (or stale state): the URL decides
-        given = url_values(key)
-        open_id = given[0] if len(given) == 1 and given[0] in ids else ids[0]
-        if given and (len(given) > 1 or given[0] not in ids) and on_bad_url:
+    given = url_values(key)
+    open_id = given[0] if len(given) == 1 and given[0] in ids else ids[0]
+    if given and (len(given) > 1 or given[0] not in ids):
+        if on_bad_url:
             on_bad_url(given[0], open_id)
+        st.query_params[key] = open_id  # once: the next run reads a valid value
 
-    def changed() -> None:  # a click on a tab: remember its id (the label is language-dependent)
+    def changed() -> None:  # a click on a tab: its id into the URL (the label is language-dependent)
         sid = _label_to_id(st.session_state.get(tabs_key), ids, label_of)
         if sid is not None:
-            st.session_state[key] = sid
+            st.query_params[key] = sid
 
-    st.session_state[key] = open_id
     st.session_state[tabs_key] = label_of(open_id, lang)  # also after a language switch
     containers = st.tabs([label_of(sid, lang) for sid in ids], key=tabs_key, on_change=changed)
-    if url_values(key) != [open_id]:
-        st.query_params[key] = open_id
     return open_id, dict(zip(ids, containers))
