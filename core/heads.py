@@ -513,7 +513,7 @@ def focus_html(focus: torch.Tensor, shown: Sequence[int], *, uniform: float, axi
             ".al-tick{position:absolute;bottom:-19px;left:50%;transform:translateX(-50%);font-size:13px;color:#444}"
             ".al-uniform{position:absolute;left:0;right:0;border-top:1.5px dotted #555}"
             ".al-focus-title{font-size:13px;color:#444;margin-top:6px}</style>"
-            f"<div class='al-focus-title'>{escape(axis_title)}</div>"
+            f"<div class='al-focus-title'>{escape(axis_title)} (▮ {top:.3f} · ┄ 1/T = {uniform:.3f})</div>"
             f"<div class='al-focus' role='img' aria-label='{escape(axis_title, quote=True)}'>{''.join(bars)}"
             f"<div class='al-uniform' style='bottom:{line:.1f}%' title='1/T = {uniform:.3f}'></div></div>"
             f"<div class='al-focus-title'>{escape(head_label)}</div>")
