@@ -19,6 +19,7 @@ from core import i18n, source
 from core.masks import MASK_KINDS
 from core.settings import (D_MODEL_CHOICES, DEFAULTS, SEED_MAX, SEED_MIN, SEQ_LEN_MAX, SEQ_LEN_MIN,
                            SETTING_KEYS, head_choices, sanitize)
+from ui import batching
 from ui.display import display_sidebar
 from ui.shell import drop_url_value, url_values
 
@@ -33,6 +34,8 @@ def _tune_process() -> bool:
     torch.set_num_threads(1)
     # The code the pages show is parsed now, once, not by 8 sessions' threads at once (core/source.py).
     source.warm()
+    # A slider step's ~40 messages reach the browser in one batch, not a trickle it redraws for each.
+    batching.install()
     return True
 
 

@@ -1,0 +1,70 @@
+"""ui/batching.py: a running script's messages are held for at most HOLD_S, then sent; none are lost."""
+
+from __future__ import annotations
+
+import time
+
+from streamlit.runtime.app_session import AppSession, AppSessionState
+
+from ui import batching
+
+
+class FakeSession:
+    """Just what the wrapper reads: the state, the queue's flush and the send loop's wake-up."""
+
+    def __init__(self):
+        self._state = AppSessionState.APP_NOT_RUNNING
+        self.queue: list[str] = []
+        self.woken = 0
+
+    def _message_enqueued_callback(self):
+        self.woken += 1
+
+    def flush(self):
+        out, self.queue = self.queue, []
+        return out
+
+
+def test_installs_on_this_streamlit_and_only_once():
+    assert batching.install() is True
+    wrapped = AppSession.flush_browser_queue
+    assert batching.install() is True and AppSession.flush_browser_queue is wrapped
+
+
+def test_messages_wait_while_the_run_is_young_and_all_arrive_in_order(monkeypatch):
+    batching.install()
+    monkeypatch.setattr(batching, "HOLD_S", 0.2)
+    # the wrapper calls the original method, which reads self._browser_queue.flush()
+    session = FakeSession()
+    session._browser_queue = session
+    flush = AppSession.flush_browser_queue
+
+    session._state = AppSessionState.APP_IS_RUNNING
+    session.queue = ["script_started", "delta 1"]
+    assert flush(session) == []  # held
+    session.queue += ["delta 2"]
+    assert flush(session) == []
+    session._state = AppSessionState.APP_NOT_RUNNING  # the run ended: everything goes, in order
+    session.queue += ["script_finished"]
+    assert flush(session) == ["script_started", "delta 1", "delta 2", "script_finished"]
+
+
+def test_a_long_run_is_sent_after_the_hold_and_the_send_loop_is_woken(monkeypatch):
+    batching.install()
+    monkeypatch.setattr(batching, "HOLD_S", 0.05)
+    session = FakeSession()
+    session._browser_queue = session
+    flush = AppSession.flush_browser_queue
+    session._state = AppSessionState.APP_IS_RUNNING
+    session.queue = ["progress 1%"]
+    assert flush(session) == []
+    time.sleep(0.15)
+    assert session.woken == 1  # the timer woke Streamlit's send loop: nothing waits for a later message
+    assert flush(session) == ["progress 1%"]
+    session.queue = ["progress 2%"]
+    assert flush(session) == ["progress 2%"]  # past the hold, as Streamlit ships it
+    session._state = AppSessionState.APP_NOT_RUNNING
+    assert flush(session) == []
+    session._state = AppSessionState.APP_IS_RUNNING  # the next run is held again
+    session.queue = ["next run"]
+    assert flush(session) == []
