@@ -186,7 +186,9 @@ def _is_constant_text(node) -> bool:
     return _safe_value(node)
 
 
-SAFE_HTML_BUILDERS = {"token_chips"}  # escape every user-derived part with html.escape (tested below)
+# Escape every text part with html.escape (tested below); the heads page's diagrams get only our own
+# translated labels and numbers, and are escaped anyway.
+SAFE_HTML_BUILDERS = {"token_chips", "shape_flow_html", "focus_html"}
 
 
 def _safe_value(node) -> bool:
@@ -225,6 +227,18 @@ def test_token_chips_escape_any_token():
     parts = {ast.unparse(v.value) for n in ast.walk(fn) if isinstance(n, ast.JoinedStr)
              for v in n.values if isinstance(v, ast.FormattedValue)}
     assert parts == {"i", "color", "html.escape(tok)"}
+
+
+def test_the_heads_diagrams_escape_their_labels():
+    from core import heads as H
+
+    bad = '<script>window.__xss=1</script>"\'><img src=x onerror=1>'
+    boxes = H.shape_flow(64, 8, 8, prev_h=4)
+    html = H.shape_flow_html(boxes, {b.name: bad for b in boxes}, legend_depends=bad, legend_same=bad,
+                             legend_changed=bad, was=bad + "{sizes}", numbers=bad + "{n}", h=8)
+    bars = H.focus_html(torch.tensor([0.5, 0.25]), [0], uniform=0.25, axis_title=bad, head_label=bad)
+    for out in (html, bars):
+        assert "<script" not in out and "<img" not in out and "onerror=1>" not in out
 
 
 def test_nothing_is_unpickled():
