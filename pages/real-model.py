@@ -51,7 +51,8 @@ def show_head(layer: int, head: int) -> None:
 def mapping_table(lang: str) -> str:
     """BERT's parameter names and ours, as a Markdown table (static text: nothing for the browser to lay out)."""
     rows = [f"| `{bert}.weight/.bias` | `{ours}` |" for bert, ours in pretrained.BERT_TO_OURS.items()]
-    return "\n".join([f"| {i18n.t('real.mapping.bert', lang)} | {i18n.t('real.mapping.ours', lang)} |", "|---|---|", *rows])
+    head = f"| {i18n.t('real.mapping.bert', lang)} | {i18n.t('real.mapping.ours', lang)} |"
+    return "\n".join([head, "|---|---|", *rows])
 
 
 def session_figure(name: str, key: tuple, build):
