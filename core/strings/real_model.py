@@ -111,9 +111,9 @@ STRINGS = {
     "real.view.ablate": {"zh": "关掉注意力头", "en": "Switch heads off"},
     "real.view.core": {"zh": "我们自己的代码", "en": "Our own code"},
     "real.big.caption": {
-        "zh": "第 {layer} 层的一个头，放大后每个格子都有标记名：行 = 查询，列 = 键，每行之和为 1；色标与“全部 12 个头”相同。",
-        "en": "One head of layer {layer}, large enough to label every token: rows = queries, columns = keys, each row "
-              "sums to 1; the colour scale is the same as in “All 12 heads”.",
+        "zh": "第 {layer} 层的一个头，放大显示，坐标轴上标出标记：行 = 查询，列 = 键，每行之和为 1；色标与“全部 12 个头”相同。",
+        "en": "One head of layer {layer}, enlarged, with the tokens on its axes: rows = queries, columns = keys, each "
+              "row sums to 1; the colour scale is the same as in “All 12 heads”.",
     },
     "real.head": {"zh": "放大查看的头", "en": "Head to enlarge"},
     "real.big.title": {"zh": "第 {layer} 层 · 头 {head}", "en": "Layer {layer} · head {head}"},
