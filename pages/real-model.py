@@ -45,7 +45,7 @@ def use_example() -> None:
 def show_head(layer: int, head: int) -> None:
     st.session_state["real_layer"] = layer + 1
     st.session_state["real_head"] = st.session_state[KEPT_HEAD] = head
-    st.session_state["real_tab"] = "head"  # the tab with the enlarged head
+    st.query_params["real_tab"] = "head"  # the tab with the enlarged head (ui/sections: the URL decides)
 
 
 def mapping_table(lang: str) -> str:

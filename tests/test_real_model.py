@@ -283,7 +283,7 @@ def test_page_sections_are_lazy_tabs_opened_by_link():
         assert [t.label for t in at.tabs] == [i18n.t(f"real.view.{v}", "en") for v in
                                               ("grid", "head", "patterns", "link", "ablate", "core")]
         charts[view] = len(at.get("plotly_chart"))
-        assert at.session_state["real_tab"] == view
+        assert at.query_params["real_tab"] == view
     assert charts == {"grid": 1, "head": 1, "patterns": 0, "link": 0, "ablate": 0, "core": 0}
     at = run_app("real-model", lang="en", real_tab="head")
     assert at.select_slider(key="real_head").value == 1  # the default head, enlarged
@@ -293,7 +293,7 @@ def test_page_sections_are_lazy_tabs_opened_by_link():
 def test_page_bad_tab_in_link_falls_back_with_a_notice():
     at = run_app("real-model", lang="zh", real_tab="<b>x</b>")
     assert not at.exception
-    assert at.session_state["real_tab"] == "grid"
+    assert at.query_params["real_tab"] == "grid"  # corrected in the URL
     assert any("real_tab" in w.value and "grid" in w.value for w in at.warning)
     assert len(at.get("plotly_chart")) == 1
 
@@ -302,10 +302,10 @@ def test_page_enlarged_head_is_the_chosen_one_after_another_tab():
     at = run_app("real-model", lang="en", real_tab="head")
     at.select_slider(key="real_head").set_value(7).run()
     assert not at.exception
-    at.session_state["real_tab"] = "grid"
+    at.query_params["real_tab"] = "grid"  # what a click on the tab writes (AppTest cannot click a tab)
     at.run()
     assert not at.exception and len(at.get("plotly_chart")) == 1
-    at.session_state["real_tab"] = "head"
+    at.query_params["real_tab"] = "head"
     at.run()
     assert not at.exception
     assert at.select_slider(key="real_head").value == 7
@@ -356,14 +356,14 @@ def test_page_example_and_show_buttons():
     at.button_group(key="real_example").set_value(text).run()
     assert not at.exception
     assert at.text_area(key="real_text").value == text
-    at.session_state["real_tab"] = "link"  # the link tab starts from the example's own pair
+    at.query_params["real_tab"] = "link"  # the link tab starts from the example's own pair
     at.run()
     assert (at.selectbox(key="real_from").value, at.selectbox(key="real_to").value) == (7, 2)  # "are" -> "keys"
-    at.session_state["real_tab"] = "patterns"
+    at.query_params["real_tab"] = "patterns"
     at.run()
     at.button(key="real_show_previous").click().run()
     assert not at.exception
-    assert at.session_state["real_tab"] == "head"  # "show" opens the enlarged head
+    assert at.query_params["real_tab"] == "head"  # "show" opens the enlarged head
     assert at.button_group(key="real_layer").value == 1
     assert at.select_slider(key="real_head").value == 2
     assert len(at.get("plotly_chart")) == 1

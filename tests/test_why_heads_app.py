@@ -40,8 +40,8 @@ def test_train_button_trains_reports_and_shares_the_results():
     assert len(charts) == 1  # the loss curves; the head grids are one tab away
     assert all(f'"h = {h}"' in charts[0].proto.spec for h in (1, 2, 4))
     assert at.session_state["why_run"]["status"] == "done"
-    assert at.session_state["why_tab"] == "results" and len(at.tabs) == 2
-    at.session_state["why_tab"] = "heads"  # what a click on the tab stores
+    assert "why_tab" not in at.query_params and len(at.tabs) == 2  # no value: the first tab, results
+    at.query_params["why_tab"] = "heads"  # what a click on the tab writes (AppTest cannot click a tab)
     at.run()
     assert not at.exception
     assert len(at.get("plotly_chart")) == 4  # the loss curves and one head grid per model
@@ -57,7 +57,7 @@ def test_train_button_trains_reports_and_shares_the_results():
     assert not linked.exception
     assert len(linked.get("plotly_chart")) == 4
     bad = run_app("why-heads", lang="en", why_seed=90_002, why_steps=100, why_tab="nope")
-    assert not bad.exception and bad.session_state["why_tab"] == "results"
+    assert not bad.exception and bad.query_params["why_tab"] == "results"
     assert any("why_tab" in w for w in texts(bad.warning))
 
 
