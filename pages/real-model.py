@@ -158,20 +158,23 @@ view, tabs = lazy_tabs("real_tab", VIEWS, view_label, ctx.lang, on_bad_url=bad_v
 tab = tabs[view]
 
 if view in ("grid", "head"):
-    layer_weights = weights[L]  # (h, T, T)
     labels = tokens
-    if hide:
-        if any(tok not in pretrained.SPECIAL_TOKENS for tok in tokens):
-            layer_weights = pretrained.hide_special(layer_weights, tokens)
-        else:
-            tab.info(t("real.no_words"))
-    zrange = color_range(layer_weights, signed=False)  # one scale for the grid and the enlarged head
+    blank = hide and any(tok not in pretrained.SPECIAL_TOKENS for tok in tokens)
+    if hide and not blank:
+        tab.info(t("real.no_words"))
     blanked = " " + t("real.grid.blanked") if hide else ""
+
+    def layer_view():
+        """This layer's (h, T, T) weights as drawn, and one colour range for the grid and the enlarged head
+        (computed only when a figure is built)."""
+        layer_weights = pretrained.hide_special(weights[L], tokens) if blank else weights[L]
+        return layer_weights, color_range(layer_weights, signed=False)
 
 if view == "grid":
     tab.caption(t("real.grid.caption", layer=layer) + blanked + " " + t("real.grid.hover"))
 
     def build_grid():
+        layer_weights, zrange = layer_view()
         grid = heads_figure(layer_weights, HEADS, labels, labels, head_label=t("common.head"), zrange=zrange,
                             x_title=t("common.key"), y_title=t("common.query"), panel_height=220)
         return grid.update_xaxes(showticklabels=False).update_yaxes(showticklabels=False)  # tokens on hover
@@ -186,9 +189,13 @@ elif view == "head":
     head = tab.select_slider(t("real.head"), HEADS, key="real_head", bind="query-params", value=DEFAULT_HEAD)
     st.session_state[KEPT_HEAD] = head
     tab.caption(t("real.big.caption", layer=layer) + blanked)
-    big = session_figure("head", (encoded.text, L, hide, head, ctx.lang), lambda: matrix_figure(
-        layer_weights[head], labels, labels, zrange=zrange, x_title=t("common.key"), y_title=t("common.query"),
-        title=t("real.big.title", layer=layer, head=head)))
+
+    def build_head():
+        layer_weights, zrange = layer_view()
+        return matrix_figure(layer_weights[head], labels, labels, zrange=zrange, x_title=t("common.key"),
+                             y_title=t("common.query"), title=t("real.big.title", layer=layer, head=head))
+
+    big = session_figure("head", (encoded.text, L, hide, head, ctx.lang), build_head)
     show_chart(big, name=f"MiniLM-layer{layer}-head{head}", key="real_big", where=tab)
 
 elif view == "patterns":

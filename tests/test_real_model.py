@@ -290,6 +290,29 @@ def test_page_sections_are_lazy_tabs_opened_by_link():
     assert "real_from" not in at.session_state and "real_off" not in at.session_state  # other tabs did not run
 
 
+def test_page_hide_special_blanks_both_views():
+    import json
+
+    def blank_cells(at) -> int:
+        z = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["z"]
+        if isinstance(z, dict):  # plotly's typed array: decode it
+            import base64
+
+            import numpy as np
+            z = np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).tolist()
+        flat = [v for row in z for v in (row if isinstance(row, list) else [row])]
+        return sum(v is None or v != v for v in flat)
+
+    T = 16  # the first example: [CLS] + 14 word pieces + [SEP]
+    for view, heads in (("grid", 12), ("head", 1)):
+        shown = run_app("real-model", lang="en", real_tab=view)
+        hidden = run_app("real-model", lang="en", real_tab=view, real_hide="true")
+        assert not shown.exception and not hidden.exception
+        assert any(i18n.t("real.grid.blanked", "en") in c.value for c in hidden.caption)
+        # [CLS]/[SEP]: 2 rows and 2 columns of every head drawn blank (T*T - (T-2)*(T-2) cells each)
+        assert blank_cells(hidden) - blank_cells(shown) == heads * (T * T - (T - 2) ** 2), view
+
+
 def test_page_bad_tab_in_link_falls_back_with_a_notice():
     at = run_app("real-model", lang="zh", real_tab="<b>x</b>")
     assert not at.exception
