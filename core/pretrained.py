@@ -421,6 +421,35 @@ def reference_check(model: Pretrained, run: EncoderRun) -> dict[str, float]:
     return worst
 
 
+@dataclass(frozen=True)
+class Reading:
+    """What the page shows about one sentence before any click: computed once per sentence and shared
+    (a class on the teacher's link reads the same sentence; a slider step in the sidebar changes none of it)."""
+
+    encoded: Encoded
+    batch: Batch  # the sentence alone (B = 1)
+    run: EncoderRun
+    weights: torch.Tensor  # (num_layers, h, T, T): every layer's attention weights for this sentence
+    best: dict  # pattern -> (layer, head, score) of the head that follows it most (layer and head from 0)
+    special_share: tuple  # per layer: mean weight the word queries put on [CLS]/[SEP]
+    check: dict  # reference_check(): largest |ours - nn.MultiheadAttention| for weights and outputs
+    link: tuple  # default_link(): a (query, key) token pair worth looking at
+
+
+def read(model: Pretrained, encoded: Encoded) -> Reading:
+    """Run one encoded sentence and everything the page derives from it without a click."""
+    batch = model.batch([encoded])
+    run = model.run(batch)
+    weights = run.weights[:, 0]  # (layers, h, T, T) for this one sentence
+    scores = pattern_scores(weights, encoded.tokens)
+    return Reading(
+        encoded=encoded, batch=batch, run=run, weights=weights,
+        best={name: best_heads(scores[name], 1)[0] for name in PATTERNS},
+        special_share=tuple(float(special_share(w, encoded.tokens).mean()) for w in weights),
+        check=reference_check(model, run), link=default_link(encoded),
+    )
+
+
 def hide_special(weights: torch.Tensor, tokens: Sequence[str]) -> torch.Tensor:
     """The weights with every [CLS]/[SEP]/[PAD] row and column set to NaN (drawn blank).
 

@@ -5,6 +5,7 @@ import streamlit as st
 from core import scenario
 from core.accounting import tensor_shapes
 from core.reference import max_abs_diff, torch_reference
+from ui.cache import shared
 from ui.shell import page_context
 
 ctx = page_context()
@@ -32,13 +33,29 @@ for i, page in enumerate(("walkthrough", "heads", "masks", "real-model", "why-he
 st.info(t("home.current", d_model=s.d_model, h=s.num_heads, d_k=s.d_k, T=s.seq_len,
           mask=t(f"mask.{s.mask}"), seed=s.seed), icon=":material/tune:")
 
-run = scenario.run(s, custom_text=ctx.custom_text)
-reference_output, _ = torch_reference(run.model, run.x, run.x, run.x, run.mask)
-st.success(t("home.check", diff=max_abs_diff(run.trace.output, reference_output)), icon=":material/check_circle:")
+
+
+def reference_diff() -> float:
+    """Our MultiHeadAttention against PyTorch's nn.MultiheadAttention for these settings (same weights, input)."""
+    run = scenario.run(s, custom_text=ctx.custom_text)
+    reference_output, _ = torch_reference(run.model, run.x, run.x, run.x, run.mask)
+    return max_abs_diff(run.trace.output, reference_output)
+
+
+def shapes_table(lang: str) -> str:
+    """Every tensor's shape as a Markdown table (static text: cheap to send and to draw)."""
+    shapes = tensor_shapes(1, s.seq_len, s.seq_len, s.d_model, s.num_heads)
+    rows = [f"| `{name}` | {shape.text()} |" for name, shape in shapes.items()]
+    return "\n".join([f"| tensor | {t('common.shape')} |", "|---|---|", *rows])
+
+
+# Once per distinct setting for the whole server (the numbers do not depend on the language): a class on the
+# teacher's link, and every rerun that changes no setting, reuse it.
+diff = shared("home-check", (s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, ctx.custom_text), reference_diff)
+st.success(t("home.check", diff=diff), icon=":material/check_circle:")
 
 with st.expander(t("home.shapes"), expanded=False):
-    shapes = tensor_shapes(1, s.seq_len, s.seq_len, s.d_model, s.num_heads)
-    st.table({"tensor": list(shapes), t("common.shape"): [shape.text() for shape in shapes.values()]})
+    st.markdown(shapes_table(ctx.lang))
 
 st.subheader(t("home.teacher"))
 st.write(t("home.teacher.text"))

@@ -5,11 +5,14 @@ import html
 import pandas as pd
 import streamlit as st
 
-from core import pretrained
+from core import i18n, pretrained
 from core.figures import color_range, heads_figure, matrix_figure
 from core.frozen import freeze
-from ui.charts import show_chart
 from core.source import source_text
+from ui.cache import shared
+from ui import display
+from ui.charts import show_chart
+from ui.sections import lazy_tabs
 from ui.shell import drop_url_value, page_context, url_values
 
 ctx = page_context()
@@ -18,6 +21,10 @@ t = ctx.t
 LAYERS = list(range(1, 7))  # shown from 1, like the issue and the papers
 HEADS = list(range(12))  # shown from 0, like the other pages
 DEFAULT_LAYER, DEFAULT_HEAD = 4, 1  # with the first example, this head links "it" to "animal"
+# The page's sections as tabs, in the order a teacher would show them: only the open one is built and drawn
+# (the browser pays one or two frames per plotly chart on every redraw; ui/sections.py).
+VIEWS = ("grid", "head", "patterns", "link", "ablate", "core")
+KEPT_HEAD = "real_head_kept"  # the enlarged head, remembered while the grid tab is open (its widget is not drawn)
 
 
 @st.cache_resource(show_spinner=False)
@@ -37,7 +44,34 @@ def use_example() -> None:
 
 def show_head(layer: int, head: int) -> None:
     st.session_state["real_layer"] = layer + 1
-    st.session_state["real_head"] = head
+    st.session_state["real_head"] = st.session_state[KEPT_HEAD] = head
+    st.query_params["real_tab"] = "head"  # the tab with the enlarged head (ui/sections: the URL decides)
+
+
+def mapping_table(lang: str) -> str:
+    """BERT's parameter names and ours, as a Markdown table (static text: nothing for the browser to lay out)."""
+    rows = [f"| `{bert}.weight/.bias` | `{ours}` |" for bert, ours in pretrained.BERT_TO_OURS.items()]
+    head = f"| {i18n.t('real.mapping.bert', lang)} | {i18n.t('real.mapping.ours', lang)} |"
+    return "\n".join([head, "|---|---|", *rows])
+
+
+def session_figure(name: str, key: tuple, build):
+    """This session's figure `name`, built again only when `key` (everything it shows) changes: a slider step in
+    the sidebar then costs no rebuild. Per session, never shared: show_chart restyles it in place (ui/cache.py)."""
+    memo = st.session_state.setdefault("real_figures", {})
+    key = (key, display.current())  # the display options restyle it: a change builds a fresh figure
+    if name not in memo or memo[name][0] != key:
+        memo[name] = (key, build())
+    return memo[name][1]
+
+
+def view_label(view: str, lang: str) -> str:
+    return i18n.t(f"real.view.{view}", lang)
+
+
+def bad_view(given: str, used: str) -> None:
+    st.warning(i18n.t("notice.corrected", ctx.lang, key="real_tab", given=i18n.plain(given, 30), used=used),
+               icon=":material/build:")
 
 
 def token_chips(tokens: list[str]) -> str:
@@ -69,7 +103,9 @@ except pretrained.ModelIntegrityError as e:
     st.error(f"{t('real.refused')} {e}", icon=":material/gpp_bad:")
     st.stop()
 cfg = model.cfg
-st.caption(t("real.loaded", params=pretrained.param_count(model), att=pretrained.attention_param_share(model),
+params, att = shared("real-params", (model.sha256,),
+                     lambda: (pretrained.param_count(model), pretrained.attention_param_share(model)))
+st.caption(t("real.loaded", params=params, att=att,
              sha=f"{model.sha256[:12]}…{model.sha256[-4:]}", seconds=model.load_seconds) + " " + t("real.source"))
 
 # ---------------------------------------------------------------- 1. the sentence
@@ -102,11 +138,13 @@ st.write(t("real.tokens", n=n, limit=pretrained.MAX_TOKENS))
 st.html(token_chips(tokens))
 st.caption(t("real.tokens.about"))
 
-batch = model.batch([encoded])
-run = model.run(batch)
-weights = run.weights[:, 0]  # (layers, h, T, T) for this one sentence
+# Everything that depends only on the sentence, once per sentence for the whole server (frozen, shared):
+# a slider step in the sidebar (d_model, h, ...) changes nothing here and reruns cost almost nothing.
+reading = shared("real-reading", (model.sha256, encoded.text), lambda: pretrained.read(model, encoded))
+weights = reading.weights  # (layers, h, T, T) for this one sentence
 
-# ---------------------------------------------------------------- 2. one layer's heads
+# ---------------------------------------------------------------- 2. the heads, one tab at a time
+st.success(t("real.check", w=reading.check["weights"], o=reading.check["outputs"]), icon=":material/check_circle:")
 st.header(t("real.maps.header"))
 settle("real_layer", LAYERS, DEFAULT_LAYER)
 settle("real_head", HEADS, DEFAULT_HEAD)
@@ -115,81 +153,98 @@ layer = c1.segmented_control(t("real.layer"), LAYERS, key="real_layer", bind="qu
                              required=True)
 hide = c2.toggle(t("real.hide"), key="real_hide", bind="query-params", help=t("real.hide.help"))
 L = int(layer) - 1
-layer_weights = weights[L]  # (h, T, T)
-labels = tokens
-if hide:
-    if any(tok not in pretrained.SPECIAL_TOKENS for tok in tokens):
-        layer_weights = pretrained.hide_special(layer_weights, tokens)
+# Only the open tab runs and draws (ui/sections.py): one heatmap at most per redraw.
+view, tabs = lazy_tabs("real_tab", VIEWS, view_label, ctx.lang, on_bad_url=bad_view)
+tab = tabs[view]
+
+if view in ("grid", "head"):
+    labels = tokens
+    blank = hide and any(tok not in pretrained.SPECIAL_TOKENS for tok in tokens)
+    if hide and not blank:
+        tab.info(t("real.no_words"))
+    blanked = " " + t("real.grid.blanked") if hide else ""
+
+    def layer_view():
+        """This layer's (h, T, T) weights as drawn, and one colour range for the grid and the enlarged head
+        (computed only when a figure is built)."""
+        layer_weights = pretrained.hide_special(weights[L], tokens) if blank else weights[L]
+        return layer_weights, color_range(layer_weights, signed=False)
+
+if view == "grid":
+    tab.caption(t("real.grid.caption", layer=layer) + blanked + " " + t("real.grid.hover"))
+
+    def build_grid():
+        layer_weights, zrange = layer_view()
+        grid = heads_figure(layer_weights, HEADS, labels, labels, head_label=t("common.head"), zrange=zrange,
+                            x_title=t("common.key"), y_title=t("common.query"), panel_height=220)
+        return grid.update_xaxes(showticklabels=False).update_yaxes(showticklabels=False)  # tokens on hover
+
+    show_chart(session_figure("grid", (encoded.text, L, hide, ctx.lang), build_grid),
+               name=f"MiniLM-layer{layer}-heads", key="real_grid", where=tab)
+    tab.info(t("real.special.about", share=reading.special_share[L]), icon=":material/info:")
+
+elif view == "head":
+    if "real_head" not in st.session_state and KEPT_HEAD in st.session_state and "real_head" not in st.query_params:
+        st.session_state["real_head"] = st.session_state[KEPT_HEAD]  # back from another tab: the same head
+    head = tab.select_slider(t("real.head"), HEADS, key="real_head", bind="query-params", value=DEFAULT_HEAD)
+    st.session_state[KEPT_HEAD] = head
+    tab.caption(t("real.big.caption", layer=layer) + blanked)
+
+    def build_head():
+        layer_weights, zrange = layer_view()
+        return matrix_figure(layer_weights[head], labels, labels, zrange=zrange, x_title=t("common.key"),
+                             y_title=t("common.query"), title=t("real.big.title", layer=layer, head=head))
+
+    big = session_figure("head", (encoded.text, L, hide, head, ctx.lang), build_head)
+    show_chart(big, name=f"MiniLM-layer{layer}-head{head}", key="real_big", where=tab)
+
+elif view == "patterns":
+    tab.caption(t("real.patterns.about"))
+    for name in pretrained.PATTERNS:
+        bl, bh, score = reading.best[name]
+        row = tab.container(horizontal=True, vertical_alignment="center")
+        row.write(f"{t(f'real.pattern.{name}')} — {t('real.best', layer=bl + 1, head=bh, score=score)}")
+        row.button(t("real.show"), key=f"real_show_{name}", on_click=show_head, args=(bl, bh))
+
+elif view == "link":
+    tab.caption(t("real.link.about"))
+    positions = list(range(n))
+    if st.session_state.get("real_link_text") != encoded.text:  # a new sentence: start from its own pair
+        st.session_state["real_from"], st.session_state["real_to"] = reading.link
+        st.session_state["real_link_text"] = encoded.text
+    settle("real_from", positions, 0)
+    settle("real_to", positions, 0)
+    c1, c2 = tab.columns(2)
+    q = c1.selectbox(t("real.link.from"), positions, key="real_from", format_func=lambda i: f"{i}: {tokens[i]}")
+    k = c2.selectbox(t("real.link.to"), positions, key="real_to", format_func=lambda i: f"{i}: {tokens[i]}")
+    tab.write(t("real.link.result", q=tokens[q], k=tokens[k]))
+    for rank, (bl, bh, score) in enumerate(pretrained.best_heads(pretrained.link_scores(weights, q, k), 3)):
+        row = tab.container(horizontal=True, vertical_alignment="center")
+        row.write(t("real.best", layer=bl + 1, head=bh, score=score))
+        row.button(t("real.show"), key=f"real_link_show_{rank}", on_click=show_head, args=(bl, bh))
+
+elif view == "ablate":
+    tab.write(t("real.ablate.about", layer=layer))
+    off = tab.pills(t("real.ablate.heads", layer=layer), HEADS, selection_mode="multi", key="real_off",
+                    bind="query-params")
+    if not off:
+        tab.caption(t("real.ablate.none"))
     else:
-        st.info(t("real.no_words"))
-zrange = color_range(layer_weights, signed=False)
-st.caption(t("real.grid.caption", layer=layer) + (" " + t("real.grid.blanked") if hide else "")
-           + " " + t("real.grid.hover"))
-grid = heads_figure(layer_weights, HEADS, labels, labels, head_label=t("common.head"), zrange=zrange,
-                    x_title=t("common.key"), y_title=t("common.query"), panel_height=220)
-grid.update_xaxes(showticklabels=False).update_yaxes(showticklabels=False)  # 12 small panels: tokens on hover
-show_chart(grid, name=f"MiniLM-layer{layer}-heads", key="real_grid")
-st.info(t("real.special.about", share=float(pretrained.special_share(weights[L], tokens).mean())),
-        icon=":material/info:")
+        heads_off = tuple(sorted({int(h) for h in off}))
+        result = shared("real-ablation", (model.sha256, encoded.text, L, heads_off),
+                        lambda: pretrained.ablate(model, reading.batch, reading.run, L, heads_off))
+        m1, m2 = tab.columns(2)
+        m1.metric(t("real.ablate.embedding"), f"{result.embedding_cosine:.4f}")
+        m2.metric(t("real.ablate.layer_change", layer=layer), f"{result.layer_change:.1%}")
+        tab.caption(t("real.ablate.tokens", layer=layer))
+        frame = pd.DataFrame({t("real.ablate.col_layer", layer=layer): result.token_change,
+                              t("real.ablate.col_final"): result.final_token_change},
+                             index=[f"{i}:{tok}" for i, tok in enumerate(tokens)])
+        tab.bar_chart(frame, sort=False, stack=False, height=280)
 
-head = st.select_slider(t("real.head"), HEADS, key="real_head", bind="query-params", value=DEFAULT_HEAD)
-show_chart(matrix_figure(layer_weights[head], labels, labels, zrange=zrange, x_title=t("common.key"),
-                         y_title=t("common.query"), title=t("real.big.title", layer=layer, head=head)),
-           name=f"MiniLM-layer{layer}-head{head}", key="real_big")
-
-# ---------------------------------------------------------------- 3. what heads learned
-st.header(t("real.patterns.header"))
-st.caption(t("real.patterns.about"))
-scores = pretrained.pattern_scores(weights, tokens)
-for name in pretrained.PATTERNS:
-    (bl, bh, score), = pretrained.best_heads(scores[name], 1)
-    row = st.container(horizontal=True, vertical_alignment="center")
-    row.write(f"{t(f'real.pattern.{name}')} — {t('real.best', layer=bl + 1, head=bh, score=score)}")
-    row.button(t("real.show"), key=f"real_show_{name}", on_click=show_head, args=(bl, bh))
-
-st.subheader(t("real.link.header"))
-st.caption(t("real.link.about"))
-positions = list(range(n))
-if st.session_state.get("real_link_text") != encoded.text:  # a new sentence: start from its own pair
-    st.session_state["real_from"], st.session_state["real_to"] = pretrained.default_link(encoded)
-    st.session_state["real_link_text"] = encoded.text
-settle("real_from", positions, 0)
-settle("real_to", positions, 0)
-c1, c2 = st.columns(2)
-q = c1.selectbox(t("real.link.from"), positions, key="real_from", format_func=lambda i: f"{i}: {tokens[i]}")
-k = c2.selectbox(t("real.link.to"), positions, key="real_to", format_func=lambda i: f"{i}: {tokens[i]}")
-st.write(t("real.link.result", q=tokens[q], k=tokens[k]))
-for rank, (bl, bh, score) in enumerate(pretrained.best_heads(pretrained.link_scores(weights, q, k), 3)):
-    row = st.container(horizontal=True, vertical_alignment="center")
-    row.write(t("real.best", layer=bl + 1, head=bh, score=score))
-    row.button(t("real.show"), key=f"real_link_show_{rank}", on_click=show_head, args=(bl, bh))
-
-# ---------------------------------------------------------------- 4. our own core
-st.header(t("real.core.header"))
-st.write(t("real.core.about"))
-check = pretrained.reference_check(model, run)
-st.success(t("real.check", w=check["weights"], o=check["outputs"]), icon=":material/check_circle:")
-st.caption(t("real.check.tests"))
-with st.expander(t("real.code")):
-    st.table({t("real.mapping.bert"): [f"{k}.weight/.bias" for k in pretrained.BERT_TO_OURS],
-              t("real.mapping.ours"): list(pretrained.BERT_TO_OURS.values())})
-    st.code(source_text(pretrained.EncoderLayer) + "\n\n" + source_text(pretrained.without_heads),
-            language="python")
-
-# ---------------------------------------------------------------- 5. ablation
-st.header(t("real.ablate.header"))
-st.write(t("real.ablate.about", layer=layer))
-off = st.pills(t("real.ablate.heads", layer=layer), HEADS, selection_mode="multi", key="real_off",
-               bind="query-params")
-if not off:
-    st.caption(t("real.ablate.none"))
-else:
-    result = pretrained.ablate(model, batch, run, L, off)
-    m1, m2 = st.columns(2)
-    m1.metric(t("real.ablate.embedding"), f"{result.embedding_cosine:.4f}")
-    m2.metric(t("real.ablate.layer_change", layer=layer), f"{result.layer_change:.1%}")
-    st.caption(t("real.ablate.tokens", layer=layer))
-    frame = pd.DataFrame({t("real.ablate.col_layer", layer=layer): result.token_change,
-                          t("real.ablate.col_final"): result.final_token_change},
-                         index=[f"{i}:{tok}" for i, tok in enumerate(tokens)])
-    st.bar_chart(frame, sort=False, stack=False, height=280)
+else:  # "core"
+    tab.write(t("real.core.about"))
+    tab.caption(t("real.check.tests"))
+    tab.markdown(mapping_table(ctx.lang))
+    tab.caption(t("real.code"))
+    tab.code(source_text(pretrained.EncoderLayer) + "\n\n" + source_text(pretrained.without_heads), language="python")

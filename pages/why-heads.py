@@ -1,19 +1,23 @@
 """Why many heads: train one, two and four heads live on a task that needs two attention
 patterns at once, and show what each head learned (core/why_heads.py has the task and model)."""
 
-import pandas as pd
 import streamlit as st
 
 from core import i18n
 from core import why_heads as W
 from core.figures import heads_figure
+from ui.cache import shared
 from ui.charts import show_chart
+from ui.sections import lazy_tabs
 from ui.shell import drop_url_value, page_context
 
 ctx = page_context()
 t = ctx.t
 HS = W.HEAD_COUNTS
 UPDATES_PER_MODEL = 20  # live chart/progress refreshes per model
+# The trained results as two tabs: only the open one runs and draws (the head grids are 3 plotly charts).
+VIEWS = ("results", "heads")
+VIEW_LABELS = {"results": "why.results.header", "heads": "why.heatmaps.header"}
 
 
 @st.cache_resource(show_spinner=False)
@@ -51,6 +55,25 @@ def loss_chart(placeholder, curves, steps: int, key: str) -> None:
                name="training-loss", key=key, where=placeholder)
 
 
+def view_label(view: str, lang: str) -> str:
+    return i18n.t(VIEW_LABELS[view], lang)
+
+
+def bad_view(given: str, used: str) -> None:
+    st.warning(i18n.t("notice.corrected", ctx.lang, key="why_tab", given=i18n.plain(given, 30), used=used),
+               icon=":material/build:")
+
+
+def example_table(lang: str) -> str:
+    """The example sequence and its answers as a Markdown table (static text: cheap on every rerun)."""
+    example = W.example_batch()
+    answers = ["–"] + [f"({p},{k})" for p, k in example.targets[0].tolist()]
+    marked = [label.replace("*", "\\*") for label in labels()]  # "9*" is the marked digit, not emphasis
+    rows = [[i18n.t("why.example.digit", lang), *marked], [i18n.t("why.example.answer", lang), *answers]]
+    head = "| | " + " | ".join(str(i) for i in range(W.SEQ_LEN)) + " |"
+    return "\n".join([head, "|---" * (W.SEQ_LEN + 1) + "|", *("| " + " | ".join(r) + " |" for r in rows)])
+
+
 def labels() -> list[str]:
     return [f"{d}*" if i == W.EXAMPLE_MARKER else str(d) for i, d in enumerate(W.EXAMPLE_TOKENS)]
 
@@ -61,16 +84,14 @@ st.write(t("why.intro"))
 
 st.subheader(t("why.task.header"))
 st.write(t("why.task.text", T=W.SEQ_LEN))
-example = W.example_batch()
 tokens, m = list(W.EXAMPLE_TOKENS), W.EXAMPLE_MARKER
 seq = " ".join(f"**{d}\\***" if i == m else str(d) for i, d in enumerate(tokens))
 st.write(t("why.task.example", seq=seq, marked=tokens[m], m=m, i=7, cur=tokens[7], prev=tokens[6]))
-answers = ["–"] + [f"({p},{k})" for p, k in example.targets[0].tolist()]
-st.table(pd.DataFrame([labels(), answers], index=[t("why.example.digit"), t("why.example.answer")],
-                      columns=[str(i) for i in range(W.SEQ_LEN)]))
+# Fixed text, once per language for the whole server (this page depends on none of the sidebar settings).
+st.markdown(shared("why-example", (ctx.lang,), lambda: example_table(ctx.lang)))
 
 st.subheader(t("why.model.header"))
-params = W.parameter_count(W.build_why_model(1, 0))
+params = shared("why-params", (W.D_MODEL,), lambda: W.parameter_count(W.build_why_model(1, 0)))
 st.write(t("why.model.text", d_model=W.D_MODEL, dks=", ".join(str(W.D_MODEL // h) for h in HS), params=params))
 st.info(t("why.model.own", d_model=W.D_MODEL, T=W.SEQ_LEN, batch=W.BATCH_SIZE), icon=":material/info:")
 
@@ -146,72 +167,74 @@ if curves:
 # ---------------------------------------------------------------- results
 finished = {h: r for h, r in results.items() if r is not None}
 if finished:
-    st.subheader(t("why.results.header"))
-    st.caption(t("why.results.caption", n=W.EVAL_SIZE))
-    rows = list(finished.values())
-    st.table({
-        t("why.col.h"): [r.num_heads for r in rows],
-        t("why.col.d_k"): [W.D_MODEL // r.num_heads for r in rows],
-        t("why.col.params"): [r.parameters for r in rows],
-        t("why.col.loss"): [f"{r.eval_loss:.3f}" for r in rows],
-        t("why.col.acc"): [f"{r.accuracy:.0%}" for r in rows],
-        t("why.col.acc_prev"): [f"{r.previous_accuracy:.0%}" for r in rows],
-        t("why.col.acc_mark"): [f"{r.marker_accuracy:.0%}" for r in rows],
-        t("why.col.seconds"): [f"{r.seconds:.1f}" for r in rows],
-    }, hide_index=True)
+    view, tabs = lazy_tabs("why_tab", VIEWS, view_label, ctx.lang, on_bad_url=bad_view)
+    with tabs[view]:  # only the open tab runs and draws
+        if view == "results":
+            st.caption(t("why.results.caption", n=W.EVAL_SIZE))
+            rows = list(finished.values())
+            st.table({
+                t("why.col.h"): [r.num_heads for r in rows],
+                t("why.col.d_k"): [W.D_MODEL // r.num_heads for r in rows],
+                t("why.col.params"): [r.parameters for r in rows],
+                t("why.col.loss"): [f"{r.eval_loss:.3f}" for r in rows],
+                t("why.col.acc"): [f"{r.accuracy:.0%}" for r in rows],
+                t("why.col.acc_prev"): [f"{r.previous_accuracy:.0%}" for r in rows],
+                t("why.col.acc_mark"): [f"{r.marker_accuracy:.0%}" for r in rows],
+                t("why.col.seconds"): [f"{r.seconds:.1f}" for r in rows],
+            }, hide_index=True)
 
-    st.subheader(t("why.verdict.header"))
-    single = finished.get(1)
-    if single is not None:
-        story = W.single_head_story(single)
-        st.write(t(f"why.single.{story}", d_k=W.D_MODEL, pm=single.previous_mass[0], mm=single.marker_mass[0],
-                   acc=single.accuracy, acc_prev=single.previous_accuracy, acc_mark=single.marker_accuracy))
-        for h, multi in finished.items():
-            if h == 1:
-                continue
-            cmp = W.compare(single, multi)
-            if cmp.verdict in ("effect", "partial"):
-                sep = t("why.list_sep")
-                text = t(f"why.verdict.{cmp.verdict}", h=h, pis=sep.join(map(str, cmp.previous_heads)),
-                         pms=sep.join(f"{multi.previous_mass[i]:.2f}" for i in cmp.previous_heads),
-                         mis=sep.join(map(str, cmp.marker_heads)),
-                         mms=sep.join(f"{multi.marker_mass[i]:.2f}" for i in cmp.marker_heads),
-                         loss=multi.eval_loss, single=single.eval_loss, acc=multi.accuracy)
-                if cmp.verdict == "effect":
-                    st.success(text, icon=":material/check_circle:")
-                else:
-                    st.warning(text, icon=":material/timelapse:")
-            else:
-                reasons = []
-                thr = W.MATCH_THRESHOLD
-                if not cmp.previous_heads:
-                    reasons.append(t("why.reason.no_previous", thr=thr, best=max(multi.previous_mass)))
-                if not cmp.marker_heads:
-                    reasons.append(t("why.reason.no_marker", thr=thr, best=max(multi.marker_mass)))
-                if not cmp.clearly_lower:
-                    reasons.append(t("why.reason.loss", loss=multi.eval_loss, single=single.eval_loss,
-                                     margin=W.LOSS_MARGIN))
-                st.warning(t("why.verdict.no_effect", h=h, reasons=" ".join(reasons)), icon=":material/error:")
-    missing = [h for h in HS if h not in finished]
-    if missing:
-        st.caption(t("why.partial_results", todo=", ".join(map(str, missing))))
-
-    st.subheader(t("why.heatmaps.header"))
-    st.caption(t("why.heatmaps.caption", n=W.EVAL_SIZE, thr=W.MATCH_THRESHOLD))
-    lab = labels()
-    for h, r in finished.items():
-        st.markdown(f"**{t('why.heatmaps.model', h=h, d_k=W.D_MODEL // h)}**")
-        fig = heads_figure(r.example_weights, range(h), lab, lab, head_label=t("common.head"), zrange=(0.0, 1.0),
-                           max_cols=4, x_title=t("common.key"), y_title=t("common.query"), panel_height=250)
-        show_chart(fig, name=f"trained-weights-h{h}", key=f"why_heads_{h}")
-        roles = r.roles
-        st.table({
-            t("why.col.head"): list(range(h)),
-            t("why.col.relation"): [t(f"why.relation.{x}") if x else t("why.relation.none", thr=W.MATCH_THRESHOLD)
-                                    for x in roles],
-            t("why.col.mass_prev"): [f"{v:.2f}" for v in r.previous_mass],
-            t("why.col.mass_mark"): [f"{v:.2f}" for v in r.marker_mass],
-        }, hide_index=True)
+            st.subheader(t("why.verdict.header"))
+            single = finished.get(1)
+            if single is not None:
+                story = W.single_head_story(single)
+                st.write(t(f"why.single.{story}", d_k=W.D_MODEL, pm=single.previous_mass[0], mm=single.marker_mass[0],
+                           acc=single.accuracy, acc_prev=single.previous_accuracy, acc_mark=single.marker_accuracy))
+                for h, multi in finished.items():
+                    if h == 1:
+                        continue
+                    cmp = W.compare(single, multi)
+                    if cmp.verdict in ("effect", "partial"):
+                        sep = t("why.list_sep")
+                        text = t(f"why.verdict.{cmp.verdict}", h=h, pis=sep.join(map(str, cmp.previous_heads)),
+                                 pms=sep.join(f"{multi.previous_mass[i]:.2f}" for i in cmp.previous_heads),
+                                 mis=sep.join(map(str, cmp.marker_heads)),
+                                 mms=sep.join(f"{multi.marker_mass[i]:.2f}" for i in cmp.marker_heads),
+                                 loss=multi.eval_loss, single=single.eval_loss, acc=multi.accuracy)
+                        if cmp.verdict == "effect":
+                            st.success(text, icon=":material/check_circle:")
+                        else:
+                            st.warning(text, icon=":material/timelapse:")
+                    else:
+                        reasons = []
+                        thr = W.MATCH_THRESHOLD
+                        if not cmp.previous_heads:
+                            reasons.append(t("why.reason.no_previous", thr=thr, best=max(multi.previous_mass)))
+                        if not cmp.marker_heads:
+                            reasons.append(t("why.reason.no_marker", thr=thr, best=max(multi.marker_mass)))
+                        if not cmp.clearly_lower:
+                            reasons.append(t("why.reason.loss", loss=multi.eval_loss, single=single.eval_loss,
+                                             margin=W.LOSS_MARGIN))
+                        st.warning(t("why.verdict.no_effect", h=h, reasons=" ".join(reasons)), icon=":material/error:")
+            missing = [h for h in HS if h not in finished]
+            if missing:
+                st.caption(t("why.partial_results", todo=", ".join(map(str, missing))))
+        else:  # "heads"
+            st.caption(t("why.heatmaps.caption", n=W.EVAL_SIZE, thr=W.MATCH_THRESHOLD))
+            lab = labels()
+            for h, r in finished.items():
+                st.markdown(f"**{t('why.heatmaps.model', h=h, d_k=W.D_MODEL // h)}**")
+                fig = heads_figure(r.example_weights, range(h), lab, lab, head_label=t("common.head"),
+                                   zrange=(0.0, 1.0), max_cols=4, x_title=t("common.key"), y_title=t("common.query"),
+                                   panel_height=250)
+                show_chart(fig, name=f"trained-weights-h{h}", key=f"why_heads_{h}")
+                roles = r.roles
+                st.table({
+                    t("why.col.head"): list(range(h)),
+                    t("why.col.relation"): [t(f"why.relation.{x}") if x
+                                            else t("why.relation.none", thr=W.MATCH_THRESHOLD) for x in roles],
+                    t("why.col.mass_prev"): [f"{v:.2f}" for v in r.previous_mass],
+                    t("why.col.mass_mark"): [f"{v:.2f}" for v in r.marker_mass],
+                }, hide_index=True)
 
 # ---------------------------------------------------------------- what it means
 st.subheader(t("why.explain.header"))

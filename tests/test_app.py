@@ -100,6 +100,24 @@ def test_home_proves_equality_with_torch_live():
     assert diff < 1e-5
 
 
+def test_home_check_is_computed_once_per_setting_and_shapes_are_listed(monkeypatch):
+    import core.reference
+    from core.accounting import tensor_shapes
+
+    calls = []
+    real = core.reference.torch_reference
+    monkeypatch.setattr(core.reference, "torch_reference", lambda *a, **k: calls.append(1) or real(*a, **k))
+    at = run_app(d_model=32, num_heads=2, seq_len=5, seed=4321, lang="en")  # a setting no other test uses
+    assert not at.exception and len(calls) == 1
+    at.sidebar.segmented_control(key="lang").set_value("zh").run()  # the numbers do not depend on the language
+    assert not at.exception and len(calls) == 1
+    at.sidebar.select_slider(key="num_heads").set_value(4).run()  # a new setting: checked again
+    assert not at.exception and len(calls) == 2
+    table = at.expander[0].markdown[0].value
+    for name, shape in tensor_shapes(1, 5, 5, 32, 4).items():
+        assert f"| `{name}` | {shape.text()} |" in table
+
+
 def test_every_string_has_both_languages():
     for key, texts in i18n.STRINGS.items():
         assert set(texts) == set(i18n.LANGS), key

@@ -7,13 +7,14 @@ very folder the app uses, with eager attention (the default sdpa returns no atte
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 
 import pytest
 import torch
 
 from conftest import open_app, run_app, wait_idle
-from core import pretrained
+from core import i18n, pretrained
 
 TOL = 1e-5
 SENTENCES = [
@@ -270,7 +271,85 @@ def test_page_runs_in_chinese():
     assert at.title[0].value == "真实模型的注意力头"
     assert any("[UNK]" in c.value and "英文" in c.value for c in at.caption)
     assert any("最大绝对误差" in s.value for s in at.success)
-    assert len(at.get("plotly_chart")) == 2
+    assert len(at.get("plotly_chart")) == 1  # the open tab's heatmap only (all 12 heads of the layer)
+
+
+def test_page_sections_are_lazy_tabs_opened_by_link():
+    """One tab runs at a time; ?real_tab= opens a section for the whole class, in either language."""
+    charts = {}
+    for view in ("grid", "head", "patterns", "link", "ablate", "core"):
+        at = run_app("real-model", lang="en", real_tab=view)
+        assert not at.exception, view
+        assert [t.label for t in at.tabs] == [i18n.t(f"real.view.{v}", "en") for v in
+                                              ("grid", "head", "patterns", "link", "ablate", "core")]
+        charts[view] = len(at.get("plotly_chart"))
+        assert at.query_params["real_tab"] == view
+    assert charts == {"grid": 1, "head": 1, "patterns": 0, "link": 0, "ablate": 0, "core": 0}
+    at = run_app("real-model", lang="en", real_tab="head")
+    assert at.select_slider(key="real_head").value == 1  # the default head, enlarged
+    assert "real_from" not in at.session_state and "real_off" not in at.session_state  # other tabs did not run
+
+
+def test_page_hide_special_blanks_both_views():
+    import json
+
+    def blank_cells(at) -> int:
+        z = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["z"]
+        if isinstance(z, dict):  # plotly's typed array: decode it
+            import base64
+
+            import numpy as np
+            z = np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).tolist()
+        flat = [v for row in z for v in (row if isinstance(row, list) else [row])]
+        return sum(v is None or v != v for v in flat)
+
+    T = 16  # the first example: [CLS] + 14 word pieces + [SEP]
+    for view, heads in (("grid", 12), ("head", 1)):
+        shown = run_app("real-model", lang="en", real_tab=view)
+        hidden = run_app("real-model", lang="en", real_tab=view, real_hide="true")
+        assert not shown.exception and not hidden.exception
+        assert any(i18n.t("real.grid.blanked", "en") in c.value for c in hidden.caption)
+        # [CLS]/[SEP]: 2 rows and 2 columns of every head drawn blank (T*T - (T-2)*(T-2) cells each)
+        assert blank_cells(hidden) - blank_cells(shown) == heads * (T * T - (T - 2) ** 2), view
+
+
+def test_page_bad_tab_in_link_falls_back_with_a_notice():
+    at = run_app("real-model", lang="zh", real_tab="<b>x</b>")
+    assert not at.exception
+    assert at.query_params["real_tab"] == "grid"  # corrected in the URL
+    assert any("real_tab" in w.value and "grid" in w.value for w in at.warning)
+    assert len(at.get("plotly_chart")) == 1
+
+
+def test_page_enlarged_head_is_the_chosen_one_after_another_tab():
+    at = run_app("real-model", lang="en", real_tab="head")
+    at.select_slider(key="real_head").set_value(7).run()
+    assert not at.exception
+    at.query_params["real_tab"] = "grid"  # what a click on the tab writes (AppTest cannot click a tab)
+    at.run()
+    assert not at.exception and len(at.get("plotly_chart")) == 1
+    at.query_params["real_tab"] = "head"
+    at.run()
+    assert not at.exception
+    assert at.select_slider(key="real_head").value == 7
+    spec = at.get("plotly_chart")[0].proto.spec
+    assert "head 7" in spec
+
+
+def test_sidebar_step_reuses_the_shared_reading_and_this_sessions_figure(monkeypatch):
+    """A slider step in the sidebar changes nothing this page shows: no model run and no figure build."""
+    at = run_app("real-model", lang="en")
+    assert not at.exception
+    before = at.get("plotly_chart")[0].proto.spec
+    calls = []
+    import core.figures
+
+    monkeypatch.setattr(pretrained, "read", lambda *a, **k: calls.append("read"))
+    monkeypatch.setattr(core.figures, "heads_figure", lambda *a, **k: calls.append("figure"))
+    at.sidebar.select_slider(key="num_heads").set_value(8).run()
+    assert not at.exception
+    assert calls == []
+    assert at.get("plotly_chart")[0].proto.spec == before
 
 
 def test_page_refuses_long_text_with_a_message():
@@ -288,7 +367,7 @@ def test_page_explains_unk_for_chinese_text():
 
 
 def test_page_ablation_shows_cosine():
-    at = run_app("real-model", lang="en")
+    at = run_app("real-model", lang="en", real_tab="ablate")
     at.button_group(key="real_off").set_value([0, 3]).run()
     assert not at.exception
     assert any("cosine" in m.label for m in at.metric)
@@ -300,11 +379,17 @@ def test_page_example_and_show_buttons():
     at.button_group(key="real_example").set_value(text).run()
     assert not at.exception
     assert at.text_area(key="real_text").value == text
+    at.query_params["real_tab"] = "link"  # the link tab starts from the example's own pair
+    at.run()
     assert (at.selectbox(key="real_from").value, at.selectbox(key="real_to").value) == (7, 2)  # "are" -> "keys"
+    at.query_params["real_tab"] = "patterns"
+    at.run()
     at.button(key="real_show_previous").click().run()
     assert not at.exception
+    assert at.query_params["real_tab"] == "head"  # "show" opens the enlarged head
     assert at.button_group(key="real_layer").value == 1
     assert at.select_slider(key="real_head").value == 2
+    assert len(at.get("plotly_chart")) == 1
 
 
 @pytest.mark.browser
@@ -314,7 +399,12 @@ def test_browser_real_heads(server, page):
     open_app(page, server, "real-model")
     expect(page.get_by_role("heading", name="Real heads")).to_be_visible()
     expect(page.get_by_text("Checked live for this sentence")).to_be_visible()
-    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(2)
+    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(1)
+    page.get_by_role("tab", name="One head, enlarged").click()
+    wait_idle(page)
+    expect(page).to_have_url(re.compile(r"real_tab=head"))
+    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(1)
+    expect(page.get_by_text("Head to enlarge")).to_be_visible()
     box = page.get_by_role("textbox", name="English sentence")
     box.fill("Mary gave John the book because she liked him.")
     box.press("Control+Enter")

@@ -32,7 +32,12 @@ PINS = {
     ("heads", (("heads_tab", "slice"),)): (2, 2, 2),
     ("heads", (("heads_tab", "single"),)): (2, 2, 2),
     ("masks", ()): (7, 15, 7),
-    ("real-model", ()): (2, 2, 2),
+    ("real-model", ()): (1, 1, 1),  # the open tab (all 12 heads of a layer) as one tiled trace
+    ("real-model", (("real_tab", "head"),)): (1, 1, 1),
+    ("real-model", (("real_tab", "patterns"),)): (0, 0, 0),
+    ("real-model", (("real_tab", "link"),)): (0, 0, 0),
+    ("real-model", (("real_tab", "ablate"),)): (0, 0, 0),
+    ("real-model", (("real_tab", "core"),)): (0, 0, 0),
     ("why-heads", ()): (0, 0, 0),  # nothing trained yet: the loss chart appears with results
     ("quiz", ()): (0, 0, 0),
 }

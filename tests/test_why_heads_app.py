@@ -23,6 +23,8 @@ def test_page_opens_in_chinese_without_training():
     assert any("还没有训练过" in s for s in texts(at.info))
     assert at.button(key="why_train").label == "训练 h = 1、2、4"
     assert any("表示子空间" in m for m in texts(at.markdown))
+    example = next(m for m in texts(at.markdown) if m.startswith("| |"))  # the example as a table
+    assert "| 9\\* |" in example and "| (1,9) |" in example
 
 
 def test_train_button_trains_reports_and_shares_the_results():
@@ -35,16 +37,28 @@ def test_train_button_trains_reports_and_shares_the_results():
     assert any(v.startswith("h = 4:") and "The effect shows" in v for v in verdicts), verdicts
     assert any(m.startswith("One head (d_k = 32)") for m in texts(at.markdown))
     charts = at.get("plotly_chart")
-    assert len(charts) == 4  # the loss curves and one head grid per model
+    assert len(charts) == 1  # the loss curves; the head grids are one tab away
     assert all(f'"h = {h}"' in charts[0].proto.spec for h in (1, 2, 4))
     assert at.session_state["why_run"]["status"] == "done"
+    assert "why_tab" not in at.query_params and len(at.tabs) == 2  # no value: the first tab, results
+    at.query_params["why_tab"] = "heads"  # what a click on the tab writes (AppTest cannot click a tab)
+    at.run()
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == 4  # the loss curves and one head grid per model
+    assert any(m.startswith("**h = 4 (d_k = 8)**") for m in texts(at.markdown))
 
     # A second student (a new session) with the same settings gets the results without training.
     other = run_app("why-heads", lang="en", why_seed=90_002, why_steps=100)
     assert not other.exception
     assert any("already in the server's cache" in s for s in texts(other.success))
     assert "why_run" not in other.session_state
-    assert len(other.get("plotly_chart")) == 4
+    assert len(other.get("plotly_chart")) == 1
+    linked = run_app("why-heads", lang="zh", why_seed=90_002, why_steps=100, why_tab="heads")  # a teacher's link
+    assert not linked.exception
+    assert len(linked.get("plotly_chart")) == 4
+    bad = run_app("why-heads", lang="en", why_seed=90_002, why_steps=100, why_tab="nope")
+    assert not bad.exception and bad.query_params["why_tab"] == "results"
+    assert any("why_tab" in w for w in texts(bad.warning))
 
 
 def test_a_stopped_run_is_reported_with_its_partial_curve():

@@ -73,7 +73,7 @@ STRINGS = {
               "[CLS] always opens the sentence and [SEP] closes it.",
     },
     # Attention maps
-    "real.maps.header": {"zh": "2. 一层的 12 个注意力头", "en": "2. One layer's 12 heads"},
+    "real.maps.header": {"zh": "2. 一层一层看注意力头", "en": "2. The heads, layer by layer"},
     "real.layer": {"zh": "层", "en": "Layer"},
     "real.hide": {"zh": "隐藏 [CLS]/[SEP]", "en": "Hide [CLS]/[SEP]"},
     "real.hide.help": {
@@ -101,8 +101,20 @@ STRINGS = {
         "zh": "（[CLS]/[SEP] 的行和列已留空，色标只覆盖词与词之间的权重）",
         "en": "([CLS]/[SEP] rows and columns blanked; the colour scale covers the word-to-word weights only)",
     },
-    "real.grid.hover": {"zh": "把鼠标移到格子上可看到标记和数值；下面放大一个头。",
-                        "en": "Hover a cell for its tokens and value; one head is enlarged below."},
+    "real.grid.hover": {"zh": "把鼠标移到格子上可看到标记和数值；“放大一个头”标签页把一个头放大显示。",
+                        "en": "Hover a cell for its tokens and value; the “One head, enlarged” tab shows one head large."},
+    # The page's sections, as tabs (ui/sections.lazy_tabs)
+    "real.view.grid": {"zh": "全部 12 个头", "en": "All 12 heads"},
+    "real.view.head": {"zh": "放大一个头", "en": "One head, enlarged"},
+    "real.view.patterns": {"zh": "头学到了什么", "en": "What heads learned"},
+    "real.view.link": {"zh": "词与词的连接", "en": "Word to word"},
+    "real.view.ablate": {"zh": "关掉注意力头", "en": "Switch heads off"},
+    "real.view.core": {"zh": "我们自己的代码", "en": "Our own code"},
+    "real.big.caption": {
+        "zh": "第 {layer} 层的一个头，放大显示，坐标轴上标出标记：行 = 查询，列 = 键，每行之和为 1；色标与“全部 12 个头”相同。",
+        "en": "One head of layer {layer}, enlarged, with the tokens on its axes: rows = queries, columns = keys, each "
+              "row sums to 1; the colour scale is the same as in “All 12 heads”.",
+    },
     "real.head": {"zh": "放大查看的头", "en": "Head to enlarge"},
     "real.big.title": {"zh": "第 {layer} 层 · 头 {head}", "en": "Layer {layer} · head {head}"},
     "real.no_words": {
@@ -110,7 +122,6 @@ STRINGS = {
         "en": "This text has only special tokens, so [CLS]/[SEP] cannot be hidden.",
     },
     # What heads learned
-    "real.patterns.header": {"zh": "3. 这些头学到了什么？", "en": "3. What did the heads learn?"},
     "real.patterns.about": {
         "zh": "对当前句子，在全部 6 × 12 = 72 个头中找出最符合某种简单模式的头（数值 = 词查询在该位置上的平均权重）。"
               "点“查看”跳到那个头。",
@@ -124,7 +135,6 @@ STRINGS = {
     "real.pattern.sep": {"zh": "停放在 [SEP]", "en": "parks on [SEP]"},
     "real.best": {"zh": "第 {layer} 层 · 头 {head}：{score:.2f}", "en": "layer {layer} · head {head}: {score:.2f}"},
     "real.show": {"zh": "查看", "en": "show"},
-    "real.link.header": {"zh": "哪个头把一个词连到另一个词？", "en": "Which head links one word to another?"},
     "real.link.about": {
         "zh": "选一个查询标记和一个键标记（例如代词和它指代的名词），看哪些头让查询最关注这个键。",
         "en": "Pick a query token and a key token (e.g. a pronoun and the noun it refers to) and see which heads "
@@ -137,7 +147,6 @@ STRINGS = {
         "en": "Strongest heads for “{q}” → “{k}”:",
     },
     # Our core
-    "real.core.header": {"zh": "4. 用我们自己的代码计算", "en": "4. Computed by our own code"},
     "real.core.about": {
         "zh": "每一层的注意力都由本应用的 core.attention.MultiHeadAttention 计算（与其他页面相同的代码）。"
               "BERT 的 query/key/value 和注意力输出 dense 层分别装入 W_q、W_k、W_v、W_o；"
@@ -164,7 +173,6 @@ STRINGS = {
               "states with transformers' BertModel (same folder, eager attention), padded batches included, within 1e-5.",
     },
     # Ablation
-    "real.ablate.header": {"zh": "5. 关掉注意力头（消融）", "en": "5. Switch heads off (ablation)"},
     "real.ablate.about": {
         "zh": "被关掉的头在拼接之前输出全为零（head_outputs 置零），W_o 和其余计算不变。"
               "看看第 {layer} 层的输出和整句的句向量（对真实标记求平均再做 L2 归一化）变了多少。",
