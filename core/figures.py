@@ -303,8 +303,10 @@ def _is_nan(x) -> bool:
 
 
 def has_cell_text_layer(fig: go.Figure) -> bool:
-    """A figure that prints its own cell numbers (a text-only scatter, e.g. the Masks lab's)."""
-    return any(t.type == "scatter" and t.mode == "text" for t in fig.data)
+    """A figure that prints its own cell numbers (a text-only scatter, or heatmaps built with their text:
+    the Masks lab's)."""
+    return any((t.type == "scatter" and t.mode == "text") or (t.type == "heatmap" and t.texttemplate)
+               for t in fig.data)
 
 
 def restyle(fig: go.Figure, *, palette: str = DEFAULT_PALETTE, cell_text: bool = False,

@@ -8,6 +8,7 @@ the other polarity (True = blocked) exists only for display and for the bug demo
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
 
@@ -409,3 +410,172 @@ def weights_figure(weights: torch.Tensor, q_labels, k_labels, *, title: str, x_t
 def panel_height(T_q: int) -> int:
     """Roughly square cells in a third of a wide page, never taller than a screen."""
     return max(300, min(680, 150 + 28 * T_q))
+
+
+# ------------------------------------------------------------------ many panels as one chart
+GAP = "\u2009"  # names of the empty categories between panels (thin spaces: invisible)
+SAME = "\u200b"  # appended to a label once per panel column/row (zero-width: invisible, keeps categories unique)
+
+
+def tile_panels(panels: list[go.Figure], per_row: int, *, x_title: str, y_title: str, height: int,
+                meta: str = "") -> go.Figure:
+    """Single-panel figures of one size (mask_figure, scores_figure, weights_figure) as ONE chart.
+
+    Why: the browser pays one or two animation frames per plotly chart and per subplot on every
+    redraw, even when nothing changed (benchmarks/bench_browser.py). All traces go on one pair of
+    category axes: panel (r, c) gets its labels with c (x) and r (y) zero-width spaces appended, and
+    empty categories between panels make the gaps; each panel's title becomes an annotation. The
+    panels keep their own colour scales, cell numbers, NaN crosses and click targets
+    (customdata [row, col] of its own panel).
+    """
+    first = next(t for t in panels[0].data if t.type == "heatmap")
+    xs, ys = list(first.x), list(first.y)  # 'j:token' per key, 'i:token' per query
+    C, R = len(xs), len(ys)
+    n_rows = math.ceil(len(panels) / per_row)
+    gap_c, gap_r = max(1, math.ceil(C * 0.12)), max(1, math.ceil(R * 0.25))
+    x_cats, y_cats = [], []
+    for c in range(per_row):
+        x_cats += ([GAP * (len(x_cats) + 1) for _ in range(gap_c)] if c else []) + [v + SAME * c for v in xs]
+    for r in range(n_rows):
+        y_cats += ([GAP * (len(y_cats) + 1) for _ in range(gap_r)] if r else []) + [v + SAME * r for v in ys]
+    traces, titles, tiles = [], [], []
+    for n, panel in enumerate(panels):
+        r, c = divmod(n, per_row)
+        col0, row0 = c * (C + gap_c), r * (R + gap_r)
+        for trace in _numbers_on_heatmaps(panel):
+            if trace.type == "heatmap":  # spread over the whole tiling, empty outside its panel (plotly places
+                # a heatmap's text by its own columns: a heatmap of one panel's columns gets its numbers wrong)
+                grids = {name: _placed(getattr(trace, name), (len(y_cats), len(x_cats)), row0, col0,
+                                       empty=None if name == "z" else "")  # text None would print "null"
+                         for name in ("z", "text", "customdata") if getattr(trace, name) is not None}
+                trace.update(x=x_cats, y=y_cats, hoverongaps=False, **grids)
+            else:  # a scatter's points name their categories: the same label with its panel's mark
+                trace.update(x=[str(v) + SAME * c for v in trace.x], y=[str(v) + SAME * r for v in trace.y])
+            traces.append(trace)
+        title = panel.layout.title.text or ""
+        titles.append(dict(x=col0 + (C - 1) / 2, y=row0 - 0.5, yanchor="bottom", text=title, showarrow=False,
+                           font=dict(size=14)))
+        tiles.append(dict(title=title, row=row0, col=col0))
+    fig = go.Figure(traces)
+    # meta: where each panel sits (the accessible name counts them), and the drawn grid: a new grid is
+    # a new chart, so a click's selection never carries over to the next figure.
+    fig.update_layout(height=height, margin=dict(l=8, r=8, t=12, b=8), annotations=titles, showlegend=False,
+                      clickmode="event+select", hovermode="closest", plot_bgcolor="rgba(0,0,0,0)", dragmode=False,
+                      meta=dict(tiles=tiles, rows=R, cols=C, per_row=per_row, grid=meta))
+    x_ticks = [v for v in x_cats if not v.startswith(GAP)] if C <= 16 else []
+    y_ticks = [v for v in y_cats if not v.startswith(GAP)] if R <= 16 else []
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=x_cats, range=[-0.5, len(x_cats) - 0.5],
+                     autorange=False, tickmode="array", tickvals=x_ticks, ticktext=[v.rstrip(SAME) for v in x_ticks],
+                     showticklabels=bool(x_ticks), tickangle=-45 if C > 4 else 0, title=x_title,
+                     showgrid=False, zeroline=False, fixedrange=True)
+    fig.update_yaxes(type="category", categoryorder="array", categoryarray=y_cats,
+                     range=[len(y_cats) - 0.5, -0.5 - max(0.6, gap_r * 0.6)], autorange=False, tickmode="array",
+                     tickvals=y_ticks, ticktext=[v.rstrip(SAME) for v in y_ticks], showticklabels=bool(y_ticks),
+                     title=y_title, showgrid=False, zeroline=False, fixedrange=True)
+    return fig
+
+
+def _placed(values, shape: tuple[int, int], row0: int, col0: int, empty=None) -> list[list]:
+    """A panel's (R, C) matrix at (row0, col0) of a matrix of `shape` filled with `empty`."""
+    out = [[empty] * shape[1] for _ in range(shape[0])]
+    for i, row in enumerate(values):
+        out[row0 + i][col0:col0 + len(row)] = list(row)
+    return out
+
+
+def _numbers_on_heatmaps(panel: go.Figure) -> list:
+    """A panel's traces with its cell numbers (text_layer) moved onto its heatmaps as their text.
+
+    Why: side by side, a panel's cells are narrow (on a phone ~13 px); a heatmap's own text is sized
+    to its cells by plotly and coloured black or white per cell for contrast, where the fixed-size
+    text of a scatter would overlap. A number goes on the heatmap that colours its cell (the grey of
+    a blocked score, the colour of a kept one); one trace fewer per panel too.
+    """
+    heats = [t for t in panel.data if t.type == "heatmap"]
+    layers = [t for t in panel.data if t.type == "scatter" and t.mode == "text"]
+    if not layers or not heats:
+        return list(panel.data)
+    col = {v: j for j, v in enumerate(heats[0].x)}
+    row = {v: i for i, v in enumerate(heats[0].y)}
+    for heat in heats:
+        z = heat.z
+        text = [[""] * len(col) for _ in row]
+        for layer in layers:
+            for x, y, value in zip(layer.x, layer.y, layer.text):
+                i, j = row[y], col[x]
+                cell = z[i][j]
+                if cell is not None and not (isinstance(cell, float) and math.isnan(cell)):
+                    text[i][j] = value
+        heat.update(text=text, texttemplate="%{text}")
+    return [t for t in panel.data if not (t.type == "scatter" and t.mode == "text")]
+
+
+def lab_figure(run: LabRun, b: int, head: int, polarity: str, *, titles: tuple[str, str, str], x_title: str,
+               y_title: str, words: tuple[str, str], clickable: bool = False, meta: str = "",
+               palette: str = DEFAULT_PALETTE) -> go.Figure:
+    """Sequence b's mask, masked scores and weights (head `head`) side by side in one chart.
+    `clickable`: a click on a mask cell selects its click target, customdata [row, col]."""
+    T_q, T_k = run.setup.T_q, run.setup.T_k
+    ql, kl = run.q_labels[b], run.k_labels[b]
+    keep = run.keep[b]
+    zrange = color_range(run.trace.masked_scores[:, head], signed=True)  # one colour range for every sequence
+    kw = dict(x_title=x_title, y_title=y_title)
+    panels = [mask_figure(keep, polarity, ql, kl, title=titles[0], clickable=clickable, words=words, palette=palette,
+                          **kw),
+              scores_figure(run.trace.masked_scores[b, head], keep, run.setup.fill, ql, kl, title=titles[1],
+                            zrange=zrange, palette=palette, **kw),
+              weights_figure(run.trace.weights[b, head], ql, kl, title=titles[2], palette=palette, **kw)]
+    return tile_panels(panels, 3, x_title=x_title, y_title=y_title, height=panel_height(T_q), meta=meta)
+
+
+def lab_tables(run: LabRun, b: int, head: int, polarity: str, titles: tuple[str, str, str]) -> list:
+    """The table view of lab_figure: (title, row labels, column labels, values) per panel."""
+    rows, cols = axis_labels(run.q_labels[b]), axis_labels(run.k_labels[b])
+    return [(titles[0], rows, cols, shown_values(run.keep[b], polarity).tolist()),
+            (titles[1], rows, cols, run.trace.masked_scores[b, head].tolist()),
+            (titles[2], rows, cols, run.trace.weights[b, head].tolist())]
+
+
+def bug_figure(bug: PolarityBug, head: int, *, titles: tuple[str, str, str, str], x_title: str, y_title: str,
+               words: tuple[str, str], palette: str = DEFAULT_PALETTE) -> go.Figure:
+    """The polarity bug in one chart: the stored mask and what the code keeps (top), the right and the
+    wrong weights of head `head` (bottom)."""
+    labels = bug.labels
+    kw = dict(x_title=x_title, y_title=y_title, palette=palette)
+    panels = [mask_figure(bug.intended, "block", labels, labels, title=titles[0], words=words, **kw),
+              mask_figure(bug.seen_keep, "keep", labels, labels, title=titles[1], words=words, **kw),
+              weights_figure(bug.correct[head], labels, labels, title=titles[2], **kw),
+              weights_figure(bug.bug[head], labels, labels, title=titles[3], **kw)]
+    T = len(labels)
+    return tile_panels(panels, 2, x_title=x_title, y_title=y_title, height=2 * panel_height(T) - 40)
+
+
+def bug_tables(bug: PolarityBug, head: int, titles: tuple[str, str, str, str]) -> list:
+    labels = axis_labels(bug.labels)
+    return [(titles[0], labels, labels, bug.stored.tolist()),
+            (titles[1], labels, labels, bug.seen_keep.int().tolist()),
+            (titles[2], labels, labels, bug.correct[head].tolist()),
+            (titles[3], labels, labels, bug.bug[head].tolist())]
+
+
+def blocked_check(run: LabRun, head: int) -> dict:
+    """What the page's check line says: how many cells are blocked, and the largest weight on a blocked
+    cell of a row that still sees a key (0 is the promise of a mask), in head `head` and over all heads."""
+    w = run.trace.weights  # (B, h, T_q, T_k)
+    blocked = ~run.keep[:, None].expand_as(w)  # (B, h, T_q, T_k)
+    outside_full = blocked & ~run.blocked_rows[:, None, :, None]  # blocked cells of rows that still see a key
+    return {"blocked": int((~run.keep).sum()), "total": run.keep.numel(),
+            "checked": int(outside_full[:, head].sum()),
+            "largest": float(w[outside_full].abs().max()) if outside_full.any() else None}
+
+
+# ------------------------------------------------------------------ a figure shared between sessions
+def figure_json(fig: go.Figure) -> str:
+    """A figure as text: what a server-wide cache keeps (immutable; every session builds its own copy)."""
+    return fig.to_json(validate=False)
+
+
+def figure_from_json(text: str) -> go.Figure:
+    """A session's own figure from figure_json's text, without validating every cell again
+    (what it holds was validated when it was built: ~3 ms instead of ~50 ms for three panels)."""
+    return go.Figure(json.loads(text), _validate=False)

@@ -1,30 +1,46 @@
 """Masks lab: which cells a mask blocks, what happens to the scores and the weights, and the traps
-(polarity, the fill value of a fully blocked row, cross-attention, padding in a batch)."""
+(polarity, the fill value of a fully blocked row, cross-attention, padding in a batch).
+
+The page's controls (which masks, batch, T_k, polarity, fill value, head) sit above four sections
+shown as lazy tabs (ui/sections.py): only the open one runs and draws, and its id is in the URL
+(?masks_tab=row) so a teacher's link opens the same section for the class. Everything built from
+the settings and these choices alone is computed once per server (ui/cache.py): a class shares them.
+"""
 
 from functools import partial
 
 import streamlit as st
 
+from core import i18n
 from core import masks_lab as lab
-from core.reference import max_abs_diff, torch_reference
 from core.i18n import plain
+from core.masks import mask_to_text
+from core.reference import max_abs_diff, torch_reference
 from core.settings import clamp_int
 from ui import display
+from ui.cache import shared
 from ui.charts import show_chart
 from ui.downloads import lab_downloads
+from ui.sections import lazy_tabs
 from ui.shell import CUSTOM_MASK_KEY, drop_url_value, page_context, url_values
 
 ctx = page_context()
 t, s = ctx.t, ctx.settings
 palette = display.current().palette  # the masks lab's figures print their own cell numbers: coloured to match
 
-GRID_KEY = "masks_grid"
+GRID_KEY = "masks_grid"  # the hand-drawn grid: its text box and its URL parameter
+KEPT = "masks_kept"  # values of widgets drawn inside a tab, kept while their tab is closed
+SECTIONS = ("grid", "row", "full", "polarity")  # in the order of a lesson; the first is the main point
 
 
 # ------------------------------------------------------------------ page-local state
+def kept() -> dict:
+    return st.session_state.setdefault(KEPT, {})
+
+
 def settle_int(key: str, lo: int, hi: int, default: int, what: str) -> int:
     """Make an int widget's value valid before the widget is drawn (URL on the first run, then the widget)."""
-    raw = st.session_state[key] if key in st.session_state else st.query_params.get(key)
+    raw = st.session_state[key] if key in st.session_state else kept().get(key, st.query_params.get(key))
     value = default if raw is None or raw == "" else clamp_int(raw, lo, hi, min(max(default, lo), hi))[0]
     if raw not in (None, "") and str(raw).strip() != str(value):
         st.warning(t("masks.fixed", what=what, given=plain(raw), used=value), icon=":material/build:")
@@ -32,11 +48,12 @@ def settle_int(key: str, lo: int, hi: int, default: int, what: str) -> int:
         drop_url_value(key)  # its widget must take the corrected value, not parse the bad one itself
     if key not in st.session_state or st.session_state[key] != value:
         st.session_state[key] = value
+    kept()[key] = value
     return value
 
 
 def settle_choice(key: str, options, default):
-    raw = st.session_state[key] if key in st.session_state else st.query_params.get(key)
+    raw = st.session_state[key] if key in st.session_state else kept().get(key, st.query_params.get(key))
     value = raw if raw in options else default
     if raw not in (None, "") and raw != value:
         st.warning(t("masks.fixed", what=key, given=plain(raw), used=value), icon=":material/build:")
@@ -44,15 +61,37 @@ def settle_choice(key: str, options, default):
         drop_url_value(key)
     if key not in st.session_state or st.session_state[key] != value:
         st.session_state[key] = value
+    kept()[key] = value
     return value
 
 
+def settle_grid() -> str:
+    """The hand-drawn grid's text: the editor's (its tab is open), else the one kept while another tab is
+    open, else the link's, else the grid drawn before on another page. It stays in the URL in every tab."""
+    if GRID_KEY in st.session_state:
+        text = st.session_state[GRID_KEY]
+    elif GRID_KEY in kept():
+        text = kept()[GRID_KEY]
+    else:
+        text = st.query_params.get(GRID_KEY) or st.session_state.get(CUSTOM_MASK_KEY) or ""
+    text = str(text or "")
+    kept()[GRID_KEY] = text
+    st.session_state[CUSTOM_MASK_KEY] = text  # the other pages draw it too
+    if url_values(GRID_KEY) != ([text] if text else []):
+        if text:
+            st.query_params[GRID_KEY] = text
+        else:
+            drop_url_value(GRID_KEY)
+    return text
+
+
 def edit_grid(action: str, T_q: int, T_k: int, cell=None, row_key=None):
-    st.session_state[GRID_KEY] = lab.edit_grid(st.session_state.get(GRID_KEY), T_q, T_k, action, cell)
-    if cell is not None:
-        st.session_state["masks_row"] = cell[0]
+    text = lab.edit_grid(st.session_state.get(GRID_KEY), T_q, T_k, action, cell)
+    st.session_state[GRID_KEY] = kept()[GRID_KEY] = text
+    if cell is not None:  # the row inspector ("One row up close") opens on the edited row
+        st.session_state["masks_row"] = kept()["masks_row"] = cell[0]
         if row_key is not None:
-            st.session_state["masks_seq"] = row_key
+            st.session_state["masks_seq"] = kept()["masks_seq"] = row_key
 
 
 def on_cell_click(chart_key: str, T_q: int, T_k: int, seq: int):
@@ -78,13 +117,17 @@ def short(values, n_head=4, n_tail=2):
     return values if len(values) <= n_head + n_tail + 2 else values[:n_head] + ["…"] + values[-n_tail:]
 
 
+def section_label(sid: str, lang: str) -> str:
+    return i18n.t(f"masks.tab.{sid}", lang)
+
+
 # ------------------------------------------------------------------ header
 st.title(t("page.masks"))
 st.write(t("masks.intro"))
 st.code("attn_scores = attn_scores.masked_fill(mask == 0, -1e9)\nattn_probs = F.softmax(attn_scores, dim=-1)",
         language="python")
 
-# ------------------------------------------------------------------ controls
+# ------------------------------------------------------------------ controls (every section uses them)
 settle_choice("masks_polarity", lab.POLARITIES, "keep")
 settle_choice("masks_fill", lab.FILLS, "-1e9")
 settle_choice("masks_batch", ("1", "2"), "1")
@@ -139,169 +182,168 @@ with st.container(border=True):
     else:
         st.caption(t("masks.in_use.none"))
 
-# ------------------------------------------------------------------ the hand-drawn grid
-custom_grid = None
+custom_grid, grid_text = None, ""
 if "custom" in parts:
-    st.subheader(t("masks.editor"))
-    st.caption(t("masks.editor.how") + (" " + t("masks.editor.combined") if len(parts) > 1 else ""))
-    cols = st.columns(len(lab.GRID_ACTIONS))
-    for col, action in zip(cols, lab.GRID_ACTIONS):
-        col.button(t(f"masks.btn.{action}"), key=f"masks_btn_{action}", on_click=edit_grid,
-                   args=(action, T_q, T_k), width="stretch")
-    if GRID_KEY not in st.session_state and st.session_state.get(CUSTOM_MASK_KEY):
-        st.session_state[GRID_KEY] = st.session_state[CUSTOM_MASK_KEY]  # back from another page: same grid
-    st.text_input(t("masks.grid_text"), value="", key=GRID_KEY, bind="query-params", help=t("masks.grid_text.help"))
-    # The keyboard way to toggle one cell (a click on the grid needs a pointer).
-    for key, n in (("masks_cell_i", T_q), ("masks_cell_j", T_k)):
-        if st.session_state.get(key) not in range(n):
-            st.session_state[key] = 0
-    k1, k2, k3 = st.columns([2, 2, 1], vertical_alignment="bottom")
-    k1.selectbox(t("masks.cell.i"), list(range(T_q)), key="masks_cell_i")
-    k2.selectbox(t("masks.cell.j"), list(range(T_k)), key="masks_cell_j")
-    k3.button(t("masks.cell.toggle"), key="masks_cell_toggle", icon=":material/keyboard:", width="stretch",
-              on_click=toggle_chosen_cell, args=(T_q, T_k))
-    st.session_state[CUSTOM_MASK_KEY] = st.session_state.get(GRID_KEY) or ""  # the other pages draw it too
-    custom_grid, fitted = lab.parse_grid(st.session_state.get(GRID_KEY), T_q, T_k)
+    grid_text = settle_grid()
+    custom_grid, fitted = lab.parse_grid(grid_text, T_q, T_k)
     if not fitted:
         st.warning(t("masks.grid_unfit", T_q=T_q, T_k=T_k), icon=":material/build:")
 
-setup = lab.LabSetup(parts, T_q, T_k, cross, tuple(lengths) if lengths else None, custom_grid, fill)
-run = lab.run_lab(s, setup)
+# One run per distinct choice for the whole server (frozen: never written to). The key names
+# everything run_lab reads: the settings, and the page's choices (the grid as its text).
+lengths = tuple(lengths) if lengths else None
+SK = (s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang)
+LK = (parts, T_q, T_k, cross, lengths, None if custom_grid is None else mask_to_text(custom_grid), fill)
+setup = lab.LabSetup(parts, T_q, T_k, cross, lengths, custom_grid, fill)
+run = shared("masks_run", SK + LK, lambda: lab.run_lab(s, setup))
 B = run.batch
-
-# ------------------------------------------------------------------ the three panels per sequence
-st.subheader(t("masks.figures"))
 q_title, k_title = t("common.query"), t("common.key")
 words = (t("masks.hover.keep"), t("masks.hover.blocked"))
-height = lab.panel_height(T_q)
-w_all = run.trace.weights  # (B, h, T_q, T_k)
-zrange = lab.color_range(run.trace.masked_scores[:, head], signed=True)
-for b in range(B):
-    if B > 1:
-        st.markdown(f"**{t('masks.sequence', b=b, n=lengths[b])}**")
-    keep = run.keep[b]
-    ql, kl = run.q_labels[b], run.k_labels[b]
-    f1, f2, f3 = st.columns(3)
-    clickable = "custom" in parts
-    fig = lab.mask_figure(keep, polarity, ql, kl, title=t("masks.fig.mask", polarity=polarity), x_title=k_title,
-                          y_title=q_title, clickable=clickable, height=height, words=words,
-                          meta=st.session_state.get(GRID_KEY) or "",  # a new grid is a new chart: no stale selection
-                          palette=palette)
-    name = f"seq{b}-{polarity}-T{T_q}x{T_k}"
-    if clickable:
-        chart_key = f"masks_click_{b}"
-        show_chart(fig, name=f"mask-{name}", key=chart_key, where=f1,
-                   on_select=partial(on_cell_click, chart_key, T_q, T_k, b), selection_mode="points")
-    else:
-        show_chart(fig, name=f"mask-{name}", where=f1)
-    show_chart(lab.scores_figure(run.trace.masked_scores[b, head], keep, fill, ql, kl,
-                                 title=t("masks.fig.scores", h=head), x_title=k_title, y_title=q_title,
-                                 zrange=zrange, height=height, palette=palette),
-               name=f"masked-scores-head{head}-{name}", where=f2)
-    show_chart(lab.weights_figure(w_all[b, head], ql, kl, title=t("masks.fig.weights", h=head),
-                                  x_title=k_title, y_title=q_title, height=height, palette=palette),
-               name=f"weights-head{head}-{name}", where=f3)
 
-st.caption(t("masks.legend", fill=fill))
-blocked = ~run.keep[:, None].expand_as(w_all)  # (B, h, T_q, T_k)
-n_blocked = int((~run.keep).sum())
-outside_full = blocked & ~run.blocked_rows[:, None, :, None]  # blocked cells of rows that still see a key
-if outside_full.any():
-    biggest = float(w_all[outside_full].abs().max())
-    st.success(t("masks.check.zero", h=head, n=n_blocked, total=run.keep.numel(),
-                 m=int(outside_full[:, head].sum()), max=lab.fmt_value(biggest)), icon=":material/check_circle:")
-elif not n_blocked:
-    st.info(t("masks.check.none"), icon=":material/info:")
-if run.mask is not None:
-    st.caption(t("masks.shapes", mask_shape=tuple(run.mask.shape), scores_shape=tuple(w_all.shape), h=s.num_heads))
-if cross:
-    st.info(t("masks.cross.about", T_q=T_q, T_k=T_k), icon=":material/compare_arrows:")
+open_id, tabs = lazy_tabs("masks_tab", SECTIONS, section_label, ctx.lang,
+                          on_bad_url=lambda given, used: st.warning(
+                              t("masks.fixed", what="masks_tab", given=plain(given), used=used),
+                              icon=":material/build:"))
+
+# ------------------------------------------------------------------ the mask, the scores, the weights
+if open_id == "grid":
+    with tabs["grid"]:
+        clickable = "custom" in parts
+        if clickable:  # the hand-drawn grid's editor, beside the chart whose mask cells it toggles
+            st.subheader(t("masks.editor"))
+            st.caption(t("masks.editor.how") + (" " + t("masks.editor.combined") if len(parts) > 1 else ""))
+            cols = st.columns(len(lab.GRID_ACTIONS))
+            for col, action in zip(cols, lab.GRID_ACTIONS):
+                col.button(t(f"masks.btn.{action}"), key=f"masks_btn_{action}", on_click=edit_grid,
+                           args=(action, T_q, T_k), width="stretch")
+            if st.session_state.get(GRID_KEY) != grid_text:
+                st.session_state[GRID_KEY] = grid_text  # the tab was closed: its text box starts from the kept grid
+            st.text_input(t("masks.grid_text"), key=GRID_KEY, help=t("masks.grid_text.help"))
+            # The keyboard way to toggle one cell (a click on the grid needs a pointer).
+            for key, n in (("masks_cell_i", T_q), ("masks_cell_j", T_k)):
+                if st.session_state.get(key) not in range(n):
+                    st.session_state[key] = 0
+            k1, k2, k3 = st.columns([2, 2, 1], vertical_alignment="bottom")
+            k1.selectbox(t("masks.cell.i"), list(range(T_q)), key="masks_cell_i")
+            k2.selectbox(t("masks.cell.j"), list(range(T_k)), key="masks_cell_j")
+            k3.button(t("masks.cell.toggle"), key="masks_cell_toggle", icon=":material/keyboard:", width="stretch",
+                      on_click=toggle_chosen_cell, args=(T_q, T_k))
+
+        st.subheader(t("masks.figures"))
+        titles = (t("masks.fig.mask", polarity=polarity), t("masks.fig.scores", h=head), t("masks.fig.weights", h=head))
+        for b in range(B):
+            if B > 1:
+                st.markdown(f"**{t('masks.sequence', b=b, n=lengths[b])}**")
+            # One chart per sequence: mask | masked scores | weights. Shared as JSON text, so each session
+            # restyles its own copy (ui/charts.py) and the cache is never written to.
+            spec = shared("masks_fig", SK + LK + (b, head, polarity, palette, clickable, grid_text), lambda: lab.figure_json(
+                lab.lab_figure(run, b, head, polarity, titles=titles, x_title=k_title, y_title=q_title, words=words,
+                               clickable=clickable, meta=grid_text, palette=palette)))
+            name = f"seq{b}-{polarity}-head{head}-T{T_q}x{T_k}"
+            chart = dict(name=f"mask-scores-weights-{name}", table=partial(lab.lab_tables, run, b, head, polarity, titles))
+            if clickable:
+                chart_key = f"masks_click_{b}"
+                show_chart(lab.figure_from_json(spec), key=chart_key, on_select=partial(on_cell_click, chart_key, T_q, T_k, b),
+                           selection_mode="points", **chart)
+            else:
+                show_chart(lab.figure_from_json(spec), **chart)
+
+        st.caption(t("masks.legend", fill=fill))
+        check = shared("masks_check", SK + LK + (head,), lambda: lab.blocked_check(run, head))
+        if check["largest"] is not None:
+            st.success(t("masks.check.zero", h=head, n=check["blocked"], total=check["total"], m=check["checked"],
+                         max=lab.fmt_value(check["largest"])), icon=":material/check_circle:")
+        elif not check["blocked"]:
+            st.info(t("masks.check.none"), icon=":material/info:")
+        if run.mask is not None:
+            st.caption(t("masks.shapes", mask_shape=tuple(run.mask.shape), scores_shape=tuple(run.trace.weights.shape),
+                         h=s.num_heads))
+        if cross:
+            st.info(t("masks.cross.about", T_q=T_q, T_k=T_k), icon=":material/compare_arrows:")
 
 # ------------------------------------------------------------------ one row up close
-st.subheader(t("masks.row"))
-r1, r2 = st.columns(2)
-seq = 0
-if B > 1:
-    settle_choice("masks_seq", ("0", "1"), "0")
-    seq = int(r2.segmented_control(t("masks.row.seq"), ("0", "1"), key="masks_seq", default="0", required=True))
-settle_int("masks_row", 0, T_q - 1, min(2, T_q - 1), "masks_row")
-row = int(r1.number_input(t("masks.row.query"), 0, T_q - 1, value=min(2, T_q - 1), step=1, key="masks_row"))
-st.caption(t("masks.row.caption", i=row, tok=run.q_labels[seq][row], h=head))
-shown = lab.shown_values(run.keep[seq], polarity)
-st.container(key="masks_inspector").table({
-    "j": [str(j) for j in range(T_k)],
-    t("masks.col.key"): list(run.k_labels[seq]),
-    t("masks.col.mask", polarity=polarity): [str(int(v)) for v in shown[row].tolist()],
-    t("masks.col.scaled"): [lab.fmt_value(v) for v in run.trace.scaled_scores[seq, head, row].tolist()],
-    t("masks.col.masked"): [lab.fmt_value(v, fill_text=fill) for v in run.trace.masked_scores[seq, head, row].tolist()],
-    t("masks.col.weight"): [lab.fmt_value(v) for v in w_all[seq, head, row].tolist()],
-})
+if open_id == "row":
+    with tabs["row"]:
+        st.subheader(t("masks.row"))
+        r1, r2 = st.columns(2)
+        seq = 0
+        if B > 1:
+            settle_choice("masks_seq", ("0", "1"), "0")
+            seq = int(r2.segmented_control(t("masks.row.seq"), ("0", "1"), key="masks_seq", default="0", required=True))
+        settle_int("masks_row", 0, T_q - 1, min(2, T_q - 1), "masks_row")
+        row = int(r1.number_input(t("masks.row.query"), 0, T_q - 1, value=min(2, T_q - 1), step=1, key="masks_row"))
+        st.caption(t("masks.row.caption", i=row, tok=run.q_labels[seq][row], h=head))
+        shown = lab.shown_values(run.keep[seq, row], polarity)  # (T_k,)
+        st.container(key="masks_inspector").table({
+            "j": [str(j) for j in range(T_k)],
+            t("masks.col.key"): list(run.k_labels[seq]),
+            t("masks.col.mask", polarity=polarity): [str(int(v)) for v in shown.tolist()],
+            t("masks.col.scaled"): [lab.fmt_value(v) for v in run.trace.scaled_scores[seq, head, row].tolist()],
+            t("masks.col.masked"): [lab.fmt_value(v, fill_text=fill) for v in run.trace.masked_scores[seq, head, row].tolist()],
+            t("masks.col.weight"): [lab.fmt_value(v) for v in run.trace.weights[seq, head, row].tolist()],
+        })
 
 # ------------------------------------------------------------------ fully blocked rows
-st.subheader(t("masks.full"))
-demo = lab.full_row_demo(run, head)
-full = run.blocked_rows.nonzero().tolist()
-if full:
-    where_key = "masks.full.where" if B > 1 else "masks.full.where1"
-    where = ", ".join(t(where_key, b=b, i=i, tok=run.q_labels[b][i]) for b, i in full[:4])
-    where += " …" if len(full) > 4 else ""
-    effect = t(f"masks.full.effect.{fill}", u=lab.fmt_value(1.0 / T_k), nan=int(run.nan_rows.sum()))
-    st.warning(t("masks.full.found", n=len(full), where=where, fill=fill, effect=effect), icon=":material/warning:")
-else:
-    st.info(t("masks.full.none", i=demo.query), icon=":material/info:")
-st.caption(t("masks.full.table", i=demo.query, tok=run.q_labels[demo.seq][demo.query]))
-for col, name in zip(st.columns(2), lab.FILLS):
-    col.table({
-        "j": short(str(j) for j in range(T_k)),
-        t("masks.col.scaled"): short(lab.fmt_value(v) for v in demo.scaled.tolist()),
-        t("masks.col.masked_f", fill=name): short(lab.fmt_value(v, fill_text=name) for v in demo.masked[name].tolist()),
-        t("masks.col.shift", fill=name): short(lab.fmt_value(v) for v in demo.shifted[name].tolist()),
-        t("masks.col.weight"): short(lab.fmt_value(v) for v in demo.weights[name].tolist()),
-    })
-st.markdown(t("masks.full.why"))
+if open_id == "full":
+    with tabs["full"]:
+        st.subheader(t("masks.full"))
+        demo = lab.full_row_demo(run, head)
+        full = run.blocked_rows.nonzero().tolist()
+        if full:
+            where_key = "masks.full.where" if B > 1 else "masks.full.where1"
+            where = ", ".join(t(where_key, b=b, i=i, tok=run.q_labels[b][i]) for b, i in full[:4])
+            where += " …" if len(full) > 4 else ""
+            effect = t(f"masks.full.effect.{fill}", u=lab.fmt_value(1.0 / T_k), nan=int(run.nan_rows.sum()))
+            st.warning(t("masks.full.found", n=len(full), where=where, fill=fill, effect=effect), icon=":material/warning:")
+        else:
+            st.info(t("masks.full.none", i=demo.query), icon=":material/info:")
+        st.caption(t("masks.full.table", i=demo.query, tok=run.q_labels[demo.seq][demo.query]))
+        for col, name in zip(st.columns(2), lab.FILLS):
+            col.table({
+                "j": short(str(j) for j in range(T_k)),
+                t("masks.col.scaled"): short(lab.fmt_value(v) for v in demo.scaled.tolist()),
+                t("masks.col.masked_f", fill=name): short(lab.fmt_value(v, fill_text=name)
+                                                          for v in demo.masked[name].tolist()),
+                t("masks.col.shift", fill=name): short(lab.fmt_value(v) for v in demo.shifted[name].tolist()),
+                t("masks.col.weight"): short(lab.fmt_value(v) for v in demo.weights[name].tolist()),
+            })
+        st.markdown(t("masks.full.why"))
 
 # ------------------------------------------------------------------ polarity and its bug
-st.subheader(t("masks.pol"))
-st.write(t("masks.pol.now", polarity=polarity))
-p1, p2 = st.columns(2)
-p1.code(f"# keep: 1 = keep\nscores = scores.masked_fill(mask == 0, {fill})", language="python")
-p2.code(f"# block: True = blocked\nscores = scores.masked_fill(mask, {fill})", language="python")
-st.caption(t("masks.pol.libs"))
-if run.mask is not None and not run.blocked_rows.any():
-    _, ref_weights = torch_reference(run.model, run.x, run.kv, run.kv, run.mask)
-    st.caption(t("masks.pol.check", diff=max_abs_diff(w_all, ref_weights)))
+if open_id == "polarity":
+    with tabs["polarity"]:
+        st.subheader(t("masks.pol"))
+        st.write(t("masks.pol.now", polarity=polarity))
+        p1, p2 = st.columns(2)
+        p1.code(f"# keep: 1 = keep\nscores = scores.masked_fill(mask == 0, {fill})", language="python")
+        p2.code(f"# block: True = blocked\nscores = scores.masked_fill(mask, {fill})", language="python")
+        st.caption(t("masks.pol.libs"))
+        if run.mask is not None and not run.blocked_rows.any():
+            diff = shared("masks_ref", SK + LK, lambda: max_abs_diff(
+                run.trace.weights, torch_reference(run.model, run.x, run.kv, run.kv, run.mask)[1]))
+            st.caption(t("masks.pol.check", diff=diff))
 
-st.markdown(f"**{t('masks.bug')}**")
-bug = lab.polarity_bug(s, fill)
-st.write(t("masks.bug.setup", T=s.seq_len, fill=fill))
-labels = bug.labels
-bh = lab.panel_height(s.seq_len)
-b1, b2 = st.columns(2)
-show_chart(lab.mask_figure(bug.intended, "block", labels, labels, title=t("masks.bug.stored"), x_title=k_title,
-                           y_title=q_title, height=bh, words=words, palette=palette),
-           name=f"bug-stored-mask-T{s.seq_len}", where=b1)
-show_chart(lab.mask_figure(bug.seen_keep, "keep", labels, labels, title=t("masks.bug.seen"), x_title=k_title,
-                           y_title=q_title, height=bh, words=words, palette=palette),
-           name=f"bug-seen-mask-T{s.seq_len}", where=b2)
-b3, b4 = st.columns(2)
-show_chart(lab.weights_figure(bug.correct[head], labels, labels, title=t("masks.fig.correct", h=head),
-                              x_title=k_title, y_title=q_title, height=bh, palette=palette),
-           name=f"bug-correct-weights-head{head}-T{s.seq_len}", where=b3)
-show_chart(lab.weights_figure(bug.bug[head], labels, labels, title=t("masks.fig.bug", h=head),
-                              x_title=k_title, y_title=q_title, height=bh, palette=palette),
-           name=f"bug-wrong-weights-head{head}-T{s.seq_len}", where=b4)
-summary = bug.summary(head)
-first, last = summary[0], summary[-1]
-st.write(t("masks.bug.first", tok=first["token"], future=first["bug_future"], self_w=first["bug_past"]))
-st.write(t(f"masks.bug.last.{fill}", tok=last["token"], u=lab.fmt_value(1.0 / s.seq_len)))
-st.caption(t("masks.bug.table", h=head))
-st.table({
-    "i": short(str(r["i"]) for r in summary),
-    t("masks.bug.col.query"): short(r["token"] for r in summary),
-    t("masks.bug.col.cp"): short(lab.fmt_value(r["correct_past"]) for r in summary),
-    t("masks.bug.col.cf"): short(lab.fmt_value(r["correct_future"]) for r in summary),
-    t("masks.bug.col.bp"): short(lab.fmt_value(r["bug_past"]) for r in summary),
-    t("masks.bug.col.bf"): short(lab.fmt_value(r["bug_future"]) for r in summary),
-})
+        st.markdown(f"**{t('masks.bug')}**")
+        bug = shared("masks_bug", SK + (fill,), lambda: lab.polarity_bug(s, fill))
+        st.write(t("masks.bug.setup", T=s.seq_len, fill=fill))
+        bug_titles = (t("masks.bug.stored"), t("masks.bug.seen"), t("masks.fig.correct", h=head),
+                      t("masks.fig.bug", h=head))
+        spec = shared("masks_bug_fig", SK + (fill, head, palette), lambda: lab.figure_json(lab.bug_figure(
+            bug, head, titles=bug_titles, x_title=k_title, y_title=q_title, words=words, palette=palette)))
+        show_chart(lab.figure_from_json(spec), name=f"polarity-bug-head{head}-T{s.seq_len}",
+                   table=partial(lab.bug_tables, bug, head, bug_titles))
+        summary = shared("masks_bug_summary", SK + (fill, head), lambda: bug.summary(head))
+        first, last = summary[0], summary[-1]
+        st.write(t("masks.bug.first", tok=first["token"], future=first["bug_future"], self_w=first["bug_past"]))
+        st.write(t(f"masks.bug.last.{fill}", tok=last["token"], u=lab.fmt_value(1.0 / s.seq_len)))
+        st.caption(t("masks.bug.table", h=head))
+        st.table({
+            "i": short(str(r["i"]) for r in summary),
+            t("masks.bug.col.query"): short(r["token"] for r in summary),
+            t("masks.bug.col.cp"): short(lab.fmt_value(r["correct_past"]) for r in summary),
+            t("masks.bug.col.cf"): short(lab.fmt_value(r["correct_future"]) for r in summary),
+            t("masks.bug.col.bp"): short(lab.fmt_value(r["bug_past"]) for r in summary),
+            t("masks.bug.col.bf"): short(lab.fmt_value(r["bug_future"]) for r in summary),
+        })
 
 lab_downloads(ctx, run)

@@ -98,7 +98,7 @@ def test_discovery_finds_every_page_and_its_keys():
     files = {f for f, _ in PAGES}
     assert files == {f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py")}
     assert set(SHARED_KEYS) <= url_keys(APP)
-    assert {"masks_grid", "masks_tk", "masks_len0"} <= url_keys(ROOT / "pages/masks.py")
+    assert {"masks_grid", "masks_tk", "masks_len0", "masks_tab"} <= url_keys(ROOT / "pages/masks.py")
     assert {"real_text", "real_off", "real_tab"} <= url_keys(ROOT / "pages/real-model.py")
     assert "masks_grid" in SHELL_KEYS
     assert "heads_tab" in url_keys(ROOT / "pages/heads.py") and "cost" in TAB_IDS["heads_tab"]

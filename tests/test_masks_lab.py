@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
@@ -9,6 +10,7 @@ import torch
 from conftest import run_app
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
+from core import i18n
 from core import masks_lab as lab
 from core.masks import mask_to_text
 from core.settings import Settings
@@ -139,29 +141,40 @@ def weight_column(at, table=0):
 
 
 def test_page_custom_grid_round_trips_through_the_url():
-    at = run_app("masks", mask="custom", seq_len=3, masks_grid="100.110.011")
+    at = run_app("masks", mask="custom", seq_len=3, masks_grid="100.110.011")  # the first section: the editor
     assert not at.exception
     assert at.text_input(key="masks_grid").value == "100.110.011"
-    weights = weight_column(at)  # the inspected row is query 2, "011": key 0 blocked
-    assert weights[0] == "0" and "0" not in weights[1:]
     at.button(key="masks_btn_invert").click().run()
     assert not at.exception
     assert at.query_params["masks_grid"] in ("011.001.100", ["011.001.100"])
-    again = run_app("masks", mask="custom", seq_len=3, masks_grid="011.001.100")
-    assert again.text_input(key="masks_grid").value == "011.001.100"
-    assert weight_column(again)[1:] == ["0", "0"]  # row 2 = "100": only key 0 is kept
+    # Another section (a click on its tab) uses the same grid, and the link keeps it.
+    at.session_state["masks_tab"] = "row"
+    at.run()
+    assert not at.exception and not at.get("plotly_chart")
+    assert at.query_params["masks_grid"] in ("011.001.100", ["011.001.100"])
+    assert at.query_params["masks_tab"] in ("row", ["row"])
+    assert weight_column(at)[1:] == ["0", "0"]  # the inspected row is query 2 = "100": only key 0 is kept
+    again = run_app("masks", mask="custom", seq_len=3, masks_grid="100.110.011", masks_tab="row")
+    weights = weight_column(again)  # row 2, "011": key 0 blocked
+    assert weights[0] == "0" and "0" not in weights[1:]
+    back = run_app("masks", mask="custom", seq_len=3, masks_grid="011.001.100")
+    assert back.text_input(key="masks_grid").value == "011.001.100"
 
 
 def test_page_fully_blocked_inf_and_bad_url_values_never_crash():
-    at = run_app("masks", mask="custom", seq_len=3, masks_grid="000.000.000", masks_fill="-inf", masks_head="7")
+    params = dict(mask="custom", seq_len=3, masks_grid="000.000.000", masks_fill="-inf", masks_head="7")
+    at = run_app("masks", **params, masks_tab="row")
     assert not at.exception
     assert weight_column(at) == ["NaN"] * 3
-    assert any("NaN" in w.value for w in at.warning)
+    full = run_app("masks", **params, masks_tab="full")
+    assert any("NaN" in w.value for w in full.warning)
     bad = run_app("masks", mask="padding", seq_len=4, masks_grid="garbage", masks_tk="999", masks_pad="-5",
                   masks_head="abc", masks_fill="nan", masks_cross="true", masks_extra="bogus",
-                  masks_batch="3", lang="zh")
+                  masks_batch="3", masks_tab="<b>x</b>", lang="zh")
     assert not bad.exception
-    assert len(bad.warning) >= 4
+    assert len(bad.warning) >= 5
+    assert any("masks_tab" in w.value and "grid" in w.value for w in bad.warning)  # the section: back to the first
+    assert bad.query_params["masks_tab"] in ("grid", ["grid"])
 
 
 def test_page_batch_of_two_and_cross_attention():
@@ -182,3 +195,63 @@ def test_the_drawn_grid_is_used_by_the_other_pages():
     assert not at.exception
     text = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
     assert "6 of 9 cells blocked" in text  # the diagonal grid, not the default local window (3 of 9)
+
+
+# ---------------------------------------------------------------- sections and the one chart
+SECTION_CHARTS = {"grid": 1, "row": 0, "full": 0, "polarity": 1}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("section", list(SECTION_CHARTS))
+def test_each_section_opens_from_the_link_and_draws_only_its_own_content(section, lang):
+    at = run_app("masks", mask="causal", seq_len=5, masks_tab=section, lang=lang)
+    assert not at.exception
+    assert [t.label for t in at.tabs] == [i18n.t(f"masks.tab.{sid}", lang) for sid in SECTION_CHARTS]
+    assert len(at.get("plotly_chart")) == SECTION_CHARTS[section]
+    heading = {"grid": "masks.figures", "row": "masks.row", "full": "masks.full", "polarity": "masks.pol"}[section]
+    assert [h.value for h in at.subheader] == [i18n.t(heading, lang)]
+    assert at.query_params["masks_tab"] in (section, [section])
+
+
+def test_the_one_chart_holds_mask_scores_and_weights_of_the_run():
+    grid, _ = lab.parse_grid("1000.1100.1110.0111", 4, 4)
+    run = lab.run_lab(cfg(seq_len=4), lab.LabSetup(("custom", "padding"), 4, 4, lengths=(3,), custom_grid=grid,
+                                                   fill="-inf"))
+    fig = lab.lab_figure(run, 0, 2, "block", titles=("m", "s", "w"), x_title="key", y_title="query",
+                         words=("keep", "blocked"), clickable=True, meta="g")
+    heats = [t for t in fig.data if t.type == "heatmap"]
+    assert len(fig.data) <= 6 and len(heats) == 4  # mask, scores (+ grey blocked cells), weights
+    assert not [k for k in fig.layout.to_plotly_json() if k.startswith(("xaxis2", "yaxis2"))]  # one pair of axes
+    assert [tile["title"] for tile in fig.layout.meta["tiles"]] == ["m", "s", "w"]
+
+    def panel(matrix, n):  # the panel's cells back out of the tiled matrix
+        tile = fig.layout.meta["tiles"][n]
+        return [row[tile["col"]:tile["col"] + 4] for row in matrix[tile["row"]:tile["row"] + 4]]
+
+    keep = run.keep[0]
+    assert torch.equal(torch.tensor(panel(heats[0].z, 0)).bool(), keep)
+    assert [row[:4] for row in heats[0].text[:4]] == [[str(v) for v in r] for r in lab.shown_values(keep, "block").tolist()]
+    kept = torch.tensor([[float("nan") if v is None else v for v in r] for r in panel(heats[1].z, 1)])
+    scores = run.trace.masked_scores[0, 2]
+    assert torch.allclose(kept[keep], scores[keep]) and torch.isnan(kept[~keep]).all()
+    assert all(v == "-inf" for r, row in enumerate(panel(heats[2].text, 1)) for c, v in enumerate(row)
+               if not keep[r, c])  # blocked cells say their fill value
+    weights = torch.tensor([[float("nan") if v is None else v for v in r] for r in panel(heats[3].z, 2)])
+    assert torch.allclose(weights, run.trace.weights[0, 2], equal_nan=True)
+    targets = next(t for t in fig.data if t.type == "scatter" and t.customdata is not None)
+    assert len(targets.x) == 16 and lab.cell_from_point({"customdata": list(targets.customdata[6])}) == (1, 2)
+    # The shared copy is text; every session gets its own figure with the same content.
+    again = lab.figure_from_json(lab.figure_json(fig))
+    assert json.loads(again.to_json()) == json.loads(fig.to_json()) and again is not fig
+
+
+def test_the_polarity_bug_is_one_chart_of_four_panels():
+    bug = lab.polarity_bug(cfg(seq_len=5), "-1e9")
+    fig = lab.bug_figure(bug, 1, titles=("a", "b", "c", "d"), x_title="k", y_title="q", words=("keep", "blocked"))
+    assert [tile["title"] for tile in fig.layout.meta["tiles"]] == ["a", "b", "c", "d"]
+    heats = [t for t in fig.data if t.type == "heatmap"]
+    tile = fig.layout.meta["tiles"][3]
+    wrong = [row[tile["col"]:tile["col"] + 5] for row in heats[3].z[tile["row"]:tile["row"] + 5]]
+    assert torch.allclose(torch.tensor(wrong), bug.bug[1])
+    tables = lab.bug_tables(bug, 1, ("a", "b", "c", "d"))
+    assert [t[0] for t in tables] == ["a", "b", "c", "d"] and torch.allclose(torch.tensor(tables[2][3]), bug.correct[1])

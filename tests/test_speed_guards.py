@@ -31,7 +31,11 @@ PINS = {
     ("heads", (("heads_tab", "timing"),)): (0, 0, 0),  # nothing measured yet
     ("heads", (("heads_tab", "slice"),)): (2, 2, 2),
     ("heads", (("heads_tab", "single"),)): (2, 2, 2),
-    ("masks", ()): (7, 15, 7),
+    ("masks", ()): (1, 4, 1),  # mask | masked scores (+ grey blocked cells) | weights: one chart
+    ("masks", (("mask", "custom"),)): (1, 5, 1),  # + the click targets of the hand-drawn grid
+    ("masks", (("masks_tab", "row"),)): (0, 0, 0),
+    ("masks", (("masks_tab", "full"),)): (0, 0, 0),
+    ("masks", (("masks_tab", "polarity"),)): (1, 4, 1),  # the polarity bug's four panels: one chart
     ("real-model", ()): (1, 1, 1),  # the open tab (all 12 heads of a layer) as one tiled trace
     ("real-model", (("real_tab", "head"),)): (1, 1, 1),
     ("real-model", (("real_tab", "patterns"),)): (0, 0, 0),

@@ -8,6 +8,11 @@ STRINGS = {
               "(for padding, or for the future tokens in a decoder): blocked cells are filled with -1e9, "
               "so after the softmax their weight is 0.",
     },
+    # Sections (tabs, in the order a lesson goes): the id is in the URL (?masks_tab=row), the label is not
+    "masks.tab.grid": {"zh": "掩码 → 分数 → 权重", "en": "Mask → scores → weights"},
+    "masks.tab.row": {"zh": "仔细看一行", "en": "One row up close"},
+    "masks.tab.full": {"zh": "整行被屏蔽", "en": "Fully blocked rows"},
+    "masks.tab.polarity": {"zh": "极性与它的 bug", "en": "Polarity and its bug"},
     # Controls
     "masks.controls": {"zh": "本页的掩码设置", "en": "This page's mask settings"},
     "masks.kind_from_sidebar": {
@@ -48,9 +53,9 @@ STRINGS = {
     },
     "masks.fill": {"zh": "填充值（被屏蔽位置的分数）", "en": "Fill value (score of a blocked cell)"},
     "masks.fill.help": {
-        "zh": "-1e9 与种子文本相同；-inf 是另一种常见选择。只有当一整行都被屏蔽时，两者才有区别（见下文）。",
+        "zh": "-1e9 与种子文本相同；-inf 是另一种常见选择。只有当一整行都被屏蔽时，两者才有区别（见“整行被屏蔽”）。",
         "en": "-1e9 as in the seed; -inf is the other common choice. They differ only when a whole row is blocked "
-              "(see below).",
+              "(see “Fully blocked rows”).",
     },
     "masks.head": {"zh": "显示哪个注意力头", "en": "Head shown"},
     "masks.head.help": {"zh": "掩码对所有头都一样；分数和权重每个头不同。",
@@ -195,9 +200,10 @@ STRINGS = {
     # Polarity
     "masks.pol": {"zh": "极性：1 表示“保留”还是“屏蔽”？", "en": "Polarity: does 1 mean keep or block?"},
     "masks.pol.now": {
-        "zh": "上方的掩码网格按当前极性 **{polarity}** 显示数字；两种写法的计算结果完全相同，只要代码和约定一致：",
-        "en": "The mask grid above shows its numbers in the current polarity, **{polarity}**; both ways give exactly "
-              "the same result as long as the code matches the convention:",
+        "zh": "“掩码 → 分数 → 权重”中的掩码网格按当前极性 **{polarity}** 显示数字；两种写法的计算结果完全相同，"
+              "只要代码和约定一致：",
+        "en": "The mask grid (in “Mask → scores → weights”) shows its numbers in the current polarity, "
+              "**{polarity}**; both ways give exactly the same result as long as the code matches the convention:",
     },
     "masks.pol.libs": {
         "zh": "陷阱在于不同的库约定不同：torch.nn.MultiheadAttention 的布尔掩码 True = 屏蔽；"
