@@ -127,3 +127,20 @@ def open_app(page, server, path: str = "", **params) -> None:
 def sidebar_slider(page, index: int):
     """The draggable thumb of the index-th slider in the sidebar (0 d_model, 1 num_heads, 2 seq_len)."""
     return page.locator("[data-testid=stSidebar] [data-testid=stSlider]").nth(index).get_by_role("slider")
+
+
+def click_mask_cell(page, row: int, col: int, seq: int = 0) -> None:
+    """Click cell (row, col) of the Masks lab's hand-drawn mask: the first panel of its one chart.
+
+    The chart tiles mask | scores | weights on one pair of category axes, so the cell's place comes
+    from plotly's own axes (category index = column of the first panel), not from the plot's size.
+    """
+    chart = page.locator(f".st-key-masks_click_{seq} .js-plotly-plot").first
+    chart.scroll_into_view_if_needed()
+    page.wait_for_function("el => el._fullLayout && el._fullLayout.xaxis", arg=chart.element_handle())
+    x, y = chart.evaluate("""(gd, [r, c]) => {
+        const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, box = gd.getBoundingClientRect();
+        return [box.left + xa._offset + xa.l2p(c), box.top + ya._offset + ya.l2p(r)];
+    }""", [row, col])
+    page.mouse.move(x, y)
+    page.mouse.click(x, y)

@@ -8,7 +8,7 @@ import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from conftest import IDLE, wait_idle
+from conftest import IDLE, click_mask_cell, wait_idle
 from playwright.sync_api import expect
 
 from core import i18n
@@ -38,15 +38,6 @@ def expected_grid(T: int, cell) -> str:
 
 def sidebar(page):
     return page.locator("[data-testid=stSidebar]")
-
-
-def click_cell(page, row: int, col: int, n: int) -> None:
-    plot = page.locator(".st-key-masks_click_0 .nsewdrag").first
-    plot.scroll_into_view_if_needed()
-    box = plot.bounding_box()
-    x, y = box["x"] + (col + 0.5) * box["width"] / n, box["y"] + (row + 0.5) * box["height"] / n
-    page.mouse.move(x, y)
-    page.mouse.click(x, y)
 
 
 def started(page) -> None:
@@ -83,7 +74,7 @@ def test_eight_students_at_once_see_only_their_own(server, browser):
 
         # 2. Everyone toggles a different cell of their hand-drawn mask, interleaved.
         for p, s in zip(pages, SESSIONS):
-            click_cell(p, *s[5], s[2])
+            click_mask_cell(p, *s[5])
         for p, s in zip(pages, SESSIONS):
             grid = expected_grid(s[2], s[5])
             expect(p.locator(".st-key-masks_grid input")).to_have_value(grid)

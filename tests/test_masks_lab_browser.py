@@ -1,12 +1,15 @@
-"""Masks lab in a real browser: clicking a cell of the hand-drawn mask blocks it, and the link keeps it."""
+"""Masks lab in a real browser: clicking a cell of the hand-drawn mask blocks it, another section uses the
+same grid, and the link keeps both."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
-from conftest import open_app, wait_idle
+from conftest import click_mask_cell, open_app, wait_idle
 from playwright.sync_api import expect
+
+from core import i18n
 
 pytestmark = pytest.mark.browser
 
@@ -16,36 +19,38 @@ def weight_cell(page, key: int):
     return page.locator(".st-key-masks_inspector tbody tr").nth(key).locator("td").last
 
 
-def click_cell(page, row: int, col: int, n_rows: int, n_cols: int) -> None:
-    plot = page.locator(".st-key-masks_click_0 .nsewdrag").first  # the plot area of the mask grid
-    plot.scroll_into_view_if_needed()
-    box = plot.bounding_box()
-    x = box["x"] + (col + 0.5) * box["width"] / n_cols
-    y = box["y"] + (row + 0.5) * box["height"] / n_rows
-    page.mouse.move(x, y)
-    page.mouse.click(x, y)
+def open_section(page, sid: str) -> None:
+    page.get_by_role("tab", name=i18n.t(f"masks.tab.{sid}", "en")).click()
+    expect(page).to_have_url(re.compile(rf"masks_tab={sid}"))
+    wait_idle(page)
 
 
 def test_clicking_a_cell_blocks_it_and_the_link_keeps_it(server, page):
-    # T = 4, default hand-drawn grid "1000.1100.1110.0111"; the inspector shows query 2, which sees keys 0..2
+    # T = 4, default hand-drawn grid "1000.1100.1110.0111"; the first section has the editor and the chart
     open_app(page, server, "masks", mask="custom", seq_len=4, lang="en")
-    expect(weight_cell(page, 1)).not_to_have_text("0")
-
-    click_cell(page, 2, 1, 4, 4)
+    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(1)  # mask | scores | weights: one chart
+    click_mask_cell(page, 2, 1)
     expect(page).to_have_url(re.compile(r"masks_grid=1000\.1100\.1010\.0111"))
     wait_idle(page)
-    expect(weight_cell(page, 1)).to_have_text("0")  # blocked: exactly 0 after the softmax
-    expect(weight_cell(page, 0)).not_to_have_text("0")
     expect(page.locator(".st-key-masks_grid input")).to_have_value("1000.1100.1010.0111")
 
-    # The shared link draws the same mask for the next person.
+    # One row up close: the clicked row (query 2), key 1 now blocked: exactly 0 after the softmax
+    open_section(page, "row")
+    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(0)
+    expect(page).to_have_url(re.compile(r"masks_grid=1000\.1100\.1010\.0111"))
+    expect(weight_cell(page, 1)).to_have_text("0")
+    expect(weight_cell(page, 0)).not_to_have_text("0")
+
+    # The shared link opens the same section with the same mask for the next person.
     page.goto(page.url)
     wait_idle(page)
-    expect(page.locator(".st-key-masks_grid input")).to_have_value("1000.1100.1010.0111")
     expect(weight_cell(page, 1)).to_have_text("0")
 
-    # Clicking the same cell again keeps it once more (one click = one toggle).
-    click_cell(page, 2, 1, 4, 4)
+    # Back to the editor: the grid is still there; clicking the same cell again keeps it (one click = one toggle).
+    open_section(page, "grid")
+    expect(page.locator(".st-key-masks_grid input")).to_have_value("1000.1100.1010.0111")
+    click_mask_cell(page, 2, 1)
     expect(page).to_have_url(re.compile(r"masks_grid=1000\.1100\.1110\.0111"))
     wait_idle(page)
+    open_section(page, "row")
     expect(weight_cell(page, 1)).not_to_have_text("0")
