@@ -109,6 +109,30 @@ def test_frozen_scenario_refuses_in_place_writes_and_computes_the_same():
     run.trace.weights.add_(0)
 
 
+def test_the_shared_masks_lab_objects_are_read_only_and_work_the_same():
+    """pages/masks.py shares its run, its polarity-bug demo and its figures (as JSON text) per settings."""
+    s = Settings(16, 4, 5, "custom", 3, "en")
+    grid, _ = lab.parse_grid("10000.11000.01100.00110.00011", 5, 5)
+    run = lab.run_lab(s, lab.LabSetup(("custom", "padding"), 5, 5, lengths=(4,), custom_grid=grid, fill="-inf"))
+    shared = frozen.freeze(run)
+    bug = frozen.freeze(lab.polarity_bug(s, "-inf"))
+    assert frozen.is_frozen(shared) and frozen.is_frozen(bug)
+    with pytest.raises(RuntimeError):
+        shared.trace.weights[0, 0, 0, 0] = 0
+    with pytest.raises(RuntimeError):
+        shared.keep.logical_not_()
+    with pytest.raises(RuntimeError):
+        bug.bug.zero_()
+    with pytest.raises(AttributeError):
+        shared.q_labels[0].append("x")
+    # What the page reads from the frozen objects is what the unfrozen ones give.
+    assert lab.blocked_check(shared, 2) == lab.blocked_check(run, 2)
+    assert lab.full_row_demo(shared, 1).actual == lab.full_row_demo(run, 1).actual
+    assert str([dict(r) for r in bug.summary(1)]) == str(lab.polarity_bug(s, "-inf").summary(1))  # NaN too
+    kw = dict(titles=("m", "s", "w"), x_title="k", y_title="q", words=("keep", "blocked"))
+    assert lab.figure_json(lab.lab_figure(shared, 0, 2, "keep", **kw)) == lab.figure_json(lab.lab_figure(run, 0, 2, "keep", **kw))
+
+
 def test_the_shared_run_result_of_why_heads_is_read_only():
     store = W.ResultStore()
     r = W.train(2, 0, 3)
