@@ -413,74 +413,65 @@ def panel_height(T_q: int) -> int:
 
 
 # ------------------------------------------------------------------ many panels as one chart
-GAP = "\u2009"  # names of the empty categories between panels (thin spaces: invisible)
-SAME = "\u200b"  # appended to a label once per panel column/row (zero-width: invisible, keeps categories unique)
-
-
-def tile_panels(panels: list[go.Figure], per_row: int, *, x_title: str, y_title: str, height: int,
+def tile_panels(panels: list[go.Figure], hovers: list[list[str]], *, x_title: str, y_title: str, height: int,
                 meta: str = "") -> go.Figure:
-    """Single-panel figures of one size (mask_figure, scores_figure, weights_figure) as ONE chart.
+    """A row of single-panel figures (mask_figure, scores_figure, weights_figure: the same queries, the
+    same number of keys) as ONE chart.
 
     Why: the browser pays one or two animation frames per plotly chart and per subplot on every
-    redraw, even when nothing changed (benchmarks/bench_browser.py). All traces go on one pair of
-    category axes: panel (r, c) gets its labels with c (x) and r (y) zero-width spaces appended, and
-    empty categories between panels make the gaps; each panel's title becomes an annotation. The
-    panels keep their own colour scales, cell numbers, NaN crosses and click targets
-    (customdata [row, col] of its own panel).
+    redraw, even when nothing changed (benchmarks/bench_browser.py). So every trace goes on one pair
+    of axes. The queries stay categories (the same in every panel); the keys are numbers, panel n's
+    key j at n * (C + gap) + j (x0/dx), labelled with their tokens: plotly places a heatmap's cell
+    numbers by the heatmap's own column index, so panels side by side on category columns would all
+    print their numbers into the first panel. A heatmap's hover names the key by its index in its
+    panel (customdata) and takes `hovers[n]`, one template per heatmap of panel n. Each panel keeps
+    its colour scale, cell numbers, NaN crosses and click targets (customdata [row, col]).
     """
     first = next(t for t in panels[0].data if t.type == "heatmap")
     xs, ys = list(first.x), list(first.y)  # 'j:token' per key, 'i:token' per query
     C, R = len(xs), len(ys)
-    n_rows = math.ceil(len(panels) / per_row)
-    gap_c, gap_r = max(1, math.ceil(C * 0.12)), max(1, math.ceil(R * 0.25))
-    x_cats, y_cats = [], []
-    for c in range(per_row):
-        x_cats += ([GAP * (len(x_cats) + 1) for _ in range(gap_c)] if c else []) + [v + SAME * c for v in xs]
-    for r in range(n_rows):
-        y_cats += ([GAP * (len(y_cats) + 1) for _ in range(gap_r)] if r else []) + [v + SAME * r for v in ys]
-    traces, titles, tiles = [], [], []
-    for n, panel in enumerate(panels):
-        r, c = divmod(n, per_row)
-        col0, row0 = c * (C + gap_c), r * (R + gap_r)
+    gap = max(1, math.ceil(C * 0.12))  # empty columns between panels
+    col_of = {v: j for j, v in enumerate(xs)}
+    key_index = [list(range(C)) for _ in range(R)]  # (R, C): the key j of each cell, for the hover
+    traces, titles, tiles, tickvals, ticktext = [], [], [], [], []
+    for n, (panel, templates) in enumerate(zip(panels, hovers)):
+        col0 = n * (C + gap)
+        templates = iter(templates)
         for trace in _numbers_on_heatmaps(panel):
-            if trace.type == "heatmap":  # spread over the whole tiling, empty outside its panel (plotly places
-                # a heatmap's text by its own columns: a heatmap of one panel's columns gets its numbers wrong)
-                grids = {name: _placed(getattr(trace, name), (len(y_cats), len(x_cats)), row0, col0,
-                                       empty=None if name == "z" else "")  # text None would print "null"
-                         for name in ("z", "text", "customdata") if getattr(trace, name) is not None}
-                trace.update(x=x_cats, y=y_cats, hoverongaps=False, **grids)
-            else:  # a scatter's points name their categories: the same label with its panel's mark
-                trace.update(x=[str(v) + SAME * c for v in trace.x], y=[str(v) + SAME * r for v in trace.y])
+            if trace.type == "heatmap":
+                trace.update(x=None, x0=col0, dx=1, customdata=key_index, hovertemplate=next(templates),
+                             z=_rounded(trace.z))
+            else:  # scatter: its points name their key's category; the NaN crosses' hover names the key by index
+                keys = [col_of[v] for v in trace.x]
+                if trace.customdata is None:
+                    trace.update(customdata=keys, hovertemplate=(trace.hovertemplate or "").replace("%{x}", "%{customdata}"))
+                trace.update(x=[col0 + j for j in keys])
             traces.append(trace)
         title = panel.layout.title.text or ""
-        titles.append(dict(x=col0 + (C - 1) / 2, y=row0 - 0.5, yanchor="bottom", text=title, showarrow=False,
+        titles.append(dict(x=col0 + (C - 1) / 2, y=-0.5, yanchor="bottom", text=title, showarrow=False,
                            font=dict(size=14)))
-        tiles.append(dict(title=title, row=row0, col=col0))
+        tiles.append(dict(title=title, row=0, col=col0))
+        tickvals += [col0 + j for j in range(C)]
+        ticktext += xs
+    width = len(panels) * (C + gap) - gap
     fig = go.Figure(traces)
     # meta: where each panel sits (the accessible name counts them), and the drawn grid: a new grid is
     # a new chart, so a click's selection never carries over to the next figure.
     fig.update_layout(height=height, margin=dict(l=8, r=8, t=12, b=8), annotations=titles, showlegend=False,
                       clickmode="event+select", hovermode="closest", plot_bgcolor="rgba(0,0,0,0)", dragmode=False,
-                      meta=dict(tiles=tiles, rows=R, cols=C, per_row=per_row, grid=meta))
-    x_ticks = [v for v in x_cats if not v.startswith(GAP)] if C <= 16 else []
-    y_ticks = [v for v in y_cats if not v.startswith(GAP)] if R <= 16 else []
-    fig.update_xaxes(type="category", categoryorder="array", categoryarray=x_cats, range=[-0.5, len(x_cats) - 0.5],
-                     autorange=False, tickmode="array", tickvals=x_ticks, ticktext=[v.rstrip(SAME) for v in x_ticks],
-                     showticklabels=bool(x_ticks), tickangle=-45 if C > 4 else 0, title=x_title,
-                     showgrid=False, zeroline=False, fixedrange=True)
-    fig.update_yaxes(type="category", categoryorder="array", categoryarray=y_cats,
-                     range=[len(y_cats) - 0.5, -0.5 - max(0.6, gap_r * 0.6)], autorange=False, tickmode="array",
-                     tickvals=y_ticks, ticktext=[v.rstrip(SAME) for v in y_ticks], showticklabels=bool(y_ticks),
-                     title=y_title, showgrid=False, zeroline=False, fixedrange=True)
+                      meta=dict(tiles=tiles, rows=R, cols=C, per_row=len(panels), grid=meta))
+    show_keys = C <= 16
+    fig.update_xaxes(range=[-0.5, width - 0.5], autorange=False, tickmode="array", tickvals=tickvals if show_keys else [],
+                     ticktext=ticktext if show_keys else [], showticklabels=show_keys, tickangle=-45 if C > 4 else 0,
+                     title=x_title, showgrid=False, zeroline=False, fixedrange=True)
+    fig.update_yaxes(type="category", range=[R - 0.5, -0.5 - max(0.6, R * 0.15)], autorange=False,
+                     showticklabels=R <= 16, dtick=1, title=y_title, showgrid=False, zeroline=False, fixedrange=True)
     return fig
 
 
-def _placed(values, shape: tuple[int, int], row0: int, col0: int, empty=None) -> list[list]:
-    """A panel's (R, C) matrix at (row0, col0) of a matrix of `shape` filled with `empty`."""
-    out = [[empty] * shape[1] for _ in range(shape[0])]
-    for i, row in enumerate(values):
-        out[row0 + i][col0:col0 + len(row)] = list(row)
-    return out
+def _rounded(z) -> list[list]:
+    """Colours need no 17 digits: 5 decimals (the hover shows 4) keep the chart's bytes down at T = 32."""
+    return [[v if v is None or isinstance(v, int) else round(float(v), 5) for v in row] for row in z]
 
 
 def _numbers_on_heatmaps(panel: go.Figure) -> list:
@@ -510,22 +501,40 @@ def _numbers_on_heatmaps(panel: go.Figure) -> list:
     return [t for t in panel.data if not (t.type == "scatter" and t.mode == "text")]
 
 
+def _hover(x_title: str, y_title: str, what: str) -> str:
+    return f"{y_title} %{{y}}<br>{x_title} %{{customdata}}<br>{what}<extra></extra>"
+
+
+def _mask_panel(keep: torch.Tensor, polarity: str, q_labels, k_labels, *, words, **kw) -> tuple[go.Figure, str]:
+    """mask_figure, with the stored numbers as the heatmap's text (shown in the cells up to 16 keys, always
+    in the hover), and its hover: 'mask = 1 (1 = keep)'."""
+    fig = mask_figure(keep, polarity, q_labels, k_labels, words=words, **kw)
+    heat = fig.data[0]
+    if heat.text is None:  # no cell numbers (more than 16 keys): the hover still needs them
+        heat.text = [[str(v) for v in row] for row in shown_values(keep, polarity).tolist()]
+    one = words[0] if polarity == "keep" else words[1]
+    return fig, _hover(kw["x_title"], kw["y_title"], f"mask = %{{text}} (1 = {one})")
+
+
 def lab_figure(run: LabRun, b: int, head: int, polarity: str, *, titles: tuple[str, str, str], x_title: str,
                y_title: str, words: tuple[str, str], clickable: bool = False, meta: str = "",
                palette: str = DEFAULT_PALETTE) -> go.Figure:
     """Sequence b's mask, masked scores and weights (head `head`) side by side in one chart.
     `clickable`: a click on a mask cell selects its click target, customdata [row, col]."""
-    T_q, T_k = run.setup.T_q, run.setup.T_k
+    T_q = run.setup.T_q
     ql, kl = run.q_labels[b], run.k_labels[b]
     keep = run.keep[b]
     zrange = color_range(run.trace.masked_scores[:, head], signed=True)  # one colour range for every sequence
     kw = dict(x_title=x_title, y_title=y_title)
-    panels = [mask_figure(keep, polarity, ql, kl, title=titles[0], clickable=clickable, words=words, palette=palette,
-                          **kw),
-              scores_figure(run.trace.masked_scores[b, head], keep, run.setup.fill, ql, kl, title=titles[1],
-                            zrange=zrange, palette=palette, **kw),
-              weights_figure(run.trace.weights[b, head], ql, kl, title=titles[2], palette=palette, **kw)]
-    return tile_panels(panels, 3, x_title=x_title, y_title=y_title, height=panel_height(T_q), meta=meta)
+    mask, mask_hover = _mask_panel(keep, polarity, ql, kl, title=titles[0], clickable=clickable, words=words,
+                                   palette=palette, **kw)
+    scores = scores_figure(run.trace.masked_scores[b, head], keep, run.setup.fill, ql, kl, title=titles[1],
+                           zrange=zrange, palette=palette, **kw)
+    weights = weights_figure(run.trace.weights[b, head], ql, kl, title=titles[2], palette=palette, **kw)
+    value = _hover(x_title, y_title, "%{z:.4f}")  # kept scores lie inside zrange: the colour's value is exact
+    hovers = [[mask_hover], [value, _hover(x_title, y_title, f"{run.setup.fill} ({words[1]})")], [value]]
+    return tile_panels([mask, scores, weights], hovers, x_title=x_title, y_title=y_title, height=panel_height(T_q),
+                       meta=meta)
 
 
 def lab_tables(run: LabRun, b: int, head: int, polarity: str, titles: tuple[str, str, str]) -> list:
@@ -538,16 +547,19 @@ def lab_tables(run: LabRun, b: int, head: int, polarity: str, titles: tuple[str,
 
 def bug_figure(bug: PolarityBug, head: int, *, titles: tuple[str, str, str, str], x_title: str, y_title: str,
                words: tuple[str, str], palette: str = DEFAULT_PALETTE) -> go.Figure:
-    """The polarity bug in one chart: the stored mask and what the code keeps (top), the right and the
-    wrong weights of head `head` (bottom)."""
+    """The polarity bug in one chart, left to right: the causal mask stored as True = blocked, what the
+    seed's code keeps of it, the right weights and the wrong ones (head `head`)."""
     labels = bug.labels
-    kw = dict(x_title=x_title, y_title=y_title, palette=palette)
-    panels = [mask_figure(bug.intended, "block", labels, labels, title=titles[0], words=words, **kw),
-              mask_figure(bug.seen_keep, "keep", labels, labels, title=titles[1], words=words, **kw),
-              weights_figure(bug.correct[head], labels, labels, title=titles[2], **kw),
-              weights_figure(bug.bug[head], labels, labels, title=titles[3], **kw)]
-    T = len(labels)
-    return tile_panels(panels, 2, x_title=x_title, y_title=y_title, height=2 * panel_height(T) - 40)
+    kw = dict(x_title=x_title, y_title=y_title)
+    stored, stored_hover = _mask_panel(bug.intended, "block", labels, labels, title=titles[0], words=words,
+                                       palette=palette, **kw)
+    seen, seen_hover = _mask_panel(bug.seen_keep, "keep", labels, labels, title=titles[1], words=words,
+                                   palette=palette, **kw)
+    right = weights_figure(bug.correct[head], labels, labels, title=titles[2], palette=palette, **kw)
+    wrong = weights_figure(bug.bug[head], labels, labels, title=titles[3], palette=palette, **kw)
+    value = _hover(x_title, y_title, "%{z:.4f}")
+    return tile_panels([stored, seen, right, wrong], [[stored_hover], [seen_hover], [value], [value]],
+                       x_title=x_title, y_title=y_title, height=panel_height(len(labels)))
 
 
 def bug_tables(bug: PolarityBug, head: int, titles: tuple[str, str, str, str]) -> list:
@@ -572,7 +584,12 @@ def blocked_check(run: LabRun, head: int) -> dict:
 # ------------------------------------------------------------------ a figure shared between sessions
 def figure_json(fig: go.Figure) -> str:
     """A figure as text: what a server-wide cache keeps (immutable; every session builds its own copy)."""
-    return fig.to_json(validate=False)
+    spec = json.loads(fig.to_json(validate=False))
+    # No plotly template: Streamlit's theme styles the chart in the browser (theme="streamlit"), and
+    # plotly's default one is ~7 KB of every message and most of the copying in to_dict(). (An empty
+    # one, not none: a figure built from this text would get plotly's default template again.)
+    spec["layout"]["template"] = {}
+    return json.dumps(spec, separators=(",", ":"))
 
 
 def figure_from_json(text: str) -> go.Figure:

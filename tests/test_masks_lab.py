@@ -224,25 +224,29 @@ def test_the_one_chart_holds_mask_scores_and_weights_of_the_run():
     assert not [k for k in fig.layout.to_plotly_json() if k.startswith(("xaxis2", "yaxis2"))]  # one pair of axes
     assert [tile["title"] for tile in fig.layout.meta["tiles"]] == ["m", "s", "w"]
 
-    def panel(matrix, n):  # the panel's cells back out of the tiled matrix
-        tile = fig.layout.meta["tiles"][n]
-        return [row[tile["col"]:tile["col"] + 4] for row in matrix[tile["row"]:tile["row"] + 4]]
-
     keep = run.keep[0]
-    assert torch.equal(torch.tensor(panel(heats[0].z, 0)).bool(), keep)
-    assert [row[:4] for row in heats[0].text[:4]] == [[str(v) for v in r] for r in lab.shown_values(keep, "block").tolist()]
-    kept = torch.tensor([[float("nan") if v is None else v for v in r] for r in panel(heats[1].z, 1)])
-    scores = run.trace.masked_scores[0, 2]
-    assert torch.allclose(kept[keep], scores[keep]) and torch.isnan(kept[~keep]).all()
-    assert all(v == "-inf" for r, row in enumerate(panel(heats[2].text, 1)) for c, v in enumerate(row)
-               if not keep[r, c])  # blocked cells say their fill value
-    weights = torch.tensor([[float("nan") if v is None else v for v in r] for r in panel(heats[3].z, 2)])
-    assert torch.allclose(weights, run.trace.weights[0, 2], equal_nan=True)
+    nan = lambda m: torch.tensor([[float("nan") if v is None else v for v in r] for r in m])  # noqa: E731
+    assert torch.equal(torch.tensor(heats[0].z).bool(), keep)
+    assert heats[0].text == tuple(tuple(str(v) for v in r) for r in lab.shown_values(keep, "block").tolist()) \
+        or [list(r) for r in heats[0].text] == [[str(v) for v in r] for r in lab.shown_values(keep, "block").tolist()]
+    kept, scores = nan(heats[1].z), run.trace.masked_scores[0, 2]
+    assert torch.allclose(kept[keep], scores[keep], atol=1e-5) and torch.isnan(kept[~keep]).all()
+    assert all(heats[2].text[r][c] == "-inf" for r in range(4) for c in range(4) if not keep[r, c])  # the fill value
+    assert torch.allclose(nan(heats[3].z), run.trace.weights[0, 2], atol=1e-5, equal_nan=True)
+    # Panels side by side on one numeric key axis; the hover names the key by its index in its panel.
+    tiles = fig.layout.meta["tiles"]
+    assert [h.x0 for h in heats] == [tiles[0]["col"], tiles[1]["col"], tiles[1]["col"], tiles[2]["col"]]
+    assert tiles[0]["col"] + 4 < tiles[1]["col"] < tiles[2]["col"] and all(h.dx == 1 for h in heats)
+    assert all(list(map(list, h.customdata)) == [[0, 1, 2, 3]] * 4 for h in heats)
+    assert list(fig.layout.xaxis.ticktext) == lab.axis_labels(run.k_labels[0]) * 3
     targets = next(t for t in fig.data if t.type == "scatter" and t.customdata is not None)
     assert len(targets.x) == 16 and lab.cell_from_point({"customdata": list(targets.customdata[6])}) == (1, 2)
     # The shared copy is text; every session gets its own figure with the same content.
     again = lab.figure_from_json(lab.figure_json(fig))
-    assert json.loads(again.to_json()) == json.loads(fig.to_json()) and again is not fig
+    drawn, built = json.loads(again.to_json()), json.loads(fig.to_json())
+    assert drawn["data"] == built["data"] and again is not fig
+    assert drawn["layout"].pop("template") == {}  # Streamlit's theme styles it: plotly's ~7 KB template is not sent
+    assert drawn["layout"] == {k: v for k, v in built["layout"].items() if k != "template"}
 
 
 def test_the_polarity_bug_is_one_chart_of_four_panels():
@@ -250,8 +254,7 @@ def test_the_polarity_bug_is_one_chart_of_four_panels():
     fig = lab.bug_figure(bug, 1, titles=("a", "b", "c", "d"), x_title="k", y_title="q", words=("keep", "blocked"))
     assert [tile["title"] for tile in fig.layout.meta["tiles"]] == ["a", "b", "c", "d"]
     heats = [t for t in fig.data if t.type == "heatmap"]
-    tile = fig.layout.meta["tiles"][3]
-    wrong = [row[tile["col"]:tile["col"] + 5] for row in heats[3].z[tile["row"]:tile["row"] + 5]]
-    assert torch.allclose(torch.tensor(wrong), bug.bug[1])
+    assert torch.allclose(torch.tensor(heats[3].z), bug.bug[1], atol=1e-5)
+    assert torch.equal(torch.tensor(heats[0].z).bool(), bug.intended) and heats[0].text[0][0] == "0"  # stored: 0 = keep
     tables = lab.bug_tables(bug, 1, ("a", "b", "c", "d"))
     assert [t[0] for t in tables] == ["a", "b", "c", "d"] and torch.allclose(torch.tensor(tables[2][3]), bug.correct[1])
