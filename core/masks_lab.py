@@ -545,10 +545,11 @@ def lab_tables(run: LabRun, b: int, head: int, polarity: str, titles: tuple[str,
             (titles[2], rows, cols, run.trace.weights[b, head].tolist())]
 
 
-def bug_figure(bug: PolarityBug, head: int, *, titles: tuple[str, str, str, str], x_title: str, y_title: str,
-               words: tuple[str, str], palette: str = DEFAULT_PALETTE) -> go.Figure:
-    """The polarity bug in one chart, left to right: the causal mask stored as True = blocked, what the
-    seed's code keeps of it, the right weights and the wrong ones (head `head`)."""
+def bug_figures(bug: PolarityBug, head: int, *, titles: tuple[str, str, str, str], x_title: str, y_title: str,
+                words: tuple[str, str], palette: str = DEFAULT_PALETTE) -> tuple[go.Figure, go.Figure]:
+    """The polarity bug in two charts of two panels: the causal mask stored as True = blocked beside what
+    the seed's code keeps of it, then the right weights beside the wrong ones (head `head`). Two panels
+    a chart stay readable on a phone; four in a row would not."""
     labels = bug.labels
     kw = dict(x_title=x_title, y_title=y_title)
     stored, stored_hover = _mask_panel(bug.intended, "block", labels, labels, title=titles[0], words=words,
@@ -558,16 +559,18 @@ def bug_figure(bug: PolarityBug, head: int, *, titles: tuple[str, str, str, str]
     right = weights_figure(bug.correct[head], labels, labels, title=titles[2], palette=palette, **kw)
     wrong = weights_figure(bug.bug[head], labels, labels, title=titles[3], palette=palette, **kw)
     value = _hover(x_title, y_title, "%{z:.4f}")
-    return tile_panels([stored, seen, right, wrong], [[stored_hover], [seen_hover], [value], [value]],
-                       x_title=x_title, y_title=y_title, height=panel_height(len(labels)))
+    height = panel_height(len(labels))
+    return (tile_panels([stored, seen], [[stored_hover], [seen_hover]], x_title=x_title, y_title=y_title, height=height),
+            tile_panels([right, wrong], [[value], [value]], x_title=x_title, y_title=y_title, height=height))
 
 
-def bug_tables(bug: PolarityBug, head: int, titles: tuple[str, str, str, str]) -> list:
+def bug_tables(bug: PolarityBug, head: int, titles: tuple[str, str, str, str], part: int) -> list:
+    """The table view of bug_figures' chart `part` (0: the masks, 1: the weights)."""
     labels = axis_labels(bug.labels)
-    return [(titles[0], labels, labels, bug.stored.tolist()),
-            (titles[1], labels, labels, bug.seen_keep.int().tolist()),
-            (titles[2], labels, labels, bug.correct[head].tolist()),
-            (titles[3], labels, labels, bug.bug[head].tolist())]
+    return [[(titles[0], labels, labels, bug.stored.tolist()),
+             (titles[1], labels, labels, bug.seen_keep.int().tolist())],
+            [(titles[2], labels, labels, bug.correct[head].tolist()),
+             (titles[3], labels, labels, bug.bug[head].tolist())]][part]
 
 
 def blocked_check(run: LabRun, head: int) -> dict:

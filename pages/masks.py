@@ -328,10 +328,11 @@ if open_id == "polarity":
         st.write(t("masks.bug.setup", T=s.seq_len, fill=fill))
         bug_titles = (t("masks.bug.stored"), t("masks.bug.seen"), t("masks.fig.correct", h=head),
                       t("masks.fig.bug", h=head))
-        spec = shared("masks_bug_fig", SK + (fill, head, palette), lambda: lab.figure_json(lab.bug_figure(
+        specs = shared("masks_bug_figs", SK + (fill, head, palette), lambda: tuple(lab.figure_json(f) for f in lab.bug_figures(
             bug, head, titles=bug_titles, x_title=k_title, y_title=q_title, words=words, palette=palette)))
-        show_chart(lab.figure_from_json(spec), name=f"polarity-bug-head{head}-T{s.seq_len}",
-                   table=partial(lab.bug_tables, bug, head, bug_titles))
+        for part, (spec, what) in enumerate(zip(specs, ("masks", "weights"))):
+            show_chart(lab.figure_from_json(spec), name=f"polarity-bug-{what}-head{head}-T{s.seq_len}",
+                       table=partial(lab.bug_tables, bug, head, bug_titles, part))
         summary = shared("masks_bug_summary", SK + (fill, head), lambda: bug.summary(head))
         first, last = summary[0], summary[-1]
         st.write(t("masks.bug.first", tok=first["token"], future=first["bug_future"], self_w=first["bug_past"]))

@@ -80,7 +80,7 @@ def test_svg_setting_makes_the_camera_button_save_a_real_svg(page, server):
     ("walkthrough", dict(walk_view="all", seq_len=5), 10),
     ("heads", dict(seq_len=5, heads_tab="single"), 2),
     ("masks", dict(mask="custom", seq_len=5), 1),  # mask | scores | weights: one chart per section
-    ("masks", dict(masks_tab="polarity", seq_len=5), 1),
+    ("masks", dict(masks_tab="polarity", seq_len=5), 2),
     ("real-model", dict(), 2),
 ])
 def test_every_chart_on_the_page_offers_the_download(page, server, path, params, at_least):

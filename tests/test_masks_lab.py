@@ -198,7 +198,7 @@ def test_the_drawn_grid_is_used_by_the_other_pages():
 
 
 # ---------------------------------------------------------------- sections and the one chart
-SECTION_CHARTS = {"grid": 1, "row": 0, "full": 0, "polarity": 1}
+SECTION_CHARTS = {"grid": 1, "row": 0, "full": 0, "polarity": 2}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -249,12 +249,17 @@ def test_the_one_chart_holds_mask_scores_and_weights_of_the_run():
     assert drawn["layout"] == {k: v for k, v in built["layout"].items() if k != "template"}
 
 
-def test_the_polarity_bug_is_one_chart_of_four_panels():
+def test_the_polarity_bug_is_two_charts_of_two_panels():
     bug = lab.polarity_bug(cfg(seq_len=5), "-1e9")
-    fig = lab.bug_figure(bug, 1, titles=("a", "b", "c", "d"), x_title="k", y_title="q", words=("keep", "blocked"))
-    assert [tile["title"] for tile in fig.layout.meta["tiles"]] == ["a", "b", "c", "d"]
-    heats = [t for t in fig.data if t.type == "heatmap"]
-    assert torch.allclose(torch.tensor(heats[3].z), bug.bug[1], atol=1e-5)
-    assert torch.equal(torch.tensor(heats[0].z).bool(), bug.intended) and heats[0].text[0][0] == "0"  # stored: 0 = keep
-    tables = lab.bug_tables(bug, 1, ("a", "b", "c", "d"))
-    assert [t[0] for t in tables] == ["a", "b", "c", "d"] and torch.allclose(torch.tensor(tables[2][3]), bug.correct[1])
+    masks, weights = lab.bug_figures(bug, 1, titles=("a", "b", "c", "d"), x_title="k", y_title="q",
+                                     words=("keep", "blocked"))
+    assert [tile["title"] for tile in masks.layout.meta["tiles"]] == ["a", "b"]
+    assert [tile["title"] for tile in weights.layout.meta["tiles"]] == ["c", "d"]
+    stored, seen = [t for t in masks.data if t.type == "heatmap"]
+    assert torch.equal(torch.tensor(stored.z).bool(), bug.intended) and stored.text[0][0] == "0"  # stored: 0 = keep
+    assert torch.equal(torch.tensor(seen.z).bool(), bug.seen_keep)
+    right, wrong = [t for t in weights.data if t.type == "heatmap"]
+    assert torch.allclose(torch.tensor(right.z), bug.correct[1], atol=1e-5)
+    assert torch.allclose(torch.tensor(wrong.z), bug.bug[1], atol=1e-5)
+    tables = lab.bug_tables(bug, 1, ("a", "b", "c", "d"), 1)
+    assert [t[0] for t in tables] == ["c", "d"] and torch.allclose(torch.tensor(tables[1][3]), bug.bug[1])

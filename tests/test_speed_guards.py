@@ -35,7 +35,7 @@ PINS = {
     ("masks", (("mask", "custom"),)): (1, 5, 1),  # + the click targets of the hand-drawn grid
     ("masks", (("masks_tab", "row"),)): (0, 0, 0),
     ("masks", (("masks_tab", "full"),)): (0, 0, 0),
-    ("masks", (("masks_tab", "polarity"),)): (1, 4, 1),  # the polarity bug's four panels: one chart
+    ("masks", (("masks_tab", "polarity"),)): (2, 4, 2),  # the polarity bug: two charts of two panels (phones)
     ("real-model", ()): (1, 1, 1),  # the open tab (all 12 heads of a layer) as one tiled trace
     ("real-model", (("real_tab", "head"),)): (1, 1, 1),
     ("real-model", (("real_tab", "patterns"),)): (0, 0, 0),
