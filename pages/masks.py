@@ -77,17 +77,23 @@ def settle_grid() -> str:
     text = str(text or "")
     kept()[GRID_KEY] = text
     st.session_state[CUSTOM_MASK_KEY] = text  # the other pages draw it too
-    if url_values(GRID_KEY) != ([text] if text else []):
-        if text:
-            st.query_params[GRID_KEY] = text
-        else:
-            drop_url_value(GRID_KEY)
     return text
 
 
+def grid_to_url() -> None:
+    """An edit of the grid (typed, clicked, a button) into the link. Written in a callback, never while the
+    page is drawn: a write then, after a page change, would drop the URL values of the bound widgets."""
+    text = st.session_state.get(GRID_KEY) or ""
+    kept()[GRID_KEY] = text
+    if text:
+        st.query_params[GRID_KEY] = text
+    elif GRID_KEY in st.query_params:
+        del st.query_params[GRID_KEY]
+
+
 def edit_grid(action: str, T_q: int, T_k: int, cell=None, row_key=None):
-    text = lab.edit_grid(st.session_state.get(GRID_KEY), T_q, T_k, action, cell)
-    st.session_state[GRID_KEY] = kept()[GRID_KEY] = text
+    st.session_state[GRID_KEY] = lab.edit_grid(st.session_state.get(GRID_KEY), T_q, T_k, action, cell)
+    grid_to_url()
     if cell is not None:  # the row inspector ("One row up close") opens on the edited row
         st.session_state["masks_row"] = kept()["masks_row"] = cell[0]
         if row_key is not None:
@@ -218,7 +224,7 @@ if open_id == "grid":
                            args=(action, T_q, T_k), width="stretch")
             if st.session_state.get(GRID_KEY) != grid_text:
                 st.session_state[GRID_KEY] = grid_text  # the tab was closed: its text box starts from the kept grid
-            st.text_input(t("masks.grid_text"), key=GRID_KEY, help=t("masks.grid_text.help"))
+            st.text_input(t("masks.grid_text"), key=GRID_KEY, help=t("masks.grid_text.help"), on_change=grid_to_url)
             # The keyboard way to toggle one cell (a click on the grid needs a pointer).
             for key, n in (("masks_cell_i", T_q), ("masks_cell_j", T_k)):
                 if st.session_state.get(key) not in range(n):

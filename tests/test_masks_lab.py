@@ -148,7 +148,7 @@ def test_page_custom_grid_round_trips_through_the_url():
     assert not at.exception
     assert at.query_params["masks_grid"] in ("011.001.100", ["011.001.100"])
     # Another section (a click on its tab) uses the same grid, and the link keeps it.
-    at.session_state["masks_tab"] = "row"
+    at.query_params["masks_tab"] = "row"
     at.run()
     assert not at.exception and not at.get("plotly_chart")
     assert at.query_params["masks_grid"] in ("011.001.100", ["011.001.100"])
