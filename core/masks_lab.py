@@ -464,7 +464,8 @@ def tile_panels(panels: list[go.Figure], hovers: list[list[str]], *, x_title: st
     fig.update_xaxes(range=[-0.5, width - 0.5], autorange=False, tickmode="array", tickvals=tickvals if show_keys else [],
                      ticktext=ticktext if show_keys else [], showticklabels=show_keys, tickangle=-45 if C > 4 else 0,
                      title=x_title, showgrid=False, zeroline=False, fixedrange=True)
-    fig.update_yaxes(type="category", range=[R - 0.5, -0.5 - max(0.6, R * 0.15)], autorange=False,
+    title_rows = max(0.6, 22 * R / max(height - 110, 100))  # room above the first row for the titles (~22 px)
+    fig.update_yaxes(type="category", range=[R - 0.5, -0.5 - title_rows], autorange=False,
                      showticklabels=R <= 16, dtick=1, title=y_title, showgrid=False, zeroline=False, fixedrange=True)
     return fig
 
