@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 
 from core.attention import AttentionTrace, MultiHeadAttention, build_input, build_model
-from core.figures import (DEFAULT_PALETTE, axis_labels, click_targets, color_range, dark_cells,
+from core.figures import (DEFAULT_PALETTE, axis_labels, click_targets, color_range, dark_cells, role_of,
                           scale as palette_scale)
 from core.masks import (FILL_VALUES, causal_mask, combine, custom_mask, flip_polarity, full_grid,
                         fully_blocked_rows, mask_from_text, mask_to_text, padding_mask_from_lengths)
@@ -519,9 +519,10 @@ def _mask_panel(keep: torch.Tensor, polarity: str, q_labels, k_labels, *, words,
 
 def lab_figure(run: LabRun, b: int, head: int, polarity: str, *, titles: tuple[str, str, str], x_title: str,
                y_title: str, words: tuple[str, str], clickable: bool = False, meta: str = "",
-               palette: str = DEFAULT_PALETTE) -> go.Figure:
+               palette: str = DEFAULT_PALETTE, numbers: bool = True) -> go.Figure:
     """Sequence b's mask, masked scores and weights (head `head`) side by side in one chart.
-    `clickable`: a click on a mask cell selects its click target, customdata [row, col]."""
+    `clickable`: a click on a mask cell selects its click target, customdata [row, col].
+    `numbers`: print the scores and weights in their cells (the mask's 0/1 always are)."""
     T_q = run.setup.T_q
     ql, kl = run.q_labels[b], run.k_labels[b]
     keep = run.keep[b]
@@ -534,8 +535,19 @@ def lab_figure(run: LabRun, b: int, head: int, polarity: str, *, titles: tuple[s
     weights = weights_figure(run.trace.weights[b, head], ql, kl, title=titles[2], palette=palette, **kw)
     value = _hover(x_title, y_title, "%{z:.4f}")  # kept scores lie inside zrange: the colour's value is exact
     hovers = [[mask_hover], [value, _hover(x_title, y_title, f"{run.setup.fill} ({words[1]})")], [value]]
-    return tile_panels([mask, scores, weights], hovers, x_title=x_title, y_title=y_title, height=panel_height(T_q),
-                       meta=meta)
+    fig = tile_panels([mask, scores, weights], hovers, x_title=x_title, y_title=y_title, height=panel_height(T_q),
+                      meta=meta)
+    return fig if numbers else _mask_numbers_only(fig)
+
+
+def _mask_numbers_only(fig: go.Figure) -> go.Figure:
+    """The figure without the numbers of its value panels (the mask keeps its 0/1, the polarity lesson).
+    Why: plotly lays out every cell's text on each redraw, ~2 frames for 128 cells under load
+    (benchmarks/bench_browser.py); the exact values stay in the hover, the table view and "One row"."""
+    for trace in fig.data:
+        if trace.type == "heatmap" and role_of(trace) != "mask":
+            trace.update(text=None, texttemplate=None)
+    return fig
 
 
 def lab_tables(run: LabRun, b: int, head: int, polarity: str, titles: tuple[str, str, str]) -> list:
@@ -547,7 +559,7 @@ def lab_tables(run: LabRun, b: int, head: int, polarity: str, titles: tuple[str,
 
 
 def bug_figures(bug: PolarityBug, head: int, *, titles: tuple[str, str, str, str], x_title: str, y_title: str,
-                words: tuple[str, str], palette: str = DEFAULT_PALETTE) -> tuple[go.Figure, go.Figure]:
+                words: tuple[str, str], palette: str = DEFAULT_PALETTE, numbers: bool = True) -> tuple[go.Figure, go.Figure]:
     """The polarity bug in two charts of two panels: the causal mask stored as True = blocked beside what
     the seed's code keeps of it, then the right weights beside the wrong ones (head `head`). Two panels
     a chart stay readable on a phone; four in a row would not."""
@@ -561,8 +573,9 @@ def bug_figures(bug: PolarityBug, head: int, *, titles: tuple[str, str, str, str
     wrong = weights_figure(bug.bug[head], labels, labels, title=titles[3], palette=palette, **kw)
     value = _hover(x_title, y_title, "%{z:.4f}")
     height = panel_height(len(labels))
-    return (tile_panels([stored, seen], [[stored_hover], [seen_hover]], x_title=x_title, y_title=y_title, height=height),
-            tile_panels([right, wrong], [[value], [value]], x_title=x_title, y_title=y_title, height=height))
+    masks = tile_panels([stored, seen], [[stored_hover], [seen_hover]], x_title=x_title, y_title=y_title, height=height)
+    weights = tile_panels([right, wrong], [[value], [value]], x_title=x_title, y_title=y_title, height=height)
+    return masks, weights if numbers else _mask_numbers_only(weights)
 
 
 def bug_tables(bug: PolarityBug, head: int, titles: tuple[str, str, str, str], part: int) -> list:

@@ -26,7 +26,8 @@ from ui.shell import CUSTOM_MASK_KEY, drop_url_value, page_context, url_values
 
 ctx = page_context()
 t, s = ctx.t, ctx.settings
-palette = display.current().palette  # the masks lab's figures print their own cell numbers: coloured to match
+# The lab's charts print the mask's 0/1 always and the scores and weights with "Numbers in the cells".
+palette, numbers = display.current().palette, display.current().cell_numbers
 
 GRID_KEY = "masks_grid"  # the hand-drawn grid: its text box and its URL parameter
 KEPT = "masks_kept"  # values of widgets drawn inside a tab, kept while their tab is closed
@@ -242,9 +243,10 @@ if open_id == "grid":
                 st.markdown(f"**{t('masks.sequence', b=b, n=lengths[b])}**")
             # One chart per sequence: mask | masked scores | weights. Shared as JSON text, so each session
             # restyles its own copy (ui/charts.py) and the cache is never written to.
-            spec = shared("masks_fig", SK + LK + (b, head, polarity, palette, clickable, grid_text), lambda: lab.figure_json(
-                lab.lab_figure(run, b, head, polarity, titles=titles, x_title=k_title, y_title=q_title, words=words,
-                               clickable=clickable, meta=grid_text, palette=palette)))
+            spec = shared("masks_fig", SK + LK + (b, head, polarity, palette, numbers, clickable, grid_text),
+                          lambda: lab.figure_json(lab.lab_figure(
+                              run, b, head, polarity, titles=titles, x_title=k_title, y_title=q_title, words=words,
+                              clickable=clickable, meta=grid_text, palette=palette, numbers=numbers)))
             name = f"seq{b}-{polarity}-head{head}-T{T_q}x{T_k}"
             chart = dict(name=f"mask-scores-weights-{name}", table=partial(lab.lab_tables, run, b, head, polarity, titles))
             if clickable:
@@ -254,7 +256,7 @@ if open_id == "grid":
             else:
                 show_chart(lab.figure_from_json(spec), **chart)
 
-        st.caption(t("masks.legend", fill=fill))
+        st.caption(t("masks.legend", fill=fill) + ("" if numbers else " " + t("masks.numbers_hint")))
         check = shared("masks_check", SK + LK + (head,), lambda: lab.blocked_check(run, head))
         if check["largest"] is not None:
             st.success(t("masks.check.zero", h=head, n=check["blocked"], total=check["total"], m=check["checked"],
@@ -334,8 +336,9 @@ if open_id == "polarity":
         st.write(t("masks.bug.setup", T=s.seq_len, fill=fill))
         bug_titles = (t("masks.bug.stored"), t("masks.bug.seen"), t("masks.fig.correct", h=head),
                       t("masks.fig.bug", h=head))
-        specs = shared("masks_bug_figs", SK + (fill, head, palette), lambda: tuple(lab.figure_json(f) for f in lab.bug_figures(
-            bug, head, titles=bug_titles, x_title=k_title, y_title=q_title, words=words, palette=palette)))
+        specs = shared("masks_bug_figs", SK + (fill, head, palette, numbers), lambda: tuple(
+            lab.figure_json(f) for f in lab.bug_figures(bug, head, titles=bug_titles, x_title=k_title, y_title=q_title,
+                                                        words=words, palette=palette, numbers=numbers)))
         for part, (spec, what) in enumerate(zip(specs, ("masks", "weights"))):
             show_chart(lab.figure_from_json(spec), name=f"polarity-bug-{what}-head{head}-T{s.seq_len}",
                        table=partial(lab.bug_tables, bug, head, bug_titles, part))

@@ -263,3 +263,18 @@ def test_the_polarity_bug_is_two_charts_of_two_panels():
     assert torch.allclose(torch.tensor(wrong.z), bug.bug[1], atol=1e-5)
     tables = lab.bug_tables(bug, 1, ("a", "b", "c", "d"), 1)
     assert [t[0] for t in tables] == ["c", "d"] and torch.allclose(torch.tensor(tables[1][3]), bug.bug[1])
+
+
+def test_value_numbers_follow_the_numbers_in_the_cells_option_the_mask_digits_stay():
+    def texts(at):
+        spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+        return [bool(t.get("texttemplate")) for t in spec["data"] if t["type"] == "heatmap"]
+
+    off = run_app("masks", mask="causal", seq_len=4, lang="en")
+    assert texts(off) == [True, False, False, False]  # mask | scores (+ grey) | weights
+    assert any("Numbers in the cells" in c.value for c in off.caption)
+    on = run_app("masks", mask="causal", seq_len=4, lang="en", cell_numbers="true")
+    assert texts(on) == [True, True, True, True]
+    spec = json.loads(on.get("plotly_chart")[0].proto.spec)
+    weights = [t for t in spec["data"] if t["type"] == "heatmap"][-1]
+    assert weights["text"][0][1] == "0" and weights["text"][0][0] == "1.00"  # query 0 sees only itself

@@ -114,6 +114,12 @@ STRINGS = {
         "en": "Mask: light = keep, dark = blocked. Scores: grey cells hold {fill} before the softmax (the colours "
               "only cover the kept scores). Weights: blocked cells are exactly 0; an orange × marks NaN.",
     },
+    "masks.numbers_hint": {
+        "zh": "悬停在格子上可以看到精确数值；打开侧边栏的“在格子里显示数值”，分数和权重会直接写在格子里"
+              "（“仔细看一行”列出一整行）。",
+        "en": "Hover a cell for its exact value; turn on “Numbers in the cells” in the sidebar to print the scores "
+              "and weights in their cells (“One row up close” lists a whole row).",
+    },
     "masks.shapes": {
         "zh": "掩码形状 {mask_shape} 广播到分数形状 (B, h, T_q, T_k) = {scores_shape}：所有 {h} 个头共用同一个掩码。",
         "en": "Mask shape {mask_shape} broadcasts to the scores' (B, h, T_q, T_k) = {scores_shape}: "
