@@ -256,7 +256,8 @@ if open_id == "grid":
             else:
                 show_chart(lab.figure_from_json(spec), **chart)
 
-        st.caption(t("masks.legend", fill=fill) + ("" if numbers else " " + t("masks.numbers_hint")))
+        sep = "" if ctx.lang == "zh" else " "  # Chinese sentences follow each other without a space
+        st.caption(t("masks.legend", fill=fill) + ("" if numbers else sep + t("masks.numbers_hint")))
         check = shared("masks_check", SK + LK + (head,), lambda: lab.blocked_check(run, head))
         if check["largest"] is not None:
             st.success(t("masks.check.zero", h=head, n=check["blocked"], total=check["total"], m=check["checked"],
