@@ -61,7 +61,8 @@ def settle(key: str, parse, warnings: list) -> None:
     parsed = parse(raw)
     if not parsed.ok:
         warnings.append(t("walk.bad_url", param=key, given=plain(raw), used=parsed.value))
-    if str(parsed.value) != str(raw).strip() or len(url_values(key)) > 1:
+    as_url = str(parsed.value).lower() if isinstance(parsed.value, bool) else str(parsed.value)  # a toggle: "true"
+    if as_url != str(raw).strip() or len(url_values(key)) > 1:
         st.session_state[key] = parsed.value
         drop_url_value(key)  # the widget takes the corrected value instead of parsing the bad one
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import math
 import textwrap
 
@@ -11,7 +12,7 @@ import torch
 import torch.nn.functional as F
 from conftest import ROOT, run_app
 
-from core import i18n, scenario
+from core import figures, i18n, scenario
 from core import walkthrough as W
 from core.attention import AttentionTrace, build_input
 from core.settings import sanitize
@@ -92,10 +93,11 @@ def test_all_steps_view_shows_every_step_with_its_shape(d_model, num_heads, seq_
 
 
 def test_bad_url_values_are_corrected_with_a_warning():
-    at = run_app("walkthrough", walk_view="present", walk_step="99", walk_i="abc", walk_head="-3")
+    at = run_app("walkthrough", walk_view="present", walk_step="99", walk_i="abc", walk_head="-3", walk_cellcharts="maybe")
     assert not at.exception
     warnings = "\n".join(texts(at, "warning"))
     assert "walk_step" in warnings and "walk_i" in warnings and "walk_head" in warnings
+    assert "walk_cellcharts" in warnings
     assert at.header[0].value == f"10. {i18n.t('walk.output.title', 'en')}"  # step 99 -> the last step
 
 
@@ -115,6 +117,71 @@ def test_drill_down_cell_from_the_url_and_next_button():
     at.button(key="walk_next").click().run()
     assert at.session_state["walk_step"] == "mix"
     assert f"8. {i18n.t('walk.mix.title', 'en')}" in texts(at, "subheader")
+
+
+def chart_specs(at) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_all_steps_view_draws_the_chosen_steps_tensors_and_a_button_for_every_other(lang):
+    """Ten steps with formula, code and shape; the tensors of ONE step (a chart per step would cost the
+    browser 1-2 frames each on every redraw); every other step offers a button that draws its own."""
+    at = run_app("walkthrough", walk_view="all", walk_step="scores", d_model=32, num_heads=4, seq_len=6, lang=lang)
+    assert not at.exception
+    specs = chart_specs(at)
+    assert len(specs) == 1 and specs[0]["layout"]["meta"]["field"] == "scores"  # the chosen step's heads
+    buttons = {b.key: b for b in at.button if b.key and b.key.startswith("walk_show_")}
+    assert set(buttons) == {f"walk_show_{n}" for n in W.STEP_NAMES if n != "scores"}
+    assert buttons["walk_show_mix"].label == i18n.t("walk.all.show", lang, n=8)
+    assert len(at.latex) >= len(W.STEPS) and len(at.code) == len(W.STEPS)
+    assert any(i18n.t("walk.split.mistake", lang, T=6) in m for m in texts(at, "markdown"))  # kept when compact
+    at.button(key="walk_show_mix").click().run()
+    assert not at.exception and at.session_state["walk_step"] == "mix"
+    assert at.query_params.get("walk_step") == "mix"  # a teacher's link opens the same step
+    (mix,) = chart_specs(at)  # head_outputs: a (T, d_v) panel per head
+    assert [a["text"] for a in mix["layout"]["annotations"]] == [f"{i18n.t('walk.axis.head', lang)} {i}" for i in range(4)]
+    assert "walk_show_scores" in {b.key for b in at.button} and "walk_show_mix" not in {b.key for b in at.button}
+
+
+def test_the_cell_story_is_text_and_a_table_its_charts_on_request():
+    run = scenario.run(settings(mask="causal"))
+    at = run_app("walkthrough", walk_step="softmax", mask="causal", walk_head="1", walk_i="3", walk_j="2")
+    assert not at.exception
+    assert len(chart_specs(at)) == 1  # the weights of the page of heads; the cell's story has no chart
+    story = W.cell_story(run, 1, 3, 2)
+    table = next(m for m in texts(at, "markdown") if m.startswith("| " + i18n.t("walk.drill.col.key", "en")))
+    rows = table.splitlines()[2:]
+    assert len(rows) == run.settings.seq_len
+    assert rows[2].startswith("| ▶ **2** |") and f"**{story.weight:.4f}**" in rows[2]  # the chosen key, in bold
+    assert "| 5 | mat | " in rows[5] and "-1e+09" in rows[5]  # causal: query 3 cannot see key 5
+    assert [float(r.split("|")[-2].strip(" *")) for r in rows] == pytest.approx(story.row_weights.tolist(), abs=1e-4)
+    at.toggle(key="walk_cellcharts").set_value(True).run()
+    assert not at.exception and len(chart_specs(at)) == 4  # weights of head 1 (clickable), q·k, the mix of V
+    assert len(chart_specs(run_app("walkthrough", walk_step="softmax", walk_cellcharts="true"))) == 4  # by link
+
+
+def test_a_figure_shared_by_every_session_is_never_restyled_in_place():
+    run = scenario.run(settings(d_model=32, num_heads=4, seq_len=6, mask="causal"))
+    labels = {k: k for k in ("token", "col", "query", "key", "head")}
+    shared = W.per_head(run, "masked_scores", [0, 1, 2, 3], zrange=W.step_zrange(run, "mask"), labels=labels,
+                        signed=True)
+    spec = lambda fig: json.loads(fig.to_json(validate=False))  # noqa: E731
+    before = spec(shared)
+    mine = W.session_copy(shared)
+    assert spec(mine) == before and mine is not shared
+    figures.restyle(mine, palette="contrast", cell_text=True)  # what show_chart does for one student
+    assert spec(mine) != before
+    assert spec(shared) == before  # the other students' figure is unchanged
+    assert [t for t, *_ in figures.figure_tables(mine)] == [t for t, *_ in figures.figure_tables(shared)]
+
+
+def test_moving_h_leaves_the_input_chart_unchanged():
+    """X does not depend on h: same figure and same config (file name), so the browser does not redraw it."""
+    first, second = (run_app("walkthrough", d_model=64, num_heads=h, seq_len=8) for h in (4, 8))
+    a, b = first.get("plotly_chart")[0].proto, second.get("plotly_chart")[0].proto
+    assert a.spec == b.spec and a.config == b.config
+    assert "x-d64-T8" in json.loads(a.config)["toImageButtonOptions"]["filename"]
 
 
 # ------------------------------------------------------------------ core maths and figures
@@ -154,3 +221,5 @@ def test_url_parsers_clamp():
     assert W.parse_index("nan", 4) == W.Parsed(0, False)
     assert W.parse_index("2", 4) == W.Parsed(2, True)
     assert W.parse_page("9", 3) == W.Parsed(3, False) and W.parse_page("abc", 3) == W.Parsed(1, False)
+    assert W.parse_flag("true") == W.Parsed(True, True) and W.parse_flag(" False ") == W.Parsed(False, True)
+    assert W.parse_flag("1e400") == W.Parsed(False, False) and W.parse_flag(None) == W.Parsed(False, True)
