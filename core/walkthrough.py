@@ -24,7 +24,6 @@ from plotly.subplots import make_subplots
 from core import figures, scenario
 from core.accounting import Shape, tensor_shapes
 from core.attention import AttentionTrace, MultiHeadAttention
-from core.i18n import plain
 from core.masks import full_grid
 from core.reference import max_abs_diff, torch_reference
 from core.settings import clamp_int
@@ -590,24 +589,19 @@ def mix_figure(story: CellStory, tokens, labels: dict) -> go.Figure:
     return fig
 
 
-def story_table(story: CellStory, tokens, headers: dict) -> str:
-    """Row i of the softmax, key by key, as a markdown table: scaled score, mask, the value entering the
-    softmax, e^(s - m) and the weight; the chosen key's row in bold with a ▶. Markdown, not a data grid:
-    the browser draws it as static HTML (a data grid costs it frames on every redraw), and it needs no
-    pandas Styler (~20 ms a rerun for 32 rows)."""
+def story_rows(story: CellStory, tokens) -> list[list[str]]:
+    """Row i of the softmax, key by key, as text: key (the chosen one marked ▶), token, scaled score, mask,
+    the value entering the softmax, e^(s - m), weight. Text for a static table: a data grid costs the
+    browser frames on every redraw, and a pandas Styler ~20 ms of server time a rerun (32 rows)."""
     def num(v: float) -> str:
         return f"{v:.0e}" if v <= -1e8 else f"{v:.4f}"
 
-    cols = ("key", "token", "scaled", "mask", "masked", "exp", "weight")
-    lines = ["| " + " | ".join(plain(headers[c], 60) for c in cols) + " |", "|" + "---:|" * len(cols)]
-    for k, tok in enumerate(tokens):
-        cells = [str(k), plain(tok), num(float(story.row_scaled[k])), str(int(story.row_kept[k])),
-                 num(float(story.row_masked[k])), f"{float(story.row_exp[k]):.4f}", f"{float(story.row_weights[k]):.4f}"]
-        if k == story.j:
-            cells = [f"**{c}**" for c in cells]
-            cells[0] = "▶ " + cells[0]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return [[("▶ " if k == story.j else "") + str(k), str(tok), num(float(story.row_scaled[k])),
+             str(int(story.row_kept[k])), num(float(story.row_masked[k])), f"{float(story.row_exp[k]):.4f}",
+             f"{float(story.row_weights[k]):.4f}"] for k, tok in enumerate(tokens)]
+
+
+STORY_COLUMNS = ("key", "token", "scaled", "mask", "masked", "exp", "weight")
 
 
 def top_contributions(story: CellStory, tokens, n: int = 3) -> list[tuple[int, str, float]]:

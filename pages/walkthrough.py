@@ -13,6 +13,7 @@ on this page: they are built once for the whole server (ui.cache.shared) and eac
 own copy (show_chart restyles the figure it is given).
 """
 
+import pandas as pd
 import streamlit as st
 
 from core import scenario
@@ -267,9 +268,11 @@ def drill_down() -> None:
             story_text(story, head, i, j, charts)
     else:
         story_text(story, head, i, j, charts)
-    headers = {k: t(f"walk.drill.col.{k}") for k in ("key", "token", "scaled", "mask", "masked", "exp", "weight")}
-    st.markdown(shared("walk.story_table", SETTINGS_KEY + (head, i, j),
-                       lambda: W.story_table(story, run.tokens, headers)))
+    # A static table (a data grid would cost the browser frames on every redraw), scrolling sideways
+    # on a phone; built once per cell and language for every session (never mutated: st.table reads it).
+    table = shared("walk.story_table", SETTINGS_KEY + (head, i, j), lambda: pd.DataFrame(
+        W.story_rows(story, run.tokens), columns=[t(f"walk.drill.col.{k}") for k in W.STORY_COLUMNS]))
+    st.table(table, hide_index=True)
     top = ", ".join(f"{w:.3f}·v_{k} ({tok})" for k, tok, w in W.top_contributions(story, run.tokens))
     st.markdown(t("walk.drill.s6", head=head, i=i, top=top))
     if charts:

@@ -150,12 +150,13 @@ def test_the_cell_story_is_text_and_a_table_its_charts_on_request():
     assert not at.exception
     assert len(chart_specs(at)) == 1  # the weights of the page of heads; the cell's story has no chart
     story = W.cell_story(run, 1, 3, 2)
-    table = next(m for m in texts(at, "markdown") if m.startswith("| " + i18n.t("walk.drill.col.key", "en")))
-    rows = table.splitlines()[2:]
+    (table,) = at.table
+    rows = table.value.values.tolist()
+    assert list(table.value.columns) == [i18n.t(f"walk.drill.col.{k}", "en") for k in W.STORY_COLUMNS]
     assert len(rows) == run.settings.seq_len
-    assert rows[2].startswith("| ▶ **2** |") and f"**{story.weight:.4f}**" in rows[2]  # the chosen key, in bold
-    assert "| 5 | mat | " in rows[5] and "-1e+09" in rows[5]  # causal: query 3 cannot see key 5
-    assert [float(r.split("|")[-2].strip(" *")) for r in rows] == pytest.approx(story.row_weights.tolist(), abs=1e-4)
+    assert rows[2][0] == "▶ 2" and rows[2][-1] == f"{story.weight:.4f}"  # the chosen key, marked
+    assert rows[5][:2] == ["5", "mat"] and rows[5][3:5] == ["0", "-1e+09"]  # causal: query 3 cannot see key 5
+    assert [float(r[-1]) for r in rows] == pytest.approx(story.row_weights.tolist(), abs=1e-4)
     at.toggle(key="walk_cellcharts").set_value(True).run()
     assert not at.exception and len(chart_specs(at)) == 4  # weights of head 1 (clickable), q·k, the mix of V
     assert len(chart_specs(run_app("walkthrough", walk_step="softmax", walk_cellcharts="true"))) == 4  # by link
