@@ -372,14 +372,16 @@ def per_head(run, field: str, heads, *, zrange, labels: dict, signed: bool, colo
     y = figures.axis_labels(run.tokens)
     colors = head_colors(run.settings.num_heads)
     scale = colorscale or (figures.SIGNED_SCALE if signed else figures.WEIGHTS_SCALE)
-    if grid and not (field == "masked_scores" and bool((m[heads] <= -1e8).any())):
+    if grid:
         # Token × token panels as ONE tiled heatmap (figures.heads_figure): the browser pays ~17 ms per
-        # subplot, and the all-steps view has several of these grids.
+        # subplot (8 heads as subplots: ~8 frames a redraw).
         fig = figures.heads_figure(m, heads, run.tokens, run.tokens, head_label=labels["head"], zrange=zrange,
                                    colorscale=scale, max_cols=max_cols, x_title=labels["key"],
                                    y_title=labels["query"], panel_height=panel_height)
         for h, annotation in zip(heads, fig.layout.annotations):  # titles in their head's colour
             annotation.font = dict(color=colors[h], size=13)
+        if field == "masked_scores" and bool((m[heads] <= -1e8).any()):
+            _blocked_overlay(fig, m, heads, fill=run.model.fill_value, x_title=labels["key"], y_title=labels["query"])
         # Without a mask the masked scores equal the scaled ones: the field keeps the two charts distinct
         # for Streamlit (identical figures would get the same element id).
         fig.update_layout(meta={**fig.layout.meta, "field": field})  # (meta also holds the tiling)
@@ -420,6 +422,25 @@ def per_head(run, field: str, heads, *, zrange, labels: dict, signed: bool, colo
     for h, annotation in zip(heads, fig.layout.annotations):  # subplot titles in their head's colour
         annotation.font = dict(color=colors[h], size=13)
     return fig
+
+
+def _blocked_overlay(fig: go.Figure, m: torch.Tensor, heads, *, fill: float, x_title: str, y_title: str) -> None:
+    """Blocked cells of tiled masked scores (heads_figure) as the mask grid shows them: the score's cell
+    left empty, and a second trace on the same axes paints it dark (the mask colour, so the palette
+    option restyles it), its hover giving the -1e9 that enters the softmax. Two traces, one subplot."""
+    heat, tiling = fig.data[0], fig.layout.meta
+    R, C = tiling["rows"], tiling["cols"]
+    z = heat.z.copy()  # (tiled rows, tiled cols) float32
+    over = np.full(z.shape, np.nan, dtype="float32")
+    for tile, h in zip(tiling["tiles"], heads):
+        blocked = (m[h] <= -1e8).numpy()  # (R, C)
+        r, c = tile["row"], tile["col"]
+        z[r:r + R, c:c + C][blocked] = np.nan
+        over[r:r + R, c:c + C][blocked] = 0.0
+    heat.z = z
+    fig.add_trace(go.Heatmap(z=over, x=heat.x, y=heat.y, zmin=0, zmax=1, colorscale=figures.MASK_SCALE,
+                             showscale=False, hoverongaps=False, xgap=heat.xgap, ygap=heat.ygap,
+                             hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>{fill:.0e}<extra></extra>"))
 
 
 def head_band_figure(run, field: str, *, zrange, labels: dict, height: int | None = None) -> go.Figure:

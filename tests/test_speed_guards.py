@@ -27,6 +27,7 @@ PINS = {
     ("walkthrough", (("walk_step", "softmax"), ("walk_cellcharts", "true"))): (4, 6, 4),  # its charts, asked for
     ("walkthrough", (("walk_view", "all"),)): (1, 1, 1),  # ten steps' text; one step's tensors
     ("walkthrough", (("walk_view", "all"), ("walk_step", "softmax"))): (1, 1, 1),
+    ("walkthrough", (("walk_step", "mask"), ("mask", "causal"))): (2, 3, 2),  # mask grid; tiled scores + blocked
     ("heads", ()): (0, 0, 0),  # the shapes section: the flow diagram is HTML
     ("heads", (("heads_tab", "heads"),)): (1, 1, 1),  # the grid; the focus overview is HTML
     ("heads", (("heads_tab", "cost"),)): (2, 6, 3),

@@ -16,6 +16,7 @@ from core import figures, i18n, scenario
 from core import walkthrough as W
 from core.attention import AttentionTrace, build_input
 from core.settings import sanitize
+from core.masks import full_grid
 from core.validation import check_mask
 
 
@@ -212,6 +213,24 @@ def test_large_settings_page_the_heads_with_one_colour_scale():
     assert [a.text for a in fig.layout.annotations] == ["head 4", "head 5", "head 6", "head 7"]
     all_scores = run.trace.scores
     assert zrange[1] == pytest.approx(float(all_scores.abs().max()))  # over all 16 heads, not the page
+
+
+def test_blocked_scores_are_empty_cells_on_a_dark_overlay_in_one_tiled_chart():
+    run = scenario.run(settings(d_model=32, num_heads=4, seq_len=5, mask="causal"))
+    labels = {k: k for k in ("token", "col", "query", "key", "head")}
+    fig = W.per_head(run, "masked_scores", range(4), zrange=W.step_zrange(run, "mask"), labels=labels, signed=True)
+    scores, blocked = fig.data
+    assert sorted(k for k in fig.to_plotly_json()["layout"] if k.startswith("xaxis")) == ["xaxis"]  # one subplot
+    assert figures.role_of(blocked) == "mask" and "-1e+09" in blocked.hovertemplate
+    grid = full_grid(run.mask, 1, 5, 5)[0]  # (T_q, T_k) True = keep
+    for tile, h in zip(fig.layout.meta["tiles"], range(4)):
+        r, c = tile["row"], tile["col"]
+        z = torch.tensor(scores.z[r:r + 5, c:c + 5].tolist())
+        over = torch.tensor(blocked.z[r:r + 5, c:c + 5].tolist())
+        assert torch.equal(torch.isnan(z), ~grid) and torch.equal(~torch.isnan(over), ~grid)
+        assert torch.allclose(z[grid], run.trace.masked_scores[0, h][grid])  # kept scores exact
+    exact = figures.figure_tables(fig)  # the table view still gives the -1e9 that enters the softmax
+    assert exact[0][3][0][4] == "-1e+09" and len(exact) == 4
 
 
 def test_url_parsers_clamp():
