@@ -77,7 +77,8 @@ def test_svg_setting_makes_the_camera_button_save_a_real_svg(page, server):
 
 
 @pytest.mark.parametrize("path,params,at_least", [
-    ("walkthrough", dict(walk_view="all", seq_len=5), 10),
+    # the all-steps view draws one step's tensors; with the cell's charts on: mask grid, scores, three of the cell
+    ("walkthrough", dict(walk_view="all", walk_step="mask", mask="causal", walk_cellcharts="true", seq_len=5), 5),
     ("heads", dict(seq_len=5, heads_tab="single"), 2),
     ("masks", dict(mask="custom", seq_len=5), 1),  # mask | scores | weights: one chart per section
     ("masks", dict(masks_tab="polarity", seq_len=5), 2),
