@@ -113,7 +113,8 @@ def choose(page, option: str) -> None:
 
 
 def test_keyboard_reaches_the_drill_down_and_the_chart_download(page, server):
-    open_app(page, server, "walkthrough", lang="en", walk_step="softmax", d_model=64, num_heads=4, seq_len=5)
+    open_app(page, server, "walkthrough", lang="en", walk_step="softmax", d_model=64, num_heads=4, seq_len=5,
+             walk_drill="true")  # the cell's story open (it is a lazy expander)
     expect(page.get_by_text("Head 0, query a = 4")).to_be_visible()
     tab_to(page, "walk_i")  # the keyboard's way to the cell a click on the heatmap chooses
     choose(page, "3")

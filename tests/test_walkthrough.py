@@ -90,15 +90,16 @@ def test_all_steps_view_shows_every_step_with_its_shape(d_model, num_heads, seq_
     assert f"(B, h, T_q, d_k) = (1, {num_heads}, {seq_len}, {d_k})" in markdown
     assert texts(at, "code") == [W.step_source(name).code for name in W.STEP_NAMES]  # shown = extracted
     assert any("torch.nn.MultiheadAttention" in x for x in texts(at, "success"))
-    assert i18n.t("walk.drill.title", "en") in headings
+    assert i18n.t("walk.drill.title", "en") in [e.label for e in at.expander]  # the cell's story, one click away
 
 
 def test_bad_url_values_are_corrected_with_a_warning():
-    at = run_app("walkthrough", walk_view="present", walk_step="99", walk_i="abc", walk_head="-3", walk_cellcharts="maybe")
+    at = run_app("walkthrough", walk_view="present", walk_step="99", walk_i="abc", walk_head="-3", walk_cellcharts="maybe",
+                 walk_drill="1e400")
     assert not at.exception
     warnings = "\n".join(texts(at, "warning"))
     assert "walk_step" in warnings and "walk_i" in warnings and "walk_head" in warnings
-    assert "walk_cellcharts" in warnings
+    assert "walk_cellcharts" in warnings and "walk_drill = “1e400” is not valid; using false" in warnings
     assert at.header[0].value == f"10. {i18n.t('walk.output.title', 'en')}"  # step 99 -> the last step
 
 
@@ -143,6 +144,19 @@ def test_all_steps_view_draws_the_chosen_steps_tensors_and_a_button_for_every_ot
     (mix,) = chart_specs(at)  # head_outputs: a (T, d_v) panel per head
     assert [a["text"] for a in mix["layout"]["annotations"]] == [f"{i18n.t('walk.axis.head', lang)} {i}" for i in range(4)]
     assert "walk_show_scores" in {b.key for b in at.button} and "walk_show_mix" not in {b.key for b in at.button}
+
+
+def test_the_cell_story_is_one_closed_expander_until_opened_or_linked():
+    """Closed, the drill-down is one element (its selectors, formulas and table cost the browser on every
+    redraw even while hidden); a link to a cell, or walk_drill=true, opens it."""
+    closed = run_app("walkthrough", walk_step="softmax")
+    assert not closed.exception and not closed.latex[1:] and not closed.table
+    assert [e.label for e in closed.expander][0] == i18n.t("walk.drill.title", "en")
+    assert {s.key for s in closed.selectbox} & {"walk_head", "walk_i", "walk_j"} == set()
+    for link in (dict(walk_drill="true"), dict(walk_j="1"), dict(walk_cellcharts="false")):
+        opened = run_app("walkthrough", walk_step="softmax", **link)
+        assert not opened.exception and len(opened.table) == 1
+        assert {"walk_head", "walk_i", "walk_j"} <= {s.key for s in opened.selectbox}
 
 
 def test_the_cell_story_is_text_and_a_table_its_charts_on_request():
@@ -242,4 +256,4 @@ def test_url_parsers_clamp():
     assert W.parse_index("2", 4) == W.Parsed(2, True)
     assert W.parse_page("9", 3) == W.Parsed(3, False) and W.parse_page("abc", 3) == W.Parsed(1, False)
     assert W.parse_flag("true") == W.Parsed(True, True) and W.parse_flag(" False ") == W.Parsed(False, True)
-    assert W.parse_flag("1e400") == W.Parsed(False, False) and W.parse_flag(None) == W.Parsed(False, True)
+    assert W.parse_flag("1e400") == W.Parsed(False, False)  # noqa: E501 and W.parse_flag(None) == W.Parsed(False, True)

@@ -31,7 +31,11 @@ def test_moving_num_heads_changes_the_shapes_on_the_page(page, server):
 
 def test_clicking_a_weight_cell_drills_down(page, server):
     open_app(page, server, "walkthrough", walk_step="softmax", d_model=64, num_heads=4, seq_len=8, mask="causal")
+    expect(page.get_by_text("Head 0, query a = 7")).to_have_count(0)  # the cell's story: one click away
+    page.get_by_text("Follow one cell", exact=True).click()
+    wait_idle(page)
     expect(page.get_by_text("Head 0, query a = 7")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"walk_drill=true"))
     charts = page.locator("[data-testid=stPlotlyChart]")
     expect(charts).to_have_count(1)  # the page of heads; the cell's story is text until its charts are asked for
     page.get_by_text("Show this cell's charts").click()
