@@ -202,17 +202,18 @@ def render_step(step: W.Step, big: bool = False, draw: bool = True) -> None:
     the all-steps view has ten steps), and a button that draws this step's tensors instead."""
     n = W.step_index(step.name) + 1
     title = f"{n}. {t(f'walk.{step.name}.title')}"
-    (st.header if big else st.subheader)(title, anchor=f"step-{step.name}")
-    st.latex(t(f"walk.{step.name}.latex"))  # full width: long formulas are not clipped by a column
     source = W.step_source(step.name)
-    if not draw:
+    if not draw:  # title, formula, text and shape in ONE markdown element; then the code, where, a button
         mistake = f"\n\n:material/lightbulb: *{t('walk.split.mistake', T=T)}*" if step.name == "split" else ""
-        st.markdown(step_text(step) + mistake + "\n\n" + shape_markdown(step))
+        st.markdown(f"### {title}\n\n$$\n{t(f'walk.{step.name}.latex')}\n$$\n\n"
+                    + step_text(step) + mistake + "\n\n" + shape_markdown(step))
         st.code(source.code, language="python", wrap_lines=True)
         st.caption(t("walk.code_where", where=source.where()))
         st.button(t("walk.all.show", n=n), key=f"walk_show_{step.name}", on_click=select_step, args=(step.name,),
                   icon=":material/grid_on:")
         return
+    (st.header if big else st.subheader)(title, anchor=f"step-{step.name}")
+    st.latex(t(f"walk.{step.name}.latex"))  # full width: long formulas are not clipped by a column
     left, right = st.columns([1, 1], gap="medium")
     with left:
         st.write(step_text(step))
