@@ -87,7 +87,7 @@ def test_all_steps_view_shows_every_step_with_its_shape(d_model, num_heads, seq_
         formula = i18n.t(f"walk.{step.name}.latex", "en")
         if step.name == "input":  # the step whose tensors are drawn: its own heading and formula elements
             assert title in headings and f"$$\n{formula}\n$$" in texts(at, "latex")
-        else:  # the others: heading, formula, text and shape in one markdown element each
+        else:  # the others: heading, formula and text in one markdown element each (the shape in another)
             assert f"### {title}\n\n$$\n{formula}\n$$" in markdown
         for field, shape in W.step_shapes(run, step.name):
             assert f"`{field}` &nbsp; `{shape.text()}`" in markdown, (field, shape.text())
