@@ -102,6 +102,18 @@ def parse_index(raw, n: int, default: int = 0) -> Parsed:
     return Parsed(*clamp_int(raw, 0, n - 1, default))
 
 
+def parse_flag(raw) -> Parsed:
+    """An on/off URL value as Streamlit writes a bound toggle ('true' / 'false'); anything else: off."""
+    if raw is None or raw == "":
+        return Parsed(False, True)
+    if isinstance(raw, bool):
+        return Parsed(raw, True)
+    text = str(raw).strip().lower()
+    if text in ("true", "false"):
+        return Parsed(text == "true", True)
+    return Parsed(False, False)
+
+
 def parse_page(raw, n_pages: int) -> Parsed:
     """A 1-based page number 1..n_pages (st.pagination counts from 1)."""
     if raw is None or raw == "":
@@ -289,6 +301,17 @@ def head_pages(num_heads: int, seq_len: int) -> int:
 # ------------------------------------------------------------------ figures
 
 
+def session_copy(fig: go.Figure) -> go.Figure:
+    """A session's own copy of a figure cached for every session (ui.cache.shared): show_chart restyles
+    the figure it is given in place (palette, cell numbers), so the shared one is never handed out.
+    An unvalidated rebuild from the figure's own property dicts (the cached figure was validated when it
+    was built): new trace and layout objects, the arrays inside shared, which restyle only replaces,
+    never writes into. ~1 ms against 5-20 ms to build a heatmap figure again."""
+    copy = go.Figure({"data": fig._data, "layout": fig._layout}, _validate=False)
+    copy._grid_ref = getattr(fig, "_grid_ref", None)  # make_subplots' panel map: the table view's titles
+    return copy
+
+
 def head_colors(h: int) -> list[str]:
     palette = plotly.colors.qualitative.Dark24 if h > 10 else plotly.colors.qualitative.Plotly
     return [palette[i % len(palette)] for i in range(h)]
@@ -349,14 +372,16 @@ def per_head(run, field: str, heads, *, zrange, labels: dict, signed: bool, colo
     y = figures.axis_labels(run.tokens)
     colors = head_colors(run.settings.num_heads)
     scale = colorscale or (figures.SIGNED_SCALE if signed else figures.WEIGHTS_SCALE)
-    if grid and not (field == "masked_scores" and bool((m[heads] <= -1e8).any())):
+    if grid:
         # Token × token panels as ONE tiled heatmap (figures.heads_figure): the browser pays ~17 ms per
-        # subplot, and the all-steps view has several of these grids.
+        # subplot (8 heads as subplots: ~8 frames a redraw).
         fig = figures.heads_figure(m, heads, run.tokens, run.tokens, head_label=labels["head"], zrange=zrange,
                                    colorscale=scale, max_cols=max_cols, x_title=labels["key"],
                                    y_title=labels["query"], panel_height=panel_height)
         for h, annotation in zip(heads, fig.layout.annotations):  # titles in their head's colour
             annotation.font = dict(color=colors[h], size=13)
+        if field == "masked_scores" and bool((m[heads] <= -1e8).any()):
+            _blocked_overlay(fig, m, heads, fill=run.model.fill_value, x_title=labels["key"], y_title=labels["query"])
         # Without a mask the masked scores equal the scaled ones: the field keeps the two charts distinct
         # for Streamlit (identical figures would get the same element id).
         fig.update_layout(meta={**fig.layout.meta, "field": field})  # (meta also holds the tiling)
@@ -397,6 +422,25 @@ def per_head(run, field: str, heads, *, zrange, labels: dict, signed: bool, colo
     for h, annotation in zip(heads, fig.layout.annotations):  # subplot titles in their head's colour
         annotation.font = dict(color=colors[h], size=13)
     return fig
+
+
+def _blocked_overlay(fig: go.Figure, m: torch.Tensor, heads, *, fill: float, x_title: str, y_title: str) -> None:
+    """Blocked cells of tiled masked scores (heads_figure) as the mask grid shows them: the score's cell
+    left empty, and a second trace on the same axes paints it dark (the mask colour, so the palette
+    option restyles it), its hover giving the -1e9 that enters the softmax. Two traces, one subplot."""
+    heat, tiling = fig.data[0], fig.layout.meta
+    R, C = tiling["rows"], tiling["cols"]
+    z = heat.z.copy()  # (tiled rows, tiled cols) float32
+    over = np.full(z.shape, np.nan, dtype="float32")
+    for tile, h in zip(tiling["tiles"], heads):
+        blocked = (m[h] <= -1e8).numpy()  # (R, C)
+        r, c = tile["row"], tile["col"]
+        z[r:r + R, c:c + C][blocked] = np.nan
+        over[r:r + R, c:c + C][blocked] = 0.0
+    heat.z = z
+    fig.add_trace(go.Heatmap(z=over, x=heat.x, y=heat.y, zmin=0, zmax=1, colorscale=figures.MASK_SCALE,
+                             showscale=False, hoverongaps=False, xgap=heat.xgap, ygap=heat.ygap,
+                             hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>{fill:.0e}<extra></extra>"))
 
 
 def head_band_figure(run, field: str, *, zrange, labels: dict, height: int | None = None) -> go.Figure:
@@ -564,6 +608,21 @@ def mix_figure(story: CellStory, tokens, labels: dict) -> go.Figure:
     fig = _relabel(fig, x=_columns(story.d_k, first), y=y)
     fig.update_yaxes(tickfont=dict(size=13))
     return fig
+
+
+def story_rows(story: CellStory, tokens) -> list[list[str]]:
+    """Row i of the softmax, key by key, as text: key (the chosen one marked ▶), token, scaled score, mask,
+    the value entering the softmax, e^(s - m), weight. Text for a static table: a data grid costs the
+    browser frames on every redraw, and a pandas Styler ~20 ms of server time a rerun (32 rows)."""
+    def num(v: float) -> str:
+        return f"{v:.0e}" if v <= -1e8 else f"{v:.4f}"
+
+    return [[("▶ " if k == story.j else "") + str(k), str(tok), num(float(story.row_scaled[k])),
+             str(int(story.row_kept[k])), num(float(story.row_masked[k])), f"{float(story.row_exp[k]):.4f}",
+             f"{float(story.row_weights[k]):.4f}"] for k, tok in enumerate(tokens)]
+
+
+STORY_COLUMNS = ("key", "token", "scaled", "mask", "masked", "exp", "weight")
 
 
 def top_contributions(story: CellStory, tokens, n: int = 3) -> list[tuple[int, str, float]]:

@@ -3,7 +3,14 @@
 Every step shows its formula, the exact source line(s) that compute it (read from core by
 core.walkthrough), the shape with named axes and live sizes, and a heatmap per head.
 URL: walk_view (step | all | present), walk_step (a step name or 1..10), walk_hpage (page of
-heads), walk_head / walk_i / walk_j (the drilled-down cell).
+heads), walk_head / walk_i / walk_j (the drilled-down cell), walk_cellcharts (the cell's charts on/off).
+
+Speed (issue #10): the browser pays one or two animation frames per plotly chart on every redraw, so
+a view draws the charts of ONE step (the chosen one; in the all-steps view the others keep their
+formula, code and shape, and draw their tensors on a click), and the drill-down tells its story in
+text and a table, its charts one toggle away. Figures depend only on the settings and the choices
+on this page: they are built once for the whole server (ui.cache.shared) and each session draws its
+own copy (show_chart restyles the figure it is given).
 """
 
 import pandas as pd
@@ -15,6 +22,7 @@ from core.figures import page_of_heads
 from core.frozen import freeze
 from core.i18n import plain
 from core.settings import Settings
+from ui.cache import shared
 from ui.charts import show_chart
 from ui.downloads import scenario_downloads
 from ui.shell import drop_url_value, page_context, url_values
@@ -52,9 +60,10 @@ def settle(key: str, parse, warnings: list) -> None:
     if raw is None:
         return
     parsed = parse(raw)
+    as_url = str(parsed.value).lower() if isinstance(parsed.value, bool) else str(parsed.value)  # a toggle: "true"
     if not parsed.ok:
-        warnings.append(t("walk.bad_url", param=key, given=plain(raw), used=parsed.value))
-    if str(parsed.value) != str(raw).strip() or len(url_values(key)) > 1:
+        warnings.append(t("walk.bad_url", param=key, given=plain(raw), used=as_url))
+    if as_url != str(raw).strip() or len(url_values(key)) > 1:
         st.session_state[key] = parsed.value
         drop_url_value(key)  # the widget takes the corrected value instead of parsing the bad one
 
@@ -66,6 +75,10 @@ settle("walk_hpage", lambda raw: W.parse_page(raw, N_PAGES), fixes)
 settle("walk_head", lambda raw: W.parse_index(raw, h), fixes)
 settle("walk_i", lambda raw: W.parse_index(raw, T, default=T - 1), fixes)
 settle("walk_j", lambda raw: W.parse_index(raw, T), fixes)
+settle("walk_cellcharts", W.parse_flag, fixes)
+settle("walk_drill", W.parse_flag, fixes)
+if "walk_drill" not in st.session_state and any(url_values(k) for k in ("walk_head", "walk_i", "walk_j", "walk_cellcharts")):
+    st.session_state["walk_drill"] = True  # a link to a cell (or to its charts) opens the cell's story
 
 
 # ------------------------------------------------------------------ navigation callbacks
@@ -86,18 +99,30 @@ def on_cell_click() -> None:
 
 
 # ------------------------------------------------------------------ drawing helpers
-def chart(fig, name: str, **kw) -> None:
-    show_chart(fig, name=f"{name}-d{s.d_model}-h{h}-T{T}", **kw)
+SETTINGS_KEY = (s.d_model, h, T, s.mask, s.seed, s.lang, ctx.custom_text)
 
 
-def shape_lines(step: W.Step) -> None:
+def chart(build, name: str, *choices, per_head: bool = True, **kw) -> None:
+    """Draw the figure `build()` makes, built once per (settings, name, choices) for the whole server.
+    `choices` must name everything else `build` reads (heads shown, panel size, the cell).
+    The file name of its download names h only when the figure depends on it (`per_head`): X, Q, K
+    and V do not, and an unchanged figure with an unchanged config is not redrawn by the browser
+    when the teacher moves h (a new file name alone made it redraw: ~2 frames)."""
+    fig = shared("walk." + name, SETTINGS_KEY + choices, build)
+    sizes = f"d{s.d_model}-h{h}-T{T}" if per_head else f"d{s.d_model}-T{T}"
+    show_chart(W.session_copy(fig), name=f"{name}-{sizes}", **kw)
+
+
+def shape_markdown(step: W.Step) -> str:
+    """The step's shapes under a bold title, for ONE markdown element (the server pays ~0.5 ms per element)."""
+    lines = [f"**{t('walk.shape')}**"]
     if step.name in ("split", "concat"):
         chain = W.reshape_chain(run, step.name)
         parts = [f"`{chain[0][0]}` `{chain[0][1].text()}`"]
         parts += [f"→ `{op}` → `{shape.text()}`" for op, shape in chain[1:]]
-        st.markdown(" ".join(parts))
-    for name, shape in W.step_shapes(run, step.name):
-        st.markdown(f"`{name}` &nbsp; `{shape.text()}`")
+        lines.append(" ".join(parts))
+    lines += [f"`{name}` &nbsp; `{shape.text()}`" for name, shape in W.step_shapes(run, step.name)]
+    return "  \n".join(lines)
 
 
 def heads_for_page() -> list[int]:
@@ -108,45 +133,45 @@ def heads_for_page() -> list[int]:
 def step_figures(step: W.Step, big: bool) -> None:
     zrange = W.step_zrange(run, step.name)
     panel = 330 if big else (280 if T > 12 else 230)
-    heads = heads_for_page()
+    heads = tuple(heads_for_page())
     name = step.name
     if name == "input":
-        chart(W.matrix(run, "x", zrange=zrange, labels=LABELS), "x")
+        chart(lambda: W.matrix(run, "x", zrange=zrange, labels=LABELS), "x", per_head=False)
     elif name == "project":
         cols = st.columns(3)
         for col, field in zip(cols, ("q", "k", "v")):
             with col:  # one colour scale for the three: its bar is drawn once, beside V
-                chart(W.matrix(run, field, zrange=zrange, labels=LABELS, title=field.upper(),
-                               showscale=field == "v"), field)
+                chart(lambda field=field: W.matrix(run, field, zrange=zrange, labels=LABELS, title=field.upper(),
+                                                   showscale=field == "v"), field, per_head=False)
     elif name == "split":
         role = st.segmented_control(t("walk.role"), ("Q", "K", "V"), key="walk_role", default="Q",
                                     required=True) or "Q"
         field = role.lower()
         st.caption(t("walk.split.band", role=role, d_k=d_k))
-        chart(W.head_band_figure(run, field, zrange=zrange, labels=LABELS), f"{field}-columns")
-        shown = heads if h > PER_PAGE else list(range(h))
+        chart(lambda: W.head_band_figure(run, field, zrange=zrange, labels=LABELS), f"{field}-columns")
+        shown = heads if h > PER_PAGE else tuple(range(h))
         st.markdown(" · ".join(t("walk.split.map", i=i, a=i * d_k, b=(i + 1) * d_k - 1) for i in shown))
-        chart(W.per_head(run, f"{field}_heads", shown, zrange=zrange, labels=LABELS, signed=True,
-                         panel_height=panel, global_columns=True), f"{field}-heads")
+        chart(lambda: W.per_head(run, f"{field}_heads", shown, zrange=zrange, labels=LABELS, signed=True,
+                                 panel_height=panel, global_columns=True), f"{field}-heads", shown, panel)
         st.success(t("walk.split.check", diff=W.split_max_diff(run.trace, h, d_k)), icon=":material/check:")
     elif name in ("scores", "scale", "mask", "softmax", "mix"):
         if name == "mask" and run.mask is not None:
             left, right = st.columns([1, 2]) if not big else (st.container(), st.container())
             with left:
                 st.caption(t("walk.mask.grid"))
-                chart(W.mask_figure(run, LABELS, height=300 if not big else None), f"mask-{s.mask}")
+                chart(lambda: W.mask_figure(run, LABELS, height=300 if not big else None), f"mask-{s.mask}", big)
             target = right
         else:
             target = st.container()
         field = W.STEP_BY_NAME[name].fields[0]
         with target:
-            chart(W.per_head(run, field, heads, zrange=zrange, labels=LABELS, signed=name != "softmax",
-                             panel_height=panel), field)
+            chart(lambda: W.per_head(run, field, heads, zrange=zrange, labels=LABELS, signed=name != "softmax",
+                                     panel_height=panel), field, heads, panel)
     elif name == "concat":
-        chart(W.head_band_figure(run, "concat", zrange=zrange, labels=LABELS), "concat")
+        chart(lambda: W.head_band_figure(run, "concat", zrange=zrange, labels=LABELS), "concat")
         st.success(t("walk.concat.check", diff=W.concat_max_diff(run.trace, h, d_k)), icon=":material/check:")
     elif name == "output":
-        chart(W.matrix(run, "output", zrange=zrange, labels=LABELS), "output")
+        chart(lambda: W.matrix(run, "output", zrange=zrange, labels=LABELS), "output")
 
 
 def step_text(step: W.Step) -> str:
@@ -167,9 +192,29 @@ def step_text(step: W.Step) -> str:
     return t(f"walk.{name}.text")
 
 
-def render_step(step: W.Step, big: bool = False) -> None:
+def select_step(name: str) -> None:
+    st.session_state["walk_step"] = name
+
+
+def render_step(step: W.Step, big: bool = False, draw: bool = True) -> None:
+    """A step's title, formula, text, code and shape, then its charts. With `draw` off (the all-steps
+    view's other steps) the same teaching in fewer elements (the server pays ~0.5 ms per element and
+    the all-steps view has ten steps), and a button that draws this step's tensors instead."""
     n = W.step_index(step.name) + 1
     title = f"{n}. {t(f'walk.{step.name}.title')}"
+    source = W.step_source(step.name)
+    if not draw:
+        # Title, formula and text in ONE markdown element, the shapes in another: few elements (the server
+        # pays ~0.5 ms each), and a slider step that changes only the shapes leaves the first unchanged,
+        # so the browser does not typeset its formula again (KaTeX: ~2 ms a formula).
+        mistake = f"\n\n:material/lightbulb: *{t('walk.split.mistake', T=T)}*" if step.name == "split" else ""
+        st.markdown(f"### {title}\n\n$$\n{t(f'walk.{step.name}.latex')}\n$$\n\n" + step_text(step) + mistake)
+        st.markdown(shape_markdown(step))
+        st.code(source.code, language="python", wrap_lines=True)
+        st.caption(t("walk.code_where", where=source.where()))
+        st.button(t("walk.all.show", n=n), key=f"walk_show_{step.name}", on_click=select_step, args=(step.name,),
+                  icon=":material/grid_on:")
+        return
     (st.header if big else st.subheader)(title, anchor=f"step-{step.name}")
     st.latex(t(f"walk.{step.name}.latex"))  # full width: long formulas are not clipped by a column
     left, right = st.columns([1, 1], gap="medium")
@@ -178,71 +223,87 @@ def render_step(step: W.Step, big: bool = False) -> None:
         if step.name == "split":
             st.info(t("walk.split.mistake", T=T), icon=":material/lightbulb:")
     with right:
-        source = W.step_source(step.name)
         st.code(source.code, language="python", wrap_lines=True)
         st.caption(t("walk.code_where", where=source.where()))
-        st.markdown(f"**{t('walk.shape')}**")
-        shape_lines(step)
+        st.markdown(shape_markdown(step))
     step_figures(step, big)
 
 
+def story_text(story: W.CellStory, head: int, i: int, j: int, charts: bool) -> None:
+    """Steps 1-5 of one cell's story: formulas with its numbers (the q/k chart only with the charts on)."""
+    st.markdown(f"**{t('walk.drill.cell', head=head, i=i, j=j, qi=run.tokens[i], kj=run.tokens[j])}**")
+    st.markdown(t("walk.drill.s1", i=i, j=j, head=head, c0=story.columns[0], c1=story.columns[1], d_k=d_k))
+    if charts:
+        st.caption(t("walk.drill.vectors"))
+        chart(lambda: W.vectors_figure(story, LABELS), "qk", head, i, j)
+    st.markdown(t("walk.drill.s2"))
+    st.latex(rf"q_{{{i}}} \cdot k_{{{j}}} = \sum_{{c}} q_{{{i}}}[c]\,k_{{{j}}}[c] = {story.dot:.4f}")
+    st.caption(W.dot_terms(story) + f" = {story.dot:.4f}")
+    st.markdown(t("walk.drill.s3", root=story.sqrt_dk))
+    st.latex(rf"\frac{{{story.dot:.4f}}}{{{story.sqrt_dk:.4g}}} = {story.scaled:.4f}")
+    if run.mask is None:
+        st.markdown(t("walk.drill.s4_none", v=story.masked))
+    elif story.kept:
+        st.markdown(t("walk.drill.s4_keep", i=i, j=j, v=story.masked))
+    else:
+        st.markdown(t("walk.drill.s4_block", i=i, j=j, fill=story.fill_value))
+    st.markdown(t("walk.drill.s5", i=i, m=story.row_max, total=story.row_sum))
+    masked = f"{story.masked:.0e}" if story.masked <= -1e8 else f"{story.masked:.4f}"
+    st.latex(rf"\text{{w}}[{i},{j}] = \frac{{e^{{{masked} - ({story.row_max:.4f})}}}}{{{story.row_sum:.4f}}}"
+             rf" = {story.weight:.4f}")
+
+
 def drill_down() -> None:
-    st.subheader(t("walk.drill.title"), anchor="drill")
+    """One cell's story in a lazy expander: closed, it is one element; open, its selectors, formulas and
+    table cost the browser as much as the rest of the step (measured: a step at 512/16/32 ~40% faster
+    without them), so they exist only while it is open. Open/closed is in the URL (walk_drill)."""
+    box = st.expander(t("walk.drill.title"), key="walk_drill", on_change="rerun", bind="query-params",
+                      icon=":material/my_location:")
+    if not box.open:
+        return
+    with box:
+        drill_down_inside()
+
+
+def drill_down_inside() -> None:
     st.caption(t("walk.drill.help"))
     c1, c2, c3 = st.columns(3)
     head = c1.selectbox(t("walk.drill.head"), list(range(h)), key="walk_head", bind="query-params")
     i = c2.selectbox(t("walk.drill.i"), list(range(T)), key="walk_i", bind="query-params", index=T - 1)
     j = c3.selectbox(t("walk.drill.j"), list(range(T)), key="walk_j", bind="query-params")
     head, i, j = int(head or 0), int(i or 0), int(j or 0)
-    story = W.cell_story(run, head, i, j)
-    left, right = st.columns([2, 3], gap="medium")
-    with left:
-        st.caption(t("walk.drill.chart", head=head))
-        chart(W.drill_figure(run, head, i, j, LABELS, height=min(460, max(300, 90 + 14 * T))),
-              f"weights-head{head}", key="walk_click", on_select=on_cell_click, selection_mode="points")
-    with right:
-        st.markdown(f"**{t('walk.drill.cell', head=head, i=i, j=j, qi=run.tokens[i], kj=run.tokens[j])}**")
-        st.markdown(t("walk.drill.s1", i=i, j=j, head=head, c0=story.columns[0], c1=story.columns[1], d_k=d_k))
-        st.caption(t("walk.drill.vectors"))
-        chart(W.vectors_figure(story, LABELS), f"q{i}-k{j}-head{head}")
-        st.markdown(t("walk.drill.s2"))
-        st.latex(rf"q_{{{i}}} \cdot k_{{{j}}} = \sum_{{c}} q_{{{i}}}[c]\,k_{{{j}}}[c] = {story.dot:.4f}")
-        st.caption(W.dot_terms(story) + f" = {story.dot:.4f}")
-        st.markdown(t("walk.drill.s3", root=story.sqrt_dk))
-        st.latex(rf"\frac{{{story.dot:.4f}}}{{{story.sqrt_dk:.4g}}} = {story.scaled:.4f}")
-        if run.mask is None:
-            st.markdown(t("walk.drill.s4_none", v=story.masked))
-        elif story.kept:
-            st.markdown(t("walk.drill.s4_keep", i=i, j=j, v=story.masked))
-        else:
-            st.markdown(t("walk.drill.s4_block", i=i, j=j, fill=story.fill_value))
-        st.markdown(t("walk.drill.s5", i=i, m=story.row_max, total=story.row_sum))
-        masked = f"{story.masked:.0e}" if story.masked <= -1e8 else f"{story.masked:.4f}"
-        st.latex(rf"\text{{w}}[{i},{j}] = \frac{{e^{{{masked} - ({story.row_max:.4f})}}}}{{{story.row_sum:.4f}}}"
-                 rf" = {story.weight:.4f}")
-    cols = {k: t(f"walk.drill.col.{k}") for k in ("key", "token", "scaled", "mask", "masked", "exp", "weight")}
-    table = pd.DataFrame({
-        cols["key"]: list(range(T)),
-        cols["token"]: run.tokens,
-        cols["scaled"]: story.row_scaled.tolist(),
-        cols["mask"]: [int(k) for k in story.row_kept.tolist()],
-        cols["masked"]: story.row_masked.tolist(),
-        cols["exp"]: story.row_exp.tolist(),
-        cols["weight"]: story.row_weights.tolist(),
-    })
-    styled = table.style.format({cols[c]: "{:.4f}" for c in ("scaled", "exp", "weight")} |
-                                {cols["masked"]: lambda v: f"{v:.0e}" if v <= -1e8 else f"{v:.4f}"}) \
-        .apply(lambda row: ["background-color: #fde2e2" if row.name == j else "" for _ in row], axis=1)
-    st.dataframe(styled, hide_index=True, height=min(36 * (T + 1) + 3, 400))
+    # The cell's three charts (clickable weights, q and k, the mix of V) on request: the story itself is
+    # text and a table, which the browser draws for free; three more charts would triple a redraw.
+    charts = st.toggle(t("walk.drill.charts"), key="walk_cellcharts", bind="query-params")
+    story = shared("walk.story", SETTINGS_KEY + (head, i, j), lambda: W.cell_story(run, head, i, j))
+    if charts:
+        left, right = st.columns([2, 3], gap="medium")
+        with left:
+            st.caption(t("walk.drill.chart", head=head))
+            chart(lambda: W.drill_figure(run, head, i, j, LABELS, height=min(460, max(300, 90 + 14 * T))),
+                  f"weights-head{head}", i, j, key="walk_click", on_select=on_cell_click, selection_mode="points")
+        with right:
+            story_text(story, head, i, j, charts)
+    else:
+        story_text(story, head, i, j, charts)
+    # A static table (a data grid would cost the browser frames on every redraw), scrolling sideways
+    # on a phone; built once per cell and language for every session (never mutated: st.table reads it).
+    table = shared("walk.story_table", SETTINGS_KEY + (head, i, j), lambda: pd.DataFrame(
+        W.story_rows(story, run.tokens), columns=[t(f"walk.drill.col.{k}") for k in W.STORY_COLUMNS]))
+    st.table(table, hide_index=True)
     top = ", ".join(f"{w:.3f}·v_{k} ({tok})" for k, tok, w in W.top_contributions(story, run.tokens))
     st.markdown(t("walk.drill.s6", head=head, i=i, top=top))
-    st.caption(t("walk.drill.mixchart"))
-    chart(W.mix_figure(story, run.tokens, LABELS), f"mix-row{i}-head{head}")
+    if charts:
+        st.caption(t("walk.drill.mixchart"))
+        chart(lambda: W.mix_figure(story, run.tokens, LABELS), "mix", head, i)
     st.caption(t("walk.drill.check", diff=story.check))
 
 
-def step_nav() -> W.Step:
-    """The step chooser (bound to the URL as walk_step) with previous / next under it."""
+def step_nav(all_steps: bool = False) -> W.Step:
+    """The step chooser (bound to the URL as walk_step) with previous / next under it. In the all-steps
+    view it picks the step whose tensors are drawn."""
+    if all_steps:
+        st.caption(t("walk.all.open"))
     name = st.pills(t("walk.step"), W.STEP_NAMES, key="walk_step", bind="query-params", default=W.STEP_NAMES[0],
                     required=True, label_visibility="collapsed", wrap=True, persist_state="page") or W.STEP_NAMES[0]
     index = W.step_index(name)
@@ -307,12 +368,14 @@ else:
             drill_down()
         else:
             st.caption(t("walk.drill.in_steps"))
-    else:  # all steps
+    else:  # all steps: every formula, code line and shape; the tensors of the chosen step
+        step = step_nav(all_steps=True)
         pipeline_strip()
-        head_pager()
-        for step in W.STEPS:
-            render_step(step)
-            if step.name == "mix":
+        if step.per_head:
+            head_pager()
+        for other in W.STEPS:
+            render_step(other, draw=other is step)
+            if other.name == "mix":
                 st.divider()
                 drill_down()
             st.divider()

@@ -77,7 +77,8 @@ def test_svg_setting_makes_the_camera_button_save_a_real_svg(page, server):
 
 
 @pytest.mark.parametrize("path,params,at_least", [
-    ("walkthrough", dict(walk_view="all", seq_len=5), 10),
+    # the all-steps view draws one step's tensors; with the cell's charts on: mask grid, scores, three of the cell
+    ("walkthrough", dict(walk_view="all", walk_step="mask", mask="causal", walk_cellcharts="true", seq_len=5), 5),
     ("heads", dict(seq_len=5, heads_tab="single"), 2),
     ("masks", dict(mask="custom", seq_len=5), 1),  # mask | scores | weights: one chart per section
     ("masks", dict(masks_tab="polarity", seq_len=5), 2),
@@ -112,7 +113,8 @@ def choose(page, option: str) -> None:
 
 
 def test_keyboard_reaches_the_drill_down_and_the_chart_download(page, server):
-    open_app(page, server, "walkthrough", lang="en", walk_step="softmax", d_model=64, num_heads=4, seq_len=5)
+    open_app(page, server, "walkthrough", lang="en", walk_step="softmax", d_model=64, num_heads=4, seq_len=5,
+             walk_drill="true")  # the cell's story open (it is a lazy expander)
     expect(page.get_by_text("Head 0, query a = 4")).to_be_visible()
     tab_to(page, "walk_i")  # the keyboard's way to the cell a click on the heatmap chooses
     choose(page, "3")

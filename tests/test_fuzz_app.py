@@ -118,6 +118,7 @@ def valid_values(key: str) -> list[str]:
              "lang": list(i18n.LANGS), "masks_grid": ["10.11", "1" * 8, ".".join(["1" * 8] * 8)],
              "real_text": ["The animal didn't cross the street because it was too tired.", "注意力"],
              "walk_step": ["scores", "softmax", "3"], "walk_view": ["step", "all", "present"],
+             "walk_cellcharts": ["true", "false"], "walk_drill": ["true", "false"],
              "masks_fill": ["-1e9", "-inf"], "masks_polarity": ["keep", "block"], "masks_extra": ["causal", "padding"],
              "real_off": ["0", "11"], "why_steps": ["100", "1600"]}
     if key in TAB_IDS:

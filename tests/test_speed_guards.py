@@ -23,8 +23,11 @@ SETTINGS = dict(d_model=64, num_heads=16, seq_len=8)
 PINS = {
     ("home", ()): (0, 0, 0),
     ("walkthrough", ()): (1, 1, 1),
-    ("walkthrough", (("walk_step", "softmax"),)): (4, 6, 4),
-    ("walkthrough", (("walk_view", "all"),)): (16, 34, 32),
+    ("walkthrough", (("walk_step", "softmax"),)): (1, 1, 1),  # the cell's story: text and a table
+    ("walkthrough", (("walk_step", "softmax"), ("walk_cellcharts", "true"))): (4, 6, 4),  # its charts, asked for
+    ("walkthrough", (("walk_view", "all"),)): (1, 1, 1),  # ten steps' text; one step's tensors
+    ("walkthrough", (("walk_view", "all"), ("walk_step", "softmax"))): (1, 1, 1),
+    ("walkthrough", (("walk_step", "mask"), ("mask", "causal"))): (2, 3, 2),  # mask grid; tiled scores + blocked
     ("heads", ()): (0, 0, 0),  # the shapes section: the flow diagram is HTML
     ("heads", (("heads_tab", "heads"),)): (1, 1, 1),  # the grid; the focus overview is HTML
     ("heads", (("heads_tab", "cost"),)): (2, 6, 3),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import math
 import textwrap
 
@@ -11,10 +12,11 @@ import torch
 import torch.nn.functional as F
 from conftest import ROOT, run_app
 
-from core import i18n, scenario
+from core import figures, i18n, scenario
 from core import walkthrough as W
 from core.attention import AttentionTrace, build_input
 from core.settings import sanitize
+from core.masks import full_grid
 from core.validation import check_mask
 
 
@@ -81,21 +83,28 @@ def test_all_steps_view_shows_every_step_with_its_shape(d_model, num_heads, seq_
     markdown = "\n".join(texts(at, "markdown"))
     run = scenario.run(settings(d_model=d_model, num_heads=num_heads, seq_len=seq_len, mask=mask))
     for n, step in enumerate(W.STEPS, start=1):
-        assert f"{n}. {i18n.t(f'walk.{step.name}.title', 'en')}" in headings
+        title = f"{n}. {i18n.t(f'walk.{step.name}.title', 'en')}"
+        formula = i18n.t(f"walk.{step.name}.latex", "en")
+        if step.name == "input":  # the step whose tensors are drawn: its own heading and formula elements
+            assert title in headings and f"$$\n{formula}\n$$" in texts(at, "latex")
+        else:  # the others: heading, formula and text in one markdown element each (the shape in another)
+            assert f"### {title}\n\n$$\n{formula}\n$$" in markdown
         for field, shape in W.step_shapes(run, step.name):
             assert f"`{field}` &nbsp; `{shape.text()}`" in markdown, (field, shape.text())
     d_k = d_model // num_heads
     assert f"(B, h, T_q, d_k) = (1, {num_heads}, {seq_len}, {d_k})" in markdown
     assert texts(at, "code") == [W.step_source(name).code for name in W.STEP_NAMES]  # shown = extracted
     assert any("torch.nn.MultiheadAttention" in x for x in texts(at, "success"))
-    assert i18n.t("walk.drill.title", "en") in headings
+    assert i18n.t("walk.drill.title", "en") in [e.label for e in at.expander]  # the cell's story, one click away
 
 
 def test_bad_url_values_are_corrected_with_a_warning():
-    at = run_app("walkthrough", walk_view="present", walk_step="99", walk_i="abc", walk_head="-3")
+    at = run_app("walkthrough", walk_view="present", walk_step="99", walk_i="abc", walk_head="-3", walk_cellcharts="maybe",
+                 walk_drill="1e400")
     assert not at.exception
     warnings = "\n".join(texts(at, "warning"))
     assert "walk_step" in warnings and "walk_i" in warnings and "walk_head" in warnings
+    assert "walk_cellcharts" in warnings and "walk_drill = “1e400” is not valid; using false" in warnings
     assert at.header[0].value == f"10. {i18n.t('walk.output.title', 'en')}"  # step 99 -> the last step
 
 
@@ -115,6 +124,85 @@ def test_drill_down_cell_from_the_url_and_next_button():
     at.button(key="walk_next").click().run()
     assert at.session_state["walk_step"] == "mix"
     assert f"8. {i18n.t('walk.mix.title', 'en')}" in texts(at, "subheader")
+
+
+def chart_specs(at) -> list[dict]:
+    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_all_steps_view_draws_the_chosen_steps_tensors_and_a_button_for_every_other(lang):
+    """Ten steps with formula, code and shape; the tensors of ONE step (a chart per step would cost the
+    browser 1-2 frames each on every redraw); every other step offers a button that draws its own."""
+    at = run_app("walkthrough", walk_view="all", walk_step="scores", d_model=32, num_heads=4, seq_len=6, lang=lang)
+    assert not at.exception
+    specs = chart_specs(at)
+    assert len(specs) == 1 and specs[0]["layout"]["meta"]["field"] == "scores"  # the chosen step's heads
+    buttons = {b.key: b for b in at.button if b.key and b.key.startswith("walk_show_")}
+    assert set(buttons) == {f"walk_show_{n}" for n in W.STEP_NAMES if n != "scores"}
+    assert buttons["walk_show_mix"].label == i18n.t("walk.all.show", lang, n=8)
+    assert len(at.code) == len(W.STEPS)
+    assert any(i18n.t("walk.split.mistake", lang, T=6) in m for m in texts(at, "markdown"))  # kept when compact
+    at.button(key="walk_show_mix").click().run()
+    assert not at.exception and at.session_state["walk_step"] == "mix"
+    assert at.query_params.get("walk_step") == "mix"  # a teacher's link opens the same step
+    (mix,) = chart_specs(at)  # head_outputs: a (T, d_v) panel per head
+    assert [a["text"] for a in mix["layout"]["annotations"]] == [f"{i18n.t('walk.axis.head', lang)} {i}" for i in range(4)]
+    assert "walk_show_scores" in {b.key for b in at.button} and "walk_show_mix" not in {b.key for b in at.button}
+
+
+def test_the_cell_story_is_one_closed_expander_until_opened_or_linked():
+    """Closed, the drill-down is one element (its selectors, formulas and table cost the browser on every
+    redraw even while hidden); a link to a cell, or walk_drill=true, opens it."""
+    closed = run_app("walkthrough", walk_step="softmax")
+    assert not closed.exception and not closed.latex[1:] and not closed.table
+    assert [e.label for e in closed.expander][0] == i18n.t("walk.drill.title", "en")
+    assert {s.key for s in closed.selectbox} & {"walk_head", "walk_i", "walk_j"} == set()
+    for link in (dict(walk_drill="true"), dict(walk_j="1"), dict(walk_cellcharts="false")):
+        opened = run_app("walkthrough", walk_step="softmax", **link)
+        assert not opened.exception and len(opened.table) == 1
+        assert {"walk_head", "walk_i", "walk_j"} <= {s.key for s in opened.selectbox}
+
+
+def test_the_cell_story_is_text_and_a_table_its_charts_on_request():
+    run = scenario.run(settings(mask="causal"))
+    at = run_app("walkthrough", walk_step="softmax", mask="causal", walk_head="1", walk_i="3", walk_j="2")
+    assert not at.exception
+    assert len(chart_specs(at)) == 1  # the weights of the page of heads; the cell's story has no chart
+    story = W.cell_story(run, 1, 3, 2)
+    (table,) = at.table
+    rows = table.value.values.tolist()
+    assert list(table.value.columns) == [i18n.t(f"walk.drill.col.{k}", "en") for k in W.STORY_COLUMNS]
+    assert len(rows) == run.settings.seq_len
+    assert rows[2][0] == "▶ 2" and rows[2][-1] == f"{story.weight:.4f}"  # the chosen key, marked
+    assert rows[5][:2] == ["5", "mat"] and rows[5][3:5] == ["0", "-1e+09"]  # causal: query 3 cannot see key 5
+    assert [float(r[-1]) for r in rows] == pytest.approx(story.row_weights.tolist(), abs=1e-4)
+    at.toggle(key="walk_cellcharts").set_value(True).run()
+    assert not at.exception and len(chart_specs(at)) == 4  # weights of head 1 (clickable), q·k, the mix of V
+    assert len(chart_specs(run_app("walkthrough", walk_step="softmax", walk_cellcharts="true"))) == 4  # by link
+
+
+def test_a_figure_shared_by_every_session_is_never_restyled_in_place():
+    run = scenario.run(settings(d_model=32, num_heads=4, seq_len=6, mask="causal"))
+    labels = {k: k for k in ("token", "col", "query", "key", "head")}
+    shared = W.per_head(run, "masked_scores", [0, 1, 2, 3], zrange=W.step_zrange(run, "mask"), labels=labels,
+                        signed=True)
+    spec = lambda fig: json.loads(fig.to_json(validate=False))  # noqa: E731
+    before = spec(shared)
+    mine = W.session_copy(shared)
+    assert spec(mine) == before and mine is not shared
+    figures.restyle(mine, palette="contrast", cell_text=True)  # what show_chart does for one student
+    assert spec(mine) != before
+    assert spec(shared) == before  # the other students' figure is unchanged
+    assert [t for t, *_ in figures.figure_tables(mine)] == [t for t, *_ in figures.figure_tables(shared)]
+
+
+def test_moving_h_leaves_the_input_chart_unchanged():
+    """X does not depend on h: same figure and same config (file name), so the browser does not redraw it."""
+    first, second = (run_app("walkthrough", d_model=64, num_heads=h, seq_len=8) for h in (4, 8))
+    a, b = first.get("plotly_chart")[0].proto, second.get("plotly_chart")[0].proto
+    assert a.spec == b.spec and a.config == b.config
+    assert "x-d64-T8" in json.loads(a.config)["toImageButtonOptions"]["filename"]
 
 
 # ------------------------------------------------------------------ core maths and figures
@@ -146,6 +234,24 @@ def test_large_settings_page_the_heads_with_one_colour_scale():
     assert zrange[1] == pytest.approx(float(all_scores.abs().max()))  # over all 16 heads, not the page
 
 
+def test_blocked_scores_are_empty_cells_on_a_dark_overlay_in_one_tiled_chart():
+    run = scenario.run(settings(d_model=32, num_heads=4, seq_len=5, mask="causal"))
+    labels = {k: k for k in ("token", "col", "query", "key", "head")}
+    fig = W.per_head(run, "masked_scores", range(4), zrange=W.step_zrange(run, "mask"), labels=labels, signed=True)
+    scores, blocked = fig.data
+    assert sorted(k for k in fig.to_plotly_json()["layout"] if k.startswith("xaxis")) == ["xaxis"]  # one subplot
+    assert figures.role_of(blocked) == "mask" and "-1e+09" in blocked.hovertemplate
+    grid = full_grid(run.mask, 1, 5, 5)[0]  # (T_q, T_k) True = keep
+    for tile, h in zip(fig.layout.meta["tiles"], range(4)):
+        r, c = tile["row"], tile["col"]
+        z = torch.tensor(scores.z[r:r + 5, c:c + 5].tolist())
+        over = torch.tensor(blocked.z[r:r + 5, c:c + 5].tolist())
+        assert torch.equal(torch.isnan(z), ~grid) and torch.equal(~torch.isnan(over), ~grid)
+        assert torch.allclose(z[grid], run.trace.masked_scores[0, h][grid])  # kept scores exact
+    exact = figures.figure_tables(fig)  # the table view still gives the -1e9 that enters the softmax
+    assert exact[0][3][0][4] == "-1e+09" and len(exact) == 4
+
+
 def test_url_parsers_clamp():
     assert W.parse_step("softmax") == W.Parsed("softmax", True)
     assert W.parse_step("0") == W.Parsed("input", False)
@@ -154,3 +260,5 @@ def test_url_parsers_clamp():
     assert W.parse_index("nan", 4) == W.Parsed(0, False)
     assert W.parse_index("2", 4) == W.Parsed(2, True)
     assert W.parse_page("9", 3) == W.Parsed(3, False) and W.parse_page("abc", 3) == W.Parsed(1, False)
+    assert W.parse_flag("true") == W.Parsed(True, True) and W.parse_flag(" False ") == W.Parsed(False, True)
+    assert W.parse_flag("1e400") == W.Parsed(False, False)  # noqa: E501 and W.parse_flag(None) == W.Parsed(False, True)

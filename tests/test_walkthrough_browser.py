@@ -31,8 +31,18 @@ def test_moving_num_heads_changes_the_shapes_on_the_page(page, server):
 
 def test_clicking_a_weight_cell_drills_down(page, server):
     open_app(page, server, "walkthrough", walk_step="softmax", d_model=64, num_heads=4, seq_len=8, mask="causal")
+    expect(page.get_by_text("Head 0, query a = 7")).to_have_count(0)  # the cell's story: one click away
+    page.get_by_text("Follow one cell", exact=True).click()
+    wait_idle(page)
     expect(page.get_by_text("Head 0, query a = 7")).to_be_visible()
-    drill = page.locator("[data-testid=stPlotlyChart]").nth(1)  # after the per-head weights
+    expect(page).to_have_url(re.compile(r"walk_drill=true"))
+    charts = page.locator("[data-testid=stPlotlyChart]")
+    expect(charts).to_have_count(1)  # the page of heads; the cell's story is text until its charts are asked for
+    page.get_by_text("Show this cell's charts").click()
+    wait_idle(page)
+    expect(charts).to_have_count(4)
+    expect(page).to_have_url(re.compile(r"walk_cellcharts=true"))
+    drill = charts.nth(1)  # after the per-head weights
     drill.scroll_into_view_if_needed()
     plot = drill.locator(".nsewdrag").first
     expect(plot).to_be_visible()
@@ -42,3 +52,18 @@ def test_clicking_a_weight_cell_drills_down(page, server):
     expect(page.get_by_text("Head 0, query a = 2 (“sat”), key b = 1 (“cat”)")).to_be_visible()
     expect(page).to_have_url(re.compile(r"walk_i=2"))
     expect(page).to_have_url(re.compile(r"walk_j=1"))
+
+
+def test_all_steps_view_draws_a_steps_tensors_on_a_click(page, server):
+    open_app(page, server, "walkthrough", walk_view="all", d_model=64, num_heads=4, seq_len=8, lang="zh")
+    charts = page.locator("[data-testid=stPlotlyChart]")
+    expect(charts).to_have_count(1)  # step 1's X; the other nine steps: formula, code, shape
+    expect(page.locator("[data-testid=stCode]")).to_have_count(10)
+    button = page.get_by_role("button", name="画出第 7 步的张量")
+    button.scroll_into_view_if_needed()
+    button.click()
+    wait_idle(page)
+    expect(page).to_have_url(re.compile(r"walk_step=softmax"))
+    expect(charts).to_have_count(1)
+    expect(charts.first.locator(".annotation-text").first).to_have_text("头 0")  # the weights of every head
+    expect(page.get_by_role("button", name="画出第 1 步的张量")).to_be_visible()  # step 1 now offers its button

@@ -29,6 +29,12 @@ STRINGS = {
         "zh": "每页 {n} 个头；全部 {h} 个头共用一个颜色刻度。",
         "en": "{n} heads per page; all {h} heads share one colour scale.",
     },
+    "walk.all.open": {
+        "zh": "全部十步依次列出，每一步都有公式、代码和形状；一次只画出一步的张量（在这里选择，或点击某一步下面的按钮）。",
+        "en": "All ten steps are listed, each with its formula, code and shape; the tensors of one step at a time "
+              "are drawn (choose it here, or with the button under a step).",
+    },
+    "walk.all.show": {"zh": "画出第 {n} 步的张量", "en": "Draw the tensors of step {n}"},
     "walk.role": {"zh": "显示哪个张量的拆分", "en": "Tensor to split"},
     # Warnings about URL values
     "walk.bad_url": {
@@ -131,9 +137,9 @@ STRINGS = {
     "walk.softmax.title": {"zh": "对每一行做 softmax", "en": "Softmax over the keys"},
     "walk.softmax.text": {
         "zh": "每一行变成一组和为 1 的正权重：查询 i 从每个键那里取多少。已检查：每行之和都为 1（最大偏差 {dev:.1e}）。"
-              "点击下方图中的一个格子，可以查看它的完整计算过程。",
+              "在下方“追踪一个格子”中可以查看任一格子的完整计算过程。",
         "en": "Each row becomes positive weights that sum to 1: how much query i takes from each key. Checked: every "
-              "row sums to 1 (max deviation {dev:.1e}). Click a cell of the chart below to follow its whole story.",
+              "row sums to 1 (max deviation {dev:.1e}). Follow any cell's whole story in “Follow one cell” below.",
     },
     "walk.softmax.latex": {
         "zh": r"\begin{gathered} A_i = \operatorname{softmax}\!\left(\tilde S_i\right) \\ A_i[a,b] = \frac{e^{\tilde S_i[a,b]}}{\sum_{c} e^{\tilde S_i[a,c]}} \end{gathered}",
@@ -185,9 +191,13 @@ STRINGS = {
     # Drill-down
     "walk.drill.title": {"zh": "追踪一个格子", "en": "Follow one cell"},
     "walk.drill.help": {
-        "zh": "点击热图中的一个格子（或用下面的选择框）：查询 a 对键 b 的注意力权重是怎样一步步算出来的。",
-        "en": "Click a cell of the heatmap (or use the selectors): how the weight of query a on key b is computed, "
-              "step by step.",
+        "zh": "用下面的选择框选一个格子（或打开图，点击热图中的一个格子）：查询 a 对键 b 的注意力权重是怎样一步步算出来的。",
+        "en": "Choose a cell with the selectors (or turn on the charts and click a cell of the heatmap): how the "
+              "weight of query a on key b is computed, step by step.",
+    },
+    "walk.drill.charts": {
+        "zh": "显示这个格子的图（可点击的权重热图、q_a 与 k_b、V 的混合）",
+        "en": "Show this cell's charts (clickable weights, q_a and k_b, the mix of V)",
     },
     "walk.drill.head": {"zh": "注意力头", "en": "Head"},
     "walk.drill.i": {"zh": "查询位置 a（行）", "en": "Query position a (row)"},
