@@ -82,7 +82,7 @@ def test_svg_setting_makes_the_camera_button_save_a_real_svg(page, server):
     ("heads", dict(seq_len=5, heads_tab="single"), 2),
     ("masks", dict(mask="custom", seq_len=5), 1),  # mask | scores | weights: one chart per section
     ("masks", dict(masks_tab="polarity", seq_len=5), 2),
-    ("real-model", dict(), 2),
+    ("real-model", dict(), 1),  # one chart per section (real_tab)
 ])
 def test_every_chart_on_the_page_offers_the_download(page, server, path, params, at_least):
     open_app(page, server, path, lang="en", **params)
