@@ -64,6 +64,11 @@ def page_changed() -> None:
     st.session_state["heads_pick"] = page_of_heads(h, st.session_state.get("heads_page") or 0, PER_PAGE)
 
 
+def focus_values() -> torch.Tensor:
+    """(h,) each head's focus (core.heads.head_focus), shared by the grid and the one-vs-many sections."""
+    return shared("heads_focus_values", SK, lambda: H.head_focus(run.trace.weights[0]))
+
+
 def box_titles(boxes) -> dict[str, str]:
     titles = {b.name: t(f"heads.box.{b.name}") for b in boxes if b.name != "masked_scores"}
     titles["masked_scores"] = t("heads.box.masked_scores", mask=s.mask)
@@ -76,10 +81,7 @@ st.info(t("heads.now", d_model=d, h=h, d_k=d_k, T=T), icon=":material/view_colum
 prev = previous_h()  # tracked on every run, so the shapes section can say what changed since the last h
 # One section at a time (ui/sections.py): each draws one or two charts, not the page's nine.
 SECTIONS = ("shapes", "heads", "cost", "timing", "slice", "single")
-open_id, tabs = lazy_tabs("heads_tab", SECTIONS, lambda sid, lang: i18n.t(f"heads.tab.{sid}", lang), ctx.lang,
-                          on_bad_url=lambda given, used: st.warning(
-                              t("notice.page_param", param="heads_tab", given=i18n.plain(given), used=used),
-                              icon=":material/build:"))
+open_id, tabs = lazy_tabs("heads_tab", SECTIONS, lambda sid, lang: i18n.t(f"heads.tab.{sid}", lang), ctx.lang)
 
 
 # ---------------------------------------------------------------- 1. shape flow
@@ -117,7 +119,7 @@ def heads_section() -> None:
     picks = st.multiselect(t("heads.grid.pick"), list(range(h)), key="heads_pick", format_func=head_name,
                            max_selections=MAX_PICK, help=t("heads.grid.pick.help", n=MAX_PICK, d=min(h, PER_PAGE)))
     picks = sorted(i for i in picks if 0 <= i < h)
-    focus = shared("heads_focus_values", SK, lambda: H.head_focus(weights))  # (h,)
+    focus = focus_values()
     if h > PER_PAGE:
         st.caption(t("heads.grid.overview", h=h, u=1 / T))
         st.html(H.focus_html(focus, picks, uniform=1 / T, axis_title=t("heads.grid.focus_axis"),
@@ -291,7 +293,7 @@ def single_section() -> None:
                                 panel_height=200),
                    name=f"weights-d{d}-h{h}-T{T}-shown", key="heads_single_many")
     one_focus = float(H.head_focus(single_w)[0])
-    focus = shared("heads_focus_values", SK, lambda: H.head_focus(run.trace.weights[0]))  # (h,)
+    focus = focus_values()
     st.caption(t("heads.single.focus", one=one_focus, lo=float(focus.min()), hi=float(focus.max())))
     if h > 1:
         st.caption(t("heads.single.why", d=d, dk=d_k))

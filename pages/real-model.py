@@ -69,11 +69,6 @@ def view_label(view: str, lang: str) -> str:
     return i18n.t(f"real.view.{view}", lang)
 
 
-def bad_view(given: str, used: str) -> None:
-    st.warning(i18n.t("notice.corrected", ctx.lang, key="real_tab", given=i18n.plain(given, 30), used=used),
-               icon=":material/build:")
-
-
 def token_chips(tokens: list[str]) -> str:
     """The tokens as small boxes: [UNK] red, [CLS]/[SEP] blue (HTML-escaped, so any token is safe)."""
     def chip(i: int, tok: str) -> str:
@@ -154,7 +149,7 @@ layer = c1.segmented_control(t("real.layer"), LAYERS, key="real_layer", bind="qu
 hide = c2.toggle(t("real.hide"), key="real_hide", bind="query-params", help=t("real.hide.help"))
 L = int(layer) - 1
 # Only the open tab runs and draws (ui/sections.py): one heatmap at most per redraw.
-view, tabs = lazy_tabs("real_tab", VIEWS, view_label, ctx.lang, on_bad_url=bad_view)
+view, tabs = lazy_tabs("real_tab", VIEWS, view_label, ctx.lang)
 tab = tabs[view]
 
 if view in ("grid", "head"):

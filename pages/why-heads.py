@@ -59,11 +59,6 @@ def view_label(view: str, lang: str) -> str:
     return i18n.t(VIEW_LABELS[view], lang)
 
 
-def bad_view(given: str, used: str) -> None:
-    st.warning(i18n.t("notice.corrected", ctx.lang, key="why_tab", given=i18n.plain(given, 30), used=used),
-               icon=":material/build:")
-
-
 def example_table(lang: str) -> str:
     """The example sequence and its answers as a Markdown table (static text: cheap on every rerun)."""
     example = W.example_batch()
@@ -167,7 +162,7 @@ if curves:
 # ---------------------------------------------------------------- results
 finished = {h: r for h, r in results.items() if r is not None}
 if finished:
-    view, tabs = lazy_tabs("why_tab", VIEWS, view_label, ctx.lang, on_bad_url=bad_view)
+    view, tabs = lazy_tabs("why_tab", VIEWS, view_label, ctx.lang)
     with tabs[view]:  # only the open tab runs and draws
         if view == "results":
             st.caption(t("why.results.caption", n=W.EVAL_SIZE))

@@ -42,7 +42,8 @@ def lazy_tabs(key: str, ids: Sequence[str], label_of: Callable[[str, str], str],
     `label_of(id, lang)` gives a tab's label. The URL decides on every run (no value = the first
     section), so what a student sees is always what the address bar would show the class; a click
     on a tab writes its id there. A value that is not an id (or a repeated key) falls back to the
-    first section, calls `on_bad_url(given, used)` for a visible notice and is corrected in the URL.
+    first section, shows a notice (`notice.page_param`, or `on_bad_url(given, used)` for a page
+    that words its corrections its own way) and is corrected in the URL.
     """
     tabs_key = f"{key}_tabs"
     given = url_values(key)
@@ -50,6 +51,9 @@ def lazy_tabs(key: str, ids: Sequence[str], label_of: Callable[[str, str], str],
     if given and (len(given) > 1 or given[0] not in ids):
         if on_bad_url:
             on_bad_url(given[0], open_id)
+        else:
+            st.warning(i18n.t("notice.page_param", lang, param=key, given=i18n.plain(given[0]), used=open_id),
+                       icon=":material/build:")
         st.query_params[key] = open_id  # once: the next run reads a valid value
 
     def changed() -> None:  # a click on a tab: its id into the URL (the label is language-dependent)
