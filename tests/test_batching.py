@@ -14,6 +14,7 @@ class FakeSession:
 
     def __init__(self):
         self._state = AppSessionState.APP_NOT_RUNNING
+        self._browser_queue = self  # the original method reads self._browser_queue.flush()
         self.queue: list[str] = []
         self.woken = 0
 
@@ -34,9 +35,7 @@ def test_installs_on_this_streamlit_and_only_once():
 def test_messages_wait_while_the_run_is_young_and_all_arrive_in_order(monkeypatch):
     batching.install()
     monkeypatch.setattr(batching, "HOLD_S", 0.2)
-    # the wrapper calls the original method, which reads self._browser_queue.flush()
     session = FakeSession()
-    session._browser_queue = session
     flush = AppSession.flush_browser_queue
 
     session._state = AppSessionState.APP_IS_RUNNING
@@ -53,7 +52,6 @@ def test_a_long_run_is_sent_after_the_hold_and_the_send_loop_is_woken(monkeypatc
     batching.install()
     monkeypatch.setattr(batching, "HOLD_S", 0.05)
     session = FakeSession()
-    session._browser_queue = session
     flush = AppSession.flush_browser_queue
     session._state = AppSessionState.APP_IS_RUNNING
     session.queue = ["progress 1%"]
