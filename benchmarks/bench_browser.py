@@ -41,7 +41,8 @@ from core import i18n  # noqa: E402
 sys.path.insert(0, str(ROOT / "tests"))
 from servers import Server  # noqa: E402  (the same start-up as the browser tests)
 
-APP = ROOT / "app.py"
+APP = ROOT / "app.py"  # its PAGES list
+SERVE = ROOT / "serve.py"  # how the app is served (scripts/start.sh): app.py with ui/client_batching.js
 FLOOR = ROOT / "benchmarks" / "floor_app.py"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -262,7 +263,7 @@ def main(argv=None) -> int:
     print(f"date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, "
           f"python {platform.python_version()}, load average at start {load_average()}")
     print(f"pages from app.py: {', '.join('/' + p for p in pages)}")
-    app, floor = Server(APP, timeout=120), Server(FLOOR, timeout=120)
+    app, floor = Server(SERVE, timeout=120), Server(FLOOR, timeout=120)
     failures: list[str] = []
     try:
         executable = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")

@@ -172,10 +172,10 @@ async def run_sessions(server, n: int, steps: int, pause: float) -> dict:
 
 def run_sessions_benchmark(n: int = 40, steps: int = 6, pause: float = 2.0, quick: bool = False) -> list[str]:
     """Start a fresh app server, run n concurrent sessions, print a summary; returns the missed targets."""
-    from bench_browser import APP, Server, load_average
+    from bench_browser import SERVE, Server, load_average
 
     steps = 4 if quick else steps
-    server = Server(APP, timeout=120)
+    server = Server(SERVE, timeout=120)
     try:
         r = asyncio.run(run_sessions(server, n, steps, pause))
     finally:

@@ -60,7 +60,7 @@ upstreams=""
 for i in "${!ports[@]}"; do
   p=${ports[$i]}
   STREAMLIT_SERVER_COOKIE_SECRET="$secret" \
-    "$PY" -m streamlit run app.py --server.port "$p" --server.address 127.0.0.1 --server.headless true \
+    "$PY" -m streamlit run serve.py --server.port "$p" --server.address 127.0.0.1 --server.headless true \
     >"$RUN_DIR/app-$i.log" 2>&1 &
   pids+=($!)
   upstreams+="    server 127.0.0.1:$p max_fails=0;"$'\n'

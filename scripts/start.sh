@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-exec .venv/bin/python -m streamlit run app.py --server.port "${PORT:-8501}" "$@"
+exec .venv/bin/python -m streamlit run serve.py --server.port "${PORT:-8501}" "$@"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
+SERVE = ROOT / "serve.py"  # app.py as the browser gets it (with ui/client_batching.js), as scripts/start.sh runs it
 
 
 def free_port() -> int:
@@ -41,7 +42,7 @@ class Server:
     """`streamlit run script` on a free loopback port; its output goes to `log_dir`/streamlit-<port>.log
     when that folder exists (CI keeps test-results/), else nowhere."""
 
-    def __init__(self, script: Path = APP, *, log_dir: Path | None = None, timeout: float = 90):
+    def __init__(self, script: Path = SERVE, *, log_dir: Path | None = None, timeout: float = 90):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = open(log_dir / f"streamlit-{self.port}.log", "w") if log_dir and log_dir.is_dir() \

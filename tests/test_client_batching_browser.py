@@ -1,0 +1,109 @@
+"""ui/client_batching.js in Chromium: its rules on a stand-in socket, and the real server's pages using it."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import open_app, sidebar_slider, wait_idle
+from playwright.sync_api import expect
+
+from core import i18n
+from ui.client_batching import SCRIPT_FILE
+
+pytestmark = pytest.mark.browser
+
+# A WebSocket stand-in: an EventTarget the test dispatches events on (the script patches the prototype).
+FAKE = """
+window.WebSocket = class WebSocket extends EventTarget {};
+window.msg = i => new MessageEvent('message', {data: i});
+window.sleep = ms => new Promise(r => setTimeout(r, ms));
+"""
+
+
+@pytest.fixture
+def blank(page):
+    page.set_content("<html><head></head><body></body></html>")
+    page.add_script_tag(content=FAKE)
+    page.add_script_tag(content=SCRIPT_FILE.read_text())
+    return page
+
+
+def test_a_burst_is_delivered_in_order_in_one_task(blank):
+    got = blank.evaluate("""async () => {
+        const ws = new WebSocket(), seen = [];
+        ws.addEventListener('message', e => seen.push(e.data));
+        for (let i = 0; i < 40; i++) ws.dispatchEvent(msg(i));
+        const before = seen.length;
+        await sleep(30);
+        return {before, seen, stats: window.__alBatching};
+    }""")
+    assert got["before"] == 0  # held for the quiet period...
+    assert got["seen"] == list(range(40))  # ...then all of them, in order
+    assert got["stats"]["flushes"] == 1 and got["stats"]["largest"] == 40
+
+
+def test_a_long_stream_still_arrives_while_it_lasts(blank):
+    got = blank.evaluate("""async () => {
+        const ws = new WebSocket(), at = [];
+        ws.addEventListener('message', e => at.push([e.data, performance.now()]));
+        const t0 = performance.now();
+        for (let i = 0; i < 40; i++) { ws.dispatchEvent(msg(i)); await sleep(2); }  // never quiet for 3 ms
+        const during = at.length;
+        await sleep(30);
+        return {during, n: at.length, order: at.map(a => a[0]), flushes: window.__alBatching.flushes};
+    }""")
+    assert got["order"] == list(range(40))
+    assert got["during"] > 0 and got["flushes"] >= 2  # at most MAX_HOLD_MS (20 ms) behind, not after the stream
+
+
+def test_close_and_error_listeners_run_after_the_messages_before_them(blank):
+    got = blank.evaluate("""async () => {
+        const ws = new WebSocket(), log = [];
+        ws.addEventListener('message', e => log.push('m' + e.data));
+        ws.addEventListener('close', () => log.push('close'));
+        ws.addEventListener('error', () => log.push('error'));
+        ws.dispatchEvent(msg(1)); ws.dispatchEvent(msg(2)); ws.dispatchEvent(new Event('error'));
+        ws.dispatchEvent(msg(3)); ws.dispatchEvent(new Event('close'));
+        await sleep(30);
+        return log;
+    }""")
+    assert got == ["m1", "m2", "error", "m3", "close"]
+
+
+def test_remove_duplicate_other_events_and_hidden_tab(blank):
+    got = blank.evaluate("""async () => {
+        const ws = new WebSocket(), a = [], b = [], opened = [];
+        const fa = e => a.push(e.data), fb = e => b.push(e.data);
+        ws.addEventListener('message', fa); ws.addEventListener('message', fa);  // twice: once
+        ws.addEventListener('message', fb);
+        ws.addEventListener('open', () => opened.push(performance.now()));
+        ws.dispatchEvent(msg(1)); ws.removeEventListener('message', fb);  // what came before is still delivered
+        ws.dispatchEvent(msg(2)); ws.dispatchEvent(new Event('open'));
+        const openedAtOnce = opened.length;
+        await sleep(30);
+        Object.defineProperty(document, 'hidden', {value: true, configurable: true});
+        ws.dispatchEvent(msg(3));
+        const hiddenAtOnce = a.slice();
+        return {a, b, openedAtOnce, hiddenAtOnce};
+    }""")
+    assert got["a"] == [1, 2, 3] and got["b"] == [1]
+    assert got["openedAtOnce"] == 1  # only "message" is held
+    assert got["hiddenAtOnce"] == [1, 2, 3]  # a hidden tab's timers are throttled: no holding there
+
+
+def test_the_app_loads_with_it_and_a_slider_step_is_one_delivery(page, server):
+    cap = lambda h: i18n.t("settings.d_k", "en", d_model=64, h=h, d_k=64 // h)  # noqa: E731
+    open_app(page, server, "heads")
+    expect(page.get_by_text(cap(4))).to_be_visible()
+    assert page.evaluate("Object.keys(window.__alBatching)") == ["flushes", "messages", "largest"]
+    for key, h in (("ArrowRight", 8), ("ArrowLeft", 4)):
+        before = page.evaluate("({...window.__alBatching})")
+        thumb = sidebar_slider(page, 1)
+        thumb.focus()
+        page.keyboard.press(key)
+        wait_idle(page)
+        expect(page.get_by_text(cap(h))).to_be_visible()
+        page.wait_for_timeout(100)
+        after = page.evaluate("({...window.__alBatching})")
+        messages, flushes = after["messages"] - before["messages"], after["flushes"] - before["flushes"]
+        assert messages >= 20  # the rerun's messages all went through it...
+        assert flushes <= 3, (messages, flushes)  # ...in one or two deliveries, not one per message
