@@ -1,6 +1,7 @@
 """Attention Lab entrypoint: the shared settings in the sidebar (bound to the URL) and the navigation.
 
-Run with `streamlit run app.py`. Every page reads the settings through ui.shell.page_context().
+Served by `streamlit run serve.py` (scripts/start.sh; `streamlit run app.py` works too, without the browser-side
+batching of ui/client_batching.js). Every page reads the settings through ui.shell.page_context().
 """
 
 import gc
@@ -52,11 +53,18 @@ PAGES = (  # (file, url_path, icon); the file name equals the url_path so deep l
 )
 
 
-def settle_settings() -> list:
+# Pages that run as the whole app, not inside the live fragment: a click during a fragment's run waits
+# for it to end (Streamlit never preempts a running script for a fragment rerun), and Why many heads'
+# Stop button must interrupt a training run. (Its slider steps cost the same either way: measured.)
+WHOLE_RUN_PAGES = ("why-heads",)
+
+
+def settle_settings(skip: tuple[str, ...] = ()) -> list:
     """Make every shared setting valid in session state before its widget is drawn.
 
     On the first run the values come from the URL; later, from the widgets (a user's change
-    arrives in session state before the script runs, so writing it back keeps it).
+    arrives in session state before the script runs, so writing it back keeps it). `skip`: keys
+    whose widget this run has already drawn (their state can no longer be written).
     """
     default_lang = i18n.lang_from_locale(st.context.locale)
     from_url = [k for k in SETTING_KEYS if k not in st.session_state and k in st.query_params]
@@ -68,51 +76,67 @@ def settle_settings() -> list:
     for key in SETTING_KEYS:
         # Written every run, even when unchanged: a page change re-creates the sidebar widgets,
         # and without this they would come back at their defaults.
-        st.session_state[key] = getattr(settings, key)
+        if key not in skip:
+            st.session_state[key] = getattr(settings, key)
     return fixes
 
 
 def show_fixes(fixes, lang: str, d_model: int) -> None:
     for fix in fixes:
         if fix.key == "num_heads":
-            st.sidebar.warning(i18n.t("notice.num_heads_divisor", lang, given=i18n.plain(fix.given), used=fix.used,
-                                      d_model=d_model, choices=", ".join(map(str, head_choices(d_model)))),
-                               icon=":material/build:")
+            st.warning(i18n.t("notice.num_heads_divisor", lang, given=i18n.plain(fix.given), used=fix.used,
+                              d_model=d_model, choices=", ".join(map(str, head_choices(d_model)))),
+                       icon=":material/build:")
         else:
-            st.sidebar.warning(i18n.t("notice.corrected", lang, key=fix.key, given=i18n.plain(fix.given), used=fix.used),
-                               icon=":material/build:")
+            st.warning(i18n.t("notice.corrected", lang, key=fix.key, given=i18n.plain(fix.given), used=fix.used),
+                       icon=":material/build:")
 
 
-def settings_sidebar() -> list:
+def language_sidebar() -> list:
+    """The language control (outside the live fragment: a language change redraws everything)."""
     fixes = settle_settings()
+    # Options are shown as their URL values (no format_func): Streamlit binds the *shown* text to the URL.
+    st.sidebar.segmented_control("语言 · Language", i18n.LANGS, key="lang", bind="query-params",
+                                 default=i18n.lang_from_locale(st.context.locale), required=True)
+    return fixes
+
+
+def settings_sidebar(earlier_fixes: list) -> None:
+    """The shared settings, drawn inside the live fragment (into the sidebar box app.py keeps for them)."""
+    fixes = earlier_fixes + settle_settings(skip=("lang",))
     lang = st.session_state["lang"]
     t = lambda key, **kw: i18n.t(key, lang, **kw)  # noqa: E731
-    sb = st.sidebar
-    # Options are shown as their URL values (no format_func): Streamlit binds the *shown* text to the URL.
-    sb.segmented_control("语言 · Language", i18n.LANGS, key="lang", bind="query-params",
-                         default=i18n.lang_from_locale(st.context.locale), required=True)
-    lang = st.session_state["lang"] or lang
-    t = lambda key, **kw: i18n.t(key, lang, **kw)  # noqa: E731
-    sb.header(t("settings.header"))
-    sb.select_slider(t("settings.d_model"), D_MODEL_CHOICES, key="d_model", bind="query-params",
+    st.header(t("settings.header"))
+    st.select_slider(t("settings.d_model"), D_MODEL_CHOICES, key="d_model", bind="query-params",
                      value=DEFAULTS["d_model"])
     d_model = st.session_state["d_model"]
     heads = head_choices(d_model)  # settle_settings already moved num_heads onto one of these
-    sb.select_slider(t("settings.num_heads"), heads, key="num_heads", bind="query-params",
+    st.select_slider(t("settings.num_heads"), heads, key="num_heads", bind="query-params",
                      value=DEFAULTS["num_heads"] if DEFAULTS["num_heads"] in heads else heads[0],
                      help=t("settings.num_heads.help"))
     h = st.session_state["num_heads"]
-    sb.caption(t("settings.d_k", d_model=d_model, h=h, d_k=d_model // h))
-    sb.slider(t("settings.seq_len"), SEQ_LEN_MIN, SEQ_LEN_MAX, key="seq_len", bind="query-params",
+    st.caption(t("settings.d_k", d_model=d_model, h=h, d_k=d_model // h))
+    st.slider(t("settings.seq_len"), SEQ_LEN_MIN, SEQ_LEN_MAX, key="seq_len", bind="query-params",
               value=DEFAULTS["seq_len"])
-    sb.selectbox(t("settings.mask"), MASK_KINDS, key="mask", bind="query-params",
+    st.selectbox(t("settings.mask"), MASK_KINDS, key="mask", bind="query-params",
                  index=MASK_KINDS.index(DEFAULTS["mask"]))
-    sb.caption(t(f"mask.{st.session_state['mask']}.about"))
-    sb.number_input(t("settings.seed"), SEED_MIN, SEED_MAX, key="seed", bind="query-params", step=1,
+    st.caption(t(f"mask.{st.session_state['mask']}.about"))
+    st.number_input(t("settings.seed"), SEED_MIN, SEED_MAX, key="seed", bind="query-params", step=1,
                     value=DEFAULTS["seed"], help=t("settings.seed.help"))
-    sb.caption(t("settings.share"))
+    st.caption(t("settings.share"))
     show_fixes(fixes, lang, d_model)
-    return fixes
+
+
+def run_again(page) -> None:
+    """Run the page st.navigation chose; a rerun of the live fragment runs the same page object again.
+
+    Streamlit lets a navigation page run once per script run (the private flag Page._can_be_called);
+    a fragment rerun is not a new script run, so the flag is set again first. (Guarded: without the
+    flag, run() works as before; tests/test_live_fragment.py and every browser test step a slider.)
+    """
+    if getattr(page, "_can_be_called", None) is False:
+        page._can_be_called = True
+    page.run()
 
 
 # An emoji, not a ":material/...:" icon: Streamlit fetches a material favicon from fonts.gstatic.com,
@@ -121,11 +145,35 @@ st.set_page_config(page_icon="🔦", layout="wide")
 # Long formulas scroll sideways on a phone instead of being cut off.
 st.html("<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:2px}"
         "@media (max-width:640px){.katex-display>.katex{font-size:1em}}</style>")
-settings_sidebar()
+_url_fixes = language_sidebar()
 _lang = st.session_state["lang"]
+_settings_box = st.sidebar.container()  # filled by the live fragment, above the display options
 display_sidebar(_lang)
 _pages = [
     st.Page(path, title=i18n.t(f"page.{url or 'home'}", _lang), icon=icon, url_path=url or None, default=not url)
     for path, url, icon in PAGES
 ]
-st.navigation(_pages).run()
+_page = st.navigation(_pages)
+
+
+@st.fragment
+def live() -> None:
+    """The shared settings and the page: a settings step (or any widget on a page) reruns only this.
+
+    Why: the browser then redraws only what can change (the sidebar's language, display options and
+    navigation stay as they are), and the server runs only this part; a step of the shared settings
+    costs a frame or more less (benchmarks/README.md). The language, the display options and the
+    navigation are outside: a change there reruns the whole app, this fragment included.
+    """
+    with _settings_box:
+        settings_sidebar(_url_fixes)
+    _url_fixes.clear()  # URL corrections are shown once, not again on every fragment rerun
+    run_again(_page)
+
+
+if _page.url_path in WHOLE_RUN_PAGES:
+    with _settings_box:
+        settings_sidebar(_url_fixes)
+    _page.run()
+else:
+    live()

@@ -1,0 +1,103 @@
+"""app.py's live fragment: a step of the shared settings reruns the settings and the page, not the
+sidebar's language, display options and navigation (a language or display change still reruns all)."""
+
+from __future__ import annotations
+
+import ast
+import types
+
+import pytest
+from conftest import ROOT, open_app, run_app, sidebar_slider, wait_idle
+from playwright.sync_api import expect
+
+from core import i18n
+
+
+def _app_node(name: str) -> ast.FunctionDef:
+    tree = ast.parse((ROOT / "app.py").read_text())
+    return next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
+
+
+def _app_function(name: str):
+    """A plain function of app.py, compiled alone (importing app.py would draw the app)."""
+    namespace: dict = {}
+    exec(compile(ast.Module(body=[_app_node(name)], type_ignores=[]), "app.py", "exec"), namespace)  # noqa: S102
+    return namespace[name]
+
+
+def test_the_page_runs_inside_a_fragment_except_pages_that_must_interrupt_a_run():
+    live = _app_node("live")
+    assert any(ast.unparse(d) == "st.fragment" for d in live.decorator_list)
+    body = ast.unparse(live)
+    assert "settings_sidebar(" in body and "run_again(_page)" in body
+    tree = ast.parse((ROOT / "app.py").read_text())
+    whole = next(n for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "WHOLE_RUN_PAGES")
+    assert ast.literal_eval(whole.value) == ("why-heads",)  # its Stop button interrupts a training run
+
+
+def test_run_again_allows_the_same_page_object_to_run_on_every_fragment_rerun():
+    run_again = _app_function("run_again")
+    runs = []
+
+    class Page:
+        _can_be_called = True
+
+        def run(self):
+            if not self._can_be_called:
+                raise RuntimeError("This page cannot be called directly")  # Streamlit's own rule
+            self._can_be_called = False
+            runs.append(1)
+
+    page = Page()
+    for _ in range(3):
+        run_again(page)
+    assert len(runs) == 3
+    plain = types.SimpleNamespace(run=lambda: runs.append(2))  # a Streamlit without the flag: just run
+    run_again(plain)
+    assert runs[-1] == 2
+
+
+def test_the_streamlit_flag_it_relies_on_exists():
+    """run_again sets Page._can_be_called; if Streamlit renames it, this fails before a browser does."""
+    import inspect
+
+    from streamlit.navigation.page import Page
+
+    run = inspect.getsource(Page.run)
+    assert "if not self._can_be_called" in run and "self._can_be_called = False" in run
+
+
+@pytest.mark.parametrize("page", ["heads", "why-heads"])
+def test_every_setting_still_reaches_the_page(page):
+    at = run_app(page, d_model=128, num_heads=8, seq_len=5, lang="en")
+    assert not at.exception
+    assert i18n.t("settings.d_k", "en", d_model=128, h=8, d_k=16) in [c.value for c in at.sidebar.caption]
+
+
+@pytest.mark.browser
+def test_a_settings_step_resends_only_the_live_part(server, page):
+    open_app(page, server, "heads")
+    cap = lambda h: i18n.t("settings.d_k", "en", d_model=64, h=h, d_k=64 // h)  # noqa: E731
+
+    def messages(action) -> int:
+        before = page.evaluate("window.__alBatching.messages")
+        action()
+        wait_idle(page)
+        page.wait_for_timeout(150)
+        return page.evaluate("window.__alBatching.messages") - before
+
+    def step():
+        thumb = sidebar_slider(page, 1)
+        thumb.focus()
+        page.keyboard.press("ArrowRight")
+        expect(page.get_by_text(cap(8))).to_be_visible()
+
+    def toggle():  # a display option: outside the fragment, so the whole app reruns
+        page.get_by_text("Numbers in the cells").click()
+
+    live, whole = messages(step), messages(toggle)
+    # The language control, the display options (heading, 4 widgets), the page config, the style and the
+    # navigation are not sent again on a settings step.
+    assert live + 6 <= whole, (live, whole)
+    expect(page.get_by_text(cap(8))).to_be_visible()
+    assert page.locator("[data-testid=stSidebar] [data-testid=stSlider]").count() >= 3
