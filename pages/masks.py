@@ -19,7 +19,7 @@ from core.reference import max_abs_diff, torch_reference
 from core.settings import clamp_int
 from ui import display
 from ui.cache import shared
-from ui.charts import show_chart
+from ui.charts import selected_points, show_chart
 from ui.downloads import lab_downloads
 from ui.sections import lazy_tabs
 from ui.shell import CUSTOM_MASK_KEY, drop_url_value, page_context, url_values
@@ -102,10 +102,8 @@ def edit_grid(action: str, T_q: int, T_k: int, cell=None, row_key=None):
 
 
 def on_cell_click(chart_key: str, T_q: int, T_k: int, seq: int):
-    """A click selects one invisible marker: toggle that cell once (the next figure is new, so is its selection)."""
-    state = st.session_state.get(chart_key)
-    points = (state or {}).get("selection", {}).get("points", []) if state else []
-    for point in points[-1:]:
+    """A click selects one click target: toggle that cell once (the click is gone on the next run)."""
+    for point in selected_points(chart_key)[-1:]:
         cell = lab.cell_from_point(point)
         if cell is not None and 0 <= cell[0] < T_q and 0 <= cell[1] < T_k:
             edit_grid("toggle", T_q, T_k, cell, str(seq))

@@ -23,7 +23,7 @@ from core.frozen import freeze
 from core.i18n import plain
 from core.settings import Settings
 from ui.cache import shared
-from ui.charts import show_chart
+from ui.charts import selected_points, show_chart
 from ui.downloads import scenario_downloads
 from ui.shell import drop_url_value, page_context, url_values
 
@@ -89,9 +89,7 @@ def go(delta: int) -> None:
 
 
 def on_cell_click() -> None:
-    event = st.session_state.get("walk_click")
-    points = (event or {}).get("selection", {}).get("points", []) if event else []
-    for point in points:
+    for point in selected_points("walk_click"):
         cell = point.get("customdata")
         if isinstance(cell, (list, tuple)) and len(cell) == 2:
             st.session_state["walk_i"], st.session_state["walk_j"] = int(cell[0]), int(cell[1])

@@ -132,15 +132,11 @@ def sidebar_slider(page, index: int):
 def click_mask_cell(page, row: int, col: int, seq: int = 0) -> None:
     """Click cell (row, col) of the Masks lab's hand-drawn mask: the first panel of its one chart.
 
-    The chart tiles mask | scores | weights on one pair of category axes, so the cell's place comes
-    from plotly's own axes (category index = column of the first panel), not from the plot's size.
+    The chart (a canvas: static/heatmap.js) says where its click target for [row, col] is on the page.
     """
-    chart = page.locator(f".st-key-masks_click_{seq} .js-plotly-plot").first
+    chart = page.locator(f".st-key-masks_click_{seq} .al-heatmap").first
     chart.scroll_into_view_if_needed()
-    page.wait_for_function("el => el._fullLayout && el._fullLayout.xaxis", arg=chart.element_handle())
-    x, y = chart.evaluate("""(gd, [r, c]) => {
-        const xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis, box = gd.getBoundingClientRect();
-        return [box.left + xa._offset + xa.l2p(c), box.top + ya._offset + ya.l2p(r)];
-    }""", [row, col])
+    page.wait_for_function("el => el.__alChart && el.__alChart.g", arg=chart.element_handle())
+    x, y = chart.evaluate("(box, cell) => box.__alChart.clientPoint(cell)", [row, col])
     page.mouse.move(x, y)
     page.mouse.click(x, y)

@@ -7,6 +7,8 @@ import json
 
 import pytest
 import torch
+from charts import charts, role
+from charts import stops as chart_stops
 from conftest import run_app
 
 from core import figures, i18n, scenario
@@ -287,8 +289,6 @@ OPTIONS = {
 }
 
 
-def charts(at) -> list[tuple[dict, dict]]:
-    return [(json.loads(c.proto.spec), json.loads(c.proto.config)) for c in at.get("plotly_chart")]
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -303,16 +303,16 @@ def test_every_page_with_every_display_option(page, lang, option):
         assert str(at.session_state[key]).lower() == value
     assert at.sidebar.header[-1].value == i18n.t("display.header", lang)
     drawn = charts(at)
-    for spec, config in drawn:
-        assert config["displayModeBar"] is not False
-        assert config["toImageButtonOptions"]["format"] == params.get("image_format", "png")
-        for trace in spec["data"]:
-            role = figures.role_of(figures.go.Heatmap(colorscale=trace.get("colorscale"))) \
-                if trace["type"] == "heatmap" else None
+    for chart in drawn:
+        if chart.kind == "plotly":
+            assert chart.config["displayModeBar"] is not False
+        assert chart.image_format == params.get("image_format", "png")
+        for i in range(len(chart.heatmaps)):
+            kind = role(chart, i)
             if option == "tables":
-                assert role is None, "with the table view, no heatmap is drawn"
-            elif role:
-                assert stops(trace["colorscale"]) == stops(figures.scale(role, "contrast"))
+                assert kind is None, "with the table view, no heatmap is drawn"
+            elif kind:
+                assert chart.stops(i) == chart_stops(figures.scale(kind, "contrast"))
     if option == "tables" and page in ("walkthrough", "heads", "masks", "real-model"):
         assert len(at.dataframe) >= 2  # the heatmaps' tables
     if page in ("walkthrough", "heads", "masks", "real-model"):
@@ -322,7 +322,7 @@ def test_every_page_with_every_display_option(page, lang, option):
 def test_every_chart_has_an_accessible_name_in_the_language():
     for lang in ("zh", "en"):
         at = run_app("walkthrough", lang=lang, walk_step="softmax", seq_len=5)
-        alts = [c.proto.alt for c in at.get("plotly_chart")]
+        alts = [c.alt for c in charts(at)]
         assert alts and all(alts)
         head = i18n.t("common.head", lang)
         names = ", ".join(f"{head} {i}" for i in range(4))
@@ -331,8 +331,7 @@ def test_every_chart_has_an_accessible_name_in_the_language():
 
 def test_a_chart_keeps_its_accessible_name_when_the_settings_change():
     """A changed alt remounts the chart in the browser: it must not carry the settings."""
-    alts = [[c.proto.alt for c in run_app("heads", lang="en", num_heads=h, heads_tab="cost").get("plotly_chart")][:1]
-            for h in (2, 4)]
+    alts = [[c.alt for c in charts(run_app("heads", lang="en", num_heads=h, heads_tab="cost"))][:1] for h in (2, 4)]
     assert alts[0] == alts[1] == [f"{i18n.t('heads.cost.title', 'en')}: {i18n.t('display.alt.chart', 'en')}"]
 
 

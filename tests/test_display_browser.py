@@ -1,5 +1,6 @@
-"""Display options in a real browser: the camera button saves a real PNG / SVG (offline, made by
-plotly.js in the page), every chart offers it, and the keyboard reaches and works the controls."""
+"""Display options in a real browser: the camera button saves a real PNG / SVG (offline, made in the
+page: by the app's canvas renderer for heatmaps, by plotly.js for other charts), every chart offers it,
+and the keyboard reaches and works the controls."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import xml.etree.ElementTree as ET
 from urllib.parse import urlsplit
 
 import pytest
+from charts import BROWSER_CHART as CHART
 from conftest import open_app, wait_idle
 from playwright.sync_api import expect
 
@@ -17,10 +19,13 @@ from core.settings import Settings
 
 pytestmark = pytest.mark.browser
 
-DOWNLOAD = ".modebar-btn[data-title^='Download plot']"
+DOWNLOAD = ".modebar-btn[data-title^='Download plot'], .al-download"  # plotly's camera button, or the canvas's
 FOCUSED_KEY = """() => { const k = document.activeElement && document.activeElement.closest('[class*="st-key-"]');
   return k ? [...k.classList].find(c => c.startsWith('st-key-')).slice(7) : null; }"""
-FOCUSED_LABEL = "() => document.activeElement && (document.activeElement.getAttribute('aria-label') || '')"
+# The focused element's label, inside a shadow root too (the canvas charts' download button lives in one).
+FOCUSED_LABEL = """() => { let a = document.activeElement;
+  while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+  return a ? (a.getAttribute('aria-label') || '') : ''; }"""
 
 
 def offline(page, server) -> list[str]:
@@ -40,7 +45,7 @@ def offline(page, server) -> list[str]:
 
 
 def save_first_chart(page):
-    chart = page.locator("[data-testid=stPlotlyChart]").first
+    chart = page.locator(CHART).first
     chart.scroll_into_view_if_needed()
     chart.hover()
     with page.expect_download() as info:
@@ -51,13 +56,13 @@ def save_first_chart(page):
 
 
 def test_camera_button_saves_a_real_png_at_twice_the_size(page, server):
-    tried = offline(page, server)  # the image is made by plotly.js in the page: no internet needed
+    tried = offline(page, server)  # the image is made in the page: no internet needed
     open_app(page, server, "walkthrough", lang="en", walk_step="softmax", d_model=64, num_heads=4, seq_len=5)
     chart, name, data = save_first_chart(page)
     assert name == "attention-lab-weights-d64-h4-T5.png"
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", data[16:24])  # the IHDR chunk
-    shown = chart.locator(".main-svg").first.bounding_box()
+    shown = chart.locator("canvas, .main-svg").first.bounding_box()
     assert width == pytest.approx(2 * shown["width"], abs=4)  # scale 2: sharp on a projector
     assert height == pytest.approx(2 * shown["height"], abs=4)
     assert tried == []
@@ -86,7 +91,7 @@ def test_svg_setting_makes_the_camera_button_save_a_real_svg(page, server):
 ])
 def test_every_chart_on_the_page_offers_the_download(page, server, path, params, at_least):
     open_app(page, server, path, lang="en", **params)
-    charts = page.locator("[data-testid=stPlotlyChart]")
+    charts = page.locator(CHART)
     expect(charts.nth(at_least - 1)).to_be_attached(timeout=60_000)
     n = charts.count()
     for i in range(n):
@@ -124,7 +129,7 @@ def test_keyboard_reaches_the_drill_down_and_the_chart_download(page, server):
     # Shift+Tab back to the weights chart's camera button: Enter saves the image.
     for _ in range(40):
         page.keyboard.press("Shift+Tab")
-        if page.evaluate(FOCUSED_LABEL).startswith("Download plot"):
+        if page.evaluate(FOCUSED_LABEL).startswith("Download"):  # plotly's "Download plot", the canvas's "Download this chart"
             break
     else:
         raise AssertionError("Shift+Tab never reached a chart's download button")
@@ -136,15 +141,19 @@ def test_keyboard_reaches_the_drill_down_and_the_chart_download(page, server):
 
 def test_keyboard_turns_on_cell_numbers_and_the_link_carries_them(page, server):
     open_app(page, server, "walkthrough", lang="en", walk_step="softmax", d_model=64, num_heads=4, seq_len=5)
-    chart = page.locator("[data-testid=stPlotlyChart]").first
+    chart = page.locator(".al-heatmap").first  # the weights: a heatmap, painted on a canvas
     w = scenario.run(Settings(64, 4, 5, "none", 0, "en")).trace.weights[0, 0, 0, 0]
     number = figures.short_number(float(w))
-    expect(chart.get_by_text(number, exact=True)).to_have_count(0)
+    painted = "(box, n) => box.__alChart.drawn.includes(n)"  # the texts the renderer painted
+    expect(chart).to_be_visible()
+    assert not chart.evaluate(painted, number)
     tab_to(page, "cell_numbers")
     page.keyboard.press("Space")
     wait_idle(page)
     expect(page).to_have_url(re.compile(r"cell_numbers=true"))
-    expect(chart.get_by_text(number, exact=True).first).to_be_visible()
+    page.wait_for_function(f"() => [...document.querySelectorAll('*')].some(e => e.shadowRoot && "
+                           f"e.shadowRoot.querySelector('.al-heatmap') && "
+                           f"e.shadowRoot.querySelector('.al-heatmap').__alChart.drawn.includes({number!r}))")
 
 
 def test_keyboard_toggles_a_cell_of_the_hand_drawn_mask(page, server):

@@ -9,6 +9,8 @@ import string
 import pytest
 import torch
 
+from charts import charts
+from charts import charts as charts_of
 from conftest import run_app
 from core import heads as H
 from core.attention import AttentionTrace, build_input, build_model
@@ -172,7 +174,7 @@ def test_page_opens_on_the_shapes_section_with_no_chart():
     at = run_app("heads", d_model=64, num_heads=4, seq_len=8)
     assert not at.exception
     assert "heads_tab" not in at.query_params  # the first section; the URL is written on a click
-    assert not at.get("plotly_chart")  # the diagram is HTML: a redraw costs the browser almost nothing
+    assert not charts(at)  # the diagram is HTML: a redraw costs the browser almost nothing
     assert H.parse_sizes(H.flow_box_texts(flow_html(at))["q_heads"]) == (1, 4, 8, 16)
 
 
@@ -201,7 +203,7 @@ def test_page_runs_and_survives_bad_state():
     at.button(key="heads_time_run").click().run()
     assert not at.exception
     assert [r.h for r in at.session_state["heads_timings"][(8, 2, 0)]] == [1, 2, 4, 8]
-    assert any('"ms"' in c.proto.spec for c in at.get("plotly_chart"))
+    assert any('"ms"' in c.text for c in charts(at))
 
 
 @pytest.mark.parametrize("tab,charts", [("shapes", 0), ("heads", 1), ("cost", 2), ("timing", 0), ("slice", 2),
@@ -209,7 +211,7 @@ def test_page_runs_and_survives_bad_state():
 def test_each_section_draws_only_its_own_charts(tab, charts):
     at = run_app("heads", d_model=64, num_heads=16, seq_len=8, heads_tab=tab)
     assert not at.exception
-    assert len(at.get("plotly_chart")) == charts
+    assert len(charts_of(at)) == charts
     assert at.query_params["heads_tab"] == tab
 
 

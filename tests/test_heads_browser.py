@@ -7,6 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from charts import BROWSER_CHART as CHART
 from conftest import open_app, sidebar_slider, wait_idle
 
 
@@ -32,10 +33,10 @@ def test_num_heads_slider_changes_the_diagram_labels(server, page):
 @pytest.mark.browser
 def test_a_section_tab_opens_its_charts_and_goes_into_the_url(server, page):
     open_app(page, server, "heads", d_model=64, num_heads=4, seq_len=8)
-    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(0)  # shapes: HTML only
+    expect(page.locator(CHART)).to_have_count(0)  # shapes: HTML only
     page.get_by_role("tab", name="3 Cost").click()
     wait_idle(page)
-    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(2)
+    expect(page.locator(CHART)).to_have_count(2)
     expect(page.locator(".al-flow")).to_have_count(0)  # the closed section is not drawn at all
     expect(page).to_have_url(re.compile(r"[?&]heads_tab=cost"))
 
@@ -44,5 +45,5 @@ def test_a_section_tab_opens_its_charts_and_goes_into_the_url(server, page):
 def test_a_shared_link_opens_the_same_section_in_the_other_language(server, page):
     open_app(page, server, "heads", d_model=64, num_heads=16, seq_len=8, heads_tab="heads", lang="zh")
     expect(page.get_by_role("tab", name="2 所有头")).to_have_attribute("aria-selected", "true")
-    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(1)  # the grid (the focus overview is HTML)
+    expect(page.locator(CHART)).to_have_count(1)  # the grid (the focus overview is HTML)
     expect(page.locator(".al-focus [data-head]")).to_have_count(16)

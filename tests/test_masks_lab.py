@@ -7,6 +7,7 @@ import math
 
 import pytest
 import torch
+from charts import charts
 from conftest import run_app
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
@@ -150,7 +151,7 @@ def test_page_custom_grid_round_trips_through_the_url():
     # Another section (a click on its tab) uses the same grid, and the link keeps it.
     at.query_params["masks_tab"] = "row"
     at.run()
-    assert not at.exception and not at.get("plotly_chart")
+    assert not at.exception and not charts(at)
     assert at.query_params["masks_grid"] in ("011.001.100", ["011.001.100"])
     assert at.query_params["masks_tab"] in ("row", ["row"])
     assert weight_column(at)[1:] == ["0", "0"]  # the inspected row is query 2 = "100": only key 0 is kept
@@ -207,7 +208,7 @@ def test_each_section_opens_from_the_link_and_draws_only_its_own_content(section
     at = run_app("masks", mask="causal", seq_len=5, masks_tab=section, lang=lang)
     assert not at.exception
     assert [t.label for t in at.tabs] == [i18n.t(f"masks.tab.{sid}", lang) for sid in SECTION_CHARTS]
-    assert len(at.get("plotly_chart")) == SECTION_CHARTS[section]
+    assert len(charts(at)) == SECTION_CHARTS[section]
     heading = {"grid": "masks.figures", "row": "masks.row", "full": "masks.full", "polarity": "masks.pol"}[section]
     assert [h.value for h in at.subheader] == [i18n.t(heading, lang)]
     assert at.query_params["masks_tab"] in (section, [section])
@@ -267,14 +268,14 @@ def test_the_polarity_bug_is_two_charts_of_two_panels():
 
 def test_value_numbers_follow_the_numbers_in_the_cells_option_the_mask_digits_stay():
     def texts(at):
-        spec = json.loads(at.get("plotly_chart")[0].proto.spec)
-        return [bool(t.get("texttemplate")) for t in spec["data"] if t["type"] == "heatmap"]
+        chart = charts(at)[0]
+        return [chart.cell_text(i) is not None for i in range(len(chart.heatmaps))]
 
     off = run_app("masks", mask="causal", seq_len=4, lang="en")
     assert texts(off) == [True, False, False, False]  # mask | scores (+ grey) | weights
     assert any("Numbers in the cells" in c.value for c in off.caption)
     on = run_app("masks", mask="causal", seq_len=4, lang="en", cell_numbers="true")
     assert texts(on) == [True, True, True, True]
-    spec = json.loads(on.get("plotly_chart")[0].proto.spec)
-    weights = [t for t in spec["data"] if t["type"] == "heatmap"][-1]
-    assert weights["text"][0][1] == "0" and weights["text"][0][0] == "1.00"  # query 0 sees only itself
+    chart = charts(on)[0]
+    weights = chart.cell_text(len(chart.heatmaps) - 1)
+    assert weights[0][1] == "0" and weights[0][0] == "1.00"  # query 0 sees only itself

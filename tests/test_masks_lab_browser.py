@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from charts import BROWSER_CHART as CHART
 from conftest import click_mask_cell, open_app, wait_idle
 from playwright.sync_api import expect
 
@@ -28,7 +29,7 @@ def open_section(page, sid: str) -> None:
 def test_clicking_a_cell_blocks_it_and_the_link_keeps_it(server, page):
     # T = 4, default hand-drawn grid "1000.1100.1110.0111"; the first section has the editor and the chart
     open_app(page, server, "masks", mask="custom", seq_len=4, lang="en")
-    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(1)  # mask | scores | weights: one chart
+    expect(page.locator(CHART)).to_have_count(1)  # mask | scores | weights: one chart
     click_mask_cell(page, 2, 1)
     expect(page).to_have_url(re.compile(r"masks_grid=1000\.1100\.1010\.0111"))
     wait_idle(page)
@@ -36,7 +37,7 @@ def test_clicking_a_cell_blocks_it_and_the_link_keeps_it(server, page):
 
     # One row up close: the clicked row (query 2), key 1 now blocked: exactly 0 after the softmax
     open_section(page, "row")
-    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(0)
+    expect(page.locator(CHART)).to_have_count(0)
     expect(page).to_have_url(re.compile(r"masks_grid=1000\.1100\.1010\.0111"))
     expect(weight_cell(page, 1)).to_have_text("0")
     expect(weight_cell(page, 0)).not_to_have_text("0")

@@ -101,10 +101,14 @@ def check_page_shows_fully(page, url_path: str, lang: str) -> None:
     assert heading.inner_text().strip()
     expect(page.locator("[data-testid=stException]")).to_have_count(0)
     expect(page.locator("[data-testid=stAlertContentError]")).to_have_count(0)
-    # every chart is drawn by the plotly.js that Streamlit serves itself
+    # every chart is drawn: plotly charts by the plotly.js Streamlit serves itself, heatmaps by the app's own
+    # renderer (static/heatmap.js, from this server)
     charts = page.locator("[data-testid=stPlotlyChart]")
     for i in range(charts.count()):
         expect(charts.nth(i).locator(".js-plotly-plot .main-svg").first).to_be_attached()
+    heatmaps = page.locator(".al-heatmap")
+    for i in range(heatmaps.count()):
+        assert heatmaps.nth(i).evaluate("box => !!(box.__alChart && box.__alChart.g && box.__alChart.drawn)")
     # every image (icons, logos) actually loaded
     broken = page.evaluate("[...document.images].filter(i => !i.complete || i.naturalWidth === 0).map(i => i.src)")
     assert broken == [], broken

@@ -13,6 +13,8 @@ import shutil
 import pytest
 import torch
 
+from charts import BROWSER_CHART as CHART
+from charts import charts
 from conftest import open_app, run_app, wait_idle
 from core import i18n, pretrained
 
@@ -271,20 +273,20 @@ def test_page_runs_in_chinese():
     assert at.title[0].value == "真实模型的注意力头"
     assert any("[UNK]" in c.value and "英文" in c.value for c in at.caption)
     assert any("最大绝对误差" in s.value for s in at.success)
-    assert len(at.get("plotly_chart")) == 1  # the open tab's heatmap only (all 12 heads of the layer)
+    assert len(charts(at)) == 1  # the open tab's heatmap only (all 12 heads of the layer)
 
 
 def test_page_sections_are_lazy_tabs_opened_by_link():
     """One tab runs at a time; ?real_tab= opens a section for the whole class, in either language."""
-    charts = {}
+    drawn = {}
     for view in ("grid", "head", "patterns", "link", "ablate", "core"):
         at = run_app("real-model", lang="en", real_tab=view)
         assert not at.exception, view
         assert [t.label for t in at.tabs] == [i18n.t(f"real.view.{v}", "en") for v in
                                               ("grid", "head", "patterns", "link", "ablate", "core")]
-        charts[view] = len(at.get("plotly_chart"))
+        drawn[view] = len(charts(at))
         assert at.query_params["real_tab"] == view
-    assert charts == {"grid": 1, "head": 1, "patterns": 0, "link": 0, "ablate": 0, "core": 0}
+    assert drawn == {"grid": 1, "head": 1, "patterns": 0, "link": 0, "ablate": 0, "core": 0}
     at = run_app("real-model", lang="en", real_tab="head")
     assert at.select_slider(key="real_head").value == 1  # the default head, enlarged
     assert "real_from" not in at.session_state and "real_off" not in at.session_state  # other tabs did not run
@@ -294,14 +296,9 @@ def test_page_hide_special_blanks_both_views():
     import json
 
     def blank_cells(at) -> int:
-        z = json.loads(at.get("plotly_chart")[0].proto.spec)["data"][0]["z"]
-        if isinstance(z, dict):  # plotly's typed array: decode it
-            import base64
+        import numpy as np
 
-            import numpy as np
-            z = np.frombuffer(base64.b64decode(z["bdata"]), dtype=z["dtype"]).tolist()
-        flat = [v for row in z for v in (row if isinstance(row, list) else [row])]
-        return sum(v is None or v != v for v in flat)
+        return int(np.isnan(charts(at)[0].z(0)).sum())
 
     T = 16  # the first example: [CLS] + 14 word pieces + [SEP]
     for view, heads in (("grid", 12), ("head", 1)):
@@ -318,7 +315,7 @@ def test_page_bad_tab_in_link_falls_back_with_a_notice():
     assert not at.exception
     assert at.query_params["real_tab"] == "grid"  # corrected in the URL
     assert any("real_tab" in w.value and "grid" in w.value for w in at.warning)
-    assert len(at.get("plotly_chart")) == 1
+    assert len(charts(at)) == 1
 
 
 def test_page_enlarged_head_is_the_chosen_one_after_another_tab():
@@ -327,20 +324,19 @@ def test_page_enlarged_head_is_the_chosen_one_after_another_tab():
     assert not at.exception
     at.query_params["real_tab"] = "grid"  # what a click on the tab writes (AppTest cannot click a tab)
     at.run()
-    assert not at.exception and len(at.get("plotly_chart")) == 1
+    assert not at.exception and len(charts(at)) == 1
     at.query_params["real_tab"] = "head"
     at.run()
     assert not at.exception
     assert at.select_slider(key="real_head").value == 7
-    spec = at.get("plotly_chart")[0].proto.spec
-    assert "head 7" in spec
+    assert "head 7" in charts(at)[0].text
 
 
 def test_sidebar_step_reuses_the_shared_reading_and_this_sessions_figure(monkeypatch):
     """A slider step in the sidebar changes nothing this page shows: no model run and no figure build."""
     at = run_app("real-model", lang="en")
     assert not at.exception
-    before = at.get("plotly_chart")[0].proto.spec
+    before = charts(at)[0].text
     calls = []
     import core.figures
 
@@ -349,7 +345,7 @@ def test_sidebar_step_reuses_the_shared_reading_and_this_sessions_figure(monkeyp
     at.sidebar.select_slider(key="num_heads").set_value(8).run()
     assert not at.exception
     assert calls == []
-    assert at.get("plotly_chart")[0].proto.spec == before
+    assert charts(at)[0].text == before
 
 
 def test_page_refuses_long_text_with_a_message():
@@ -357,7 +353,7 @@ def test_page_refuses_long_text_with_a_message():
     at.text_area(key="real_text").input(" ".join(["word"] * 80)).run()
     assert not at.exception
     assert any("too long: 82 tokens" in e.value for e in at.error)
-    assert len(at.get("plotly_chart")) == 0
+    assert len(charts(at)) == 0
 
 
 def test_page_explains_unk_for_chinese_text():
@@ -389,7 +385,7 @@ def test_page_example_and_show_buttons():
     assert at.query_params["real_tab"] == "head"  # "show" opens the enlarged head
     assert at.button_group(key="real_layer").value == 1
     assert at.select_slider(key="real_head").value == 2
-    assert len(at.get("plotly_chart")) == 1
+    assert len(charts(at)) == 1
 
 
 @pytest.mark.browser
@@ -399,11 +395,11 @@ def test_browser_real_heads(server, page):
     open_app(page, server, "real-model")
     expect(page.get_by_role("heading", name="Real heads")).to_be_visible()
     expect(page.get_by_text("Checked live for this sentence")).to_be_visible()
-    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(1)
+    expect(page.locator(CHART)).to_have_count(1)
     page.get_by_role("tab", name="One head, enlarged").click()
     wait_idle(page)
     expect(page).to_have_url(re.compile(r"real_tab=head"))
-    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(1)
+    expect(page.locator(CHART)).to_have_count(1)
     expect(page.get_by_text("Head to enlarge")).to_be_visible()
     box = page.get_by_role("textbox", name="English sentence")
     box.fill("Mary gave John the book because she liked him.")

@@ -13,6 +13,7 @@ import tomllib
 
 import pytest
 import torch
+from charts import charts
 from conftest import ROOT, run_app
 
 from core.figures import heads_figure
@@ -59,10 +60,8 @@ def app_pages() -> list[str]:
 
 
 def chart_counts(at) -> tuple[int, int, int]:
-    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    traces = sum(len(s.get("data", [])) for s in specs)
-    subplots = sum(max(1, sum(1 for k in s.get("layout", {}) if k.startswith("xaxis"))) for s in specs)
-    return len(specs), traces, subplots
+    drawn = charts(at)
+    return len(drawn), sum(c.traces for c in drawn), sum(c.subplots for c in drawn)
 
 
 def test_every_page_is_pinned():
@@ -94,10 +93,8 @@ def test_a_grid_of_sixteen_heads_is_one_trace_on_one_pair_of_axes():
 
 def test_heads_grid_on_the_heads_page_is_one_trace_for_sixteen_heads():
     at = run_app("heads", **SETTINGS, heads_tab="heads")
-    specs = {json.loads(c.proto.spec).get("layout", {}).get("height"): json.loads(c.proto.spec)
-             for c in at.get("plotly_chart")}
-    heatmap_specs = [s for s in specs.values() if any(d.get("type") == "heatmap" for d in s.get("data", []))]
-    assert heatmap_specs and all(len(s["data"]) == 1 for s in heatmap_specs)
+    drawn = [c for c in charts(at) if c.heatmaps]
+    assert drawn and all(c.traces == 1 for c in drawn)
 
 
 def test_no_full_garbage_collection_after_every_run():

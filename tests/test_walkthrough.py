@@ -10,6 +10,7 @@ import textwrap
 import pytest
 import torch
 import torch.nn.functional as F
+from charts import charts
 from conftest import ROOT, run_app
 
 from core import figures, i18n, scenario
@@ -126,8 +127,8 @@ def test_drill_down_cell_from_the_url_and_next_button():
     assert f"8. {i18n.t('walk.mix.title', 'en')}" in texts(at, "subheader")
 
 
-def chart_specs(at) -> list[dict]:
-    return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+def chart_specs(at) -> list:
+    return charts(at)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -137,7 +138,8 @@ def test_all_steps_view_draws_the_chosen_steps_tensors_and_a_button_for_every_ot
     at = run_app("walkthrough", walk_view="all", walk_step="scores", d_model=32, num_heads=4, seq_len=6, lang=lang)
     assert not at.exception
     specs = chart_specs(at)
-    assert len(specs) == 1 and specs[0]["layout"]["meta"]["field"] == "scores"  # the chosen step's heads
+    assert len(specs) == 1 and "-scores-" in specs[0].file  # the chosen step's heads
+    assert [t for t in specs[0].titles] == [f"{i18n.t('walk.axis.head', lang)} {i}" for i in range(4)]
     buttons = {b.key: b for b in at.button if b.key and b.key.startswith("walk_show_")}
     assert set(buttons) == {f"walk_show_{n}" for n in W.STEP_NAMES if n != "scores"}
     assert buttons["walk_show_mix"].label == i18n.t("walk.all.show", lang, n=8)
@@ -147,7 +149,7 @@ def test_all_steps_view_draws_the_chosen_steps_tensors_and_a_button_for_every_ot
     assert not at.exception and at.session_state["walk_step"] == "mix"
     assert at.query_params.get("walk_step") == "mix"  # a teacher's link opens the same step
     (mix,) = chart_specs(at)  # head_outputs: a (T, d_v) panel per head
-    assert [a["text"] for a in mix["layout"]["annotations"]] == [f"{i18n.t('walk.axis.head', lang)} {i}" for i in range(4)]
+    assert mix.titles == [f"{i18n.t('walk.axis.head', lang)} {i}" for i in range(4)]
     assert "walk_show_scores" in {b.key for b in at.button} and "walk_show_mix" not in {b.key for b in at.button}
 
 
@@ -200,9 +202,9 @@ def test_a_figure_shared_by_every_session_is_never_restyled_in_place():
 def test_moving_h_leaves_the_input_chart_unchanged():
     """X does not depend on h: same figure and same config (file name), so the browser does not redraw it."""
     first, second = (run_app("walkthrough", d_model=64, num_heads=h, seq_len=8) for h in (4, 8))
-    a, b = first.get("plotly_chart")[0].proto, second.get("plotly_chart")[0].proto
-    assert a.spec == b.spec and a.config == b.config
-    assert "x-d64-T8" in json.loads(a.config)["toImageButtonOptions"]["filename"]
+    a, b = charts(first)[0], charts(second)[0]
+    assert a.text == b.text and a.kind == "canvas"
+    assert "x-d64-T8" in a.file
 
 
 # ------------------------------------------------------------------ core maths and figures

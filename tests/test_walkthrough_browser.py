@@ -3,6 +3,7 @@
 import re
 
 import pytest
+from charts import BROWSER_CHART as CHART
 from conftest import open_app, sidebar_slider, wait_idle
 from playwright.sync_api import expect
 
@@ -36,18 +37,17 @@ def test_clicking_a_weight_cell_drills_down(page, server):
     wait_idle(page)
     expect(page.get_by_text("Head 0, query a = 7")).to_be_visible()
     expect(page).to_have_url(re.compile(r"walk_drill=true"))
-    charts = page.locator("[data-testid=stPlotlyChart]")
+    charts = page.locator(CHART)
     expect(charts).to_have_count(1)  # the page of heads; the cell's story is text until its charts are asked for
     page.get_by_text("Show this cell's charts").click()
     wait_idle(page)
     expect(charts).to_have_count(4)
     expect(page).to_have_url(re.compile(r"walk_cellcharts=true"))
-    drill = charts.nth(1)  # after the per-head weights
+    drill = charts.nth(1)  # after the per-head weights: one head's weights, a click target per cell
     drill.scroll_into_view_if_needed()
-    plot = drill.locator(".nsewdrag").first
-    expect(plot).to_be_visible()
-    box = plot.bounding_box()
-    page.mouse.click(box["x"] + box["width"] * 1.5 / 8, box["y"] + box["height"] * 2.5 / 8)  # row 2, column 1
+    page.wait_for_function("box => box.__alChart && box.__alChart.g", arg=drill.element_handle())
+    x, y = drill.evaluate("box => box.__alChart.clientPoint([2, 1])")  # row 2, column 1
+    page.mouse.click(x, y)
     wait_idle(page)
     expect(page.get_by_text("Head 0, query a = 2 (“sat”), key b = 1 (“cat”)")).to_be_visible()
     expect(page).to_have_url(re.compile(r"walk_i=2"))
@@ -56,7 +56,7 @@ def test_clicking_a_weight_cell_drills_down(page, server):
 
 def test_all_steps_view_draws_a_steps_tensors_on_a_click(page, server):
     open_app(page, server, "walkthrough", walk_view="all", d_model=64, num_heads=4, seq_len=8, lang="zh")
-    charts = page.locator("[data-testid=stPlotlyChart]")
+    charts = page.locator(CHART)
     expect(charts).to_have_count(1)  # step 1's X; the other nine steps: formula, code, shape
     expect(page.locator("[data-testid=stCode]")).to_have_count(10)
     button = page.get_by_role("button", name="画出第 7 步的张量")
@@ -65,5 +65,6 @@ def test_all_steps_view_draws_a_steps_tensors_on_a_click(page, server):
     wait_idle(page)
     expect(page).to_have_url(re.compile(r"walk_step=softmax"))
     expect(charts).to_have_count(1)
-    expect(charts.first.locator(".annotation-text").first).to_have_text("头 0")  # the weights of every head
+    page.wait_for_function("box => box.__alChart && box.__alChart.drawn.includes('头 0')",  # the weights of every head
+                           arg=charts.first.element_handle())
     expect(page.get_by_role("button", name="画出第 1 步的张量")).to_be_visible()  # step 1 now offers its button

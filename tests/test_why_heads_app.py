@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 
+from charts import charts
 from conftest import run_app
 
 
@@ -36,15 +37,15 @@ def test_train_button_trains_reports_and_shares_the_results():
     assert any(v.startswith("h = 2:") and "The effect shows" in v for v in verdicts), verdicts
     assert any(v.startswith("h = 4:") and "The effect shows" in v for v in verdicts), verdicts
     assert any(m.startswith("One head (d_k = 32)") for m in texts(at.markdown))
-    charts = at.get("plotly_chart")
-    assert len(charts) == 1  # the loss curves; the head grids are one tab away
-    assert all(f'"h = {h}"' in charts[0].proto.spec for h in (1, 2, 4))
+    drawn = charts(at)
+    assert len(drawn) == 1  # the loss curves; the head grids are one tab away
+    assert all(f'"h = {h}"' in drawn[0].text for h in (1, 2, 4))
     assert at.session_state["why_run"]["status"] == "done"
     assert "why_tab" not in at.query_params and len(at.tabs) == 2  # no value: the first tab, results
     at.query_params["why_tab"] = "heads"  # what a click on the tab writes (AppTest cannot click a tab)
     at.run()
     assert not at.exception
-    assert len(at.get("plotly_chart")) == 4  # the loss curves and one head grid per model
+    assert len(charts(at)) == 4  # the loss curves and one head grid per model
     assert any(m.startswith("**h = 4 (d_k = 8)**") for m in texts(at.markdown))
 
     # A second student (a new session) with the same settings gets the results without training.
@@ -52,10 +53,10 @@ def test_train_button_trains_reports_and_shares_the_results():
     assert not other.exception
     assert any("already in the server's cache" in s for s in texts(other.success))
     assert "why_run" not in other.session_state
-    assert len(other.get("plotly_chart")) == 1
+    assert len(charts(other)) == 1
     linked = run_app("why-heads", lang="zh", why_seed=90_002, why_steps=100, why_tab="heads")  # a teacher's link
     assert not linked.exception
-    assert len(linked.get("plotly_chart")) == 4
+    assert len(charts(linked)) == 4
     bad = run_app("why-heads", lang="en", why_seed=90_002, why_steps=100, why_tab="nope")
     assert not bad.exception and bad.query_params["why_tab"] == "results"
     assert any("why_tab" in w for w in texts(bad.warning))
@@ -70,7 +71,7 @@ def test_a_stopped_run_is_reported_with_its_partial_curve():
     at.run()
     assert not at.exception
     assert any("Training was stopped at step 3 of 100 for h = 1" in w for w in texts(at.warning))
-    assert "h = 1 (stopped)" in at.get("plotly_chart")[0].proto.spec
+    assert "h = 1 (stopped)" in charts(at)[0].text
     assert at.session_state["why_run"]["status"] == "stopped"
 
 

@@ -4,32 +4,54 @@ It applies the display options (ui.display): the colour palette, the numbers in 
 readable font sizes (core.figures.restyle), the download button's format (PNG or SVG, scale 2 for a
 projector, a file name per chart), and, with the table view on, shows the heatmaps' matrices as
 tables instead of the chart (built only then).
+
+A heatmap figure is drawn by the app's own canvas renderer (static/heatmap.js, from the scene
+core.canvas_chart.to_scene makes of the figure): a slider step repaints it in about a millisecond,
+where plotly lays a new chart out in 3-6 animation frames. Every other figure is a plotly chart.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
-from core import figures, i18n
+from core import canvas_chart, figures, i18n
 from ui import display
 
 FILE_PREFIX = "attention-lab"
+RENDERER = Path(__file__).resolve().parent.parent / "static" / "heatmap.js"  # served at app/static/ (config.toml)
+# The component's own code only loads the renderer (Streamlit sends a component's code with every element it
+# draws): the browser fetches static/heatmap.js once, from this server, and keeps the module. The version
+# in its address makes a changed renderer load anew.
+_VERSION = hashlib.sha256(RENDERER.read_bytes()).hexdigest()[:12]
+_LOADER = ("export default async function (component) {\n"
+           f"  const url = new URL('app/static/heatmap.js?v={_VERSION}', document.baseURI).href;\n"
+           "  const renderer = await import(url);\n"
+           "  return renderer.render(component);\n"
+           "}\n")
+HEATMAP = st.components.v2.component("attention_lab.heatmap", js=_LOADER)
+
+
+def file_name(name: str) -> str:
+    """The downloaded image's file name (without extension) for a chart called `name`."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "chart"
+    return f"{FILE_PREFIX}-{safe}"
 
 
 def chart_config(image_format: str, name: str) -> dict:
     """Plotly config: the modebar on every chart, its camera button saving `image_format` offline
     (plotly.js renders the image in the browser: nothing is fetched)."""
-    safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "chart"
     return {
         "displaylogo": False,
         "displayModeBar": "hover",
         "toImageButtonOptions": {"format": image_format if image_format in display.IMAGE_FORMATS else "png",
-                                 "filename": f"{FILE_PREFIX}-{safe}", "scale": 2},
+                                 "filename": file_name(name), "scale": 2},
     }
 
 
@@ -80,5 +102,39 @@ def show_chart(fig, *, name: str, title: str | None = None, key: str | None = No
                 show_tables(tables)
                 return None
         figures.restyle(fig, palette=options.palette, cell_text=options.cell_numbers)
-        return st.plotly_chart(fig, key=key, config=chart_config(options.image_format, name),
-                               alt=describe(fig, title), **kwargs)
+        alt = describe(fig, title)
+        scene = canvas_chart.to_scene(fig)
+        if scene is not None:
+            return show_scene(scene, name=name, alt=alt, key=key, image_format=options.image_format,
+                              on_select=kwargs.get("on_select"))
+        return st.plotly_chart(fig, key=key, config=chart_config(options.image_format, name), alt=alt, **kwargs)
+
+
+def show_scene(scene: dict, *, name: str, alt: str, key: str | None, image_format: str, on_select=None):
+    """A heatmap scene drawn by static/heatmap.js. `key` keeps the chart in place across reruns (without one,
+    the file name is its key); `on_select` is called after a click on one of the scene's click targets
+    (read the clicked points with `selected_points(key)`)."""
+    lang = st.session_state.get("lang") or i18n.DEFAULT_LANG
+    fmt = image_format if image_format in display.IMAGE_FORMATS else "png"
+    data = {"scene": scene, "alt": alt, "file": file_name(name), "format": fmt,
+            "labels": {"download": i18n.t("display.download", lang, fmt=fmt.upper())}}
+    callback = on_select if callable(on_select) else (lambda: None)
+    return HEATMAP(data=data, key=key or f"al_{file_name(name)}", on_click_change=callback)
+
+
+def selected_points(key: str) -> list[dict]:
+    """The points a chart's last click selected, for a plotly chart (its selection) and a canvas one (its
+    click: customdata, x, y): [] when none."""
+    state = st.session_state.get(key)
+    if not state:
+        return []
+    try:
+        click = state.get("click") if hasattr(state, "get") else getattr(state, "click", None)
+    except Exception:  # noqa: BLE001  (a state object without that field)
+        click = None
+    if isinstance(click, dict):
+        return [click]
+    try:
+        return list(state["selection"]["points"])
+    except (KeyError, TypeError):
+        return []

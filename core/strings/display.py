@@ -43,4 +43,5 @@ STRINGS = {
               "sidebar to read the numbers.",
     },
     "display.alt.chart": {"zh": "图表。", "en": "chart."},
+    "display.download": {"zh": "下载这张图（{fmt}）", "en": "Download this chart ({fmt})"},
 }

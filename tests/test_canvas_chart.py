@@ -1,0 +1,195 @@
+"""core.canvas_chart: every heatmap figure the pages draw becomes a scene that says the same as the plotly
+figure (values, positions, ranges, colours, hover, click targets); anything else stays plotly."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+import torch
+from plotly.subplots import make_subplots
+
+from core import canvas_chart as cc
+from core import figures, scenario
+from core import heads as H
+from core import masks_lab as lab
+from core import walkthrough as W
+from core.settings import Settings
+
+LABELS = {"head": "head", "key": "key", "query": "query", "col": "column", "token": "token"}
+
+
+@pytest.fixture(scope="module")
+def run():
+    return scenario.run(Settings(64, 4, 6, "causal", 0, "en"))
+
+
+def lab_run(parts=(), T=5):
+    grid = lab.parse_grid("10000.11000.11100.01110.00111", T, T)[0] if "custom" in parts else None
+    return lab.run_lab(Settings(64, 4, T, "none", 0, "en"), lab.LabSetup(tuple(parts), T, T, False, None, grid, "-1e9"))
+
+
+def builders(run):
+    """One figure of every kind a page shows as a heatmap (name -> figure)."""
+    w = run.trace.weights[0]
+    lr = lab_run()
+    titles = ("mask", "scores", "weights")
+    kw = dict(titles=titles, x_title="key", y_title="query", words=("keep", "blocked"))
+    return {
+        "matrix": figures.matrix_figure(w[0], run.tokens, run.tokens, x_title="key", y_title="query"),
+        "matrix clickable": figures.matrix_figure(w[0], run.tokens, run.tokens, clickable=True),
+        "heads grid": figures.heads_figure(w, [0, 1, 2, 3], run.tokens, run.tokens, x_title="key", y_title="query"),
+        "walk input": W.matrix(run, "x", zrange=(-2, 2), labels=LABELS),
+        "walk weights": W.per_head(run, "weights", [0, 1, 2, 3], zrange=(0, 1), labels=LABELS, signed=False),
+        "walk masked scores": W.per_head(run, "masked_scores", [0, 1, 2, 3], zrange=(-2, 2), labels=LABELS, signed=True),
+        "walk mask": W.mask_figure(run, LABELS),
+        "walk drill": W.drill_figure(run, 1, 2, 1, LABELS),
+        "masks lab": lab.lab_figure(lr, 0, 0, "keep", **kw),
+        "masks lab clickable": lab.lab_figure(lab_run(("custom",)), 0, 0, "keep", clickable=True, **kw),
+        "weight blocks": H.weight_blocks_figure(H.full_weight(run.model, "q"), 16, 1, zrange=(-1, 1), rows_shown=16),
+    }
+
+
+def test_every_heatmap_figure_of_the_pages_becomes_a_scene(run):
+    for name, fig in builders(run).items():
+        scene = cc.to_scene(fig)
+        assert scene is not None, name
+        assert json.loads(json.dumps(scene)) == scene, name  # plain JSON: what the component receives
+        assert scene["height"] == fig.layout.height, name
+
+
+def test_figures_it_does_not_draw_stay_plotly(run):
+    bars = go.Figure(go.Bar(x=[1, 2], y=[3, 4]))
+    subplots = make_subplots(rows=1, cols=2)
+    subplots.add_trace(go.Heatmap(z=[[1, 2]]), row=1, col=1)
+    subplots.add_trace(go.Heatmap(z=[[1, 2]]), row=1, col=2)
+    shapes = go.Figure(go.Heatmap(z=[[1, 2]]))
+    shapes.add_shape(type="circle", x0=0, x1=1, y0=0, y1=1)  # lines and outlines are drawn, not these
+    lines = go.Figure([go.Heatmap(z=[[1, 2]]), go.Scatter(x=[0, 1], y=[0, 1], mode="lines")])
+    arrow = go.Figure(go.Heatmap(z=[[1, 2]]))
+    arrow.add_annotation(x=0, y=0, text="here")  # plotly draws an arrow by default
+    uneven = go.Figure(go.Heatmap(z=[[1, 2, 3]], x=[0, 1, 5]))
+    band = W.head_band_figure(run, "q", zrange=(-2, 2), labels=LABELS)  # two subplots and shapes
+    for fig in (bars, subplots, shapes, lines, arrow, uneven, band, go.Figure()):
+        assert cc.to_scene(fig) is None
+
+
+def heat(scene, i=0):
+    return [layer for layer in scene["layers"] if layer["type"] == "heat"][i]
+
+
+def test_values_shape_and_nan_survive_exactly(run):
+    fig = figures.heads_figure(run.trace.weights[0], [0, 1, 2], run.tokens, run.tokens)
+    layer = heat(cc.to_scene(fig))
+    z = cc.layer_values(layer)
+    want = np.asarray(fig.data[0].z, dtype="float32")
+    assert z.shape == want.shape
+    assert np.array_equal(np.isnan(z), np.isnan(want))  # the gaps between panels stay empty
+    # the hover prints %{z:.4f}: every cell prints the same digits as the figure's own value
+    assert [f"{v:.4f}" for v in z[~np.isnan(z)]] == [f"{v:.4f}" for v in want[~np.isnan(want)]]
+
+
+def test_positions_and_ranges_are_plotlys(run):
+    """heads_figure: category axes (one per tiled column/row), a reversed y range above the first row;
+    the masks lab: keys on a numeric axis (x0/dx per panel)."""
+    fig = figures.heads_figure(run.trace.weights[0], [0, 1, 2, 3], run.tokens, run.tokens)
+    scene = cc.to_scene(fig)
+    layer = heat(scene)
+    assert (layer["x0"], layer["dx"], layer["y0"], layer["dy"]) == (0.0, 1.0, 0.0, 1.0)
+    assert scene["x"]["range"] == list(fig.layout.xaxis.range) and scene["y"]["range"] == list(fig.layout.yaxis.range)
+    assert scene["x"]["type"] == scene["y"]["type"] == "category"
+    assert scene["x"]["categories"] == [cc._clean(c) for c in fig.data[0].x]  # what the hover prints for %{x}
+    # each head's title sits over its panel's middle column, as plotly places the annotation
+    tiles = fig.layout.meta["tiles"]
+    assert [n["x"] for n in scene["notes"]] == [t["col"] + (6 - 1) / 2 for t in tiles]
+    assert [n["text"] for n in scene["notes"]] == [f"head {h}" for h in range(4)]
+
+    lab_fig = lab.lab_figure(lab_run(), 0, 0, "keep", titles=("m", "s", "w"), x_title="key", y_title="query",
+                             words=("keep", "blocked"))
+    lab_scene = cc.to_scene(lab_fig)
+    firsts = [layer["x0"] for layer in lab_scene["layers"] if layer["type"] == "heat"]
+    assert firsts == [t.x0 for t in lab_fig.data if t.type == "heatmap"]
+    assert lab_scene["x"]["type"] == "linear"
+    ticks = dict((p, t) for p, t in lab_scene["x"]["ticks"])
+    assert ticks[0.0] == "0:the" and len(ticks) == 15  # every key of the three panels, by its token
+
+
+def test_autorange_reversed_puts_the_first_row_on_top(run):
+    fig = W.matrix(run, "x", zrange=(-2, 2), labels=LABELS)  # y: autorange 'reversed'
+    scene = cc.to_scene(fig)
+    bottom, top = scene["y"]["range"]
+    assert bottom > top  # plotly's [bottom, top]: the first token (position 0) at the top
+    assert (bottom, top) == (5.5, -0.5)
+    assert scene["x"]["type"] == "linear" and scene["x"]["range"] == [-0.5, 63.5]
+    assert [p for p, _ in scene["x"]["ticks"]] == [0, 10, 20, 30, 40, 50, 60]
+
+
+def test_colour_scale_is_the_traces_in_hex(run):
+    fig = figures.matrix_figure(run.trace.weights[0, 0], run.tokens, run.tokens)
+    figures.restyle(fig, palette="contrast")
+    stops = heat(cc.to_scene(fig))["scale"]
+    assert stops == [[0.0, "#e6e6e6"], [1.0, "#000000"]]  # the contrast palette's weights scale
+    viridis = heat(cc.to_scene(figures.matrix_figure(run.trace.weights[0, 0], run.tokens, run.tokens)))["scale"]
+    assert viridis[0] == [0.0, "#440154"] and viridis[-1] == [1.0, "#fde725"]
+
+
+def test_hover_templates_and_exact_values_for_clipped_cells(run):
+    """Masked scores: blocked cells are clipped for colour; their hover text (customdata) says -1e+09."""
+    m = run.trace.masked_scores[0]  # (h, T, T), causal: -1e9 above the diagonal
+    fig = figures.heads_figure(m, [0, 1], run.tokens, run.tokens, signed=True, x_title="key", y_title="query")
+    layer = heat(cc.to_scene(fig))
+    assert layer["hover"] == "query %{y}<br>key %{x}<br>%{customdata}"  # plotly's <extra> box dropped
+    custom = layer["custom"]
+    nums = cc.decode_f32(custom["num"]).reshape(layer["rows"], layer["cols"])
+    texts = {int(k): v for k, v in custom["text"].items()}
+    k = 0 * layer["cols"] + 1  # row 0, key 1: blocked by the causal mask
+    assert texts[k] == "-1e+09"
+    kept = nums[1, 0]  # row 1, key 0: kept, its exact score as the hover prints it (4 decimals)
+    assert kept == pytest.approx(round(float(m[0, 1, 0]), 4), abs=1e-7)
+    assert len(texts) <= layer["rows"] * layer["cols"] - layer["rows"]  # numbers go as floats, not as text
+    # The walkthrough draws blocked cells empty with a dark layer on top that names the fill value: the
+    # scores layer's own text for them can never show, so none is sent.
+    walk = cc.to_scene(W.per_head(run, "masked_scores", [0, 1], zrange=(-2, 2), labels=LABELS, signed=True))
+    scores, blocked = [layer for layer in walk["layers"] if layer["type"] == "heat"]
+    assert scores["custom"] == {"z": True, "fmt": ".4f"} and "z4" in scores
+    assert blocked["hover"].endswith("-1e+09") and "levels" in blocked
+
+
+def test_cell_numbers_and_click_targets(run):
+    fig = figures.matrix_figure(run.trace.weights[0, 0], run.tokens, run.tokens, clickable=True)
+    figures.restyle(fig, cell_text=True)
+    scene = cc.to_scene(fig)
+    layer = heat(scene)
+    assert layer["text"][0][0] == figures.short_number(float(run.trace.weights[0, 0, 0, 0]))
+    assert scene["clickable"]
+    targets = next(layer for layer in scene["layers"] if layer["type"] == "marks")
+    assert targets["opacity"] == 0 and targets["custom"][7] == [1, 1]  # T = 6: row 1, column 1
+    assert targets["hover"].endswith("%{text}") and len(targets["text"]) == 36
+
+
+def test_nice_ticks():
+    assert cc.nice_ticks(-0.5, 63.5) == [0, 10, 20, 30, 40, 50, 60]
+    assert cc.nice_ticks(-0.5, 511.5) == [0, 100, 200, 300, 400, 500]
+    assert cc.nice_ticks(0, 1, 5) == [0, 0.2, 0.4, 0.6, 0.8, 1.0]
+    assert cc.nice_ticks(-0.5, 31.5, 4) == [0, 10, 20, 30]
+    assert cc.nice_ticks(3, 3) == [3]
+    assert all(math.isfinite(v) for v in cc.nice_ticks(-1e-9, 1e-9))
+
+
+def test_largest_settings_stay_within_the_byte_target():
+    """32 x 512 input: a scene per changed chart must keep a slider step under 64 KB (benchmarks)."""
+    big = scenario.run(Settings(512, 16, 32, "causal", 0, "en"))
+    x = W.matrix(big, "x", zrange=(-3, 3), labels=LABELS)
+    grid = W.per_head(big, "masked_scores", list(range(8)), zrange=(-3, 3), labels=LABELS, signed=True)
+    sizes = [len(json.dumps(cc.to_scene(f))) for f in (x, grid)]
+    assert sizes[0] < 90_000, sizes  # 16,384 float32 (|x| > 3.27: no ten-thousandths); unchanged on a num_heads step
+    assert sizes[1] < 48_000, sizes  # 8 heads x 32 x 32 + the layer of blocked cells
+
+
+def test_an_unsupported_value_is_refused_not_guessed():
+    too_big = go.Figure(go.Heatmap(z=torch.zeros(300, 300).numpy()))
+    assert cc.to_scene(too_big) is None  # > MAX_CELLS: plotly
+    assert cc.to_scene(go.Figure(go.Heatmap(z=[[1, 2]], x=["a", "b", "c"]))) is None  # labels do not fit z

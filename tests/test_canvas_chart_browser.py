@@ -1,0 +1,109 @@
+"""static/heatmap.js in Chromium, on the app's own pages: each cell is painted in its colour, the hover
+prints what plotly's would, a click target answers, the chart updates in place, and nothing is cut off."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import open_app, sidebar_slider, wait_idle
+from playwright.sync_api import expect
+
+from core import figures, i18n, scenario
+from core.settings import Settings
+
+pytestmark = pytest.mark.browser
+CHART = ".al-heatmap"
+
+
+def ready(page, nth: int = 0):
+    chart = page.locator(CHART).nth(nth)
+    chart.scroll_into_view_if_needed()
+    page.wait_for_function("box => box.__alChart && box.__alChart.g", arg=chart.element_handle())
+    return chart
+
+
+def expected_rgb(stops, v: float, lo: float, hi: float) -> tuple[int, int, int]:
+    """The colour plotly gives v: linear in RGB between the scale's stops."""
+    from plotly.colors import hex_to_rgb
+
+    t = min(1.0, max(0.0, (v - lo) / ((hi - lo) or 1)))
+    for (t0, c0), (t1, c1) in zip(stops, stops[1:]):
+        if t <= t1:
+            f = (t - t0) / ((t1 - t0) or 1)
+            a, b = hex_to_rgb(c0), hex_to_rgb(c1)
+            return tuple(round(a[i] + (b[i] - a[i]) * f) for i in range(3))
+    return hex_to_rgb(stops[-1][1])
+
+
+def hover_text(page, chart, layer: int, r: int, c: int) -> str:
+    x, y = chart.evaluate("(box, a) => box.__alChart.cellPoint(...a)", [layer, r, c])
+    page.mouse.move(x, y)
+    tip = chart.locator(".al-tip")
+    expect(tip).to_be_visible()
+    return tip.inner_text()
+
+
+def test_cells_are_painted_in_their_colour_and_hover_prints_the_value(page, server):
+    open_app(page, server, "walkthrough", lang="en", walk_step="softmax", d_model=64, num_heads=4, seq_len=5)
+    chart = ready(page)
+    run = scenario.run(Settings(64, 4, 5, "none", 0, "en"))
+    w = run.trace.weights[0]  # (h, T, T)
+    layer = chart.evaluate("box => { const l = box.__alChart.scene.layers[0]; return {lo: l.zmin, hi: l.zmax, "
+                           "scale: l.scale, cols: l.cols}; }")
+    for head, r, c in ((0, 0, 0), (0, 2, 3), (3, 4, 1)):
+        col = head * (5 + 1) + c  # heads tile side by side with one empty column between them (5 keys)
+        x, y = chart.evaluate("(box, a) => box.__alChart.cellPoint(...a)", [0, r, col])
+        got = chart.evaluate("(box, p) => box.__alChart.pixel(...p)", [x, y])
+        want = expected_rgb(layer["scale"], float(w[head, r, c]), layer["lo"], layer["hi"])
+        assert all(abs(g - e) <= 3 for g, e in zip(got, want)), (head, r, c, got, want)
+    text = hover_text(page, chart, 0, 2, 3)
+    tokens = figures.axis_labels(run.tokens)
+    q, k = i18n.t("walk.axis.query", "en"), i18n.t("walk.axis.key", "en")
+    assert text.splitlines() == [f"{q} {tokens[2]}", f"{k} {tokens[3]}", f"{float(w[0, 2, 3]):.4f}"]
+
+
+def test_a_blocked_score_hovers_with_the_fill_value(page, server):
+    open_app(page, server, "walkthrough", lang="en", walk_step="mask", mask="causal", d_model=64, num_heads=4,
+             seq_len=5)
+    chart = page.locator(CHART)
+    expect(chart).to_have_count(2)  # the mask grid, and the tiled masked scores
+    scores = ready(page, 1)
+    assert hover_text(page, scores, 1, 0, 3).splitlines()[-1] == "-1e+09"  # row 0 cannot see key 3
+    kept = hover_text(page, scores, 0, 3, 1).splitlines()[-1]
+    run = scenario.run(Settings(64, 4, 5, "causal", 0, "en"))
+    assert kept == f"{float(run.trace.masked_scores[0, 0, 3, 1]):.4f}"
+
+
+def test_a_slider_step_repaints_the_same_canvas(page, server):
+    open_app(page, server, "heads", lang="en", heads_tab="heads")
+    chart = ready(page)
+    canvas = chart.locator("canvas").element_handle()
+    before = chart.evaluate("box => box.__alChart.scene.layers[0].cols")
+    thumb = sidebar_slider(page, 2)  # seq_len 8 -> 9
+    thumb.focus()
+    page.keyboard.press("ArrowRight")
+    wait_idle(page)
+    page.wait_for_function("(a) => a[0].__alChart.scene.layers[0].cols !== a[1]", arg=[chart.element_handle(), before])
+    assert canvas.evaluate("c => c.isConnected")  # kept in place (keyed), not mounted anew
+    labels = chart.evaluate("box => box.__alChart.drawn")
+    assert "8:was" in labels  # the new token's label is painted
+
+
+@pytest.mark.parametrize("width", [1400, 390])
+def test_nothing_is_cut_off_at_the_edges(browser, server, width):
+    """Tick labels, titles and the colour bar fit inside the canvas: its outermost pixels stay white."""
+    context = browser.new_context(viewport={"width": width, "height": 900}, locale="zh-CN")
+    page = context.new_page()
+    try:
+        open_app(page, server, "masks", lang="zh", mask="causal", seq_len=8)
+        chart = ready(page)
+        box = chart.bounding_box()
+        assert box["width"] <= width
+        edges = chart.evaluate("""box => {
+            const c = box.__alChart.canvas, ctx = c.getContext('2d'), w = c.width, h = c.height;
+            const strips = [ctx.getImageData(0, 0, 2, h), ctx.getImageData(w - 2, 0, 2, h), ctx.getImageData(0, h - 2, w, 2)];
+            return strips.map(s => { let dark = 0; for (let i = 0; i < s.data.length; i += 4) if (s.data[i] < 200) dark++; return dark; });
+        }""")
+        assert edges == [0, 0, 0], edges
+        assert "查询" in chart.evaluate("box => box.__alChart.drawn.join('|')")  # the y title, in Chinese
+    finally:
+        context.close()
