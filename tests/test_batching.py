@@ -66,3 +66,28 @@ def test_a_long_run_is_sent_after_the_hold_and_the_send_loop_is_woken(monkeypatc
     session._state = AppSessionState.APP_IS_RUNNING  # the next run is held again
     session.queue = ["next run"]
     assert flush(session) == []
+
+
+class QueueSession(FakeSession):
+    """A FakeSession whose queue has Streamlit's enqueue (what AppSession._enqueue_forward_msg calls)."""
+
+    def enqueue(self, msg):
+        self.queue.append(msg)
+
+
+def test_held_messages_do_not_wake_the_send_loop_each_but_the_last_one_does(monkeypatch):
+    batching.install()
+    monkeypatch.setattr(batching, "HOLD_S", 0.5)
+    session = QueueSession()
+    enqueue, flush = AppSession._enqueue_forward_msg, AppSession.flush_browser_queue
+    session._state = AppSessionState.APP_IS_RUNNING
+    enqueue(session, "script_started")
+    assert session.woken == 1  # the run's first message wakes it ...
+    assert flush(session) == []  # ... and starts the hold
+    for i in range(30):
+        enqueue(session, f"delta {i}")
+    assert session.woken == 1  # held: no wake-up per message
+    session._state = AppSessionState.APP_NOT_RUNNING  # the run ended (Streamlit sets this before its last message)
+    enqueue(session, "script_finished")
+    assert session.woken == 2
+    assert flush(session) == ["script_started"] + [f"delta {i}" for i in range(30)] + ["script_finished"]
