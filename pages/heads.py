@@ -11,7 +11,7 @@ from core import scenario
 from core.accounting import totals_over_heads
 from core.figures import color_range, heads_figure, matrix_figure, page_of_heads
 from ui.cache import shared
-from ui.charts import show_chart
+from ui.charts import show_cached_chart, show_chart
 from ui.downloads import scenario_downloads
 from ui.sections import lazy_tabs
 from ui.shell import page_context
@@ -125,9 +125,10 @@ def heads_section() -> None:
         st.html(H.focus_html(focus, picks, uniform=1 / T, axis_title=t("heads.grid.focus_axis"),
                              head_label=t("common.head")))
     if picks:
-        show_chart(heads_figure(weights, picks, toks, toks, head_label=t("common.head"), zrange=zrange,
-                                x_title=t("common.key"), y_title=t("common.query")),
-                   name=f"weights-d{d}-h{h}-T{T}", key="heads_grid")
+        show_cached_chart(("heads_grid", SK, tuple(picks)),
+                          lambda: heads_figure(weights, picks, toks, toks, head_label=t("common.head"), zrange=zrange,
+                                               x_title=t("common.key"), y_title=t("common.query")),
+                          name=f"weights-d{d}-h{h}-T{T}", key="heads_grid")
     else:
         st.warning(t("heads.grid.empty"), icon=":material/touch_app:")
 

@@ -19,7 +19,7 @@ from core.reference import max_abs_diff, torch_reference
 from core.settings import clamp_int
 from ui import display
 from ui.cache import shared
-from ui.charts import selected_points, show_chart
+from ui.charts import selected_points, show_cached_chart, show_chart
 from ui.downloads import lab_downloads
 from ui.sections import lazy_tabs
 from ui.shell import CUSTOM_MASK_KEY, drop_url_value, page_context, url_values
@@ -241,18 +241,19 @@ if open_id == "grid":
                 st.markdown(f"**{t('masks.sequence', b=b, n=lengths[b])}**")
             # One chart per sequence: mask | masked scores | weights. Shared as JSON text, so each session
             # restyles its own copy (ui/charts.py) and the cache is never written to.
-            spec = shared("masks_fig", SK + LK + (b, head, polarity, palette, numbers, clickable, grid_text),
-                          lambda: lab.figure_json(lab.lab_figure(
+            fig_key = SK + LK + (b, head, polarity, palette, numbers, clickable, grid_text)
+            spec = shared("masks_fig", fig_key, lambda: lab.figure_json(lab.lab_figure(
                               run, b, head, polarity, titles=titles, x_title=k_title, y_title=q_title, words=words,
                               clickable=clickable, meta=grid_text, palette=palette, numbers=numbers)))
             name = f"seq{b}-{polarity}-head{head}-T{T_q}x{T_k}"
             chart = dict(name=f"mask-scores-weights-{name}", table=partial(lab.lab_tables, run, b, head, polarity, titles))
             if clickable:
                 chart_key = f"masks_click_{b}"
-                show_chart(lab.figure_from_json(spec), key=chart_key, on_select=partial(on_cell_click, chart_key, T_q, T_k, b),
-                           selection_mode="points", **chart)
+                show_cached_chart(("masks_fig",) + fig_key, partial(lab.figure_from_json, spec), key=chart_key,
+                                  on_select=partial(on_cell_click, chart_key, T_q, T_k, b), selection_mode="points",
+                                  **chart)
             else:
-                show_chart(lab.figure_from_json(spec), **chart)
+                show_cached_chart(("masks_fig",) + fig_key, partial(lab.figure_from_json, spec), **chart)
 
         sep = "" if ctx.lang == "zh" else " "  # Chinese sentences follow each other without a space
         st.caption(t("masks.legend", fill=fill) + ("" if numbers else sep + t("masks.numbers_hint")))

@@ -10,8 +10,7 @@ from core.figures import color_range, heads_figure, matrix_figure
 from core.frozen import freeze
 from core.source import source_text
 from ui.cache import shared
-from ui import display
-from ui.charts import show_chart
+from ui.charts import show_cached_chart
 from ui.sections import lazy_tabs
 from ui.shell import drop_url_value, page_context, url_values
 
@@ -53,16 +52,6 @@ def mapping_table(lang: str) -> str:
     rows = [f"| `{bert}.weight/.bias` | `{ours}` |" for bert, ours in pretrained.BERT_TO_OURS.items()]
     head = f"| {i18n.t('real.mapping.bert', lang)} | {i18n.t('real.mapping.ours', lang)} |"
     return "\n".join([head, "|---|---|", *rows])
-
-
-def session_figure(name: str, key: tuple, build):
-    """This session's figure `name`, built again only when `key` (everything it shows) changes: a slider step in
-    the sidebar then costs no rebuild. Per session, never shared: show_chart restyles it in place (ui/cache.py)."""
-    memo = st.session_state.setdefault("real_figures", {})
-    key = (key, display.current())  # the display options restyle it: a change builds a fresh figure
-    if name not in memo or memo[name][0] != key:
-        memo[name] = (key, build())
-    return memo[name][1]
 
 
 def view_label(view: str, lang: str) -> str:
@@ -174,8 +163,8 @@ if view == "grid":
                             x_title=t("common.key"), y_title=t("common.query"), panel_height=220)
         return grid.update_xaxes(showticklabels=False).update_yaxes(showticklabels=False)  # tokens on hover
 
-    show_chart(session_figure("grid", (encoded.text, L, hide, ctx.lang), build_grid),
-               name=f"MiniLM-layer{layer}-heads", key="real_grid", where=tab)
+    show_cached_chart(("real_grid", encoded.text, L, hide, ctx.lang), build_grid,
+                      name=f"MiniLM-layer{layer}-heads", key="real_grid", where=tab)
     tab.info(t("real.special.about", share=reading.special_share[L]), icon=":material/info:")
 
 elif view == "head":
@@ -190,8 +179,8 @@ elif view == "head":
         return matrix_figure(layer_weights[head], labels, labels, zrange=zrange, x_title=t("common.key"),
                              y_title=t("common.query"), title=t("real.big.title", layer=layer, head=head))
 
-    big = session_figure("head", (encoded.text, L, hide, head, ctx.lang), build_head)
-    show_chart(big, name=f"MiniLM-layer{layer}-head{head}", key="real_big", where=tab)
+    show_cached_chart(("real_head", encoded.text, L, hide, head, ctx.lang), build_head,
+                      name=f"MiniLM-layer{layer}-head{head}", key="real_big", where=tab)
 
 elif view == "patterns":
     tab.caption(t("real.patterns.about"))

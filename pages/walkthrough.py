@@ -23,7 +23,7 @@ from core.frozen import freeze
 from core.i18n import plain
 from core.settings import Settings
 from ui.cache import shared
-from ui.charts import selected_points, show_chart
+from ui.charts import selected_points, show_cached_chart
 from ui.downloads import scenario_downloads
 from ui.shell import drop_url_value, page_context, url_values
 
@@ -106,9 +106,10 @@ def chart(build, name: str, *choices, per_head: bool = True, **kw) -> None:
     The file name of its download names h only when the figure depends on it (`per_head`): X, Q, K
     and V do not, and an unchanged figure with an unchanged config is not redrawn by the browser
     when the teacher moves h (a new file name alone made it redraw: ~2 frames)."""
-    fig = shared("walk." + name, SETTINGS_KEY + choices, build)
     sizes = f"d{s.d_model}-h{h}-T{T}" if per_head else f"d{s.d_model}-T{T}"
-    show_chart(W.session_copy(fig), name=f"{name}-{sizes}", **kw)
+    show_cached_chart(("walk." + name,) + SETTINGS_KEY + choices,
+                      lambda: W.session_copy(shared("walk." + name, SETTINGS_KEY + choices, build)),
+                      name=f"{name}-{sizes}", **kw)
 
 
 def shape_markdown(step: W.Step) -> str:

@@ -614,7 +614,10 @@ class Chart {
 }
 
 export function render(component) {
-  const {parentElement, data, setTriggerValue} = component;
+  const {parentElement, setTriggerValue} = component;
+  let {data} = component;
+  // ui/charts.py sends the scene as JSON bytes (written once on the server, cached there for every session).
+  if (data instanceof Uint8Array || data instanceof ArrayBuffer) data = JSON.parse(new TextDecoder().decode(data));
   if (!parentElement.__alChart) parentElement.__alChart = new Chart(parentElement);
   parentElement.__alChart.update(data, setTriggerValue);
 }

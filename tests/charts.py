@@ -106,6 +106,8 @@ def charts(at) -> list[Chart]:
     for c in at.get("bidi_component"):
         if c.proto.component_name != CANVAS:
             continue
-        data = json.loads(c.proto.json)
-        out.append(Chart("canvas", data["scene"], data["alt"], data["format"], data["file"], c.proto.json))
+        raw = c.proto.bytes or c.proto.json  # ui/charts.py sends the scene as JSON bytes
+        data = json.loads(raw)
+        out.append(Chart("canvas", data["scene"], data["alt"], data["format"], data["file"],
+                         raw.decode() if isinstance(raw, bytes) else raw))
     return out

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-import json
 
 import pytest
 import torch
-from charts import charts, role
+from charts import charts
+from charts import role as role_in
 from charts import stops as chart_stops
 from conftest import run_app
 
@@ -308,7 +308,7 @@ def test_every_page_with_every_display_option(page, lang, option):
             assert chart.config["displayModeBar"] is not False
         assert chart.image_format == params.get("image_format", "png")
         for i in range(len(chart.heatmaps)):
-            kind = role(chart, i)
+            kind = role_in(chart, i)
             if option == "tables":
                 assert kind is None, "with the table view, no heatmap is drawn"
             elif kind:

@@ -293,8 +293,6 @@ def test_page_sections_are_lazy_tabs_opened_by_link():
 
 
 def test_page_hide_special_blanks_both_views():
-    import json
-
     def blank_cells(at) -> int:
         import numpy as np
 

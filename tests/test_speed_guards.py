@@ -8,7 +8,6 @@ charts must raise a pin here on purpose (and be measured with benchmarks/bench_b
 from __future__ import annotations
 
 import ast
-import json
 import tomllib
 
 import pytest
@@ -100,3 +99,26 @@ def test_heads_grid_on_the_heads_page_is_one_trace_for_sixteen_heads():
 def test_no_full_garbage_collection_after_every_run():
     config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())
     assert config["runner"]["postScriptGC"] is False  # ~110 ms per rerun once torch is imported
+
+
+def test_a_rerun_that_changes_nothing_builds_and_converts_no_heatmap(monkeypatch):
+    """The canvas scenes are built once per inputs and display options for the whole server
+    (ui.charts.show_cached_chart): a class on one link, and every rerun, reuse them."""
+    import core.canvas_chart
+
+    calls = []
+    original = core.canvas_chart.to_scene
+    monkeypatch.setattr(core.canvas_chart, "to_scene", lambda fig: calls.append(1) or original(fig))
+    for page, extra in (("heads", dict(heads_tab="heads")), ("walkthrough", dict(walk_step="softmax")),
+                        ("masks", dict()), ("real-model", dict())):
+        first = run_app(page, **SETTINGS, **extra, seed=4242)  # a seed no other test uses: a cold cache
+        assert not first.exception and charts(first), page
+        built = len(calls)
+        assert built >= 1, page
+        again = run_app(page, **SETTINGS, **extra, seed=4242)  # another student, the same link
+        assert not again.exception
+        assert [c.text for c in charts(again)] == [c.text for c in charts(first)]
+        assert len(calls) == built, f"{page}: the second session converted its heatmaps again"
+        if page != "real-model":  # (its chart does not depend on the seed: another test may have built it)
+            contrast = run_app(page, **SETTINGS, **extra, seed=4242, palette="contrast")
+            assert not contrast.exception and len(calls) > built  # other display options: built for them

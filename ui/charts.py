@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -23,6 +24,7 @@ import streamlit as st
 
 from core import canvas_chart, figures, i18n
 from ui import display
+from ui.cache import shared
 
 FILE_PREFIX = "attention-lab"
 RENDERER = Path(__file__).resolve().parent.parent / "static" / "heatmap.js"  # served at app/static/ (config.toml)
@@ -74,10 +76,10 @@ def show_tables(tables) -> None:
         st.dataframe(frame.round(4) if numeric else frame, height=min(38 + 35 * len(rows), 420))
 
 
-def describe(fig, title: str | None = None) -> str:
+def describe(fig, title: str | None = None, lang: str | None = None) -> str:
     """An accessible name for the chart (Streamlit's `alt`), in the session's language. It does not
     depend on the file name: a changed alt remounts the chart in the browser."""
-    lang = st.session_state.get("lang") or i18n.DEFAULT_LANG
+    lang = lang or st.session_state.get("lang") or i18n.DEFAULT_LANG
     info = figures.chart_summary(fig)
     title = title or info["title"]
     lead = f"{title}: " if title else ""
@@ -105,19 +107,52 @@ def show_chart(fig, *, name: str, title: str | None = None, key: str | None = No
         alt = describe(fig, title)
         scene = canvas_chart.to_scene(fig)
         if scene is not None:
-            return show_scene(scene, name=name, alt=alt, key=key, image_format=options.image_format,
+            return show_scene(scene_bytes(scene), name=name, alt=alt, key=key, image_format=options.image_format,
                               on_select=kwargs.get("on_select"))
         return st.plotly_chart(fig, key=key, config=chart_config(options.image_format, name), alt=alt, **kwargs)
 
 
-def show_scene(scene: dict, *, name: str, alt: str, key: str | None, image_format: str, on_select=None):
-    """A heatmap scene drawn by static/heatmap.js. `key` keeps the chart in place across reruns (without one,
-    the file name is its key); `on_select` is called after a click on one of the scene's click targets
-    (read the clicked points with `selected_points(key)`)."""
+def show_cached_chart(cache_key: tuple, make_figure: Callable, *, name: str, title: str | None = None,
+                      key: str | None = None, where=None, table: Callable[[], list] | None = None, **kwargs):
+    """show_chart for a figure that depends on nothing but `cache_key` (a tuple of plain values naming everything
+    `make_figure` reads: settings, language, page choices). What the browser gets is built once per key and
+    display options for the whole server (ui/cache.shared): a class on the teacher's link, and every rerun that
+    changes no input, pays no figure copy, restyle or conversion. `make_figure()` must return a figure this call
+    may restyle (a new one, or a session copy). Figures the canvas does not draw go to show_chart."""
+    options = display.current()
+    if options.table_view:
+        return show_chart(make_figure(), name=name, title=title, key=key, where=where, table=table, **kwargs)
+    lang = st.session_state.get("lang") or i18n.DEFAULT_LANG
+
+    def build() -> tuple[bytes | None, str]:
+        fig = make_figure()
+        figures.restyle(fig, palette=options.palette, cell_text=options.cell_numbers)
+        scene = canvas_chart.to_scene(fig)
+        return (scene_bytes(scene) if scene is not None else None), describe(fig, title, lang)
+
+    scene, alt = shared("canvas-scene", (cache_key, options.palette, options.cell_numbers, lang, title), build)
+    if scene is None:
+        return show_chart(make_figure(), name=name, title=title, key=key, where=where, table=table, **kwargs)
+    with where if where is not None else contextlib.nullcontext():
+        return show_scene(scene, name=name, alt=alt, key=key, image_format=options.image_format,
+                          on_select=kwargs.get("on_select"))
+
+
+def scene_bytes(scene: dict) -> bytes:
+    """A scene as the JSON bytes the component gets (immutable: a cached one is shared by every session)."""
+    return json.dumps(scene, separators=(",", ":"), allow_nan=False).encode()
+
+
+def show_scene(scene: bytes, *, name: str, alt: str, key: str | None, image_format: str, on_select=None):
+    """A heatmap scene (scene_bytes) drawn by static/heatmap.js. The component gets bytes: the scene's JSON
+    with this chart's alt, file name, format and labels around it, written once, not re-serialised by
+    Streamlit. `key` keeps the chart in place across reruns (without one, the file name is its key);
+    `on_select` is called after a click on one of the scene's click targets (`selected_points(key)`)."""
     lang = st.session_state.get("lang") or i18n.DEFAULT_LANG
     fmt = image_format if image_format in display.IMAGE_FORMATS else "png"
-    data = {"scene": scene, "alt": alt, "file": file_name(name), "format": fmt,
-            "labels": {"download": i18n.t("display.download", lang, fmt=fmt.upper())}}
+    rest = json.dumps({"alt": alt, "file": file_name(name), "format": fmt,
+                       "labels": {"download": i18n.t("display.download", lang, fmt=fmt.upper())}})
+    data = b'{"scene":' + scene + b"," + rest[1:].encode()
     callback = on_select if callable(on_select) else (lambda: None)
     return HEATMAP(data=data, key=key or f"al_{file_name(name)}", on_click_change=callback)
 
