@@ -281,14 +281,15 @@ def short_number(x) -> str:
     return f"{v:.2f}"
 
 
-def _cell_values(trace) -> list[list]:
+def _cell_values(trace, use_custom: bool = True) -> list[list]:
     """The exact values behind a heatmap's colours: the hover text where the colour was clipped
-    (masked cells, NaN), else z."""
+    (masked cells, NaN), else z. (`use_custom` False: a figure whose customdata names something else,
+    e.g. tiled columns' column numbers.)"""
     import numpy as np
 
     z = np.asarray(trace.z, dtype=float)
     custom = trace.customdata
-    if custom is not None:
+    if custom is not None and use_custom:
         custom = np.asarray(custom, dtype=object)
         if custom.shape == z.shape:
             return custom.tolist()
@@ -337,7 +338,7 @@ def restyle(fig: go.Figure, *, palette: str = DEFAULT_PALETTE, cell_text: bool =
             shape = (tiling["rows"], tiling["cols"])
             across = tiling["cols"] * min(len(tiling["tiles"]), tiling["per_row"])
         if cell_text and not own_text and role != "mask" and shape[0] <= max_cells and across <= 2 * max_cells:
-            values = _cell_values(trace)
+            values = _cell_values(trace, use_custom=not (tiling and tiling.get("custom") == "columns"))
             z = trace.z
             # An empty (NaN) cell, e.g. a blocked score drawn on the dark background, keeps no text.
             trace.text = [["" if _is_nan(z[r][c]) else short_number(v) for c, v in enumerate(row)]
@@ -394,12 +395,13 @@ def _tiling(fig: go.Figure) -> dict | None:
 def figure_tables(fig: go.Figure) -> list[tuple[str, list, list, list[list]]]:
     """The matrices a figure draws, as (title, row labels, column labels, values), one per heatmap
     panel, for the table view. Values are the exact ones (the hover text where the colour was clipped).
-    A tiled grid of heads (one trace) is cut back into one table per head."""
+    A tiled grid of heads (one trace) is cut back into one table per head (its columns named by the tile's
+    own x_labels when it has them: a head's columns of d_model)."""
     tiling = _tiling(fig)
     if tiling:
         trace = next(t for t in fig.data if role_of(t) is not None)
-        values, R, C = _cell_values(trace), tiling["rows"], tiling["cols"]
-        return [(tile["title"], list(tiling["y_labels"]), list(tiling["x_labels"]),
+        values, R, C = _cell_values(trace, use_custom=tiling.get("custom") != "columns"), tiling["rows"], tiling["cols"]
+        return [(tile["title"], list(tiling["y_labels"]), list(tile.get("x_labels") or tiling["x_labels"]),
                  [row[tile["col"]:tile["col"] + C] for row in values[tile["row"]:tile["row"] + R]])
                 for tile in tiling["tiles"]]
     return [(title, [str(v) for v in trace.y], [str(v) for v in trace.x], _cell_values(trace))

@@ -19,7 +19,6 @@ import numpy as np
 import plotly.colors
 import plotly.graph_objects as go
 import torch
-from plotly.subplots import make_subplots
 
 from core import figures, scenario
 from core.accounting import Shape, tensor_shapes
@@ -386,42 +385,65 @@ def per_head(run, field: str, heads, *, zrange, labels: dict, signed: bool, colo
         # for Streamlit (identical figures would get the same element id).
         fig.update_layout(meta={**fig.layout.meta, "field": field})  # (meta also holds the tiling)
         return fig
-    n_rows, n_cols = figures.grid_shape(len(heads), max_cols)
-    fig = make_subplots(rows=n_rows, cols=n_cols, subplot_titles=[f"{labels['head']} {h}" for h in heads],
-                        horizontal_spacing=0.04 if grid else 0.05,
-                        vertical_spacing=(0.12 / max(1, n_rows - 1)) if n_rows > 1 else 0.1)
-    x_title = labels["key"] if grid else labels["col"]
-    y_title = labels["query"] if grid else labels["token"]
+    return tiled_columns(m, heads, y, zrange=zrange, colorscale=scale, colors=colors, labels=labels,
+                         panel_height=panel_height, global_columns=global_columns, max_cols=max_cols, field=field)
+
+
+def tiled_columns(m: torch.Tensor, heads, y_labels: list[str], *, zrange, colorscale, colors, labels: dict,
+                  panel_height: int, global_columns: bool, max_cols: int, field: str) -> go.Figure:
+    """Panels of a (h, T, d_k) tensor whose columns are features (Q, K, V split into heads, the heads'
+    outputs) as ONE heatmap on one pair of axes, like figures.heads_figure: tokens down, each panel's columns
+    across, empty cells between panels. Columns sit on a numeric axis (panel n's column c at
+    n * (C + gap) + c) and are named by their number in the hover (customdata) and the tick labels: the
+    head's own columns of d_model with `global_columns`, else 0 .. d_k - 1."""
+    heads = list(heads)
+    n_rows, n_cols = figures.grid_shape(max(1, len(heads)), max_cols)
+    R, C = int(m.shape[-2]), int(m.shape[-1])
+    gap_c = max(1, math.ceil(C * 0.08))
+    gap_r = max(1, math.ceil(R * 0.22))  # room for the titles above each row of panels
+    width, height = n_cols * C + (n_cols - 1) * gap_c, n_rows * R + (n_rows - 1) * gap_r
+    z = np.full((height, width), np.nan, dtype="float32")
+    column = np.full((height, width), -1, dtype="int64")
+    tiles, titles, tick_pos, tick_text = [], [], [], []
+    first_of = {h: (h * C if global_columns else 0) for h in heads}
     for n, h in enumerate(heads):
-        panel = m[h]
-        x = y if grid else [c + (h * panel.shape[-1] if global_columns else 0) for c in range(panel.shape[-1])]
-        trace = dense_trace(panel, x, y, zrange=zrange, colorscale=scale, x_title=x_title, y_title=y_title,
-                            showscale=(n == 0))
-        if field == "masked_scores":
-            blocked = panel <= -1e8
-            exact = np.char.mod("%.4f", panel.numpy()).astype(object)
-            exact[blocked.numpy()] = f"{run.model.fill_value:.0e}"
-            trace.z = torch.where(blocked, torch.full_like(panel, float("nan")), panel).numpy()
-            trace.customdata = exact
-            trace.hovertemplate = trace.hovertemplate.replace("%{z:.4f}", "%{customdata}")
-            trace.hoverongaps = True
-        trace.xgap = trace.ygap = 1 if grid and len(y) <= 16 else 0
         r, c = divmod(n, n_cols)
-        fig.add_trace(trace, row=r + 1, col=c + 1)
-    fig.update_yaxes(autorange="reversed", type="category", showticklabels=False, ticks="", showgrid=False,
-                     zeroline=False)
-    fig.update_yaxes(showticklabels=True, col=1)  # token names once per row of panels (plotly thins them)
-    if grid:
-        fig.update_xaxes(type="category", tickangle=-45)
-    else:  # columns are numbers: a linear axis thins its own ticks
-        fig.update_xaxes(type="linear", nticks=4)
-    fig.update_xaxes(showgrid=False, zeroline=False)
-    fig.update_layout(height=60 + panel_height * n_rows, margin=dict(l=10, r=10, t=40, b=30 if grid else 10))
-    if field == "masked_scores" and bool((m[heads] <= -1e8).any()):
-        fig.update_layout(plot_bgcolor="#444444")
-    for h, annotation in zip(heads, fig.layout.annotations):  # subplot titles in their head's colour
-        annotation.font = dict(color=colors[h], size=13)
+        y0, x0 = r * (R + gap_r), c * (C + gap_c)
+        z[y0:y0 + R, x0:x0 + C] = m[h].numpy()
+        column[y0:y0 + R, x0:x0 + C] = np.arange(first_of[h], first_of[h] + C)[None, :]
+        names = [str(first_of[h] + j) for j in range(C)]
+        tiles.append(dict(title=f"{labels['head']} {h}", row=y0, col=x0, x_labels=names))
+        titles.append(dict(x=x0 + (C - 1) / 2, y=y0 - 0.5, yanchor="bottom", text=f"{labels['head']} {h}",
+                           showarrow=False, font=dict(color=colors[h], size=13)))
+        if r == n_rows - 1 or n + n_cols >= len(heads):  # under the last panel of each column
+            for j in canvas_ticks(C):
+                tick_pos.append(x0 + j)
+                tick_text.append(str(first_of[h] + j))
+    ys = list(y_labels)  # already 'i:token'
+    y_cats = [ys[i % (R + gap_r)] + "\u200b" * (i // (R + gap_r)) if i % (R + gap_r) < R else "\u2009" * (i + 1)
+              for i in range(height)]
+    y_ticks = [y_cats[r * (R + gap_r) + i] for r in range(n_rows) for i in range(R)] if R <= 16 else []
+    heat = go.Heatmap(z=z, x0=0, dx=1, y=y_cats, zmin=zrange[0], zmax=zrange[1], colorscale=colorscale,
+                      showscale=True, xgap=0, ygap=0, hoverongaps=False, customdata=column,
+                      hovertemplate=f"{labels['token']} %{{y}}<br>{labels['col']} %{{customdata}}<br>%{{z:.4f}}"
+                                    "<extra></extra>")
+    fig = go.Figure(heat)
+    fig.update_layout(height=60 + panel_height * n_rows, margin=dict(l=10, r=10, t=40, b=10), annotations=titles,
+                      plot_bgcolor="rgba(0,0,0,0)",
+                      meta=dict(tiles=tiles, rows=R, cols=C, per_row=n_cols, field=field, y_labels=ys,
+                                x_labels=[str(j) for j in range(C)], custom="columns"))  # customdata: not values
+    fig.update_yaxes(type="category", autorange=False, range=[height - 0.5, -0.5 - max(1.0, gap_r * 0.8)],
+                     tickmode="array", tickvals=y_ticks, ticktext=[v.rstrip("\u200b") for v in y_ticks],
+                     showticklabels=bool(y_ticks), ticks="", showgrid=False, zeroline=False, fixedrange=True)
+    fig.update_xaxes(type="linear", range=[-0.5, width - 0.5], autorange=False, tickmode="array", tickvals=tick_pos,
+                     ticktext=tick_text, title=labels["col"], showgrid=False, zeroline=False, fixedrange=True)
     return fig
+
+
+def canvas_ticks(n: int) -> list[int]:
+    """A panel's labelled columns: 0, a round step, ..., never crowded (about 3 a panel)."""
+    step = next(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250) if n / s <= 3.5)
+    return list(range(0, n, step))
 
 
 def _blocked_overlay(fig: go.Figure, m: torch.Tensor, heads, *, fill: float, x_title: str, y_title: str) -> None:
@@ -444,37 +466,41 @@ def _blocked_overlay(fig: go.Figure, m: torch.Tensor, heads, *, fill: float, x_t
 
 
 def head_band_figure(run, field: str, *, zrange, labels: dict, height: int | None = None) -> go.Figure:
-    """Q (or concat) as T × d_model, with a coloured band on top showing which columns belong to which head."""
+    """Q (or concat) as T × d_model, with a coloured band on top showing which columns belong to which head.
+
+    One pair of axes (the app's canvas draws it; no subplots): the band is a few rows of head numbers above
+    the tokens, lines mark where each head's columns end."""
     s = run.settings
     h, d_k, d = s.num_heads, s.d_k, s.d_model
+    T = s.seq_len
     m = step_tensor(run, field)  # (T, d_model)
     colors = head_colors(h)
-    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.1, 0.9], vertical_spacing=0.02)
-    owner = torch.arange(d) // d_k  # column -> head
+    band_rows = max(1, round(T * 0.12))
+    band_y = [labels["head"] + "\u200b" * i for i in range(band_rows)]  # one category per row of the band
+    owner = (torch.arange(d) // d_k)[None].expand(band_rows, d)  # column -> head
     scale = []
     for i, c in enumerate(colors):
         scale += [[i / h, c], [(i + 1) / h, c]]
-    fig.add_trace(go.Heatmap(
-        z=owner[None].numpy(), x=list(range(d)), y=[labels["head"]], zmin=-0.5, zmax=h - 0.5,
+    band = go.Heatmap(
+        z=owner.numpy(), x=list(range(d)), y=band_y, zmin=-0.5, zmax=h - 0.5,
         colorscale=scale if h > 1 else [[0, colors[0]], [1, colors[0]]], showscale=False,
-        customdata=(torch.arange(d) % d_k)[None].numpy(),
+        customdata=(torch.arange(d) % d_k)[None].expand(band_rows, d).numpy(),
         hovertemplate=f"{labels['col']} %{{x}} → {labels['head']} %{{z}}, {labels['col']} %{{customdata}}"
-                      "<extra></extra>"), row=1, col=1)
+                      "<extra></extra>")
     heat = dense_trace(m, range(d), figures.axis_labels(run.tokens), zrange=zrange, x_title=labels["col"],
                        y_title=labels["token"])
-    heat.colorbar = dict(len=0.85, y=0.45)
-    fig.add_trace(heat, row=2, col=1)
+    fig = go.Figure([band, heat])
     line = dict(color="black", width=1.5 if h <= 16 else 0.8)
+    first, last = band_rows - 0.5, band_rows + T - 0.5  # the token rows
     fig.update_layout(  # block boundaries across the matrix, head numbers on the band (set at once: fast)
-        shapes=[dict(type="line", xref="x2", yref="y2 domain", x0=i * d_k - 0.5, x1=i * d_k - 0.5, y0=0, y1=1,
+        shapes=[dict(type="line", xref="x", yref="y", x0=i * d_k - 0.5, x1=i * d_k - 0.5, y0=first, y1=last,
                      line=line) for i in range(1, h)],
-        annotations=[dict(x=(i + 0.5) * d_k - 0.5, y=0, xref="x", yref="y", text=str(i), showarrow=False,
-                          font=dict(color="white", size=13)) for i in range(h)] if h <= 16 else [])
-    fig.update_yaxes(autorange="reversed", type="category", row=2, col=1, title=labels["token"],
-                     tickfont=dict(size=13))
-    fig.update_yaxes(showticklabels=False, row=1, col=1)
-    fig.update_xaxes(range=[-0.5, d - 0.5], showgrid=False, zeroline=False)
-    fig.update_xaxes(title=labels["col"], row=2, col=1)
+        annotations=[dict(x=(i + 0.5) * d_k - 0.5, y=(band_rows - 1) / 2, xref="x", yref="y", text=str(i),
+                          showarrow=False, font=dict(color="white", size=13)) for i in range(h)] if h <= 16 else [])
+    fig.update_yaxes(type="category", autorange="reversed", title=labels["token"], tickfont=dict(size=13),
+                     tickmode="array", tickvals=figures.axis_labels(run.tokens),
+                     ticktext=figures.axis_labels(run.tokens))
+    fig.update_xaxes(range=[-0.5, d - 0.5], title=labels["col"], showgrid=False, zeroline=False)
     fig.update_layout(height=height or max(280, min(640, 120 + 18 * s.seq_len)),
                       margin=dict(l=10, r=10, t=10, b=10))
     return fig

@@ -47,6 +47,10 @@ def builders(run):
         "walk masked scores": W.per_head(run, "masked_scores", [0, 1, 2, 3], zrange=(-2, 2), labels=LABELS, signed=True),
         "walk mask": W.mask_figure(run, LABELS),
         "walk drill": W.drill_figure(run, 1, 2, 1, LABELS),
+        "walk split band": W.head_band_figure(run, "q", zrange=(-2, 2), labels=LABELS),
+        "walk split heads": W.per_head(run, "q_heads", [0, 1, 2, 3], zrange=(-2, 2), labels=LABELS, signed=True,
+                                       global_columns=True),
+        "walk mix": W.per_head(run, "head_outputs", [0, 1], zrange=(-2, 2), labels=LABELS, signed=True),
         "masks lab": lab.lab_figure(lr, 0, 0, "keep", **kw),
         "masks lab clickable": lab.lab_figure(lab_run(("custom",)), 0, 0, "keep", clickable=True, **kw),
         "weight blocks": H.weight_blocks_figure(H.full_weight(run.model, "q"), 16, 1, zrange=(-1, 1), rows_shown=16),
@@ -54,6 +58,7 @@ def builders(run):
 
 
 def test_every_heatmap_figure_of_the_pages_becomes_a_scene(run):
+    """(Every one the walkthrough, heads, masks, real-model and why-heads pages draw: none stays plotly.)"""
     for name, fig in builders(run).items():
         scene = cc.to_scene(fig)
         assert scene is not None, name
@@ -72,8 +77,7 @@ def test_figures_it_does_not_draw_stay_plotly(run):
     arrow = go.Figure(go.Heatmap(z=[[1, 2]]))
     arrow.add_annotation(x=0, y=0, text="here")  # plotly draws an arrow by default
     uneven = go.Figure(go.Heatmap(z=[[1, 2, 3]], x=[0, 1, 5]))
-    band = W.head_band_figure(run, "q", zrange=(-2, 2), labels=LABELS)  # two subplots and shapes
-    for fig in (bars, subplots, shapes, lines, arrow, uneven, band, go.Figure()):
+    for fig in (bars, subplots, shapes, lines, arrow, uneven, go.Figure()):
         assert cc.to_scene(fig) is None
 
 
@@ -193,3 +197,18 @@ def test_an_unsupported_value_is_refused_not_guessed():
     too_big = go.Figure(go.Heatmap(z=torch.zeros(300, 300).numpy()))
     assert cc.to_scene(too_big) is None  # > MAX_CELLS: plotly
     assert cc.to_scene(go.Figure(go.Heatmap(z=[[1, 2]], x=["a", "b", "c"]))) is None  # labels do not fit z
+
+
+def test_split_heads_name_their_columns_of_d_model(run):
+    """The split step: head i's panel holds columns i*d_k .. of Q; hover and tick labels say which."""
+    fig = W.per_head(run, "q_heads", [0, 1, 2, 3], zrange=(-2, 2), labels=LABELS, signed=True, global_columns=True)
+    scene = cc.to_scene(fig)
+    layer = heat(scene)
+    assert layer["hover"] == "token %{y}<br>column %{customdata}<br>%{z:.4f}"
+    cols = cc.decode_f32(layer["custom"]["num"]).reshape(layer["rows"], layer["cols"])
+    first = fig.layout.meta["tiles"][1]["col"]  # head 1's first column in the tiling
+    assert cols[0, first] == 16 and layer["custom"]["fmt"] == "int"  # d_model 64 / h 4: head 1 starts at 16
+    labels = dict((p, t) for p, t in scene["x"]["ticks"])
+    assert labels[first] == "16"
+    band = cc.to_scene(W.head_band_figure(run, "q", zrange=(-2, 2), labels=LABELS))
+    assert len(band["shapes"]) == 3 and [n["text"] for n in band["notes"]] == ["0", "1", "2", "3"]
