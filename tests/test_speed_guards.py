@@ -28,6 +28,9 @@ PINS = {
     ("walkthrough", (("walk_view", "all"),)): (1, 1, 1),  # ten steps' text; one step's tensors
     ("walkthrough", (("walk_view", "all"), ("walk_step", "softmax"))): (1, 1, 1),
     ("walkthrough", (("walk_step", "mask"), ("mask", "causal"))): (2, 3, 2),  # mask grid; tiled scores + blocked
+    ("walkthrough", (("walk_step", "split"),)): (2, 3, 2),  # Q with its head band (2 layers); Q's heads tiled
+    ("walkthrough", (("walk_step", "mix"),)): (1, 1, 1),  # every head's output, tiled
+    ("walkthrough", (("walk_step", "concat"),)): (1, 2, 1),
     ("heads", ()): (0, 0, 0),  # the shapes section: the flow diagram is HTML
     ("heads", (("heads_tab", "heads"),)): (1, 1, 1),  # the grid; the focus overview is HTML
     ("heads", (("heads_tab", "cost"),)): (2, 6, 3),
@@ -61,6 +64,15 @@ def app_pages() -> list[str]:
 def chart_counts(at) -> tuple[int, int, int]:
     drawn = charts(at)
     return len(drawn), sum(c.traces for c in drawn), sum(c.subplots for c in drawn)
+
+
+@pytest.mark.parametrize("page,extra", list(PINS), ids=[f"{p}{''.join('-' + v for _, v in e)}" for p, e in PINS])
+def test_every_heatmap_is_drawn_by_the_canvas(page, extra):
+    """A plotly heatmap costs the browser a newly mounted chart per step (3-6 frames); the canvas repaints."""
+    at = run_app(page, **SETTINGS, **dict(extra))
+    assert not at.exception
+    plotly_heatmaps = [c.file for c in charts(at) if c.kind == "plotly" and c.heatmaps]
+    assert not plotly_heatmaps, f"{page}: drawn by plotly: {plotly_heatmaps} (core.canvas_chart.to_scene said None)"
 
 
 def test_every_page_is_pinned():
