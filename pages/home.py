@@ -12,23 +12,25 @@ ctx = page_context()
 t, s = ctx.t, ctx.settings
 
 st.title(t("app.title"))
-st.markdown(f"**{t('app.tagline')}**")
-
-st.subheader(t("home.what"))
-st.write(t("home.intro"))
-st.write(t("home.formula_heads"))
-st.latex(r"\text{head}_i = \text{Attention}(QW^Q_i,\; KW^K_i,\; VW^V_i)")
-st.latex(r"\text{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V")
-st.write(t("home.formula_concat"))
-st.latex(r"\text{MultiHead}(Q, K, V) = \text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O")
-st.caption(t("home.dims"))
-
-st.subheader(t("home.pages"))
-cols = st.columns(2)
-for i, page in enumerate(("walkthrough", "heads", "masks", "real-model", "why-heads", "quiz")):
-    with cols[i % 2].container(border=True):
-        st.page_link(f"pages/{page}.py", label=f"**{t(f'page.{page}')}**")
-        st.caption(t(f"page.{page}.blurb"))
+# Static teaching text as few elements as it reads: the browser redraws every element of the page on a
+# settings step (~0.5 ms each, more for blocks), and none of these change with the settings.
+st.markdown("\n\n".join([
+    f"**{t('app.tagline')}**",
+    f"### {t('home.what')}",
+    t("home.intro"),
+    t("home.formula_heads"),
+    r"$$\text{head}_i = \text{Attention}(QW^Q_i,\; KW^K_i,\; VW^V_i)$$",
+    r"$$\text{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V$$",
+    t("home.formula_concat"),
+    r"$$\text{MultiHead}(Q, K, V) = \text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O$$",
+    f":small[:gray[{t('home.dims')}]]",
+    f"### {t('home.pages')}",
+]))
+with st.container(horizontal=True, gap="small"):  # the page cards wrap: two or three a row, one on a phone
+    for page in ("walkthrough", "heads", "masks", "real-model", "why-heads", "quiz"):
+        with st.container(border=True, width=360):
+            st.page_link(f"pages/{page}.py", label=f"**{t(f'page.{page}')}**")
+            st.caption(t(f"page.{page}.blurb"))
 
 st.info(t("home.current", d_model=s.d_model, h=s.num_heads, d_k=s.d_k, T=s.seq_len,
           mask=t(f"mask.{s.mask}"), seed=s.seed), icon=":material/tune:")
@@ -57,5 +59,4 @@ st.success(t("home.check", diff=diff), icon=":material/check_circle:")
 with st.expander(t("home.shapes"), expanded=False):
     st.markdown(shapes_table(ctx.lang))
 
-st.subheader(t("home.teacher"))
-st.write(t("home.teacher.text"))
+st.markdown(f"### {t('home.teacher')}\n\n{t('home.teacher.text')}")
