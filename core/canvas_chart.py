@@ -128,7 +128,10 @@ def _custom(custom, z: np.ndarray, hovered: np.ndarray) -> dict | None:
     if arr.shape != z.shape:
         return None
     if arr.dtype.kind in "iub":
-        return {"num": _f32(np.where(hovered, arr, 0).reshape(-1).astype("float64")), "fmt": "int", "text": {}}
+        ints = np.where(hovered, arr, 0).reshape(-1)
+        if ints.size and np.abs(ints).max() < 32767:  # key or column numbers: two bytes each
+            return {"num16": base64.b64encode(ints.astype("<i2").tobytes()).decode(), "fmt": "int", "text": {}}
+        return {"num": _f32(ints.astype("float64")), "fmt": "int", "text": {}}
     if arr.dtype.kind == "f":
         return {"num": _f32(np.where(hovered, arr, np.nan).reshape(-1)), "fmt": ".4f", "text": {}}
     flat, shown = arr.reshape(-1).astype(str), hovered.reshape(-1)

@@ -20,12 +20,17 @@ function decode(b64) {
   return new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4);
 }
 
+function int16(b64) {
+  const b = bytesOf(b64);
+  return new Int16Array(b.buffer, b.byteOffset, b.byteLength / 2);
+}
+
 // A heat layer's values: float32 ('z'), ten-thousandths ('z4'), or one byte per cell ('levels', 255 = empty)
 // when the hover never prints z (core/canvas_chart.py picks).
 function values(layer) {
   if (layer.z !== undefined) return decode(layer.z);
   if (layer.z4 !== undefined) {  // ten-thousandths, int16 (-32768 = empty): exactly what a 4-decimal hover prints
-    const b = bytesOf(layer.z4), q = new Int16Array(b.buffer, b.byteOffset, b.byteLength / 2), out = new Float32Array(q.length);
+    const q = int16(layer.z4), out = new Float32Array(q.length);
     for (let i = 0; i < q.length; i++) out[i] = q[i] === -32768 ? NaN : q[i] / 1e4;
     return out;
   }
@@ -217,7 +222,8 @@ class Chart {
       if (layer.type !== "heat") continue;
       layer.values = values(layer);
       layer.lut = lut(layer.scale);
-      layer.customValues = layer.custom && layer.custom.num ? decode(layer.custom.num) : null;
+      const cu = layer.custom;
+      layer.customValues = !cu ? null : cu.num ? decode(cu.num) : cu.num16 ? int16(cu.num16) : null;
       layer.pixels = null;  // one pixel per cell, made when first painted
     }
     this.canvas.setAttribute("aria-label", data.alt || "");

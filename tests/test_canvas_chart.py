@@ -205,7 +205,9 @@ def test_split_heads_name_their_columns_of_d_model(run):
     scene = cc.to_scene(fig)
     layer = heat(scene)
     assert layer["hover"] == "token %{y}<br>column %{customdata}<br>%{z:.4f}"
-    cols = cc.decode_f32(layer["custom"]["num"]).reshape(layer["rows"], layer["cols"])
+    import base64
+
+    cols = np.frombuffer(base64.b64decode(layer["custom"]["num16"]), dtype="<i2").reshape(layer["rows"], layer["cols"])
     first = fig.layout.meta["tiles"][1]["col"]  # head 1's first column in the tiling
     assert cols[0, first] == 16 and layer["custom"]["fmt"] == "int"  # d_model 64 / h 4: head 1 starts at 16
     labels = dict((p, t) for p, t in scene["x"]["ticks"])

@@ -107,3 +107,14 @@ def test_nothing_is_cut_off_at_the_edges(browser, server, width):
         assert "查询" in chart.evaluate("box => box.__alChart.drawn.join('|')")  # the y title, in Chinese
     finally:
         context.close()
+
+
+def test_the_masks_lab_hover_names_the_key_and_the_mask_value(page, server):
+    """Its panels sit side by side on one numeric axis: the hover names the key by its index (customdata)."""
+    open_app(page, server, "masks", lang="en", mask="causal", seq_len=5)
+    chart = ready(page)
+    mask_lines = hover_text(page, chart, 0, 2, 3).splitlines()  # layer 0: the mask; row 2 cannot see key 3
+    assert mask_lines[1].endswith(" 3") and mask_lines[2] == "mask = 0 (1 = keep)", mask_lines
+    weights = hover_text(page, chart, 3, 2, 1).splitlines()  # the weights panel: its heatmap is the 4th layer
+    run = scenario.run(Settings(64, 4, 5, "causal", 0, "en"))
+    assert weights[1].endswith(" 1") and weights[2] == f"{float(run.trace.weights[0, 0, 2, 1]):.4f}", weights
