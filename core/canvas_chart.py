@@ -373,6 +373,17 @@ def _figure_dicts(fig: go.Figure) -> tuple[list[dict], dict]:
     return spec.get("data", []), spec.get("layout", {})
 
 
+def _every(items, convert) -> list | None:
+    """convert() of each item, or None as soon as one cannot be drawn (the figure then stays plotly)."""
+    out = []
+    for item in items or ():
+        done = convert(item)
+        if done is None:
+            return None
+        out.append(done)
+    return out
+
+
 def to_scene(fig: go.Figure) -> dict | None:
     """The renderer's scene for a heatmap figure on one pair of axes, else None (stays plotly)."""
     data, layout = _figure_dicts(fig)
@@ -391,18 +402,10 @@ def to_scene(fig: go.Figure) -> dict | None:
     xr, yr = _range(xa.layout, _extent(layers, "x")), _range(ya.layout, _extent(layers, "y"))
     if xr is None or yr is None:
         return None
-    notes = []
-    for a in layout.get("annotations") or ():
-        note = _annotation(a, xa, ya)
-        if note is None:
-            return None
-        notes.append(note)
-    shapes = []
-    for sh in layout.get("shapes") or ():
-        shape = _shape(sh, xa, ya)
-        if shape is None:
-            return None
-        shapes.append(shape)
+    notes = _every(layout.get("annotations"), lambda a: _annotation(a, xa, ya))
+    shapes = _every(layout.get("shapes"), lambda sh: _shape(sh, xa, ya))
+    if notes is None or shapes is None:
+        return None
     font_size = float((layout.get("font") or {}).get("size") or 14)
 
     def axis(a: _Axis, rng) -> dict:
