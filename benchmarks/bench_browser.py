@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from core import i18n  # noqa: E402
+from core.walkthrough import STEP_NAMES as WALK_STEPS  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tests"))
 from servers import Server  # noqa: E402  (the same start-up as the browser tests)
@@ -304,11 +305,15 @@ def main(argv=None) -> int:
             for h in (16, 64):
                 params = dict(LARGE, num_heads=h)
                 for path in pages:
-                    extra = {"walkthrough": [dict(walk_view="step", walk_step="softmax"), dict(walk_view="all")],
-                             "heads": [{}, dict(heads_tab="heads")]}.get(path, [{}])  # + the grid of heads
+                    # the walkthrough: every step's one-step view (each draws other tensors) and all steps;
+                    # the heads page: its first section and the grid of heads
+                    extra = {"walkthrough": [dict(walk_view="step", walk_step=n, **({"mask": "causal"} if n == "mask"
+                                                                                     else {}))
+                                             for n in WALK_STEPS] + [dict(walk_view="all")],
+                             "heads": [{}, dict(heads_tab="heads")]}.get(path, [{}])
                     for more in extra:
-                        label = " ".join(str(v) for k, v in more.items() if k != "walk_view" or len(more) == 1)
-                        label = more.get("walk_view", "") if path == "walkthrough" else label
+                        label = " ".join(f"{k}={v}" for k, v in more.items() if k in ("heads_tab", "walk_step"))
+                        label = "all" if more.get("walk_view") == "all" else label
                         name = f"/{path}{' ' + label if label else ''} 512/{h}/32"
                         if args.only not in name and args.only:
                             continue

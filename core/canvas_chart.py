@@ -154,16 +154,34 @@ def _custom(custom, z: np.ndarray, hovered: np.ndarray) -> dict | None:
     return {"num": _f32(nums), "fmt": ".4f", "text": text}
 
 
-def _tenthousandths(z: np.ndarray) -> str | None:
-    """z as int16 ten-thousandths (-32768 = empty), when that is exactly what a 4-decimal hover prints:
-    half the bytes of float32 for weights, scores and projections of the usual sizes. None when a value
-    does not fit (|z| >= 3.2767) or sits on a rounding tie, where int and float printing could differ."""
+def _tenthousandths(z: np.ndarray) -> tuple[str, dict[str, int]] | None:
+    """z as int16 ten-thousandths (-32768 = empty), exactly what a 4-decimal hover prints: half the bytes
+    of float32. A value that does not fit (|z| >= 3.2767) or sits near a rounding tie (where int and
+    float printing could differ) goes in a sparse {flat index: ten-thousandths as Python prints them};
+    None when more than one cell in 16 would (then float32 is smaller)."""
     finite = ~np.isnan(z)
-    scaled = z[finite] * 1e4
-    if scaled.size and (np.abs(scaled).max() >= 32767 or (np.abs(np.abs(scaled - np.trunc(scaled)) - 0.5) < 1e-6).any()):
+    with np.errstate(invalid="ignore"):
+        scaled = np.where(finite, z, 0.0) * 1e4
+        odd = finite & ((np.abs(scaled) >= 32767) | (np.abs(np.abs(scaled - np.trunc(scaled)) - 0.5) < 1e-6))
+    if odd.sum() > z.size // 16:
         return None
     q = np.full(z.shape, -32768, dtype="<i2")
-    q[finite] = np.round(scaled).astype("<i2")
+    fits = finite & ~odd
+    q[fits] = np.round(scaled[fits]).astype("<i2")
+    q[odd] = 0
+    flat = z.reshape(-1)
+    extra = {str(i): int(f"{float(flat[i]):.4f}".replace(".", "")) for i in np.flatnonzero(odd.reshape(-1)).tolist()}
+    return base64.b64encode(q.tobytes()).decode(), extra
+
+
+def _integers(z: np.ndarray) -> str | None:
+    """z as int16 (-32768 = empty) when every value is a small whole number (head numbers, flags)."""
+    finite = ~np.isnan(z)
+    values = z[finite]
+    if values.size and (np.abs(values).max() >= 32767 or (values != np.round(values)).any()):
+        return None
+    q = np.full(z.shape, -32768, dtype="<i2")
+    q[finite] = values.astype("<i2")
     return base64.b64encode(q.tobytes()).decode()
 
 
@@ -215,7 +233,9 @@ def _heat(trace: dict, xa: _Axis, ya: _Axis) -> dict | None:
     four = hover is not None and ("%{z:.4f}" in hover or (custom or {}).get("z")) and "%{z}" not in hover
     exact = hover is not None and "%{z" in hover
     if four and (q := _tenthousandths(z)) is not None:
-        values = {"z4": q}  # what the hover prints, to the last digit
+        values = {"z4": q[0], "z4x": q[1]}  # what the hover prints, to the last digit
+    elif exact and (ints := _integers(z)) is not None:
+        values = {"zi": ints}
     elif exact or four:
         values = {"z": _f32(z)}
     else:
@@ -442,15 +462,19 @@ def decode_f32(text: str) -> np.ndarray:
 
 def layer_values(layer: dict) -> np.ndarray:
     """A heat layer's values, (rows, cols), NaN = empty: float32 ('z'), ten-thousandths ('z4', what a 4-decimal
-    hover prints) or, where only the colour is needed, one of 255 levels ('levels')."""
+    hover prints, with the cells that do not fit in 'z4x'), whole numbers ('zi') or, where only the colour
+    is needed, one of 255 levels ('levels')."""
     if "z" in layer:
         flat = decode_f32(layer["z"]).astype("float64")
     elif "z4" in layer:
         q = np.frombuffer(base64.b64decode(layer["z4"]), dtype="<i2").astype("float64")
         flat = np.where(q == -32768, np.nan, q / 1e4)
+        for k, v in (layer.get("z4x") or {}).items():
+            flat[int(k)] = v / 1e4
+    elif "zi" in layer:
+        q = np.frombuffer(base64.b64decode(layer["zi"]), dtype="<i2").astype("float64")
+        flat = np.where(q == -32768, np.nan, q)
     else:
         q = np.frombuffer(base64.b64decode(layer["levels"]), dtype="uint8").astype("float64")
         flat = np.where(q == 255, np.nan, layer["zmin"] + q / 254 * (layer["zmax"] - layer["zmin"]))
     return flat.reshape(layer["rows"], layer["cols"])
-
-

@@ -11,6 +11,7 @@ import ast
 import functools
 import inspect
 import math
+import re
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +58,16 @@ STEP_BY_NAME = {s.name: s for s in STEPS}
 VIEWS = ("step", "all", "present")
 DRILL_STEPS = ("scores", "scale", "mask", "softmax", "mix")  # steps whose story the drill-down tells
 ROLES = ("q", "k", "v")
+
+
+# Q, K and V side by side in the projection step up to this d_model (three charts of 128 columns keep about
+# two pixels a column on a laptop); wider, one at a time at full width, which also keeps a step's bytes
+# under the 64 KB target (three 32 x 512 matrices of 4-decimal values are ~96 KB).
+SIDE_BY_SIDE_MAX = 128
+# The cell story's mix of V (T_k + 1 rows x d_k) prints each value in its hover up to this many cells; a wider
+# head (d_k 256, 512: columns under 2 px) is drawn by colour, which halves what it sends (one byte a cell),
+# so the story with its charts stays under a step's 64 KB. Its last row, head_i's output, is exact at the mix step.
+MIX_EXACT_CELLS = 8192
 
 
 def step_index(name: str) -> int:
@@ -465,17 +476,18 @@ def _blocked_overlay(fig: go.Figure, m: torch.Tensor, heads, *, fill: float, x_t
                              hovertemplate=f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>{fill:.0e}<extra></extra>"))
 
 
-def head_band_figure(run, field: str, *, zrange, labels: dict, height: int | None = None) -> go.Figure:
+def head_band_figure(run, field: str, *, zrange, labels: dict, height: int | None = None,
+                     values: bool = True) -> go.Figure:
     """Q (or concat) as T × d_model, with a coloured band on top showing which columns belong to which head.
 
     One pair of axes (the app's canvas draws it; no subplots): the band is a few rows of head numbers above
-    the tokens, lines mark where each head's columns end."""
+    the tokens, lines mark where each head's columns end. `values=False`: the band alone (which head owns
+    which column), for a step whose head panels below already show the values."""
     s = run.settings
     h, d_k, d = s.num_heads, s.d_k, s.d_model
     T = s.seq_len
-    m = step_tensor(run, field)  # (T, d_model)
     colors = head_colors(h)
-    band_rows = max(1, round(T * 0.12))
+    band_rows = max(1, round(T * 0.12)) if values else 3
     band_y = [labels["head"] + "\u200b" * i for i in range(band_rows)]  # one category per row of the band
     owner = (torch.arange(d) // d_k)[None].expand(band_rows, d)  # column -> head
     scale = []
@@ -487,21 +499,27 @@ def head_band_figure(run, field: str, *, zrange, labels: dict, height: int | Non
         customdata=(torch.arange(d) % d_k)[None].expand(band_rows, d).numpy(),
         hovertemplate=f"{labels['col']} %{{x}} → {labels['head']} %{{z}}, {labels['col']} %{{customdata}}"
                       "<extra></extra>")
-    heat = dense_trace(m, range(d), figures.axis_labels(run.tokens), zrange=zrange, x_title=labels["col"],
-                       y_title=labels["token"])
-    fig = go.Figure([band, heat])
+    traces = [band]
+    if values:
+        m = step_tensor(run, field)  # (T, d_model)
+        traces.append(dense_trace(m, range(d), figures.axis_labels(run.tokens), zrange=zrange,
+                                  x_title=labels["col"], y_title=labels["token"]))
+    fig = go.Figure(traces)
     line = dict(color="black", width=1.5 if h <= 16 else 0.8)
-    first, last = band_rows - 0.5, band_rows + T - 0.5  # the token rows
-    fig.update_layout(  # block boundaries across the matrix, head numbers on the band (set at once: fast)
+    first, last = (band_rows - 0.5, band_rows + T - 0.5) if values else (-0.5, band_rows - 0.5)
+    fig.update_layout(  # block boundaries (across the matrix, or the band), head numbers on the band (set at once)
         shapes=[dict(type="line", xref="x", yref="y", x0=i * d_k - 0.5, x1=i * d_k - 0.5, y0=first, y1=last,
                      line=line) for i in range(1, h)],
         annotations=[dict(x=(i + 0.5) * d_k - 0.5, y=(band_rows - 1) / 2, xref="x", yref="y", text=str(i),
                           showarrow=False, font=dict(color="white", size=13)) for i in range(h)] if h <= 16 else [])
-    fig.update_yaxes(type="category", autorange="reversed", title=labels["token"], tickfont=dict(size=13),
-                     tickmode="array", tickvals=figures.axis_labels(run.tokens),
-                     ticktext=figures.axis_labels(run.tokens))
+    if values:
+        fig.update_yaxes(type="category", autorange="reversed", title=labels["token"], tickfont=dict(size=13),
+                         tickmode="array", tickvals=figures.axis_labels(run.tokens),
+                         ticktext=figures.axis_labels(run.tokens))
+    else:
+        fig.update_yaxes(type="category", autorange="reversed", showticklabels=False, ticks="")
     fig.update_xaxes(range=[-0.5, d - 0.5], title=labels["col"], showgrid=False, zeroline=False)
-    fig.update_layout(height=height or max(280, min(640, 120 + 18 * s.seq_len)),
+    fig.update_layout(height=height or (max(280, min(640, 120 + 18 * s.seq_len)) if values else 130),
                       margin=dict(l=10, r=10, t=10, b=10))
     return fig
 
@@ -633,6 +651,8 @@ def mix_figure(story: CellStory, tokens, labels: dict) -> go.Figure:
     fig = figures.matrix_figure(m, _columns(story.d_k, first), y, signed=True, x_title=labels["col"])
     fig = _relabel(fig, x=_columns(story.d_k, first), y=y)
     fig.update_yaxes(tickfont=dict(size=13))
+    if m.numel() > MIX_EXACT_CELLS:  # colour only: its row and column in the hover, no value
+        fig.data[0].hovertemplate = re.sub(r"<br>%\{z[^}]*\}", "", fig.data[0].hovertemplate)
     return fig
 
 

@@ -136,18 +136,26 @@ def step_figures(step: W.Step, big: bool) -> None:
     name = step.name
     if name == "input":
         chart(lambda: W.matrix(run, "x", zrange=zrange, labels=LABELS), "x", per_head=False)
-    elif name == "project":
+    elif name == "project" and s.d_model <= W.SIDE_BY_SIDE_MAX:
         cols = st.columns(3)
         for col, field in zip(cols, ("q", "k", "v")):
             with col:  # one colour scale for the three: its bar is drawn once, beside V
                 chart(lambda field=field: W.matrix(run, field, zrange=zrange, labels=LABELS, title=field.upper(),
                                                    showscale=field == "v"), field, per_head=False)
+    elif name == "project":  # wider than a third of the page has pixels: one at a time, full width
+        role = st.segmented_control(t("walk.project.role"), ("Q", "K", "V"), key="walk_role", default="Q",
+                                    required=True) or "Q"
+        st.caption(t("walk.project.one", d_model=s.d_model))
+        chart(lambda: W.matrix(run, role.lower(), zrange=zrange, labels=LABELS, title=role), role.lower(),
+              per_head=False)
     elif name == "split":
         role = st.segmented_control(t("walk.role"), ("Q", "K", "V"), key="walk_role", default="Q",
                                     required=True) or "Q"
         field = role.lower()
-        st.caption(t("walk.split.band", role=role, d_k=d_k))
-        chart(lambda: W.head_band_figure(run, field, zrange=zrange, labels=LABELS), f"{field}-columns")
+        whole = s.d_model <= W.SIDE_BY_SIDE_MAX  # wider: the band alone, the head panels give the values
+        st.caption(t("walk.split.band" if whole else "walk.split.strip", role=role, d_k=d_k))
+        chart(lambda: W.head_band_figure(run, field, zrange=zrange, labels=LABELS, values=whole),
+              f"{field}-columns" if whole else "owners", whole)
         shown = heads if h > PER_PAGE else tuple(range(h))
         st.markdown(" · ".join(t("walk.split.map", i=i, a=i * d_k, b=(i + 1) * d_k - 1) for i in shown))
         chart(lambda: W.per_head(run, f"{field}_heads", shown, zrange=zrange, labels=LABELS, signed=True,

@@ -11,7 +11,9 @@ const TEXT = "#31333f", MUTED = "#5c6170", PAPER = "#ffffff", PAD = 6;
 const MIN_FONT = 13;  // px: the smallest text of a chart (core/figures.MIN_FONT), for a projector and a phone
 const FONT = "'Source Sans', 'Source Sans Pro', 'Noto Sans CJK SC', 'Noto Sans', sans-serif";
 
+// An array of a scene: raw bytes (a packed payload, resolved by unpack) or base64 text.
 function bytesOf(b64) {
+  if (b64 instanceof Uint8Array) return b64;
   return Uint8Array.from(atob(b64), ch => ch.charCodeAt(0));
 }
 
@@ -25,13 +27,16 @@ function int16(b64) {
   return new Int16Array(b.buffer, b.byteOffset, b.byteLength / 2);
 }
 
-// A heat layer's values: float32 ('z'), ten-thousandths ('z4'), or one byte per cell ('levels', 255 = empty)
-// when the hover never prints z (core/canvas_chart.py picks).
+// A heat layer's values: float32 ('z'), ten-thousandths ('z4', the cells that do not fit in 'z4x'), whole
+// numbers ('zi'), or one byte per cell ('levels', 255 = empty) when the hover never prints z
+// (core/canvas_chart.py picks).
 function values(layer) {
   if (layer.z !== undefined) return decode(layer.z);
-  if (layer.z4 !== undefined) {  // ten-thousandths, int16 (-32768 = empty): exactly what a 4-decimal hover prints
-    const q = int16(layer.z4), out = new Float32Array(q.length);
-    for (let i = 0; i < q.length; i++) out[i] = q[i] === -32768 ? NaN : q[i] / 1e4;
+  if (layer.z4 !== undefined || layer.zi !== undefined) {  // int16, -32768 = empty
+    const whole = layer.zi !== undefined, q = int16(whole ? layer.zi : layer.z4), out = new Float32Array(q.length);
+    const unit = whole ? 1 : 1e4;  // ten-thousandths: exactly what a 4-decimal hover prints
+    for (let i = 0; i < q.length; i++) out[i] = q[i] === -32768 ? NaN : q[i] / unit;
+    for (const k in layer.z4x || {}) out[+k] = layer.z4x[k] / 1e4;
     return out;
   }
   const q = bytesOf(layer.levels), out = new Float32Array(q.length), span = layer.zmax - layer.zmin;
@@ -573,7 +578,10 @@ class Chart {
   cellPoint(i, r, c) {
     const layer = this.scene.layers.filter(l => l.type === "heat")[i], box = this.canvas.getBoundingClientRect();
     const [x, y, w, h] = this.cell(this.g, layer, r, c);
-    return [box.left + x + w / 2, box.top + y + h / 2];
+    // A whole pixel inside the cell where there is one: a mouse event's clientX/Y are whole pixels, and
+    // a cell under 2 px wide (512 columns) would otherwise be missed for its neighbour.
+    const inside = (a, size) => { const k = Math.ceil(a); return k < a + size ? k : a + size / 2; };
+    return [inside(box.left + x, w), inside(box.top + y, h)];
   }
 
   // The colour painted at page coordinates (x, y), as [r, g, b].
@@ -619,11 +627,56 @@ class Chart {
   }
 }
 
+// A payload of core/canvas_chart.payload: "ALB1", the header's length, the header JSON, then the scene's
+// arrays as raw bytes at offsets that are multiples of 4. Each {"$b": [offset, length]} in the scene becomes
+// a Uint8Array over them ("rows": the distinct row each row repeats).
+function unpack(bytes) {
+  const u8 = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
+  if (!(u8[0] === 65 && u8[1] === 76 && u8[2] === 66 && u8[3] === 49)) return JSON.parse(new TextDecoder().decode(u8));
+  const buf = u8.slice().buffer;  // a copy at offset 0: float32 and int16 views need aligned offsets
+  const n = new DataView(buf).getUint32(4, true), start = 8 + n + ((-(8 + n)) & 3);
+  const data = JSON.parse(new TextDecoder().decode(new Uint8Array(buf, 8, n)));
+  const get = ref => {
+    if (!ref || ref.$b === undefined) return ref;
+    const [offset, length] = ref.$b, raw = new Uint8Array(buf, start + offset, length);
+    if (!ref.rows) return raw;
+    const size = length / (Math.max(...ref.rows) + 1), out = new Uint8Array(size * ref.rows.length);
+    ref.rows.forEach((r, i) => out.set(raw.subarray(r * size, (r + 1) * size), i * size));
+    return out;
+  };
+  for (const name of ["x", "y"]) {  // numbered categories as {from, count}; "all": a label on each
+    const axis = data.scene[name], cats = axis && axis.categories;
+    if (!cats || Array.isArray(cats)) continue;
+    axis.categories = Array.from({length: cats.count}, (_, i) => String(cats.from + i));
+    if (axis.ticks === "all") axis.ticks = axis.categories.map((c, i) => [i, c]);
+  }
+  for (const layer of data.scene.layers) {
+    if (layer.grid) {  // markers on every cell of a grid, row by row: its distinct positions and labels
+      const g = layer.grid, nx = g.x.length, n = nx * g.y.length;
+      layer.x = []; layer.y = []; layer.cx = []; layer.cy = [];
+      if (g.rc) layer.custom = [];
+      for (let k = 0; k < n; k++) {
+        const r = Math.floor(k / nx), c = k % nx;
+        layer.x.push(g.x[c]); layer.y.push(g.y[r]); layer.cx.push(g.cx[c]); layer.cy.push(g.cy[r]);
+        if (g.rc) layer.custom.push([r, c]);
+      }
+      delete layer.grid;
+    }
+    if (layer.text4) {  // hover texts that are 4-decimal numbers, as int16 ten-thousandths
+      layer.text = Array.from(int16(get(layer.text4)), q => (q / 1e4).toFixed(4));
+      delete layer.text4;
+    }
+    for (const k of ["z", "z4", "zi", "levels"]) if (layer[k] !== undefined) layer[k] = get(layer[k]);
+    if (layer.custom) for (const k of ["num", "num16"]) if (layer.custom[k] !== undefined) layer.custom[k] = get(layer.custom[k]);
+  }
+  return data;
+}
+
 export function render(component) {
   const {parentElement, setTriggerValue} = component;
   let {data} = component;
-  // ui/charts.py sends the scene as JSON bytes (written once on the server, cached there for every session).
-  if (data instanceof Uint8Array || data instanceof ArrayBuffer) data = JSON.parse(new TextDecoder().decode(data));
+  // ui/charts.py sends a packed scene (written once on the server, cached there for every session).
+  if (data instanceof Uint8Array || data instanceof ArrayBuffer) data = unpack(data);
   if (!parentElement.__alChart) parentElement.__alChart = new Chart(parentElement);
   parentElement.__alChart.update(data, setTriggerValue);
 }

@@ -10,6 +10,7 @@ import numpy as np
 
 from core import figures
 from core.canvas_chart import layer_values
+from core.scene_wire import header_text, unpack
 
 CANVAS = "attention_lab.heatmap"
 # A drawn chart in the browser, of either kind (Playwright's CSS reaches into the canvas's shadow root).
@@ -106,8 +107,7 @@ def charts(at) -> list[Chart]:
     for c in at.get("bidi_component"):
         if c.proto.component_name != CANVAS:
             continue
-        raw = c.proto.bytes or c.proto.json  # ui/charts.py sends the scene as JSON bytes
-        data = json.loads(raw)
-        out.append(Chart("canvas", data["scene"], data["alt"], data["format"], data["file"],
-                         raw.decode() if isinstance(raw, bytes) else raw))
+        raw = c.proto.bytes or c.proto.json.encode()  # ui/charts.py sends a packed scene (core.scene_wire.payload)
+        data = unpack(raw)
+        out.append(Chart("canvas", data["scene"], data["alt"], data["format"], data["file"], header_text(raw)))
     return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import struct
 
 import numpy as np
 import plotly.graph_objects as go
@@ -16,6 +17,7 @@ from core import canvas_chart as cc
 from core import figures, scenario
 from core import heads as H
 from core import masks_lab as lab
+from core import scene_wire as wire
 from core import walkthrough as W
 from core.settings import Settings
 
@@ -183,14 +185,76 @@ def test_nice_ticks():
     assert all(math.isfinite(v) for v in cc.nice_ticks(-1e-9, 1e-9))
 
 
+def sent(fig) -> int:
+    """Bytes of a figure's scene as the component gets it (packed, before the chart's alt and name)."""
+    return sum(len(part) for part in wire.pack(cc.to_scene(fig)))
+
+
 def test_largest_settings_stay_within_the_byte_target():
-    """32 x 512 input: a scene per changed chart must keep a slider step under 64 KB (benchmarks)."""
+    """d_model 512, T 32: what a changed chart sends must keep a slider step under 64 KB (benchmarks). A
+    32 x 512 matrix is 16,384 int16 ten-thousandths (32 KB), the few values beyond 3.2767 sparse beside them."""
     big = scenario.run(Settings(512, 16, 32, "causal", 0, "en"))
     x = W.matrix(big, "x", zrange=(-3, 3), labels=LABELS)
+    assert "z4" in heat(cc.to_scene(x)) and sent(x) < 36_000
+    assert sent(W.head_band_figure(big, "concat", zrange=(-3, 3), labels=LABELS)) < 42_000  # concat: + its band
     grid = W.per_head(big, "masked_scores", list(range(8)), zrange=(-3, 3), labels=LABELS, signed=True)
-    sizes = [len(json.dumps(cc.to_scene(f))) for f in (x, grid)]
-    assert sizes[0] < 90_000, sizes  # 16,384 float32 (|x| > 3.27: no ten-thousandths); unchanged on a num_heads step
-    assert sizes[1] < 48_000, sizes  # 8 heads x 32 x 32 + the layer of blocked cells
+    assert sent(grid) < 36_000  # 8 heads x 32 x 32 + the layer of blocked cells
+    for h in (1, 4, 16, 64):  # the split step at d_model 512: the owners' band, and a page of head slices
+        run_h = scenario.run(Settings(512, h, 32, "none", 0, "en"))
+        strip = W.head_band_figure(run_h, "q", zrange=(-3, 3), labels=LABELS, values=False)
+        panels = W.per_head(run_h, "q_heads", list(range(min(h, 4))), zrange=(-3, 3), labels=LABELS, signed=True,
+                            global_columns=True)
+        assert sent(strip) < 12_000 and sent(strip) + sent(panels) < 42_000, (h, sent(strip), sent(panels))
+
+
+def test_values_beyond_int16_and_rounding_ties_print_as_python_prints_them():
+    z = np.arange(64, dtype="float64").reshape(8, 8) * 0.0137 - 0.4
+    z[0, :4] = [3.5, -7.123456, 0.03125, -0.03125]  # beyond int16, and two exact ties (312.5 ten-thousandths)
+    z[1, 1] = np.nan
+    layer = heat(cc.to_scene(go.Figure(go.Heatmap(z=z, hovertemplate="%{z:.4f}"))))
+    assert "z4" in layer and set(layer["z4x"]) == {"0", "1", "2", "3"}
+    got = cc.layer_values(layer)
+    assert [f"{v:.4f}" for v in got.reshape(-1)] == [f"{v:.4f}" for v in z.reshape(-1)]
+    many = np.full((4, 4), 5.25)  # all beyond int16: float32 is smaller than a sparse list
+    assert "z" in heat(cc.to_scene(go.Figure(go.Heatmap(z=many, hovertemplate="%{z:.4f}"))))
+
+
+def test_whole_numbers_with_an_exact_hover_go_as_int16():
+    layer = heat(cc.to_scene(go.Figure(go.Heatmap(z=[[0, 1, 2], [3, 4, np.nan]], hovertemplate="head %{z}"))))
+    assert "zi" in layer and np.array_equal(cc.layer_values(layer), [[0, 1, 2], [3, 4, np.nan]], equal_nan=True)
+    half = heat(cc.to_scene(go.Figure(go.Heatmap(z=[[0.5, 1]], hovertemplate="%{z}"))))
+    assert "z" in half  # not whole: exact float32
+
+
+def test_a_packed_scene_reads_back_exactly_and_sends_a_repeated_row_once(run):
+    big = scenario.run(Settings(512, 16, 32, "none", 0, "en"))
+    scene = cc.to_scene(W.head_band_figure(big, "q", zrange=(-3, 3), labels=LABELS))
+    text, blobs = wire.pack(scene)
+    band = json.loads(text)["layers"][0]  # the head band: a few identical rows of head numbers
+    assert band["zi"]["rows"] == [0] * band["rows"] and band["zi"]["$b"][1] == 2 * 512
+    data = wire.payload(text, blobs, {"alt": "X", "file": "f"})
+    assert data[:4] == wire.MAGIC and all(json.loads(text)["layers"][1]["z4"]["$b"][0] % 4 == 0 for _ in [0])
+    (n,) = struct.unpack("<I", data[4:8])
+    assert (8 + n + (-(8 + n) % 4)) % 4 == 0 and json.loads(wire.header_text(data))["alt"] == "X"
+    back = wire.unpack(data)
+    assert back["alt"] == "X" and back["scene"] == json.loads(json.dumps(scene))  # every array, every field
+    assert len(data) < 0.8 * len(json.dumps(scene))  # raw bytes, not base64 text
+
+
+def test_click_targets_on_every_cell_travel_as_their_grid():
+    """The walkthrough's clickable weights at T = 32: 1,024 invisible markers, [row, col] each."""
+    big = scenario.run(Settings(512, 16, 32, "causal", 0, "en"))
+    fig = W.drill_figure(big, 0, 3, 2, LABELS)
+    scene = cc.to_scene(fig)
+    marks = next(layer for layer in scene["layers"] if layer["type"] == "marks" and layer["opacity"] == 0)
+    assert len(marks["custom"]) == 32 * 32
+    text, blobs = wire.pack(scene)
+    packed = next(layer for layer in json.loads(text)["layers"] if layer["type"] == "marks" and layer["opacity"] == 0)
+    assert packed["grid"]["rc"] and "custom" not in packed and len(packed["grid"]["x"]) == 32
+    assert wire.unpack(wire.payload(text, blobs, {}))["scene"] == json.loads(json.dumps(scene))
+    assert len(text) + len(blobs) < 16_000, len(text) + len(blobs)  # the hover texts are most of it
+    odd = dict(marks, custom=[[0, 0]] * len(marks["custom"]))  # other customdata: kept as it is
+    assert wire._ungrid(wire._grid(odd)) == odd and "custom" in wire._grid(odd)
 
 
 def test_an_unsupported_value_is_refused_not_guessed():

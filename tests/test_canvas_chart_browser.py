@@ -8,6 +8,7 @@ from conftest import open_app, sidebar_slider, wait_idle
 from playwright.sync_api import expect
 
 from core import figures, i18n, scenario
+from core import walkthrough as W
 from core.settings import Settings
 
 pytestmark = pytest.mark.browser
@@ -118,3 +119,27 @@ def test_the_masks_lab_hover_names_the_key_and_the_mask_value(page, server):
     weights = hover_text(page, chart, 3, 2, 1).splitlines()  # the weights panel: its heatmap is the 4th layer
     run = scenario.run(Settings(64, 4, 5, "causal", 0, "en"))
     assert weights[1].endswith(" 1") and weights[2] == f"{float(run.trace.weights[0, 0, 2, 1]):.4f}", weights
+
+
+def test_a_packed_scene_hovers_exactly_at_the_largest_settings(page, server):
+    """d_model 512, T 32: X goes as int16 ten-thousandths with its few values beyond 3.2767 beside them,
+    and the split step's head band as one row sent once (core/canvas_chart.pack): the hover still prints
+    every value as Python does."""
+    run = scenario.run(Settings(512, 16, 32, "none", 0, "en"))
+    x = W.step_tensor(run, "x")  # (T, d_model)
+    big = (x.abs() >= 3.2767).nonzero()
+    assert len(big), "the example has values beyond int16 ten-thousandths"
+    r, c = (int(v) for v in big[0])
+    open_app(page, server, "walkthrough", lang="en", walk_step="input", d_model=512, num_heads=16, seq_len=32)
+    chart = ready(page)
+    assert hover_text(page, chart, 0, r, c).splitlines()[-1] == f"{float(x[r, c]):.4f}"
+    assert hover_text(page, chart, 0, 2, 7).splitlines()[-1] == f"{float(x[2, 7]):.4f}"
+    open_app(page, server, "walkthrough", lang="en", walk_step="split", d_model=512, num_heads=16, seq_len=32)
+    band, panels = ready(page, 0), ready(page, 1)
+    col, head = i18n.t("walk.axis.col", "en"), i18n.t("walk.axis.head", "en")
+    rows = band.evaluate("box => box.__alChart.scene.layers.length === 1 && box.__alChart.scene.layers[0].rows")
+    assert rows > 1  # the band alone at d_model 512 (the head panels give the values)
+    assert hover_text(page, band, 0, rows - 1, 100) == f"{col} 100 → {head} 3, {col} 4"  # d_k = 32
+    q = W.step_tensor(run, "q")
+    assert hover_text(page, panels, 0, 5, 1 * (32 + 3) + 4).splitlines()[-2:] == [
+        f"{col} 36", f"{float(q[5, 36]):.4f}"]  # head 1's column 4 is Q's column 36 (panels 3 apart)

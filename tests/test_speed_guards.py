@@ -92,6 +92,45 @@ def test_charts_traces_and_subplots_stay_few(page, extra):
     assert subplots <= max_subplots, f"{page}: {subplots} subplots (pinned {max_subplots})"
 
 
+MAX_STEP_BYTES = 64 * 1024  # the issue's target for one slider step at the largest settings
+LARGEST = dict(d_model=512, seq_len=32)
+# Every pinned view, and each step of the walkthrough (each draws other tensors).
+BYTE_VIEWS = list(PINS) + [("walkthrough", (("walk_step", n),)) for n in
+                           ("input", "project", "scores", "scale", "output")]
+
+
+def page_bytes(at) -> tuple[int, list[tuple[str, int]]]:
+    """What the page's elements weigh as Streamlit sends them (serialised protos, plus ~128 bytes of
+    envelope each), and the biggest ones: an upper bound on any one step's bytes, which sends at most
+    every element once (unchanged large ones go as a hash)."""
+    total, big = 0, []
+
+    def walk(node):
+        nonlocal total
+        children = getattr(node, "children", None)
+        if children:
+            for child in children.values():
+                walk(child)
+        elif getattr(node, "proto", None) is not None:
+            size = node.proto.ByteSize()
+            total += size + 128
+            big.append((type(node).__name__, size))
+
+    walk(at._tree)
+    return total, sorted(big, key=lambda item: -item[1])[:3]
+
+
+@pytest.mark.parametrize("h", [1, 4, 16, 64])
+@pytest.mark.parametrize("page,extra", BYTE_VIEWS, ids=[f"{p}{''.join('-' + v for _, v in e)}" for p, e in BYTE_VIEWS])
+def test_a_whole_view_at_the_largest_settings_stays_under_the_step_byte_target(page, extra, h):
+    """No slider step (num_heads, seq_len, d_model, the seed) can send more than the view holds: the
+    whole view at d_model 512, T 32 must fit the 64 KB a step may cost (a classroom shares one Wi-Fi)."""
+    at = run_app(page, **LARGEST, num_heads=h, **dict(extra))
+    assert not at.exception
+    total, big = page_bytes(at)
+    assert total <= MAX_STEP_BYTES, f"{page} {extra} h={h}: {total / 1024:.1f} KB, biggest {big}"
+
+
 def test_a_grid_of_sixteen_heads_is_one_trace_on_one_pair_of_axes():
     weights = torch.softmax(torch.randn(16, 8, 8), dim=-1)  # (h, T, T)
     toks = [f"t{i}" for i in range(8)]

@@ -7,6 +7,7 @@ import json
 import math
 import textwrap
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -153,6 +154,29 @@ def test_all_steps_view_draws_the_chosen_steps_tensors_and_a_button_for_every_ot
     assert "walk_show_scores" in {b.key for b in at.button} and "walk_show_mix" not in {b.key for b in at.button}
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_projection_step_shows_q_k_v_side_by_side_until_they_are_too_wide(lang):
+    """Three charts while a third of the page still has pixels for every column; wider, one at a time with
+    a Q/K/V choice, at full width and on the colour scale all three share."""
+    small = run_app("walkthrough", walk_step="project", d_model=W.SIDE_BY_SIDE_MAX, num_heads=4, seq_len=6,
+                    lang=lang)
+    assert not small.exception
+    assert len(chart_specs(small)) == 3
+    at = run_app("walkthrough", walk_step="project", d_model=512, num_heads=16, seq_len=32, lang=lang)
+    assert not at.exception
+    (q,) = chart_specs(at)
+    run = scenario.run(settings(d_model=512, num_heads=16, seq_len=32))
+    lo, hi = W.step_zrange(run, "project")
+    layer = q.heatmaps[0]
+    assert (layer["zmin"], layer["zmax"]) == (lo, hi) and q.z().shape == (32, 512)
+    assert np.allclose(q.z(), W.step_tensor(run, "q").numpy(), atol=5.1e-5)  # what the hover prints
+    assert i18n.t("walk.project.one", lang, d_model=512) in texts(at, "caption")
+    at.segmented_control(key="walk_role").set_value("V").run()
+    assert not at.exception
+    (v,) = chart_specs(at)
+    assert "-v-" in v.file and np.allclose(v.z(), W.step_tensor(run, "v").numpy(), atol=5.1e-5)
+
+
 def test_the_cell_story_is_one_closed_expander_until_opened_or_linked():
     """Closed, the drill-down is one element (its selectors, formulas and table cost the browser on every
     redraw even while hidden); a link to a cell, or walk_drill=true, opens it."""
@@ -264,3 +288,18 @@ def test_url_parsers_clamp():
     assert W.parse_page("9", 3) == W.Parsed(3, False) and W.parse_page("abc", 3) == W.Parsed(1, False)
     assert W.parse_flag("true") == W.Parsed(True, True) and W.parse_flag(" False ") == W.Parsed(False, True)
     assert W.parse_flag("1e400") == W.Parsed(False, False)  # noqa: E501 and W.parse_flag(None) == W.Parsed(False, True)
+
+
+def test_the_mix_of_v_prints_its_values_until_a_head_is_too_wide_to_hover():
+    """The cell story's weights · V: every value in the hover up to MIX_EXACT_CELLS; a head of 512 columns
+    (h = 1 at d_model 512) is drawn by colour alone, its hover naming the row and column."""
+    from core import canvas_chart as cc
+
+    labels = {k: k for k in ("token", "col", "query", "key", "head")}
+    for h, exact in ((16, True), (1, False)):
+        run = scenario.run(settings(d_model=512, num_heads=h, seq_len=32))
+        story = W.cell_story(run, 0, 3, 2)
+        layer = cc.to_scene(W.mix_figure(story, run.tokens, labels))["layers"][0]
+        assert ("%{z" in layer["hover"]) is exact and ("z4" in layer) is exact and ("levels" in layer) is not exact
+        assert "%{y}" in layer["hover"] and "%{x}" in layer["hover"]
+        assert layer["rows"] == 33 and layer["cols"] == 512 // h

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -22,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from core import canvas_chart, figures, i18n
+from core import canvas_chart, figures, i18n, scene_wire
 from ui import display
 from ui.cache import shared
 
@@ -138,21 +137,24 @@ def show_cached_chart(cache_key: tuple, make_figure: Callable, *, name: str, tit
                           on_select=kwargs.get("on_select"))
 
 
-def scene_bytes(scene: dict) -> bytes:
-    """A scene as the JSON bytes the component gets (immutable: a cached one is shared by every session)."""
-    return json.dumps(scene, separators=(",", ":"), allow_nan=False).encode()
+def scene_bytes(scene: dict) -> tuple[bytes, bytes]:
+    """A scene as the component gets it, packed (core.scene_wire.pack: JSON plus raw arrays); immutable, so a
+    cached one is shared by every session."""
+    return scene_wire.pack(scene)
 
 
-def show_scene(scene: bytes, *, name: str, alt: str, key: str | None, image_format: str, on_select=None):
-    """A heatmap scene (scene_bytes) drawn by static/heatmap.js. The component gets bytes: the scene's JSON
-    with this chart's alt, file name, format and labels around it, written once, not re-serialised by
-    Streamlit. `key` keeps the chart in place across reruns (without one, the file name is its key);
-    `on_select` is called after a click on one of the scene's click targets (`selected_points(key)`)."""
+def show_scene(scene: tuple[bytes, bytes], *, name: str, alt: str, key: str | None, image_format: str,
+               on_select=None):
+    """A heatmap scene (scene_bytes) drawn by static/heatmap.js. The component gets bytes
+    (core.scene_wire.payload): the scene's JSON with this chart's alt, file name, format and labels, then its
+    arrays as raw bytes, written once, not re-serialised by Streamlit. `key` keeps the chart in place across
+    reruns (without one, the file name is its key); `on_select` is called after a click on one of the
+    scene's click targets (`selected_points(key)`)."""
     lang = st.session_state.get("lang") or i18n.DEFAULT_LANG
     fmt = image_format if image_format in display.IMAGE_FORMATS else "png"
-    rest = json.dumps({"alt": alt, "file": file_name(name), "format": fmt,
-                       "labels": {"download": i18n.t("display.download", lang, fmt=fmt.upper())}})
-    data = b'{"scene":' + scene + b"," + rest[1:].encode()
+    extra = {"alt": alt, "file": file_name(name), "format": fmt,
+             "labels": {"download": i18n.t("display.download", lang, fmt=fmt.upper())}}
+    data = scene_wire.payload(*scene, extra)
     callback = on_select if callable(on_select) else (lambda: None)
     return HEATMAP(data=data, key=key or f"al_{file_name(name)}", on_click_change=callback)
 

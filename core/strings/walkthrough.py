@@ -36,6 +36,14 @@ STRINGS = {
     },
     "walk.all.show": {"zh": "画出第 {n} 步的张量", "en": "Draw the tensors of step {n}"},
     "walk.role": {"zh": "显示哪个张量的拆分", "en": "Tensor to split"},
+    "walk.project.role": {"zh": "显示哪个投影", "en": "Projection to show"},
+    "walk.project.one": {
+        "zh": "d_model = {d_model} 时，Q、K、V 各有 {d_model} 列，并排放不下：一次显示一个，三者共用一个色标。"
+              "它们来自同一个 X，只是乘了不同的权重矩阵。",
+        "en": "At d_model = {d_model}, Q, K and V are {d_model} columns wide each, too many to sit side by side: "
+              "one at a time, on one colour scale for all three. All three come from the same X, through "
+              "different weights.",
+    },
     # Warnings about URL values
     "walk.bad_url": {
         "zh": "链接里的 {param} = “{given}” 无效，已改用 {used}。",
@@ -96,6 +104,12 @@ STRINGS = {
         "zh": "上方色带：{role} 的每一列属于哪个头（每块 d_k = {d_k} 列）。下方：每个头得到的 T × d_k 切片，列号沿用 {role} 中的原列号。",
         "en": "Top band: which head owns each column of {role} (blocks of d_k = {d_k}). Below: the T × d_k slice "
               "each head gets, its columns numbered as in {role}.",
+    },
+    "walk.split.strip": {
+        "zh": "色带：{role} 的每一列属于哪个头（每块 d_k = {d_k} 列；{role} 本身见第 2 步）。下方：每个头得到的 T × d_k 切片，"
+              "列号沿用 {role} 中的原列号。",
+        "en": "The band: which head owns each column of {role} (blocks of d_k = {d_k}; {role} itself is step 2). "
+              "Below: the T × d_k slice each head gets, its columns numbered as in {role}.",
     },
     "walk.split.latex": {
         "zh": r"\begin{gathered} QW^Q_i = Q_{[:,\; i d_k \,:\, (i+1) d_k]} \in \mathbb{R}^{T \times d_k} \\ W^Q_i \in \mathbb{R}^{d_{model} \times d_k},\quad d_k = d_{model} / h \end{gathered}",
