@@ -627,7 +627,7 @@ class Chart {
   }
 }
 
-// A payload of core/canvas_chart.payload: "ALB1", the header's length, the header JSON, then the scene's
+// A payload of core/scene_wire.payload: "ALB1", the header's length, the header JSON, then the scene's
 // arrays as raw bytes at offsets that are multiples of 4. Each {"$b": [offset, length]} in the scene becomes
 // a Uint8Array over them ("rows": the distinct row each row repeats).
 function unpack(bytes) {

@@ -123,7 +123,7 @@ def test_the_masks_lab_hover_names_the_key_and_the_mask_value(page, server):
 
 def test_a_packed_scene_hovers_exactly_at_the_largest_settings(page, server):
     """d_model 512, T 32: X goes as int16 ten-thousandths with its few values beyond 3.2767 beside them,
-    and the split step's head band as one row sent once (core/canvas_chart.pack): the hover still prints
+    and the split step's head band as one row sent once (core/scene_wire.pack): the hover still prints
     every value as Python does."""
     run = scenario.run(Settings(512, 16, 32, "none", 0, "en"))
     x = W.step_tensor(run, "x")  # (T, d_model)
