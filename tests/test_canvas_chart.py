@@ -233,9 +233,11 @@ def test_a_packed_scene_reads_back_exactly_and_sends_a_repeated_row_once(run):
     band = json.loads(text)["layers"][0]  # the head band: a few identical rows of head numbers
     assert band["zi"]["rows"] == [0] * band["rows"] and band["zi"]["$b"][1] == 2 * 512
     data = wire.payload(text, blobs, {"alt": "X", "file": "f"})
-    assert data[:4] == wire.MAGIC and all(json.loads(text)["layers"][1]["z4"]["$b"][0] % 4 == 0 for _ in [0])
+    assert data[:4] == wire.MAGIC and json.loads(text)["layers"][1]["z4"]["$b"][0] % 4 == 0
     (n,) = struct.unpack("<I", data[4:8])
-    assert (8 + n + (-(8 + n) % 4)) % 4 == 0 and json.loads(wire.header_text(data))["alt"] == "X"
+    start = len(data) - len(blobs)  # the blobs come last, at a multiple of 4 right after the header
+    assert start % 4 == 0 and start - (8 + n) < 4 and data[start:] == blobs
+    assert json.loads(wire.header_text(data))["alt"] == "X"
     back = wire.unpack(data)
     assert back["alt"] == "X" and back["scene"] == json.loads(json.dumps(scene))  # every array, every field
     assert len(data) < 0.8 * len(json.dumps(scene))  # raw bytes, not base64 text

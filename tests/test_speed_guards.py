@@ -15,6 +15,7 @@ import torch
 from charts import charts
 from conftest import ROOT, run_app
 
+from core import walkthrough as W
 from core.figures import heads_figure
 
 SETTINGS = dict(d_model=64, num_heads=16, seq_len=8)
@@ -95,8 +96,8 @@ def test_charts_traces_and_subplots_stay_few(page, extra):
 MAX_STEP_BYTES = 64 * 1024  # the target for one slider step at the largest settings
 LARGEST = dict(d_model=512, seq_len=32)
 # Every pinned view, and each step of the walkthrough (each draws other tensors).
-BYTE_VIEWS = list(PINS) + [("walkthrough", (("walk_step", n),)) for n in
-                           ("input", "project", "scores", "scale", "output")]
+BYTE_VIEWS = list(PINS) + [view for view in (("walkthrough", (("walk_step", n),)) for n in W.STEP_NAMES)
+                           if view not in PINS]
 
 
 def page_bytes(at) -> tuple[int, list[tuple[str, int]]]:

@@ -106,7 +106,7 @@ def show_chart(fig, *, name: str, title: str | None = None, key: str | None = No
         alt = describe(fig, title)
         scene = canvas_chart.to_scene(fig)
         if scene is not None:
-            return show_scene(scene_bytes(scene), name=name, alt=alt, key=key, image_format=options.image_format,
+            return show_scene(scene_wire.pack(scene), name=name, alt=alt, key=key, image_format=options.image_format,
                               on_select=kwargs.get("on_select"))
         return st.plotly_chart(fig, key=key, config=chart_config(options.image_format, name), alt=alt, **kwargs)
 
@@ -127,7 +127,7 @@ def show_cached_chart(cache_key: tuple, make_figure: Callable, *, name: str, tit
         fig = make_figure()
         figures.restyle(fig, palette=options.palette, cell_text=options.cell_numbers)
         scene = canvas_chart.to_scene(fig)
-        return (scene_bytes(scene) if scene is not None else None), describe(fig, title, lang)
+        return (scene_wire.pack(scene) if scene is not None else None), describe(fig, title, lang)
 
     scene, alt = shared("canvas-scene", (cache_key, options.palette, options.cell_numbers, lang, title), build)
     if scene is None:
@@ -137,15 +137,10 @@ def show_cached_chart(cache_key: tuple, make_figure: Callable, *, name: str, tit
                           on_select=kwargs.get("on_select"))
 
 
-def scene_bytes(scene: dict) -> tuple[bytes, bytes]:
-    """A scene as the component gets it, packed (core.scene_wire.pack: JSON plus raw arrays); immutable, so a
-    cached one is shared by every session."""
-    return scene_wire.pack(scene)
-
-
 def show_scene(scene: tuple[bytes, bytes], *, name: str, alt: str, key: str | None, image_format: str,
                on_select=None):
-    """A heatmap scene (scene_bytes) drawn by static/heatmap.js. The component gets bytes
+    """A packed heatmap scene (core.scene_wire.pack: JSON plus raw arrays, immutable, so a cached one is shared
+    by every session) drawn by static/heatmap.js. The component gets bytes
     (core.scene_wire.payload): the scene's JSON with this chart's alt, file name, format and labels, then its
     arrays as raw bytes, written once, not re-serialised by Streamlit. `key` keeps the chart in place across
     reruns (without one, the file name is its key); `on_select` is called after a click on one of the
