@@ -31,6 +31,16 @@ MAX_TEXT_TOKENS = 64  # including [CLS] and [SEP]; longer text is refused, never
 WHY_STEP_CHOICES = (100, 200, 400, 800, 1600)
 WHY_SEED_MIN, WHY_SEED_MAX = SEED_MIN, SEED_MAX
 
+# ---------------------------------------------------------------- Positions (core/positions.py)
+SHUFFLE_SEED_MIN, SHUFFLE_SEED_MAX = SEED_MIN, SEED_MAX  # the seeded shuffle of the permutation run
+SINUSOID_POSITIONS_MAX = 512  # rows of a sinusoidal table (the real model's learned table has 512 too)
+ROPE_D_K_MIN, ROPE_D_K_MAX = 2, 256  # even only: RoPE turns pairs of dimensions (Llama's heads use 128)
+ROPE_BASE_MAX = 1_000_000.0  # base must be > 1; 10 000 is the paper's, Llama 3 uses 500 000
+ROPE_GRID_MAX = 64  # positions per side of the (m, n) score grid: 64 x 64 cells
+ROPE_DISTANCE_MAX = 512  # distances 0..this in the fall-off curve
+ROPE_FALLOFF_SAMPLES = 256  # random (q, k) pairs averaged per curve (a fixed count, not a setting)
+ROPE_FALLOFF_SAMPLES_MAX = 4096  # what a caller (the tests) may ask for instead
+
 # ---------------------------------------------------------------- free text elsewhere
 QUIZ_ANSWER_CHARS = 100  # a longer quiz answer is refused (with a message) before any parsing
 # URL values: every one goes through a bounded parser -- numbers through core.settings.clamp_int (at

@@ -405,6 +405,16 @@ def load(folder: str | Path | None = None) -> Pretrained:
 
 
 # ---------------------------------------------------------------- what the page shows
+def position_table(model: Pretrained) -> torch.Tensor:
+    """(max_positions, d_model) = (512, 384): the learned absolute position vectors, one row per position.
+
+    BERT's `embeddings.position_embeddings`, trained with the rest of the model: row p is added to the
+    token vector at position p before the first LayerNorm (see Embeddings.forward). The very tensor the
+    encoder uses (read-only if the model is frozen), not a copy: clone() before changing it.
+    """
+    return model.encoder.embeddings.position.weight
+
+
 def reference_check(model: Pretrained, run: EncoderRun) -> dict[str, float]:
     """Every layer again through PyTorch's own nn.MultiheadAttention (same weights, same layer input).
 
