@@ -245,11 +245,12 @@ def check_rope(d_k: int, base: float) -> None:
     if isinstance(d_k, bool) or not isinstance(d_k, int):
         raise ValueError(f"d_k must be an integer, got {d_k!r}")
     if d_k % 2:
+        near = " or ".join(str(v) for v in (d_k - 1, d_k + 1) if ROPE_D_K_MIN <= v <= ROPE_D_K_MAX)
         raise ValueError(
             f"RoPE needs an even d_k, got {d_k}: it rotates the {d_k} numbers of q and k as pairs, "
             f"like the (x, y) of a point turning around the origin, and with an odd d_k one number "
-            f"would have no partner to turn with. Choose d_k = {max(d_k - 1, ROPE_D_K_MIN)} or {d_k + 1} "
-            f"(d_model / heads)")
+            f"would have no partner to turn with. Choose an even d_k (= d_model / heads) from "
+            f"{ROPE_D_K_MIN} to {ROPE_D_K_MAX}" + (f", e.g. {near}" if near else ""))
     check_range("d_k", d_k, ROPE_D_K_MIN, ROPE_D_K_MAX)
     _check_base(base)
 
@@ -438,7 +439,10 @@ class Falloff:
     matched:   k = q (a key that matches its query: "the same word"), S random q ~ N(0, I).
                mean over the S samples of the scaled score q-at-r . q-at-0 / sqrt(d_k).
                It starts at ~sqrt(d_k) (|q|^2 / sqrt(d_k)) and falls, wiggling, with distance:
-               far apart, the pairs have turned by unrelated angles and their parts cancel.
+               far apart, the fast pairs have turned by unrelated angles and their parts cancel.
+               It does not reach 0 within ROPE_DISTANCE_MAX: the slowest pairs (theta near 1/base)
+               have hardly turned yet, so a larger base decays more slowly (why long-context
+               models raise it).
     expected:  the exact mean of `matched` over all q: (2 / sqrt(d_k)) * sum_i cos(r * theta_i).
     unrelated: k drawn independently of q: mean over the samples of |scaled score|. Nothing decays:
                turning a random k gives another random k, so this stays ~sqrt(2/pi) ~ 0.80 at every
