@@ -173,6 +173,19 @@ def test_learned_table_is_the_checkpoints(real_model):
     torch.testing.assert_close(table[0, :4], torch.tensor([-0.0856, -0.0329, -0.0170, 0.1042]), atol=5e-5, rtol=0)
 
 
+def test_learned_table_of_the_shared_frozen_model_is_read_only(real_model):
+    """The page reads the table from the server-wide frozen model: same numbers, and no session can write it."""
+    from core.frozen import ReadOnlyError, freeze
+    from core.pretrained import load
+
+    shared = freeze(load())
+    table = P.learned_table(shared)
+    assert torch.equal(table, P.learned_table(real_model))
+    with pytest.raises(ReadOnlyError):
+        table[0, 0] = 1.0
+    torch.testing.assert_close(P.position_similarity(table, 8), P.position_similarity(P.learned_table(real_model), 8))
+
+
 def test_learned_table_similarity(real_model):
     table = P.learned_table(real_model)
     sim = P.position_similarity(table, limits.MAX_TEXT_TOKENS)
