@@ -48,6 +48,7 @@ import torch.nn.functional as F
 from core.attention import AttentionTrace, MultiHeadAttention
 from core.limits import (
     D_MODEL_CHOICES,
+    MAX_TEXT_TOKENS,
     ROPE_BASE_MAX,
     ROPE_D_K_MAX,
     ROPE_D_K_MIN,
@@ -228,9 +229,11 @@ def _check_base(base: float) -> float:
         raise ValueError(f"base must be a finite number above 1, got {base!r}")
     if base <= 1:
         raise ValueError(
-            f"base must be above 1, got {base}: pair i turns at speed base^(-2i/d_k) per position. "
-            f"With base 1 every pair turns at the same speed (1 radian per position), and with a base "
-            f"below 1 the later pairs spin faster instead of slower, so distant positions blur together")
+            f"base must be above 1, got {base}: pair i turns by base^(-2i/d_k) radians per position, "
+            f"so a base above 1 gives every pair its own speed, from 1 down to about 1/base. With base 1 "
+            f"every pair turns at the same 1 radian per position and the score repeats every "
+            f"2 pi = 6.28 positions; below 1 the later pairs spin faster instead of slower, so no pair "
+            f"turns slowly enough to tell far positions apart (and 0 or less gives no number at all)")
     if base > ROPE_BASE_MAX:
         raise ValueError(f"base must be at most {ROPE_BASE_MAX:g} (limit in core/limits.py), got {base}")
     return float(base)
@@ -521,3 +524,35 @@ def positioned_weights(model: MultiHeadAttention, x: torch.Tensor, kind: str, *,
     with torch.no_grad():
         _, trace = model.forward_with_trace(x, x, x, mask)
     return trace.weights
+
+
+def real_first_layer_weights(model: Pretrained, ids: torch.Tensor, kind: str, *,
+                             base: float = ROPE_BASE) -> torch.Tensor:
+    """(h, T, T) = (12, T, T): the real model's first-layer heads on one sentence, positions of one kind.
+
+    The learned table is 384 wide, so it fits only the real model: this is where the page can show all
+    four kinds on the same real sentence and the same trained W^Q, W^K, W^V. The embeddings are built
+    as core.pretrained.Embeddings does (token + segment [+ positions], then LayerNorm), then layer 0.
+    - learned: exactly the model's own computation (equal to its run, tested).
+    - none: no position row added: the model never saw this; the same word twice gets the same row.
+    - sinusoidal: the 384-wide sinusoid table in place of the learned one (not what it was trained with).
+    - rope: no row added; layer 0's q and k turned by RoPE (d_k = 32) instead (not trained with it either).
+    """
+    if kind not in POSITION_KINDS:
+        raise ValueError(f"kind must be one of {POSITION_KINDS}, got {kind!r}")
+    ids = torch.as_tensor(ids).reshape(1, -1)  # (1, T): one sentence, [CLS] ... [SEP]
+    T = ids.shape[1]
+    check_range("tokens", T, 1, MAX_TEXT_TOKENS)
+    emb = model.encoder.embeddings
+    attention = model.encoder.layers[0].attention
+    with torch.no_grad():
+        x = emb.word(ids) + emb.token_type(torch.zeros_like(ids))  # (1, T, 384)
+        if kind == "learned":
+            x = x + emb.position(torch.arange(T)[None])  # (1, T, 384): row p at position p
+        elif kind == "sinusoidal":
+            x = add_positions(x, sinusoidal_table(T, x.shape[-1]))
+        x = emb.norm(x)  # (1, T, 384)
+        if kind == "rope":
+            return rope_attention(attention, x, base=base).weights[0]
+        _, trace = attention.forward_with_trace(x, x, x)
+    return trace.weights[0]  # (h, T, T)

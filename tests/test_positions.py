@@ -197,6 +197,30 @@ def test_learned_table_similarity(real_model):
         P.position_similarity(table, 513)
 
 
+def test_real_first_layer_learned_is_the_models_own_run(real_model):
+    """kind 'learned' is exactly what the real model computes in its first layer (<= 1e-6)."""
+    encoded, run = real_model.run_text("The animal didn't cross the street because it was too tired.")
+    ours = P.real_first_layer_weights(real_model, torch.tensor(encoded.ids), "learned")
+    assert ours.shape == (real_model.cfg.num_heads, len(encoded.ids), len(encoded.ids))
+    assert float((ours - run.weights[0, 0]).abs().max()) <= 1e-6
+
+
+def test_real_first_layer_without_positions_cannot_tell_two_copies_apart(real_model):
+    """The same word twice: without positions both copies get the very same row of weights in every head;
+    with the model's learned positions, or with RoPE, they do not."""
+    encoded = real_model.encode("the cat saw the cat")
+    first, second = [i for i, tok in enumerate(encoded.tokens) if tok == "the"]
+    ids = torch.tensor(encoded.ids)
+    none = P.real_first_layer_weights(real_model, ids, "none")
+    assert float((none[:, first] - none[:, second]).abs().max()) <= 1e-6
+    for kind in ("learned", "sinusoidal", "rope"):
+        w = P.real_first_layer_weights(real_model, ids, kind)
+        torch.testing.assert_close(w.sum(-1), torch.ones(w.shape[:2]), atol=1e-5, rtol=0)
+        assert float((w[:, first] - w[:, second]).abs().max()) > 1e-2, kind
+    with pytest.raises(ValueError, match="tokens"):
+        P.real_first_layer_weights(real_model, torch.zeros(limits.MAX_TEXT_TOKENS + 1, dtype=torch.long), "none")
+
+
 def test_add_positions_adds_row_p_to_position_p():
     x = build_input(2, 5, 16, 0)
     table = P.sinusoidal_table(8, 16)
@@ -417,6 +441,18 @@ def test_base_at_most_one_is_refused(base):
         P.rope_frequencies(8, base)
     with pytest.raises(ValueError, match="above 1"):
         P.rope_score_grid(torch.randn(8), torch.randn(8), 4, base)
+
+
+def test_what_the_base_message_says_about_base_one():
+    """Just above base 1 every pair turns 1 radian per position, so the score nearly repeats after
+    2 pi positions: distance 44 (7 turns = 43.98) scores like distance 0. With base 10 000 it does not."""
+    gen = torch.Generator().manual_seed(0)
+    q = torch.randn(1, 16, generator=gen)
+    almost_one = P.shifted_scores(q, q, 44, base=1.0 + 1e-6)[0]
+    assert float((P.rope_frequencies(16, 1.0 + 1e-6) - 1).abs().max()) < 1e-5
+    assert abs(float(almost_one[44] - almost_one[0])) < 1e-3 * abs(float(almost_one[0]))
+    paper = P.shifted_scores(q, q, 44)[0]
+    assert abs(float(paper[44] - paper[0])) > 0.1 * abs(float(paper[0]))
 
 
 @pytest.mark.parametrize("base", [float("nan"), float("inf"), "10000", True, limits.ROPE_BASE_MAX * 2])
