@@ -308,7 +308,8 @@ def apply_rope(x: torch.Tensor, positions: torch.Tensor, base: float = ROPE_BASE
     return x * cos.to(x.dtype) + rotate_half(x) * sin.to(x.dtype)
 
 
-def _check_positions(positions) -> torch.Tensor:
+def _check_positions(positions: torch.Tensor) -> torch.Tensor:
+    """`positions` as a (T,) long tensor of whole numbers in 0..ROPE_DISTANCE_MAX, or ValueError."""
     positions = torch.as_tensor(positions)
     if positions.dim() != 1 or positions.dtype.is_floating_point or positions.dtype == torch.bool:
         raise ValueError(f"positions must be a 1-D tensor of integers, got shape {tuple(positions.shape)} "
@@ -448,8 +449,9 @@ class Falloff:
                models raise it).
     expected:  the exact mean of `matched` over all q: (2 / sqrt(d_k)) * sum_i cos(r * theta_i).
     unrelated: k drawn independently of q: mean over the samples of |scaled score|. Nothing decays:
-               turning a random k gives another random k, so this stays ~sqrt(2/pi) ~ 0.80 at every
-               distance (sampling noise only). RoPE's fall-off is for keys that match the query.
+               turning a random k gives another random k, so this stays ~sqrt(2/pi) = 0.80 (0.71 at
+               d_k = 2) at every distance, up to sampling noise. RoPE's fall-off is for keys that
+               match the query.
     """
 
     distances: torch.Tensor  # (R,)  0..max_distance
@@ -508,7 +510,8 @@ def positioned_weights(model: MultiHeadAttention, x: torch.Tensor, kind: str, *,
     """(B, h, T, T): the model's per-head weights on X with positions of one kind.
 
     none: X as it is (order-blind); sinusoidal: X + sinusoidal_table (base SINUSOID_BASE);
-    learned: X + `table` (a learned table as wide as X: the real model's is 384 wide);
+    learned: X + `table` (a learned table as wide as X; the real model's 384-wide one fits no random
+    model of the app, see real_first_layer_weights);
     rope: X as it is, q and k turned by position (`base`).
     """
     if kind not in POSITION_KINDS:

@@ -397,6 +397,8 @@ def test_falloff_matched_decays_and_unrelated_stays_flat():
     assert float(f.matched[1]) > float(f.matched[16]) > float(f.matched[128]) > float(f.matched[512])
     # unrelated q, k: mean |score| ~ sqrt(2/pi) at every distance (no decay), up to sampling noise
     assert float((f.unrelated - math.sqrt(2 / math.pi)).abs().max()) <= 0.05
+    narrow = P.distance_falloff(2, R, samples=limits.ROPE_FALLOFF_SAMPLES_MAX).unrelated
+    assert float((narrow - 1 / math.sqrt(2)).abs().max()) <= 0.05  # d_k = 2: E|q.k| / sqrt(2) = 1 / sqrt(2)
 
 
 def test_a_larger_base_decays_more_slowly():
