@@ -31,6 +31,11 @@ MAX_TEXT_TOKENS = 64  # including [CLS] and [SEP]; longer text is refused, never
 WHY_STEP_CHOICES = (100, 200, 400, 800, 1600)
 WHY_SEED_MIN, WHY_SEED_MAX = SEED_MIN, SEED_MAX
 
+# ---------------------------------------------------------------- KV cache (core/kv_cache.py)
+# Tokens one KVCache may hold. The largest cache the app can build: d_model 512, batch 1, float32,
+# 2 x 1024 x 512 x 4 B = 4 MB; decoding it token by token without a cache is ~1024 full passes.
+KV_CACHE_MAX_TOKENS = 1024
+
 # ---------------------------------------------------------------- free text elsewhere
 QUIZ_ANSWER_CHARS = 100  # a longer quiz answer is refused (with a message) before any parsing
 # URL values: every one goes through a bounded parser -- numbers through core.settings.clamp_int (at
