@@ -193,7 +193,7 @@ def build_model(d_model: int, num_heads: int, seed: int, *, num_kv_heads: int | 
     With num_kv_heads = h_kv < h, W^Q and W^O are still the MHA's, and W^K / W^V (h_kv*d_k rows)
     are the MHA's rows of each group's first query head (kv_head_rows): K/V head j = the MHA's
     K/V head j*group. So lowering h_kv only drops K/V heads, the first head of every group
-    computes exactly what it did in MHA, and the others now read their group leader's K and V.
+    computes what it did in MHA (to float32 rounding), and the others now read their leader's K and V.
     (The GQA paper converts a trained model by mean-pooling each group instead; keeping one head
     makes every number traceable to the MHA run.)
     """
