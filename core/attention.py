@@ -47,7 +47,7 @@ class AttentionTrace:
     """Every tensor of one attention call, in the order it is computed."""
 
     q: torch.Tensor  # (B, T_q, d_model)   Q = X W^Q
-    k: torch.Tensor  # (B, T_k, d_model)   K = X W^K
+    k: torch.Tensor  # (B, T_k, d_model)   K = X W^K  ((B, T_k, h_kv*d_k) with shared K/V heads)
     v: torch.Tensor  # (B, T_k, d_model)   V = X W^V
     q_heads: torch.Tensor  # (B, h, T_q, d_k)  after view + transpose
     k_heads: torch.Tensor  # (B, h_kv, T_k, d_k)  h_kv = num_kv_heads (= h for the seed's MHA)
@@ -131,27 +131,27 @@ class MultiHeadAttention(nn.Module):
 
         # 1. Linear projections
         q = self.W_q(query)  # (B, T_q, d_model)
-        k = self.W_k(key)  # (B, T_k, h_kv*d_k)  = d_model for MHA
+        k = self.W_k(key)  # (B, T_k, h_kv*d_k)  = (B, T_k, d_model) for MHA, where h_kv = h
         v = self.W_v(value)  # (B, T_k, h_kv*d_k)
 
         # 2. Split into heads: the last axis is cut into h blocks of d_k columns,
         # then heads move next to the batch so each head is its own matrix product.
         q_heads = q.view(B, T_q, h, d_k).transpose(1, 2)  # (B, h, T_q, d_k)
-        k_heads = k.view(B, T_k, h_kv, d_k).transpose(1, 2)  # (B, h_kv, T_k, d_k)
+        k_heads = k.view(B, T_k, h_kv, d_k).transpose(1, 2)  # (B, h_kv, T_k, d_k)  MHA: h_kv = h
         v_heads = v.view(B, T_k, h_kv, d_k).transpose(1, 2)  # (B, h_kv, T_k, d_k)
         # Each group of kv_group query heads reads one K/V head (MHA: kv_group = 1, no copy).
         k_heads_expanded = repeat_kv(k_heads, self.kv_group)  # (B, h, T_k, d_k)
         v_heads_expanded = repeat_kv(v_heads, self.kv_group)  # (B, h, T_k, d_k)
 
         # 3. Scaled dot-product attention, every head at once
-        scores = torch.matmul(q_heads, k_heads_expanded.transpose(-2, -1))  # (B, h, T_q, T_k)
+        scores = torch.matmul(q_heads, k_heads_expanded.transpose(-2, -1))  # (B, h, T_q, T_k); MHA: k_heads
         scaled_scores = scores / math.sqrt(d_k)  # keeps the softmax out of saturation
         if mask is not None:
             masked_scores = scaled_scores.masked_fill(mask == 0, self.fill_value)
         else:
             masked_scores = scaled_scores
         weights = F.softmax(masked_scores, dim=-1)  # (B, h, T_q, T_k), rows sum to 1
-        head_outputs = torch.matmul(weights, v_heads_expanded)  # (B, h, T_q, d_k)
+        head_outputs = torch.matmul(weights, v_heads_expanded)  # (B, h, T_q, d_k); MHA: v_heads
 
         # 4. Concatenate the heads and apply the output projection
         concat = head_outputs.transpose(1, 2).contiguous().view(B, T_q, self.d_model)  # (B, T_q, d_model)
@@ -159,7 +159,8 @@ class MultiHeadAttention(nn.Module):
 
         if keep is not None:
             keep.update(q=q, k=k, v=v, q_heads=q_heads, k_heads=k_heads, v_heads=v_heads,
-                        k_heads_expanded=k_heads_expanded, v_heads_expanded=v_heads_expanded, scores=scores, scaled_scores=scaled_scores, masked_scores=masked_scores,
+                        k_heads_expanded=k_heads_expanded, v_heads_expanded=v_heads_expanded,
+                        scores=scores, scaled_scores=scaled_scores, masked_scores=masked_scores,
                         weights=weights, head_outputs=head_outputs, concat=concat, output=output)
         return output
 
