@@ -196,6 +196,22 @@ def kv_projection_params(d_model: int, num_heads: int, num_kv_heads: int, *, bia
     return 2 * (d_model * width + (width if bias else 0))
 
 
+def kv_shapes(B: int, T_k: int, d_model: int, h: int, h_kv: int) -> dict[str, Shape]:
+    """The K/V tensors of a model with h_kv K/V heads (the other fields are as in tensor_shapes)."""
+    check_model_dims(d_model, h)
+    check_kv_heads(h, h_kv)
+    d_k = d_model // h
+    S = Shape
+    return {
+        "k": S(("B", "T_k", "h_kv*d_k"), (B, T_k, h_kv * d_k)),
+        "v": S(("B", "T_k", "h_kv*d_k"), (B, T_k, h_kv * d_k)),
+        "k_heads": S(("B", "h_kv", "T_k", "d_k"), (B, h_kv, T_k, d_k)),
+        "v_heads": S(("B", "h_kv", "T_k", "d_k"), (B, h_kv, T_k, d_k)),
+        "k_heads_expanded": S(("B", "h", "T_k", "d_k"), (B, h, T_k, d_k)),
+        "v_heads_expanded": S(("B", "h", "T_k", "d_k"), (B, h, T_k, d_k)),
+    }
+
+
 @dataclass(frozen=True)
 class DecodeCost:
     """Multiply-adds of the attention layer to produce the output of token t (t tokens so far, it included)."""

@@ -145,6 +145,8 @@ def test_trace_shapes_and_what_the_views_are(d_model, h, h_kv):
     for i in range(h):  # query head i reads K/V head i // group, exactly
         assert torch.equal(tr.k_heads_expanded[:, i], tr.k_heads[:, i // g])
         assert torch.equal(tr.v_heads_expanded[:, i], tr.v_heads[:, i // g])
+    for name, shape in A.kv_shapes(2, 3, d_model, h, h_kv).items():  # the accounting says the same
+        assert tuple(getattr(tr, name).shape) == shape.sizes, name
     assert AttentionTrace.names()[:6] == ("q", "k", "v", "q_heads", "k_heads", "v_heads")
     assert "k_heads_expanded" not in AttentionTrace.names()  # a view, not an exported step
 
