@@ -151,7 +151,7 @@ class DecodeTrace:
     output: torch.Tensor  # (B, T_new, d_model)
 
 
-def check_step_input(model: MultiHeadAttention, cache: KVCache, x_new) -> None:
+def check_step_input(model: MultiHeadAttention, cache: KVCache, x_new: torch.Tensor) -> None:
     """ValueError unless x_new is (B, T_new, d_model) for this model and this cache's batch."""
     if (cache.num_kv_heads, cache.d_k) != (model.num_kv_heads, model.d_k):
         raise ValueError(f"the cache holds {cache.num_kv_heads} K/V heads of width {cache.d_k}; the model has "
@@ -224,9 +224,7 @@ def decode_all(model: MultiHeadAttention, x: torch.Tensor, *, prefill: int = 0,
     """
     if not isinstance(x, torch.Tensor) or x.dim() != 3:
         raise ValueError(f"x must be a 3-D tensor (B, T, d_model), got {getattr(x, 'shape', type(x))}")
-    T = x.shape[1]
-    if T < 1:
-        raise ValueError("x must hold at least one token")
+    T = check_range("T (tokens to decode)", x.shape[1], 1, max_tokens)  # refused before any step
     prefill = check_range("prefill", prefill, 0, T)
     cache = KVCache.for_model(model, x.shape[0], max_tokens=max_tokens)
     starts = ([0] if prefill else []) + list(range(prefill, T))  # where each step's new tokens begin
@@ -247,6 +245,7 @@ def generate_without_cache(model: MultiHeadAttention, x: torch.Tensor) -> torch.
     """
     if not isinstance(x, torch.Tensor) or x.dim() != 3:
         raise ValueError(f"x must be a 3-D tensor (B, T, d_model), got {getattr(x, 'shape', type(x))}")
+    check_range("T (tokens to generate)", x.shape[1], 1, KV_CACHE_MAX_TOKENS)
     rows = []
     for t in range(1, x.shape[1] + 1):
         prefix = x[:, :t]  # (B, t, d_model): everything so far, recomputed

@@ -424,6 +424,30 @@ def test_cache_limit():
         bottom_right_causal_mask(3, 2)  # more queries than keys
     with pytest.raises(ValueError, match="prefill must be from 0 to 4"):
         decode_all(model, x, prefill=5)
+    with pytest.raises(ValueError, match="T \\(tokens to decode\\) must be from 1 to 3"):
+        decode_all(model, x, max_tokens=3)  # refused before the first step
+    too_long = torch.zeros(1, KV_CACHE_MAX_TOKENS + 1, 8)
+    with pytest.raises(ValueError, match=f"must be from 1 to {KV_CACHE_MAX_TOKENS}"):
+        generate_without_cache(model, too_long)
+    with pytest.raises(ValueError, match=f"must be from 1 to {KV_CACHE_MAX_TOKENS}"):
+        decode_all(model, too_long)
+
+
+def test_export_and_freeze_of_a_gqa_trace():
+    """The .npz export lists the 13 steps (no expanded views); a shared, frozen GQA trace is read-only."""
+    from core import export
+    from core.frozen import freeze, is_frozen
+
+    model = build_model(16, 4, seed=1, num_kv_heads=2)
+    x = build_input(1, 5, 16, seed=1)
+    with torch.no_grad():
+        _, tr = model.forward_with_trace(x, x, x, causal_mask(5))
+    tensors = export.collect(x, tr, model, causal_mask(5))
+    assert [n for n in tensors if n in AttentionTrace.names()] == list(AttentionTrace.names())
+    assert not any(n.endswith("_expanded") for n in tensors)
+    assert tensors["k_heads"].shape == (1, 2, 5, 4) and tensors["W_k.weight"].shape == (8, 16)
+    frozen = freeze(tr)
+    assert is_frozen(frozen) and torch.equal(frozen.k_heads_expanded, tr.k_heads_expanded)
 
 
 # ------------------------------------------------------------------ num_kv_heads errors
