@@ -31,6 +31,7 @@ import torch.nn.functional as F
 from core.attention import MultiHeadAttention, repeat_kv
 from core.limits import KV_CACHE_MAX_TOKENS, check_range
 from core.masks import causal_mask
+from core.validation import check_kv_heads
 
 
 def bottom_right_causal_mask(T_q: int, T_k: int) -> torch.Tensor:
@@ -56,6 +57,7 @@ def top_left_causal_mask(T_q: int, T_k: int) -> torch.Tensor:
 
 def head_groups(num_heads: int, num_kv_heads: int) -> tuple[tuple[int, ...], ...]:
     """The query heads that read each K/V head: ((0, 1), (2, 3)) for h = 4, h_kv = 2."""
+    check_kv_heads(num_heads, num_kv_heads)
     group = num_heads // num_kv_heads
     return tuple(tuple(range(j * group, (j + 1) * group)) for j in range(num_kv_heads))
 

@@ -203,6 +203,8 @@ def test_repeat_kv_order_and_no_copy_for_mha():
     assert head_groups(4, 2) == ((0, 1), (2, 3))
     assert head_groups(6, 1) == ((0, 1, 2, 3, 4, 5),)
     assert head_groups(3, 3) == ((0,), (1,), (2,))
+    with pytest.raises(ValueError, match=r"one of \[1, 2, 4\]"):
+        head_groups(4, 3)
 
 
 # ------------------------------------------------------------------ transformers' LlamaAttention
