@@ -334,8 +334,6 @@ def test_generate_without_cache_gives_the_same_rows():
 def test_decode_keeps_the_model_fill_value():
     model = build_model(16, 4, seed=1, num_kv_heads=2, fill_value=float("-inf"))
     x = build_input(1, 5, 16, seed=1)
-    with torch.no_grad():
-        full = model(x, x, x, causal_mask(5))
     traces = check_decode_matches_full_pass(model, x, prefill=3)
     assert traces[0].masked_scores[0, 0, 0, 1].item() == float("-inf")  # the prefill's blocked cells
 
