@@ -4,13 +4,16 @@ The claim this module makes checkable (the seed's "total cost similar to one ful
 head"): with d_k = d_model / h, every matrix product costs the same whatever h is;
 only the element-wise work on the (B, h, T_q, T_k) score tensors, and their memory,
 grow with h.
+
+The serving section at the end counts what shared K/V heads (GQA/MQA) and the KV cache change:
+cache bytes, W_k/W_v parameters, multiply-adds per generated token, and real models' sizes (PRESETS).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.validation import check_model_dims
+from core.validation import check_kv_heads, check_model_dims, divisors
 
 BYTES_PER_FLOAT32 = 4
 
@@ -113,3 +116,147 @@ def totals(B: int, T_q: int, T_k: int, d_model: int, h: int, *, bias: bool = Tru
 def totals_over_heads(B: int, T_q: int, T_k: int, d_model: int, **kw) -> list[Totals]:
     """Totals for every valid h (every divisor of d_model)."""
     return [totals(B, T_q, T_k, d_model, h, **kw) for h in range(1, d_model + 1) if d_model % h == 0]
+
+
+# ---------------------------------------------------------------- serving: the KV cache, shared K/V heads
+BYTES_PER_FLOAT16 = 2  # fp16 / bf16: how the presets below are published and usually served
+
+
+@dataclass(frozen=True)
+class ModelPreset:
+    """The attention sizes of a published model that decide its KV cache."""
+
+    name: str
+    layers: int  # decoder layers, each with its own cache
+    heads: int  # query heads h
+    kv_heads: int  # K/V heads h_kv (= heads: MHA; 1: MQA; in between: GQA)
+    head_dim: int  # d_k
+    d_model: int  # hidden size (heads x head_dim for all five)
+    source: str  # where the numbers are published
+
+    @property
+    def attention(self) -> str:
+        return "MHA" if self.kv_heads == self.heads else "MQA" if self.kv_heads == 1 else "GQA"
+
+
+# Every number is read from the model's own config.json on its Hugging Face hub page (the URL in
+# `source`); the gated Meta and Mistral repositories were checked through public copies of the
+# same config.json that name them as their origin. head_dim = hidden_size / num_attention_heads.
+PRESETS: tuple[ModelPreset, ...] = (
+    # openai-community/gpt2 config.json: "n_layer": 12, "n_head": 12, "n_embd": 768 (768 / 12 = 64);
+    # GPT-2 has no K/V sharing (Radford et al. 2019).
+    ModelPreset("GPT-2 small", 12, 12, 12, 64, 768,
+                "https://huggingface.co/openai-community/gpt2/blob/main/config.json"),
+    # meta-llama/Llama-2-7b-hf config.json: "num_hidden_layers": 32, "num_attention_heads": 32,
+    # "num_key_value_heads": 32, "hidden_size": 4096 (4096 / 32 = 128). GQA only in the 70B (Touvron et al. 2023).
+    ModelPreset("Llama-2-7B", 32, 32, 32, 128, 4096,
+                "https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json"),
+    # meta-llama/Meta-Llama-3-8B config.json: "num_hidden_layers": 32, "num_attention_heads": 32,
+    # "num_key_value_heads": 8, "hidden_size": 4096 (128 per head; k_proj is 4096 -> 1024 = 8 x 128).
+    ModelPreset("Llama-3-8B", 32, 32, 8, 128, 4096,
+                "https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json"),
+    # mistralai/Mistral-7B-v0.1 config.json: "num_hidden_layers": 32, "num_attention_heads": 32,
+    # "num_key_value_heads": 8, "hidden_size": 4096; its params.json: "head_dim": 128 (Jiang et al. 2023, Table 1).
+    ModelPreset("Mistral-7B", 32, 32, 8, 128, 4096,
+                "https://huggingface.co/mistralai/Mistral-7B-v0.1/blob/main/config.json"),
+    # tiiuae/falcon-7b config.json: "n_layer": 32, "n_head": 71, "hidden_size": 4544 (4544 / 71 = 64),
+    # "multi_query": true -> one K/V head (transformers' FalconAttention: num_kv_heads = 1 when multi_query).
+    ModelPreset("Falcon-7B", 32, 71, 1, 64, 4544,
+                "https://huggingface.co/tiiuae/falcon-7b/blob/main/config.json"),
+)
+PRESET_BY_NAME = {p.name: p for p in PRESETS}
+
+
+def _non_negative(**values: int) -> None:
+    for name, v in values.items():
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
+
+
+def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, tokens: int, batch: int = 1,
+                   bytes_per_value: int = BYTES_PER_FLOAT16) -> int:
+    """2 (K and V) x layers x h_kv x d_k x tokens x batch x bytes per value."""
+    _non_negative(layers=layers, kv_heads=kv_heads, head_dim=head_dim, tokens=tokens, batch=batch,
+              bytes_per_value=bytes_per_value)
+    return 2 * layers * kv_heads * head_dim * tokens * batch * bytes_per_value
+
+
+def preset_cache_bytes(preset: ModelPreset, tokens: int, batch: int = 1, bytes_per_value: int = BYTES_PER_FLOAT16,
+                       kv_heads: int | None = None) -> int:
+    """KV cache of a preset (optionally as if it had `kv_heads` K/V heads instead of its own)."""
+    h_kv = preset.kv_heads if kv_heads is None else kv_heads
+    return kv_cache_bytes(preset.layers, h_kv, preset.head_dim, tokens, batch, bytes_per_value)
+
+
+def kv_projection_params(d_model: int, num_heads: int, num_kv_heads: int, *, bias: bool = True) -> int:
+    """Learned numbers of W_k and W_v together: 2 x (d_model x h_kv*d_k + h_kv*d_k if bias)."""
+    check_model_dims(d_model, num_heads)
+    check_kv_heads(num_heads, num_kv_heads)
+    width = num_kv_heads * (d_model // num_heads)  # h_kv * d_k outputs
+    return 2 * (d_model * width + (width if bias else 0))
+
+
+def kv_shapes(B: int, T_k: int, d_model: int, h: int, h_kv: int) -> dict[str, Shape]:
+    """The K/V tensors of a model with h_kv K/V heads (the other fields are as in tensor_shapes)."""
+    check_model_dims(d_model, h)
+    check_kv_heads(h, h_kv)
+    d_k = d_model // h
+    S = Shape
+    return {
+        "k": S(("B", "T_k", "h_kv*d_k"), (B, T_k, h_kv * d_k)),
+        "v": S(("B", "T_k", "h_kv*d_k"), (B, T_k, h_kv * d_k)),
+        "k_heads": S(("B", "h_kv", "T_k", "d_k"), (B, h_kv, T_k, d_k)),
+        "v_heads": S(("B", "h_kv", "T_k", "d_k"), (B, h_kv, T_k, d_k)),
+        "k_heads_expanded": S(("B", "h", "T_k", "d_k"), (B, h, T_k, d_k)),
+        "v_heads_expanded": S(("B", "h", "T_k", "d_k"), (B, h, T_k, d_k)),
+    }
+
+
+@dataclass(frozen=True)
+class DecodeCost:
+    """Multiply-adds of the attention layer to produce the output of token t (t tokens so far, it included)."""
+
+    t: int
+    with_cache: int  # project the new token only, one row of scores against t cached keys
+    without_cache: int  # rerun the causal pass over all t tokens (every row, as a multi-layer model must)
+
+    @property
+    def saved(self) -> int:
+        return self.without_cache - self.with_cache
+
+
+def decode_macs(d_model: int, num_heads: int, num_kv_heads: int, t: int, *, batch: int = 1) -> DecodeCost:
+    """Matrix-product multiply-adds per generated token, with and without the KV cache.
+
+    With: W_q and W_o on one row (2 d^2), W_k and W_v on one row (2 d h_kv d_k), one score row and one
+    weighted sum over t keys (2 t d): linear in t. Without: the same for all t rows, and the full
+    t x t scores: 2 t d^2 + 2 t d h_kv d_k + 2 t^2 d, quadratic in t. (d = d_model = h d_k.)
+    """
+    check_model_dims(d_model, num_heads)
+    check_kv_heads(num_heads, num_kv_heads)
+    _non_negative(t=t, batch=batch)
+    d, kv_width = d_model, num_kv_heads * (d_model // num_heads)
+    per_row = 2 * d * d + 2 * d * kv_width  # projections of one token: W_q, W_o and W_k, W_v
+    with_cache = batch * (per_row + 2 * t * d)  # + q_heads @ K^T (h x t x d_k) and weights @ V
+    without_cache = batch * (t * per_row + 2 * t * t * d)
+    return DecodeCost(t, with_cache, without_cache)
+
+
+@dataclass(frozen=True)
+class KVSharing:
+    """One choice of h_kv for a model of d_model, h: what it costs to keep and to learn."""
+
+    kv_heads: int
+    group: int  # query heads per K/V head
+    kv_params: int  # W_k + W_v
+    cache_bytes: int  # one layer, `tokens` tokens
+
+
+def kv_sharing_over_heads(d_model: int, num_heads: int, tokens: int, *, batch: int = 1, layers: int = 1,
+                          bytes_per_value: int = BYTES_PER_FLOAT32, bias: bool = True) -> list[KVSharing]:
+    """Every valid h_kv (the divisors of h), from MQA (1) to MHA (h)."""
+    check_model_dims(d_model, num_heads)
+    d_k = d_model // num_heads
+    return [KVSharing(h_kv, num_heads // h_kv, kv_projection_params(d_model, num_heads, h_kv, bias=bias),
+                      kv_cache_bytes(layers, h_kv, d_k, tokens, batch, bytes_per_value))
+            for h_kv in divisors(num_heads)]

@@ -18,18 +18,25 @@ Numerical edge cases (defined results, tested in tests/test_numeric_edges.py):
 - h = d_model (d_k = 1): every head works on one column and is scaled by sqrt(1) = 1; same maths.
 - T = 1: the single key gets weight 1 (if it is not blocked).
 - T_q != T_k (cross-attention): scores and weights are (B, h, T_q, T_k); the output has T_q rows.
+
+Shared K/V heads (`num_kv_heads`, default None = num_heads = the seed's MHA, unchanged):
+W_k and W_v project to num_kv_heads * d_k columns only, and each group of
+num_heads // num_kv_heads neighbouring query heads reads the same K/V head
+(grouped-query attention, GQA; num_kv_heads = 1 is multi-query attention, MQA).
+Q, the scores, the weights and the output keep all h heads; only K and V (and the
+KV cache, core/kv_cache.py) shrink.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from core.validation import check_mask, check_model_dims
+from core.validation import check_kv_heads, check_mask, check_model_dims
 
 # The seed fills blocked cells with -1e9; -inf is the other common choice (see core/masks.py).
 SEED_FILL_VALUE = -1e9
@@ -40,11 +47,15 @@ class AttentionTrace:
     """Every tensor of one attention call, in the order it is computed."""
 
     q: torch.Tensor  # (B, T_q, d_model)   Q = X W^Q
-    k: torch.Tensor  # (B, T_k, d_model)   K = X W^K
+    k: torch.Tensor  # (B, T_k, d_model)   K = X W^K  ((B, T_k, h_kv*d_k) with shared K/V heads)
     v: torch.Tensor  # (B, T_k, d_model)   V = X W^V
     q_heads: torch.Tensor  # (B, h, T_q, d_k)  after view + transpose
-    k_heads: torch.Tensor  # (B, h, T_k, d_k)
-    v_heads: torch.Tensor  # (B, h, T_k, d_k)
+    k_heads: torch.Tensor  # (B, h_kv, T_k, d_k)  h_kv = num_kv_heads (= h for the seed's MHA)
+    v_heads: torch.Tensor  # (B, h_kv, T_k, d_k)
+    # The K/V each query head actually reads: K/V head j repeated for its group of query heads.
+    # For MHA (h_kv = h) these are k_heads / v_heads themselves. Views, not steps: names() leaves them out.
+    k_heads_expanded: torch.Tensor = field(metadata={"view": True})  # (B, h, T_k, d_k)
+    v_heads_expanded: torch.Tensor = field(metadata={"view": True})  # (B, h, T_k, d_k)
     scores: torch.Tensor  # (B, h, T_q, T_k)  Q K^T
     scaled_scores: torch.Tensor  # (B, h, T_q, T_k)  Q K^T / sqrt(d_k)
     masked_scores: torch.Tensor  # (B, h, T_q, T_k)  blocked cells set to the fill value
@@ -55,30 +66,58 @@ class AttentionTrace:
 
     @classmethod
     def names(cls) -> tuple[str, ...]:
-        return tuple(f.name for f in fields(cls))
+        """The 13 computed steps, in order (what the pages, the exports and the accounting list)."""
+        return tuple(f.name for f in fields(cls) if not f.metadata.get("view"))
+
+
+def repeat_kv(heads: torch.Tensor, group: int) -> torch.Tensor:
+    """(B, h_kv, T, d_k) -> (B, h_kv * group, T, d_k): K/V head j serves query heads j*group .. (j+1)*group - 1.
+
+    The same order as transformers' `repeat_kv` and `F.scaled_dot_product_attention(enable_gqa=True)`.
+    With group 1 (plain MHA) the tensor itself is returned: nothing is copied.
+    """
+    if group == 1:
+        return heads
+    return heads.repeat_interleave(group, dim=1)  # (B, h, T, d_k)
+
+
+def kv_head_rows(num_heads: int, num_kv_heads: int, d_k: int) -> torch.Tensor:
+    """Which rows of a full d_model x d_model W^K / W^V build_model keeps: those of each group's first head.
+
+    (h_kv * d_k,) row indices; K/V head j is the MHA's K/V head j * group. For MHA: all rows, in order.
+    """
+    group = num_heads // num_kv_heads
+    leaders = torch.arange(num_kv_heads) * group  # (h_kv,) the first query head of each group
+    return (leaders[:, None] * d_k + torch.arange(d_k)[None, :]).reshape(-1)  # (h_kv * d_k,)
 
 
 class MultiHeadAttention(nn.Module):
-    def __init__(self, d_model: int, num_heads: int, *, bias: bool = True,
+    def __init__(self, d_model: int, num_heads: int, *, num_kv_heads: int | None = None, bias: bool = True,
                  fill_value: float = SEED_FILL_VALUE):
         super().__init__()
         check_model_dims(d_model, num_heads)
+        num_kv_heads = num_heads if num_kv_heads is None else check_kv_heads(num_heads, num_kv_heads)
         self.d_model = d_model
         self.num_heads = num_heads
+        self.num_kv_heads = num_kv_heads  # h_kv: h = MHA, 1 = MQA, in between = GQA
+        self.kv_group = num_heads // num_kv_heads  # query heads per K/V head
         self.d_k = d_model // num_heads  # each head's query/key/value width
         self.fill_value = fill_value
 
         # One d_model x d_model projection per role holds all heads: head i owns columns
         # i*d_k .. (i+1)*d_k of the output, which is its W_i^Q (see head_projection).
+        # W_k and W_v hold only the h_kv K/V heads: h_kv * d_k outputs (= d_model for MHA).
         self.W_q = nn.Linear(d_model, d_model, bias=bias)
-        self.W_k = nn.Linear(d_model, d_model, bias=bias)
-        self.W_v = nn.Linear(d_model, d_model, bias=bias)
+        self.W_k = nn.Linear(d_model, num_kv_heads * self.d_k, bias=bias)
+        self.W_v = nn.Linear(d_model, num_kv_heads * self.d_k, bias=bias)
         self.W_o = nn.Linear(d_model, d_model, bias=bias)
 
-    def forward(self, query, key, value, mask=None):
+    def forward(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
+                mask: torch.Tensor | None = None) -> torch.Tensor:
         return self._attend(query, key, value, mask, keep=None)
 
-    def forward_with_trace(self, query, key, value, mask=None):
+    def forward_with_trace(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
+                           mask: torch.Tensor | None = None) -> tuple[torch.Tensor, AttentionTrace]:
         keep: dict[str, torch.Tensor] = {}
         output = self._attend(query, key, value, mask, keep=keep)
         return output, AttentionTrace(**keep)
@@ -88,28 +127,31 @@ class MultiHeadAttention(nn.Module):
         T_k = key.shape[1]
         if mask is not None:
             mask = check_mask(mask, B, self.num_heads, T_q, T_k)
-        h, d_k = self.num_heads, self.d_k
+        h, h_kv, d_k = self.num_heads, self.num_kv_heads, self.d_k
 
         # 1. Linear projections
         q = self.W_q(query)  # (B, T_q, d_model)
-        k = self.W_k(key)  # (B, T_k, d_model)
-        v = self.W_v(value)  # (B, T_k, d_model)
+        k = self.W_k(key)  # (B, T_k, h_kv*d_k)  = (B, T_k, d_model) for MHA, where h_kv = h
+        v = self.W_v(value)  # (B, T_k, h_kv*d_k)
 
         # 2. Split into heads: the last axis is cut into h blocks of d_k columns,
         # then heads move next to the batch so each head is its own matrix product.
         q_heads = q.view(B, T_q, h, d_k).transpose(1, 2)  # (B, h, T_q, d_k)
-        k_heads = k.view(B, T_k, h, d_k).transpose(1, 2)  # (B, h, T_k, d_k)
-        v_heads = v.view(B, T_k, h, d_k).transpose(1, 2)  # (B, h, T_k, d_k)
+        k_heads = k.view(B, T_k, h_kv, d_k).transpose(1, 2)  # (B, h_kv, T_k, d_k)  MHA: h_kv = h
+        v_heads = v.view(B, T_k, h_kv, d_k).transpose(1, 2)  # (B, h_kv, T_k, d_k)
+        # Each group of kv_group query heads reads one K/V head (MHA: kv_group = 1, no copy).
+        k_heads_expanded = repeat_kv(k_heads, self.kv_group)  # (B, h, T_k, d_k)
+        v_heads_expanded = repeat_kv(v_heads, self.kv_group)  # (B, h, T_k, d_k)
 
         # 3. Scaled dot-product attention, every head at once
-        scores = torch.matmul(q_heads, k_heads.transpose(-2, -1))  # (B, h, T_q, T_k)
+        scores = torch.matmul(q_heads, k_heads_expanded.transpose(-2, -1))  # (B, h, T_q, T_k); MHA: k_heads
         scaled_scores = scores / math.sqrt(d_k)  # keeps the softmax out of saturation
         if mask is not None:
             masked_scores = scaled_scores.masked_fill(mask == 0, self.fill_value)
         else:
             masked_scores = scaled_scores
         weights = F.softmax(masked_scores, dim=-1)  # (B, h, T_q, T_k), rows sum to 1
-        head_outputs = torch.matmul(weights, v_heads)  # (B, h, T_q, d_k)
+        head_outputs = torch.matmul(weights, v_heads_expanded)  # (B, h, T_q, d_k); MHA: v_heads
 
         # 4. Concatenate the heads and apply the output projection
         concat = head_outputs.transpose(1, 2).contiguous().view(B, T_q, self.d_model)  # (B, T_q, d_model)
@@ -117,6 +159,7 @@ class MultiHeadAttention(nn.Module):
 
         if keep is not None:
             keep.update(q=q, k=k, v=v, q_heads=q_heads, k_heads=k_heads, v_heads=v_heads,
+                        k_heads_expanded=k_heads_expanded, v_heads_expanded=v_heads_expanded,
                         scores=scores, scaled_scores=scaled_scores, masked_scores=masked_scores,
                         weights=weights, head_outputs=head_outputs, concat=concat, output=output)
         return output
@@ -126,33 +169,47 @@ class MultiHeadAttention(nn.Module):
 
         nn.Linear stores its weight as (out, in), so the seed's column block
         W^Q[:, i*d_k:(i+1)*d_k] is weight[i*d_k:(i+1)*d_k, :] here; returned as (d_model, d_k).
+        For 'k' and 'v', `head` counts K/V heads (0..num_kv_heads-1; query head i reads i // kv_group).
         """
         layers = {"q": self.W_q, "k": self.W_k, "v": self.W_v}
         if role not in layers:
             raise ValueError(f"role must be one of {sorted(layers)}, got {role!r}")
         layer = layers[role]
-        if not 0 <= head < self.num_heads:
-            raise ValueError(f"head must be in 0..{self.num_heads - 1}, got {head}")
+        count = self.num_heads if role == "q" else self.num_kv_heads
+        if not 0 <= head < count:
+            raise ValueError(f"head must be in 0..{count - 1}, got {head}")
         rows = slice(head * self.d_k, (head + 1) * self.d_k)
         w = layer.weight[rows, :].T  # (d_model, d_k)
         b = None if layer.bias is None else layer.bias[rows]  # (d_k,)
         return w, b
 
 
-def build_model(d_model: int, num_heads: int, seed: int, *, bias: bool = True,
-                fill_value: float = SEED_FILL_VALUE) -> MultiHeadAttention:
+def build_model(d_model: int, num_heads: int, seed: int, *, num_kv_heads: int | None = None,
+                bias: bool = True, fill_value: float = SEED_FILL_VALUE) -> MultiHeadAttention:
     """A model whose weights depend only on (d_model, seed), never on num_heads.
 
     Same seed, same W^Q, W^K, W^V, W^O whatever h is: moving the heads slider only
     re-splits the same projections, which is exactly what the lesson wants to show.
+
+    With num_kv_heads = h_kv < h, W^Q and W^O are still the MHA's, and W^K / W^V (h_kv*d_k rows)
+    are the MHA's rows of each group's first query head (kv_head_rows): K/V head j = the MHA's
+    K/V head j*group. So lowering h_kv only drops K/V heads, the first head of every group
+    computes what it did in MHA (to float32 rounding), and the others now read their leader's K and V.
+    (The GQA paper converts a trained model by mean-pooling each group instead; keeping one head
+    makes every number traceable to the MHA run.)
     """
-    model = MultiHeadAttention(d_model, num_heads, bias=bias, fill_value=fill_value)
+    model = MultiHeadAttention(d_model, num_heads, num_kv_heads=num_kv_heads, bias=bias,
+                               fill_value=fill_value)
+    kv_rows = kv_head_rows(num_heads, model.num_kv_heads, model.d_k)  # (h_kv*d_k,), all rows for MHA
     gen = torch.Generator().manual_seed(int(seed))
     bound = 1.0 / math.sqrt(d_model)  # nn.Linear's own default range
     with torch.no_grad():
-        for layer in (model.W_q, model.W_k, model.W_v, model.W_o):
-            layer.weight.copy_(torch.empty(d_model, d_model).uniform_(-bound, bound, generator=gen))
+        for layer, rows in ((model.W_q, None), (model.W_k, kv_rows), (model.W_v, kv_rows), (model.W_o, None)):
+            weight = torch.empty(d_model, d_model).uniform_(-bound, bound, generator=gen)
             bias_values = torch.empty(d_model).uniform_(-bound, bound, generator=gen)
+            if rows is not None:  # K/V: only the kept heads' rows
+                weight, bias_values = weight[rows], bias_values[rows]
+            layer.weight.copy_(weight)
             if layer.bias is not None:
                 layer.bias.copy_(bias_values)
     model.eval()

@@ -10,6 +10,9 @@ from core.masks import flip_polarity
 
 def torch_twin(model: MultiHeadAttention) -> torch.nn.MultiheadAttention:
     """nn.MultiheadAttention holding exactly our weights (its in_proj stacks W_q, W_k, W_v)."""
+    if model.num_kv_heads != model.num_heads:  # it has no shared K/V heads; tests use SDPA's enable_gqa
+        raise ValueError(f"nn.MultiheadAttention needs num_kv_heads = num_heads ({model.num_heads}), "
+                         f"got {model.num_kv_heads}")
     bias = model.W_q.bias is not None
     twin = torch.nn.MultiheadAttention(model.d_model, model.num_heads, bias=bias, batch_first=True)
     with torch.no_grad():

@@ -29,6 +29,20 @@ def check_model_dims(d_model, num_heads) -> None:
         )
 
 
+def check_kv_heads(num_heads: int, num_kv_heads) -> int:
+    """num_kv_heads as an int that divides num_heads (1 = multi-query, num_heads = plain MHA), or ValueError.
+
+    Each group of num_heads // num_kv_heads query heads reads one K/V head, so the groups must be equal.
+    """
+    allowed = divisors(num_heads)
+    if not _is_int(num_kv_heads) or num_kv_heads not in allowed:
+        raise ValueError(
+            f"num_kv_heads must divide num_heads ({num_heads}): one of {allowed} "
+            f"(1 = multi-query, {num_heads} = multi-head), got {num_kv_heads!r}"
+        )
+    return num_kv_heads
+
+
 def check_mask(mask: torch.Tensor, B: int, h: int, T_q: int, T_k: int) -> torch.Tensor:
     """Return the mask viewed as 4-D, broadcastable to (B, h, T_q, T_k), or raise ValueError.
 

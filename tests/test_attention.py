@@ -235,7 +235,18 @@ def test_max_abs_diff_treats_matching_nans_as_equal():
 
 def test_trace_field_order():
     assert AttentionTrace.names() == TRACE_ORDER
-    assert tuple(f.name for f in dataclasses.fields(AttentionTrace)) == TRACE_ORDER
+    # The two expanded K/V views sit after v_heads in the dataclass but are no step of their own.
+    views = ("k_heads_expanded", "v_heads_expanded")
+    assert tuple(f.name for f in dataclasses.fields(AttentionTrace)) == TRACE_ORDER[:6] + views + TRACE_ORDER[6:]
+
+
+@pytest.mark.parametrize("d_model,h", DIMS)
+def test_mha_expanded_views_are_the_heads_themselves(d_model, h):
+    model = build_model(d_model, h, seed=3)
+    x = build_input(1, 4, d_model, seed=3)
+    _, tr = model.forward_with_trace(x, x, x)
+    assert model.num_kv_heads == h and model.kv_group == 1
+    assert tr.k_heads_expanded is tr.k_heads and tr.v_heads_expanded is tr.v_heads  # MHA: nothing copied
 
 
 @pytest.mark.parametrize("masked", [False, True])

@@ -61,6 +61,8 @@ def test_running_the_shown_source_reproduces_the_traced_tensor(mask):
           "build_input": build_input,
           "mask": None if run.mask is None else check_mask(run.mask, 1, s.num_heads, T, T)}
     ns.update({f: getattr(tr, f) for f in AttentionTrace.names()})
+    # The seed's MHA has h_kv = h K/V heads, and the scores read the K/V each query head uses (here k_heads itself).
+    ns.update(h_kv=run.model.num_kv_heads, k_heads_expanded=tr.k_heads_expanded, v_heads_expanded=tr.v_heads_expanded)
     for step in W.STEPS:
         local = dict(ns)
         for f in step.fields:
