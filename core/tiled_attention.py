@@ -120,7 +120,6 @@ def tiled_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: tor
         keep = check_mask(mask, B, h, T_q, T_k).bool()  # 4-D, each axis its full size or 1
         keep = keep.expand(keep.shape[0], keep.shape[1], T_q, T_k)  # (B|1, h|1, T_q, T_k): rows and keys by index
     row_blocked = _fully_blocked_rows(keep, T_q, T_k)  # (T_q,) True if blocked in some sequence/head
-    scale = 1.0 / math.sqrt(d_k)
 
     output = torch.empty(B, h, T_q, d_k, dtype=q.dtype)
     m_all = torch.empty(B, h, T_q, dtype=q.dtype)
@@ -141,7 +140,7 @@ def tiled_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: tor
 
         for n, j in enumerate(processed):
             k0, k1 = k_tiles[j]
-            s = torch.matmul(q_tile, k[:, :, k0:k1].transpose(-2, -1)) * scale  # (B, h, r, c)
+            s = torch.matmul(q_tile, k[:, :, k0:k1].transpose(-2, -1)) / math.sqrt(d_k)  # (B, h, r, c)
             if keep is not None:
                 s = s.masked_fill(~keep[:, :, q0:q1, k0:k1], fill_value)  # (B, h, r, c)
             m_new = torch.maximum(m, s.amax(dim=-1))  # (B, h, r)
