@@ -84,7 +84,10 @@ def scale_variants(raw_scores: torch.Tensor, d_k: int) -> dict[str, ScaleVariant
     """The same raw scores q·k (..., T_k) divided by 1, sqrt(d_k) and d_k, each through the softmax.
 
     The gradient is taken with respect to the softmax's own input (the scaled scores): it measures
-    saturation. The gradient with respect to the raw q·k carries one more factor 1 / divisor.
+    saturation, independent of units. (With respect to the raw q·k it carries one more factor 1 / divisor,
+    but the raw scores also grow like sqrt(d_k), so that number mixes saturation with units.)
+    Measured on random N(0, 1) q, k (tests/test_softmax_numerics.py): as d_k grows, ÷1's entropy and
+    gradient fall towards 0, ÷sqrt(d_k)'s stay level, ÷d_k's entropy rises to log(T_k) (uniform).
     """
     if not isinstance(d_k, int) or d_k < 1:
         raise ValueError(f"d_k must be a positive integer, got {d_k!r}")
