@@ -77,6 +77,18 @@ def test_a_readable_example():
     assert naive_softmax(s16, torch.float16).tolist() == [0.0, 0.0]  # every weight wiped out, no NaN in sight
 
 
+def test_the_float16_sum_overflows_at_the_rounding_midpoint_not_at_the_largest_number():
+    """65504 is float16's largest number, 65536 would be the next: exact sums below their midpoint 65520
+    round down to 65504 (finite), sums from 65520 up round to inf. Found by searching all float16 pairs."""
+    below = torch.tensor([9.1328125, 10.9375], dtype=torch.float16)  # exps 5640 + 59872 = 65512
+    above = torch.tensor([11.0, 8.640625], dtype=torch.float16)  # exps 59872 + 5656 = 65528
+    assert float(torch.exp(below).double().sum()) == 65512 and float(torch.exp(above).double().sum()) == 65528
+    assert naive_failure(below, torch.float16).ok and torch.isfinite(naive_softmax(below, torch.float16)).all()
+    f = naive_failure(above, torch.float16)
+    assert f.sum_overflows and not f.exp_overflows.any()
+    assert naive_softmax(above, torch.float16).tolist() == [0.0, 0.0]
+
+
 @SETTINGS
 @given(row=rows)
 def test_online_running_state_is_the_max_and_sum_so_far(row):
