@@ -57,39 +57,45 @@ def max_diff(a, b):
 def cases(draw):
     d_model, h = draw(dims)
     B = draw(st.integers(1, 2))
-    kind = draw(st.sampled_from(["none", "causal", "padding"]))
+    kind = draw(st.sampled_from(["none", "causal", "padding", "custom"]))
     T_q = draw(st.integers(1, 8))
     T_k = T_q if kind == "causal" and draw(st.booleans()) else draw(st.integers(1, 8))
     if kind == "none":
         mask = None
     elif kind == "causal":
         mask = causal_mask(T_q, T_k)  # (1, 1, T_q, T_k), top-left aligned when T_q != T_k
-    else:  # lengths 0..T_k: a length of 0 blocks whole rows
+    elif kind == "padding":  # lengths 0..T_k: a length of 0 blocks whole rows
         mask = padding_mask_from_lengths(draw(st.lists(st.integers(0, T_k), min_size=B, max_size=B)), T_k)
+    else:  # a hand-drawn grid, as in the Masks lab: any cells, any fully blocked rows
+        cells = st.lists(st.booleans(), min_size=T_k, max_size=T_k)
+        mask = custom_mask(torch.tensor(draw(st.lists(cells, min_size=T_q, max_size=T_q))))
     return d_model, h, B, T_q, T_k, mask, draw(st.integers(0, 10_000))
 
 
 # ---------------------------------------------------------------- the same numbers as the plain path
 @SETTINGS
-@given(case=cases())
-def test_tiled_output_equals_head_outputs_and_pytorch_for_every_block_size(case):
+@given(case=cases(), fill=st.sampled_from([FILL_SEED, FILL_NEG_INF]))
+def test_tiled_output_equals_head_outputs_and_pytorch_for_every_block_size(case, fill):
     d_model, h, B, T_q, T_k, mask, seed = case
-    trace = plain_trace(d_model, h, B, T_q, T_k, seed, mask)
+    trace = plain_trace(d_model, h, B, T_q, T_k, seed, mask, fill)
     keep = torch.ones(1, 1, T_q, T_k, dtype=torch.bool) if mask is None else mask
     sdpa = F.scaled_dot_product_attention(trace.q_heads, trace.k_heads, trace.v_heads, attn_mask=keep)
     blocked_row = ~keep.expand(B, h, T_q, T_k).any(-1)  # (B, h, T_q)
     worst = 0.0
     for bq in range(1, T_q + 1):
         for bk in range(1, T_k + 1):
-            t = tiled(trace, mask, bq, bk)
+            t = tiled(trace, mask, bq, bk, fill)
             assert t.output.shape == (B, h, T_q, trace.q_heads.shape[-1])
             worst = max(worst, max_diff(t.output, trace.head_outputs))
             # PyTorch's fused attention agrees wherever a row keeps a key; a fully blocked row is 0 there,
-            # while the seed's -1e9 fill (ours, tiled or not) makes it the mean of all values.
+            # while the seed's -1e9 fill (ours, tiled or not) makes it the mean of all values, and -inf NaN.
             worst = max(worst, max_diff(t.output[~blocked_row], sdpa[~blocked_row]))
             assert torch.equal(sdpa[blocked_row], torch.zeros_like(sdpa[blocked_row]))
-            assert torch.allclose(t.output[blocked_row], trace.v_heads.mean(-2, keepdim=True)
-                                  .expand_as(t.output)[blocked_row], atol=TOL)
+            if fill == FILL_SEED:
+                mean_v = trace.v_heads.mean(-2, keepdim=True).expand_as(t.output)  # (B, h, T_q, d_k)
+                assert torch.allclose(t.output[blocked_row], mean_v[blocked_row], atol=TOL)
+            else:
+                assert torch.isnan(t.output[blocked_row]).all()
     assert worst <= TOL, worst
 
 
@@ -108,6 +114,16 @@ def test_the_last_running_l_and_m_are_the_row_sums_and_maxima_of_the_unnormalise
     for s in t.steps:
         if s.writes_o:
             assert torch.equal(s.l, t.l[:, :, s.q_start:s.q_stop])
+
+
+@pytest.mark.parametrize("d_model, h", [(64, 4), (512, 64), (512, 1)])
+def test_every_block_size_at_the_apps_longest_sequence(d_model, h):
+    """T = SEQ_LEN_MAX (32) under the causal mask, every (block_q, block_k) in 1..32 x 1..32."""
+    T, mask = limits.SEQ_LEN_MAX, causal_mask(limits.SEQ_LEN_MAX)
+    trace = plain_trace(d_model, h, 1, T, T, 42, mask)
+    worst = max(max_diff(tiled(trace, mask, bq, bk, keep_steps=False).output, trace.head_outputs)
+                for bq in range(1, T + 1) for bk in range(1, T + 1))
+    assert worst <= TOL, worst
 
 
 def test_fill_minus_inf_gives_nan_rows_exactly_where_the_plain_path_does():
