@@ -187,9 +187,17 @@ def causal_tile_counts(T_q: int, T_k: int, block_q: int, block_k: int) -> tuple[
     j * block_k <= q1 - 1, so tile i processes ceil(min(q1, T_k) / block_k) key tiles and skips the rest.
     """
     _check_accounting(T_q, T_k, block_q, block_k)
-    n_k = math.ceil(T_k / block_k)
-    processed = sum(math.ceil(min(q1, T_k) / block_k) for _, q1 in tile_bounds(T_q, block_q))
-    return processed, math.ceil(T_q / block_q) * n_k - processed
+    processed = int(_key_tiles_per_query_tile(T_q, T_k, block_q, block_k, causal=True).sum())
+    return processed, math.ceil(T_q / block_q) * math.ceil(T_k / block_k) - processed
+
+
+def _key_tiles_per_query_tile(T_q: int, T_k: int, block_q: int, block_k: int, *, causal: bool) -> torch.Tensor:
+    """(n_q_tiles,) how many key tiles each query tile processes: all of them, or under the causal mask
+    those starting at or before its last row. One tensor op instead of a loop, so T = 128k costs nothing."""
+    q_stops = torch.arange(1, math.ceil(T_q / block_q) + 1, dtype=torch.int64) * block_q  # (n_q,)
+    q_stops = q_stops.clamp(max=T_q)  # (n_q,) the last query tile may be short
+    visible = q_stops.clamp(max=T_k) if causal else torch.full_like(q_stops, T_k)  # (n_q,) keys 0..visible-1
+    return (visible + block_k - 1) // block_k  # (n_q,) ceil(visible / block_k)
 
 
 @dataclass(frozen=True)
@@ -253,11 +261,8 @@ def tiled_traffic(T_q: int, T_k: int, d_k: int, block_q: int, block_k: int, *, c
     about half that under the causal mask (its skipped tiles are never read).
     """
     _check_accounting(T_q, T_k, block_q, block_k)
-    kv_rows = 0  # key rows read over all processed steps
-    for _, q1 in tile_bounds(T_q, block_q):
-        visible = min(q1, T_k) if causal else T_k  # keys of the processed tiles end at a tile boundary
-        n_tiles = math.ceil(visible / block_k)
-        kv_rows += min(n_tiles * block_k, T_k)
+    n_tiles = _key_tiles_per_query_tile(T_q, T_k, block_q, block_k, causal=causal)  # (n_q,)
+    kv_rows = int((n_tiles * block_k).clamp(max=T_k).sum())  # key rows read over all steps (last tile may be short)
     return Traffic(read_q=T_q * d_k, read_k=kv_rows * d_k, read_v=kv_rows * d_k, write_o=T_q * d_k,
                    read_write_scores=0)
 
