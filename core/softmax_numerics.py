@@ -13,7 +13,8 @@ Two claims the seed makes in one line each, computed here so a page can show the
    entropy(÷1) <= entropy(÷sqrt(d_k)) <= entropy(÷d_k), with equality only when d_k = 1 or the row is constant.
 
 2. "Subtract the row max first." exp overflows for large scores: exp(s) is inf in float32 for s > ~88.72
-   and in float16 for s > ~11.09. The naive exp(s) / sum exp(s) then gives inf / inf = NaN. Since
+   and in float16 for s > ~11.09. The naive exp(s) / sum exp(s) then gives inf / inf = NaN (and the sum
+   alone can overflow, wiping every weight to 0; all-very-negative scores give 0 / 0 = NaN). Since
    softmax(s) = softmax(s - c) for any c, the safe softmax uses c = max(s): every exp is then <= 1.
    The online softmax gets the same result in one pass over the keys, never knowing the max in advance:
    it keeps a running max m and normaliser l and rescales l by exp(m_old - m_new) when m grows. That is
