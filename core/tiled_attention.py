@@ -258,7 +258,10 @@ def tiled_traffic(T_q: int, T_k: int, d_k: int, block_q: int, block_k: int, *, c
     (query tile, key tile) step reads that key tile's K and V rows. Scores never leave the chip.
 
     So K and V are read once per query tile: T_k * d_k * ceil(T_q / block_q) numbers each without a mask,
-    about half that under the causal mask (its skipped tiles are never read).
+    about half that under the causal mask (its skipped tiles are never read). Against the plain path's
+    4 T^2 numbers of scores that is about 2 block_q / d_k times less traffic: the tiled path always wins
+    on memory, but on traffic only once block_q > 2 d_k (real kernels use tiles of 64 to 128 rows); with
+    the small blocks of a T = 32 example it moves more numbers than the plain path.
     """
     _check_accounting(T_q, T_k, block_q, block_k)
     n_tiles = _key_tiles_per_query_tile(T_q, T_k, block_q, block_k, causal=causal)  # (n_q,)
@@ -273,6 +276,32 @@ def step_traffic(step: TileStep, d_k: int) -> dict[str, int]:
     r, c = step.q_stop - step.q_start, step.k_stop - step.k_start
     return {"read_q": r * d_k if step.loads_q else 0, "read_k": c * d_k, "read_v": c * d_k,
             "write_o": r * d_k if step.writes_o else 0}
+
+
+@dataclass(frozen=True)
+class ContextCost:
+    """One line of the memory table: what the two paths cost at one sequence length T (self-attention)."""
+
+    T: int
+    memory: AttentionMemory
+    plain: Traffic  # per head
+    tiled: Traffic  # per head, no mask
+    tiled_causal: Traffic  # per head, causal mask (skipped tiles never read)
+    causal_tiles: tuple[int, int]  # (processed, skipped) under the causal mask
+
+
+def context_costs(T: int, d_k: int, B: int, h: int, block_q: int, block_k: int, *,
+                  long_contexts: tuple[int, ...] = LONG_CONTEXTS) -> list[ContextCost]:
+    """The costs at the current T and at the long contexts (8k, 128k), with the same d_k, heads and blocks:
+    the numbers behind "the T x T matrix does not fit, one tile does"."""
+    out = []
+    for length in (T, *long_contexts):
+        out.append(ContextCost(
+            T=length, memory=attention_memory(length, length, d_k, B, h, block_q, block_k),
+            plain=plain_traffic(length, length, d_k), tiled=tiled_traffic(length, length, d_k, block_q, block_k),
+            tiled_causal=tiled_traffic(length, length, d_k, block_q, block_k, causal=True),
+            causal_tiles=causal_tile_counts(length, length, block_q, block_k)))
+    return out
 
 
 def _check_accounting(T_q: int, T_k: int, block_q: int, block_k: int) -> None:

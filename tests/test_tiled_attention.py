@@ -23,7 +23,7 @@ from core import limits
 from core.attention import build_input, build_model
 from core.masks import FILL_NEG_INF, FILL_SEED, causal_mask, custom_mask, padding_mask_from_lengths
 from core.tiled_attention import (
-    LONG_CONTEXTS, attention_memory, causal_tile_counts, plain_traffic, step_traffic, tile_bounds, tiled_attention,
+    LONG_CONTEXTS, attention_memory, causal_tile_counts, context_costs, plain_traffic, step_traffic, tile_bounds, tiled_attention,
     tiled_traffic,
 )
 
@@ -281,6 +281,22 @@ def test_traffic_at_long_contexts_plain_moves_the_scores_tiled_rereads_k_and_v()
     # the causal mask skips about half the tiles, so about half the K and V reads
     causal = tiled_traffic(T, T, d_k, 64, 64, causal=True)
     assert causal.read_k / tiled_traffic(T, T, d_k, 64, 64).read_k == pytest.approx(0.5, abs=0.01)
+
+
+def test_context_costs_at_the_current_t_and_the_long_contexts():
+    rows = context_costs(16, 16, 1, 4, 4, 8)  # d_model 64, h 4 at T = 16, blocks 4 x 8
+    assert [r.T for r in rows] == [16, 8192, 131072]
+    current, _, longest = rows
+    assert current.memory.scores_bytes_per_head == 16 * 16 * 4 and current.memory.tile_bytes == 4 * 8 * 4
+    assert current.causal_tiles == (6, 2)  # query tiles of 4 rows, key tiles {0..7} {8..15}: hand count
+    assert longest.memory.scores_bytes_all_heads == 4 * 2**34 * 4  # 4 heads x (2^17)^2 x 4 bytes = 256 GiB
+    # blocks of 4 rows with d_k = 16: K and V re-read 2^15 times; more traffic than the plain path (block_q < 2 d_k),
+    # while the largest intermediate is 2^29 times smaller
+    ratio = longest.plain.total / longest.tiled.total
+    assert ratio == pytest.approx(2 * (131072 + 16) / (16 * (1 + 131072 / 4))) and round(ratio, 3) == 0.5
+    assert longest.memory.ratio == 2**34 / 32
+    assert longest.tiled_causal.total < longest.tiled.total
+    assert longest.causal_tiles == causal_tile_counts(131072, 131072, 4, 8)
 
 
 # ---------------------------------------------------------------- bad input
