@@ -24,6 +24,7 @@ Two claims the seed makes in one line each, computed here so a page can show the
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
@@ -31,6 +32,7 @@ import torch
 from core.limits import SOFTMAX_ROW_MAX, VARIANCE_D_K_MAX, VARIANCE_DRAWS_MAX, check_range
 
 DTYPES = {"float32": torch.float32, "float16": torch.float16}
+Row = torch.Tensor | Sequence[float]  # one row of scores: a 1-D tensor or a list of numbers
 SCALE_NAMES = ("1", "sqrt_d_k", "d_k")  # the three divisors, in increasing order for d_k > 1
 
 
@@ -144,7 +146,7 @@ def dot_variance(d_ks: list[int] | tuple[int, ...], draws: int, seed: int) -> li
 
 
 # ---------------------------------------------------------------- 2. why subtract the max
-def _as_row(scores, dtype: torch.dtype) -> torch.Tensor:
+def _as_row(scores: Row, dtype: torch.dtype) -> torch.Tensor:
     row = torch.as_tensor(scores).to(dtype)
     if row.dim() != 1 or not 1 <= row.numel() <= SOFTMAX_ROW_MAX:
         raise ValueError(f"one row of 1 to {SOFTMAX_ROW_MAX} scores is expected, got shape {tuple(row.shape)}")
@@ -153,14 +155,14 @@ def _as_row(scores, dtype: torch.dtype) -> torch.Tensor:
     return row
 
 
-def naive_softmax(scores, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+def naive_softmax(scores: Row, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """exp(s) / sum exp(s), straight from the definition, in `dtype`. Overflows for large scores."""
     s = _as_row(scores, dtype)  # (T_k,)
     e = torch.exp(s)  # (T_k,)  inf where s is above the overflow threshold
     return e / e.sum()
 
 
-def safe_softmax(scores, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+def safe_softmax(scores: Row, dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """exp(s - max s) / sum exp(s - max s): the same function (the max cancels), but every exp is <= 1."""
     s = _as_row(scores, dtype)  # (T_k,)
     e = torch.exp(s - s.max())  # (T_k,)  in (0, 1], exactly 1 at the max
@@ -177,7 +179,7 @@ class OnlineSoftmax:
     rescale: torch.Tensor  # (T_k,)  exp(m_old - m_new) applied to l at each key (1 when the max did not move)
 
 
-def online_softmax(scores, dtype: torch.dtype = torch.float32) -> OnlineSoftmax:
+def online_softmax(scores: Row, dtype: torch.dtype = torch.float32) -> OnlineSoftmax:
     """The softmax without knowing the max in advance: what FlashAttention does with block_k = 1 on one row.
 
     When a new key beats the running max, the old l was a sum of exp(s - m_old); multiplying it by
@@ -226,7 +228,7 @@ class NaiveFailure:
     ok: bool  # no inf, no NaN, no 0 / 0: the naive weights are a real distribution (if less precise)
 
 
-def naive_failure(scores, dtype: torch.dtype = torch.float32) -> NaiveFailure:
+def naive_failure(scores: Row, dtype: torch.dtype = torch.float32) -> NaiveFailure:
     """Predict, from the scores and the dtype's range alone, which naive weights come out inf/NaN/0.
 
     exp(s_j) overflows when its exact value rounds past the dtype's largest number (s_j > threshold);

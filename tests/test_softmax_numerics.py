@@ -191,9 +191,9 @@ def test_entropy_order_holds_in_every_row_and_the_means_move_as_claimed(T_k):
 @pytest.mark.parametrize("T_k", [8, 32])
 def test_the_gradient_dies_without_scaling_and_stays_level_with_sqrt_d_k(T_k):
     """Mean Frobenius norm of the softmax Jacobian over 800 rows: ÷1 falls with every step of d_k (to under
-    40% of ÷sqrt(d_k)'s at d_k = 512; measured 18% at T_k = 8, 33% at T_k = 32), ÷sqrt(d_k) stays within 10%. (It is not monotone in the divisor: at small d_k
-    and T_k = 32, ÷1's rows are sharper yet pass more gradient than ÷sqrt(d_k)'s; the uniform row of ÷d_k
-    gives sqrt(T_k - 1) / T_k.)"""
+    40% of ÷sqrt(d_k)'s at d_k = 512; measured 18% at T_k = 8, 33% at T_k = 32), ÷sqrt(d_k) stays within 10%.
+    (It is not monotone in the divisor: at small d_k and T_k = 32, ÷1's rows are sharper yet pass more
+    gradient than ÷sqrt(d_k)'s; the uniform row of ÷d_k gives sqrt(T_k - 1) / T_k.)"""
     g = {d_k: [float(variants_over_seeds(d_k, T_k)[n]["gradient"].mean()) for n in SCALE_NAMES] for d_k in D_KS}
     level = [g[d][1] for d in D_KS]
     assert max(level) <= 1.1 * min(level), level

@@ -23,8 +23,8 @@ from core import limits
 from core.attention import build_input, build_model
 from core.masks import FILL_NEG_INF, FILL_SEED, causal_mask, custom_mask, padding_mask_from_lengths
 from core.tiled_attention import (
-    LONG_CONTEXTS, attention_memory, causal_tile_counts, context_costs, plain_traffic, step_traffic, tile_bounds, tiled_attention,
-    tiled_traffic,
+    LONG_CONTEXTS, attention_memory, causal_tile_counts, context_costs, plain_traffic, step_traffic, tile_bounds,
+    tiled_attention, tiled_traffic,
 )
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -329,4 +329,4 @@ def test_the_lesson_modules_are_pure_torch():
         tree = ast.parse((root / name).read_text())
         imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-        assert imported <= {"__future__", "math", "dataclasses", "torch", "core"}, (name, imported)
+        assert imported <= {"__future__", "math", "collections", "dataclasses", "torch", "core"}, (name, imported)
