@@ -47,6 +47,15 @@ ROPE_FALLOFF_SAMPLES_MAX = 4096  # what a caller (the tests) may ask for instead
 # ~0.1 s with the cache and ~1.4 s without (256 causal passes; the time grows ~T^2 .. T^3 without).
 KV_CACHE_MAX_TOKENS = 256
 
+# ---------------------------------------------------------------- Softmax up close (core/softmax_numerics.py, core/tiled_attention.py)
+TILE_BLOCK_MIN, TILE_BLOCK_MAX = 1, SEQ_LEN_MAX  # block_q and block_k of the tiled (FlashAttention) walk
+SOFTMAX_ROW_MAX = 4096  # scores in one row of the three softmaxes (the online one loops over them in Python)
+VARIANCE_D_K_MAX = D_MODEL_CHOICES[-1]  # widest d_k whose q.k variance is measured (one head of the widest model)
+VARIANCE_DRAWS_MAX = 20_000  # random (q, k) pairs per d_k (drawn in chunks, so memory stays ~1 MB)
+# The memory and traffic accounting is arithmetic only (a loop over query tiles), so it takes long
+# contexts: any T up to 2**20 tokens (the page shows 8k and 128k), blocks up to that long.
+ACCOUNTING_T_MAX = 1 << 20
+
 # ---------------------------------------------------------------- free text elsewhere
 QUIZ_ANSWER_CHARS = 100  # a longer quiz answer is refused (with a message) before any parsing
 # URL values: every one goes through a bounded parser -- numbers through core.settings.clamp_int (at
