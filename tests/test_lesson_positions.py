@@ -1,0 +1,512 @@
+"""lessons/positions.py: every number the Positions page prints, against an independent computation.
+
+References used here, not the lesson's own code: torch's nn.MultiheadAttention (core.reference.torch_reference)
+for weights and outputs, the sinusoid and RoPE formulas written in numpy float64, cosines in numpy, the real
+model's own run for its learned positions, and hand-computed URL corrections.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from core import limits, scenario
+from core import positions as P
+from core.masks import causal_mask
+from core.reference import torch_reference
+from core.settings import Settings
+from lessons import positions as L
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+ROOT = Path(__file__).resolve().parents[1]
+
+# smallest, d_k 1 (odd), the default, and the largest settings; every mask kind somewhere
+SETTINGS = [
+    Settings(8, 1, 2, "none", 0, "en"),
+    Settings(8, 8, 2, "padding", 3, "zh"),
+    Settings(64, 4, 8, "none", 0, "en"),
+    Settings(64, 4, 8, "custom", 5, "zh"),
+    Settings(512, 16, 32, "none", 0, "en"),
+    Settings(512, 64, 32, "causal", 99_999, "zh"),
+]
+DEFAULT = Settings(64, 4, 8, "none", 0, "en")
+
+
+@pytest.fixture(scope="module")
+def real():
+    from core import pretrained
+
+    return pretrained.load()
+
+
+# ================================================================ the module's imports
+def test_lesson_imports_no_ui():
+    """Direct imports: only core, numpy, torch and the standard library; in a fresh interpreter, importing the
+    lesson loads no streamlit, plotly or core.figures (core.i18n comes only through core.settings' LANGS)."""
+    tree = ast.parse((ROOT / "lessons" / "positions.py").read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            names.add(node.module)
+    assert names, "no imports found"
+    for name in names:
+        top = name.split(".")[0]
+        assert top in ("core", "numpy", "torch", "math", "dataclasses", "__future__"), name
+        assert name not in ("core.i18n", "core.strings", "core.figures", "core.canvas_chart"), name
+    code = ("import sys, lessons.positions; bad = [m for m in sys.modules if m.split('.')[0] in "
+            "('streamlit', 'plotly') or m == 'core.figures']; print(bad); sys.exit(1 if bad else 0)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+# ================================================================ 1. Shuffle the words
+@pytest.mark.parametrize("s", SETTINGS, ids=str)
+@pytest.mark.parametrize("causal", [False, True])
+def test_shuffle_view_against_torch(s, causal):
+    seed = 4242
+    v = L.shuffle_view(s, seed, causal, head=s.num_heads - 1)
+    run = scenario.run(s)
+    T = s.seq_len
+    perm = v.perm
+    assert sorted(perm.tolist()) == list(range(T)) and perm.tolist() != list(range(T))
+    assert perm.tolist() == P.random_permutation(T, seed).tolist()
+    np.testing.assert_array_equal(perm[v.inverse], np.arange(T))
+    assert v.moved.tolist() == [int(p) != i for i, p in enumerate(perm)]
+    assert v.tokens_after == tuple(v.tokens[p] for p in perm)
+    # X: the other pages' X, and the shuffle moves rows without changing a number
+    np.testing.assert_array_equal(v.x_before.values, run.x[0].numpy())
+    np.testing.assert_array_equal(v.x_after.values, run.x[0].numpy()[perm])
+    assert v.x_moved_gap == 0.0
+    # weights and outputs: nn.MultiheadAttention on both inputs
+    mask = causal_mask(T) if causal else None
+    xs = run.x[:, torch.as_tensor(perm.copy())]
+    out_b, w_b = torch_reference(run.model, run.x, run.x, run.x, mask)
+    out_a, w_a = torch_reference(run.model, xs, xs, xs, mask)
+    head = s.num_heads - 1
+    assert v.head == head
+    np.testing.assert_allclose(v.weights_before.values, w_b[0, head].numpy(), atol=1e-5)
+    np.testing.assert_allclose(v.weights_after.values, w_a[0, head].numpy(), atol=1e-5)
+    np.testing.assert_allclose(v.output_before.values, out_b[0].numpy(), atol=1e-5)
+    np.testing.assert_allclose(v.output_after.values, out_a[0].numpy(), atol=1e-5)
+    # the printed gaps, by hand from the reference: un-shuffle = take row inverse[i]
+    inv = np.argsort(perm)
+    gap_out = float(np.abs(out_a[0].numpy()[inv] - out_b[0].numpy()).max())
+    gap_w = float(np.abs(w_a[0].numpy()[:, inv][:, :, inv] - w_b[0].numpy()).max())
+    assert v.output_gap == pytest.approx(gap_out, abs=2e-5)
+    assert v.weights_gap == pytest.approx(gap_w, abs=2e-5)
+    assert v.free_output_gap <= 1e-5 and v.free_weights_gap <= 1e-5  # unmasked: 0 up to float error
+    assert v.causal_output_gap > 1e-2 and v.causal_weights_gap > 1e-2  # the causal mask breaks it
+    assert v.equal is (not causal)
+    assert (v.output_gap, v.weights_gap) == ((v.causal_output_gap, v.causal_weights_gap) if causal
+                                             else (v.free_output_gap, v.free_weights_gap))
+    # the counter-example the page prints: the token shuffled to the front sees only itself
+    assert v.front == perm[0]
+    assert v.front_self_after == 1.0
+    _, w_causal = torch_reference(run.model, run.x, run.x, run.x, causal_mask(T))
+    assert v.front_self_before == pytest.approx(float(w_causal[0, head, v.front, v.front]), abs=1e-5)
+    if v.front != 0:
+        assert v.front_self_before < 0.999
+    assert v.notes == (() if s.mask == "none" else ("shared_mask_not_used",))
+    assert v.weights_before.role == "weights" and (v.weights_before.vmin, v.weights_before.vmax) == (0.0, 1.0)
+    assert v.x_before.role == "signed" and v.x_before.vmin == -v.x_before.vmax
+    assert v.x_before.values.shape == (T, s.d_model) and not v.x_before.values.flags.writeable
+
+
+def test_shuffle_labels_follow_the_tokens():
+    v = L.shuffle_view(DEFAULT, 1, False, 0)
+    assert v.tokens[:3] == ("0:the", "1:cat", "2:sat")
+    assert v.tokens_after[0] == f"{v.perm[0]}:" + v.tokens[v.perm[0]].split(":")[1]
+
+
+# ================================================================ 2. Add positions
+def sinusoid_np(n, d):
+    pe = np.zeros((n, d))
+    for pos in range(n):
+        for i in range(0, d, 2):
+            pe[pos, i] = math.sin(pos / 10000 ** (i / d))
+            if i + 1 < d:
+                pe[pos, i + 1] = math.cos(pos / 10000 ** (i / d))
+    return pe
+
+
+def rope_np(x, positions, base):
+    """(T, d_k) rows turned pair by pair, pairs (i, i + d_k/2), float64: written from the formula."""
+    x = np.asarray(x, dtype=np.float64)
+    half = x.shape[-1] // 2
+    out = x.copy()
+    for t, p in enumerate(positions):
+        for i in range(half):
+            a = p * base ** (-2 * i / x.shape[-1])
+            c, s = math.cos(a), math.sin(a)
+            out[..., t, i] = x[..., t, i] * c - x[..., t, i + half] * s
+            out[..., t, i + half] = x[..., t, i + half] * c + x[..., t, i] * s
+    return out
+
+
+@pytest.mark.parametrize("s", SETTINGS, ids=str)
+def test_add_view_random_model(s, real):
+    base = 500.0
+    v = L.add_view(s, "random", head=0, base=base, shuffle_seed=7, real=real)
+    run = scenario.run(s)
+    kinds = {k.kind: k for k in v.kinds}
+    assert tuple(kinds) == L.KINDS
+    assert not kinds["learned"].available and kinds["learned"].reason == "learned_width"
+    assert v.table_width == 384 == L.REAL_WIDTH and v.d_model == s.d_model != v.table_width
+    # none: exactly the other pages' weights (the scenario's trace, shared mask included), and nn.MHA's
+    np.testing.assert_array_equal(kinds["none"].weights, run.trace.weights[0].numpy())
+    assert v.scenario_gap == 0.0
+    _, w_ref = torch_reference(run.model, run.x, run.x, run.x, run.mask)
+    np.testing.assert_allclose(kinds["none"].weights, w_ref[0].numpy(), atol=1e-5)
+    # sinusoidal: X + the paper's table (numpy), through nn.MHA
+    xp = run.x + torch.tensor(sinusoid_np(s.seq_len, s.d_model), dtype=torch.float32)[None]
+    _, w_sin = torch_reference(run.model, xp, xp, xp, run.mask)
+    np.testing.assert_allclose(kinds["sinusoidal"].weights, w_sin[0].numpy(), atol=1e-5)
+    assert kinds["sinusoidal"].change == pytest.approx(float(np.abs(w_sin[0].numpy() - w_ref[0].numpy()).max()),
+                                                       abs=1e-5)
+    # rope: q and k turned by the formula in numpy, softmax by hand
+    if s.d_k % 2:
+        assert not kinds["rope"].available and kinds["rope"].reason == "rope_odd_d_k" and "rope_odd_d_k" in v.notes
+    else:
+        tr = run.trace
+        q = rope_np(tr.q_heads[0].numpy(), range(s.seq_len), base)
+        k = rope_np(tr.k_heads[0].numpy(), range(s.seq_len), base)
+        sc = q @ k.transpose(0, 2, 1) / math.sqrt(s.d_k)
+        if run.mask is not None:
+            sc = np.where(np.broadcast_to(run.mask.numpy().reshape(-1, s.seq_len, s.seq_len)[0], sc.shape) == 0,
+                          run.model.fill_value, sc)
+        w = np.exp(sc - sc.max(-1, keepdims=True))
+        w /= w.sum(-1, keepdims=True)
+        np.testing.assert_allclose(kinds["rope"].weights, w, atol=1e-5)
+    # the side-by-side panels: the head of every available kind
+    shown = [k for k in L.KINDS if kinds[k].available]
+    assert v.side_by_side.panels == tuple(shown)
+    for i, kind in enumerate(shown):
+        np.testing.assert_array_equal(v.side_by_side.values[i], kinds[kind].weights[0])
+    # the shuffle gap per kind: 0 without positions (and without a mask), not 0 with them
+    if s.mask == "none":
+        assert kinds["none"].shuffle_gap <= 1e-5
+        assert kinds["sinusoidal"].shuffle_gap > 1e-3
+        if kinds["rope"].available:
+            assert kinds["rope"].shuffle_gap > 1e-3
+    else:
+        assert "shuffle_gap_with_mask" in v.notes
+    perm = torch.as_tensor(v.perm.copy())
+    inv = torch.argsort(perm)
+    xs = run.x[:, perm] + torch.tensor(sinusoid_np(s.seq_len, s.d_model), dtype=torch.float32)[None]  # words move, slots stay
+    _, w_sin_s = torch_reference(run.model, xs, xs, xs, run.mask)
+    gap = float(np.abs(w_sin_s[0].numpy()[:, inv][:, :, inv] - w_sin[0].numpy()).max())
+    assert kinds["sinusoidal"].shuffle_gap == pytest.approx(gap, abs=2e-5)
+
+
+def test_add_view_real_model(real):
+    from core.pretrained import EXAMPLES
+
+    assert L.REAL_HEADS == real.cfg.num_heads and L.REAL_WIDTH == real.cfg.d_model
+    for example in range(len(EXAMPLES)):
+        v = L.add_view(DEFAULT, "real", head=11, base=10_000.0, shuffle_seed=1, real=real, example=example)
+        encoded, run = real.run_text(EXAMPLES[example][0])
+        kinds = {k.kind: k for k in v.kinds}
+        assert all(k.available for k in v.kinds) and v.side_by_side.panels == L.KINDS
+        assert (v.num_heads, v.d_model, v.d_k, v.head) == (12, 384, 32, 11)
+        assert v.tokens == tuple(f"{i}:{t}" for i, t in enumerate(encoded.tokens))
+        # learned: the real model's own first layer
+        np.testing.assert_allclose(kinds["learned"].weights, run.weights[0, 0].numpy(), atol=1e-6)
+        assert [k.trained for k in v.kinds] == [kind == "learned" for kind in L.KINDS]
+        # a repeated word ("the"): the same row without positions, different rows with any kind of them
+        a, b = v.twin
+        assert encoded.tokens[a] == encoded.tokens[b] and a < b
+        w_none = kinds["none"].weights
+        assert kinds["none"].twin_gap == pytest.approx(float(np.abs(w_none[:, a] - w_none[:, b]).max()), abs=1e-7)
+        assert kinds["none"].twin_gap <= 1e-6
+        for kind in ("sinusoidal", "learned", "rope"):
+            assert kinds[kind].twin_gap > 1e-2, kind
+            assert kinds[kind].shuffle_gap > 1e-2, kind
+        assert kinds["none"].shuffle_gap <= 1e-5
+        np.testing.assert_array_equal(v.side_by_side.values[2], kinds["learned"].weights[11])
+
+
+def test_add_view_refuses_what_the_page_never_sends():
+    with pytest.raises(ValueError, match="model"):
+        L.add_view(DEFAULT, "bert", 0, 10_000.0, 1)
+    with pytest.raises(ValueError, match="real model"):
+        L.add_view(DEFAULT, "real", 0, 10_000.0, 1)
+
+
+def test_twin_positions():
+    assert L.twin_positions(["[CLS]", "a", "b", "a", "[SEP]"]) == (1, 3)
+    assert L.twin_positions(["[CLS]", "a", "b", "[SEP]"]) is None
+
+
+# ================================================================ 3. RoPE is about distance
+@pytest.mark.parametrize("s", SETTINGS, ids=str)
+def test_rope_view_grid_against_the_formula(s):
+    d_k = L.default_dk(s)
+    base, grid, pair, at = 10_000.0, 12, d_k // 2 - 1, 5
+    v = L.rope_view(s, d_k, base, s.num_heads - 1, grid, pair, at)
+    run = scenario.run(s)
+    if s.d_k % 2 == 0:  # the scenario's own q and k
+        assert v.source == "scenario" and v.head == s.num_heads - 1 and v.notes == ()
+        np.testing.assert_array_equal(v.q, run.trace.q_heads[0, s.num_heads - 1, -1].numpy())
+        np.testing.assert_array_equal(v.k, run.trace.k_heads[0, s.num_heads - 1, 0].numpy())
+        assert v.q_token == f"{s.seq_len - 1}:{run.tokens[-1]}" and v.k_token == f"0:{run.tokens[0]}"
+    else:
+        assert v.source == "random" and v.notes == ("shared_d_k_odd",) and d_k == 2
+    q = rope_np(np.tile(v.q, (grid, 1)), range(grid), base)  # (P, d_k): q at every position
+    k = rope_np(np.tile(v.k, (grid, 1)), range(grid), base)
+    expected = q @ k.T / math.sqrt(d_k)
+    np.testing.assert_allclose(v.grid.values, expected, atol=1e-4)
+    assert v.grid.values.shape == (grid, grid) and v.grid.role == "signed"
+    # constant along diagonals: the printed spread, by hand
+    spread = max(np.ptp(np.diagonal(v.grid.values, offset=-r)) for r in range(-(grid - 1), grid))
+    assert v.diagonal_spread == pytest.approx(spread, abs=1e-6) and v.diagonal_spread <= 1e-5
+    assert v.constant_on_diagonals
+    plain = float(np.dot(v.q.astype(np.float64), v.k) / math.sqrt(d_k))
+    assert v.plain_score == pytest.approx(plain, abs=1e-5)
+    assert v.diagonal_gap <= 1e-5
+    # score against m - n: the diagonal's value, for every distance
+    assert v.by_distance.x.tolist() == list(range(-(grid - 1), grid))
+    for r, y in zip(v.by_distance.x, v.by_distance.y):
+        m = max(r, 0)
+        assert y == pytest.approx(expected[m, m - r], abs=1e-4)
+    # one pair turning: angle = position * base^(-2 pair / d_k), a rotation of (q[pair], q[pair + d_k/2])
+    theta = base ** (-2 * pair / d_k)
+    assert v.pair.theta == pytest.approx(theta, rel=1e-6) and v.pair.angle == pytest.approx(at * theta, rel=1e-6)
+    assert v.pair.dims == (pair, pair + d_k // 2)
+    a, b = float(v.q[pair]), float(v.q[pair + d_k // 2])
+    c, sn = math.cos(at * theta), math.sin(at * theta)
+    assert v.pair.before == pytest.approx((a, b), abs=1e-7)
+    assert v.pair.after == pytest.approx((a * c - b * sn, b * c + a * sn), abs=1e-5)
+    assert v.pair.length_after == pytest.approx(v.pair.length_before, rel=1e-5)
+    assert v.pair.angle_deg_reduced == pytest.approx(math.degrees(at * theta) % 360, abs=1e-3)
+    assert v.pair.turns == pytest.approx(at * theta / (2 * math.pi), rel=1e-6)
+    np.testing.assert_allclose(v.pair.path, q[:, [pair, pair + d_k // 2]], atol=1e-5)
+    np.testing.assert_allclose(v.frequencies, base ** (-2 * np.arange(d_k // 2) / d_k), rtol=1e-6)
+    # the fall-off: its exact mean, and the matched curve starts at mean |q|^2 / sqrt(d_k) ~ sqrt(d_k)
+    r = np.arange(L.FALLOFF_DISTANCE + 1)
+    exp = 2 / math.sqrt(d_k) * np.cos(r[:, None] * v.frequencies[None].astype(np.float64)).sum(-1)
+    np.testing.assert_allclose(v.falloff_expected.y, exp, atol=1e-4)
+    assert v.falloff_expected.y[0] == pytest.approx(math.sqrt(d_k), rel=1e-5)
+    gen = torch.Generator().manual_seed(s.seed)
+    qs = torch.randn(v.falloff_samples, d_k, generator=gen).double()
+    assert v.falloff_matched.y[0] == pytest.approx(float((qs * qs).sum(-1).mean()) / math.sqrt(d_k), rel=1e-4)
+    assert v.falloff_matched.x.tolist() == r.tolist()
+    assert 0.5 < float(v.falloff_unrelated.y.mean()) < 1.0  # flat around sqrt(2/pi) = 0.80
+
+
+def test_rope_view_base_and_d_k_controls():
+    """Another d_k: seeded random q, k (not the scenario's); another base: another grid, still on diagonals."""
+    a = L.rope_view(DEFAULT, 16, 10_000.0, 0, 16, 0, 3)
+    b = L.rope_view(DEFAULT, 16, 10.0, 0, 16, 0, 3)
+    c = L.rope_view(DEFAULT, 6, 10_000.0, 0, 16, 2, 3)
+    assert a.source == "scenario" and c.source == "random" and c.head is None
+    assert float(np.abs(a.grid.values - b.grid.values).max()) > 1e-2
+    assert b.constant_on_diagonals and c.constant_on_diagonals
+    assert c.q.shape == (6,) and c.pair.dims == (2, 5)
+    # a larger base decays more slowly: the matched curve at distance 64 is higher with base 1e6 than with 100
+    slow = L.rope_view(DEFAULT, 64, 1e6, 0, 4, 0, 1).falloff_expected.y[64]
+    fast = L.rope_view(DEFAULT, 64, 100.0, 0, 4, 0, 1).falloff_expected.y[64]
+    assert slow > fast
+    for bad_dk in (7, 1):
+        with pytest.raises(ValueError, match="even"):  # only parsed (even) values come in; core says why
+            L.rope_view(DEFAULT, bad_dk, 10_000.0, 0, 8, 0, 1)
+    with pytest.raises(ValueError, match="above 1"):
+        L.rope_view(DEFAULT, 16, 1.0, 0, 8, 0, 1)
+
+
+# ================================================================ 4. the learned table
+@pytest.mark.parametrize("span", L.SPANS)
+def test_learned_view_against_numpy_cosines(real, span):
+    v = L.learned_view(real, span)
+    table = real.encoder.embeddings.position.weight.detach().numpy().astype(np.float64)  # (512, 384)
+    assert v.table_shape == (512, 384)
+    np.testing.assert_allclose(v.first_values, [-0.0856, -0.0329, -0.0170, 0.1042], atol=5e-5)
+    stride = max(1, span // 128)
+    assert v.stride == stride and v.positions.tolist() == list(range(0, span, stride))
+    assert v.learned.values.shape == (len(v.positions),) * 2 and len(v.positions) <= 128
+    rows = table[:span] / np.linalg.norm(table[:span], axis=1, keepdims=True)
+    sim = rows @ rows.T
+    np.testing.assert_allclose(v.learned.values, sim[::stride, ::stride], atol=1e-5)
+    sines = sinusoid_np(span, 384)
+    srows = sines / np.linalg.norm(sines, axis=1, keepdims=True)
+    ssim = srows @ srows.T
+    np.testing.assert_allclose(v.sinusoidal.values, ssim[::stride, ::stride], atol=1e-5)
+    far = np.abs(np.arange(span)[:, None] - np.arange(span)[None]) >= span // 2
+    assert v.learned_neighbour == pytest.approx(np.diagonal(sim, 1).mean(), abs=1e-5)
+    assert v.learned_far == pytest.approx(sim[far].mean(), abs=1e-5)
+    assert v.sinusoidal_neighbour == pytest.approx(np.diagonal(ssim, 1).mean(), abs=1e-5)
+    assert v.sinusoidal_far == pytest.approx(ssim[far].mean(), abs=1e-5)
+    assert v.learned_neighbour > v.learned_far  # neighbours are alike in the trained table too
+    assert v.learned.role == "similarity" and (v.learned.vmin, v.learned.vmax) == (-1.0, 1.0)
+    with pytest.raises(ValueError):
+        L.learned_view(real, 100)
+
+
+# ================================================================ URL keys
+def test_url_keys_table():
+    assert [k.name for k in L.URL_KEYS] == ["pos_tab", "pos_shuffle", "pos_causal", "pos_head", "pos_model",
+                                            "pos_example", "pos_dk", "pos_base", "pos_grid", "pos_pair", "pos_at",
+                                            "pos_span"]
+    for k in L.URL_KEYS:
+        assert k.name.startswith("pos_") and k.type in ("choice", "int", "float", "bool", "even_int")
+        assert k.default is not None or k.default_rule
+    v = L.parse_url({}, DEFAULT)
+    assert v.fixes == ()
+    assert (v.tab, v.shuffle, v.causal, v.model, v.head, v.example, v.d_k, v.base, v.grid, v.pair, v.at, v.span) \
+        == ("shuffle", 1, False, "random", 0, 0, 16, 10_000.0, 16, 0, 3, 64)
+
+
+# (key, raw, settings, value used, reason or None)
+D1 = Settings(8, 8, 2, "none", 0, "en")  # d_k 1
+BAD = [
+    ("pos_tab", "rope", DEFAULT, "rope", None),
+    ("pos_tab", "ROPE", DEFAULT, "shuffle", "unreadable"),
+    ("pos_tab", "<script>", DEFAULT, "shuffle", "unreadable"),
+    ("pos_shuffle", "-5", DEFAULT, 0, "out_of_range"),
+    ("pos_shuffle", "1e400", DEFAULT, 99_999, "out_of_range"),
+    ("pos_shuffle", "9" * 500, DEFAULT, 99_999, "out_of_range"),
+    ("pos_shuffle", "abc", DEFAULT, 1, "unreadable"),
+    ("pos_shuffle", "12", DEFAULT, 12, None),
+    ("pos_causal", "true", DEFAULT, True, None),
+    ("pos_causal", "1", DEFAULT, True, "unreadable"),
+    ("pos_causal", "maybe", DEFAULT, False, "unreadable"),
+    ("pos_head", "99", DEFAULT, 3, "out_of_range"),
+    ("pos_head", "-1", DEFAULT, 0, "out_of_range"),
+    ("pos_head", "nan", DEFAULT, 0, "unreadable"),
+    ("pos_model", "bert", DEFAULT, "random", "unreadable"),
+    ("pos_example", "9", DEFAULT, 3, "out_of_range"),
+    ("pos_dk", "7", DEFAULT, 6, "odd_d_k"),
+    ("pos_dk", "1", DEFAULT, 2, "odd_d_k"),
+    ("pos_dk", "0", DEFAULT, 2, "out_of_range"),
+    ("pos_dk", "1000", DEFAULT, 256, "out_of_range"),
+    ("pos_dk", "255", DEFAULT, 254, "odd_d_k"),
+    ("pos_dk", "x", DEFAULT, 16, "unreadable"),
+    ("pos_dk", "x", D1, 2, "unreadable"),
+    ("pos_dk", "32", DEFAULT, 32, None),
+    ("pos_base", "1", DEFAULT, 10_000.0, "base_at_most_1"),
+    ("pos_base", "0.5", DEFAULT, 10_000.0, "base_at_most_1"),
+    ("pos_base", "-3", DEFAULT, 10_000.0, "base_at_most_1"),
+    ("pos_base", "-inf", DEFAULT, 10_000.0, "base_at_most_1"),
+    ("pos_base", "nan", DEFAULT, 10_000.0, "unreadable"),
+    ("pos_base", "inf", DEFAULT, 1e6, "out_of_range"),
+    ("pos_base", "1e400", DEFAULT, 1e6, "out_of_range"),
+    ("pos_base", "9" * 100, DEFAULT, 1e6, "out_of_range"),
+    ("pos_base", "x" * 100, DEFAULT, 10_000.0, "unreadable"),
+    ("pos_base", "1.5", DEFAULT, 1.5, None),
+    ("pos_base", "500000", DEFAULT, 500_000.0, None),
+    ("pos_grid", "1", DEFAULT, 2, "out_of_range"),
+    ("pos_grid", "100", DEFAULT, 64, "out_of_range"),
+    ("pos_pair", "50", DEFAULT, 7, "out_of_range"),
+    ("pos_at", "-1", DEFAULT, 0, "out_of_range"),
+    ("pos_at", "600", DEFAULT, 512, "out_of_range"),
+    ("pos_span", "100", DEFAULT, 128, "out_of_range"),
+    ("pos_span", "1e9", DEFAULT, 512, "out_of_range"),
+    ("pos_span", "abc", DEFAULT, 64, "unreadable"),
+    ("pos_span", "256", DEFAULT, 256, None),
+]
+FIELD = {"pos_tab": "tab", "pos_shuffle": "shuffle", "pos_causal": "causal", "pos_head": "head",
+         "pos_model": "model", "pos_example": "example", "pos_dk": "d_k", "pos_base": "base", "pos_grid": "grid",
+         "pos_pair": "pair", "pos_at": "at", "pos_span": "span"}
+
+
+@pytest.mark.parametrize("key,raw,s,used,reason", BAD, ids=lambda x: str(x)[:20])
+def test_bad_url_values_are_corrected(key, raw, s, used, reason):
+    v = L.parse_url({key: raw}, s)
+    assert getattr(v, FIELD[key]) == used
+    if reason is None:
+        assert v.fixes == ()
+    else:
+        assert [(f.key, f.reason) for f in v.fixes] == [(key, reason)]
+        assert len(v.fixes[0].given) <= 24
+
+
+def test_head_and_pair_follow_the_model_and_d_k():
+    v = L.parse_url({"pos_model": "real", "pos_head": "11"}, DEFAULT)
+    assert (v.head, v.head_random, v.fixes) == (11, 3, ())  # 12 real heads; the random model's last is 3
+    v = L.parse_url({"pos_dk": "4", "pos_pair": "3"}, DEFAULT)
+    assert (v.d_k, v.pair) == (4, 1) and [f.key for f in v.fixes] == ["pos_pair"]
+    assert L.parse_url({}, D1).d_k == 2  # the shared d_k 1 cannot be turned: the nearest even one
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(key=st.sampled_from([k.name for k in L.URL_KEYS]),
+       raw=st.one_of(st.text(max_size=60), st.integers(-10**30, 10**30).map(str),
+                     st.floats(allow_nan=True, allow_infinity=True).map(str)),
+       s=st.sampled_from(SETTINGS))
+def test_any_url_text_gives_valid_values(key, raw, s):
+    v = L.parse_url({key: raw}, s)
+    assert v.tab in L.TABS and v.model in L.MODELS and v.span in L.SPANS
+    assert 0 <= v.shuffle <= limits.SHUFFLE_SEED_MAX and isinstance(v.causal, bool)
+    assert 0 <= v.head < L.heads_of(s, v.model) and 0 <= v.head_random < s.num_heads
+    assert v.d_k % 2 == 0 and limits.ROPE_D_K_MIN <= v.d_k <= limits.ROPE_D_K_MAX
+    assert 1 < v.base <= limits.ROPE_BASE_MAX and math.isfinite(v.base)
+    assert 2 <= v.grid <= limits.ROPE_GRID_MAX and 0 <= v.pair < v.d_k // 2 and 0 <= v.at <= 512
+    P.check_rope(v.d_k, v.base)  # what the page passes on is always valid for the core
+    for f in v.fixes:
+        assert f.reason in ("unreadable", "out_of_range", "odd_d_k", "base_at_most_1")
+
+
+# ================================================================ every function, smallest to largest
+@pytest.mark.parametrize("s", [SETTINGS[0], SETTINGS[1], SETTINGS[-1]], ids=str)
+def test_every_function_runs_in_every_mode(s, real):
+    v = L.parse_url({}, s)
+    for causal in (False, True):
+        assert L.shuffle_view(s, limits.SHUFFLE_SEED_MAX, causal, s.num_heads - 1).T == s.seq_len
+    for model in L.MODELS:
+        assert L.add_view(s, model, v.head, v.base, v.shuffle, real).model == model
+    for d_k, base, grid, at in ((2, 1.0001, 2, 0), (256, 1e6, 64, 512), (v.d_k, v.base, v.grid, v.at)):
+        r = L.rope_view(s, d_k, base, v.head_random, grid, d_k // 2 - 1, at)
+        assert r.constant_on_diagonals, (d_k, base)
+    for span in L.SPANS:
+        assert L.learned_view(real, span).span == span
+    assert len(L.quiz_items(s, v)) == 8
+
+
+def test_costs_at_the_largest_settings(real):
+    """Cheap at d_model 512, h 64, T 32 (a loose bound for a busy 2-core machine; README numbers are measured)."""
+    s = SETTINGS[-1]
+    v = L.parse_url({"pos_grid": "64", "pos_span": "512", "pos_dk": "256"}, s)
+    calls = [lambda: L.shuffle_view(s, v.shuffle, True, 63), lambda: L.add_view(s, "random", 63, v.base, 1, real),
+             lambda: L.add_view(s, "real", 11, v.base, 1, real), lambda: L.rope_view(s, 256, v.base, 63, 64, 127, 512),
+             lambda: L.learned_view(real, 512), lambda: L.quiz_items(s, v)]
+    for call in calls:
+        call()
+        start = time.perf_counter()
+        call()
+        assert time.perf_counter() - start < 1.0
+
+
+# ================================================================ quiz
+@pytest.mark.parametrize("s", SETTINGS, ids=str)
+def test_quiz_answers(s):
+    v = L.parse_url({"pos_shuffle": "77", "pos_pair": "1", "pos_at": "9"}, s)
+    items = {q.key: q for q in L.quiz_items(s, v)}
+    perm = P.random_permutation(s.seq_len, 77).tolist()
+    q = items["pos.q.shuffled_row"]
+    assert q.answer == perm[q.params["row"]] and perm[q.params["row"]] != q.params["row"]
+    assert L.accepts(q, str(q.answer)) and not L.accepts(q, str(q.params["row"]))
+    assert items["pos.q.gap_free"].answer == "zero" and items["pos.q.gap_causal"].answer == "nonzero"
+    assert L.accepts(items["pos.q.gap_free"], " Zero ") and not L.accepts(items["pos.q.gap_free"], "nonzero")
+    assert items["pos.q.front_self"].answer == 1.0 and L.accepts(items["pos.q.front_self"], "1")
+    d = items["pos.q.rope_diagonal"]
+    assert d.params["m"] - d.params["n"] == d.params["m0"] - d.params["n0"]
+    assert d.answer == pytest.approx(d.params["score0"], abs=1e-4)  # the same distance, the same score
+    assert L.accepts(d, str(d.params["score0"])) and not L.accepts(d, str(d.params["score0"] + 0.1))
+    a = items["pos.q.rope_angle"]
+    assert a.answer == pytest.approx(9 * v.base ** (-2 * a.params["pair"] / v.d_k), rel=1e-6)
+    assert a.params["pair"] == min(1, v.d_k // 2 - 1)
+    assert items["pos.q.rope_odd"].answer == "no" and items["pos.q.rope_odd"].params["d_k"] % 2 == 1
+    sn = items["pos.q.sinusoid"]
+    assert sn.answer == pytest.approx(math.sin(sn.params["position"]), abs=1e-6)
+    assert not L.accepts(sn, "") and not L.accepts(sn, "abc")
