@@ -54,7 +54,11 @@ MODELS = ("random", "real")  # the "Add positions" section's model
 KINDS = P.POSITION_KINDS  # ("none", "sinusoidal", "learned", "rope")
 RANDOM_KINDS = ("none", "sinusoidal", "rope")  # what fits the random model (learned is 384 wide)
 SPANS = (16, 32, 64, 128, 256, 512)  # positions of the learned table shown in its similarity heatmap
-SIMILARITY_SIDE_MAX = 128  # cells per side of that heatmap: a wider span is shown every (span / 128)-th position
+SIMILARITY_SIDE_MAX = 128
+# Columns of the X and output heatmaps of the shuffle section: four (T, d_model) charts at d_model 512, T 32
+# would be ~4 x 34 KB, over the 64 KB a step may cost (docs/DEVELOPING.md), so they carry the first 64
+# dimensions (the shuffle moves whole rows: every column tells the same story); every gap uses all of them.
+DIMS_SHOWN_MAX = 64  # cells per side of that heatmap: a wider span is shown every (span / 128)-th position
 GRID_DEFAULT = 16
 FALLOFF_DISTANCE = ROPE_DISTANCE_MAX  # the fall-off curve runs over distances 0..512 (cheap: 256 x 513 dots)
 REAL_HEADS, REAL_WIDTH = 12, 384  # all-MiniLM-L6-v2's heads and width (tested against the loaded model)
@@ -158,26 +162,28 @@ def _int(key: str, raw, lo: int, hi: int, default: int):
     return value, None if ok else _fix(key, raw, value, "out_of_range")
 
 
-def parse_pos_tab(raw) -> tuple[str, Fix | None]:
+def parse_pos_tab(raw: object) -> tuple[str, Fix | None]:
     """The open section; anything else opens the first one."""
     return _choice("pos_tab", raw, TABS, URL_KEY["pos_tab"].default)
 
 
-def parse_pos_model(raw) -> tuple[str, Fix | None]:
+def parse_pos_model(raw: object) -> tuple[str, Fix | None]:
+    """Which model the "Add positions" section runs: the shared random one or the real one."""
     return _choice("pos_model", raw, MODELS, URL_KEY["pos_model"].default)
 
 
-def parse_pos_span(raw) -> tuple[int, Fix | None]:
+def parse_pos_span(raw: object) -> tuple[int, Fix | None]:
     """One of SPANS; a number in between goes to the nearest (ties to the smaller)."""
     return _choice("pos_span", raw, SPANS, URL_KEY["pos_span"].default)
 
 
-def parse_pos_shuffle(raw) -> tuple[int, Fix | None]:
+def parse_pos_shuffle(raw: object) -> tuple[int, Fix | None]:
+    """The shuffle seed (the shuffle button draws a new one and writes it to the URL)."""
     lo, hi = URL_KEY["pos_shuffle"].allowed
     return _int("pos_shuffle", raw, lo, hi, URL_KEY["pos_shuffle"].default)
 
 
-def parse_pos_causal(raw) -> tuple[bool, Fix | None]:
+def parse_pos_causal(raw: object) -> tuple[bool, Fix | None]:
     """A toggle as Streamlit writes it ('true' / 'false'; 1/0, yes/no, on/off accepted too); else off."""
     if _missing(raw):
         return False, None
@@ -196,12 +202,13 @@ def heads_of(settings: Settings, model: str) -> int:
     return REAL_HEADS if model == "real" else settings.num_heads
 
 
-def parse_pos_head(raw, num_heads: int) -> tuple[int, Fix | None]:
+def parse_pos_head(raw: object, num_heads: int) -> tuple[int, Fix | None]:
     """A head 0..num_heads-1 (num_heads from `heads_of`); out of range clamps (a link made at h 64 opened at h 4)."""
     return _int("pos_head", raw, 0, num_heads - 1, 0)
 
 
-def parse_pos_example(raw) -> tuple[int, Fix | None]:
+def parse_pos_example(raw: object) -> tuple[int, Fix | None]:
+    """Which of the real model's example sentences (core.pretrained.EXAMPLES) the section reads."""
     lo, hi = URL_KEY["pos_example"].allowed
     return _int("pos_example", raw, lo, hi, 0)
 
@@ -218,7 +225,7 @@ def nearest_even(value: int) -> int:
     return value if value % 2 == 0 else (value - 1 if value - 1 >= ROPE_D_K_MIN else value + 1)
 
 
-def parse_pos_dk(raw, settings: Settings) -> tuple[int, Fix | None]:
+def parse_pos_dk(raw: object, settings: Settings) -> tuple[int, Fix | None]:
     """An even d_k. Odd ones become the nearest even one with reason `odd_d_k` (RoPE turns pairs of numbers,
     an odd d_k leaves one without a partner); out of range clamps; garbage gives the default."""
     default = default_dk(settings)
@@ -234,7 +241,7 @@ def parse_pos_dk(raw, settings: Settings) -> tuple[int, Fix | None]:
     return value, None if ok else _fix("pos_dk", raw, value, "out_of_range")
 
 
-def parse_pos_base(raw) -> tuple[float, Fix | None]:
+def parse_pos_base(raw: object) -> tuple[float, Fix | None]:
     """A RoPE base above 1, at most ROPE_BASE_MAX. At most 1 (or 0, negative) -> the default 10 000 with
     reason `base_at_most_1` (the page says why: with base 1 every pair turns alike; core raises for it);
     above the limit clamps; unreadable, NaN or infinite text -> the default."""
@@ -267,17 +274,19 @@ def _num(value: float) -> str:
     return f"{value:g}"
 
 
-def parse_pos_grid(raw) -> tuple[int, Fix | None]:
+def parse_pos_grid(raw: object) -> tuple[int, Fix | None]:
+    """Positions per side of the RoPE (m, n) grid, 2..ROPE_GRID_MAX."""
     lo, hi = URL_KEY["pos_grid"].allowed
     return _int("pos_grid", raw, lo, hi, GRID_DEFAULT)
 
 
-def parse_pos_pair(raw, d_k: int) -> tuple[int, Fix | None]:
+def parse_pos_pair(raw: object, d_k: int) -> tuple[int, Fix | None]:
     """A pair 0..d_k/2-1 of the (even) d_k in use."""
     return _int("pos_pair", raw, 0, d_k // 2 - 1, 0)
 
 
-def parse_pos_at(raw) -> tuple[int, Fix | None]:
+def parse_pos_at(raw: object) -> tuple[int, Fix | None]:
+    """The position at which the RoPE section draws its pair turned, 0..ROPE_DISTANCE_MAX."""
     lo, hi = URL_KEY["pos_at"].allowed
     return _int("pos_at", raw, lo, hi, URL_KEY["pos_at"].default)
 
@@ -379,6 +388,19 @@ def _labels(tokens: list[str]) -> tuple[str, ...]:
     return tuple(f"{i}:{tok}" for i, tok in enumerate(tokens))
 
 
+def _scenario(settings: Settings, run: scenario.Scenario | None) -> scenario.Scenario:
+    """The shared settings' run: the page's (server-cached) one when it passes it, else computed here.
+
+    Why optional: building the model is most of the cost at d_model 512 (~20 ms of ~25); the page already
+    holds the scenario for these settings, and this module caches nothing itself.
+    """
+    if run is None:
+        return scenario.run(settings)
+    if run.settings != settings:
+        raise ValueError(f"the scenario passed is for {run.settings}, not {settings}")
+    return run
+
+
 # ================================================================ 1. Shuffle the words
 @dataclass(frozen=True)
 class ShuffleView:
@@ -398,12 +420,14 @@ class ShuffleView:
     moved: np.ndarray  # (T,) bool: row i of the shuffled run holds a different token than row i before
     tokens: tuple[str, ...]  # labels before ("i:token")
     tokens_after: tuple[str, ...]  # labels after: the token and its ORIGINAL index, so a row can be followed
-    x_before: Heatmap  # (T, d_model) signed, rows tokens, cols dimensions
+    dims_shown: int  # columns of the X and output heatmaps: min(d_model, DIMS_SHOWN_MAX)
+    x_before: Heatmap  # (T, dims_shown) signed, rows tokens, cols dimensions 0..dims_shown-1
     x_after: Heatmap
     weights_before: Heatmap  # (T, T) of `head`, rows queries, cols keys
     weights_after: Heatmap
     output_before: Heatmap  # (T, d_model) signed
     output_after: Heatmap
+    row_gaps: np.ndarray  # (T,) max |output_after[i] - output_before[perm[i]]| over all d_model: row i is row perm[i]
     x_moved_gap: float  # max |x_after - x_before[perm]|: the shuffle moves rows and changes no number (0 exactly)
     output_gap: float  # max |output - un-shuffled output after| in this mode
     weights_gap: float  # the same for the weights, every head
@@ -418,14 +442,15 @@ class ShuffleView:
     notes: tuple[str, ...]  # "shared_mask_not_used" when the shared mask is not "none" (the toggle decides here)
 
 
-def shuffle_view(settings: Settings, shuffle_seed: int, causal: bool, head: int) -> ShuffleView:
+def shuffle_view(settings: Settings, shuffle_seed: int, causal: bool, head: int,
+                 run: scenario.Scenario | None = None) -> ShuffleView:
     """Section 1. The shared scenario's model and X (the numbers of every other page), run on X and on
     X with its rows shuffled by `shuffle_seed`, without a mask or with the causal mask (`causal`).
 
     Why the page's own toggle and not the shared mask: the lesson is "no mask: equivariant; causal: broken",
     and padding / hand-drawn masks would only blur it; the shared mask is noted as not used here.
     """
-    run = scenario.run(settings)
+    run = _scenario(settings, run)
     T, d = settings.seq_len, settings.d_model
     head = min(max(int(head), 0), settings.num_heads - 1)
     perm = P.random_permutation(T, shuffle_seed)
@@ -436,23 +461,25 @@ def shuffle_view(settings: Settings, shuffle_seed: int, causal: bool, head: int)
     words = sentence_tokens(T, settings.lang)  # the words, without the padding example's [PAD] labels
     labels = _labels(words)
     after = tuple(labels[int(p)] for p in perm)
-    dims = tuple(str(j) for j in range(d))
-    x_b, x_a = _np(run.x[0]), _np(shown.x_shuffled[0])
-    o_b, o_a = _np(shown.trace.output[0]), _np(shown.trace_shuffled.output[0])
+    cut = min(d, DIMS_SHOWN_MAX)
+    dims = tuple(str(j) for j in range(cut))
+    x_b, x_a = _np(run.x[0, :, :cut]), _np(shown.x_shuffled[0, :, :cut])
+    o_b, o_a = _np(shown.trace.output[0, :, :cut]), _np(shown.trace_shuffled.output[0, :, :cut])
+    row_gaps = (shown.trace_shuffled.output[0] - shown.trace.output[0, perm]).abs().amax(-1)  # (T,)
     xr, orng = _signed_range(x_b), _signed_range(o_b, o_a)
     w_b, w_a = _np(shown.trace.weights[0, head]), _np(shown.trace_shuffled.weights[0, head])
     front = int(perm[0])
     cw, cws = masked.trace.weights[0, head], masked.trace_shuffled.weights[0, head]
     return ShuffleView(
         T=T, d_model=d, head=head, causal=causal, perm=_np(perm), inverse=_np(inv),
-        moved=_np(perm != torch.arange(T)), tokens=labels, tokens_after=after,
+        moved=_np(perm != torch.arange(T)), tokens=labels, tokens_after=after, dims_shown=cut,
         x_before=Heatmap(x_b, labels, dims, "token", "dimension", "signed", *xr),
         x_after=Heatmap(x_a, after, dims, "token", "dimension", "signed", *xr),
         weights_before=Heatmap(w_b, labels, labels, "query", "key", "weights", 0.0, 1.0),
         weights_after=Heatmap(w_a, after, after, "query", "key", "weights", 0.0, 1.0),
         output_before=Heatmap(o_b, labels, dims, "token", "dimension", "signed", *orng),
         output_after=Heatmap(o_a, after, dims, "token", "dimension", "signed", *orng),
-        x_moved_gap=float((shown.x_shuffled - run.x[:, perm]).abs().max()),
+        row_gaps=_np(row_gaps), x_moved_gap=float((shown.x_shuffled - run.x[:, perm]).abs().max()),
         output_gap=shown.output_gap, weights_gap=shown.weights_gap,
         free_output_gap=free.output_gap, free_weights_gap=free.weights_gap,
         causal_output_gap=masked.output_gap, causal_weights_gap=masked.weights_gap,
@@ -527,7 +554,7 @@ def twin_positions(tokens: list[str]) -> tuple[int, int] | None:
 
 
 def add_view(settings: Settings, model: str, head: int, base: float, shuffle_seed: int,
-             real: Pretrained | None = None, example: int = 0) -> AddView:
+             real: Pretrained | None = None, example: int = 0, run: scenario.Scenario | None = None) -> AddView:
     """Section 2. Per-head weights of one sentence with no / sinusoidal / learned / RoPE positions.
 
     Why also the shuffle gap per kind: it is the number that says "now order matters" (0 only for none).
@@ -539,7 +566,7 @@ def add_view(settings: Settings, model: str, head: int, base: float, shuffle_see
     results: list[KindResult] = []
     notes: list[str] = []
     if model == "random":
-        run = scenario.run(settings)
+        run = _scenario(settings, run)
         h, d_k, T = settings.num_heads, settings.d_k, settings.seq_len
         head = min(max(int(head), 0), h - 1)
         tokens = list(run.tokens)
@@ -652,14 +679,15 @@ class RopeView:
     notes: tuple[str, ...]  # "shared_d_k_odd": the shared d_k (1) cannot be turned, d_k is not the shared one
 
 
-def rope_view(settings: Settings, d_k: int, base: float, head: int, grid: int, pair: int, at: int) -> RopeView:
+def rope_view(settings: Settings, d_k: int, base: float, head: int, grid: int, pair: int, at: int,
+              run: scenario.Scenario | None = None) -> RopeView:
     """Section 3. All arguments already corrected (parse_url). When d_k is the shared d_k, q and k are the
     scenario's own (the last token's q, the first token's k in head `head`), so the grid uses the numbers of
     the other pages; with another d_k they are seeded random vectors (settings.seed)."""
     P.check_rope(d_k, base)
     notes: list[str] = []
     if d_k == settings.d_k:
-        run = scenario.run(settings)
+        run = _scenario(settings, run)
         head = min(max(int(head), 0), settings.num_heads - 1)
         q = run.trace.q_heads[0, head, -1].clone()
         k = run.trace.k_heads[0, head, 0].clone()
@@ -771,7 +799,7 @@ def _number_forms(value: float) -> tuple[str, ...]:
     return tuple(dict.fromkeys((f"{value:.2f}", f"{value:.3f}", f"{value:.4f}", f"{value:g}")))
 
 
-def quiz_items(settings: Settings, values: PageValues) -> tuple[QuizItem, ...]:
+def quiz_items(settings: Settings, values: PageValues, run: scenario.Scenario | None = None) -> tuple[QuizItem, ...]:
     """The page's predict-then-reveal questions for these settings and URL values; every answer computed by
     the code the page runs (no formula written again here)."""
     items: list[QuizItem] = []
@@ -781,7 +809,7 @@ def quiz_items(settings: Settings, values: PageValues) -> tuple[QuizItem, ...]:
     i = int(torch.argmax((perm != torch.arange(T)).int()))  # the first row the shuffle changed
     # 1. Which original token's output is row i after the shuffle? (computed from the two runs: the original row
     # whose output equals the shuffled run's row i)
-    sv = shuffle_view(settings, values.shuffle, False, 0)
+    sv = shuffle_view(settings, values.shuffle, False, 0, run)
     row = sv.output_after.values[i]
     match = int(np.argmin(np.abs(sv.output_before.values - row[None]).max(axis=1)))
     items.append(QuizItem("pos.q.shuffled_row", {"row": i, "token": words[match], "perm": sv.perm.tolist()},

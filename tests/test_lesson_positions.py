@@ -86,8 +86,10 @@ def test_shuffle_view_against_torch(s, causal):
     assert v.moved.tolist() == [int(p) != i for i, p in enumerate(perm)]
     assert v.tokens_after == tuple(v.tokens[p] for p in perm)
     # X: the other pages' X, and the shuffle moves rows without changing a number
-    np.testing.assert_array_equal(v.x_before.values, run.x[0].numpy())
-    np.testing.assert_array_equal(v.x_after.values, run.x[0].numpy()[perm])
+    cut = min(s.d_model, 64)
+    assert v.dims_shown == cut and v.x_before.cols == tuple(str(j) for j in range(cut))
+    np.testing.assert_array_equal(v.x_before.values, run.x[0].numpy()[:, :cut])
+    np.testing.assert_array_equal(v.x_after.values, run.x[0].numpy()[perm][:, :cut])
     assert v.x_moved_gap == 0.0
     # weights and outputs: nn.MultiheadAttention on both inputs
     mask = causal_mask(T) if causal else None
@@ -98,8 +100,12 @@ def test_shuffle_view_against_torch(s, causal):
     assert v.head == head
     np.testing.assert_allclose(v.weights_before.values, w_b[0, head].numpy(), atol=1e-5)
     np.testing.assert_allclose(v.weights_after.values, w_a[0, head].numpy(), atol=1e-5)
-    np.testing.assert_allclose(v.output_before.values, out_b[0].numpy(), atol=1e-5)
-    np.testing.assert_allclose(v.output_after.values, out_a[0].numpy(), atol=1e-5)
+    np.testing.assert_allclose(v.output_before.values, out_b[0].numpy()[:, :cut], atol=1e-5)
+    np.testing.assert_allclose(v.output_after.values, out_a[0].numpy()[:, :cut], atol=1e-5)
+    row_gaps = np.abs(out_a[0].numpy() - out_b[0].numpy()[perm]).max(-1)
+    np.testing.assert_allclose(v.row_gaps, row_gaps, atol=2e-5)
+    if not causal:
+        assert v.row_gaps.max() <= 1e-5  # row i after the shuffle is row perm[i] before, every number
     # the printed gaps, by hand from the reference: un-shuffle = take row inverse[i]
     inv = np.argsort(perm)
     gap_out = float(np.abs(out_a[0].numpy()[inv] - out_b[0].numpy()).max())
@@ -121,7 +127,7 @@ def test_shuffle_view_against_torch(s, causal):
     assert v.notes == (() if s.mask == "none" else ("shared_mask_not_used",))
     assert v.weights_before.role == "weights" and (v.weights_before.vmin, v.weights_before.vmax) == (0.0, 1.0)
     assert v.x_before.role == "signed" and v.x_before.vmin == -v.x_before.vmax
-    assert v.x_before.values.shape == (T, s.d_model) and not v.x_before.values.flags.writeable
+    assert v.x_before.values.shape == (T, cut) and not v.x_before.values.flags.writeable
 
 
 def test_shuffle_labels_follow_the_tokens():
@@ -204,7 +210,8 @@ def test_add_view_random_model(s, real):
         assert "shuffle_gap_with_mask" in v.notes
     perm = torch.as_tensor(v.perm.copy())
     inv = torch.argsort(perm)
-    xs = run.x[:, perm] + torch.tensor(sinusoid_np(s.seq_len, s.d_model), dtype=torch.float32)[None]  # words move, slots stay
+    pe = torch.tensor(sinusoid_np(s.seq_len, s.d_model), dtype=torch.float32)[None]
+    xs = run.x[:, perm] + pe  # the words move, the position rows stay in their slots
     _, w_sin_s = torch_reference(run.model, xs, xs, xs, run.mask)
     gap = float(np.abs(w_sin_s[0].numpy()[:, inv][:, :, inv] - w_sin[0].numpy()).max())
     assert kinds["sinusoidal"].shuffle_gap == pytest.approx(gap, abs=2e-5)
@@ -510,3 +517,20 @@ def test_quiz_answers(s):
     sn = items["pos.q.sinusoid"]
     assert sn.answer == pytest.approx(math.sin(sn.params["position"]), abs=1e-6)
     assert not L.accepts(sn, "") and not L.accepts(sn, "abc")
+
+
+def test_the_pages_scenario_can_be_passed_in():
+    """The page passes its server-cached scenario: the same numbers, and one for other settings is refused."""
+    s = SETTINGS[-1]
+    run = scenario.run(s)
+    v = L.parse_url({}, s)
+    a, b = L.shuffle_view(s, 5, True, 3), L.shuffle_view(s, 5, True, 3, run)
+    np.testing.assert_array_equal(a.weights_after.values, b.weights_after.values)
+    assert a.causal_output_gap == b.causal_output_gap
+    np.testing.assert_array_equal(L.add_view(s, "random", 3, 10.0, 5).side_by_side.values,
+                                  L.add_view(s, "random", 3, 10.0, 5, run=run).side_by_side.values)
+    np.testing.assert_array_equal(L.rope_view(s, v.d_k, 10.0, 3, 8, 0, 1).grid.values,
+                                  L.rope_view(s, v.d_k, 10.0, 3, 8, 0, 1, run).grid.values)
+    assert [q.answer for q in L.quiz_items(s, v)] == [q.answer for q in L.quiz_items(s, v, run)]
+    with pytest.raises(ValueError, match="scenario"):
+        L.shuffle_view(DEFAULT, 5, False, 0, run)
