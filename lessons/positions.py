@@ -17,7 +17,8 @@ Issue 23's page has four sections (its tabs, `pos_tab`), each one function here:
                    real model the gap between two copies of the same word (0 only without positions).
 - `rope_view`      "RoPE is about distance": the (m, n) grid of scores for one q, k pair, its spread along
                    every diagonal (0 up to float error), the score against m - n, one pair of dimensions
-                   turning (angle, before/after, its path), the fall-off with distance; base and d_k controls.
+                   turning (angle, before/after, its path), the fall-off with distance; base and d_k controls;
+                   and the contrast: the same q, k with sinusoids *added* change along a diagonal.
                    An odd d_k is never computed: `parse_pos_dk` turns it into the nearest even d_k and
                    reports the reason `odd_d_k` (RoPE turns *pairs*; the page explains, nothing crashes).
 - `learned_view`   The real model's learned position table: cosine similarity of positions as a heatmap
@@ -28,7 +29,13 @@ plus `quiz_items` (predict-then-reveal questions as data) and `URL_KEYS` with on
 What this module returns holds numpy arrays (read-only), numbers, booleans and language-neutral keys only:
 no wording, no figure. Token labels are data (the sentence's own words). It imports only `core`, numpy and
 torch; it caches nothing (the page uses the server's shared cache). The real model comes in as an argument
-(the page's once-per-server frozen `core.pretrained.load()`), so nothing here loads a file.
+(the page's once-per-server frozen `core.pretrained.load()`), so nothing here loads a file; likewise the
+shared settings' scenario may come in as `run=` (the page's cached one; building the d_model 512 model is
+most of the cost), else it is computed here.
+
+Sizes sent to the browser stay within the 64 KB a step may cost: the shuffle section's X and output carry
+at most DIMS_SHOWN_MAX columns, the similarity heatmap at most SIMILARITY_SIDE_MAX per side, the RoPE grid
+at most ROPE_GRID_MAX; the per-head weights come whole ((h, T, T)) and the page draws one head of them.
 """
 
 from __future__ import annotations
@@ -54,11 +61,11 @@ MODELS = ("random", "real")  # the "Add positions" section's model
 KINDS = P.POSITION_KINDS  # ("none", "sinusoidal", "learned", "rope")
 RANDOM_KINDS = ("none", "sinusoidal", "rope")  # what fits the random model (learned is 384 wide)
 SPANS = (16, 32, 64, 128, 256, 512)  # positions of the learned table shown in its similarity heatmap
-SIMILARITY_SIDE_MAX = 128
+SIMILARITY_SIDE_MAX = 128  # cells per side of that heatmap: a wider span is shown every (span / 128)-th position
 # Columns of the X and output heatmaps of the shuffle section: four (T, d_model) charts at d_model 512, T 32
 # would be ~4 x 34 KB, over the 64 KB a step may cost (docs/DEVELOPING.md), so they carry the first 64
 # dimensions (the shuffle moves whole rows: every column tells the same story); every gap uses all of them.
-DIMS_SHOWN_MAX = 64  # cells per side of that heatmap: a wider span is shown every (span / 128)-th position
+DIMS_SHOWN_MAX = 64
 GRID_DEFAULT = 16
 FALLOFF_DISTANCE = ROPE_DISTANCE_MAX  # the fall-off curve runs over distances 0..512 (cheap: 256 x 513 dots)
 REAL_HEADS, REAL_WIDTH = 12, 384  # all-MiniLM-L6-v2's heads and width (tested against the loaded model)
@@ -425,7 +432,7 @@ class ShuffleView:
     x_after: Heatmap
     weights_before: Heatmap  # (T, T) of `head`, rows queries, cols keys
     weights_after: Heatmap
-    output_before: Heatmap  # (T, d_model) signed
+    output_before: Heatmap  # (T, dims_shown) signed
     output_after: Heatmap
     row_gaps: np.ndarray  # (T,) max |output_after[i] - output_before[perm[i]]| over all d_model: row i is row perm[i]
     x_moved_gap: float  # max |x_after - x_before[perm]|: the shuffle moves rows and changes no number (0 exactly)
@@ -583,8 +590,8 @@ def add_view(settings: Settings, model: str, head: int, base: float, shuffle_see
                 notes.append("rope_odd_d_k")
                 continue
             w = P.positioned_weights(run.model, run.x, kind, base=base, mask=run.mask)[0]  # (h, T, T)
-            mask_s = None if run.mask is None else run.mask  # the mask stays with the positions
-            w_s = P.positioned_weights(run.model, run.x[:, perm], kind, base=base, mask=mask_s)[0]
+            # the shuffled words; the positions (and the mask) stay in their slots
+            w_s = P.positioned_weights(run.model, run.x[:, perm], kind, base=base, mask=run.mask)[0]
             if kind == "none":
                 none = w
                 scenario_gap = float((w - run.trace.weights[0]).abs().max())
@@ -667,6 +674,8 @@ class RopeView:
     constant_on_diagonals: bool
     plain_score: float  # q . k / sqrt(d_k): what the grid holds at m = n (a turn by 0)
     diagonal_gap: float  # max |grid[m, m] - plain_score| over m
+    absolute_grid: Heatmap  # the contrast: (q + PE[m]) . (k + PE[n]) / sqrt(d_k), PE the d_k-wide sinusoids
+    absolute_spread: float  # its largest spread along a diagonal: not 0, absolute positions are not about distance
     by_distance: Series  # score against m - n (-(P-1)..P-1), read off the grid's diagonals
     by_distance_low: np.ndarray  # the lowest and highest cell of each diagonal (equal if the claim holds)
     by_distance_high: np.ndarray
@@ -703,6 +712,12 @@ def rope_view(settings: Settings, d_k: int, base: float, head: int, grid: int, p
     distances, lows, highs = P.scores_by_distance(g)
     spread = float((highs - lows).max())
     plain = float(q @ k / math.sqrt(d_k))
+    # The contrast, as the proofs write it: add a sinusoidal position to q and k instead of turning them (what a
+    # model with W^Q = W^K = I would see of X + PE); the same cells along a diagonal now differ.
+    pe = P.sinusoidal_table(grid, d_k)  # (P, d_k)
+    absolute = (q + pe) @ (k + pe).T / math.sqrt(d_k)  # (P, P)
+    _, a_lows, a_highs = P.scores_by_distance(absolute)
+    av = _np(absolute)
     positions = tuple(str(i) for i in range(grid))
     gv = _np(g)
     pair = min(max(int(pair), 0), d_k // 2 - 1)
@@ -714,6 +729,9 @@ def rope_view(settings: Settings, d_k: int, base: float, head: int, grid: int, p
         d_k=d_k, base=float(base), source=source, head=head, q_token=q_tok, k_token=k_tok, q=_np(q), k=_np(k),
         grid=Heatmap(gv, positions, positions, "query_position", "key_position", "signed", *_signed_range(gv)),
         diagonal_spread=spread, constant_on_diagonals=spread <= EQUAL_TOL, plain_score=plain,
+        absolute_grid=Heatmap(av, positions, positions, "query_position", "key_position", "signed",
+                              *_signed_range(av)),
+        absolute_spread=float((a_highs - a_lows).max()),
         diagonal_gap=float((torch.diagonal(g) - plain).abs().max()),
         by_distance=Series(_np(distances), _np((lows + highs) / 2), "distance", "score", "grid"),
         by_distance_low=_np(lows), by_distance_high=_np(highs),

@@ -197,6 +197,7 @@ def test_add_view_random_model(s, real):
         np.testing.assert_allclose(kinds["rope"].weights, w, atol=1e-5)
     # the side-by-side panels: the head of every available kind
     shown = [k for k in L.KINDS if kinds[k].available]
+    assert tuple(shown) == (L.RANDOM_KINDS if s.d_k % 2 == 0 else ("none", "sinusoidal"))
     assert v.side_by_side.panels == tuple(shown)
     for i, kind in enumerate(shown):
         np.testing.assert_array_equal(v.side_by_side.values[i], kinds[kind].weights[0])
@@ -279,6 +280,11 @@ def test_rope_view_grid_against_the_formula(s):
     spread = max(np.ptp(np.diagonal(v.grid.values, offset=-r)) for r in range(-(grid - 1), grid))
     assert v.diagonal_spread == pytest.approx(spread, abs=1e-6) and v.diagonal_spread <= 1e-5
     assert v.constant_on_diagonals
+    pe = sinusoid_np(grid, d_k)
+    absolute = (v.q + pe) @ (v.k + pe).T / math.sqrt(d_k)
+    np.testing.assert_allclose(v.absolute_grid.values, absolute, atol=1e-4)
+    a_spread = max(np.ptp(np.diagonal(absolute, offset=-r)) for r in range(-(grid - 1), grid))
+    assert v.absolute_spread == pytest.approx(a_spread, abs=1e-4) and v.absolute_spread > 1e-2
     plain = float(np.dot(v.q.astype(np.float64), v.k) / math.sqrt(d_k))
     assert v.plain_score == pytest.approx(plain, abs=1e-5)
     assert v.diagonal_gap <= 1e-5
