@@ -49,7 +49,7 @@ import torch
 from core import positions as P
 from core import scenario
 from core.limits import (MAX_INT_CHARS, ROPE_BASE_MAX, ROPE_D_K_MAX, ROPE_D_K_MIN, ROPE_DISTANCE_MAX,
-                         ROPE_GRID_MAX, SEQ_LEN_MAX, SHUFFLE_SEED_MAX, SHUFFLE_SEED_MIN, SINUSOID_POSITIONS_MAX)
+                         ROPE_GRID_MAX, SHUFFLE_SEED_MAX, SHUFFLE_SEED_MIN, SINUSOID_POSITIONS_MAX)
 from core.masks import causal_mask
 from core.pretrained import EXAMPLES, SPECIAL_TOKENS, Pretrained
 from core.settings import Settings, clamp_int
@@ -540,14 +540,6 @@ def _unshuffle(w: torch.Tensor, inv: torch.Tensor) -> torch.Tensor:
     return w[..., inv, :][..., :, inv]
 
 
-def _shuffle_of(n: int, seed: int) -> torch.Tensor:
-    """The seeded shuffle of n tokens (n may exceed the shared T's limit on the real model: done here alike)."""
-    if n <= SEQ_LEN_MAX:
-        return P.random_permutation(n, seed)
-    gen = torch.Generator().manual_seed(seed)
-    return torch.randperm(n, generator=gen)
-
-
 def twin_positions(tokens: list[str]) -> tuple[int, int] | None:
     """The first word (not [CLS]/[SEP]) that occurs twice: its two positions."""
     seen: dict[str, int] = {}
@@ -577,7 +569,7 @@ def add_view(settings: Settings, model: str, head: int, base: float, shuffle_see
         h, d_k, T = settings.num_heads, settings.d_k, settings.seq_len
         head = min(max(int(head), 0), h - 1)
         tokens = list(run.tokens)
-        perm = _shuffle_of(T, shuffle_seed)
+        perm = P.random_permutation(T, shuffle_seed)
         inv = P.inverse_permutation(perm)
         none = None
         scenario_gap = None
@@ -605,14 +597,14 @@ def add_view(settings: Settings, model: str, head: int, base: float, shuffle_see
         if real is None:
             raise ValueError("model 'real' needs the loaded real model")
         check = min(max(int(example), 0), len(EXAMPLES) - 1)
-        encoded = real.encode(EXAMPLES[check][0])
+        encoded = real.encode(EXAMPLES[check][0])  # 14 to 16 tokens: within the shuffle's SEQ_LEN_MAX (tested)
         tokens = list(encoded.tokens)
         ids = torch.tensor(encoded.ids)
         T = len(tokens)
         h, d_model = real.cfg.num_heads, real.cfg.d_model
         d_k = d_model // h
         head = min(max(int(head), 0), h - 1)
-        perm = _shuffle_of(T, shuffle_seed)
+        perm = P.random_permutation(T, shuffle_seed)
         inv = P.inverse_permutation(perm)
         twin = twin_positions(tokens)
         none = None

@@ -222,6 +222,7 @@ def test_add_view_real_model(real):
     from core.pretrained import EXAMPLES
 
     assert L.REAL_HEADS == real.cfg.num_heads and L.REAL_WIDTH == real.cfg.d_model
+    assert all(len(real.encode(text).ids) <= limits.SEQ_LEN_MAX for text, _, _ in EXAMPLES)  # shuffled like T
     for example in range(len(EXAMPLES)):
         v = L.add_view(DEFAULT, "real", head=11, base=10_000.0, shuffle_seed=1, real=real, example=example)
         encoded, run = real.run_text(EXAMPLES[example][0])
@@ -540,3 +541,14 @@ def test_the_pages_scenario_can_be_passed_in():
     assert [q.answer for q in L.quiz_items(s, v)] == [q.answer for q in L.quiz_items(s, v, run)]
     with pytest.raises(ValueError, match="scenario"):
         L.shuffle_view(DEFAULT, 5, False, 0, run)
+
+
+@settings(max_examples=100, deadline=None, database=None)
+@given(raw=st.fixed_dictionaries({k.name: st.one_of(st.none(), st.text(max_size=40), st.integers(-999, 999).map(str))
+                                  for k in L.URL_KEYS}),
+       s=st.sampled_from(SETTINGS))
+def test_a_whole_mangled_link_gives_valid_values_and_runs(raw, s):
+    v = L.parse_url(raw, s)
+    assert all(len(f.given) <= 24 and f.key in L.URL_KEY for f in v.fixes)
+    assert len({f.key for f in v.fixes}) == len(v.fixes)
+    L.rope_view(s, v.d_k, v.base, v.head_random, v.grid, v.pair, v.at)  # what the page passes on runs
