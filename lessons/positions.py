@@ -509,6 +509,7 @@ class KindResult:
     twin_gap: float | None  # real model: max |row of the first copy - row of the second| of a repeated word
     change: float | None  # max |weights - weights without positions|: how much the positions moved them
     trained: bool = False  # the model was trained with this kind (only "learned" on the real model)
+    added_norm: float | None = None  # mean length of the rows added to the tokens (0: none, RoPE add nothing)
 
 
 @dataclass(frozen=True)
@@ -533,11 +534,18 @@ class AddView:
     perm: np.ndarray  # the shuffle used for shuffle_gap (pos_shuffle's seed)
     twin: tuple[int, int] | None  # real model: the two positions of a repeated word, else None
     scenario_gap: float | None  # random model: max |kind none - the scenario's own weights| (the other pages' numbers)
+    token_norm: float  # mean length of the tokens' vectors before positions (compare with each kind's added_norm:
+    # on the real model the sinusoid rows are ~11x longer than its token vectors and ~25x its learned rows,
+    # so after the LayerNorm they drown the words -- one reason a model needs the positions it was trained with)
     notes: tuple[str, ...]
 
 
 def _unshuffle(w: torch.Tensor, inv: torch.Tensor) -> torch.Tensor:
     return w[..., inv, :][..., :, inv]
+
+
+def _mean_norm(rows: torch.Tensor) -> float:
+    return float(rows.norm(dim=-1).mean())
 
 
 def twin_positions(tokens: list[str]) -> tuple[int, int] | None:
@@ -582,14 +590,16 @@ def add_view(settings: Settings, model: str, head: int, base: float, shuffle_see
                 notes.append("rope_odd_d_k")
                 continue
             w = P.positioned_weights(run.model, run.x, kind, base=base, mask=run.mask)[0]  # (h, T, T)
+            added = _mean_norm(P.sinusoidal_table(T, settings.d_model)) if kind == "sinusoidal" else 0.0
             # the shuffled words; the positions (and the mask) stay in their slots
             w_s = P.positioned_weights(run.model, run.x[:, perm], kind, base=base, mask=run.mask)[0]
             if kind == "none":
                 none = w
                 scenario_gap = float((w - run.trace.weights[0]).abs().max())
             results.append(KindResult(kind, True, "", _np(w), float((_unshuffle(w_s, inv) - w).abs().max()),
-                                      None, float((w - none).abs().max())))
+                                      None, float((w - none).abs().max()), added_norm=added))
         twin = None
+        token_norm = _mean_norm(run.x[0])
         if settings.mask != "none":
             notes.append("shuffle_gap_with_mask")  # a mask is positional too: the none gap is not 0 then
         d_model = settings.d_model
@@ -607,6 +617,11 @@ def add_view(settings: Settings, model: str, head: int, base: float, shuffle_see
         perm = P.random_permutation(T, shuffle_seed)
         inv = P.inverse_permutation(perm)
         twin = twin_positions(tokens)
+        emb = real.encoder.embeddings
+        with torch.no_grad():
+            token_norm = _mean_norm(emb.word(ids) + emb.token_type(torch.zeros_like(ids)))  # as the model adds them
+        added_of = {"none": 0.0, "rope": 0.0, "learned": _mean_norm(P.learned_table(real)[:T]),
+                    "sinusoidal": _mean_norm(P.sinusoidal_table(T, d_model))}
         none = None
         scenario_gap = None
         for kind in KINDS:
@@ -616,7 +631,8 @@ def add_view(settings: Settings, model: str, head: int, base: float, shuffle_see
                 none = w
             twin_gap = None if twin is None else float((w[:, twin[0]] - w[:, twin[1]]).abs().max())
             results.append(KindResult(kind, True, "", _np(w), float((_unshuffle(w_s, inv) - w).abs().max()),
-                                      twin_gap, float((w - none).abs().max()), trained=kind == "learned"))
+                                      twin_gap, float((w - none).abs().max()), trained=kind == "learned",
+                                      added_norm=added_of[kind]))
     labels = _labels(tokens)
     shown = [r for r in results if r.available]
     side = np.stack([r.weights[head] for r in shown])
@@ -626,7 +642,8 @@ def add_view(settings: Settings, model: str, head: int, base: float, shuffle_see
         tokens=labels, kinds=tuple(results),
         side_by_side=Heatmap(side, labels, labels, "query", "key", "weights", 0.0, 1.0,
                              panels=tuple(r.kind for r in shown)),
-        perm=_np(perm), twin=twin, scenario_gap=scenario_gap, notes=tuple(dict.fromkeys(notes)),
+        perm=_np(perm), twin=twin, scenario_gap=scenario_gap, token_norm=token_norm,
+        notes=tuple(dict.fromkeys(notes)),
     )
 
 

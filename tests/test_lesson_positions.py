@@ -195,6 +195,13 @@ def test_add_view_random_model(s, real):
         w = np.exp(sc - sc.max(-1, keepdims=True))
         w /= w.sum(-1, keepdims=True)
         np.testing.assert_allclose(kinds["rope"].weights, w, atol=1e-5)
+    # lengths: the tokens' rows, and what each kind adds (the paper's sinusoid rows have length sqrt(d_model / 2))
+    assert v.token_norm == pytest.approx(float(np.linalg.norm(run.x[0].numpy(), axis=1).mean()), rel=1e-5)
+    assert kinds["none"].added_norm == 0.0 and kinds["learned"].added_norm is None
+    pe_len = np.linalg.norm(sinusoid_np(s.seq_len, s.d_model), axis=1).mean()
+    assert kinds["sinusoidal"].added_norm == pytest.approx(pe_len, rel=1e-5)
+    if s.d_model % 2 == 0:
+        assert kinds["sinusoidal"].added_norm == pytest.approx(math.sqrt(s.d_model / 2), rel=1e-5)
     # the side-by-side panels: the head of every available kind
     shown = [k for k in L.KINDS if kinds[k].available]
     assert tuple(shown) == (L.RANDOM_KINDS if s.d_k % 2 == 0 else ("none", "sinusoidal"))
@@ -244,6 +251,17 @@ def test_add_view_real_model(real):
             assert kinds[kind].shuffle_gap > 1e-2, kind
         assert kinds["none"].shuffle_gap <= 1e-5
         np.testing.assert_array_equal(v.side_by_side.values[2], kinds["learned"].weights[11])
+        # lengths: word + segment rows as the model adds them, the table's rows, the sinusoids' sqrt(192)
+        emb = real.encoder.embeddings
+        ids = np.array(encoded.ids)
+        tok = emb.word.weight.detach().numpy()[ids] + emb.token_type.weight.detach().numpy()[0]
+        assert v.token_norm == pytest.approx(float(np.linalg.norm(tok, axis=1).mean()), rel=1e-5)
+        learned_rows = emb.position.weight.detach().numpy()[: len(ids)]
+        assert kinds["learned"].added_norm == pytest.approx(float(np.linalg.norm(learned_rows, axis=1).mean()),
+                                                            rel=1e-5)
+        assert kinds["sinusoidal"].added_norm == pytest.approx(math.sqrt(192), rel=1e-5)
+        assert kinds["none"].added_norm == kinds["rope"].added_norm == 0.0
+        assert kinds["sinusoidal"].added_norm > 5 * v.token_norm > 5 * kinds["learned"].added_norm
 
 
 def test_add_view_refuses_what_the_page_never_sends():
