@@ -559,6 +559,9 @@ class TileStepView:
     m_rows: np.ndarray  # (T,)  running max of each row so far (NaN: its query tile has not started)
     l_rows: np.ndarray  # (T,)
     traffic_so_far: dict  # numbers moved by steps 1..step (read_q, read_k, read_v, write_o)
+    tile_scores: Heatmap  # (r, c) this tile's scaled scores, rows/cols = its query/key positions, blocked NaN
+    tile_p: Heatmap  # (r, c) exp(scores - m_new): this tile's unnormalised weights, each in 0..1
+    tile_acc: Heatmap  # (r, d_k) the running unnormalised output of the tile's rows after this step
 
 
 def tile_step(walk: TileWalk, step: int) -> TileStepView:
@@ -600,7 +603,12 @@ def tile_step(walk: TileWalk, step: int) -> TileStepView:
         cell_state=heatmap(cells, "query", "key", tok, "state"), scores=heatmap(shown, "query", "key", tok, "signed"),
         skipped_so_far=sum(1 for t in walk.skipped if t < (cur.q_tile, cur.k_tile)), skipped_total=len(walk.skipped),
         output_so_far=heatmap(out, "query", "feature", tok, "signed"), row_state=_ro(rows), m_rows=_ro(m_rows),
-        l_rows=_ro(l_rows), traffic_so_far=traffic)
+        l_rows=_ro(l_rows), traffic_so_far=traffic,
+        tile_scores=heatmap(np.where(walk.kept[q0:q1, cur.k_start:cur.k_stop], cur.scores, np.nan), "query", "key",
+                            tok, "signed", rows=np.arange(q0, q1), cols=np.arange(cur.k_start, cur.k_stop)),
+        tile_p=heatmap(cur.p, "query", "key", tok, "weights", rows=np.arange(q0, q1),
+                       cols=np.arange(cur.k_start, cur.k_stop)),
+        tile_acc=heatmap(cur.acc, "query", "feature", tok, "signed", rows=np.arange(q0, q1)))
 
 
 @dataclass(frozen=True)
@@ -705,10 +713,13 @@ def _rng(settings: Settings) -> random.Random:
     return random.Random(zlib.crc32(key.encode()))
 
 
-def quiz_questions(settings: Settings) -> tuple[QuizQuestion, ...]:
+def quiz_questions(settings: Settings, run: Scenario | None = None,
+                   custom_text: str | None = None) -> tuple[QuizQuestion, ...]:
     """One question of each kind; their numbers come from the settings' seed (the same set for the class),
-    deliberately not the sliders' values, so the answer must be worked out rather than read off the page."""
+    deliberately not the sliders' values, so the answer must be worked out rather than read off the page.
+    The entropy question's reveal carries the run's own numbers: the last row of head 0 under the three divisors."""
     rng = _rng(settings)
+    shown = scale_row(settings, 0, settings.seq_len - 1, run, custom_text)
     out = []
     T, bq, bk = rng.choice((6, 8, 10, 12, 16)), rng.choice((2, 3, 4)), rng.choice((2, 3, 4))
     processed, skipped = causal_tile_counts(T, T, bq, bk)
@@ -720,7 +731,9 @@ def quiz_questions(settings: Settings) -> tuple[QuizQuestion, ...]:
                             facts={"n_q_tiles": math.ceil(T / bq), "n_k_tiles": math.ceil(T / bk)}))
     d_k = settings.d_k if settings.d_k >= 4 else 64
     out.append(QuizQuestion("entropy_order", "order", {"d_k": d_k}, SCALE_NAMES,
-                            ("1 < sqrt_d_k < d_k", "÷1, ÷√d_k, ÷d_k", "d_k > sqrt(d_k) > 1"), options=ORDERS))
+                            ("1 < sqrt_d_k < d_k", "÷1, ÷√d_k, ÷d_k", "d_k > sqrt(d_k) > 1"), options=ORDERS,
+                            facts={"head": 0, "row": settings.seq_len - 1, "run_d_k": settings.d_k,
+                                   "entropies": tuple(v.entropy for v in shown.variants)}))
     name = rng.choice(DTYPE_NAMES)
     thr = round(overflow_threshold(DTYPES[name]), 2)
     out.append(QuizQuestion("overflow_threshold", "number", {"dtype": name, "slack": THRESHOLD_SLACK}, thr,

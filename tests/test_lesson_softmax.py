@@ -330,6 +330,14 @@ def test_every_step_of_the_walk_by_hand(mask, bq, bk):
                 assert ((i, j) in walk.skipped) == (not kept_any and not row_blocked)
         assert v.skipped_so_far == sum(1 for (i, j) in walk.skipped if i * n_k + j < cur.q_tile * n_k + cur.k_tile)
         assert np.array_equal(np.isnan(v.scores.values), ~keep)
+        tile_keep = keep[q0:q1, k0:k1]
+        assert np.array_equal(np.isnan(v.tile_scores.values), ~tile_keep)
+        assert np.abs(v.tile_scores.values[tile_keep] - ref_s[q0:q1, k0:k1][tile_keep]).max(initial=0) <= 1e-5
+        assert v.tile_scores.row_positions.tolist() == list(range(q0, q1))
+        assert v.tile_p.col_positions.tolist() == list(range(k0, k1))
+        p_hand = np.exp(ref_s[q0:q1, k0:k1] - v.m_rows[q0:q1, None])
+        assert np.abs(v.tile_p.values - p_hand).max() <= 1e-5 and v.tile_p.values.max() <= 1
+        assert v.tile_acc.values.shape == (q1 - q0, s.d_k)
     last = L.tile_step(walk, 10**6)  # clamped to the last step
     assert last.is_last and np.abs(last.output_so_far.values - ref_out).max() <= 1e-5
     assert (last.row_state == L.ROW_WRITTEN).all()
@@ -425,6 +433,7 @@ def test_quiz_answers_by_hand(seed):
             assert q.answer == ("1", "sqrt_d_k", "d_k") and q.answer in q.options and len(q.options) == 6
             r = L.scale_row(s, 0, s.seq_len - 1)  # the current run's row orders that way too
             assert r.variants[0].entropy <= r.variants[1].entropy + 1e-6 <= r.variants[2].entropy + 2e-6
+            assert q.facts["entropies"] == tuple(v.entropy for v in r.variants) and q.facts["row"] == s.seq_len - 1
         elif q.kind == "overflow_threshold":
             dtype = getattr(torch, p["dtype"])
             below = torch.tensor(q.answer - 0.02, dtype=torch.float64).to(dtype)
