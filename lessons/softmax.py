@@ -324,6 +324,7 @@ class ScaleRow:
     key_tokens: tuple[str, ...]  # (T,)
     raw: np.ndarray  # (T,)  q·k of this row (trace.scores)
     kept: np.ndarray  # (T,) bool  keys the mask keeps
+    row_blocked: bool  # the mask keeps no key: every variant is uniform (all cells -1e9), as in the model
     variants: tuple[ScaleVariantRow, ...]  # in SCALE_NAMES order
     max_entropy: float  # log(number of kept keys): a uniform row
     order_holds: bool  # entropy(÷1) <= entropy(÷sqrt d_k) <= entropy(÷d_k) (with 1e-6 slack)
@@ -373,7 +374,7 @@ def scale_row(settings: Settings, head: int, row: int, run: Scenario | None = No
     hm = heatmap(np.stack([v.weights for v in variants]), "scale", "key", run.tokens, "weights")
     hm = replace(hm, row_labels=SCALE_NAMES)  # the rows are the three divisors
     return ScaleRow(head=head, row=row, d_k=d_k, token=run.tokens[row], key_tokens=tuple(run.tokens), raw=_ro(raw),
-                    kept=_ro(keep[row]), variants=tuple(variants),
+                    kept=_ro(keep[row]), row_blocked=n_kept == 0, variants=tuple(variants),
                     max_entropy=math.log(n_kept if n_kept else settings.seq_len),
                     order_holds=e[0] <= e[1] + 1e-6 and e[1] <= e[2] + 1e-6, divisors_equal=d_k == 1,
                     model_diff=model_diff, heatmap=hm)
@@ -416,6 +417,7 @@ class MaxRow:
     token: str
     key_tokens: tuple[str, ...]
     kept: np.ndarray  # (T,) bool
+    row_blocked: bool  # no key kept: float32 gives uniform weights (all -1e9), float16 NaN everywhere (all -inf)
     base: np.ndarray  # (T,)  the model's softmax input for this row (trace.masked_scores): gain 1
     row_max: float  # the largest kept score at gain 1
     dtypes: tuple[DtypeRow, ...]  # float32, float16
@@ -461,7 +463,7 @@ def max_row(settings: Settings, head: int, row: int, gain: int, run: Scenario | 
     row_max = float(base[keep].max()) if keep.any() else float(base.max())
     exp_gain = tuple(overflow_threshold(DTYPES[n]) / row_max if row_max > 0 else None for n in DTYPE_NAMES)
     return MaxRow(head=head, row=row, gain=gain, token=run.tokens[row], key_tokens=tuple(run.tokens),
-                  kept=_ro(keep), base=_ro(base), row_max=row_max,
+                  kept=_ro(keep), row_blocked=not bool(keep.any()), base=_ro(base), row_max=row_max,
                   dtypes=tuple(_dtype_row(s, keep, n) for n in DTYPE_NAMES), gains=_ro(np.array(GAINS)),
                   naive_ok_by_gain=_ro(by_gain), first_failing_gain=first, exp_overflow_gain=exp_gain)
 

@@ -380,6 +380,13 @@ def test_a_fully_blocked_row_gets_the_plain_paths_uniform_weights_tile_by_tile()
     assert r.equal
     v = run.trace.v_heads[0, 0].numpy()
     assert np.abs(r.tiled.values[1] - v.mean(axis=0)).max() <= 1e-6  # row 1 sees nothing: the mean of V
+    sr = L.scale_row(s, 0, 1, run)
+    assert sr.row_blocked and not L.scale_row(s, 0, 2, run).row_blocked
+    assert all(np.allclose(v.weights, 0.25) for v in sr.variants) and sr.max_entropy == pytest.approx(math.log(4))
+    m = L.max_row(s, 0, 1, 10, run)
+    f32, f16 = m.dtypes
+    assert m.row_blocked and np.allclose(f32.safe, 0.25) and np.allclose(f32.online, 0.25) and not f32.naive_ok
+    assert np.isnan(f16.safe).all() and np.isnan(f16.exact).all() and np.isneginf(f16.scores).all()
 
 
 @pytest.mark.parametrize("d_model, h, T, bq, bk", [(64, 4, 8, 4, 4), (512, 64, 32, 1, 1), (512, 1, 32, 128, 64),
