@@ -528,3 +528,21 @@ def test_each_function_is_cheap_at_the_largest_settings():
         t0 = time.perf_counter()
         call()
         assert time.perf_counter() - t0 < 1.5, name
+
+
+@pytest.mark.parametrize("mask", MASKS)
+def test_every_function_works_on_the_pages_frozen_shared_run_and_gives_the_same_numbers(mask):
+    """The page passes the run from its shared cache, frozen (core.frozen): nothing here may write into it."""
+    from core.frozen import freeze
+
+    s = S(64, 4, 8, mask)
+    run, frozen = scenario.run(s), freeze(scenario.run(s))
+    one, two = L.scale_row(s, 1, 5, frozen), L.scale_row(s, 1, 5, run)
+    assert np.array_equal(one.variants[1].weights, two.variants[1].weights) and one.model_diff == two.model_diff
+    a, b = L.max_row(s, 1, 5, 1000, frozen), L.max_row(s, 1, 5, 1000, run)
+    assert np.array_equal(a.dtypes[1].safe, b.dtypes[1].safe) and np.array_equal(a.naive_ok_by_gain, b.naive_ok_by_gain)
+    w1, w2 = L.tile_walk(s, 2, 3, 2, frozen), L.tile_walk(s, 2, 3, 2, run)
+    assert np.array_equal(L.tile_step(w1, 4).output_so_far.values, L.tile_step(w2, 4).output_so_far.values,
+                          equal_nan=True)
+    assert L.tile_result(s, 2, 3, 2, frozen).head_diff == L.tile_result(s, 2, 3, 2, run).head_diff
+    assert L.quiz_questions(s, frozen) == L.quiz_questions(s, run)
