@@ -15,8 +15,10 @@ Three sections, each a lazy tab whose language-neutral id is the URL value `soft
 Every number comes from the shared settings' scenario (core/scenario.py), so it matches the other pages.
 Nothing here is worded: the page turns keys into text (core/strings) and arrays into charts. Arrays are
 numpy and read-only (the page's shared cache hands the same object to every student). Nothing is cached
-here; `tile_walk` is the expensive call (at most ~0.1 s at T 32, blocks 1 x 1): the page caches it per
-(settings, head, blocks) so moving the step slider costs only `tile_step`.
+here. The expensive calls (measured on the shared 2-core machine, one torch thread, under load):
+`tile_walk` at T 32 with blocks 1 x 1 (up to 1024 steps) 0.1-0.4 s, `tile_result` then 0.05-0.15 s,
+`variance_curve` 0.1-0.2 s (it depends on the seed alone); everything else is a few ms. The page caches
+`tile_walk` per (settings, head, blocks), so moving the step slider costs only `tile_step` (<= ~10 ms).
 
 Why a lesson module: the page stays thin (read URL values -> call these -> draw), and every number it
 prints is tested against an independent computation in tests/test_lesson_softmax.py.
