@@ -191,8 +191,11 @@ def online_softmax(scores: Row, dtype: torch.dtype = torch.float32) -> OnlineSof
     ms, ls, rescales = [], [], []
     for s_j in s:
         m_new = torch.maximum(m, s_j)
-        rescale = torch.exp(m - m_new)  # 0 on the first key (exp(-inf)), 1 while the max stays
-        l = l * rescale + torch.exp(s_j - m_new)
+        # Keys that are all -inf so far (a masked key in float16, where -1e9 rounds to -inf): subtract 0,
+        # not -inf, so exp gives 0 instead of exp(-inf - (-inf)) = NaN (as tiled_attention's m_safe does).
+        m_safe = m_new if m_new > -math.inf else torch.zeros_like(m_new)
+        rescale = torch.exp(m - m_safe)  # 0 on the first key (exp(-inf)), 1 while the max stays
+        l = l * rescale + torch.exp(s_j - m_safe)
         m = m_new
         ms.append(m)
         ls.append(l)

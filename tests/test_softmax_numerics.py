@@ -77,6 +77,20 @@ def test_a_readable_example():
     assert naive_softmax(s16, torch.float16).tolist() == [0.0, 0.0]  # every weight wiped out, no NaN in sight
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_online_softmax_survives_masked_keys_before_the_first_kept_one(dtype):
+    """A masked row in float16: the seed's fill -1e9 rounds to -inf there. Keys that are all -inf so far must
+    add 0 to l (not exp(-inf - (-inf)) = NaN), so the online softmax equals torch.softmax like the safe one."""
+    for fill in (-1e9, float("-inf")):
+        s = torch.tensor([fill, fill, 1.0, 2.0, fill]).to(dtype)
+        ref = torch.softmax(s.float(), dim=-1)  # [0, 0, 0.2689, 0.7311, 0]
+        o = online_softmax(s, dtype)
+        assert torch.isfinite(o.weights).all() and torch.isfinite(o.l).all()
+        assert float((o.weights.float() - ref).abs().max()) <= (TOL32 if dtype == torch.float32 else TOL16)
+        assert o.weights[[0, 1, 4]].tolist() == [0.0, 0.0, 0.0]
+    assert torch.isnan(online_softmax(torch.full((3,), float("-inf"))).weights).all()  # like torch.softmax
+
+
 def test_the_float16_sum_overflows_at_the_rounding_midpoint_not_at_the_largest_number():
     """65504 is float16's largest number, 65536 would be the next: exact sums below their midpoint 65520
     round down to 65504 (finite), sums from 65520 up round to inf. Found by searching all float16 pairs."""
