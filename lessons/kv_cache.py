@@ -69,7 +69,7 @@ DEFAULT_TAB, DEFAULT_STEP, DEFAULT_HEAD = SECTIONS[0], 1, 0
 DEFAULT_MODEL, DEFAULT_CONTEXT, DEFAULT_GEN = "llama-3-8b", 4096, 128  # GQA preset; 128 tokens show the curves apart
 TIMING_POINTS = 6  # lengths timed per run, geometric from T/16 to T
 TIMING_REPEATS = 3  # best of this many runs per length ...
-TIMING_BUDGET_S = 4.0  # ... unless the run has already taken this long (then one run per length)
+TIMING_BUDGET_S = 2.0  # ... while the measurement has taken less than this (the first sweep always runs whole)
 
 
 def gqa_value(num_heads: int) -> int | None:
@@ -728,6 +728,7 @@ class QuizQuestion:
     the student's text; `accepted` are answer forms those parsers turn into `answer` (tests check them)."""
 
     key: str  # kv.cache_shape | kv.preset_bytes | kv.shared_heads
+    section: str  # the page section (SECTIONS) whose view explains the answer
     answer_type: str
     answer: object
     params: dict = field(default_factory=dict)  # language-neutral facts for the wording
@@ -755,7 +756,7 @@ def quiz_questions(settings: Settings, kv_heads: int) -> tuple[QuizQuestion, ...
     model = build_model(d_model, h, settings.seed, num_kv_heads=kv_heads)
     _, _, cache = decode_all(model, build_input(1, t, d_model, settings.seed))
     shape = cache.shape
-    q_shape = QuizQuestion("kv.cache_shape", "shape", shape,
+    q_shape = QuizQuestion("kv.cache_shape", "decode", "shape", shape,
                            dict(B=1, h=h, h_kv=kv_heads, d_model=d_model, d_k=settings.d_k, t=t,
                                 axes="B, h_kv, t, d_k"), _shape_forms(shape))
 
@@ -764,7 +765,7 @@ def quiz_questions(settings: Settings, kv_heads: int) -> tuple[QuizQuestion, ...
     context = rng.choice(CONTEXT_CHOICES)
     nbytes = preset_cache_bytes(preset, context)
     mib = nbytes // 2 ** 20  # every preset x context here is a whole number of MiB (tests check)
-    q_bytes = QuizQuestion("kv.preset_bytes", "int", mib,
+    q_bytes = QuizQuestion("kv.preset_bytes", "memory", "int", mib,
                            dict(slug=slug, name=preset.name, layers=preset.layers, heads=preset.heads,
                                 kv_heads=preset.kv_heads, head_dim=preset.head_dim, tokens=context, batch=1,
                                 bytes_per_value=BYTES_PER_FLOAT16, bytes=nbytes, unit="MiB"),
@@ -773,6 +774,6 @@ def quiz_questions(settings: Settings, kv_heads: int) -> tuple[QuizQuestion, ...
     h_kv = kv_heads if kv_heads < h else (gqa_value(h) or 1)
     j = rng.randrange(h_kv)
     heads = head_groups(h, h_kv)[j]
-    q_share = QuizQuestion("kv.shared_heads", "cells", heads, dict(h=h, h_kv=h_kv, group=h // h_kv, kv_head=j),
+    q_share = QuizQuestion("kv.shared_heads", "sharing", "cells", heads, dict(h=h, h_kv=h_kv, group=h // h_kv, kv_head=j),
                            (heads, tuple(reversed(heads))), tuple(range(h)))
     return q_shape, q_bytes, q_share

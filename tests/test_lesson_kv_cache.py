@@ -129,6 +129,15 @@ def test_bad_values_are_corrected_and_reported(key, raw, h, T, used):
     assert len(fixes[0].given) <= 24  # a long value is shortened in the notice
 
 
+@pytest.mark.parametrize("raw", [None, 5, 3.7, ["2", "4"], b"2", True, float("nan"), "\u0000", "１"])
+def test_any_raw_type_is_read_or_corrected_never_a_crash(raw):
+    values, fixes = K.parse_url({key.name: raw for key in K.URL_KEYS}, DEFAULT)
+    assert values.tab in K.SECTIONS and values.kv_heads in (1, 2, 4) and 1 <= values.step <= 8
+    assert 0 <= values.head <= 3 and values.model in K.MODEL_CHOICES and values.context in K.CONTEXT_CHOICES
+    assert K.GEN_MIN <= values.gen <= K.GEN_MAX
+    assert raw is None or fixes  # anything present but not valid as written is reported
+
+
 def test_a_shared_link_reproduces_the_view():
     raw = {"kv_heads": "2", "kv_step": "5", "kv_head": "3"}
     a, _ = K.parse_url(raw, DEFAULT)
@@ -427,6 +436,7 @@ def test_quiz_answers_by_hand_and_through_core_quiz_parsers(s):
             t = shape_q.params["t"]
             assert 1 <= t <= s.seq_len
             assert shape_q.answer == (1, kv, t, s.d_k) and shape_q.answer_type == "shape"
+            assert (shape_q.section, bytes_q.section, share_q.section) == ("decode", "memory", "sharing")
             for form in shape_q.accepted:
                 assert Q.parse_shape(form).value == shape_q.answer, form
             p = bytes_q.params
