@@ -229,6 +229,17 @@ def test_sharing_view_leader_heads_are_the_mha_heads_and_the_others_differ():
     assert np.abs(gqa.weights[[1, 3]] - mha.weights[[1, 3]]).max() > 1e-3  # the others read their leader's K
 
 
+@pytest.mark.parametrize("mask", MASK_KINDS)
+def test_sharing_view_takes_the_pages_mha_trace(mask):
+    from core import scenario
+    s = with_mask(DEFAULT, mask)
+    run = scenario.run(s)
+    given, built = K.sharing_view(s, 1, mha=run.trace), K.sharing_view(s, 1)
+    assert given.leaders_max_abs_diff == built.leaders_max_abs_diff and given.leaders_equal
+    with pytest.raises(ValueError):
+        K.sharing_view(s, 1, mha=scenario.run(Settings(64, 4, 5, mask, 0, "en")).trace)
+
+
 def test_sharing_view_with_a_fully_blocked_custom_row_compares_the_other_rows():
     s = with_mask(Settings(16, 4, 3, "none", 0, "en"), "custom")
     view = K.sharing_view(s, 2, custom_text="000.110.111")  # query 0 keeps no key
