@@ -41,8 +41,8 @@ import torch.nn.functional as F
 from core.accounting import (BYTES_PER_FLOAT16, BYTES_PER_FLOAT32, PRESETS, ModelPreset, decode_macs,
                              kv_cache_bytes, kv_sharing_over_heads, preset_cache_bytes)
 from core.attention import AttentionTrace, build_input, build_model
-from core.kv_cache import (bottom_right_causal_mask, decode_all, decode_step, generate_without_cache,
-                           head_groups, top_left_causal_mask, KVCache)
+from core.kv_cache import (KVCache, bottom_right_causal_mask, decode_all, decode_step, generate_without_cache,
+                           head_groups, top_left_causal_mask)
 from core.limits import KV_CACHE_MAX_TOKENS
 from core.masks import causal_mask
 from core.scenario import PAD, padding_length, settings_mask
@@ -459,7 +459,7 @@ def decode_view(settings: Settings, kv_heads: int, step: int, head: int) -> Deco
     cache = KVCache.for_model(model, 1)
     rows = []
     for i in range(t):  # one token at a time: the page's "next token" t times
-        out, trace = decode_step(model, cache, x[:, i:i + 1])
+        _, trace = decode_step(model, cache, x[:, i:i + 1])
         rows.append(cache.length)
     full_out, full = model.forward_with_trace(x, x, x, causal_mask(T))  # (1, T, d_model)
 
@@ -578,7 +578,8 @@ def memory_view(settings: Settings, kv_heads: int, model: str, context: int) -> 
         name, layers, heads, head_dim, bpv, actual = OURS, 1, h, d_k, BYTES_PER_FLOAT32, kv_heads
     else:
         p = PRESET_SLUGS[model]
-        name, layers, heads, head_dim, bpv, actual = p.name, p.layers, p.heads, p.head_dim, BYTES_PER_FLOAT16, p.kv_heads
+        name, layers, heads, head_dim, actual = p.name, p.layers, p.heads, p.head_dim, p.kv_heads
+        bpv = BYTES_PER_FLOAT16
     contexts = np.array(MEMORY_CONTEXTS, dtype=np.int64)
     contexts.setflags(write=False)
     ours = build_model(settings.d_model, h, settings.seed, num_kv_heads=kv_heads)
@@ -793,6 +794,7 @@ def quiz_questions(settings: Settings, kv_heads: int) -> tuple[QuizQuestion, ...
     h_kv = kv_heads if kv_heads < h else (gqa_value(h) or 1)
     j = rng.randrange(h_kv)
     heads = head_groups(h, h_kv)[j]
-    q_share = QuizQuestion("kv.shared_heads", "sharing", "cells", heads, dict(h=h, h_kv=h_kv, group=h // h_kv, kv_head=j),
+    q_share = QuizQuestion("kv.shared_heads", "sharing", "cells", heads,
+                           dict(h=h, h_kv=h_kv, group=h // h_kv, kv_head=j),
                            (heads, tuple(reversed(heads))), tuple(range(h)))
     return q_shape, q_bytes, q_share

@@ -452,7 +452,8 @@ def test_quiz_answers_by_hand_and_through_core_quiz_parsers(s):
                 assert Q.parse_shape(form).value == shape_q.answer, form
             p = bytes_q.params
             assert bytes_q.answer_type == "int"
-            assert bytes_q.answer * MiB == p["bytes"] == 2 * p["layers"] * p["kv_heads"] * p["head_dim"] * p["tokens"] * 2
+            by_hand = 2 * p["layers"] * p["kv_heads"] * p["head_dim"] * p["tokens"] * 2
+            assert bytes_q.answer * MiB == p["bytes"] == by_hand
             preset = K.PRESET_SLUGS[p["slug"]]
             assert (p["layers"], p["kv_heads"], p["head_dim"]) == (preset.layers, preset.kv_heads, preset.head_dim)
             for form in bytes_q.accepted:
