@@ -282,8 +282,10 @@ class SharingRow:
     kv_heads: int
     kind: str
     group: int
-    q_numel: int  # Q = (T, d_model): the same for every h_kv
-    k_numel: int  # K = (T, h_kv * d_k) (V the same)
+    q_shape: tuple[int, int]  # Q = (T, d_model): the same for every h_kv
+    k_shape: tuple[int, int]  # K = (T, h_kv * d_k) (V the same)
+    q_numel: int
+    k_numel: int
     kv_params: int  # W_k + W_v weights and biases
     cache_bytes_per_token: int  # one layer, float32, K and V
 
@@ -380,8 +382,8 @@ def sharing_view(settings: Settings, kv_heads: int, *, custom_text: str | None =
     q_cols = Axis("column", tuple(range(d_model)), _column_groups(d_model, d_k, kv_head_of))
     kv_cols = Axis("column", tuple(range(kv_heads * d_k)), _column_groups(kv_heads * d_k, d_k, tuple(range(kv_heads))))
     table = tuple(
-        SharingRow(r.kv_heads, attention_kind(h, r.kv_heads), r.group, T * d_model, T * r.kv_heads * d_k,
-                   r.kv_params, r.cache_bytes)
+        SharingRow(r.kv_heads, attention_kind(h, r.kv_heads), r.group, (T, d_model), (T, r.kv_heads * d_k),
+                   T * d_model, T * r.kv_heads * d_k, r.kv_params, r.cache_bytes)
         for r in kv_sharing_over_heads(d_model, h, 1, bytes_per_value=BYTES_PER_FLOAT32))
     return SharingView(
         kv_heads=kv_heads, kind=attention_kind(h, kv_heads), options=control_options(h), groups=groups,

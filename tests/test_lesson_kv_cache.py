@@ -216,7 +216,8 @@ def test_sharing_view_against_a_hand_reference(s, mask):
         assert [r.kv_heads for r in view.table] == kv_choices(h)
         for r in view.table:
             other = build_model(s.d_model, h, 0, num_kv_heads=r.kv_heads)
-            assert r.q_numel == T * s.d_model
+            assert r.q_numel == T * s.d_model and r.q_shape == (T, s.d_model)
+            assert r.k_shape == (T, other.W_k.out_features) == (T, r.kv_heads * d_k)
             assert r.k_numel == T * r.kv_heads * d_k
             assert r.kv_params == sum(p.numel() for p in (*other.W_k.parameters(), *other.W_v.parameters()))
             assert r.cache_bytes_per_token == 2 * r.kv_heads * d_k * 4
