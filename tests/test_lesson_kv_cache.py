@@ -401,32 +401,49 @@ def test_timing_lengths():
 def test_measure_generation_returns_a_fitted_series(s, tokens):
     kv = K.default_kv_heads(s.num_heads)
     r = K.measure_generation(s, kv, tokens, repeats=2)
-    n = len(r.lengths)
-    assert r.lengths.tolist() == list(K.timing_lengths(tokens)) and r.tokens == tokens
-    for series in (r.seconds_with, r.seconds_without, r.wall_with, r.wall_without):
-        assert series.shape == (n,) and np.all(series > 0) and np.all(np.isfinite(series))
-    assert 1 <= r.repeats <= 2
+    assert r.tokens == tokens and r.kv_heads == kv and 1 <= r.repeats <= 2
+    for series in (r.step_with, r.step_without, r.total_with, r.total_without):
+        assert series.shape == (tokens,) and np.all(series > 0) and np.all(np.isfinite(series))
+    assert np.allclose(r.total_with, np.cumsum(r.step_with)) and np.allclose(r.total_without, np.cumsum(r.step_without))
+    assert r.lengths.tolist() == list(K.timing_lengths(tokens))
     for i, L in enumerate(r.lengths.tolist()):
         sums = [hand_macs(s.d_model, s.num_heads, kv, t) for t in range(1, L + 1)]
         assert r.macs_with[i] == sum(a for a, _ in sums) and r.macs_without[i] == sum(b for _, b in sums)
+    at = r.lengths - 1
+    n = len(r.lengths)
     half = max(2, math.ceil(n / 2))
-    for series, exponent in ((r.seconds_with, r.exponent_with), (r.seconds_without, r.exponent_without),
-                             (r.macs_with, r.macs_exponent_with), (r.macs_without, r.macs_exponent_without)):
+    for series, exponent in ((r.total_with[at], r.exponent_with), (r.total_without[at], r.exponent_without),
+                             (r.macs_with, r.macs_exponent_with), (r.macs_without, r.macs_exponent_without),
+                             (r.step_without[at], r.step_exponent_without)):
         x, y = np.log(r.lengths[-half:].astype(float)), np.log(series[-half:].astype(float))
         slope = ((x - x.mean()) * (y - y.mean())).sum() / ((x - x.mean()) ** 2).sum()
         assert abs(exponent - slope) < 1e-9
     assert r.kind_with == K.growth_kind(r.exponent_with) and r.kind_without == K.growth_kind(r.exponent_without)
     assert r.macs_exponent_without > r.macs_exponent_with  # the count itself grows faster without the cache
-    assert r.speedup == pytest.approx(r.seconds_without[-1] / r.seconds_with[-1])
+    assert r.speedup == pytest.approx(r.total_without[-1] / r.total_with[-1])
     assert r.outputs_max_abs_diff <= 1e-5  # both generations computed the same rows
-    assert r.total_seconds > 0
+    assert r.wall_seconds > 0
+
+
+def test_the_timed_loops_are_the_cores_generations():
+    """The per-step timing loops compute exactly what decode_all and generate_without_cache compute."""
+    from core.kv_cache import decode_all, generate_without_cache
+    model = build_model(32, 4, 5, num_kv_heads=2)
+    x = build_input(1, 9, 32, 5)
+    with torch.no_grad():
+        times_c, rows_c = K._generate_timed(model, x, cached=True)
+        times_n, rows_n = K._generate_timed(model, x, cached=False)
+        assert torch.equal(rows_c, decode_all(model, x)[0])
+        assert torch.equal(rows_n, generate_without_cache(model, x))
+    assert len(times_c) == len(times_n) == 9 and min(times_c + times_n) >= 0
 
 
 def test_measure_generation_stays_within_its_budget_and_limits():
     start = time.perf_counter()
     r = K.measure_generation(DEFAULT, 2, 16, repeats=5, budget_s=0.0)
-    assert r.repeats == 1  # the budget is spent after the first sweep
+    assert r.repeats == 1  # the budget is spent after the first generation of each mode
     assert time.perf_counter() - start < 30
+    assert K.measure_generation(DEFAULT, 2, 8, repeats=3, budget_s=60.0).repeats == 3
     for bad in (7, 257, 10**9, True, 16.0):
         with pytest.raises(ValueError):
             K.measure_generation(DEFAULT, 2, bad)
