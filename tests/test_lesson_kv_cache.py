@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 import math
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -60,6 +62,15 @@ def test_imports_only_core_numpy_torch_and_the_standard_library():
     allowed_roots = {"core", "numpy", "torch", "__future__", "math", "random", "time", "dataclasses"}
     assert {n.split(".")[0] for n in names} <= allowed_roots, names
     assert {"core.kv_cache", "core.accounting", "core.attention"} <= names  # the page's numbers come from core
+
+
+def test_importing_it_loads_no_streamlit_plotly_or_figures():
+    """Even through core (core.settings names the languages via core.i18n, which is not this module's import)."""
+    code = ("import sys, lessons.kv_cache; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('streamlit', 'plotly') or m == 'core.figures'))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[1], capture_output=True,
+                         text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "[]"
 
 
 # ------------------------------------------------------------------ URL keys and their corrections
