@@ -20,11 +20,12 @@ Sections (`SECTIONS`, the page's lazy tabs, `kv_tab` in the URL):
 Plus the URL keys of the page (`URL_KEYS`, `parse_<key>`, `parse_url`) and its quiz questions.
 
 Nothing is cached here (the page uses the server's shared cache). Measured on the shared 2-core machine
-under load, one torch thread, best of 5 (median in brackets): at the defaults (64, 4, 8) every function
-takes about 1 ms; at d_model 512, h 16, T 32 sharing_view 42 ms (46; building the model twice, 17 ms each:
-pass the page's MHA trace as `mha` to save one), decode_view 11-13 ms (17-25), memory_view 15 ms (18),
-quiz_questions 21 ms (26), parse_url < 0.1 ms; at h 64 the same within 10 ms. `measure_generation` is the
-one slow call, run on a click: see its docstring.
+under load 10-12, one torch thread, best of 5 over two runs: at the defaults (64, 4, 8) every function
+takes about 1 ms; at d_model 512, h 16, T 32: sharing_view 35-42 ms (most of it build_model, ~17 ms,
+twice: pass the page's MHA trace as `mha` to save one), decode_view 11-29 ms at t = T (15 ms at t = 1),
+memory_view 12-15 ms, quiz_questions 19-21 ms, parse_url < 0.1 ms; at h 64 sharing 33-50 ms, decode
+24-41 ms, memory 8-21 ms, quiz 23-24 ms. `measure_generation` is the one slow call, run on a click: see
+its docstring.
 """
 
 from __future__ import annotations
