@@ -1,0 +1,524 @@
+"""lessons/kv_cache.py: every number the KV cache page will print, against an independent computation.
+
+References here are written from the formulas (or torch's own kernels), never by calling the lesson's
+code path again: F.scaled_dot_product_attention for the full causal pass, hand-written projections
+and softmax for the decode row, the cache-bytes formula by hand, core.quiz's parsers for the answers.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from core import quiz as Q
+from core.accounting import PRESETS, kv_shapes
+from core.attention import build_input, build_model
+from core.limits import KV_CACHE_MAX_TOKENS
+from core.masks import MASK_KINDS
+from core.scenario import settings_mask
+from core.settings import Settings
+from lessons import kv_cache as K
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+SMALLEST = Settings(8, 1, 2, "none", 0, "en")
+DEFAULT = Settings(64, 4, 8, "none", 0, "en")
+LARGEST = Settings(512, 64, 32, "none", 0, "en")
+WIDE = Settings(512, 16, 32, "none", 0, "zh")
+EVERY_SIZE = (SMALLEST, DEFAULT, Settings(16, 8, 5, "none", 3, "zh"), WIDE, LARGEST)
+MiB = 2 ** 20
+
+
+def with_mask(s: Settings, mask: str) -> Settings:
+    return Settings(s.d_model, s.num_heads, s.seq_len, mask, s.seed, s.lang)
+
+
+def kv_choices(h: int) -> list[int]:
+    return [d for d in range(1, h + 1) if h % d == 0]
+
+
+# ------------------------------------------------------------------ what the module may import
+
+
+def test_imports_only_core_numpy_torch_and_the_standard_library():
+    tree = ast.parse(Path(K.__file__).read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            names.add(node.module or "")
+    banned = {"streamlit", "plotly", "core.i18n", "core.strings", "core.figures", "ui"}
+    assert not {n for n in names if n.split(".")[0] in banned or any(n.startswith(b) for b in banned)}
+    allowed_roots = {"core", "numpy", "torch", "__future__", "math", "random", "time", "dataclasses"}
+    assert {n.split(".")[0] for n in names} <= allowed_roots, names
+    assert {"core.kv_cache", "core.accounting", "core.attention"} <= names  # the page's numbers come from core
+
+
+def test_importing_it_loads_no_streamlit_plotly_or_figures():
+    """Even through core (core.settings names the languages via core.i18n, which is not this module's import)."""
+    code = ("import sys, lessons.kv_cache; "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('streamlit', 'plotly') or m == 'core.figures'))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[1], capture_output=True,
+                         text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+# ------------------------------------------------------------------ URL keys and their corrections
+
+
+def test_url_table_lists_every_key_with_its_parser():
+    names = [k.name for k in K.URL_KEYS]
+    assert names == ["kv_tab", "kv_heads", "kv_step", "kv_head", "kv_model", "kv_context", "kv_gen"]
+    assert all(n.startswith("kv_") for n in names)  # page-local, never a shared setting's name
+    for key in K.URL_KEYS:
+        assert callable(getattr(K, f"parse_{key.name}"))
+    assert K.URL_KEY_BY_NAME["kv_model"].choices == ("gpt2-small", "llama-2-7b", "llama-3-8b", "mistral-7b",
+                                                     "falcon-7b", "ours")
+    assert K.URL_KEY_BY_NAME["kv_gen"].range_rule == f"8..{KV_CACHE_MAX_TOKENS}"
+
+
+def test_missing_values_take_the_defaults_silently():
+    values, fixes = K.parse_url({}, DEFAULT)
+    assert fixes == []
+    assert values == K.PageValues("sharing", 2, 1, 0, "llama-3-8b", 4096, 128)
+    values, fixes = K.parse_url({k: "" for k in K.URL_KEY_BY_NAME}, Settings(64, 64, 8, "none", 0, "en"))
+    assert fixes == [] and values.kv_heads == 16  # the GQA default: the divisor nearest h/4
+
+
+def test_valid_values_pass_unchanged():
+    raw = {"kv_tab": "timing", "kv_heads": "1", "kv_step": "8", "kv_head": "3", "kv_model": "ours",
+           "kv_context": "131072", "kv_gen": "256"}
+    values, fixes = K.parse_url(raw, DEFAULT)
+    assert fixes == []
+    assert values == K.PageValues("timing", 1, 8, 3, "ours", 131072, 256)
+
+
+@pytest.mark.parametrize("key, raw, h, T, used", [
+    ("kv_heads", "3", 8, 8, 2),  # nearest divisor of 8; 3 is between 2 and 4, ties to the smaller
+    ("kv_heads", "0", 8, 8, 1),
+    ("kv_heads", "-7", 8, 8, 1),
+    ("kv_heads", "99", 8, 8, 8),
+    ("kv_heads", "1e400", 8, 8, 8),  # huge clamps, never crashes
+    ("kv_heads", "7", 16, 8, 8),
+    ("kv_heads", "abc", 4, 8, 2),  # unreadable -> the default (GQA)
+    ("kv_heads", "2.0", 4, 8, 2),  # readable, but not as written: reported
+    ("kv_step", "99", 4, 8, 8),
+    ("kv_step", "0", 4, 8, 1),
+    ("kv_step", "nan", 4, 8, 1),
+    ("kv_step", "9" * 500, 4, 32, 32),
+    ("kv_head", "-5", 4, 8, 0),
+    ("kv_head", "4", 4, 8, 3),
+    ("kv_model", "LLAMA-3-8B", 4, 8, "llama-3-8b"),
+    ("kv_model", "gpt-5", 4, 8, "llama-3-8b"),
+    ("kv_model", "<script>alert(1)</script>", 4, 8, "llama-3-8b"),
+    ("kv_context", "5000", 4, 8, 4096),
+    ("kv_context", "1", 4, 8, 1024),
+    ("kv_context", "1e9", 4, 8, 131072),
+    ("kv_gen", "1", 4, 8, 8),
+    ("kv_gen", "100000", 4, 8, 256),
+    ("kv_gen", "inf", 4, 8, 256),
+    ("kv_tab", "nope", 4, 8, "sharing"),
+    ("kv_tab", " Decode ", 4, 8, "decode"),
+])
+def test_bad_values_are_corrected_and_reported(key, raw, h, T, used):
+    s = Settings(64, h, T, "none", 0, "en")
+    values, fixes = K.parse_url({key: raw}, s)
+    field = {"kv_tab": "tab", "kv_heads": "kv_heads", "kv_step": "step", "kv_head": "head", "kv_model": "model",
+             "kv_context": "context", "kv_gen": "gen"}[key]
+    assert getattr(values, field) == used
+    assert len(fixes) == 1 and fixes[0].key == key and fixes[0].used == str(used)
+    assert len(fixes[0].given) <= 24  # a long value is shortened in the notice
+
+
+@pytest.mark.parametrize("raw", [None, 5, 3.7, ["2", "4"], b"2", True, float("nan"), "\u0000", "１"])
+def test_any_raw_type_is_read_or_corrected_never_a_crash(raw):
+    values, fixes = K.parse_url({key.name: raw for key in K.URL_KEYS}, DEFAULT)
+    assert values.tab in K.SECTIONS and values.kv_heads in (1, 2, 4) and 1 <= values.step <= 8
+    assert 0 <= values.head <= 3 and values.model in K.MODEL_CHOICES and values.context in K.CONTEXT_CHOICES
+    assert K.GEN_MIN <= values.gen <= K.GEN_MAX
+    assert raw is None or fixes  # anything present but not valid as written is reported
+
+
+def test_a_shared_link_reproduces_the_view():
+    raw = {"kv_heads": "2", "kv_step": "5", "kv_head": "3"}
+    a, _ = K.parse_url(raw, DEFAULT)
+    b, _ = K.parse_url(dict(raw), DEFAULT)
+    assert a == b
+    v1 = K.decode_view(DEFAULT, a.kv_heads, a.step, a.head)
+    v2 = K.decode_view(DEFAULT, b.kv_heads, b.step, b.head)
+    assert np.array_equal(v1.weights_row.values, v2.weights_row.values)
+    assert np.array_equal(v1.output_row, v2.output_row)
+
+
+# ------------------------------------------------------------------ the control and the sharing view
+
+
+def test_gqa_value_and_control_labels():
+    assert [K.gqa_value(h) for h in (1, 2, 3, 4, 8, 12, 32, 64, 71)] == [None, None, None, 2, 2, 3, 8, 16, None]
+    opts = K.control_options(8)
+    assert [(o.kv_heads, o.kind, o.group) for o in opts] == [(1, "mqa", 8), (2, "gqa", 4), (4, "gqa", 2),
+                                                            (8, "mha", 1)]
+    assert [(o.kv_heads, o.kind) for o in K.control_options(1)] == [(1, "mha")]  # one head: MHA, nothing shared
+    assert [o.kind for o in K.control_options(2)] == ["mqa", "mha"]
+
+
+@torch.no_grad()
+def reference_run(s: Settings, kv_heads: int, mask):
+    """Our GQA attention from its weights by hand: repeat_interleave + explicit softmax (no core code path)."""
+    model = build_model(s.d_model, s.num_heads, s.seed, num_kv_heads=kv_heads)
+    x = build_input(1, s.seq_len, s.d_model, s.seed)[0].double()  # (T, d_model)
+    h, d_k, g = s.num_heads, s.d_k, s.num_heads // kv_heads
+    W = {n: (getattr(model, n).weight.double(), getattr(model, n).bias.double()) for n in ("W_q", "W_k", "W_v", "W_o")}
+    q, k, v = (x @ W[n][0].T + W[n][1] for n in ("W_q", "W_k", "W_v"))  # (T, d_model), (T, h_kv d_k) x 2
+    weights = torch.zeros(h, s.seq_len, s.seq_len, dtype=torch.float64)
+    outs = []
+    for i in range(h):
+        j = i // g  # the K/V head query head i reads
+        qi, kj, vj = q[:, i * d_k:(i + 1) * d_k], k[:, j * d_k:(j + 1) * d_k], v[:, j * d_k:(j + 1) * d_k]
+        sc = qi @ kj.T / math.sqrt(d_k)
+        if mask is not None:
+            sc = sc.masked_fill(~mask.expand(1, 1, s.seq_len, s.seq_len)[0, 0], -1e9)
+        w = torch.exp(sc - sc.max(-1, keepdim=True).values)
+        w = w / w.sum(-1, keepdim=True)
+        weights[i] = w
+        outs.append(w @ vj)
+    out = torch.cat(outs, dim=1) @ W["W_o"][0].T + W["W_o"][1]
+    return q, k, v, weights, out
+
+
+@pytest.mark.parametrize("mask", MASK_KINDS)
+@pytest.mark.parametrize("s", EVERY_SIZE, ids=lambda s: f"{s.d_model}-{s.num_heads}-{s.seq_len}")
+def test_sharing_view_against_a_hand_reference(s, mask):
+    s = with_mask(s, mask)
+    for kv in sorted({1, K.default_kv_heads(s.num_heads), s.num_heads}):
+        view = K.sharing_view(s, kv)
+        h, g, d_k, T = s.num_heads, s.num_heads // kv, s.d_k, s.seq_len
+        assert view.kind == ("mha" if kv == h else "mqa" if kv == 1 else "gqa")
+        assert view.groups == tuple(tuple(range(j * g, j * g + g)) for j in range(kv))
+        assert view.kv_head_of == tuple(i // g for i in range(h))
+        want = kv_shapes(1, T, s.d_model, h, kv)
+        for name in ("k", "v", "k_heads", "v_heads", "k_heads_expanded", "v_heads_expanded"):
+            assert view.shapes[name] == want[name].sizes
+        assert view.shapes["q"] == (1, T, s.d_model) and view.shapes["q_heads"] == (1, h, T, d_k)
+        q, k, v, weights, _ = reference_run(s, kv, settings_mask(mask, T, T))
+        assert view.q.values.shape == (T, s.d_model) and view.k.values.shape == (T, kv * d_k)
+        assert np.abs(view.q.values - q.numpy()).max() < 1e-5
+        assert np.abs(view.k.values - k.numpy()).max() < 1e-5
+        assert np.abs(view.v.values - v.numpy()).max() < 1e-5
+        assert np.abs(view.weights - weights.numpy()).max() < 1e-5
+        assert view.q.cols.groups == tuple((c // d_k) // g for c in range(s.d_model))
+        assert view.k.cols.groups == tuple(c // d_k for c in range(kv * d_k))
+        assert view.q.role == "signed" and view.q.vmin == -view.q.vmax
+        assert abs(view.q.vmax - float(np.abs(q.numpy()).max())) < 1e-5
+        assert len(view.weight_rows.labels) == T and view.q.rows.key == "token"
+        assert view.sdpa_equal and view.sdpa_max_abs_diff <= K.SDPA_ATOL
+        assert view.leaders_equal and view.leaders_max_abs_diff <= K.SDPA_ATOL
+        # The table: Q stays, K, W_k/W_v and the cache shrink with h_kv.
+        assert [r.kv_heads for r in view.table] == kv_choices(h)
+        for r in view.table:
+            other = build_model(s.d_model, h, 0, num_kv_heads=r.kv_heads)
+            assert r.q_numel == T * s.d_model and r.q_shape == (T, s.d_model)
+            assert r.k_shape == (T, other.W_k.out_features) == (T, r.kv_heads * d_k)
+            assert r.k_numel == T * r.kv_heads * d_k
+            assert r.kv_params == sum(p.numel() for p in (*other.W_k.parameters(), *other.W_v.parameters()))
+            assert r.cache_bytes_per_token == 2 * r.kv_heads * d_k * 4
+
+
+def test_sharing_view_leader_heads_are_the_mha_heads_and_the_others_differ():
+    mha = K.sharing_view(DEFAULT, 4)
+    gqa = K.sharing_view(DEFAULT, 2)
+    assert np.abs(gqa.weights[[0, 2]] - mha.weights[[0, 2]]).max() < 1e-6  # the groups' first heads
+    assert np.abs(gqa.weights[[1, 3]] - mha.weights[[1, 3]]).max() > 1e-3  # the others read their leader's K
+
+
+@pytest.mark.parametrize("mask", MASK_KINDS)
+def test_sharing_view_takes_the_pages_mha_trace(mask):
+    from core import scenario
+    s = with_mask(DEFAULT, mask)
+    run = scenario.run(s)
+    given, built = K.sharing_view(s, 1, mha=run.trace), K.sharing_view(s, 1)
+    assert given.leaders_max_abs_diff == built.leaders_max_abs_diff and given.leaders_equal
+    with pytest.raises(ValueError):
+        K.sharing_view(s, 1, mha=scenario.run(Settings(64, 4, 5, mask, 0, "en")).trace)
+
+
+def test_sharing_view_with_a_fully_blocked_custom_row_compares_the_other_rows():
+    s = with_mask(Settings(16, 4, 3, "none", 0, "en"), "custom")
+    view = K.sharing_view(s, 2, custom_text="000.110.111")  # query 0 keeps no key
+    assert view.sdpa_rows_compared == 2 and view.sdpa_equal
+    assert np.allclose(view.weights[:, 0], 1 / 3)  # the seed's fill: a blocked row is uniform
+
+
+# ------------------------------------------------------------------ decoding step by step
+
+
+def hand_macs(d: int, h: int, h_kv: int, t: int) -> tuple[int, int]:
+    kvw = h_kv * (d // h)
+    per_row = 2 * d * d + 2 * d * kvw
+    return per_row + 2 * t * d, t * per_row + 2 * t * t * d
+
+
+def test_decode_view_every_step_against_sdpa_and_by_hand():
+    s = Settings(16, 4, 6, "none", 2, "en")
+    kv, T, d_k = 2, s.seq_len, s.d_k
+    model = build_model(16, 4, 2, num_kv_heads=kv)
+    x = build_input(1, T, 16, 2)
+    with torch.no_grad():
+        q = model.W_q(x).view(1, T, 4, d_k).transpose(1, 2)
+        k = model.W_k(x).view(1, T, kv, d_k).transpose(1, 2)
+        v = model.W_v(x).view(1, T, kv, d_k).transpose(1, 2)
+        full = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)  # (1, h, T, d_k)
+        full_out = model.W_o(full.transpose(1, 2).reshape(1, T, 16))[0]  # (T, d_model)
+        k_rep, v_rep = k.repeat_interleave(2, dim=1), v.repeat_interleave(2, dim=1)
+    for t in range(1, T + 1):
+        for head in range(4):
+            view = K.decode_view(s, kv, t, head)
+            assert view.step == t and view.new_token == K.page_tokens(s)[t - 1]
+            assert view.kv_head == head // 2 and view.group == ((0, 1), (2, 3))[head // 2]
+            assert view.cache_shape == (1, kv, t, d_k) and view.cache_rows == tuple(range(1, t + 1))
+            assert view.cache_nbytes == 2 * kv * t * d_k * 4
+            assert np.abs(view.k_cache.values - k[0, head // 2, :t].numpy()).max() < 1e-6
+            assert np.abs(view.v_cache.values - v[0, head // 2, :t].numpy()).max() < 1e-6
+            assert np.abs(view.q_row.values - q[0, :, t - 1].numpy()).max() < 1e-6
+            scores = (q[0, :, t - 1:t] @ k_rep[0, :, :t].transpose(-1, -2))[:, 0] / math.sqrt(d_k)  # (h, t)
+            assert np.abs(view.scores_row.values - scores.numpy()).max() < 1e-5
+            w = torch.softmax(scores.double(), -1).float()
+            assert np.abs(view.weights_row.values - w.numpy()).max() < 1e-6
+            assert np.abs(view.full_weights_row.values - w.numpy()).max() < 1e-6
+            assert np.abs(view.output_row - full_out[t - 1].numpy()).max() < 1e-5  # SDPA's causal pass
+            assert view.equal and view.output_max_abs_diff <= 1e-6 and view.weights_max_abs_diff <= 1e-6
+            assert view.weights_row.values.shape == (4, t) and view.weights_row.rows.key == "query_head"
+            assert view.weights_row.rows.groups == (0, 0, 1, 1)
+            assert view.mask_row.values.tolist() == [[True] * t]
+            assert view.top_left_row.values.tolist() == [[True] + [False] * (t - 1)]
+            with_c, without_c = hand_macs(16, 4, kv, t)
+            assert (view.cost.with_cache, view.cost.without_cache, view.cost.saved) == \
+                (with_c, without_c, without_c - with_c)
+            sums = [hand_macs(16, 4, kv, u) for u in range(1, t + 1)]
+            assert view.cost_so_far.with_cache == sum(a for a, _ in sums)
+            assert view.cost_so_far.without_cache == sum(b for _, b in sums)
+    assert K.decode_view(s, kv, 1, 0).cost.saved == 0  # one token: nothing to reuse yet
+    assert K.decode_view(s, kv, 1, 0).shared_mask_differs  # the sidebar's "none": the page says it is causal here
+    assert not K.decode_view(with_mask(s, "causal"), kv, 1, 0).shared_mask_differs
+
+
+@pytest.mark.parametrize("mask", MASK_KINDS)
+@pytest.mark.parametrize("s", EVERY_SIZE, ids=lambda s: f"{s.d_model}-{s.num_heads}-{s.seq_len}")
+def test_decode_view_runs_everywhere_and_equals_the_full_pass(s, mask):
+    s = with_mask(s, mask)
+    for kv in sorted({1, s.num_heads}):
+        view = K.decode_view(s, kv, s.seq_len, s.num_heads - 1)
+        assert view.equal, (view.output_max_abs_diff, view.weights_max_abs_diff)
+        assert view.cache_shape == (1, kv, s.seq_len, s.d_k)
+        assert np.allclose(view.weights_row.values.sum(-1), 1, atol=1e-5)
+
+
+def test_decode_view_refuses_what_parse_would_have_corrected():
+    for bad in (dict(kv_heads=3, step=1, head=0), dict(kv_heads=2, step=0, head=0), dict(kv_heads=2, step=9, head=0),
+                dict(kv_heads=2, step=1, head=4), dict(kv_heads=2, step=True, head=0)):
+        with pytest.raises(ValueError):
+            K.decode_view(DEFAULT, **bad)
+
+
+# ------------------------------------------------------------------ memory
+
+
+def test_published_presets_by_hand():
+    # 2 x layers x h_kv x d_k x tokens x 2 bytes (fp16), written out:
+    assert K.preset_cache_bytes(PRESETS[2], 4096) == 2 * 32 * 8 * 128 * 4096 * 2 == 512 * MiB  # Llama-3-8B
+    view = K.memory_view(DEFAULT, 2, "llama-3-8b", 4096)
+    rows = {r.slug: r for r in view.presets}
+    assert rows["llama-3-8b"].bytes_at_context == 512 * MiB and rows["llama-3-8b"].bytes_if_mha == 2048 * MiB
+    assert rows["llama-2-7b"].bytes_at_context == 2 * 32 * 32 * 128 * 4096 * 2 == 2048 * MiB
+    assert rows["mistral-7b"].bytes_at_context == 512 * MiB
+    assert rows["gpt2-small"].bytes_at_context == 2 * 12 * 12 * 64 * 4096 * 2 == 144 * MiB
+    assert rows["falcon-7b"].bytes_at_context == 2 * 32 * 1 * 64 * 4096 * 2 == 32 * MiB
+    assert rows["falcon-7b"].bytes_if_mha == 71 * 32 * MiB and rows["falcon-7b"].saving == 71
+    assert [r.kind for r in view.presets] == ["mha", "mha", "gqa", "gqa", "mqa"]
+    assert all(r.source.startswith("https://huggingface.co/") and r.source.endswith("config.json")
+               for r in view.presets)
+
+
+@pytest.mark.parametrize("model", K.MODEL_CHOICES)
+def test_memory_lines_by_hand(model):
+    for s in (DEFAULT, LARGEST, SMALLEST):
+        kv = K.default_kv_heads(s.num_heads)
+        view = K.memory_view(s, kv, model, 8192)
+        if model == "ours":
+            layers, heads, d_k, bpv, actual = 1, s.num_heads, s.d_k, 4, kv
+        else:
+            p = K.PRESET_SLUGS[model]
+            layers, heads, d_k, bpv, actual = p.layers, p.heads, p.head_dim, 2, p.kv_heads
+        assert (view.layers, view.heads, view.head_dim, view.bytes_per_value) == (layers, heads, d_k, bpv)
+        assert view.contexts.tolist() == [256 * 2 ** i for i in range(10)]
+        gqa = [d for d in range(2, heads) if heads % d == 0]
+        want = {heads, 1, actual} | ({min(gqa, key=lambda d: (abs(d - heads / 4), d))} if gqa else set())
+        assert [ln.kv_heads for ln in view.lines] == sorted(want, reverse=True)
+        for ln in view.lines:
+            assert ln.bytes.tolist() == [2 * layers * ln.kv_heads * d_k * n * bpv for n in view.contexts.tolist()]
+            assert ln.at_context == 2 * layers * ln.kv_heads * d_k * 8192 * bpv
+            assert ln.actual == (ln.kv_heads == actual)
+        assert view.ours_bytes_at_context == 2 * kv * s.d_k * 8192 * 4
+        assert view.ours_cache_tokens == s.seq_len
+        assert view.ours_cache_nbytes == view.ours_formula_at_T == 2 * kv * s.d_k * s.seq_len * 4
+
+
+def test_memory_view_refuses_unknown_choices():
+    with pytest.raises(ValueError):
+        K.memory_view(DEFAULT, 2, "gpt-5", 4096)
+    with pytest.raises(ValueError):
+        K.memory_view(DEFAULT, 2, "ours", 5000)
+
+
+# ------------------------------------------------------------------ live timing
+
+
+def test_growth_exponent_and_kind_on_known_curves():
+    L = np.array([4, 8, 16, 32, 64, 128])
+    assert abs(K.growth_exponent(L, 3e-4 * L) - 1) < 1e-9
+    assert abs(K.growth_exponent(L, 2e-6 * L ** 2) - 2) < 1e-9
+    # a fixed cost dominates the small lengths: only the larger half decides
+    noisy = np.where(L < 16, 1.0, 1e-3 * L ** 2)
+    assert abs(K.growth_exponent(L, noisy) - 2) < 1e-9
+    assert [K.growth_kind(e) for e in (0.2, 1.4, 1.6, 2.4, 2.6, 4.0)] == \
+        ["linear", "linear", "quadratic", "quadratic", "cubic", "cubic"]
+    with pytest.raises(ValueError):
+        K.growth_exponent([4], [1.0])
+    with pytest.raises(ValueError):
+        K.growth_exponent([4, 8], [1.0, 0.0])
+
+
+def test_timing_lengths():
+    assert K.timing_lengths(8) == (2, 3, 5, 6, 8)  # geometric 2..8, rounded, distinct
+    assert K.timing_lengths(64) == (4, 7, 12, 21, 37, 64)
+    for T in (8, 64, 128, 256):
+        lengths = K.timing_lengths(T)
+        assert lengths[-1] == T and lengths[0] == max(2, T // 16)
+        assert list(lengths) == sorted(set(lengths)) and len(lengths) >= 4
+
+
+@pytest.mark.parametrize("s, tokens", [(SMALLEST, 8), (DEFAULT, 16), (LARGEST, 8)],
+                         ids=["smallest", "default", "largest"])
+def test_measure_generation_returns_a_fitted_series(s, tokens):
+    kv = K.default_kv_heads(s.num_heads)
+    r = K.measure_generation(s, kv, tokens, repeats=2)
+    assert r.tokens == tokens and r.kv_heads == kv and 1 <= r.repeats <= 2
+    for series in (r.step_with, r.step_without, r.total_with, r.total_without):
+        assert series.shape == (tokens,) and np.all(series > 0) and np.all(np.isfinite(series))
+    assert np.allclose(r.total_with, np.cumsum(r.step_with)) and np.allclose(r.total_without, np.cumsum(r.step_without))
+    assert r.lengths.tolist() == list(K.timing_lengths(tokens))
+    for i, L in enumerate(r.lengths.tolist()):
+        sums = [hand_macs(s.d_model, s.num_heads, kv, t) for t in range(1, L + 1)]
+        assert r.macs_with[i] == sum(a for a, _ in sums) and r.macs_without[i] == sum(b for _, b in sums)
+    at = r.lengths - 1
+    n = len(r.lengths)
+    half = max(2, math.ceil(n / 2))
+    for series, exponent in ((r.total_with[at], r.exponent_with), (r.total_without[at], r.exponent_without),
+                             (r.macs_with, r.macs_exponent_with), (r.macs_without, r.macs_exponent_without),
+                             (r.step_without[at], r.step_exponent_without)):
+        x, y = np.log(r.lengths[-half:].astype(float)), np.log(series[-half:].astype(float))
+        slope = ((x - x.mean()) * (y - y.mean())).sum() / ((x - x.mean()) ** 2).sum()
+        assert abs(exponent - slope) < 1e-9
+    assert r.kind_with == K.growth_kind(r.exponent_with) and r.kind_without == K.growth_kind(r.exponent_without)
+    assert r.macs_exponent_without > r.macs_exponent_with  # the count itself grows faster without the cache
+    assert r.speedup == pytest.approx(r.total_without[-1] / r.total_with[-1])
+    assert r.outputs_max_abs_diff <= 1e-5  # both generations computed the same rows
+    assert r.wall_seconds > 0
+
+
+def test_the_timed_loops_are_the_cores_generations():
+    """The per-step timing loops compute exactly what decode_all and generate_without_cache compute."""
+    from core.kv_cache import decode_all, generate_without_cache
+    model = build_model(32, 4, 5, num_kv_heads=2)
+    x = build_input(1, 9, 32, 5)
+    with torch.no_grad():
+        times_c, rows_c = K._generate_timed(model, x, cached=True)
+        times_n, rows_n = K._generate_timed(model, x, cached=False)
+        assert torch.equal(rows_c, decode_all(model, x)[0])
+        assert torch.equal(rows_n, generate_without_cache(model, x))
+    assert len(times_c) == len(times_n) == 9 and min(times_c + times_n) >= 0
+
+
+def test_measure_generation_stays_within_its_budget_and_limits():
+    start = time.perf_counter()
+    r = K.measure_generation(DEFAULT, 2, 16, repeats=5, budget_s=0.0)
+    assert r.repeats == 1  # the budget is spent after the first generation of each mode
+    assert time.perf_counter() - start < 30
+    assert K.measure_generation(DEFAULT, 2, 8, repeats=3, budget_s=60.0).repeats == 3
+    for bad in (7, 257, 10**9, True, 16.0):
+        with pytest.raises(ValueError):
+            K.measure_generation(DEFAULT, 2, bad)
+    with pytest.raises(ValueError):
+        K.measure_generation(DEFAULT, 3, 16)
+    with pytest.raises(ValueError):
+        K.measure_generation(DEFAULT, 2, 16, repeats=0)
+
+
+# ------------------------------------------------------------------ quiz
+
+
+@pytest.mark.parametrize("s", EVERY_SIZE, ids=lambda s: f"{s.d_model}-{s.num_heads}-{s.seq_len}")
+def test_quiz_answers_by_hand_and_through_core_quiz_parsers(s):
+    for seed in (0, 1, 7):
+        s2 = Settings(s.d_model, s.num_heads, s.seq_len, s.mask, seed, s.lang)
+        for kv in sorted({1, K.default_kv_heads(s.num_heads), s.num_heads}):
+            shape_q, bytes_q, share_q = K.quiz_questions(s2, kv)
+            t = shape_q.params["t"]
+            assert 1 <= t <= s.seq_len
+            assert shape_q.answer == (1, kv, t, s.d_k) and shape_q.answer_type == "shape"
+            assert (shape_q.section, bytes_q.section, share_q.section) == ("decode", "memory", "sharing")
+            for form in shape_q.accepted:
+                assert Q.parse_shape(form).value == shape_q.answer, form
+            p = bytes_q.params
+            assert bytes_q.answer_type == "int"
+            by_hand = 2 * p["layers"] * p["kv_heads"] * p["head_dim"] * p["tokens"] * 2
+            assert bytes_q.answer * MiB == p["bytes"] == by_hand
+            preset = K.PRESET_SLUGS[p["slug"]]
+            assert (p["layers"], p["kv_heads"], p["head_dim"]) == (preset.layers, preset.kv_heads, preset.head_dim)
+            for form in bytes_q.accepted:
+                assert Q.parse_int(form).value == bytes_q.answer, form
+            h_kv, j = share_q.params["h_kv"], share_q.params["kv_head"]
+            g = s.num_heads // h_kv
+            assert h_kv == (kv if kv < s.num_heads else (K.gqa_value(s.num_heads) or 1))
+            assert share_q.answer == tuple(range(j * g, (j + 1) * g)) and share_q.answer_type == "cells"
+            for form in share_q.accepted:
+                assert Q.parse_cells(form, share_q.options).value == share_q.answer
+            assert K.quiz_questions(s2, kv) == (shape_q, bytes_q, share_q)  # the same link, the same questions
+
+
+def test_quiz_set_varies_with_the_seed_and_every_preset_context_is_whole_mib():
+    asked = {K.quiz_questions(Settings(64, 4, 8, "none", seed, "en"), 2)[1].params["slug"] for seed in range(40)}
+    assert len(asked) >= 4
+    for p in PRESETS:
+        for n in K.CONTEXT_CHOICES:
+            assert K.preset_cache_bytes(p, n) % MiB == 0
+
+
+# ------------------------------------------------------------------ cost
+
+
+def test_every_function_is_cheap_at_the_largest_settings():
+    """Each section's function at d_model 512, h 64, T 32 (one torch thread, as the app runs): best of 3."""
+    s = with_mask(LARGEST, "causal")
+    calls = {"parse_url": lambda: K.parse_url({"kv_heads": "5"}, s), "sharing": lambda: K.sharing_view(s, 16),
+             "decode": lambda: K.decode_view(s, 16, 32, 63), "memory": lambda: K.memory_view(s, 16, "ours", 4096),
+             "quiz": lambda: K.quiz_questions(s, 16)}
+    for name, fn in calls.items():
+        best = min(_time(fn) for _ in range(3))
+        assert best < 1.0, (name, best)  # a few tens of ms unloaded; generous for a shared machine
+
+
+def _time(fn) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
