@@ -5,7 +5,9 @@ other Streamlit version, or with the environment variable ATTENTION_LAB_SEAM=off
 private name is installed or called, and the app runs on public Streamlit only: the same pages, just slower to
 redraw (tests/test_seam.py runs every page's smoke test that way). tests/test_seam.py is also the canary: it
 lists every private name used here (PRIVATE_NAMES) and fails loudly when the installed Streamlit or plotly lacks
-one. Numbers are from benchmarks/README.md (median slider step in Chromium, same run).
+one. Numbers are from benchmarks/README.md (median slider step in Chromium, same run). All of it together, one
+A/B on a busy machine (benchmarks/bench_browser.py --quick --only heads, load 13-15, 2026-12-01): /heads
+131 ms a step with the seam, 226 ms with ATTENTION_LAB_SEAM=off; 13.5 against 15.5 KB a step.
 
 1. Server-side batching (`batching.py`, installed by app.py's `_tune_process` through `install()`).
    Wraps AppSession.flush_browser_queue and AppSession._enqueue_forward_msg; reads the session's `_state`,
@@ -32,7 +34,7 @@ one. Numbers are from benchmarks/README.md (median slider step in Chromium, same
    no longer knows the page as a file (commands/navigation.py registers `script_path` only for a Path page), so
    `st.page_link("pages/walkthrough.py")` (home, quiz) raises StreamlitPageNotFoundError and
    AppTest.switch_page("pages/x.py") after a run raises ValueError (test_display, test_heads, test_masks_lab,
-   test_why_heads_app, test_fuzz_app switch pages that way).
+   test_why_heads_app, test_fuzz_app switch pages that way). Both seen on 1.67.0 with a two-page app.
    (b) Running the page file ourselves inside the fragment (compile + exec, as Page.run does) loses the page's
    active script hash, which Page.run sets with the private ScriptRunContext.run_with_active_hash: the page's
    widgets would get the entrypoint's ids and URL bindings, and a page's URL keys would outlive a page change.
@@ -44,7 +46,10 @@ one. Numbers are from benchmarks/README.md (median slider step in Chromium, same
    from the URL as it was loaded, kept in the private QueryParams._initial_query_params (reached through
    streamlit.runtime.state.session_state_proxy.get_session_state().query_params()), over the value the code
    corrected; number_input's parser raises OverflowError on seed=1e400. Buys: no crash and the corrected
-   value on such links (tests/test_fuzz_app.py). Off: only the public `del st.query_params[key]`.
+   value on such links (tests/test_fuzz_app.py). Off: only the public `del st.query_params[key]`, and
+   Streamlit's own parser wins on the first run: with FUZZ_QUERIES=20, 1-2 of 20 mangled links a page failed
+   tests/test_fuzz_app.py (seed=1e400 crashes; seq_len= gives Streamlit's value, not the corrected one), none
+   with the seam on. (A public cure, st.rerun() after deleting the value, would lose the run's notices.)
 5. Deep links on a fresh server (`shell_guard()`, `page_run()`; public calls only, on with any version).
    With a pages/ folder beside app.py, Streamlit's first request to /walkthrough runs pages/walkthrough.py
    alone (the old pages-folder mode), without app.py's sidebar. app.py runs its page inside `page_run()`;
