@@ -28,7 +28,7 @@ A/B on a busy machine (benchmarks/bench_browser.py --quick --only heads, load 13
    reruns and re-sends only the settings and the page, not the language, display options and navigation
    (~15 messages): commit 3-12 ms earlier on most pages. Off: `fragment_reruns_page()` is False and app.py
    runs every page as a whole-app run, as it always does for Why many heads.
-   Why no public way: Streamlit 1.67 offers two, and each costs more than it saves.
+   Why it stays (the three other routes, each costing more than this flag):
    (a) `st.Page(callable)` whose callable is an @st.fragment that runs the page file: the fragment would keep
    the page's script hash (widget ids and URL bindings per page) with public calls only, but Streamlit then
    no longer knows the page as a file (commands/navigation.py registers `script_path` only for a Path page), so
@@ -40,7 +40,7 @@ A/B on a busy machine (benchmarks/bench_browser.py --quick --only heads, load 13
    widgets would get the entrypoint's ids and URL bindings, and a page's URL keys would outlive a page change.
    (c) Each page wrapping its own body in a fragment means turning every page script into a function and
    drawing the shared settings from each page. A private flag in one place, off with any other version, is
-   the smaller trap.
+   the smallest trap.
 4. A bad URL value forgotten before its widget reads it (`forget_initial_url_value()`, used by
    ui/shell.drop_url_value). On a page's first run Streamlit seeds a widget bound with bind="query-params"
    from the URL as it was loaded, kept in the private QueryParams._initial_query_params (reached through
@@ -69,8 +69,8 @@ A/B on a busy machine (benchmarks/bench_browser.py --quick --only heads, load 13
    - core/figures.py:362 `_subplot_titles`: fig._grid_ref (make_subplots' panel map, the table view's titles).
      Guarded: without it, the table view has no panel titles.
    - core/walkthrough.py:320 `session_copy`: go.Figure({"data": fig._data, "layout": fig._layout},
-     _validate=False) and fig._grid_ref: a session's copy of a shared figure in ~1 ms against 5-20 ms to
-     build it again. Not guarded: the canary fails first.
+     _validate=False) and fig._grid_ref: a session's own copy of a figure shared by all sessions, without
+     building it again (5-20 ms). Not guarded: the canary fails first.
    - core/masks_lab.py:615 `figure_from_json`: go.Figure(json, _validate=False), the masks lab's cached figure
      for a session without validating every cell again (~3 ms against ~50 ms for three panels). Not guarded.
 """
