@@ -18,13 +18,6 @@ def _app_node(name: str) -> ast.FunctionDef:
     return next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
 
 
-def _app_function(name: str):
-    """A plain function of app.py, compiled alone (importing app.py would draw the app)."""
-    namespace: dict = {}
-    exec(compile(ast.Module(body=[_app_node(name)], type_ignores=[]), "app.py", "exec"), namespace)  # noqa: S102
-    return namespace[name]
-
-
 def test_the_page_runs_inside_a_fragment_except_pages_that_must_interrupt_a_run():
     live = _app_node("live")
     assert any(ast.unparse(d) == "st.fragment" for d in live.decorator_list)
@@ -33,6 +26,10 @@ def test_the_page_runs_inside_a_fragment_except_pages_that_must_interrupt_a_run(
     tree = ast.parse((ROOT / "app.py").read_text())
     whole = next(n for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "WHOLE_RUN_PAGES")
     assert ast.literal_eval(whole.value) == ("why-heads",)  # its Stop button interrupts a training run
+    branch = next(n for n in tree.body if isinstance(n, ast.If) and "WHOLE_RUN_PAGES" in ast.unparse(n.test))
+    # With the seam off (another Streamlit, or ATTENTION_LAB_SEAM=off) every page is a whole-app run.
+    assert ast.unparse(branch.test) == "_page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page()"
+    assert "seam.run_page(_page)" in ast.unparse(branch.body) and ast.unparse(branch.orelse) == "live()"
 
 
 def test_run_page_allows_the_same_page_object_to_run_on_every_fragment_rerun(monkeypatch):
