@@ -1,7 +1,8 @@
 """Attention Lab entrypoint: the shared settings in the sidebar (bound to the URL) and the navigation.
 
 Served by `streamlit run serve.py` (scripts/start.sh; `streamlit run app.py` works too, without the browser-side
-batching of ui/client_batching.js). Every page reads the settings through ui.shell.page_context().
+batching of ui/seam/client_batching.js). Every page reads the settings through ui.shell.page_context().
+What the app patches in Streamlit is all in ui/seam/__init__.py.
 """
 
 import gc
@@ -20,7 +21,7 @@ from core import i18n, source
 from core.masks import MASK_KINDS
 from core.settings import (D_MODEL_CHOICES, DEFAULTS, SEED_MAX, SEED_MIN, SEQ_LEN_MAX, SEQ_LEN_MIN,
                            SETTING_KEYS, head_choices, sanitize)
-from ui import batching
+from ui import seam
 from ui.display import display_sidebar
 from ui.shell import drop_url_value, url_values
 
@@ -36,7 +37,7 @@ def _tune_process() -> bool:
     # The code the pages show is parsed now, once, not by 8 sessions' threads at once (core/source.py).
     source.warm()
     # A slider step's ~40 messages reach the browser in one batch, not a trickle it redraws for each.
-    batching.install()
+    seam.install()
     return True
 
 
@@ -127,18 +128,6 @@ def settings_sidebar(earlier_fixes: list) -> None:
     show_fixes(fixes, lang, d_model)
 
 
-def run_again(page) -> None:
-    """Run the page st.navigation chose; a rerun of the live fragment runs the same page object again.
-
-    Streamlit lets a navigation page run once per script run (the private flag Page._can_be_called);
-    a fragment rerun is not a new script run, so the flag is set again first. (Guarded: without the
-    flag, run() works as before; tests/test_live_fragment.py and every browser test step a slider.)
-    """
-    if getattr(page, "_can_be_called", None) is False:
-        page._can_be_called = True
-    page.run()
-
-
 # An emoji, not a ":material/...:" icon: Streamlit fetches a material favicon from fonts.gstatic.com,
 # and nothing may come from outside the machine (tests/test_offline_browser.py); an emoji is drawn locally.
 st.set_page_config(page_icon="🔦", layout="wide")
@@ -168,12 +157,12 @@ def live() -> None:
     with _settings_box:
         settings_sidebar(_url_fixes)
     _url_fixes.clear()  # URL corrections are shown once, not again on every fragment rerun
-    run_again(_page)
+    seam.run_page(_page)  # the same page object again on each fragment rerun (ui/seam/__init__.py, entry 3)
 
 
-if _page.url_path in WHOLE_RUN_PAGES:
+if _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page():
     with _settings_box:
         settings_sidebar(_url_fixes)
-    _page.run()
+    seam.run_page(_page)
 else:
     live()

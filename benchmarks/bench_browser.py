@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from servers import Server  # noqa: E402  (the same start-up as the browser tests)
 
 APP = ROOT / "app.py"  # its PAGES list
-SERVE = ROOT / "serve.py"  # how the app is served (scripts/start.sh): app.py with ui/client_batching.js
+SERVE = ROOT / "serve.py"  # how the app is served (scripts/start.sh): app.py with ui/seam/client_batching.js
 FLOOR = ROOT / "benchmarks" / "floor_app.py"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",

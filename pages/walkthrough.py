@@ -24,6 +24,7 @@ from core.i18n import plain
 from core.settings import Settings
 from ui.cache import shared
 from ui.charts import selected_points, show_cached_chart
+from ui import seam  # Streamlit's DOM name for a caption (not public)
 from ui.downloads import scenario_downloads
 from ui.shell import drop_url_value, page_context, url_values
 
@@ -353,7 +354,7 @@ if view == "present":
             .st-key-walk_present .katex { font-size: 1.75em !important; }
             .st-key-walk_present code { font-size: 1.2rem !important; }
             .st-key-walk_present h2 { font-size: 2.6rem !important; }
-            .st-key-walk_present [data-testid=stCaptionContainer] p { font-size: 1rem !important; }
+            .st-key-walk_present """ + seam.CAPTION_SELECTOR + """ p { font-size: 1rem !important; }
             .st-key-walk_present .walk-step-of { font-size: 1.45rem; }
             </style>""", unsafe_allow_html=True)
         step = step_nav()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
-SERVE = ROOT / "serve.py"  # app.py as the browser gets it (with ui/client_batching.js), as scripts/start.sh runs it
+SERVE = ROOT / "serve.py"  # app.py as the browser gets it (with ui/seam/client_batching.js), as scripts/start.sh runs it
 
 
 def free_port() -> int:

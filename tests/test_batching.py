@@ -1,4 +1,4 @@
-"""ui/batching.py: a running script's messages are held for at most HOLD_S, then sent; none are lost."""
+"""ui/seam/batching.py: a running script's messages are held for at most HOLD_S, then sent; none are lost."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import time
 
 from streamlit.runtime.app_session import AppSession, AppSessionState
 
-from ui import batching
+from ui.seam import batching
 
 
 class FakeSession:

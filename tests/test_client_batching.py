@@ -1,4 +1,4 @@
-"""ui/client_batching: the middleware that puts client_batching.js into every HTML page (no browser here;
+"""ui/seam/client_batching: the middleware that puts client_batching.js into every HTML page (no browser here;
 tests/test_client_batching_browser.py runs the script itself and the real server)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import asyncio
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from ui.client_batching import SCRIPT_FILE, InjectClientScript, inject, script_tag
+from ui.seam.client_batching import SCRIPT_FILE, InjectClientScript, inject, script_tag
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = b"<!DOCTYPE html><html><head><meta charset='UTF-8'><script>window.x=1</script></head><body></body></html>"
@@ -111,7 +111,10 @@ def test_serve_py_runs_app_py_as_st_app_with_the_middleware():
     tree = ast.parse((ROOT / "serve.py").read_text())
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and ast.unparse(n.func) == "st.App"]
     assert len(calls) == 1 and ast.literal_eval(calls[0].args[0]) == "app.py"
-    assert "InjectClientScript" in ast.unparse(calls[0])
+    assert ast.unparse(calls[0].keywords[0].value) == "seam.middleware()"
+    from ui import seam
+
+    assert [m.cls for m in seam.middleware()] == [InjectClientScript]  # on Streamlit 1.67.0, the seam on
     from streamlit.web.server.app_discovery import discover_asgi_app
 
     assert discover_asgi_app(ROOT / "serve.py").is_asgi_app

@@ -1,4 +1,4 @@
-"""ui/client_batching.js in Chromium: its rules on a stand-in socket, and the real server's pages using it."""
+"""ui/seam/client_batching.js in Chromium: its rules on a stand-in socket, and the real server's pages using it."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from conftest import open_app, sidebar_slider, wait_idle
 from playwright.sync_api import expect
 
 from core import i18n
-from ui.client_batching import SCRIPT_FILE
+from ui.seam.client_batching import SCRIPT_FILE
 
 pytestmark = pytest.mark.browser
 

@@ -222,6 +222,8 @@ def _safe_value(node) -> bool:
         return name in {"t", "escape", "len", "int", "float"} | SAFE_HTML_BUILDERS
     if isinstance(node, ast.Name):
         return node.id in {"where"}  # pages/walkthrough.py: where = t("walk.step_of", n=..., total=...)
+    if isinstance(node, ast.Attribute):
+        return ast.unparse(node) == "seam.CAPTION_SELECTOR"  # a constant of ui/seam: Streamlit's DOM name
     return False
 
 

@@ -18,25 +18,23 @@ def _app_node(name: str) -> ast.FunctionDef:
     return next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
 
 
-def _app_function(name: str):
-    """A plain function of app.py, compiled alone (importing app.py would draw the app)."""
-    namespace: dict = {}
-    exec(compile(ast.Module(body=[_app_node(name)], type_ignores=[]), "app.py", "exec"), namespace)  # noqa: S102
-    return namespace[name]
-
-
 def test_the_page_runs_inside_a_fragment_except_pages_that_must_interrupt_a_run():
     live = _app_node("live")
     assert any(ast.unparse(d) == "st.fragment" for d in live.decorator_list)
     body = ast.unparse(live)
-    assert "settings_sidebar(" in body and "run_again(_page)" in body
+    assert "settings_sidebar(" in body and "seam.run_page(_page)" in body
     tree = ast.parse((ROOT / "app.py").read_text())
     whole = next(n for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "WHOLE_RUN_PAGES")
     assert ast.literal_eval(whole.value) == ("why-heads",)  # its Stop button interrupts a training run
+    branch = next(n for n in tree.body if isinstance(n, ast.If) and "WHOLE_RUN_PAGES" in ast.unparse(n.test))
+    # With the seam off (another Streamlit, or ATTENTION_LAB_SEAM=off) every page is a whole-app run.
+    assert ast.unparse(branch.test) == "_page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page()"
+    assert "seam.run_page(_page)" in ast.unparse(branch.body) and ast.unparse(branch.orelse) == "live()"
 
 
-def test_run_again_allows_the_same_page_object_to_run_on_every_fragment_rerun():
-    run_again = _app_function("run_again")
+def test_run_page_allows_the_same_page_object_to_run_on_every_fragment_rerun(monkeypatch):
+    from ui import seam
+
     runs = []
 
     class Page:
@@ -46,19 +44,22 @@ def test_run_again_allows_the_same_page_object_to_run_on_every_fragment_rerun():
             if not self._can_be_called:
                 raise RuntimeError("This page cannot be called directly")  # Streamlit's own rule
             self._can_be_called = False
-            runs.append(1)
+            runs.append(seam.shell_guard())
 
     page = Page()
     for _ in range(3):
-        run_again(page)
-    assert len(runs) == 3
+        seam.run_page(page)
+    assert runs == [False] * 3  # ran 3 times, each inside app.py's page run (no deep-link re-run)
     plain = types.SimpleNamespace(run=lambda: runs.append(2))  # a Streamlit without the flag: just run
-    run_again(plain)
+    seam.run_page(plain)
     assert runs[-1] == 2
+    monkeypatch.setenv(seam.SWITCH_ENV, "off")  # the seam off: the flag is left alone (app.py then runs
+    with pytest.raises(RuntimeError):           # every page as a whole-app run, never twice a run)
+        seam.run_page(page)
 
 
 def test_the_streamlit_flag_it_relies_on_exists():
-    """run_again sets Page._can_be_called; if Streamlit renames it, this fails before a browser does."""
+    """run_page sets Page._can_be_called; if Streamlit renames it, this fails before a browser does."""
     import inspect
 
     from streamlit.navigation.page import Page

@@ -3,8 +3,9 @@ guarantee that the shell (sidebar + navigation from app.py) is there.
 
 Why the guard: with a `pages/` folder beside app.py, Streamlit 1.67's first request to a
 deep link such as /walkthrough runs pages/walkthrough.py on its own (the old pages-folder
-mode), without app.py. `page_context()` notices that and runs app.py instead, which
-draws the sidebar, switches Streamlit to st.navigation for good, and runs this page.
+mode), without app.py. `page_context()` notices that (ui.seam.shell_guard, entry 5 of
+ui/seam/__init__.py) and runs app.py instead, which draws the sidebar, switches Streamlit to
+st.navigation for good, and runs this page.
 """
 
 from __future__ import annotations
@@ -14,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
-from streamlit.runtime.pages_manager import PagesManager
 
 from core import i18n
 from core.export import GRID_PARAM  # the lab's URL parameter for the hand-drawn grid
 from core.settings import SETTING_KEYS, Settings, sanitize
+from ui import seam
 
 APP_PATH = Path(__file__).resolve().parent.parent / "app.py"
 # The Masks lab's hand-drawn grid ('10.11' rows), kept for the other pages of the session.
@@ -56,18 +57,12 @@ def drop_url_value(key: str) -> None:
     the code set, and some of its parsers crash on garbage instead of ignoring it (number_input:
     OverflowError on '1e400'; an empty value gives None even for required widgets). With the value
     gone from the URL, the widget takes the corrected session-state value; the address bar loses the
-    bad value too. (The initial URL is private Streamlit state: guarded, so a future version without
-    it only loses this cleaning, and tests/test_fuzz_app.py notices.)
+    bad value too. (The initial URL is private Streamlit state: ui.seam.forget_initial_url_value, entry 4
+    of ui/seam/__init__.py; a version without it only loses this cleaning, and tests/test_fuzz_app.py notices.)
     """
     if key in st.query_params:
         del st.query_params[key]
-    try:
-        from streamlit.runtime.state.session_state_proxy import get_session_state
-
-        with get_session_state().query_params() as qp:
-            qp._initial_query_params.pop(key, None)
-    except (AttributeError, ImportError, RuntimeError):
-        pass
+    seam.forget_initial_url_value(key)
 
 
 def url_values(key: str) -> list[str]:
@@ -84,7 +79,7 @@ def current_settings() -> Settings:
 
 def page_context() -> PageContext:
     """Call first in every page file."""
-    if PagesManager.uses_pages_directory:
+    if seam.shell_guard():
         # Run standalone by the pages-folder mode: run the real entrypoint, which renders this page.
         runpy.run_path(str(APP_PATH), run_name="__main__")
         st.stop()

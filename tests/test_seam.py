@@ -1,0 +1,182 @@
+"""ui/seam: the canary for every private name it touches, its one switch, and every page with the seam off."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import importlib
+import inspect
+import re
+from pathlib import Path
+
+import plotly.graph_objects as go
+import pytest
+import streamlit
+import test_app as smoke  # the page smoke tests, run again below with the seam off
+from conftest import ROOT, run_app
+from plotly.subplots import make_subplots
+
+from core import i18n
+from ui import seam
+
+STATIC_JS = Path(streamlit.__file__).parent / "static" / "static" / "js"
+
+
+def _resolve(dotted: str):
+    """A module, or a class inside one, from its dotted name."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise ImportError(dotted)
+
+
+def _has(where: str, name: str) -> bool:
+    """Does the installed Streamlit/plotly still have `name` where the seam reads it?"""
+    if where.startswith("streamlit/static"):
+        bundles = sorted(STATIC_JS.glob("index.*.js" if "index" in where else "*.js"))
+        if name.startswith("websocket.addEventListener"):  # the client's own socket listener, any quotes
+            pattern = re.compile(r"this\.websocket\.addEventListener\(\W?message\W?,")
+            return any(pattern.search(p.read_text(errors="ignore")) for p in bundles)
+        return any(name in p.read_text(errors="ignore") for p in bundles)
+    if where.startswith("plotly"):
+        fig = make_subplots(rows=1, cols=2)
+        if name == "_validate":  # a keyword Figure() pops from **kwargs: an unvalidated figure remembers it
+            return go.Figure({"data": [], "layout": {}}, _validate=False).__dict__.get("_validate") is False
+        return name in vars(fig) or hasattr(type(fig), name)
+    owner = _resolve(where)
+    if name.startswith("self."):  # an instance attribute: set in __init__
+        return re.search(rf"\b{re.escape(name)}\s*(:[^=]*)?=", inspect.getsource(owner.__init__)) is not None
+    if dataclasses.is_dataclass(owner) and name in {f.name for f in dataclasses.fields(owner)}:
+        return True
+    if hasattr(owner, name):
+        return True
+    # An attribute Streamlit sets on each instance (Page._can_be_called): read and written by its own code.
+    source = inspect.getsource(owner)
+    return f"self.{name} = " in source and f"self.{name}" in inspect.getsource(owner.run)
+
+
+def test_the_pinned_streamlit_is_the_checked_one():
+    """requirements.txt pins the version the seam was read from; an upgrade must re-check the seam."""
+    pins = dict(line.split("==") for line in (ROOT / "requirements.txt").read_text().splitlines()
+                if "==" in line and not line.startswith("#"))
+    assert pins["streamlit"] == seam.CHECKED_STREAMLIT == streamlit.__version__
+    assert seam.enabled()
+
+
+@pytest.mark.parametrize("where,name", seam.PRIVATE_NAMES, ids=[f"{w}:{n}" for w, n in seam.PRIVATE_NAMES])
+def test_every_private_name_the_seam_touches_exists(where, name):
+    assert _has(where, name), (
+        f"Streamlit {streamlit.__version__} / this plotly has no {name} in {where}: ui/seam/__init__.py "
+        f"relies on it (checked against Streamlit {seam.CHECKED_STREAMLIT}); fix the seam before upgrading")
+
+
+def test_the_canary_can_fail():
+    assert not _has("streamlit.runtime.app_session.AppSession", "self._no_such_state")
+    assert not _has("streamlit.navigation.page.StreamlitPage", "_no_such_flag")
+    assert not _has("streamlit/static *.js", "stNoSuchTestId")
+    assert not _has("plotly.graph_objects.Figure", "_no_such_dict")
+
+
+APP_CODE = sorted({*ROOT.glob("core/**/*.py"), *ROOT.glob("ui/**/*.py"), *ROOT.glob("ui/**/*.js"),
+                   *ROOT.glob("pages/*.py"), *ROOT.glob("static/*.js"), ROOT / "app.py", ROOT / "serve.py"})
+# Names the app may use only inside ui/seam ("query_params" and "enqueue" are public words too: the private
+# route to them, get_session_state and _browser_queue, is checked).
+STREAMLIT_PRIVATE = ("streamlit.runtime", "streamlit.navigation", "streamlit.web", "PagesManager", "data-testid",
+                     *(n.removeprefix("self.") for w, n in seam.PRIVATE_NAMES
+                       if w.startswith("streamlit.") and n not in ("query_params", "enqueue")))
+PLOTLY_PRIVATE = {n for w, n in seam.PRIVATE_NAMES if w.startswith("plotly")}
+# Where the app reads plotly's private attributes (entry 7 of ui/seam/__init__.py names each function).
+PLOTLY_READERS = {("core/canvas_chart.py", "_figure_dicts"), ("core/figures.py", "_subplot_titles"),
+                  ("core/walkthrough.py", "session_copy"), ("core/masks_lab.py", "figure_from_json")}
+
+
+def test_private_streamlit_is_touched_only_in_the_seam():
+    outside = [p for p in APP_CODE if "seam" not in p.relative_to(ROOT).parts]
+    assert len(outside) > 20
+    found = [(str(p.relative_to(ROOT)), name) for p in outside for name in STREAMLIT_PRIVATE
+             if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", p.read_text())]
+    assert found == [], "private Streamlit outside ui/seam: move it there and list it"
+    seam_code = "\n".join(p.read_text() for p in APP_CODE if "seam" in p.relative_to(ROOT).parts)
+    for name in ("flush_browser_queue", "_enqueue_forward_msg", "_can_be_called", "_initial_query_params",
+                 "WebSocket.prototype"):
+        assert name in seam_code
+
+
+def test_plotly_private_reads_are_where_the_seam_lists_them():
+    doc = seam.__doc__
+    found = set()
+    for path in (p for p in APP_CODE if p.suffix == ".py"):
+        rel = str(path.relative_to(ROOT))
+        tree = ast.parse(path.read_text())
+        for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
+            for node in ast.walk(fn):
+                name = (node.attr if isinstance(node, ast.Attribute) else node.arg if isinstance(node, ast.keyword)
+                        else node.args[1].value if isinstance(node, ast.Call) and getattr(node.func, "id", "") ==
+                        "getattr" and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) else None)
+                if name in PLOTLY_PRIVATE:
+                    found.add((rel, fn.name))
+    assert found == PLOTLY_READERS
+    for rel, fn in PLOTLY_READERS:
+        assert f"{rel}:" in doc and f"`{fn}`" in doc  # the inventory names each one
+
+
+def test_one_switch_turns_it_all_off(monkeypatch):
+    assert seam.enabled() and seam.fragment_reruns_page() and len(seam.middleware()) == 1
+    monkeypatch.setenv(seam.SWITCH_ENV, "off")
+    assert not seam.enabled() and not seam.fragment_reruns_page()
+    assert seam.middleware() == [] and seam.install() is False
+    monkeypatch.delenv(seam.SWITCH_ENV)
+    monkeypatch.setattr(streamlit, "__version__", "1.68.0")  # any other Streamlit: off as well
+    assert not seam.enabled() and seam.middleware() == [] and seam.install() is False
+    monkeypatch.setattr(streamlit, "__version__", seam.CHECKED_STREAMLIT)
+    assert seam.enabled()
+
+
+def test_the_deep_link_guard_knows_a_page_run_from_app_py():
+    assert seam.shell_guard()  # a page file run alone (Streamlit's pages-folder mode)
+    with seam.page_run():
+        assert not seam.shell_guard()
+        with seam.page_run():  # app.py run again by that lone page: still inside
+            assert not seam.shell_guard()
+        assert not seam.shell_guard()
+    assert seam.shell_guard()
+
+
+# ---------------------------------------------------------------- every page with the seam off
+@pytest.fixture
+def seam_off(monkeypatch):
+    monkeypatch.setenv(seam.SWITCH_ENV, "off")
+    assert not seam.enabled()
+
+
+def _shown(at, page, lang):
+    """The page's title and the sidebar's d_k line are on the screen."""
+    d, h = at.session_state["d_model"], at.session_state["num_heads"]
+    assert i18n.t("settings.d_k", lang, d_model=d, h=h, d_k=d // h) in [c.value for c in at.sidebar.caption]
+    assert [t.value for t in at.title] == [i18n.t("app.title" if page is None else f"page.{page}", lang)]
+
+
+@pytest.mark.parametrize("page", smoke.PAGES)
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_every_page_runs_with_the_seam_off(seam_off, page, lang):
+    at = run_app(page, lang=lang)  # test_app.test_every_page_runs_with_default_settings, and what it shows
+    assert not at.exception, at.exception
+    assert at.session_state["lang"] == lang
+    _shown(at, page, lang)
+
+
+@pytest.mark.parametrize("page", smoke.PAGES)
+@pytest.mark.parametrize("settings", [smoke.SMALLEST, smoke.LARGEST], ids=["smallest", "largest"])
+def test_every_page_runs_at_the_extremes_with_the_seam_off(seam_off, page, settings):
+    smoke.test_every_page_runs_at_the_extremes(page, settings)
+
+
+@pytest.mark.parametrize("params", smoke.BAD_URLS, ids=lambda p: "&".join(f"{k}={str(v)[:8]}" for k, v in p.items()))
+def test_bad_urls_are_corrected_with_the_seam_off(seam_off, params):
+    smoke.test_bad_url_values_are_corrected_with_a_notice(None, params)

@@ -1,0 +1,183 @@
+"""What this app patches in Streamlit: every private Streamlit, browser and plotly behaviour it relies on.
+
+Checked against Streamlit 1.67.0 (CHECKED_STREAMLIT) and plotly 7.1.0. `enabled()` is the one switch: with any
+other Streamlit version, or with the environment variable ATTENTION_LAB_SEAM=off, nothing below that touches a
+private name is installed or called, and the app runs on public Streamlit only: the same pages, just slower to
+redraw (tests/test_seam.py runs every page's smoke test that way). tests/test_seam.py is also the canary: it
+lists every private name used here (PRIVATE_NAMES) and fails loudly when the installed Streamlit or plotly lacks
+one. Numbers are from benchmarks/README.md (median slider step in Chromium, same run). All of it together, one
+A/B on a busy machine (benchmarks/bench_browser.py --quick --only heads, load 13-15, 2026-12-01): /heads
+131 ms a step with the seam, 226 ms with ATTENTION_LAB_SEAM=off; 13.5 against 15.5 KB a step.
+
+1. Server-side batching (`batching.py`, installed by app.py's `_tune_process` through `install()`).
+   Wraps AppSession.flush_browser_queue and AppSession._enqueue_forward_msg; reads the session's `_state`,
+   `_browser_queue`, `_message_enqueued_callback` and AppSessionState.APP_IS_RUNNING. A running script's
+   messages are held (at most 100 ms) and go out together when the run ends, so the browser redraws a slider
+   step once, not once per 5 ms flush. Buys: /heads 162 -> 142 ms, /quiz 129 -> 109 ms a step under load;
+   20 captions sent at once 79 ms against the same 20 trickled out 145 ms. Off: Streamlit's 5 ms trickle.
+2. Browser-side batching (`client_batching.js`, put first into every HTML page by the ASGI middleware in
+   `client_batching.py`; serve.py adds it with `middleware()`). Patches WebSocket.prototype.addEventListener /
+   removeEventListener in the page: a burst of websocket messages reaches Streamlit's client in one task, so
+   React renders the page once per step, not once per message. Relies on Streamlit's client listening with
+   `websocket.addEventListener("message", ...)` (its index.*.js bundle). Buys: /heads 95 -> 62 ms, /quiz
+   84 -> 64 ms, /why-heads 66 -> 63 ms. Off: serve.py adds no middleware; the page is Streamlit's own.
+3. The page inside the live fragment (`run_page()`, called by app.py). st.navigation lets the page it returns
+   run once per script run: Page.run() checks and clears the private flag Page._can_be_called, which only
+   st.navigation sets. A fragment rerun is not a script run, so app.py's `live()` fragment (the shared
+   settings and the page) sets the flag again before running the same page object. Buys: a settings step
+   reruns and re-sends only the settings and the page, not the language, display options and navigation
+   (~15 messages): commit 3-12 ms earlier on most pages. Off: `fragment_reruns_page()` is False and app.py
+   runs every page as a whole-app run, as it always does for Why many heads.
+   Why it stays (the three other routes, each costing more than this flag):
+   (a) `st.Page(callable)` whose callable is an @st.fragment that runs the page file: the fragment would keep
+   the page's script hash (widget ids and URL bindings per page) with public calls only, but Streamlit then
+   no longer knows the page as a file (commands/navigation.py registers `script_path` only for a Path page), so
+   `st.page_link("pages/walkthrough.py")` (home, quiz) raises StreamlitPageNotFoundError and
+   AppTest.switch_page("pages/x.py") after a run raises ValueError (test_display, test_heads, test_masks_lab,
+   test_why_heads_app, test_fuzz_app switch pages that way). Both seen on 1.67.0 with a two-page app.
+   (b) Running the page file ourselves inside the fragment (compile + exec, as Page.run does) loses the page's
+   active script hash, which Page.run sets with the private ScriptRunContext.run_with_active_hash: the page's
+   widgets would get the entrypoint's ids and URL bindings, and a page's URL keys would outlive a page change.
+   (c) Each page wrapping its own body in a fragment means turning every page script into a function and
+   drawing the shared settings from each page. A private flag in one place, off with any other version, is
+   the smallest trap.
+4. A bad URL value forgotten before its widget reads it (`forget_initial_url_value()`, used by
+   ui/shell.drop_url_value). On a page's first run Streamlit seeds a widget bound with bind="query-params"
+   from the URL as it was loaded, kept in the private QueryParams._initial_query_params (reached through
+   streamlit.runtime.state.session_state_proxy.get_session_state().query_params()), over the value the code
+   corrected; number_input's parser raises OverflowError on seed=1e400. Buys: no crash and the corrected
+   value on such links (tests/test_fuzz_app.py). Off: only the public `del st.query_params[key]`, and
+   Streamlit's own parser wins on the first run: with FUZZ_QUERIES=20, 1-2 of 20 mangled links a page failed
+   tests/test_fuzz_app.py (seed=1e400 crashes; seq_len= gives Streamlit's value, not the corrected one), none
+   with the seam on. (A public cure, st.rerun() after deleting the value, would lose the run's notices.)
+5. Deep links on a fresh server (`shell_guard()`, `page_run()`; public calls only, on with any version).
+   With a pages/ folder beside app.py, Streamlit's first request to /walkthrough runs pages/walkthrough.py
+   alone (the old pages-folder mode), without app.py's sidebar. app.py runs its page inside `page_run()`;
+   a page run outside it is that lone run, and ui/shell.page_context() runs app.py with runpy instead, which
+   calls st.navigation (switching Streamlit to it for good) and draws the page. Buys: a deep link shows the
+   app (tests/test_browser_app.py). Not speed, so it stays on when the seam is off.
+6. CSS aimed at Streamlit's DOM: CAPTION_SELECTOR (`[data-testid=stCaptionContainer]`, not a public name)
+   keeps captions small in the walkthrough's presenter view (pages/walkthrough.py). Buys: readable captions
+   on a projector. If Streamlit renames it, the rule matches nothing and captions are just larger.
+7. plotly's private attributes, read on the hot path (plotly 7.1.0; listed here, not moved: the figure
+   modules own them). Their public twins (fig.to_dict(), fig.to_plotly_json()) deep-copy every array: on a
+   16-head 32 x 32 heads_figure, _figure_dicts 0.00 ms against to_plotly_json 7.5 ms; session_copy 5.2 ms
+   against go.Figure(fig.to_dict(), _validate=False) 8.9 ms and go.Figure(fig) 31.7 ms (measured 2026-12-01).
+   (Line numbers as of this commit; tests/test_seam.py checks that these four functions are the only readers.)
+   - core/canvas_chart.py:389 `_figure_dicts`: fig._data, fig._layout (plotly's own dicts; reading the property
+     objects costs ~1 ms an annotation). Guarded: without them it uses fig.to_plotly_json().
+   - core/figures.py:362 `_subplot_titles`: fig._grid_ref (make_subplots' panel map, the table view's titles).
+     Guarded: without it, the table view has no panel titles.
+   - core/walkthrough.py:320 `session_copy`: go.Figure({"data": fig._data, "layout": fig._layout},
+     _validate=False) and fig._grid_ref: a session's own copy of a figure shared by all sessions, without
+     building it again (5-20 ms). Not guarded: the canary fails first.
+   - core/masks_lab.py:615 `figure_from_json`: go.Figure(json, _validate=False), the masks lab's cached figure
+     for a session without validating every cell again (~3 ms against ~50 ms for three panels). Not guarded.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from contextlib import contextmanager
+
+import streamlit
+
+CHECKED_STREAMLIT = "1.67.0"  # the exact version every private name below was read from
+SWITCH_ENV = "ATTENTION_LAB_SEAM"  # "off": install nothing, touch no private name (any Streamlit version)
+
+# Streamlit's DOM name for a caption's box (entry 6): not a public class, so it lives here.
+CAPTION_SELECTOR = "[data-testid=stCaptionContainer]"
+
+# Every private name this app touches, as (where, name); tests/test_seam.py checks each one exists.
+PRIVATE_NAMES = (
+    ("streamlit.runtime.app_session.AppSession", "flush_browser_queue"),
+    ("streamlit.runtime.app_session.AppSession", "_enqueue_forward_msg"),
+    ("streamlit.runtime.app_session.AppSession", "self._state"),
+    ("streamlit.runtime.app_session.AppSession", "self._browser_queue"),
+    ("streamlit.runtime.app_session.AppSession", "self._message_enqueued_callback"),
+    ("streamlit.runtime.app_session.AppSessionState", "APP_IS_RUNNING"),
+    ("streamlit.runtime.forward_msg_queue.ForwardMsgQueue", "enqueue"),
+    ("streamlit.navigation.page.StreamlitPage", "_can_be_called"),
+    ("streamlit.runtime.state.session_state_proxy", "get_session_state"),
+    ("streamlit.runtime.state.session_state.SessionState", "query_params"),
+    ("streamlit.runtime.state.query_params.QueryParams", "_initial_query_params"),
+    ("streamlit/static index.*.js", 'websocket.addEventListener("message")'),
+    ("streamlit/static *.js", "stCaptionContainer"),
+    ("plotly.graph_objects.Figure", "_data"),
+    ("plotly.graph_objects.Figure", "_layout"),
+    ("plotly.graph_objects.Figure", "_grid_ref"),
+    ("plotly.graph_objects.Figure", "_validate"),
+)
+
+
+def enabled() -> bool:
+    """True when the private parts may be used: Streamlit is the checked version and the switch is not off."""
+    if os.environ.get(SWITCH_ENV, "").strip().lower() in ("off", "0", "false", "no"):
+        return False
+    return streamlit.__version__ == CHECKED_STREAMLIT
+
+
+def install() -> bool:
+    """Entry 1, once per server process: True when the server-side batching is in place."""
+    if not enabled():
+        return False
+    from ui.seam import batching
+
+    return batching.install()
+
+
+def middleware() -> list:
+    """Entry 2: serve.py's ASGI middleware list (empty when the seam is off)."""
+    if not enabled():
+        return []
+    from starlette.middleware import Middleware
+
+    from ui.seam.client_batching import InjectClientScript
+
+    return [Middleware(InjectClientScript)]
+
+
+def fragment_reruns_page() -> bool:
+    """Entry 3: may app.py run its page inside the live fragment (False: every page is a whole-app run)."""
+    return enabled()
+
+
+_shell = threading.local()  # per script thread: is app.py running its page right now? (entry 5)
+
+
+@contextmanager
+def page_run():
+    """Entry 5: app.py runs the page st.navigation chose inside this."""
+    before = getattr(_shell, "active", False)
+    _shell.active = True
+    try:
+        yield
+    finally:
+        _shell.active = before
+
+
+def shell_guard() -> bool:
+    """Entry 5: True when this page file runs alone (Streamlit's pages-folder mode), not from app.py."""
+    return not getattr(_shell, "active", False)
+
+
+def run_page(page) -> None:
+    """Entry 3 (and 5): run the page st.navigation chose, again on every rerun of the live fragment."""
+    if fragment_reruns_page() and getattr(page, "_can_be_called", None) is False:
+        page._can_be_called = True
+    with page_run():
+        page.run()
+
+
+def forget_initial_url_value(key: str) -> None:
+    """Entry 4: Streamlit no longer seeds `key`'s widget from the URL the page was loaded with."""
+    if not enabled():
+        return
+    try:
+        from streamlit.runtime.state.session_state_proxy import get_session_state
+
+        with get_session_state().query_params() as qp:
+            qp._initial_query_params.pop(key, None)
+    except (AttributeError, ImportError, RuntimeError):
+        pass
