@@ -1,0 +1,120 @@
+"""What a lesson hands to the renderer for one heatmap: plain data, never a figure.
+
+A `Heatmap` is one chart: one or more panels (one per head, per kind, ...) side by side, sharing a colour
+role and range. Everything the browser needs is here as numbers and language-neutral keys: the values
+(numpy), the labels of rows and columns, what the axes are, how values are printed, which cells can be
+clicked, and overlays (blocked cells, outlined rectangles such as the current tile, colour groups such as
+the query heads that share one K/V head). The page words the keys (core/strings); the charts package
+turns a Heatmap into the component's payload straight from the arrays; the table view, the alt text and
+the downloads read the same object.
+
+Why a description and not a plotly figure: a figure is hundreds of validated objects built on the server
+for every new setting and thrown away once drawn; these are a few arrays (issue 18).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+ROLES = ("weights", "signed", "mask", "similarity", "state")
+# weights: 0..1 (softmax rows); signed: centred on 0 (scores, projections); mask: keep (1) / block (0);
+# similarity: cosine in -1..1; state: small integer codes named by `Heatmap.states` (e.g. todo/done/skipped).
+
+
+@dataclass(frozen=True)
+class Text:
+    """A string the page words: a key of core/strings and its format parameters (numbers, tokens)."""
+
+    key: str
+    params: tuple[tuple[str, object], ...] = ()
+
+    def kw(self) -> dict:
+        return dict(self.params)
+
+
+def text(key: str, **params) -> Text:
+    return Text(key, tuple(sorted(params.items())))
+
+
+@dataclass(frozen=True)
+class Rect:
+    """An outlined block of cells in one panel: rows r0..r1-1, columns c0..c1-1 (e.g. the current tile)."""
+
+    panel: int
+    r0: int
+    r1: int
+    c0: int
+    c1: int
+    style: str = "current"  # current | done | skipped | group
+
+
+@dataclass(frozen=True)
+class Panel:
+    """One matrix of a chart."""
+
+    values: np.ndarray  # (rows, cols) float; NaN = no value (printed as a gap)
+    title: Text | None = None
+    row_labels: tuple[str, ...] = ()  # one per row: tokens, or index numbers as text; () = 0..rows-1
+    col_labels: tuple[str, ...] = ()
+    blocked: np.ndarray | None = None  # (rows, cols) bool: cells a mask blocks (drawn hatched / grey)
+    row_groups: tuple[int, ...] = ()  # a colour group per row (e.g. the K/V head a query head reads)
+    col_groups: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Heatmap:
+    """One chart of one or more panels that share role, range, axes and printing."""
+
+    name: str  # language-neutral id, used in download file names and test ids: "weights", "k_cache", ...
+    panels: tuple[Panel, ...]
+    role: str  # one of ROLES: picks the palette
+    vmin: float
+    vmax: float
+    row_axis: Text  # what the rows are, e.g. text("axis.query")
+    col_axis: Text
+    decimals: int = 4  # how a value is printed in hover, cells and the table view (one number everywhere)
+    clickable: bool = False  # a click on a cell selects (panel, row, col)
+    rects: tuple[Rect, ...] = ()
+    states: tuple[str, ...] = ()  # role "state": the key of each integer code
+    panel_columns: int = 0  # panels per row on a wide screen (0 = as many as fit); a phone stacks them
+    title: Text | None = None
+
+    def __post_init__(self) -> None:
+        if self.role not in ROLES:
+            raise ValueError(f"role must be one of {ROLES}, got {self.role!r}")
+        if not self.panels:
+            raise ValueError("a heatmap needs at least one panel")
+        for p in self.panels:
+            if p.values.ndim != 2:
+                raise ValueError(f"a panel is a 2-D matrix, got shape {p.values.shape}")
+        if not self.vmin <= self.vmax:
+            raise ValueError(f"vmin {self.vmin} > vmax {self.vmax}")
+
+
+def readonly(values) -> np.ndarray:
+    """A read-only float32 numpy copy of a tensor or array (what a lesson hands out cannot be changed)."""
+    if hasattr(values, "detach"):
+        values = values.detach().cpu().numpy()
+    a = np.array(values, dtype=np.float32, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+def value_range(role: str, arrays) -> tuple[float, float]:
+    """The colour range a role implies: 0..1 for weights and masks, -1..1 for similarity, symmetric about
+    0 over the finite values for signed, 0..max for state."""
+    if role in ("weights", "mask"):
+        return 0.0, 1.0
+    if role == "similarity":
+        return -1.0, 1.0
+    finite = np.concatenate([np.asarray(a, dtype=np.float64)[np.isfinite(a)].ravel() for a in arrays]) \
+        if arrays else np.zeros(0)
+    if role == "state":
+        return 0.0, float(finite.max()) if finite.size else 1.0
+    top = float(np.abs(finite).max()) if finite.size else 1.0
+    return -(top or 1.0), (top or 1.0)
+
+
+__all__ = ["ROLES", "Heatmap", "Panel", "Rect", "Text", "readonly", "text", "value_range"]
