@@ -208,9 +208,10 @@ def heads_figure(per_head: torch.Tensor, heads: Sequence[int], x_labels, y_label
     titles = [dict(x=(n % n_cols) * (C + gap_c) + (C - 1) / 2, y=(n // n_cols) * (R + gap_r) - 0.5,
                    yanchor="bottom", text=f"{head_label} {h}", showarrow=False, font=dict(size=13))
               for n, h in enumerate(heads)]
-    # Query labels beside the first column, key labels under the last row (only when they fit).
-    y_ticks = [y_cats[r * (R + gap_r) + i] for r in range(n_rows) for i in range(R)] if R <= 16 else []
-    x_ticks = [x_cats[c * (C + gap_c) + i] for c in range(n_cols) for i in range(C)] if C <= 16 else []
+    # Query labels beside the first column, key labels under the last row: every one (up to T = 32); on a
+    # crowded axis the canvas renderer thins them to every k-th that fits, so a large T keeps its tokens.
+    y_ticks = [y_cats[r * (R + gap_r) + i] for r in range(n_rows) for i in range(R)] if R <= 32 else []
+    x_ticks = [x_cats[c * (C + gap_c) + i] for c in range(n_cols) for i in range(C)] if C <= 32 else []
     fig = go.Figure(heat)
     # Where each head's panel sits in the tiling: the table view, cell numbers and the accessible
     # name read the panels back from here (one trace, but h matrices to a student).
@@ -220,6 +221,8 @@ def heads_figure(per_head: torch.Tensor, heads: Sequence[int], x_labels, y_label
                       plot_bgcolor="rgba(0,0,0,0)",
                       meta=dict(tiles=tiles, rows=R, cols=C, per_row=n_cols,
                                 y_labels=axis_labels(y_labels), x_labels=axis_labels(x_labels)))
+    fig.update_yaxes(title=y_title)  # query / key stay named at any T (the hover is not the only place)
+    fig.update_xaxes(title=x_title)
     fig.update_yaxes(type="category", autorange=False, range=[height - 0.5, -0.5 - max(1.0, gap_r * 0.8)],
                      tickmode="array", tickvals=y_ticks, ticktext=[v.rstrip("\u200b") for v in y_ticks],
                      showticklabels=bool(y_ticks), ticks="", showgrid=False, zeroline=False, fixedrange=True)
