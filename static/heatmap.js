@@ -216,7 +216,12 @@ class Chart {
       '" d="M9 3 7.2 5H4a2 2 0 0 0-2 2v11a2 2 0 0 0 2 2h16a2 2 0 0 0 2-2V7a2 2 0 0 0-2-2h-3.2L15 3H9zm3 5a5 5 0 1 1 0 10 ' +
       '5 5 0 0 1 0-10zm0 2a3 3 0 1 0 0 6 3 3 0 0 0 0-6z"/></svg>';
     this.button.addEventListener("click", () => this.download());
-    this.box.append(this.canvas, this.tip, this.button);
+    // "Numbers in the cells" that cannot be printed (panels too large, cells too narrow here) are said here,
+    // under the chart, where the reader looks for them (the switch itself is in the collapsed sidebar on a phone).
+    this.note = doc.createElement("div");
+    this.note.className = "al-note";
+    this.note.style.cssText = "display:none;font-size:14px;line-height:1.4;margin-top:4px;color:" + MUTED;
+    this.box.append(this.canvas, this.note, this.tip, this.button);
     this.box.__alChart = this;  // for tests and tools: where a cell is (clientPoint), what the scene is
     root.appendChild(this.box);
     this.canvas.addEventListener("mousemove", e => this.hover(e));
@@ -309,6 +314,12 @@ class Chart {
     this.paintParts(new CanvasSurface(ctx, this.drawn), width);
     this.g = this.parts[0].g;
     this.stacked = this.parts.length > 1;
+    const labels = (this.data && this.data.labels) || {};
+    const small = this.parts.some(p => p.g.cellText !== undefined && p.g.cellText < 7);
+    const note = this.data && this.data.numbers === "large" && labels.numbers_large ? labels.numbers_large
+      : small && labels.numbers_small ? labels.numbers_small : "";
+    this.note.textContent = note;
+    this.note.style.display = note ? "block" : "none";
   }
 
   // The chart as parts one under another: the whole scene, or (panels on a narrow chart) one part per panel,
