@@ -212,3 +212,28 @@ def test_per_head_panels_at_t32_keep_their_axis_titles_and_tokens(page, server):
     assert drawn.count(tokens[0]) >= 2 + 4  # query labels of both panel rows, key labels under all 4 columns
     shown = [t for t in tokens if t in drawn]
     assert len(shown) >= 8, shown  # thinned (every k-th), not dropped as at 16 tokens and more before
+
+
+@pytest.mark.parametrize("width,seq_len,note", [(1400, 8, None), (390, 8, "display.numbers.small"),
+                                                (1400, 16, "display.numbers.large")])
+def test_numbers_in_the_cells_print_per_panel_or_say_why_not(browser, server, width, seq_len, note):
+    """Issue 20: at the defaults (4 heads x 8 tokens) "Numbers in the cells" silently printed nothing. Each head's
+    panel prints its numbers; where that cannot be read (a phone) or is not done (panels over 12 x 12), the chart
+    says so under it."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        open_app(page, server, "walkthrough", lang="en", walk_step="softmax", seq_len=seq_len, cell_numbers="true")
+        chart = ready(page)
+        run = scenario.run(Settings(64, 4, seq_len, "none", 0, "en"))
+        value = figures.short_number(float(run.trace.weights[0, 2, 1, 3]))
+        drawn = chart.evaluate("box => box.__alChart.drawn")
+        shown = chart.locator(".al-note")
+        if note is None:
+            assert value in drawn and len([t for t in drawn if t.startswith("0.")]) >= 4 * 64
+            expect(shown).to_be_hidden()
+        else:
+            assert len([t for t in drawn if t.startswith("0.")]) < 10  # the colour bar's ticks, no cell number
+            expect(shown).to_have_text(i18n.t(note, "en", n=figures.CELL_TEXT_MAX))
+    finally:
+        context.close()
