@@ -31,7 +31,7 @@ def question_set(d_model: int, num_heads: int, seq_len: int, mask: str, seed: in
 
 questions, tokens = question_set(s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang, ctx.custom_text)
 records: dict = st.session_state.setdefault(RECORDS, {})
-given_q = url_values(QPARAM)
+given_q = url_values(QPARAM) if st.query_params.get(QPARAM) is not None else []  # every value (a repeated key)
 if given_q:  # the link decides (a session without it keeps its own place)
     index, valid = Q.question_number(given_q[0], len(questions))
     if not valid or len(given_q) > 1:
