@@ -8,6 +8,7 @@ import streamlit as st
 from core import i18n
 from core import why_heads as W
 from core.figures import heads_figure
+from core.live_curve import live_loss_html
 from ui.cache import shared
 from ui.charts import show_chart
 from ui.sections import lazy_tabs
@@ -17,8 +18,7 @@ ctx = page_context()
 t = ctx.t
 HS = W.HEAD_COUNTS
 UPDATES_PER_MODEL = 20  # live progress refreshes per model
-LIVE_EVERY_S = 0.5  # the live loss chart is redrawn at most this often: a new plotly chart needs a few frames
-# to mount, and one replaced faster than that is never seen (the area under the progress bar stayed empty)
+LIVE_EVERY_S = 0.25  # the live curve is redrawn at most this often (a few KB of HTML each time)
 # The trained results as two tabs: only the open one runs and draws (the head grids are 3 plotly charts).
 VIEWS = ("results", "heads")
 VIEW_LABELS = {"results": "why.results.header", "heads": "why.heatmaps.header"}
@@ -57,6 +57,13 @@ def loss_chart(placeholder, curves, steps: int, key: str) -> None:
     show_chart(W.loss_figure(curves, steps=steps, title=t("why.loss.title"), x_title=t("why.loss.x"),
                              y_title=t("why.loss.y"), chance_label=t("why.loss.chance")),
                name="training-loss", key=key, where=placeholder)
+
+
+def live_chart(placeholder, curves, steps: int) -> None:
+    """The curves while training, as HTML (core/live_curve.py): shown at once, where a plotly chart replaced
+    every fraction of a second was never seen (it needs a few frames to mount). No user text goes in."""
+    placeholder.html(live_loss_html(curves, steps=steps, title=t("why.loss.title"), x_title=t("why.loss.x"),
+                                    y_title=t("why.loss.y"), chance_label=t("why.loss.chance")))
 
 
 def view_label(view: str, lang: str) -> str:
@@ -139,15 +146,14 @@ if train:
         st.session_state["why_run"] = state
         try:
             progress.progress(n / len(todo), text=t("why.training", h=h, step=0, steps=steps))
-            loss_chart(chart, curves_for(results, running=trainer), steps, key=f"why_live_{h}_0")  # axes at once
+            live_chart(chart, curves_for(results, running=trainer), steps)  # the axes at once
             drawn = time.monotonic()
             while not trainer.done:
                 trainer.advance(chunk)
                 done = (n * steps + trainer.step) / (len(todo) * steps)
                 progress.progress(done, text=t("why.training", h=h, step=trainer.step, steps=steps))
                 if time.monotonic() - drawn >= LIVE_EVERY_S or trainer.done:
-                    loss_chart(chart, curves_for(results, running=trainer), steps,
-                               key=f"why_live_{h}_{trainer.step}")
+                    live_chart(chart, curves_for(results, running=trainer), steps)
                     drawn = time.monotonic()
         except BaseException:  # Streamlit stops a running script with an exception when the user clicks
             state["status"] = "stopped"
