@@ -195,7 +195,7 @@ elif view == "patterns":
         row.write(f"{t(f'real.pattern.{name}')} — {t('real.best', layer=bl, head=bh, score=score)}")
         row.button(t("real.show"), key=f"real_show_{name}", on_click=show_head, args=(bl, bh))
     if missing:
-        best_of = "; ".join(f"{t(f'real.pattern.{name}')} ({reading.best[name][2]:.2f})" for name in missing)
+        best_of = t("real.list_sep").join(f"{t(f'real.pattern.{name}')} ({reading.best[name][2]:.2f})" for name in missing)
         tab.caption(t("real.patterns.missing", min=pretrained.PATTERN_MIN, which=best_of))
 
 elif view == "link":

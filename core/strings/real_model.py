@@ -136,6 +136,7 @@ STRINGS = {
         "en": "No head reaches {min:.2f}, so these are not learned patterns here: {which} (the best head's score "
               "in brackets).",
     },
+    "real.list_sep": {"zh": "；", "en": "; "},
     "real.numbering": {
         "zh": "层和头都从 0 开始编号，与代码 `weights[layer, head]` 一致：第 0 层是第一层，头 0 是第一个头（其他页面的头也是如此）。",
         "en": "Layers and heads both count from 0, as in the code (`weights[layer, head]`): layer 0 is the first "
