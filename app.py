@@ -134,6 +134,8 @@ st.set_page_config(page_icon="🔦", layout="wide")
 # Long formulas scroll sideways on a phone instead of being cut off.
 st.html("<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:2px}"
         "@media (max-width:640px){.katex-display>.katex{font-size:1em}}</style>")
+# A page's section tabs wrap onto a second line on a phone instead of scrolling sideways out of sight.
+st.html("<style>@media (max-width:640px){[data-testid=stTabs] [role=tablist]{flex-wrap:wrap;row-gap:2px}}</style>")
 _url_fixes = language_sidebar()
 _lang = st.session_state["lang"]
 _settings_box = st.sidebar.container()  # filled by the live fragment, above the display options

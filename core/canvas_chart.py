@@ -437,8 +437,10 @@ def to_scene(fig: go.Figure) -> dict | None:
 
     title = layout.get("title")
     title_font = ((title.get("font") or {}).get("size") if isinstance(title, dict) else None) or 16
+    panels = _panels(layout.get("meta"), xr, yr, len(layers))
     return {
         "version": 1,
+        **({"panels": panels} if panels else {}),
         "height": int(layout.get("height") or 450),
         "title": _title(layout), "title_size": float(title_font), "font_size": font_size,
         "background": _hex(layout["plot_bgcolor"]) if layout.get("plot_bgcolor") else None,
@@ -447,6 +449,23 @@ def to_scene(fig: go.Figure) -> dict | None:
         "clickable": any(layer["type"] == "marks" and layer["custom"] is not None and layer["opacity"] == 0
                          for layer in layers),
     }
+
+
+def _panels(meta, xr: list[float], yr: list[float], n_layers: int) -> list[dict] | None:
+    """Side-by-side panels that may be stacked on a narrow screen (a figure whose layout meta has "stack": a
+    row of tiles, e.g. the Masks lab's mask | scores | weights): per panel its x range [left, right], the y
+    range of the whole row, its cells (rows, cols) and the heat layer whose colour bar it shows (or None).
+    The renderer draws each panel's bar under it and, where the cells would be too narrow side by side,
+    draws the panels one under another, each the full width."""
+    if not isinstance(meta, dict) or not meta.get("stack") or not meta.get("tiles"):
+        return None
+    R, C = int(meta["rows"]), int(meta["cols"])
+    out = []
+    for tile in meta["tiles"]:
+        bar = tile.get("bar")
+        out.append({"x": [float(tile["col"]) - 0.5, float(tile["col"]) + C - 0.5], "y": list(yr), "rows": R,
+                    "cols": C, "bar": int(bar) if isinstance(bar, int) and 0 <= bar < n_layers else None})
+    return out
 
 
 def scene_summary(scene: dict) -> dict:

@@ -208,9 +208,10 @@ def heads_figure(per_head: torch.Tensor, heads: Sequence[int], x_labels, y_label
     titles = [dict(x=(n % n_cols) * (C + gap_c) + (C - 1) / 2, y=(n // n_cols) * (R + gap_r) - 0.5,
                    yanchor="bottom", text=f"{head_label} {h}", showarrow=False, font=dict(size=13))
               for n, h in enumerate(heads)]
-    # Query labels beside the first column, key labels under the last row (only when they fit).
-    y_ticks = [y_cats[r * (R + gap_r) + i] for r in range(n_rows) for i in range(R)] if R <= 16 else []
-    x_ticks = [x_cats[c * (C + gap_c) + i] for c in range(n_cols) for i in range(C)] if C <= 16 else []
+    # Query labels beside the first column, key labels under the last row: every one (up to T = 32); on a
+    # crowded axis the canvas renderer thins them to every k-th that fits, so a large T keeps its tokens.
+    y_ticks = [y_cats[r * (R + gap_r) + i] for r in range(n_rows) for i in range(R)] if R <= 32 else []
+    x_ticks = [x_cats[c * (C + gap_c) + i] for c in range(n_cols) for i in range(C)] if C <= 32 else []
     fig = go.Figure(heat)
     # Where each head's panel sits in the tiling: the table view, cell numbers and the accessible
     # name read the panels back from here (one trace, but h matrices to a student).
@@ -220,6 +221,8 @@ def heads_figure(per_head: torch.Tensor, heads: Sequence[int], x_labels, y_label
                       plot_bgcolor="rgba(0,0,0,0)",
                       meta=dict(tiles=tiles, rows=R, cols=C, per_row=n_cols,
                                 y_labels=axis_labels(y_labels), x_labels=axis_labels(x_labels)))
+    fig.update_yaxes(title=y_title)  # query / key stay named at any T (the hover is not the only place)
+    fig.update_xaxes(title=x_title)
     fig.update_yaxes(type="category", autorange=False, range=[height - 0.5, -0.5 - max(1.0, gap_r * 0.8)],
                      tickmode="array", tickvals=y_ticks, ticktext=[v.rstrip("\u200b") for v in y_ticks],
                      showticklabels=bool(y_ticks), ticks="", showgrid=False, zeroline=False, fixedrange=True)
@@ -315,9 +318,10 @@ def restyle(fig: go.Figure, *, palette: str = DEFAULT_PALETTE, cell_text: bool =
     """The display options applied to a built figure, in place (and returned):
 
     - every weights / signed / mask heatmap gets `palette`'s scale for its role;
-    - `cell_text`: each such heatmap of at most `max_cells` rows, and at most 2 x `max_cells`
-      columns across the panels of a row (4 panels of 6, 2 of 12, 1 of 12), prints its numbers
-      (plotly picks black or white per cell for contrast, and shrinks the text to the cell);
+    - `cell_text`: each such panel of at most `max_cells` x `max_cells` prints its numbers, judged per
+      panel (4 heads of 8 tokens print: each is 8 x 8); the canvas renderer sizes the text to the cells and,
+      where they are too narrow on the screen to read, says so under the chart (see `cell_numbers_skipped`
+      for panels too large to print at all);
     - the figure's base font is at least `min_font` + 1 px (axes, legends, hover).
     Cheap: no trace is added (the browser pays ~17 ms per chart, more per trace).
     """
@@ -332,12 +336,9 @@ def restyle(fig: go.Figure, *, palette: str = DEFAULT_PALETTE, cell_text: bool =
         if palette != DEFAULT_PALETTE:  # (a figure built for the default palette: swap its scales)
             trace.colorscale = scale(role, palette)
         shape = getattr(trace.z, "shape", None) or (len(trace.z), len(trace.z[0]) if len(trace.z) else 0)
-        # Side by side (up to 4 panels a row) the cells narrow: at most `max_cells` columns across in all.
-        across = shape[1] * min(panels, 4)
-        if tiling:  # one trace holding h tiled panels (heads_figure): judge by one panel and a row of them
+        if tiling:  # one trace holding h tiled panels (heads_figure): judge by one panel
             shape = (tiling["rows"], tiling["cols"])
-            across = tiling["cols"] * min(len(tiling["tiles"]), tiling["per_row"])
-        if cell_text and not own_text and role != "mask" and shape[0] <= max_cells and across <= 2 * max_cells:
+        if cell_text and not own_text and role != "mask" and shape[0] <= max_cells and shape[1] <= max_cells:
             values = _cell_values(trace, use_custom=not (tiling and tiling.get("custom") == "columns"))
             z = trace.z
             # An empty (NaN) cell, e.g. a blocked score drawn on the dark background, keeps no text.
@@ -346,6 +347,30 @@ def restyle(fig: go.Figure, *, palette: str = DEFAULT_PALETTE, cell_text: bool =
             trace.texttemplate = "%{text}"
     _readable_fonts(fig, min_font)
     return fig
+
+
+def cell_numbers_skipped(fig: go.Figure) -> bool:
+    """After restyle(cell_text=True): does the figure have a value panel whose numbers were not printed
+    (larger than CELL_TEXT_MAX x CELL_TEXT_MAX)? The chart then says so under it, where the reader looks."""
+    if any(t.type == "scatter" and t.mode == "text" for t in fig.data):  # prints its numbers its own way
+        return False
+    return any(role_of(t) not in (None, "mask") and not t.texttemplate for t in fig.data)
+
+
+def table_number(x) -> str:
+    """A value in the table view: 4 decimals, as the hover and the walkthrough's cell story print it
+    (a number type would drop trailing zeros: 0.491 beside 0.4044); a mask's fill as -1e+09."""
+    if isinstance(x, bool) or isinstance(x, int):
+        return str(x)
+    try:
+        v = float(x)
+    except (TypeError, ValueError):
+        return str(x)
+    if math.isnan(v):
+        return "NaN"
+    if math.isinf(v):
+        return "-inf" if v < 0 else "inf"
+    return f"{v:.0e}" if abs(v) >= 1e8 else f"{v:.4f}"
 
 
 def _readable_fonts(fig: go.Figure, min_font: int) -> None:

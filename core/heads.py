@@ -210,6 +210,17 @@ def all_head_counts(d_model: int) -> list[int]:
     return divisors(d_model)
 
 
+NBSP = "\u00a0"
+
+
+def shape_table(rows, titles: dict, *, step: str, axes: str, sizes: str) -> dict:
+    """The cost rows' output shapes as a table of three columns: step, named axes, sizes. Inside a shape the
+    spaces do not break ("(1, 4, 8, 16)" stays on one line): a phone wraps the step's words instead."""
+    return {step: [titles[r.step] for r in rows],
+            axes: ["(" + ("," + NBSP).join(r.shape.axes) + ")" for r in rows],
+            sizes: ["(" + ("," + NBSP).join(str(n) for n in r.shape.sizes) + ")" for r in rows]}
+
+
 def ratio_text(value: int | float, base: int | float) -> str:
     """'×4' for value = 4·base, '×1' when equal (no float noise such as ×1.0000001)."""
     if base == 0:

@@ -29,10 +29,16 @@ def _load() -> dict[str, dict[str, str]]:
 STRINGS = _load()
 
 
+# A number in scientific notation ("1.34e-07"): its minus becomes a non-breaking hyphen, so a narrow screen
+# (a phone, 390 px) never breaks it into "1.34e-" and "07" (browsers break lines after a hyphen).
+_SCI = re.compile(r"(\d[eE])-(\d)")
+NB_HYPHEN = "\u2011"
+
+
 def t(key: str, lang: str, /, **fmt) -> str:
     """The text for `key` in `lang`, formatted with `fmt`; a missing key raises KeyError."""
     text = STRINGS[key][lang if lang in LANGS else DEFAULT_LANG]
-    return text.format(**fmt) if fmt else text
+    return _SCI.sub(rf"\1{NB_HYPHEN}\2", text.format(**fmt)) if fmt else text
 
 
 # Markdown (and Streamlit's own :color[...] / $latex$ syntax) that a quoted value could trigger.

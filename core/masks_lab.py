@@ -370,7 +370,7 @@ def scores_figure(masked: torch.Tensor, keep: torch.Tensor, fill_text: str, q_la
     x, y = axis_labels(k_labels), axis_labels(q_labels)
     hover = f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>%{{customdata}}<extra></extra>"
     fig = go.Figure(go.Heatmap(z=kept.tolist(), x=x, y=y, zmin=zmin, zmax=zmax, colorscale=signed,
-                               showscale=False, xgap=1, ygap=1, customdata=hover_text, hovertemplate=hover))
+                               showscale=True, xgap=1, ygap=1, customdata=hover_text, hovertemplate=hover))
     blocked = torch.where(keep, torch.full_like(m, float("nan")), torch.ones_like(m))
     fig.add_trace(go.Heatmap(z=blocked.tolist(), x=x, y=y, zmin=0, zmax=1,
                              colorscale=[[0, BLOCKED_COLOR], [1, BLOCKED_COLOR]], showscale=False, xgap=1, ygap=1,
@@ -392,7 +392,7 @@ def weights_figure(weights: torch.Tensor, q_labels, k_labels, *, title: str, x_t
     hover_text = [[fmt_value(v, digits=4) for v in row] for row in w.tolist()]
     x, y = axis_labels(k_labels), axis_labels(q_labels)
     hover = f"{y_title} %{{y}}<br>{x_title} %{{x}}<br>%{{customdata}}<extra></extra>"
-    fig = go.Figure(go.Heatmap(z=w.tolist(), x=x, y=y, zmin=0, zmax=1, colorscale=palette_scale("weights", palette), showscale=False,
+    fig = go.Figure(go.Heatmap(z=w.tolist(), x=x, y=y, zmin=0, zmax=1, colorscale=palette_scale("weights", palette), showscale=True,
                                xgap=1, ygap=1, customdata=hover_text, hovertemplate=hover))
     nan = torch.isnan(w).nonzero().tolist()
     if nan:
@@ -437,7 +437,10 @@ def tile_panels(panels: list[go.Figure], hovers: list[list[str]], *, x_title: st
     for n, (panel, templates) in enumerate(zip(panels, hovers)):
         col0 = n * (C + gap)
         templates = iter(templates)
+        bar = None  # the trace whose colour bar this panel shows (its values' heatmap: scores, weights)
         for trace in _numbers_on_heatmaps(panel):
+            if trace.type == "heatmap" and trace.showscale and bar is None:
+                bar = len(traces)
             if trace.type == "heatmap":
                 trace.update(x=None, x0=col0, dx=1, customdata=key_index, hovertemplate=next(templates),
                              z=_rounded(trace.z))
@@ -450,7 +453,7 @@ def tile_panels(panels: list[go.Figure], hovers: list[list[str]], *, x_title: st
         title = panel.layout.title.text or ""
         titles.append(dict(x=col0 + (C - 1) / 2, y=-0.5, yanchor="bottom", text=title, showarrow=False,
                            font=dict(size=14)))
-        tiles.append(dict(title=title, row=0, col=col0))
+        tiles.append(dict(title=title, row=0, col=col0, bar=bar))
         tickvals += [col0 + j for j in range(C)]
         ticktext += xs
     width = len(panels) * (C + gap) - gap
@@ -459,14 +462,14 @@ def tile_panels(panels: list[go.Figure], hovers: list[list[str]], *, x_title: st
     # a new chart, so a click's selection never carries over to the next figure.
     fig.update_layout(height=height, margin=dict(l=8, r=8, t=12, b=8), annotations=titles, showlegend=False,
                       clickmode="event+select", hovermode="closest", plot_bgcolor="rgba(0,0,0,0)", dragmode=False,
-                      meta=dict(tiles=tiles, rows=R, cols=C, per_row=len(panels), grid=meta))
-    show_keys = C <= 16
+                      meta=dict(tiles=tiles, rows=R, cols=C, per_row=len(panels), grid=meta, stack=True))
+    show_keys = True  # every key labelled; on a crowded axis the renderer thins the labels to what fits
     fig.update_xaxes(range=[-0.5, width - 0.5], autorange=False, tickmode="array", tickvals=tickvals if show_keys else [],
                      ticktext=ticktext if show_keys else [], showticklabels=show_keys, tickangle=-45 if C > 4 else 0,
                      title=x_title, showgrid=False, zeroline=False, fixedrange=True)
     title_rows = max(0.6, 22 * R / max(height - 110, 100))  # room above the first row for the titles (~22 px)
     fig.update_yaxes(type="category", range=[R - 0.5, -0.5 - title_rows], autorange=False,
-                     showticklabels=R <= 16, dtick=1, title=y_title, showgrid=False, zeroline=False, fixedrange=True)
+                     showticklabels=True, dtick=1, title=y_title, showgrid=False, zeroline=False, fixedrange=True)
     return fig
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import re
 import time
 from collections.abc import Sequence
@@ -480,6 +481,16 @@ def special_share(weights: torch.Tensor, tokens: Sequence[str]) -> torch.Tensor:
 
 
 PATTERNS = ("previous", "next", "self", "cls", "sep")
+# A head "follows" a pattern when its word queries put at least half their weight there on average:
+# more than all the other positions together. Below it (e.g. 0.15 on itself) the best head is only the
+# least unlike the pattern, and the page does not offer it as one.
+PATTERN_MIN = 0.5
+
+
+def patterns_found(best: dict) -> tuple[list[str], list[str]]:
+    """(patterns some head follows at PATTERN_MIN or more, patterns no head does), each in PATTERNS order."""
+    found = [p for p in PATTERNS if best[p][2] >= PATTERN_MIN]
+    return found, [p for p in PATTERNS if p not in found]
 
 
 def pattern_scores(weights: torch.Tensor, tokens: Sequence[str]) -> dict[str, torch.Tensor]:
@@ -564,6 +575,43 @@ def ablate(model: Pretrained, batch: Batch, full: EncoderRun, layer: int, heads:
         token_cosine=cosine(a, b).tolist(),
         final_token_cosine=cosine(cut.last_hidden[0, :n], full.last_hidden[0, :n]).tolist(),
     )
+
+
+RANDOM_DRAWS = 12  # how many random choices of heads an ablation is compared with
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """What switching off the same number of heads of the same layer does when they are not chosen:
+    every single head of the layer (one head off), else RANDOM_DRAWS random sets of that size."""
+    k: int  # heads off in each draw
+    draws: tuple  # the head sets tried, each sorted, from 0
+    layer_change: tuple  # Ablation.layer_change of each draw
+    embedding_cosine: tuple  # Ablation.embedding_cosine of each draw
+
+    @property
+    def mean_change(self) -> float:
+        return sum(self.layer_change) / len(self.layer_change)
+
+    def smaller_than(self, change: float) -> int:
+        """How many draws changed the layer less than `change`."""
+        return sum(1 for c in self.layer_change if c < change)
+
+
+def ablation_baseline(model: Pretrained, batch: Batch, full: EncoderRun, layer: int, k: int) -> Baseline | None:
+    """The ablations an ablation of k heads in `layer` is compared with (None when k is all the heads or
+    none: there is no other choice). Random sets are drawn with a fixed seed per (layer, k): the same
+    sentence and choice give the same comparison on every server."""
+    h = model.cfg.num_heads
+    if not 0 < k < h:
+        return None
+    if k == 1:
+        draws = [(i,) for i in range(h)]
+    else:
+        rng = random.Random(f"attention-lab-ablation:{layer}:{k}")
+        draws = [tuple(sorted(rng.sample(range(h), k))) for _ in range(RANDOM_DRAWS)]
+    results = [ablate(model, batch, full, layer, d) for d in draws]
+    return Baseline(k, tuple(draws), tuple(r.layer_change for r in results), tuple(r.embedding_cosine for r in results))
 
 
 def _numel(module: nn.Module) -> int:

@@ -77,6 +77,7 @@ class Question:
     step: str  # the walkthrough step that explains it (core.walkthrough.STEPS)
     facts: dict = field(default_factory=dict)  # language-neutral values for the texts
     options: tuple = ()  # the choices (choice) or key positions (cells)
+    mistakes: tuple = ()  # (wrong answer, mistake id) pairs: known mistakes this question can catch (quiz.mistake.<id>)
 
 
 # ------------------------------------------------------------------ answers from the core
@@ -132,6 +133,57 @@ def _uid(settings: Settings, custom_text: str | None, index: int) -> str:
     return f"{s.d_model}-{s.num_heads}-{s.seq_len}-{s.mask}-{grid:x}-{s.seed}-{index}"
 
 
+def shape_mistakes(name: str, shape: tuple, d_model: int, d_k: int) -> tuple:
+    """Known wrong shapes for tensor `name` (B, h, ... or B, T, d_model), each with what went wrong:
+    the head axis left out, d_model written where d_k belongs (or the reverse), the shape before the split."""
+    out: list[tuple] = []
+    per_head = name in SHAPE_FAMILIES[1] or name in SHAPE_FAMILIES[2]
+    if per_head:
+        out.append((shape[:1] + shape[2:], "no_head_axis"))  # (B, T, d_k) for (B, h, T, d_k)
+        if name in SHAPE_FAMILIES[1] and d_model != d_k:
+            out.append((shape[:-1] + (d_model,), "d_model_for_d_k"))  # (B, h, T, d_model)
+            out.append((shape[:1] + shape[2:3] + (d_model,), "before_split"))  # (B, T, d_model): not split yet
+    elif d_model != d_k:
+        out.append((shape[:-1] + (d_k,), "d_k_for_d_model"))  # a head's width for the whole model's
+    return _first_wins(out, shape)
+
+
+def params_mistakes(count: int, weights: int, bias: int, d_model: int, d_k: int, target: str) -> tuple:
+    """Known wrong parameter counts: the bias forgotten, and (one head's slice) d_model where d_k belongs."""
+    out = [(weights, "no_bias")] if bias else []
+    if target == "head" and d_model != d_k:
+        out += [(d_model * d_model + d_model, "d_model_for_d_k"), (d_model * d_model, "d_model_for_d_k")]
+    if target == "all":
+        out.append((count // 4, "one_layer"))  # one projection's count, not the four together
+    return _first_wins(out, count)
+
+
+def d_k_mistakes(d_model: int, h: int, d_k: int | None) -> tuple:
+    """Known wrong d_k answers: d_model itself, d_model x h, and (h does not divide d_model) the rounded-down width."""
+    out = [(d_model, "d_model_for_d_k"), (d_model * h, "times_h")]
+    if d_k is None:
+        out.append((d_model // h, "rounded"))
+    return _first_wins(out, d_k)
+
+
+def _first_wins(pairs: list[tuple], answer) -> tuple:
+    """Each wrong value once (the first reason listed for it), never the right answer itself."""
+    seen, out = set(), []
+    for value, why in pairs:
+        if value != answer and value not in seen:
+            seen.add(value)
+            out.append((value, why))
+    return tuple(out)
+
+
+def mistake_of(q: Question, value) -> str | None:
+    """The id of the known mistake a wrong answer shows (quiz.mistake.<id>), or None."""
+    for wrong, why in q.mistakes:
+        if wrong == value:
+            return why
+    return None
+
+
 def build_quiz(run: Scenario, *, custom_text: str | None = None) -> list[Question]:
     """The question set for run.settings, ordered and filled by run.settings.seed.
 
@@ -158,23 +210,32 @@ def build_quiz(run: Scenario, *, custom_text: str | None = None) -> list[Questio
             name = shape_fields.pop()
             shape = tuple(getattr(run.trace, name).shape)  # the real tensor the pages draw
             q = Question(index, uid, kind, "shape", shape, step_of_field(name),
-                         dict(base, tensor=name, axes=", ".join(axes[name].axes)))
+                         dict(base, tensor=name, axes=", ".join(axes[name].axes)),
+                         mistakes=shape_mistakes(name, shape, d_model, s.d_k))
         elif kind == "params":
             target = param_targets.pop(0)
             if target == "all":
                 count = parameter_count(run.model)
+                bias = sum(getattr(run.model, n).bias.numel() for n in PARAM_LAYERS
+                           if getattr(run.model, n).bias is not None)
                 step = "project"
             elif target == "head":
                 w, b = run.model.head_projection("q", 0)  # (d_model, d_k), (d_k,)
-                count = w.numel() + (0 if b is None else b.numel())
+                bias = 0 if b is None else b.numel()
+                count = w.numel() + bias
                 step = "split"
             else:
-                count = parameter_count(getattr(run.model, target))
+                layer = getattr(run.model, target)
+                count = parameter_count(layer)
+                bias = 0 if layer.bias is None else layer.bias.numel()
                 step = "output" if target == "W_o" else "project"
-            q = Question(index, uid, kind, "int", count, step, dict(base, target=target))
+            q = Question(index, uid, kind, "int", count, step, dict(base, target=target),
+                         mistakes=params_mistakes(count, count - bias, bias, d_model, s.d_k, target))
         elif kind == "d_k":
             pd, ph = d_k_pairs.pop(0)
-            q = Question(index, uid, kind, "d_k", head_width(pd, ph), "split", dict(d_model=pd, h=ph))
+            d_k = head_width(pd, ph)
+            q = Question(index, uid, kind, "d_k", d_k, "split", dict(d_model=pd, h=ph),
+                         mistakes=d_k_mistakes(pd, ph, d_k))
         elif kind == "heads_change":
             h2 = changed_head_count(d_model, h)
             before, after = parameter_count(meta_model(d_model, h)), parameter_count(meta_model(d_model, h2))
@@ -418,6 +479,18 @@ def error_text(parsed: Parsed, lang: str) -> str:
 
 
 # ------------------------------------------------------------------ links and the score
+
+
+def question_number(raw: str, total: int) -> tuple[int, bool]:
+    """The 0-based index a link's `quiz_q` (1-based, "5" = question 5) names, and whether it was valid as given;
+    a number outside 1..total is clamped to it, anything else is question 1."""
+    text = unicodedata.normalize("NFKC", str(raw))[:30].strip()
+    try:
+        n = int(text)
+    except ValueError:
+        return 0, False
+    index = min(max(n, 1), total) - 1
+    return index, index + 1 == n and str(raw).strip() == str(n)
 
 
 def walk_link_params(settings: Settings, step: str) -> dict[str, str]:

@@ -300,8 +300,9 @@ def reference_check(run: scenario.Scenario) -> ReferenceCheck:
 
 
 def heads_per_page(seq_len: int) -> int:
-    """How many head panels one page shows: 8 small grids, or 4 when T makes each panel big."""
-    return 8 if seq_len <= 12 else 4
+    """How many head panels one page shows: 8 (two rows of four; at a large T the renderer thins the token
+    labels to what fits, so 8 panels of 32 x 32 still read)."""
+    return 8
 
 
 def head_pages(num_heads: int, seq_len: int) -> int:

@@ -156,16 +156,17 @@ def cost_section() -> None:
 
     st.caption(t("heads.cost.table", T=T))
     rows = H.cost_rows(1, T, T, d, h, masked=masked)
-    table = {
+    # Static tables, not st.dataframe: a data grid costs the browser far more to draw on every redraw
+    # (measured in benchmarks/), and these few rows need no scrolling or sorting. Two narrow tables, not one
+    # of five columns: on a phone (390 px) a shape squeezed beside four numbers wrapped over 3-4 lines.
+    st.table(H.shape_table(rows, titles, step=t("heads.cost.col.step"), axes=t("heads.cost.col.axes"),
+                           sizes=t("heads.cost.col.shape")), hide_index=True)
+    st.table({
         t("heads.cost.col.step"): [titles[r.step] for r in rows] + [t("heads.cost.total")],
-        t("heads.cost.col.shape"): [r.shape.text() for r in rows] + [""],
         t("heads.cost.col.params"): [f"{r.params:,}" for r in rows] + [f"{now.params:,}"],
         t("heads.cost.col.macs"): [f"{r.macs:,}" for r in rows] + [f"{now.macs:,}"],
         t("heads.cost.col.elementwise"): [f"{r.elementwise:,}" for r in rows] + [f"{now.elementwise:,}"],
-    }
-    # Static tables, not st.dataframe: a data grid costs the browser far more to draw on every redraw
-    # (measured in benchmarks/), and these few rows need no scrolling or sorting.
-    st.table(table, hide_index=True)
+    }, hide_index=True)
 
     over_h = totals_over_heads(1, T, T, d, masked=masked)
     st.caption(t("heads.cost.chart", d_model=d))

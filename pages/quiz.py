@@ -9,13 +9,15 @@ import streamlit as st
 from core import quiz as Q
 from core import scenario
 from core.frozen import freeze
+from core.i18n import plain
 from core.settings import Settings
-from ui.shell import page_context
+from ui.shell import page_context, url_values
 
 ctx = page_context()
 t, s = ctx.t, ctx.settings
 
 INDEX, RECORDS, ERROR = "quiz_index", "quiz_records", "quiz_error"
+QPARAM = "quiz_q"  # the question number in the URL (1-based), so a teacher can send "question 5"
 
 
 @st.cache_resource(max_entries=16, show_spinner=False)
@@ -29,6 +31,14 @@ def question_set(d_model: int, num_heads: int, seq_len: int, mask: str, seed: in
 
 questions, tokens = question_set(s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang, ctx.custom_text)
 records: dict = st.session_state.setdefault(RECORDS, {})
+given_q = url_values(QPARAM) if st.query_params.get(QPARAM) is not None else []  # every value (a repeated key)
+if given_q:  # the link decides (a session without it keeps its own place)
+    index, valid = Q.question_number(given_q[0], len(questions))
+    if not valid or len(given_q) > 1:
+        st.warning(t("quiz.bad_q", given=plain(given_q[0]), total=len(questions), used=index + 1),
+                   icon=":material/build:")
+        st.query_params[QPARAM] = str(index + 1)  # once: the next run reads a valid value
+    st.session_state[INDEX] = index
 index = min(max(int(st.session_state.get(INDEX, 0)), 0), len(questions) - 1)
 q = questions[index]
 
@@ -47,12 +57,14 @@ def submit(question: Q.Question) -> None:
 def move(delta: int) -> None:
     current = int(st.session_state.get(INDEX, 0))
     st.session_state[INDEX] = min(max(current + delta, 0), len(questions) - 1)
+    st.query_params[QPARAM] = str(st.session_state[INDEX] + 1)
     st.session_state.pop(ERROR, None)
 
 
 def reset() -> None:
     st.session_state[RECORDS] = {}
     st.session_state[INDEX] = 0
+    st.query_params[QPARAM] = "1"
     st.session_state.pop(ERROR, None)
 
 
@@ -91,7 +103,9 @@ with st.container(border=True, key="quiz_card"):
         if record.correct:
             st.success(t("quiz.right", given=given), icon=":material/check_circle:")
         else:
-            st.error(t("quiz.wrong", given=given), icon=":material/cancel:")
+            mistake = Q.mistake_of(q, record.value)  # a known mistake is named, not just "not quite"
+            st.error(t("quiz.wrong", given=given) + ("\n\n" + t(f"quiz.mistake.{mistake}", **q.facts) if mistake else ""),
+                     icon=":material/cancel:")
         st.markdown(f"**{t('quiz.answer', answer=Q.answer_text(q, ctx.lang))}**")
         st.markdown(f"**{t('quiz.why')}** " + Q.why_text(q, ctx.lang))
         st.page_link("pages/walkthrough.py", label=t("quiz.link", step=t(f"walk.{q.step}.title")),

@@ -17,9 +17,11 @@ from ui.shell import drop_url_value, page_context, url_values
 ctx = page_context()
 t = ctx.t
 
-LAYERS = list(range(1, 7))  # shown from 1, like the issue and the papers
-HEADS = list(range(12))  # shown from 0, like the other pages
-DEFAULT_LAYER, DEFAULT_HEAD = 4, 1  # with the first example, this head links "it" to "animal"
+# Layers and heads both count from 0, like the code (weights[layer, head]) and the heads on every other page;
+# the page says so beside the layer control.
+LAYERS = list(range(6))
+HEADS = list(range(12))
+DEFAULT_LAYER, DEFAULT_HEAD = 3, 1  # with the first example, this head links "it" to "animal"
 # The page's sections as tabs, in the order a teacher would show them: only the open one is built and drawn
 # (the browser pays one or two frames per plotly chart on every redraw; ui/sections.py).
 VIEWS = ("grid", "head", "patterns", "link", "ablate", "core")
@@ -42,7 +44,7 @@ def use_example() -> None:
 
 
 def show_head(layer: int, head: int) -> None:
-    st.session_state["real_layer"] = layer + 1
+    st.session_state["real_layer"] = layer
     st.session_state["real_head"] = st.session_state[KEPT_HEAD] = head
     st.query_params["real_tab"] = "head"  # the tab with the enlarged head (ui/sections: the URL decides)
 
@@ -89,8 +91,9 @@ except pretrained.ModelIntegrityError as e:
 cfg = model.cfg
 params, att = shared("real-params", (model.sha256,),
                      lambda: (pretrained.param_count(model), pretrained.attention_param_share(model)))
-st.caption(t("real.loaded", params=params, att=att,
-             sha=f"{model.sha256[:12]}…{model.sha256[-4:]}", seconds=model.load_seconds) + " " + t("real.source"))
+with st.expander(t("real.provenance"), icon=":material/verified:"):  # where the weights come from, on request
+    st.caption(t("real.loaded", params=params, att=att,
+                 sha=f"{model.sha256[:12]}…{model.sha256[-4:]}", seconds=model.load_seconds) + " " + t("real.source"))
 
 # ---------------------------------------------------------------- 1. the sentence
 st.header(t("real.text.header"))
@@ -136,7 +139,8 @@ c1, c2 = st.columns([3, 2])
 layer = c1.segmented_control(t("real.layer"), LAYERS, key="real_layer", bind="query-params", default=DEFAULT_LAYER,
                              required=True)
 hide = c2.toggle(t("real.hide"), key="real_hide", bind="query-params", help=t("real.hide.help"))
-L = int(layer) - 1
+L = int(layer)
+st.caption(t("real.numbering"))
 # Only the open tab runs and draws (ui/sections.py): one heatmap at most per redraw.
 view, tabs = lazy_tabs("real_tab", VIEWS, view_label, ctx.lang)
 tab = tabs[view]
@@ -183,12 +187,16 @@ elif view == "head":
                       name=f"MiniLM-layer{layer}-head{head}", key="real_big", where=tab)
 
 elif view == "patterns":
-    tab.caption(t("real.patterns.about"))
-    for name in pretrained.PATTERNS:
+    tab.caption(t("real.patterns.about", min=pretrained.PATTERN_MIN))
+    found, missing = pretrained.patterns_found(reading.best)
+    for name in found:  # only heads that follow a pattern at PATTERN_MIN or more
         bl, bh, score = reading.best[name]
         row = tab.container(horizontal=True, vertical_alignment="center")
-        row.write(f"{t(f'real.pattern.{name}')} — {t('real.best', layer=bl + 1, head=bh, score=score)}")
+        row.write(f"{t(f'real.pattern.{name}')} — {t('real.best', layer=bl, head=bh, score=score)}")
         row.button(t("real.show"), key=f"real_show_{name}", on_click=show_head, args=(bl, bh))
+    if missing:
+        best_of = t("real.list_sep").join(f"{t(f'real.pattern.{name}')} ({reading.best[name][2]:.2f})" for name in missing)
+        tab.caption(t("real.patterns.missing", min=pretrained.PATTERN_MIN, which=best_of))
 
 elif view == "link":
     tab.caption(t("real.link.about"))
@@ -204,7 +212,7 @@ elif view == "link":
     tab.write(t("real.link.result", q=tokens[q], k=tokens[k]))
     for rank, (bl, bh, score) in enumerate(pretrained.best_heads(pretrained.link_scores(weights, q, k), 3)):
         row = tab.container(horizontal=True, vertical_alignment="center")
-        row.write(t("real.best", layer=bl + 1, head=bh, score=score))
+        row.write(t("real.best", layer=bl, head=bh, score=score))
         row.button(t("real.show"), key=f"real_link_show_{rank}", on_click=show_head, args=(bl, bh))
 
 elif view == "ablate":
@@ -220,6 +228,16 @@ elif view == "ablate":
         m1, m2 = tab.columns(2)
         m1.metric(t("real.ablate.embedding"), f"{result.embedding_cosine:.4f}")
         m2.metric(t("real.ablate.layer_change", layer=layer), f"{result.layer_change:.1%}")
+        # Is that a big change? The same number of heads of this layer, not chosen (every single head, or
+        # random sets), computed once per sentence, layer and number for the whole server.
+        base = shared("real-ablation-base", (model.sha256, encoded.text, L, len(heads_off)),
+                      lambda: pretrained.ablation_baseline(model, reading.batch, reading.run, L, len(heads_off)))
+        if base is not None:
+            lo, hi = min(base.layer_change), max(base.layer_change)
+            key = "real.ablate.context.one" if base.k == 1 else "real.ablate.context.many"
+            tab.info(t(key, layer=layer, k=base.k, n=len(base.draws), mean=base.mean_change, lo=lo, hi=hi,
+                       change=result.layer_change, less=base.smaller_than(result.layer_change),
+                       cos=sum(base.embedding_cosine) / len(base.embedding_cosine)), icon=":material/balance:")
         tab.caption(t("real.ablate.tokens", layer=layer))
         frame = pd.DataFrame({t("real.ablate.col_layer", layer=layer): result.token_change,
                               t("real.ablate.col_final"): result.final_token_change},

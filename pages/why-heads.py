@@ -1,11 +1,14 @@
 """Why many heads: train one, two and four heads live on a task that needs two attention
 patterns at once, and show what each head learned (core/why_heads.py has the task and model)."""
 
+import time
+
 import streamlit as st
 
 from core import i18n
 from core import why_heads as W
 from core.figures import heads_figure
+from core.live_curve import live_loss_html
 from ui.cache import shared
 from ui.charts import show_chart
 from ui.sections import lazy_tabs
@@ -14,7 +17,8 @@ from ui.shell import drop_url_value, page_context
 ctx = page_context()
 t = ctx.t
 HS = W.HEAD_COUNTS
-UPDATES_PER_MODEL = 20  # live chart/progress refreshes per model
+UPDATES_PER_MODEL = 20  # live progress refreshes per model
+LIVE_EVERY_S = 0.25  # the live curve is redrawn at most this often (a few KB of HTML each time)
 # The trained results as two tabs: only the open one runs and draws (the head grids are 3 plotly charts).
 VIEWS = ("results", "heads")
 VIEW_LABELS = {"results": "why.results.header", "heads": "why.heatmaps.header"}
@@ -55,18 +59,28 @@ def loss_chart(placeholder, curves, steps: int, key: str) -> None:
                name="training-loss", key=key, where=placeholder)
 
 
+def live_chart(placeholder, curves, steps: int) -> None:
+    """The curves while training, as HTML (core/live_curve.py): shown at once, where a plotly chart replaced
+    every fraction of a second was never seen (it needs a few frames to mount). No user text goes in."""
+    placeholder.html(live_loss_html(curves, steps=steps, title=t("why.loss.title"), x_title=t("why.loss.x"),
+                                    y_title=t("why.loss.y"), chance_label=t("why.loss.chance")))
+
+
 def view_label(view: str, lang: str) -> str:
     return i18n.t(VIEW_LABELS[view], lang)
 
 
-def example_table(lang: str) -> str:
-    """The example sequence and its answers as a Markdown table (static text: cheap on every rerun)."""
+def example_table(lang: str, focus: int = 7) -> str:
+    """The example sequence and its answers as a Markdown table (static text: cheap on every rerun), one row
+    per position: three columns fit a phone (a row per position would need 11 columns and cut off at 390 px,
+    hiding position `focus`, the one the text explains, which is in bold)."""
     example = W.example_batch()
-    answers = ["–"] + [f"({p},{k})" for p, k in example.targets[0].tolist()]
+    answers = ["–"] + [f"({p}, {k})" for p, k in example.targets[0].tolist()]
     marked = [label.replace("*", "\\*") for label in labels()]  # "9*" is the marked digit, not emphasis
-    rows = [[i18n.t("why.example.digit", lang), *marked], [i18n.t("why.example.answer", lang), *answers]]
-    head = "| | " + " | ".join(str(i) for i in range(W.SEQ_LEN)) + " |"
-    return "\n".join([head, "|---" * (W.SEQ_LEN + 1) + "|", *("| " + " | ".join(r) + " |" for r in rows)])
+    head = "| " + " | ".join(i18n.t(f"why.example.{c}", lang) for c in ("position", "digit", "answer")) + " |"
+    rows = [[str(i), marked[i], answers[i]] for i in range(W.SEQ_LEN)]
+    rows[focus] = [f"**{v}**" for v in rows[focus]]
+    return "\n".join([head, "|---|---|---|", *("| " + " | ".join(r) + " |" for r in rows)])
 
 
 def labels() -> list[str]:
@@ -131,11 +145,16 @@ if train:
         state = {"seed": seed, "steps": steps, "h": h, "losses": trainer.losses, "status": "running"}
         st.session_state["why_run"] = state
         try:
+            progress.progress(n / len(todo), text=t("why.training", h=h, step=0, steps=steps))
+            live_chart(chart, curves_for(results, running=trainer), steps)  # the axes at once
+            drawn = time.monotonic()
             while not trainer.done:
                 trainer.advance(chunk)
                 done = (n * steps + trainer.step) / (len(todo) * steps)
                 progress.progress(done, text=t("why.training", h=h, step=trainer.step, steps=steps))
-                loss_chart(chart, curves_for(results, running=trainer), steps, key=f"why_live_{h}_{trainer.step}")
+                if time.monotonic() - drawn >= LIVE_EVERY_S or trainer.done:
+                    live_chart(chart, curves_for(results, running=trainer), steps)
+                    drawn = time.monotonic()
         except BaseException:  # Streamlit stops a running script with an exception when the user clicks
             state["status"] = "stopped"
             raise
@@ -232,9 +251,13 @@ if finished:
                 }, hide_index=True)
 
 # ---------------------------------------------------------------- what it means
-st.subheader(t("why.explain.header"))
-st.write(t("why.explain.representations"))
-st.write(t("why.explain.capacity"))
+if finished:  # "what you just saw" only once something was trained
+    st.subheader(t("why.explain.header"))
+    st.write(t("why.explain.representations"))
+    st.write(t("why.explain.capacity"))
+else:
+    st.subheader(t("why.explain.header.before"))
+    st.write(t("why.explain.before"))
 long_run, survey = W.SINGLE_HEAD_LONG_RUN, W.SURVEY
 st.write(t("why.explain.stability", seeds=survey["seeds"], steps=survey["steps"], runs=survey["runs"],
            clean=survey["clean"], single_best=survey["single_best_accuracy"], long_seeds=long_run["seeds"],

@@ -9,6 +9,11 @@
 
 const TEXT = "#31333f", MUTED = "#5c6170", PAPER = "#ffffff", PAD = 6;
 const MIN_FONT = 13;  // px: the smallest text of a chart (core/figures.MIN_FONT), for a projector and a phone
+// Panels side by side (a scene's "panels": the Masks lab's mask | scores | weights) go one under another, each the
+// full width, on a chart narrower than this (a phone): side by side their cells would be a few px and their
+// titles cut.
+const STACK_BELOW = 600;
+const BAR_H = 10;  // px: a panel's colour bar, drawn under it
 const FONT = "'Source Sans', 'Source Sans Pro', 'Noto Sans CJK SC', 'Noto Sans', sans-serif";
 
 // An array of a scene: raw bytes (a packed payload, resolved by unpack) or base64 text.
@@ -135,6 +140,8 @@ class CanvasSurface {
   }
   clip(x, y, w, h) { const c = this.ctx; c.save(); c.beginPath(); c.rect(x, y, w, h); c.clip(); }
   unclip() { this.ctx.restore(); }
+  shift(dy) { this.ctx.save(); this.ctx.translate(0, dy); }
+  unshift() { this.ctx.restore(); }
   alpha(a) { this.ctx.globalAlpha = a; }
 }
 
@@ -170,6 +177,8 @@ class SvgSurface {
     this.parts.push(`<clipPath id="${id}"><rect x="${x}" y="${y}" width="${w}" height="${h}"/></clipPath><g clip-path="url(#${id})">`);
   }
   unclip() { this.parts.push("</g>"); }
+  shift(dy) { this.parts.push(`<g transform="translate(0 ${dy})">`); }
+  unshift() { this.parts.push("</g>"); }
   alpha(a) { this.opacity = a; }
   svg(w, h, scale, title) {
     return `<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="${w * scale}" height="${h * scale}" ` +
@@ -207,7 +216,12 @@ class Chart {
       '" d="M9 3 7.2 5H4a2 2 0 0 0-2 2v11a2 2 0 0 0 2 2h16a2 2 0 0 0 2-2V7a2 2 0 0 0-2-2h-3.2L15 3H9zm3 5a5 5 0 1 1 0 10 ' +
       '5 5 0 0 1 0-10zm0 2a3 3 0 1 0 0 6 3 3 0 0 0 0-6z"/></svg>';
     this.button.addEventListener("click", () => this.download());
-    this.box.append(this.canvas, this.tip, this.button);
+    // "Numbers in the cells" that cannot be printed (panels too large, cells too narrow here) are said here,
+    // under the chart, where the reader looks for them (the switch itself is in the collapsed sidebar on a phone).
+    this.note = doc.createElement("div");
+    this.note.className = "al-note";
+    this.note.style.cssText = "display:none;font-size:14px;line-height:1.4;margin-top:4px;color:" + MUTED;
+    this.box.append(this.canvas, this.note, this.tip, this.button);
     this.box.__alChart = this;  // for tests and tools: where a cell is (clientPoint), what the scene is
     root.appendChild(this.box);
     this.canvas.addEventListener("mousemove", e => this.hover(e));
@@ -246,7 +260,7 @@ class Chart {
   // Margins from the labels' real widths (plotly's automargin, done once): no label is cut off.
   layout(width) {
     const s = this.scene, g = {width, height: s.height};
-    const bar = s.layers.find(l => l.type === "heat" && l.colorbar);
+    const bar = !s.panels && s.layers.find(l => l.type === "heat" && l.colorbar);  // panels: a bar under each
     const xs = s.x.ticks, ys = s.y.ticks;
     const yw = Math.max(0, ...ys.map(([, t]) => this.textWidth(t, s.y.size)));
     const xw = Math.max(0, ...xs.map(([, t]) => this.textWidth(t, s.x.size)));
@@ -265,6 +279,10 @@ class Chart {
     g.rotate = s.x.angle !== null && s.x.angle !== undefined ? s.x.angle !== 0 : xw + 6 > step;
     const xh = g.xh = !xs.length ? 0 : g.rotate ? xw * Math.SQRT1_2 + s.x.size : s.x.size + 2;
     g.bottom = PAD + (xs.length ? xh + 8 : 0) + (s.x.title ? s.font_size + 8 : 0);
+    if (s.panels && s.panels.some(p => p.bar !== null)) {  // the panels' colour bars, with their numbers
+      g.bottom += BAR_H + s.x.size + 12;
+      g.barY = s.height - PAD - BAR_H - s.x.size - 6;  // under the axis labels and title
+    }
     g.L = g.left; g.T = g.top; g.H = Math.max(40, s.height - g.top - g.bottom);
     const [x0, x1] = s.x.range, [y0, y1] = s.y.range;
     g.px = v => g.L + (v - x0) / (x1 - x0) * g.W;
@@ -283,16 +301,58 @@ class Chart {
 
   draw() {
     if (!this.scene) return;
-    const width = this.box.clientWidth || 600, s = this.scene, dpr = window.devicePixelRatio || 1;
+    const width = this.box.clientWidth || 600, dpr = window.devicePixelRatio || 1;
     this.width = width;
+    this.parts = this.split(width);
+    const height = this.parts.reduce((sum, part) => sum + part.height, 0);
     this.canvas.width = Math.round(width * dpr);
-    this.canvas.height = Math.round(s.height * dpr);
-    this.canvas.style.height = s.height + "px";
+    this.canvas.height = Math.round(height * dpr);
+    this.canvas.style.height = height + "px";
     const ctx = this.canvas.getContext("2d");
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    this.g = this.layout(width);
     this.drawn = [];  // every text painted (titles, labels, cell numbers): what a test can read back
-    this.paint(new CanvasSurface(ctx, this.drawn), this.g);
+    this.paintParts(new CanvasSurface(ctx, this.drawn), width);
+    this.g = this.parts[0].g;
+    this.stacked = this.parts.length > 1;
+    const labels = (this.data && this.data.labels) || {};
+    const small = this.parts.some(p => p.g.cellText !== undefined && p.g.cellText < 7);
+    const note = this.data && this.data.numbers === "large" && labels.numbers_large ? labels.numbers_large
+      : small && labels.numbers_small ? labels.numbers_small : "";
+    this.note.textContent = note;
+    this.note.style.display = note ? "block" : "none";
+  }
+
+  // The chart as parts one under another: the whole scene, or (panels on a narrow chart) one part per panel,
+  // each a copy of the scene whose x range is that panel's (the other panels' cells fall outside it).
+  split(width) {
+    const s = this.scene, panels = s.panels;
+    if (!panels || panels.length < 2 || width >= STACK_BELOW) return [{scene: s, top: 0, height: s.height}];
+    let top = 0;
+    return panels.map((p, i) => {
+      const [lo, hi] = p.x, inside = v => v >= lo - 1e-9 && v <= hi + 1e-9;
+      const height = Math.round(Math.min(s.height + 80, Math.max(240, (width - 90) * p.rows / p.cols + 170)));
+      const scene = {...s, panels: [p], height, title: i ? "" : s.title,
+        x: {...s.x, range: [lo, hi], ticks: s.x.ticks.filter(([v]) => inside(v))},
+        notes: s.notes.filter(n => n.xref !== "x" || inside(n.x))};
+      const part = {scene, top, height};
+      top += height;
+      return part;
+    });
+  }
+
+  paintParts(sf, width) {
+    const full = this.scene;
+    try {
+      for (const part of this.parts) {
+        this.scene = part.scene;
+        part.g = this.layout(width);
+        sf.shift(part.top);
+        this.paint(sf, part.g);
+        sf.unshift();
+      }
+    } finally {
+      this.scene = full;
+    }
   }
 
   paint(sf, g) {
@@ -320,6 +380,7 @@ class Chart {
     }
     this.paintAxes(sf, g);
     if (g.bar) this.paintBar(sf, g);
+    if (g.barY !== undefined) this.paintPanelBars(sf, g);
     if (s.title) sf.text(s.title, PAD, 6, {size: s.title_size, weight: 600, baseline: "top"});
   }
 
@@ -446,13 +507,20 @@ class Chart {
     }
   }
 
-  // Labels that would overlap are thinned to every k-th, as plotly does on a crowded axis.
+  // Labels that would overlap are thinned to every k-th, as plotly does on a crowded axis. Counted from the start
+  // of each run of evenly spaced labels: the panels of a tiled grid all keep the same tokens (0, 3, 6 ...).
   thin(ticks, toPx, room) {
     if (ticks.length < 2) return ticks;
     let gap = Infinity;
     for (let i = 1; i < ticks.length; i++) gap = Math.min(gap, Math.abs(toPx(ticks[i][0]) - toPx(ticks[i - 1][0])));
     const k = Math.max(1, Math.ceil(room / Math.max(gap, 0.01)));
-    return ticks.filter((_, i) => i % k === 0);
+    if (k === 1) return ticks;
+    let n = 0;
+    return ticks.filter((tick, i) => {
+      const jump = i > 0 && Math.abs(toPx(tick[0]) - toPx(ticks[i - 1][0])) > gap * 1.5;  // a new panel
+      n = jump ? 0 : i === 0 ? 0 : n + 1;
+      return n % k === 0;
+    });
   }
 
   paintAxes(sf, g) {
@@ -487,12 +555,46 @@ class Chart {
     }
   }
 
+  // A colour bar under each panel that has one (core/canvas_chart._panels), numbered at its round values.
+  paintPanelBars(sf, g) {
+    const s = this.scene, size = s.x.size;
+    for (const p of s.panels) {
+      if (p.bar === null) continue;
+      const layer = s.layers[p.bar], lo = layer.zmin, hi = layer.zmax;
+      const x0 = Math.max(g.L, g.px(p.x[0])) + 2, x1 = Math.min(g.L + g.W, g.px(p.x[1])) - 2, w = x1 - x0;
+      if (!(w > 30)) continue;
+      const steps = Math.max(2, Math.min(128, Math.round(w / 2)));
+      for (let i = 0; i < steps; i++) {
+        const [r, gg, b] = layer.lut[Math.round(i / (steps - 1) * 255)];
+        sf.rect(x0 + i * w / steps, g.barY, w / steps + 0.6, BAR_H, `rgb(${r},${gg},${b})`);
+      }
+      let ticks = barTicks(lo, hi);
+      const room = ts => ts.reduce((sum, v) => sum + this.textWidth(fmt(v), size) + 10, 0);
+      while (ticks.length > 2 && room(ticks) > w) ticks = ticks.filter((_, i) => i % 2 === 0);
+      for (const v of ticks) {
+        const x = x0 + (v - lo) / ((hi - lo) || 1) * w, half = this.textWidth(fmt(v), size) / 2;
+        sf.text(fmt(v), Math.min(Math.max(x, x0 + half), x1 - half), g.barY + BAR_H + 3,
+          {size, color: MUTED, align: "center", baseline: "top"});
+      }
+    }
+  }
+
   // ------------------------------------------------------------------ hover and click
+  // The pointer in the part it is over (a stacked chart has one part per panel): its layout becomes this.g.
   at(e) {
-    const box = this.canvas.getBoundingClientRect(), g = this.g;
-    const px = e.clientX - box.left, py = e.clientY - box.top;
+    const box = this.canvas.getBoundingClientRect(), px = e.clientX - box.left, y = e.clientY - box.top;
+    const part = (this.parts || []).find(p => y >= p.top && y < p.top + p.height) || (this.parts || [])[0];
+    const g = part && part.g, py = y - (part ? part.top : 0);
     if (!g || px < g.L || px > g.L + g.W || py < g.T || py > g.T + g.H) return null;
-    return {px, py, x: g.dataX(px), y: g.dataY(py)};
+    this.g = g;
+    return {px, py, top: part.top, x: g.dataX(px), y: g.dataY(py)};
+  }
+
+  // The part whose x range holds data position x (the whole chart unless stacked).
+  partAt(x) {
+    const parts = this.parts || [];
+    return parts.find(p => { const [a, b] = p.scene.x.range; return x >= Math.min(a, b) && x <= Math.max(a, b); })
+      || parts[0];
   }
 
   // The topmost layer under the pointer that shows a hover (or, for a click, a marker with customdata).
@@ -562,7 +664,7 @@ class Chart {
     this.tip.style.display = "block";
     const w = this.tip.offsetWidth, left = p.px + 14 + w > this.width ? p.px - 14 - w : p.px + 14;
     this.tip.style.left = Math.max(0, left) + "px";
-    this.tip.style.top = Math.max(0, p.py - 10) + "px";
+    this.tip.style.top = Math.max(0, p.top + p.py - 10) + "px";
   }
 
   click(e) {
@@ -577,7 +679,8 @@ class Chart {
   // Page coordinates of the centre of cell (r, c) of the i-th heat layer (tests and tools).
   cellPoint(i, r, c) {
     const layer = this.scene.layers.filter(l => l.type === "heat")[i], box = this.canvas.getBoundingClientRect();
-    const [x, y, w, h] = this.cell(this.g, layer, r, c);
+    const part = this.partAt(layer.x0 + c * layer.dx);
+    const [x, y0, w, h] = this.cell(part.g, layer, r, c), y = y0 + part.top;
     // A whole pixel inside the cell where there is one: a mouse event's clientX/Y are whole pixels, and
     // a cell under 2 px wide (512 columns) would otherwise be missed for its neighbour.
     const inside = (a, size) => { const k = Math.ceil(a); return k < a + size ? k : a + size / 2; };
@@ -597,24 +700,28 @@ class Chart {
     for (const layer of this.scene.layers) {
       if (layer.type !== "marks" || !layer.custom) continue;
       const k = layer.custom.findIndex(c => JSON.stringify(c) === want);
-      if (k >= 0) return [box.left + this.g.px(layer.x[k]), box.top + this.g.py(layer.y[k])];
+      if (k >= 0) {
+        const part = this.partAt(layer.x[k]);
+        return [box.left + part.g.px(layer.x[k]), box.top + part.top + part.g.py(layer.y[k])];
+      }
     }
     return null;
   }
 
   // ------------------------------------------------------------------ download (made here: nothing is fetched)
   download() {
-    const d = this.data, svg = d.format === "svg", w = this.width, h = this.scene.height, scale = 2;
+    const d = this.data, svg = d.format === "svg", w = this.width, scale = 2;
+    this.parts = this.split(w);
+    const h = this.parts.reduce((sum, part) => sum + part.height, 0);
     const save = (url, revoke) => {
       const a = this.doc.createElement("a");
       a.href = url; a.download = (d.file || "chart") + (svg ? ".svg" : ".png"); a.style.display = "none";
       this.box.appendChild(a); a.click(); a.remove();
       if (revoke) setTimeout(() => URL.revokeObjectURL(url), 10000);
     };
-    const g = this.layout(w);
     if (svg) {
       const sf = new SvgSurface();
-      this.paint(sf, g);
+      this.paintParts(sf, w);
       save(URL.createObjectURL(new Blob([sf.svg(w, h, scale, d.alt || "")], {type: "image/svg+xml"})), true);
       return;
     }
@@ -622,7 +729,7 @@ class Chart {
     big.width = w * scale; big.height = h * scale;
     const ctx = big.getContext("2d");
     ctx.setTransform(scale, 0, 0, scale, 0, 0);
-    this.paint(new CanvasSurface(ctx), g);
+    this.paintParts(new CanvasSurface(ctx), w);
     big.toBlob(blob => save(URL.createObjectURL(blob), true), "image/png");
   }
 }

@@ -280,3 +280,17 @@ def test_split_heads_name_their_columns_of_d_model(run):
     assert labels[first] == "16"
     band = cc.to_scene(W.head_band_figure(run, "q", zrange=(-2, 2), labels=LABELS))
     assert len(band["shapes"]) == 3 and [n["text"] for n in band["notes"]] == ["0", "1", "2", "3"]
+
+
+def test_a_head_grid_at_t32_keeps_axis_titles_and_every_token_for_the_renderer_to_thin():
+    """Issue 20: at seq_len 32 the panels lost query / key and their token labels (dropped above 16)."""
+    from core import walkthrough as W
+    from core.figures import heads_figure
+
+    toks = [f"w{i}" for i in range(32)]
+    fig = heads_figure(torch.rand(8, 32, 32), range(8), toks, toks, x_title="key", y_title="query")
+    scene = cc.to_scene(fig)
+    assert scene["x"]["title"] == "key" and scene["y"]["title"] == "query"
+    assert len(scene["y"]["ticks"]) == 2 * 32 and len(scene["x"]["ticks"]) == 4 * 32  # 2 rows, 4 columns of panels
+    assert [t for _, t in scene["x"]["ticks"][:3]] == ["0:w0", "1:w1", "2:w2"]
+    assert W.heads_per_page(32) == 8 == W.heads_per_page(8)  # 8 heads a page at any T (was 4 above T = 12)

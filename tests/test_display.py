@@ -172,11 +172,12 @@ def test_cell_numbers_only_where_the_cells_are_wide_enough_and_not_over_a_figure
         fig = figures.matrix_figure(run.trace.weights[0, 0], run.tokens, run.tokens)
         figures.restyle(fig, cell_text=True)
         assert heatmaps(fig)[0].texttemplate == expected
-    for T, expected in ((6, "%{text}"), (7, None)):  # 4 panels side by side: up to 6 columns each
-        run = run_for(T=T)
+    for T, expected in ((8, "%{text}"), (12, "%{text}"), (13, None)):  # judged per panel (issue 20: 4 heads of
+        run = run_for(T=T)                                                # 8 printed nothing at the defaults)
         fig = figures.heads_figure(run.trace.weights[0], range(4), run.tokens, run.tokens)
         figures.restyle(fig, cell_text=True)
         assert all(t.texttemplate == expected for t in heatmaps(fig))
+        assert figures.cell_numbers_skipped(fig) is (expected is None)
     fig = all_figures()["lab_weights"]  # prints its own numbers with per-cell colours
     figures.restyle(fig, cell_text=True)
     assert all(t.texttemplate is None for t in heatmaps(fig))
@@ -362,3 +363,16 @@ def test_masks_lab_keyboard_toggle_changes_the_chosen_cell():
     grid_after, _ = lab.parse_grid(at.text_input(key="masks_grid").value, 4, 4)
     changed = (grid_before != grid_after).nonzero().tolist()
     assert changed == [[2, 3]]
+
+
+def test_the_table_view_prints_every_value_with_four_decimals():
+    """Issue 20: the table view showed 0.491 beside 0.4044 (a float column drops trailing zeros) while the
+    walkthrough's cell story said 0.1860; every value now has the 4 decimals of the hover and the story."""
+    assert [figures.table_number(v) for v in (0.491, 0.40444, 0.186, -1e9, 1, float("nan"), float("-inf"))] == [
+        "0.4910", "0.4044", "0.1860", "-1e+09", "1", "NaN", "-inf"]
+    at = run_app("walkthrough", lang="en", walk_step="softmax", table_view="true")
+    assert not at.exception
+    frames = [d.value for d in at.dataframe]
+    assert frames
+    cells = [str(v) for frame in frames for v in frame.to_numpy().ravel()]
+    assert cells and all(len(c.split(".")[-1]) == 4 for c in cells if "." in c), cells[:20]

@@ -238,3 +238,29 @@ def test_focus_overview_bars_are_the_head_focus_values():
     assert heights == [25.0, 100.0, 0.0, 50.0]  # proportional to the focus, the largest bar full height
     assert f"background:{H.CURRENT_COLOR}" in html.split("data-head='1'")[1].split("</div>")[0]
     assert "bottom:25.0%" in html  # the 1/T line
+
+
+def test_the_cost_tables_fit_a_phone():
+    """Issue 20: at 390 px the shapes, squeezed beside four numbers, wrapped over 3-4 lines. The shapes are a
+    table of their own, their spaces non-breaking; the numbers another table of four columns."""
+    rows = H.cost_rows(1, 8, 8, 64, 4, masked=True)
+    titles = {r.step: r.step for r in rows}
+    table = H.shape_table(rows, titles, step="step", axes="axes", sizes="sizes")
+    by_step = dict(zip(table["step"], zip(table["axes"], table["sizes"])))
+    assert by_step["q_heads"] == ("(B,\u00a0h,\u00a0T_q,\u00a0d_k)", "(1,\u00a04,\u00a08,\u00a016)")
+    assert all(" " not in v for v in table["axes"] + table["sizes"])  # nothing to break a line at
+    at = run_app("heads", lang="en", heads_tab="cost")
+    assert not at.exception
+    shapes, costs = at.table[0].value, at.table[1].value
+    assert list(shapes.columns) == ["step", "axes", "output shape"]
+    assert list(costs.columns) == ["step", "parameters", "multiply-adds", "element-wise"]
+    assert costs.iloc[-1].tolist() == ["total", "16,640", "139,264", "512"]
+
+
+def test_a_number_in_scientific_notation_never_breaks_on_a_phone():
+    """Issue 20: "1.34e-07" broke across lines at its hyphen on a 390 px screen."""
+    from core import i18n
+
+    text = i18n.t("home.check", "en", diff=1.34e-07)
+    assert "1.34e\u201107" in text and "e-07" not in text
+    assert i18n.t("heads.slice.check", "zh", h=4, w=0.0, b=0.0, o=2.5e-08).endswith("2.5e\u201108。")

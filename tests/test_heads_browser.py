@@ -47,3 +47,28 @@ def test_a_shared_link_opens_the_same_section_in_the_other_language(server, page
     expect(page.get_by_role("tab", name="2 所有头")).to_have_attribute("aria-selected", "true")
     expect(page.locator(CHART)).to_have_count(1)  # the grid (the focus overview is HTML)
     expect(page.locator(".al-focus [data-head]")).to_have_count(16)
+
+
+@pytest.mark.browser
+def test_on_a_phone_the_tabs_and_the_cost_shapes_fit(browser, server):
+    """Issue 20 at 390 px: the section tabs scrolled sideways out of sight and the cost table's shapes wrapped
+    over 3-4 lines. The tabs wrap onto a second line; each shape stays on one line."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        open_app(page, server, "heads", lang="en", heads_tab="cost")
+        tabs = page.get_by_role("tab")
+        expect(tabs).to_have_count(6)
+        boxes = [tabs.nth(i).bounding_box() for i in range(6)]
+        assert all(b["x"] >= 0 and b["x"] + b["width"] <= 390 for b in boxes), boxes  # every tab in view
+        assert len({round(b["y"]) for b in boxes}) >= 2  # on two lines
+        shapes = page.locator("[data-testid=stTable]").first
+        expect(shapes).to_contain_text("(1, 4, 8, 16)")
+        cell = shapes.locator("td", has_text="(1, 4, 8, 16)").first
+        row = shapes.locator("td", has_text="(1, 8, 64)").first
+        height = cell.bounding_box()["height"]
+        assert height <= row.bounding_box()["height"] + 1 and height < 45, height  # one line, as the shortest
+        box = shapes.bounding_box()
+        assert box["x"] + box["width"] <= 390
+    finally:
+        context.close()

@@ -212,7 +212,7 @@ def _is_constant_text(node) -> bool:
 
 # Escape every text part with html.escape (tested below); the heads page's diagrams get only our own
 # translated labels and numbers, and are escaped anyway.
-SAFE_HTML_BUILDERS = {"token_chips", "shape_flow_html", "focus_html"}
+SAFE_HTML_BUILDERS = {"token_chips", "shape_flow_html", "focus_html", "live_loss_html"}
 
 
 def _safe_value(node) -> bool:
@@ -265,6 +265,16 @@ def test_the_heads_diagrams_escape_their_labels():
     bars = H.focus_html(torch.tensor([0.5, 0.25]), [0], uniform=0.25, axis_title=bad, head_label=bad)
     for out in (html, bars):
         assert "<script" not in out and "<img" not in out and "onerror=1>" not in out
+
+
+def test_the_live_loss_curve_escapes_its_labels():
+    from core.live_curve import live_loss_html
+    from core.why_heads import Curve
+
+    bad = '<script>window.__xss=1</script>"\'><img src=x onerror=1>'
+    out = live_loss_html([Curve(bad, 2, [2.3, 1.0])], steps=10, title=bad, x_title=bad, y_title=bad, chance_label=bad)
+    assert "<script" not in out and "onerror=1>" not in out
+    assert out.count("<img") == 1 and 'alt="" src="data:image/svg+xml;base64,' in out  # its own lines only
 
 
 def test_nothing_is_unpickled():

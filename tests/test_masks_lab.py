@@ -279,3 +279,25 @@ def test_value_numbers_follow_the_numbers_in_the_cells_option_the_mask_digits_st
     chart = charts(on)[0]
     weights = chart.cell_text(len(chart.heatmaps) - 1)
     assert weights[0][1] == "0" and weights[0][0] == "1.00"  # query 0 sees only itself
+
+
+def test_the_scores_and_weights_panels_carry_their_colour_bars_into_the_scene():
+    """Issue 20: a scene's panels name the heat layer whose colour bar each shows (the mask none)."""
+    from core import canvas_chart, figures
+    from core.settings import Settings as S
+
+    run = lab.run_lab(S(64, 4, 8, "causal", 0, "en"), lab.LabSetup(("causal",), 8, 8, False, None, None, "-1e9"))
+    fig = lab.lab_figure(run, 0, 0, "keep", titles=("m", "s", "w"), x_title="key", y_title="query",
+                         words=("keep", "blocked"))
+    scene = canvas_chart.to_scene(fig)
+    panels = scene["panels"]
+    assert [p["x"] for p in panels] == [[-0.5, 7.5], [8.5, 16.5], [17.5, 25.5]]  # 8 keys, 1 column apart
+    assert panels[0]["bar"] is None
+    scores, weights = scene["layers"][panels[1]["bar"]], scene["layers"][panels[2]["bar"]]
+    assert (weights["zmin"], weights["zmax"]) == (0.0, 1.0)
+    lo, hi = figures.color_range(run.trace.masked_scores[:, 0], signed=True)
+    assert (scores["zmin"], scores["zmax"]) == pytest.approx((lo, hi))
+    assert scores["scale"] != weights["scale"]
+    # a figure without the "stack" mark (a grid of heads) gets no panels: its one bar stays at the right
+    heads = figures.heads_figure(run.trace.weights[0], range(4), run.q_labels[0], run.k_labels[0])
+    assert "panels" not in canvas_chart.to_scene(heads)

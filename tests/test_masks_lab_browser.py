@@ -55,3 +55,19 @@ def test_clicking_a_cell_blocks_it_and_the_link_keeps_it(server, page):
     wait_idle(page)
     open_section(page, "row")
     expect(weight_cell(page, 1)).not_to_have_text("0")
+
+
+def test_on_a_phone_the_stacked_mask_panel_still_takes_a_click(browser, server):
+    """Issue 20: the panels stack at 390 px; a click on the (stacked) mask panel toggles that cell."""
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        open_app(page, server, "masks", mask="custom", seq_len=4, lang="en")
+        chart = page.locator(".al-heatmap")
+        chart.scroll_into_view_if_needed()
+        page.wait_for_function("box => box.__alChart && box.__alChart.parts && box.__alChart.parts.length === 3",
+                               arg=chart.element_handle())
+        click_mask_cell(page, 2, 1)
+        expect(page).to_have_url(re.compile(r"masks_grid=1000\.1100\.1010\.0111"))
+    finally:
+        context.close()

@@ -426,3 +426,82 @@ def test_a_new_seed_mid_quiz_gives_the_new_set_and_keeps_the_session_score():
     assert not at.exception and Q.prompt_text(q1, "en") in card_texts(at)
     assert [b for b in at.button if b.key and b.key.startswith("FormSubmitter:")]  # open, not revealed
     assert score_of(at) == "1 / 1"
+
+
+# ------------------------------------------------------------------ known mistakes are named (issue 20)
+
+
+def test_known_shape_mistakes_are_named():
+    s = Settings(64, 4, 8, "none", 0, "en")  # d_k = 16
+    assert Q.shape_mistakes("q_heads", (1, 4, 8, 16), 64, 16) == (
+        ((1, 8, 16), "no_head_axis"), ((1, 4, 8, 64), "d_model_for_d_k"), ((1, 8, 64), "before_split"))
+    assert Q.shape_mistakes("weights", (1, 4, 8, 8), 64, 16) == (((1, 8, 8), "no_head_axis"),)
+    assert Q.shape_mistakes("concat", (1, 8, 64), 64, 16) == (((1, 8, 16), "d_k_for_d_model"),)
+    assert Q.shape_mistakes("q", (1, 8, 8), 8, 8) == ()  # h = 1: d_k = d_model, nothing to tell apart
+    # every set's shape questions carry theirs, read from the real tensors
+    run, questions = quiz_for(s)
+    for q in questions:
+        if q.kind == "shape" and q.facts["tensor"] in ("q_heads", "k_heads", "v_heads", "head_outputs"):
+            shape = tuple(getattr(run.trace, q.facts["tensor"]).shape)
+            assert Q.mistake_of(q, shape[:1] + shape[2:]) == "no_head_axis"
+
+
+def test_a_forgotten_bias_and_d_model_for_d_k_are_named():
+    d, h = 64, 4
+    one = linear_params(d, d)  # 4,160 with the bias
+    assert Q.params_mistakes(one, d * d, d, d, d // h, "W_q") == ((4096, "no_bias"),)
+    assert Q.params_mistakes(4 * one, 4 * d * d, 4 * d, d, 16, "all") == ((16384, "no_bias"), (4160, "one_layer"))
+    assert Q.params_mistakes(linear_params(d, 16), d * 16, 16, d, 16, "head") == (
+        (1024, "no_bias"), (4160, "d_model_for_d_k"), (4096, "d_model_for_d_k"))
+    assert Q.d_k_mistakes(768, 12, 64) == ((768, "d_model_for_d_k"), (9216, "times_h"))
+    assert Q.d_k_mistakes(100, 3, None) == ((100, "d_model_for_d_k"), (300, "times_h"), (33, "rounded"))
+    # the counts the questions carry are the real layers' weights without their bias
+    for seed in range(6):
+        run, questions = quiz_for(Settings(64, 4, 8, "none", seed, "en"))
+        for q in questions:
+            if q.kind == "params" and q.facts["target"] != "head":
+                layers = [run.model.W_q, run.model.W_k, run.model.W_v, run.model.W_o] \
+                    if q.facts["target"] == "all" else [getattr(run.model, q.facts["target"])]
+                assert Q.mistake_of(q, sum(m.weight.numel() for m in layers)) == "no_bias"
+                assert Q.mistake_of(q, q.answer) is None
+
+
+def test_the_page_names_the_mistake_of_a_shape_without_its_head_axis():
+    for seed in range(20):  # a seed whose first question is a per-head shape
+        q = quiz_for(Settings(64, 4, 8, "none", seed, "en"))[1][0]
+        if q.kind == "shape" and len(q.answer) == 4:
+            break
+    at = run_app("quiz", lang="en", seed=seed)
+    answer_on_page(at, q, "(" + ", ".join(str(n) for n in q.answer[:1] + q.answer[2:]) + ")")
+    text = at.error[0].value
+    assert text.startswith("Not quite.") and i18n.t("quiz.mistake.no_head_axis", "en", h=4) in text
+    assert "h = 4" in text
+
+
+def test_the_intro_says_the_d_k_questions_use_other_models():
+    assert "768" in i18n.t("quiz.intro", "en") and "d_k" in i18n.t("quiz.intro", "en")
+    assert "d_k" in i18n.t("quiz.intro", "zh") and "别的模型" in i18n.t("quiz.intro", "zh")
+
+
+def test_the_question_number_is_in_the_url():
+    s = Settings(64, 4, 8, "none", 0, "en")
+    questions = quiz_for(s)[1]
+    at = run_app("quiz", lang="en", seed=0, quiz_q=5)
+    assert not at.exception and not at.warning
+    assert Q.prompt_text(questions[4], "en") in card_texts(at)
+    assert at.main.get("progress")[0].proto.text == "Question 5 of 11"
+    at.button(key="quiz_next").click().run()
+    assert at.query_params["quiz_q"] == "6" and Q.prompt_text(questions[5], "en") in card_texts(at)
+    at.button(key="quiz_prev").click().run()
+    at.button(key="quiz_prev").click().run()
+    assert at.query_params["quiz_q"] == "4"
+
+
+@pytest.mark.parametrize("given,used", [("99", 11), ("0", 1), ("abc", 1), ("-3", 1), ("1e400", 1), ("５", 5)])
+def test_a_bad_question_number_gets_a_notice(given, used):
+    at = run_app("quiz", lang="en", seed=0, quiz_q=given)
+    assert not at.exception
+    questions = quiz_for(Settings(64, 4, 8, "none", 0, "en"))[1]
+    assert Q.prompt_text(questions[used - 1], "en") in card_texts(at)
+    assert at.query_params["quiz_q"] == str(used)
+    assert at.warning[0].value == i18n.t("quiz.bad_q", "en", given=i18n.plain(given), total=11, used=used)

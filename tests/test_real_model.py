@@ -381,9 +381,68 @@ def test_page_example_and_show_buttons():
     at.button(key="real_show_previous").click().run()
     assert not at.exception
     assert at.query_params["real_tab"] == "head"  # "show" opens the enlarged head
-    assert at.button_group(key="real_layer").value == 1
+    assert at.button_group(key="real_layer").value == 0  # layers count from 0, like heads
     assert at.select_slider(key="real_head").value == 2
     assert len(charts(at)) == 1
+
+
+# ---------------------------------------------------------------- issue 20: numbering, patterns, ablation context
+def test_only_heads_above_the_threshold_count_as_patterns(ours):
+    encoded = ours.encode(pretrained.EXAMPLES[0][0])
+    reading = pretrained.read(ours, encoded)
+    scores = pretrained.pattern_scores(reading.weights, encoded.tokens)
+    found, missing = pretrained.patterns_found(reading.best)
+    assert pretrained.PATTERN_MIN == 0.5
+    assert found == ["previous", "next", "cls"] and missing == ["self", "sep"]
+    for name in found:
+        assert float(scores[name].max()) >= 0.5
+    for name in missing:  # e.g. "attends to itself": 0.15 at best, not offered as a learned pattern
+        assert float(scores[name].max()) < 0.5
+    assert abs(reading.best["self"][2] - 0.146) < 1e-3
+
+
+def test_an_ablation_is_compared_with_every_single_head_of_its_layer(ours):
+    encoded = ours.encode(pretrained.EXAMPLES[0][0])
+    reading = pretrained.read(ours, encoded)
+    base = pretrained.ablation_baseline(ours, reading.batch, reading.run, 3, 1)
+    assert base.draws == tuple((h,) for h in range(12))
+    for h in (0, 1, 11):  # each draw is the real ablation of that one head
+        one = pretrained.ablate(ours, reading.batch, reading.run, 3, [h])
+        assert base.layer_change[h] == one.layer_change and base.embedding_cosine[h] == one.embedding_cosine
+    head1 = pretrained.ablate(ours, reading.batch, reading.run, 3, [1]).layer_change
+    assert base.smaller_than(head1) == sum(c < head1 for c in base.layer_change)
+    assert abs(base.mean_change - sum(base.layer_change) / 12) < 1e-12
+    many = pretrained.ablation_baseline(ours, reading.batch, reading.run, 3, 3)
+    assert len(many.draws) == pretrained.RANDOM_DRAWS and all(len(set(d)) == 3 for d in many.draws)
+    assert many == pretrained.ablation_baseline(ours, reading.batch, reading.run, 3, 3)  # a fixed seed
+    assert pretrained.ablation_baseline(ours, reading.batch, reading.run, 3, 12) is None  # no other choice
+
+
+def test_page_numbers_layers_from_0_and_says_so():
+    at = run_app("real-model", lang="en")
+    assert not at.exception
+    assert at.button_group(key="real_layer").value == 3
+    assert at.button_group(key="real_layer").options[0] == "0"
+    assert any(c.value == i18n.t("real.numbering", "en") for c in at.caption)
+    assert at.expander[0].label == i18n.t("real.provenance", "en")
+    assert any("sha256" in c.value for c in at.expander[0].caption)
+    at = run_app("real-model", lang="en", real_tab="patterns")
+    texts = [m.value for m in at.markdown]
+    assert any(v.startswith("looks at the previous token — layer 0 · head 2: 1.00") for v in texts)
+    assert not any(v.startswith("looks at itself") for v in texts)
+    assert any("looks at itself (0.15)" in c.value for c in at.caption)
+
+
+def test_page_puts_an_ablation_in_context(ours):
+    at = run_app("real-model", lang="en", real_tab="ablate")
+    at.button_group(key="real_off").set_value([1]).run()
+    assert not at.exception
+    reading = pretrained.read(ours, ours.encode(pretrained.EXAMPLES[0][0]))
+    base = pretrained.ablation_baseline(ours, reading.batch, reading.run, 3, 1)
+    mine = pretrained.ablate(ours, reading.batch, reading.run, 3, [1]).layer_change
+    text = at.info[-1].value
+    assert text.startswith("Is that a big change? Switching off each of the 12 heads of layer 3")
+    assert f"{base.mean_change:.1%}" in text and f"Your head's {mine:.1%} is more than {base.smaller_than(mine)} of" in text
 
 
 @pytest.mark.browser

@@ -23,9 +23,15 @@ def test_page_opens_in_chinese_without_training():
     assert "why_run" not in at.session_state  # nothing was trained
     assert any("还没有训练过" in s for s in texts(at.info))
     assert at.button(key="why_train").label == "训练 h = 1、2、4"
-    assert any("表示子空间" in m for m in texts(at.markdown))
-    example = next(m for m in texts(at.markdown) if m.startswith("| |"))  # the example as a table
-    assert "| 9\\* |" in example and "| (1,9) |" in example
+    # nothing trained: no "what you just saw" (issue 20), what to look for instead
+    assert not any(m.startswith("**多种表示。**") for m in texts(at.markdown))
+    assert [h.value for h in at.subheader][-1] == "训练时看什么" and "刚才看到的是什么" not in [h.value for h in at.subheader]
+    example = next(m for m in texts(at.markdown) if m.startswith("| 位置 |"))  # the example, one row a position
+    assert "| 5 | 9\\* | (5, 9) |" in example and "| 1 | 1 | (3, 9) |" in example
+    assert "| **7** | **6** | **(2, 9)** |" in example  # the position the text explains, in bold
+    assert max(len(line.split("|")) - 2 for line in example.splitlines()) == 3  # three columns: fits 390 px
+    stability = next(m for m in texts(at.markdown) if m.startswith("**稳定性。**"))
+    assert "没有测量" not in stability and "39" in stability
 
 
 def test_train_button_trains_reports_and_shares_the_results():
@@ -37,6 +43,10 @@ def test_train_button_trains_reports_and_shares_the_results():
     assert any(v.startswith("h = 2:") and "The effect shows" in v for v in verdicts), verdicts
     assert any(v.startswith("h = 4:") and "The effect shows" in v for v in verdicts), verdicts
     assert any(m.startswith("One head (d_k = 32)") for m in texts(at.markdown))
+    assert "What you just saw" in [h.value for h in at.subheader]  # now that something was trained
+    assert any(m.startswith("**Several representations.**") for m in texts(at.markdown))
+    stability = next(m for m in texts(at.markdown) if m.startswith("**Stability.**"))
+    assert "not measured on this page" not in stability and "39 of 40" in stability
     drawn = charts(at)
     assert len(drawn) == 1  # the loss curves; the head grids are one tab away
     assert all(f'"h = {h}"' in drawn[0].text for h in (1, 2, 4))

