@@ -244,7 +244,7 @@ class Chart {
       }
     }
     g.per = per;
-    const labW = i => (i === 0 || !shareY ? yLab : 0) + (panels.some(p => p.row_groups) ? STRIP + 2 : 0);
+    const labW = i => (i === 0 || !shareY ? yLab : 0) + (panels.some(p => p.row_groups) ? STRIP + 4 : 0);
     let labs = 0;
     for (let i = 0; i < per; i++) labs += labW(i);
     const pw = (avail - labs - (per - 1) * GAP) / per;
@@ -384,7 +384,7 @@ class Chart {
   }
 
   paintLabels(sf, g, p, s) {
-    const size = g.size, off = p.row_groups ? STRIP + 4 : 4;
+    const size = g.size, off = p.row_groups ? STRIP + 6 : 4;
     if (s.labels) {
       for (let r = 0; r < p.rows; r += g.yk) {
         sf.text(p.rowLabels[r], s.x - off, s.y + (r + 0.5) * g.ch, {size, color: MUTED, align: "right", baseline: "middle"});

@@ -92,6 +92,8 @@ def test_table_prints_every_value_with_the_decimals():
     assert tabs[0].rows[0][0] == "" and tabs[0].rows[1][2] == "-inf" and tabs[0].rows[4][6] == "0.00"
     assert tabs[0].col_labels == [str(c) for c in range(7)] and tabs[0].row_labels == list("abcde")
     assert tabs[1].col_labels == list("ABCDEFG")
+    repeated = tables(_heatmap(panels=(Panel(values=np.zeros((2, 3), np.float32), col_labels=("the", "cat", "the")),)))
+    assert repeated[0].col_labels == ["0:the", "1:cat", "2:the"]  # a table's header needs unique names
     assert all(len(v.split(".")[1]) == 2 for row in tabs[1].rows for v in row)
     assert number(0.123456, 4) == "0.1235" and number(float("inf"), 3) == "inf"
 
