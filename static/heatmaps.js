@@ -185,6 +185,7 @@ class Chart {
     this.measurer = doc.createElement("canvas").getContext("2d");
     this.width = 0;
     this.clicks = 0;
+    this.draws = 0;
     new ResizeObserver(() => { if (this.box.clientWidth && this.box.clientWidth !== this.width) this.draw(); }).observe(this.box);
   }
 
@@ -295,6 +296,7 @@ class Chart {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     this.drawn = [];  // every text painted (titles, labels, cell numbers): what a test can read back
     this.paint(new CanvasSurface(ctx, this.drawn), g);
+    this.box.setAttribute("data-drawn", String(++this.draws));  // (benchmarks: the last DOM change of a redraw)
   }
 
   pixels(p) {

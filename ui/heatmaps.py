@@ -34,6 +34,25 @@ _LOADER = ("export default async function (component) {\n"
 COMPONENT = "attention_lab.heatmaps"
 HEATMAPS = st.components.v2.component(COMPONENT, js=_LOADER)
 
+# ---- renderer A/B (issue 18 item 2): candidate (a) plotly.js, Plotly.react in the same kind of component.
+PLOTLY_JS = Path(__file__).resolve().parent.parent / "static" / "plotly.min.js"  # a copy of the pinned package's
+
+
+def _plotly_copy() -> None:
+    """static/plotly.min.js = the plotly package's own plotly.min.js (scripts/setup.sh makes it too)."""
+    import plotly
+
+    source = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+    if not PLOTLY_JS.exists() or PLOTLY_JS.stat().st_size != source.stat().st_size:
+        PLOTLY_JS.write_bytes(source.read_bytes())
+
+
+_PLOTLY_RENDERER = RENDERER.parent / "heatmaps_plotly.js"
+_PLOTLY_LOADER = _LOADER.replace("heatmaps.js?v=" + _VERSION, "heatmaps_plotly.js?v="
+                                 + hashlib.sha256(_PLOTLY_RENDERER.read_bytes()).hexdigest()[:12])
+HEATMAPS_PLOTLY = st.components.v2.component(COMPONENT + "_plotly", js=_PLOTLY_LOADER)
+renderer = "canvas"  # "plotly": candidate (a) (benchmarks/renderer_app.py sets it)
+
 Say = Callable[..., str]  # a page's ctx.t: (key, **params) -> text in the page's language
 
 
@@ -88,7 +107,11 @@ def show_heatmap(hm: Heatmap, *, key: str, t: Say) -> Selection | None:
         return None
     data = payload.payload(hm, palette=options.palette, cell_numbers=options.cell_numbers,
                            image_format=options.image_format, words=w)
-    result = HEATMAPS(data=data, key=key, on_click_change=lambda: None)
+    if renderer == "plotly":
+        _plotly_copy()
+        result = HEATMAPS_PLOTLY(data=data, key=key, on_click_change=lambda: None)
+    else:
+        result = HEATMAPS(data=data, key=key, on_click_change=lambda: None)
     return _selection(hm, getattr(result, "click", None))
 
 
