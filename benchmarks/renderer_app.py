@@ -1,6 +1,6 @@
 """The renderer A/B's app (benchmarks/bench_renderer.py): the heaviest heatmap view, 16 heads of 32 x 32
-weights plus one 32 x 512 signed matrix, drawn by ui.heatmaps.show_heatmap with the renderer the URL names
-(`?renderer=canvas` or `plotly`). Every step of the slider is a new seed: new data nobody has drawn yet."""
+weights plus one 32 x 512 signed matrix, drawn by ui.heatmaps.show_heatmap. Every step of the slider is a new seed: new data nobody has drawn yet.
+(Candidate (a), plotly.js, was selected with `?renderer=plotly` at commit 9caa129; it lost and was deleted.)"""
 
 import sys
 from pathlib import Path
@@ -17,7 +17,6 @@ from lessons.heatmap import Heatmap, Panel, text, value_range  # noqa: E402
 from ui import heatmaps  # noqa: E402
 
 st.set_page_config(layout="wide")
-heatmaps.renderer = "plotly" if st.query_params.get("renderer") == "plotly" else "canvas"
 t = lambda key, **kw: i18n.t(key, "en", **kw)  # noqa: E731
 seed = st.slider("seed", 0, 1000, 0, key="seed")
 rng = np.random.default_rng(seed)

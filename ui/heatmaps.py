@@ -6,6 +6,9 @@ format), and either shows the table view (charts/table.py, built only then) or d
 components.v2 component (static/heatmaps.js, fed by charts/payload.py's bytes), updated in place on a rerun
 because its key stays the same. The component's download button saves PNG or SVG per `image_format`.
 A click on a cell of a clickable Heatmap returns its Selection in the rerun it causes.
+
+The renderer is the app's canvas one, chosen by measurement over plotly.js (issue 18 item 2: benchmarks/README.md,
+"Renderer A/B"; plotly.js cost 0.4-2 s more per step on the heaviest view).
 """
 
 from __future__ import annotations
@@ -34,24 +37,6 @@ _LOADER = ("export default async function (component) {\n"
 COMPONENT = "attention_lab.heatmaps"
 HEATMAPS = st.components.v2.component(COMPONENT, js=_LOADER)
 
-# ---- renderer A/B (issue 18 item 2): candidate (a) plotly.js, Plotly.react in the same kind of component.
-PLOTLY_JS = Path(__file__).resolve().parent.parent / "static" / "plotly.min.js"  # a copy of the pinned package's
-
-
-def _plotly_copy() -> None:
-    """static/plotly.min.js = the plotly package's own plotly.min.js (scripts/setup.sh makes it too)."""
-    import plotly
-
-    source = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
-    if not PLOTLY_JS.exists() or PLOTLY_JS.stat().st_size != source.stat().st_size:
-        PLOTLY_JS.write_bytes(source.read_bytes())
-
-
-_PLOTLY_RENDERER = RENDERER.parent / "heatmaps_plotly.js"
-_PLOTLY_LOADER = _LOADER.replace("heatmaps.js?v=" + _VERSION, "heatmaps_plotly.js?v="
-                                 + hashlib.sha256(_PLOTLY_RENDERER.read_bytes()).hexdigest()[:12])
-HEATMAPS_PLOTLY = st.components.v2.component(COMPONENT + "_plotly", js=_PLOTLY_LOADER)
-renderer = "canvas"  # "plotly": candidate (a) (benchmarks/renderer_app.py sets it)
 
 Say = Callable[..., str]  # a page's ctx.t: (key, **params) -> text in the page's language
 
@@ -107,11 +92,7 @@ def show_heatmap(hm: Heatmap, *, key: str, t: Say) -> Selection | None:
         return None
     data = payload.payload(hm, palette=options.palette, cell_numbers=options.cell_numbers,
                            image_format=options.image_format, words=w)
-    if renderer == "plotly":
-        _plotly_copy()
-        result = HEATMAPS_PLOTLY(data=data, key=key, on_click_change=lambda: None)
-    else:
-        result = HEATMAPS(data=data, key=key, on_click_change=lambda: None)
+    result = HEATMAPS(data=data, key=key, on_click_change=lambda: None)
     return _selection(hm, getattr(result, "click", None))
 
 
