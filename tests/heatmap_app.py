@@ -21,7 +21,13 @@ lang = st.query_params.get("lang", "en")
 t = lambda key, **kw: i18n.t(key, lang, **kw)  # noqa: E731
 display.display_sidebar(lang)
 
-rng = np.random.default_rng(int(st.query_params.get("seed", "0")))
+# "new data" draws the next seed's arrays: the charts must be updated in place (same elements, new values).
+seed = int(st.query_params.get("seed", "0")) + st.session_state.setdefault("steps", 0)
+if st.button("new data"):
+    st.session_state["steps"] += 1
+    seed += 1
+st.markdown(f"seed: {seed}")
+rng = np.random.default_rng(seed)
 T = 6
 tokens = ("the", "cat", "sat", "on", "the", "mat")
 weights = rng.random((4, T, T)).astype(np.float32)

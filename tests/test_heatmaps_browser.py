@@ -75,6 +75,20 @@ def test_click_returns_the_cell_and_updates_in_place(page, test_server):
     expect(page.get_by_text("picked: 0,0,2")).to_be_visible()
 
 
+def test_new_data_redraws_the_same_chart(page, test_server):
+    open_page(page, test_server)
+    charts = page.locator(CHART)
+    charts.first.evaluate("el => { el.__mark = 'kept'; }")
+    charts.nth(1).evaluate("el => { el.__mark = 'kept'; }")
+    page.get_by_role("button", name="new data").click()
+    expect(page.get_by_text("seed: 1")).to_be_visible()
+    wait_idle(page)
+    w, wide = arrays(1)
+    assert hover(page, 0, 0, 1, 2) == f"head\nquery cat\nkey sat\n{float(w[0, 1, 2]):.4f}"
+    assert hover(page, 1, 0, 31, 511) == f"token 31\ncolumn 511\n{float(wide[31, 511]):.3f}"
+    assert charts.first.evaluate("el => el.__mark") == "kept" and charts.nth(1).evaluate("el => el.__mark") == "kept"
+
+
 @pytest.mark.parametrize("fmt, magic", [("png", b"\x89PNG"), ("svg", b"<svg")])
 def test_download_button_saves_the_chosen_format(page, test_server, fmt, magic):
     open_page(page, test_server, image_format=fmt)
