@@ -55,3 +55,17 @@ def test_palette_and_cell_numbers_reach_the_payload():
     head = heatmaps(run(palette="contrast", cell_numbers="true", image_format="svg"))[0].header
     assert head["palette"] == "contrast" and head["cell_numbers"] is True and head["format"] == "svg"
     assert head["colours"]["scale"] == [[0.0, "#e6e6e6"], [1.0, "#000000"]]
+
+
+def test_a_click_becomes_a_checked_selection():
+    from lessons.heatmap import Selection
+    from ui.heatmaps import _selection
+
+    from test_charts import _heatmap
+
+    hm = _heatmap()  # clickable, 2 panels of 5 x 7
+    assert _selection(hm, {"panel": 1, "row": 4, "col": 6, "n": 3}) == Selection(1, 4, 6)
+    for bad in ({"panel": 2, "row": 0, "col": 0}, {"panel": 0, "row": 5, "col": 0}, {"panel": 0, "row": 0, "col": -1},
+                {"panel": "x", "row": 0, "col": 0}, {"row": 0}, None, [0, 0, 0]):
+        assert _selection(hm, bad) is None
+    assert _selection(_heatmap(clickable=False), {"panel": 0, "row": 0, "col": 0}) is None
