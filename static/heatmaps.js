@@ -190,6 +190,7 @@ class Chart {
   }
 
   update(data, setTriggerValue) {
+    const t0 = performance.now();
     this.trigger = setTriggerValue;
     const {h, panels} = unpack(data);
     this.header = h; this.panels = panels;
@@ -201,6 +202,7 @@ class Chart {
     this.button.title = h.download || "Download";
     this.button.setAttribute("aria-label", h.download || "Download");
     this.draw();
+    this.ms = performance.now() - t0;  // unpack + layout + paint of the last update (benchmarks, tools)
   }
 
   textWidth(text, size, weight) {
