@@ -22,9 +22,13 @@ function unpack(data) {
   const panels = h.panels.map((p, i) => {
     const labels = (ref, count) => ref === null || ref === undefined
       ? Array.from({length: count}, (_, k) => String(k)) : h.labels[ref];
+    let values, codes = null;
+    if (p.codes) {  // int16 codes of the printed numbers (charts/payload.printed_codes): value = code / 10**decimals
+      codes = new Int16Array(buf, start + p.values[0], p.values[1] / 2);
+      values = Float32Array.from(codes, q => q === -32768 ? NaN : q / 10 ** h.decimals);
+    } else values = new Float32Array(buf, start + p.values[0], p.values[1] / 4);
     return {
-      ...p, index: i,
-      values: new Float32Array(buf, start + p.values[0], p.values[1] / 4),
+      ...p, index: i, values, codes,
       blocked: p.blocked ? new Uint8Array(buf, start + p.blocked[0], p.blocked[1]) : null,
       rowLabels: labels(p.row_labels, p.rows), colLabels: labels(p.col_labels, p.cols),
     };
@@ -65,6 +69,13 @@ function number(v, decimals) {
   if (Number.isNaN(v)) return "";
   if (!Number.isFinite(v)) return v < 0 ? "-inf" : "inf";
   return v.toFixed(decimals);
+}
+
+// A code of a compact panel as the number it stands for, printed from the integer (no float rounding).
+function codeText(q, decimals) {
+  if (q === -32768) return "";
+  const digits = String(Math.abs(q)).padStart(decimals + 1, "0");
+  return (q < 0 ? "-" : "") + (decimals ? digits.slice(0, -decimals) + "." + digits.slice(-decimals) : digits);
 }
 
 // A shorter number for a small cell: the same decimals when they fit, else fewer (hover keeps them all).
@@ -467,7 +478,8 @@ class Chart {
     const lines = [];
     if (p.title) lines.push(p.title);
     lines.push(`${h.row_axis} ${p.rowLabels[r]}`.trim(), `${h.col_axis} ${p.colLabels[c]}`.trim());
-    let value = h.role === "state" ? (h.states[Math.round(v)] ?? number(v, 0)) : number(v, h.decimals);
+    let value = h.role === "state" ? (h.states[Math.round(v)] ?? number(v, 0))
+      : p.codes ? codeText(p.codes[k], h.decimals) : number(v, h.decimals);
     if (p.blocked && p.blocked[k]) value = h.blocked_word + (value ? " (" + value + ")" : "");
     if (value) lines.push(value);
     return lines.join("\n");

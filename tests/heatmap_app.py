@@ -40,7 +40,7 @@ heads = Heatmap(
                        blocked=causal if h == 1 else None, row_groups=(0, 0, 1, 1, 2, 2) if h == 2 else ())
                  for h in range(4)),
     rects=(Rect(0, 1, 3, 1, 3),), title=text("walk.axis.head"))
-choice = heatmaps.show_heatmap(heads, key="hm_heads", t=t)
+choice = heatmaps.show_heatmap(heads, key="hm_heads", t=t, compact=True)  # int16 codes (the other: float32)
 if choice is not None:
     st.session_state["picked"] = choice
 picked = st.session_state.get("picked")

@@ -81,17 +81,19 @@ def _selection(hm: Heatmap, click: object) -> Selection | None:
     return Selection(panel, row, col) if 0 <= row < rows and 0 <= col < cols else None
 
 
-def show_heatmap(hm: Heatmap, *, key: str, t: Say) -> Selection | None:
+def show_heatmap(hm: Heatmap, *, key: str, t: Say, compact: bool = False) -> Selection | None:
     """Draw `hm` with the session's display options (or its tables when the table view is on). `key` keeps
     the chart in place across reruns; `t` is the page's ctx.t. Returns the cell a click selected, in the
-    rerun that click caused, when `hm.clickable`; else None."""
+    rerun that click caused, when `hm.clickable`; else None. `compact`: send panels whose values print as
+    int16 codes at `hm.decimals` as those codes (half the bytes; charts.payload.payload) — for a view near the
+    64 KB a step may cost, e.g. 16 heads of 32 x 32 weights."""
     options = display.current()
     w = words(hm, t, options.image_format)
     if options.table_view:
         show_tables(hm, w)
         return None
     data = payload.payload(hm, palette=options.palette, cell_numbers=options.cell_numbers,
-                           image_format=options.image_format, words=w)
+                           image_format=options.image_format, words=w, compact=compact)
     result = HEATMAPS(data=data, key=key, on_click_change=lambda: None)
     return _selection(hm, getattr(result, "click", None))
 
