@@ -118,7 +118,8 @@ def payload(hm: Heatmap, *, palette: str = palettes.DEFAULT_PALETTE, cell_number
     for i, p in enumerate(hm.panels):
         values = np.ascontiguousarray(p.values, dtype="<f4")
         rows, cols = values.shape
-        codes = printed_codes(values, hm.decimals) if compact else None
+        # (not with cell numbers on: a cell prints fewer decimals, and rounding a rounded code twice can differ)
+        codes = printed_codes(values, hm.decimals) if compact and not cell_numbers else None
         entry: dict = {"rows": int(rows), "cols": int(cols),
                        "values": put(values.tobytes() if codes is None else codes.astype("<i2").tobytes()),
                        "title": panel_words[i] if i < len(panel_words) else "",
