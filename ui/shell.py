@@ -75,9 +75,20 @@ def url_values(key: str) -> list[str]:
     return st.query_params.get_all(key)
 
 
+# The Settings app.py's settle_settings() made valid in this run (so a page does not sanitise them again).
+SETTLED_KEY = "_shell_settled_settings"
+
+
+def remember_settings(settings: Settings) -> None:
+    st.session_state[SETTLED_KEY] = settings
+
+
 def current_settings() -> Settings:
     """The shared settings as app.py's sidebar left them in this run (always valid)."""
     raw = {k: st.session_state.get(k) for k in SETTING_KEYS}
+    settled = st.session_state.get(SETTLED_KEY)
+    if isinstance(settled, Settings) and all(raw[k] == getattr(settled, k) for k in SETTING_KEYS):
+        return settled  # what settle_settings made of these very values (sanitising them again gives the same)
     settings, _ = sanitize(raw, default_lang=i18n.lang_from_locale(st.context.locale))
     return settings
 
