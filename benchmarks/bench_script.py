@@ -55,10 +55,10 @@ SECTIONS = {
 PAGES = ("", "walkthrough", "heads", "masks", "real-model", "why-heads", "quiz")
 
 
-def views() -> list[tuple[str, str, dict]]:
-    """(name, page, extra URL parameters) of every view."""
+def views(pages=PAGES) -> list[tuple[str, str, dict]]:
+    """(name, page, extra URL parameters) of every view (bench_browser.py measures the same list)."""
     out = []
-    for page in PAGES:
+    for page in pages:
         if page == "walkthrough":
             out += [(f"/walkthrough step={s}", page, {"walk_view": "step", "walk_step": s}) for s in STEP_NAMES]
             out += [("/walkthrough all steps", page, {"walk_view": "all"}),
