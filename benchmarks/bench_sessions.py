@@ -8,13 +8,21 @@ BackMsg `rerun_script` (the page, the URL's query string, the widget states) and
 deltas until `script_finished`. A slider step is the same message the browser sends when the
 slider moves: the widget's id (learned from the element the server sent) with its new value.
 
-Each session gets its own settings (d_model, seq_len), steps num_heads back and forth with a
-student's pause between steps, and checks that every redraw shows exactly its own settings
-(the heads page's "Now: d_model = ..., h = ..., T = ..." line and the sidebar's d_k caption).
-The server's resident memory (VmRSS from /proc) is read with one warm session and again with
-all sessions connected.
+Two parts, each on a fresh server:
+- new settings (issue 18, what a class exploring does): every session opens the masks lab or the
+  walkthrough (step softmax) at d_model=512&num_heads=16&seq_len=32 and for `--duration` seconds types
+  a seed nobody has used (unique to the session and the step) every 0.5-1.5 x `--pause` s. After each
+  step the server must hold this session's seed (the seed widget it sends back) and draw the d_k
+  caption, with no exception. Targets: no errors, median step <= 250 ms, p95 <= 1 s.
+- back and forth: each session gets its own settings (d_model, seq_len), steps num_heads back and
+  forth with a student's pause between steps, and checks that every redraw shows exactly its own
+  settings (the heads page's "Now: d_model = ..., h = ..., T = ..." line and the sidebar's d_k caption).
+  The server's resident memory (VmRSS from /proc) is read with one warm session and again with all
+  sessions connected.
 
-    .venv/bin/python benchmarks/bench_sessions.py --sessions 40
+    .venv/bin/python benchmarks/bench_sessions.py --sessions 40             # 90 s of new settings, then the rest
+    .venv/bin/python benchmarks/bench_sessions.py --sessions 40 --quick     # 30 s of new settings
+    .venv/bin/python benchmarks/bench_sessions.py --only new --duration 90
 """
 
 from __future__ import annotations
