@@ -194,7 +194,36 @@ def median(xs):
     return statistics.median(xs) if xs else float("nan")
 
 
+def worker() -> int:
+    """--worker: one JSON command a line on stdin, one JSON answer a line on stdout (benchmarks/ab_script.py
+    drives two of these, one per source tree, step by step, so an A/B is measured in one run)."""
+    import json
+
+    import streamlit as st  # noqa: F401
+
+    clock = ScriptClock()
+    ServerLikeNavigation()
+    view = None
+    out = sys.__stdout__
+    sys.stdout = sys.stderr  # Streamlit's and the app's own prints stay off the answer channel
+    for line in sys.stdin:
+        cmd = json.loads(line)
+        if cmd["cmd"] == "open":
+            view = AppView(clock, cmd["page"], cmd["params"])
+            answer = {"ok": True}
+        elif cmd["cmd"] == "step":
+            ms = view.step()
+            answer = {"wall": ms, "cpu": clock.last_cpu}
+        else:
+            break
+        out.write(json.dumps(answer) + "\n")
+        out.flush()
+    return 0
+
+
 def main(argv=None) -> int:
+    if argv is None and sys.argv[1:] == ["--worker"]:
+        return worker()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="3 samples a view")
     ap.add_argument("--samples", type=int, help="samples per view (default 7, quick 3)")
