@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
+import torch
 from streamlit.runtime.pages_manager import PagesManager
 
 from core import i18n
@@ -99,4 +100,9 @@ def page_context() -> PageContext:
         # Run standalone by the pages-folder mode: run the real entrypoint, which renders this page.
         runpy.run_path(str(APP_PATH), run_name="__main__")
         st.stop()
+    # Streamlit runs every rerun (a fragment's too) in a new thread, and torch applies app.py's one-thread
+    # setting to a thread's OpenMP/MKL pools lazily, on its first parallel op. A page whose first torch op
+    # was a matrix product (x @ W) ran it with OpenMP's default team of all cores: 2-10x slower under load
+    # (benchmarks/README.md, issue 18). This call does that per-thread set-up now, in microseconds.
+    torch.get_num_threads()
     return PageContext(current_settings())
