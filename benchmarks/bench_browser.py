@@ -24,7 +24,7 @@ Playwright + Chromium, and prints medians and the ratio to the floor measured in
   seeds on the masks lab and the walkthrough at 512/16/32, and the back-and-forth one on /heads.
 
     .venv/bin/python benchmarks/bench_browser.py            # every view, 4 samples each (~25 min on 2 busy cores)
-    .venv/bin/python benchmarks/bench_browser.py --quick    # every view, 1 sample each, bounded (~10 min)
+    .venv/bin/python benchmarks/bench_browser.py --quick    # every view, 1 sample each (~20 min at load 20)
     .venv/bin/python benchmarks/bench_browser.py --only "/masks" --sessions 0
 
 Exits 1 when a target (TARGETS, issue 18) is missed; the last lines list which.
