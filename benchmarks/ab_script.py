@@ -76,7 +76,8 @@ def main() -> int:
     print(f"\n| view | wall A | wall B | CPU A | CPU B | CPU B/A |\n|---|---:|---:|---:|---:|---:|")
     for label, med in rows:
         a, b = med["A"], med["B"]
-        print(f"| {label} | {a['wall']:.1f} | {b['wall']:.1f} | {a['cpu']:.1f} | {b['cpu']:.1f} | {b['cpu'] / a['cpu']:.2f} |")
+        print(f"| {label} | {a['wall']:.1f} | {b['wall']:.1f} | {a['cpu']:.1f} | {b['cpu']:.1f} "
+              f"| {b['cpu'] / a['cpu']:.2f} |")
     sa, sb = sum(m["A"]["cpu"] for _, m in rows), sum(m["B"]["cpu"] for _, m in rows)
     print(f"\nsum of the CPU medians: A {sa:.0f} ms, B {sb:.0f} ms (B/A {sb / sa:.2f}); load average at the end "
           f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")

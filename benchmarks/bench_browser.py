@@ -393,7 +393,8 @@ def main(argv=None) -> int:
                   " transfer: HTTP (HTML, scripts, styles, fonts, images; encoded) + websocket data received")
             print(f"{'page':42s} {'median':>9s} {'x floor':>8s} {'target':>7s} {'first visit':>12s}")
             print("-" * 84)
-            print(f"{'floor app':42s} {f_cold:7.0f}ms {1:7.2f}x {'':7s} {median([c[1] for c in cold['floor']]) / 1024:9.0f} KB")
+            floor_kb = median([c[1] for c in cold["floor"]]) / 1024
+            print(f"{'floor app':42s} {f_cold:7.0f}ms {1:7.2f}x {'':7s} {floor_kb:9.0f} KB")
             for path in cold_pages:
                 m = median([c[0] for c in cold[path]])
                 kb = median([c[1] for c in cold[path]]) / 1024

@@ -281,11 +281,14 @@ def run_new_settings_benchmark(n: int = 40, duration: float = 90.0, pause: float
     if r["errors"]:
         failures.append(f"new-settings sessions: {len(r['errors'])} errors")
     if not med <= MAX_NEW_MEDIAN_S:
-        failures.append(f"new-settings sessions: median step {med * 1000:.0f} ms (target {MAX_NEW_MEDIAN_S * 1000:.0f} ms)")
+        failures.append(f"new-settings sessions: median step {med * 1000:.0f} ms"
+                        f" (target {MAX_NEW_MEDIAN_S * 1000:.0f} ms)")
     if not p95 <= MAX_NEW_P95_S:
-        failures.append(f"new-settings sessions: p95 step {p95 * 1000:.0f} ms (target {MAX_NEW_P95_S * 1000:.0f} ms)")
+        failures.append(f"new-settings sessions: p95 step {p95 * 1000:.0f} ms"
+                        f" (target {MAX_NEW_P95_S * 1000:.0f} ms)")
     if r["seed_checked"] < len(steps) // 2:
-        failures.append(f"new-settings sessions: the seed was checked on only {r['seed_checked']} of {len(steps)} steps")
+        failures.append(f"new-settings sessions: the seed was checked on only {r['seed_checked']} of"
+                        f" {len(steps)} steps")
     return failures
 
 
