@@ -23,7 +23,7 @@ from core.settings import (D_MODEL_CHOICES, DEFAULTS, SEED_MAX, SEED_MIN, SEQ_LE
                            SETTING_KEYS, head_choices, sanitize)
 from ui import seam
 from ui.display import display_sidebar
-from ui.shell import drop_url_value, url_values
+from ui.shell import drop_url_value, remember_settings, url_values
 
 
 @st.cache_resource
@@ -79,6 +79,7 @@ def settle_settings(skip: tuple[str, ...] = ()) -> list:
         # and without this they would come back at their defaults.
         if key not in skip:
             st.session_state[key] = getattr(settings, key)
+    remember_settings(settings)  # ui.shell.current_settings() returns it instead of sanitising again
     return fixes
 
 
@@ -102,9 +103,12 @@ def language_sidebar() -> list:
     return fixes
 
 
-def settings_sidebar(earlier_fixes: list) -> None:
-    """The shared settings, drawn inside the live fragment (into the sidebar box app.py keeps for them)."""
-    fixes = earlier_fixes + settle_settings(skip=("lang",))
+def settings_sidebar(earlier_fixes: list, settled: bool = False) -> None:
+    """The shared settings, drawn inside the live fragment (into the sidebar box app.py keeps for them).
+
+    `settled`: language_sidebar() has just settled them in this same run (a whole-app run); only a
+    fragment rerun, which starts here with the widgets' new values, settles them again."""
+    fixes = earlier_fixes + ([] if settled else settle_settings(skip=("lang",)))
     lang = st.session_state["lang"]
     t = lambda key, **kw: i18n.t(key, lang, **kw)  # noqa: E731
     st.header(t("settings.header"))
@@ -137,6 +141,7 @@ st.html("<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:
 # A page's section tabs wrap onto a second line on a phone instead of scrolling sideways out of sight.
 st.html("<style>@media (max-width:640px){[data-testid=stTabs] [role=tablist]{flex-wrap:wrap;row-gap:2px}}</style>")
 _url_fixes = language_sidebar()
+_settled_now = [True]  # settled by this whole-app run; the first settings_sidebar() below uses it up
 _lang = st.session_state["lang"]
 _settings_box = st.sidebar.container()  # filled by the live fragment, above the display options
 display_sidebar(_lang)
@@ -157,14 +162,15 @@ def live() -> None:
     navigation are outside: a change there reruns the whole app, this fragment included.
     """
     with _settings_box:
-        settings_sidebar(_url_fixes)
+        settings_sidebar(_url_fixes, settled=bool(_settled_now))
     _url_fixes.clear()  # URL corrections are shown once, not again on every fragment rerun
+    _settled_now.clear()  # a fragment rerun settles the widgets' new values itself
     seam.run_page(_page)  # the same page object again on each fragment rerun (ui/seam/__init__.py, entry 3)
 
 
 if _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page():
     with _settings_box:
-        settings_sidebar(_url_fixes)
+        settings_sidebar(_url_fixes, settled=True)
     seam.run_page(_page)
 else:
     live()

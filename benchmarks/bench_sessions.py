@@ -8,13 +8,21 @@ BackMsg `rerun_script` (the page, the URL's query string, the widget states) and
 deltas until `script_finished`. A slider step is the same message the browser sends when the
 slider moves: the widget's id (learned from the element the server sent) with its new value.
 
-Each session gets its own settings (d_model, seq_len), steps num_heads back and forth with a
-student's pause between steps, and checks that every redraw shows exactly its own settings
-(the heads page's "Now: d_model = ..., h = ..., T = ..." line and the sidebar's d_k caption).
-The server's resident memory (VmRSS from /proc) is read with one warm session and again with
-all sessions connected.
+Two parts, each on a fresh server:
+- new settings (issue 18, what a class exploring does): every session opens the masks lab or the
+  walkthrough (step softmax) at d_model=512&num_heads=16&seq_len=32 and for `--duration` seconds types
+  a seed nobody has used (unique to the session and the step) every 0.5-1.5 x `--pause` s. After each
+  step the server must hold this session's seed (the seed widget it sends back) and draw the d_k
+  caption, with no exception. Targets: no errors, median step <= 250 ms, p95 <= 1 s.
+- back and forth: each session gets its own settings (d_model, seq_len), steps num_heads back and
+  forth with a student's pause between steps, and checks that every redraw shows exactly its own
+  settings (the heads page's "Now: d_model = ..., h = ..., T = ..." line and the sidebar's d_k caption).
+  The server's resident memory (VmRSS from /proc) is read with one warm session and again with all
+  sessions connected.
 
-    .venv/bin/python benchmarks/bench_sessions.py --sessions 40
+    .venv/bin/python benchmarks/bench_sessions.py --sessions 40             # 90 s of new settings, then the rest
+    .venv/bin/python benchmarks/bench_sessions.py --sessions 40 --quick     # 30 s of new settings
+    .venv/bin/python benchmarks/bench_sessions.py --only new --duration 90
 """
 
 from __future__ import annotations
@@ -48,6 +56,7 @@ class ProtocolSession:
         self.ws = None
         self.widget_ids: dict[str, str] = {}  # user key -> widget id
         self.texts: list[str] = []
+        self.numbers: dict[str, float] = {}  # number_input key -> the value the server sent back
 
     async def connect(self) -> None:
         import websockets
@@ -68,8 +77,12 @@ class ProtocolSession:
         for key, value in (widgets or {}).items():
             w = state.widget_states.widgets.add()
             w.id = self.widget_ids[key]
-            w.string_array_value.data.append(value)  # select_slider values travel as their option text
+            if isinstance(value, str):
+                w.string_array_value.data.append(value)  # select_slider values travel as their option text
+            else:
+                w.double_value = value  # number_input (the seed)
         self.texts = []
+        self.numbers = {}
         start = time.perf_counter()
         await self.ws.send(msg.SerializeToString())
         while True:
@@ -97,6 +110,11 @@ class ProtocolSession:
         elif kind == "slider" and el.slider.id:
             key = el.slider.id.rsplit("-", 1)[-1]  # keyed widgets' ids end in "-<key>"
             self.widget_ids[key] = el.slider.id
+        elif kind == "number_input" and el.number_input.id:
+            key = el.number_input.id.rsplit("-", 1)[-1]
+            self.widget_ids[key] = el.number_input.id
+            if el.number_input.set_value:  # the value the server holds for this session's widget
+                self.numbers[key] = el.number_input.value
 
     async def close(self) -> None:
         if self.ws is not None:
@@ -170,6 +188,110 @@ async def run_sessions(server, n: int, steps: int, pause: float) -> dict:
     return results
 
 
+# ---------------------------------------------------------------- a class exploring: every step a setting nobody opened
+NEW_PAGES = (("masks", {}), ("walkthrough", {"walk_view": "step", "walk_step": "softmax"}))
+NEW_SETTINGS = {"d_model": 512, "num_heads": 16, "seq_len": 32}
+MAX_NEW_MEDIAN_S, MAX_NEW_P95_S = 0.25, 1.0  # issue 18's targets
+
+
+async def one_explorer(i: int, base_url: str, duration: float, pause: float, results: dict, gate: asyncio.Event):
+    """Open the masks lab or the walkthrough (every other session) at 512/16/32, then for `duration` seconds
+    type a new seed every 0.5-1.5 x `pause` s: a seed unique to this session and step, so no session and no
+    cache has seen it. After each step the server must hold this session's seed (the seed widget it sends
+    back) and draw its d_k caption; any exception element is an error."""
+    page, extra = NEW_PAGES[i % len(NEW_PAGES)]
+    query = {**NEW_SETTINGS, **extra, "lang": "en", "seed": 1000 + i}
+    s = ProtocolSession(base_url, page)
+    errors = results["errors"]
+    d, h = NEW_SETTINGS["d_model"], NEW_SETTINGS["num_heads"]
+    caption = i18n.t("settings.d_k", "en", d_model=d, h=h, d_k=d // h)
+    try:
+        await s.connect()
+        await s.rerun(query)
+        results["connected"] += 1
+        await gate.wait()
+        await asyncio.sleep(random.uniform(0, pause))
+        end = time.perf_counter() + duration
+        k = 0
+        while time.perf_counter() < end:
+            k += 1
+            seed = 20_000 + i * 1000 + k  # never used by another session, nor before
+            query["seed"] = seed
+            seconds = await s.rerun(query, {"seed": float(seed)})
+            results["steps"].append(seconds)
+            results["by_page"].setdefault(page, []).append(seconds)
+            if caption not in s.texts:
+                errors.append(f"session {i} ({page}) step {k}: no d_k caption {caption!r}")
+            got = s.numbers.get("seed")
+            if got is not None and int(got) != seed:
+                errors.append(f"session {i} ({page}) step {k}: the server holds seed {got}, not {seed}")
+            results["seed_checked"] += got is not None
+            await asyncio.sleep(random.uniform(0.5 * pause, 1.5 * pause))
+    except Exception as e:  # noqa: BLE001 - every failure is reported, none stops the others
+        errors.append(f"session {i} ({page}): {type(e).__name__}: {e}")
+    finally:
+        results["finished"] += 1
+        await s.close()
+
+
+async def run_explorers(server, n: int, duration: float, pause: float) -> dict:
+    warm = ProtocolSession(server.url, "masks")  # imports and the first run are not per-step costs
+    await warm.connect()
+    for page, extra in NEW_PAGES:
+        warm.page = page
+        await warm.rerun({**NEW_SETTINGS, **extra, "lang": "en", "seed": 999})
+    await warm.close()
+    results = {"errors": [], "steps": [], "by_page": {}, "connected": 0, "finished": 0, "seed_checked": 0}
+    gate = asyncio.Event()
+    tasks = [asyncio.create_task(one_explorer(i, server.url, duration, pause, results, gate)) for i in range(n)]
+    while results["connected"] + results["finished"] < n:
+        await asyncio.sleep(0.1)
+    t0 = time.perf_counter()
+    gate.set()
+    await asyncio.gather(*tasks)
+    results["seconds"] = time.perf_counter() - t0
+    return results
+
+
+def run_new_settings_benchmark(n: int = 40, duration: float = 90.0, pause: float = 2.0) -> list[str]:
+    """n sessions exploring new settings on the masks lab and the walkthrough at 512/16/32; returns missed targets."""
+    from bench_browser import SERVE, Server, load_average
+
+    server = Server(SERVE, timeout=120)
+    try:
+        r = asyncio.run(run_explorers(server, n, duration, pause))
+    finally:
+        server.stop()
+    steps = sorted(r["steps"])
+    med = statistics.median(steps) if steps else float("nan")
+    p95 = statistics.quantiles(steps, n=20)[-1] if len(steps) > 1 else med
+    print(f"\n{n} concurrent sessions stepping to a new seed every ~{pause:.1f} s for {duration:.0f} s"
+          f" (protocol level; masks lab and walkthrough step=softmax at 512/16/32)")
+    print(f"  steps measured          {len(steps)} ({len(steps) / max(r['seconds'], 1e-9):.1f} steps/s served)")
+    print(f"  step median / p95 / max {med * 1000:.0f} ms / {p95 * 1000:.0f} ms / {max(steps or [0]) * 1000:.0f} ms"
+          f"   (targets median <= {MAX_NEW_MEDIAN_S * 1000:.0f} ms, p95 <= {MAX_NEW_P95_S * 1000:.0f} ms)")
+    for page, xs in r["by_page"].items():
+        print(f"    {page:20s} median {statistics.median(xs) * 1000:.0f} ms over {len(xs)} steps")
+    print(f"  own seed checked        {r['seed_checked']} of {len(steps)} steps (the seed widget the server sent back)")
+    print(f"  errors                  {len(r['errors'])}")
+    print(f"  load average            {load_average()}")
+    for e in r["errors"][:10]:
+        print("  error: " + e)
+    failures = []
+    if r["errors"]:
+        failures.append(f"new-settings sessions: {len(r['errors'])} errors")
+    if not med <= MAX_NEW_MEDIAN_S:
+        failures.append(f"new-settings sessions: median step {med * 1000:.0f} ms"
+                        f" (target {MAX_NEW_MEDIAN_S * 1000:.0f} ms)")
+    if not p95 <= MAX_NEW_P95_S:
+        failures.append(f"new-settings sessions: p95 step {p95 * 1000:.0f} ms"
+                        f" (target {MAX_NEW_P95_S * 1000:.0f} ms)")
+    if r["seed_checked"] < len(steps) // 2:
+        failures.append(f"new-settings sessions: the seed was checked on only {r['seed_checked']} of"
+                        f" {len(steps)} steps")
+    return failures
+
+
 def run_sessions_benchmark(n: int = 40, steps: int = 6, pause: float = 2.0, quick: bool = False) -> list[str]:
     """Start a fresh app server, run n concurrent sessions, print a summary; returns the missed targets."""
     from bench_browser import SERVE, Server, load_average
@@ -211,8 +333,15 @@ if __name__ == "__main__":
     ap.add_argument("--sessions", type=int, default=40)
     ap.add_argument("--steps", type=int, default=6)
     ap.add_argument("--pause", type=float, default=2.0, help="seconds between one session's steps (randomised)")
+    ap.add_argument("--duration", type=float, default=90.0, help="seconds of new-settings steps (quick: 30)")
+    ap.add_argument("--quick", action="store_true", help="30 s of new settings, 4 back-and-forth steps each")
+    ap.add_argument("--only", choices=("new", "cached"), help="only one of the two parts")
     args = ap.parse_args()
-    missed = run_sessions_benchmark(args.sessions, args.steps, args.pause)
+    missed = []
+    if args.only != "cached":
+        missed += run_new_settings_benchmark(args.sessions, 30.0 if args.quick else args.duration, args.pause)
+    if args.only != "new":
+        missed += run_sessions_benchmark(args.sessions, args.steps, args.pause, quick=args.quick)
     print("\nmissed:" if missed else "\nall session targets met")
     for m in missed:
         print("  " + m)

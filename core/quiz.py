@@ -14,6 +14,7 @@ link gets the same questions in the same order. Pure Python + torch: no Streamli
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import re
@@ -91,10 +92,13 @@ def step_of_field(name: str) -> str:
     raise KeyError(name)
 
 
+@functools.lru_cache(maxsize=128)
 def meta_model(d_model: int, h: int) -> MultiHeadAttention:
-    """The real class on torch's meta device: the same checks and layers, no memory, no random init."""
-    with torch.device("meta"):
-        return MultiHeadAttention(d_model, h)
+    """The real class on torch's meta device: the same checks and layers, no memory, no random init.
+
+    One per (d_model, h) for the process (it holds no numbers: only shapes, read by the questions); a
+    ValueError (h does not divide d_model) is raised again on every call."""
+    return MultiHeadAttention(d_model, h, device="meta")
 
 
 def head_width(d_model: int, h: int) -> int | None:

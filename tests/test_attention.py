@@ -575,3 +575,49 @@ def test_input_does_not_depend_on_global_rng_and_model_is_eval():
     torch.manual_seed(456)
     assert torch.equal(first, build_input(1, 4, 8, seed=1))
     assert not build_model(8, 2, seed=1).training
+
+
+def _model_as_nn_linear_builds_it(d_model, h, seed, num_kv_heads=None, bias=True):
+    """build_model's recipe the plain way: nn.Linear's random init, then overwritten by the seeded draws
+    (the code before build_model skipped that init). Our model must hold exactly these numbers."""
+    from core.attention import kv_head_rows
+
+    model = MultiHeadAttention(d_model, h, num_kv_heads=num_kv_heads, bias=bias)
+    rows = kv_head_rows(h, model.num_kv_heads, model.d_k)
+    gen = torch.Generator().manual_seed(seed)
+    bound = 1.0 / math.sqrt(d_model)
+    with torch.no_grad():
+        for layer, keep in ((model.W_q, None), (model.W_k, rows), (model.W_v, rows), (model.W_o, None)):
+            weight = torch.empty(d_model, d_model).uniform_(-bound, bound, generator=gen)
+            bias_values = torch.empty(d_model).uniform_(-bound, bound, generator=gen)
+            if keep is not None:
+                weight, bias_values = weight[keep], bias_values[keep]
+            layer.weight.copy_(weight)
+            if layer.bias is not None:
+                layer.bias.copy_(bias_values)
+    return model.eval()
+
+
+@pytest.mark.parametrize("d_model,h,kv,bias", [(64, 4, None, True), (512, 16, None, True), (512, 16, 4, True),
+                                               (64, 8, 1, False), (8, 8, None, False), (12, 3, None, True)])
+def test_model_without_random_init_holds_the_same_numbers(d_model, h, kv, bias):
+    ours = build_model(d_model, h, 11, num_kv_heads=kv, bias=bias)
+    plain = _model_as_nn_linear_builds_it(d_model, h, 11, num_kv_heads=kv, bias=bias)
+    a, b = ours.state_dict(), plain.state_dict()
+    assert list(a) == list(b)
+    for name in a:  # byte-identical: same values, dtype, shape, strides, on the CPU, trainable
+        assert torch.equal(a[name], b[name]) and a[name].stride() == b[name].stride(), name
+        assert a[name].device.type == "cpu" and a[name].dtype == torch.float32, name
+    assert all(p.requires_grad for p in ours.parameters()) and not ours.training
+    x = build_input(1, 5, d_model, 11)
+    assert torch.equal(ours(x, x, x), plain(x, x, x))
+
+
+def test_torch_twin_without_random_init_holds_our_weights():
+    model = build_model(64, 4, seed=3)
+    twin = torch_twin(model)
+    assert all(p.device.type == "cpu" for p in twin.parameters())
+    assert torch.equal(twin.in_proj_weight, torch.cat([model.W_q.weight, model.W_k.weight, model.W_v.weight]))
+    assert torch.equal(twin.in_proj_bias, torch.cat([model.W_q.bias, model.W_k.bias, model.W_v.bias]))
+    assert torch.equal(twin.out_proj.weight, model.W_o.weight) and torch.equal(twin.out_proj.bias, model.W_o.bias)
+    assert twin.out_proj.weight.data_ptr() != model.W_o.weight.data_ptr()  # a copy: the twin may not alias ours

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
+import torch
 
 from core import i18n
 from core.export import GRID_PARAM  # the lab's URL parameter for the hand-drawn grid
@@ -70,9 +71,20 @@ def url_values(key: str) -> list[str]:
     return st.query_params.get_all(key)
 
 
+# The Settings app.py's settle_settings() made valid in this run (so a page does not sanitise them again).
+SETTLED_KEY = "_shell_settled_settings"
+
+
+def remember_settings(settings: Settings) -> None:
+    st.session_state[SETTLED_KEY] = settings
+
+
 def current_settings() -> Settings:
     """The shared settings as app.py's sidebar left them in this run (always valid)."""
     raw = {k: st.session_state.get(k) for k in SETTING_KEYS}
+    settled = st.session_state.get(SETTLED_KEY)
+    if isinstance(settled, Settings) and all(raw[k] == getattr(settled, k) for k in SETTING_KEYS):
+        return settled  # what settle_settings made of these very values (sanitising them again gives the same)
     settings, _ = sanitize(raw, default_lang=i18n.lang_from_locale(st.context.locale))
     return settings
 
@@ -83,4 +95,9 @@ def page_context() -> PageContext:
         # Run standalone by the pages-folder mode: run the real entrypoint, which renders this page.
         runpy.run_path(str(APP_PATH), run_name="__main__")
         st.stop()
+    # Streamlit runs every rerun (a fragment's too) in a new thread, and torch applies app.py's one-thread
+    # setting to a thread's OpenMP/MKL pools lazily, on its first parallel op. A page whose first torch op
+    # was a matrix product (x @ W) ran it with OpenMP's default team of all cores: 2-10x slower under load
+    # (benchmarks/README.md, issue 18). This call does that per-thread set-up now, in microseconds.
+    torch.get_num_threads()
     return PageContext(current_settings())
