@@ -139,7 +139,7 @@ st.set_page_config(page_icon="🔦", layout="wide")
 st.html("<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:2px}"
         "@media (max-width:640px){.katex-display>.katex{font-size:1em}}</style>")
 # A page's section tabs wrap onto a second line on a phone instead of scrolling sideways out of sight.
-st.html("<style>@media (max-width:640px){[data-testid=stTabs] [role=tablist]{flex-wrap:wrap;row-gap:2px}}</style>")
+st.html(f"<style>@media (max-width:640px){{{seam.TABS_SELECTOR} [role=tablist]{{flex-wrap:wrap;row-gap:2px}}}}</style>")
 _url_fixes = language_sidebar()
 _settled_now = [True]  # settled by this whole-app run; the first settings_sidebar() below uses it up
 _lang = st.session_state["lang"]

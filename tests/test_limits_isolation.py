@@ -223,7 +223,7 @@ def _safe_value(node) -> bool:
     if isinstance(node, ast.Name):
         return node.id in {"where"}  # pages/walkthrough.py: where = t("walk.step_of", n=..., total=...)
     if isinstance(node, ast.Attribute):
-        return ast.unparse(node) == "seam.CAPTION_SELECTOR"  # a constant of ui/seam: Streamlit's DOM name
+        return ast.unparse(node) in {"seam.CAPTION_SELECTOR", "seam.TABS_SELECTOR"}  # ui/seam constants: Streamlit DOM names
     return False
 
 

@@ -59,6 +59,8 @@ A/B on a busy machine (benchmarks/bench_browser.py --quick --only heads, load 13
 6. CSS aimed at Streamlit's DOM: CAPTION_SELECTOR (`[data-testid=stCaptionContainer]`, not a public name)
    keeps captions small in the walkthrough's presenter view (pages/walkthrough.py). Buys: readable captions
    on a projector. If Streamlit renames it, the rule matches nothing and captions are just larger.
+   TABS_SELECTOR (`[data-testid=stTabs]`) lets a page's section tabs wrap onto a second line on a phone
+   (app.py) instead of scrolling sideways out of sight. If renamed, tabs scroll sideways as before.
 7. plotly's private attributes, read on the hot path (plotly 7.1.0; listed here, not moved: the figure
    modules own them). Their public twins (fig.to_dict(), fig.to_plotly_json()) deep-copy every array: on a
    16-head 32 x 32 heads_figure, _figure_dicts 0.00 ms against to_plotly_json 7.5 ms; session_copy 5.2 ms
@@ -88,6 +90,7 @@ SWITCH_ENV = "ATTENTION_LAB_SEAM"  # "off": install nothing, touch no private na
 
 # Streamlit's DOM name for a caption's box (entry 6): not a public class, so it lives here.
 CAPTION_SELECTOR = "[data-testid=stCaptionContainer]"
+TABS_SELECTOR = "[data-testid=stTabs]"  # st.tabs' box (entry 6)
 
 # Every private name this app touches, as (where, name); tests/test_seam.py checks each one exists.
 PRIVATE_NAMES = (
@@ -104,6 +107,7 @@ PRIVATE_NAMES = (
     ("streamlit.runtime.state.query_params.QueryParams", "_initial_query_params"),
     ("streamlit/static index.*.js", 'websocket.addEventListener("message")'),
     ("streamlit/static *.js", "stCaptionContainer"),
+    ("streamlit/static *.js", "stTabs"),
     ("plotly.graph_objects.Figure", "_data"),
     ("plotly.graph_objects.Figure", "_layout"),
     ("plotly.graph_objects.Figure", "_grid_ref"),
