@@ -38,6 +38,15 @@ QUIZ_ANSWER_CHARS = 100  # a longer quiz answer is refused (with a message) befo
 # through the two text limits above, everything else is compared with a short list of options.
 MAX_INT_CHARS = 30
 
+# Every free-text input, by the name ui/free_text.py checks it under: text longer than its limit is refused
+# (a message, the previous text kept) before it is kept in session state, written to the URL or echoed.
+TEXT_LIMITS = {"masks_grid": MAX_GRID_CHARS, "real_text": MAX_TEXT_CHARS, "quiz_answer": QUIZ_ANSWER_CHARS}
+
+
+def too_long(raw, limit: int) -> bool:
+    """True when `raw` as text is longer than `limit` characters (None is empty)."""
+    return raw is not None and len(raw if isinstance(raw, str) else str(raw)) > limit
+
 
 def clip_text(raw, limit: int) -> str:
     """Any raw value as text of at most `limit` characters (None -> '')."""

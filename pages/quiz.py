@@ -10,6 +10,7 @@ from core import quiz as Q
 from core import scenario
 from core.frozen import freeze
 from core.settings import Settings
+from ui import free_text
 from ui.shell import page_context
 
 ctx = page_context()
@@ -35,7 +36,9 @@ q = questions[index]
 
 # ------------------------------------------------------------------ callbacks (run before the page redraws)
 def submit(question: Q.Question) -> None:
-    parsed = Q.parse_answer(question, st.session_state.get(f"quiz_in_{question.uid}"))
+    parsed = Q.parse_answer(question, st.session_state.get(f"quiz_in_{question.uid}"))  # refuses long text unparsed
+    if question.answer_type not in ("choice", "cells"):
+        free_text.check(f"quiz_in_{question.uid}", "quiz_answer", notify=False)  # and a too-long one is not kept in the box
     if not parsed.ok:
         st.session_state[ERROR] = (question.uid, parsed)  # shown, not counted
         return
@@ -79,7 +82,8 @@ with st.container(border=True, key="quiz_card"):
                 st.pills(t("quiz.your_answer") + " — " + hint, q.options, selection_mode="multi", key=key,
                          format_func=lambda j: f"{j} · {tokens[j]}")
             else:
-                st.text_input(t("quiz.your_answer"), key=key, placeholder=hint)
+                st.text_input(t("quiz.your_answer"), key=key, placeholder=hint,
+                              max_chars=free_text.max_chars("quiz_answer"))
                 st.caption(hint)  # the placeholder goes away while typing; the format stays in view
             st.form_submit_button(t("quiz.check"), type="primary", on_click=submit, args=(q,),
                                   icon=":material/visibility:")

@@ -18,6 +18,7 @@ from streamlit.runtime.pages_manager import PagesManager
 
 from core import i18n
 from core.export import GRID_PARAM  # the lab's URL parameter for the hand-drawn grid
+from core.limits import MAX_GRID_CHARS, too_long
 from core.settings import SETTING_KEYS, Settings, sanitize
 
 APP_PATH = Path(__file__).resolve().parent.parent / "app.py"
@@ -45,7 +46,10 @@ class PageContext:
         """
         if self.settings.mask != "custom":
             return None
-        return st.session_state.get(CUSTOM_MASK_KEY) or st.query_params.get(GRID_PARAM) or None
+        url = st.query_params.get(GRID_PARAM)
+        if too_long(url, MAX_GRID_CHARS):  # refused (the Masks lab says so): never parsed nor cached
+            url = None
+        return st.session_state.get(CUSTOM_MASK_KEY) or url or None
 
 
 def drop_url_value(key: str) -> None:
