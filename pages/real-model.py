@@ -207,7 +207,7 @@ elif view == "link":
     c1, c2 = tab.columns(2)
     q = c1.selectbox(t("real.link.from"), positions, key="real_from", format_func=lambda i: f"{i}: {tokens[i]}")
     k = c2.selectbox(t("real.link.to"), positions, key="real_to", format_func=lambda i: f"{i}: {tokens[i]}")
-    tab.write(t("real.link.result", q=tokens[q], k=tokens[k]))
+    tab.write(t("real.link.result", q=i18n.plain(tokens[q], 40), k=i18n.plain(tokens[k], 40)))  # tokens: user text
     for rank, (bl, bh, score) in enumerate(pretrained.best_heads(pretrained.link_scores(weights, q, k), 3)):
         row = tab.container(horizontal=True, vertical_alignment="center")
         row.write(t("real.best", layer=bl + 1, head=bh, score=score))
