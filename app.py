@@ -82,6 +82,8 @@ def settle_settings(skip: tuple[str, ...] = ()) -> list:
 
 
 def show_fixes(fixes, lang: str, d_model: int) -> None:
+    """The corrections of the shared settings, in the main area at the top of the page (a phone shows the
+    sidebar collapsed: a notice there is never seen). Once: the live fragment forgets the URL's fixes."""
     for fix in fixes:
         if fix.key == "num_heads":
             st.warning(i18n.t("notice.num_heads_divisor", lang, given=i18n.plain(fix.given), used=fix.used,
@@ -101,8 +103,9 @@ def language_sidebar() -> list:
     return fixes
 
 
-def settings_sidebar(earlier_fixes: list) -> None:
-    """The shared settings, drawn inside the live fragment (into the sidebar box app.py keeps for them)."""
+def settings_sidebar(earlier_fixes: list) -> list:
+    """The shared settings, drawn inside the live fragment (into the sidebar box app.py keeps for them).
+    Returns the corrections made, for show_fixes to say in the main area."""
     fixes = earlier_fixes + settle_settings(skip=("lang",))
     lang = st.session_state["lang"]
     t = lambda key, **kw: i18n.t(key, lang, **kw)  # noqa: E731
@@ -124,7 +127,7 @@ def settings_sidebar(earlier_fixes: list) -> None:
     st.number_input(t("settings.seed"), SEED_MIN, SEED_MAX, key="seed", bind="query-params", step=1,
                     value=DEFAULTS["seed"], help=t("settings.seed.help"))
     st.caption(t("settings.share"))
-    show_fixes(fixes, lang, d_model)
+    return fixes
 
 
 def run_again(page) -> None:
@@ -148,7 +151,7 @@ st.html("<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:
 _url_fixes = language_sidebar()
 _lang = st.session_state["lang"]
 _settings_box = st.sidebar.container()  # filled by the live fragment, above the display options
-display_sidebar(_lang)
+display_sidebar(_lang, notices=st.container())  # its corrections at the top of the main area
 _pages = [
     st.Page(path, title=i18n.t(f"page.{url or 'home'}", _lang), icon=icon, url_path=url or None, default=not url)
     for path, url, icon in PAGES
@@ -166,14 +169,16 @@ def live() -> None:
     navigation are outside: a change there reruns the whole app, this fragment included.
     """
     with _settings_box:
-        settings_sidebar(_url_fixes)
+        fixes = settings_sidebar(_url_fixes)
     _url_fixes.clear()  # URL corrections are shown once, not again on every fragment rerun
+    show_fixes(fixes, st.session_state["lang"], st.session_state["d_model"])  # main area, above the page
     run_again(_page)
 
 
 if _page.url_path in WHOLE_RUN_PAGES:
     with _settings_box:
-        settings_sidebar(_url_fixes)
+        _fixes = settings_sidebar(_url_fixes)
+    show_fixes(_fixes, st.session_state["lang"], st.session_state["d_model"])
     _page.run()
 else:
     live()

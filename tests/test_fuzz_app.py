@@ -203,10 +203,10 @@ def problems(at, query: dict) -> list[str]:
     expected, fixes = sanitize(raw, default_lang=used.lang if raw.get("lang") not in i18n.LANGS else raw["lang"])
     if expected != used:
         out.append(f"the URL asked for {raw}, sanitize() gives {expected}, the page used {used}")
-    shown = [w.value for w in at.sidebar.warning]
-    for fix in fixes:  # every correction is said in the sidebar
+    shown = [w.value for w in at.main.warning]  # at the top of the main area (a phone hides the sidebar)
+    for fix in fixes:  # every correction is said, in the main area
         if not any(fix.used in text for text in shown):
-            out.append(f"no sidebar message for the correction {fix}")
+            out.append(f"no message for the correction {fix}")
     # Page-local values that size the work stay within their limits too.
     ss = at.session_state
     bounds = {"masks_tk": (limits.T_K_MIN, limits.T_K_MAX), "masks_len0": (0, limits.T_K_MAX),

@@ -101,3 +101,21 @@ def test_real_heads_link_line_shows_dollar_tokens_literally():
     at.run()
     line = next(m.value for m in at.markdown if "Strongest heads for" in m.value)
     assert line == i18n.t("real.link.result", "en", q="` $ `", k="` $ `"), line  # two $ no longer make a formula
+
+
+def test_corrections_are_in_the_main_area_once_not_in_the_sidebar():
+    """A phone shows the sidebar collapsed: a link's corrections are said at the top of the main area."""
+    from core.settings import head_choices
+
+    at = run_app("walkthrough", d_model=64, num_heads=7, palette="neon", lang="en")
+    assert not at.exception, at.exception
+    heads = i18n.t("notice.num_heads_divisor", "en", given=plain("7"), used=8, d_model=64,
+                   choices=", ".join(map(str, head_choices(64))))
+    palette = i18n.t("notice.corrected", "en", key="palette", given=plain("neon"), used="colorblind")
+    main = [w.value for w in at.main.warning]
+    assert heads in main and palette in main, main
+    assert main.index(palette) < 2 and main.index(heads) < 2  # first on the page, above its own content
+    assert not at.sidebar.warning and not at.sidebar.error
+    at.sidebar.slider(key="seq_len").set_value(5).run()  # a step: the notices are not said again
+    assert not at.exception
+    assert heads not in [w.value for w in at.warning] and palette not in [w.value for w in at.warning]

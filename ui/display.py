@@ -65,7 +65,9 @@ def current() -> Display:
     return sanitize({k: st.session_state.get(k) for k in KEYS})[0]
 
 
-def display_sidebar(lang: str) -> Display:
+def display_sidebar(lang: str, notices=None) -> Display:
+    """The options in the sidebar; their corrections go into `notices` (app.py: the top of the main area,
+    where a phone shows them; the sidebar when not given)."""
     t = lambda key, **kw: i18n.t(key, lang, **kw)  # noqa: E731
     raw = {k: (st.session_state[k] if k in st.session_state else st.query_params.get(k)) for k in KEYS}
     display, fixes = sanitize(raw)
@@ -83,6 +85,6 @@ def display_sidebar(lang: str) -> Display:
     sb.segmented_control(t("display.image_format"), IMAGE_FORMATS, key="image_format", bind="query-params",
                          default=DEFAULTS["image_format"], required=True, help=t("display.image_format.help"))
     for key, given, used in fixes:
-        sb.warning(i18n.t("notice.corrected", lang, key=key, given=i18n.plain(given), used=used),
+        (notices or sb).warning(i18n.t("notice.corrected", lang, key=key, given=i18n.plain(given), used=used),
                    icon=":material/build:")
     return current()
