@@ -22,7 +22,7 @@ from core.settings import (D_MODEL_CHOICES, DEFAULTS, SEED_MAX, SEED_MIN, SEQ_LE
                            SETTING_KEYS, head_choices, sanitize)
 from ui import batching
 from ui.display import display_sidebar
-from ui.shell import drop_url_value, url_values
+from ui.shell import drop_url_value, keep_grid_in_url, url_values
 
 
 @st.cache_resource
@@ -173,6 +173,7 @@ def live() -> None:
     _url_fixes.clear()  # URL corrections are shown once, not again on every fragment rerun
     show_fixes(fixes, st.session_state["lang"], st.session_state["d_model"])  # main area, above the page
     run_again(_page)
+    keep_grid_in_url()  # after the page: every widget bound to the URL is drawn by now
 
 
 if _page.url_path in WHOLE_RUN_PAGES:
@@ -180,5 +181,6 @@ if _page.url_path in WHOLE_RUN_PAGES:
         _fixes = settings_sidebar(_url_fixes)
     show_fixes(_fixes, st.session_state["lang"], st.session_state["d_model"])
     _page.run()
+    keep_grid_in_url()
 else:
     live()
