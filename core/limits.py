@@ -33,6 +33,14 @@ WHY_SEED_MIN, WHY_SEED_MAX = SEED_MIN, SEED_MAX
 
 # ---------------------------------------------------------------- free text elsewhere
 QUIZ_ANSWER_CHARS = 100  # a longer quiz answer is refused (with a message) before any parsing
+# ---------------------------------------------------------------- shared memory (caches every session reads)
+# Measured with core/sizes.nbytes (tensor storages, arrays, text, ...); the oldest entries go first when a new
+# one would pass the budget, and an entry larger than its whole budget is used once and not kept.
+# 200 MB in all. (The pretrained model, ~90 MB, is loaded once per process: not a cache, not in this sum.)
+SHARED_CACHE_BYTES = 176 * 2**20  # ui/cache.shared: runs, checks, figures, scenes, quiz sets of every page
+WHY_RESULTS_BYTES = 24 * 2**20  # core/why_heads.ResultStore: finished trainings
+MAX_TRAININGS_IN_FLIGHT = 8  # core/why_heads.ResultStore: half-done trainings kept for whoever asks next
+
 # URL values: every one goes through a bounded parser -- numbers through core.settings.clamp_int (at
 # most 30 characters are parsed; longer runs of digits just mean "huge"), the grid and the sentence
 # through the two text limits above, everything else is compared with a short list of options.

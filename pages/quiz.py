@@ -11,6 +11,7 @@ from core import scenario
 from core.frozen import freeze
 from core.settings import Settings
 from ui import free_text
+from ui.cache import shared_function
 from ui.shell import page_context
 
 ctx = page_context()
@@ -19,7 +20,7 @@ t, s = ctx.t, ctx.settings
 INDEX, RECORDS, ERROR = "quiz_index", "quiz_records", "quiz_error"
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@shared_function  # ui/cache.py: byte-bounded, shared by every session
 def question_set(d_model: int, num_heads: int, seq_len: int, mask: str, seed: int, lang: str,
                  custom_text: str | None):
     """The questions for these settings and their token labels (the language only changes the labels).
