@@ -20,7 +20,7 @@ from core import i18n, source
 from core.masks import MASK_KINDS
 from core.settings import (D_MODEL_CHOICES, DEFAULTS, SEED_MAX, SEED_MIN, SEQ_LEN_MAX, SEQ_LEN_MIN,
                            SETTING_KEYS, head_choices, sanitize)
-from ui import batching
+from ui import batching, reclaim
 from ui.display import display_sidebar
 from ui.shell import drop_url_value, keep_grid_in_url, url_values
 
@@ -37,6 +37,8 @@ def _tune_process() -> bool:
     source.warm()
     # A slider step's ~40 messages reach the browser in one batch, not a trickle it redraws for each.
     batching.install()
+    # Memory comes back after a class leaves: a full collection and malloc_trim every 30 s (ui/reclaim.py).
+    reclaim.start()
     return True
 
 

@@ -54,7 +54,7 @@ def nbytes(value) -> int:
         total += sys.getsizeof(obj, 64)
         if depth >= _MAX_DEPTH:
             continue
-        if isinstance(obj, dict):
+        if isinstance(obj, (dict, types.MappingProxyType)):  # core/frozen turns dicts into read-only mappings
             stack.extend((x, depth + 1) for kv in obj.items() for x in kv)
         elif isinstance(obj, (list, tuple, set, frozenset)):
             stack.extend((x, depth + 1) for x in obj)

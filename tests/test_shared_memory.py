@@ -104,3 +104,10 @@ def test_two_sessions_asking_for_the_same_training_share_one():
     one = time.perf_counter() - start
     assert alone.losses == results[0].losses  # the shared training is the same training
     assert both < 1.6 * one + 1, (both, one)  # not twice the work
+
+
+def test_sizes_see_inside_frozen_values():
+    from core.frozen import freeze
+
+    frozen = freeze({"w": torch.zeros(2**20), "rows": [torch.zeros(2**18)]})  # dicts become read-only mappings
+    assert nbytes(frozen) >= 5 * 2**20
