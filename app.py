@@ -20,7 +20,7 @@ from core import i18n, source
 from core.masks import MASK_KINDS
 from core.settings import (D_MODEL_CHOICES, DEFAULTS, SEED_MAX, SEED_MIN, SEQ_LEN_MAX, SEQ_LEN_MIN,
                            SETTING_KEYS, head_choices, sanitize)
-from ui import batching, reclaim
+from ui import batching, reclaim, widget_guard
 from ui.display import display_sidebar
 from ui.shell import drop_url_value, keep_grid_in_url, url_values
 
@@ -39,6 +39,8 @@ def _tune_process() -> bool:
     batching.install()
     # Memory comes back after a class leaves: a full collection and malloc_trim every 30 s (ui/reclaim.py).
     reclaim.start()
+    # A number box sent NaN, inf or text resets with a notice instead of raising in Streamlit (ui/widget_guard.py).
+    widget_guard.install()
     return True
 
 
@@ -86,6 +88,8 @@ def settle_settings(skip: tuple[str, ...] = ()) -> list:
 def show_fixes(fixes, lang: str, d_model: int) -> None:
     """The corrections of the shared settings, in the main area at the top of the page (a phone shows the
     sidebar collapsed: a notice there is never seen). Once: the live fragment forgets the URL's fixes."""
+    for given in widget_guard.take_rejected():
+        st.warning(i18n.t("notice.number_reset", lang, given=i18n.plain(given)), icon=":material/build:")
     for fix in fixes:
         if fix.key == "num_heads":
             st.warning(i18n.t("notice.num_heads_divisor", lang, given=i18n.plain(fix.given), used=fix.used,

@@ -8,8 +8,8 @@ through ui.charts.show_chart: that restyles it in place for the session's displa
 key must name everything the builder reads (settings, language, page-local choices); the builder
 itself is not part of the hash.
 
-Bounded by bytes, not entries (issue 24.4: 256 entries of a few MB each held ~470 MB after a class had
-left): every entry is measured (core/sizes.nbytes) and the least recently used go first when the total
+Bounded by bytes, not entries (issue 24.4: 256 entries of any size; a run at d_model 512 with its figures
+is several MB): every entry is measured (core/sizes.nbytes) and the least recently used go first when the total
 would pass core/limits.SHARED_CACHE_BYTES; an entry larger than the whole budget is returned, not kept.
 Two sessions asking for the same missing key at once build it once (the second waits for the first).
 """

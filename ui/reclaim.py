@@ -3,9 +3,9 @@
 Why: config.toml turns Streamlit's full collection after every rerun off (~110 ms each with torch
 imported), so garbage in reference cycles (a run's trace, a figure, a closed session's state) waits for
 Python's own allocation-driven collection, which never comes once the class has gone quiet; and glibc
-keeps freed heap pages instead of returning them. Measured (benchmarks/bench_memory.py, 40 students
-each opening three pages with their own large settings): RSS stayed ~410 MB above the warm server long
-after everyone left, with ~200 MB of tensors held only by unreachable cycles. Every PERIOD seconds this
+keeps freed heap pages instead of returning them. (benchmarks/bench_memory.py, 40 students each opening
+three pages with their own large settings: this gives back ~30 MB of the ~400 MB the server grows by; the
+rest is not in the app's shared caches -- a 48 MB cache budget left the same growth -- see README.) Every PERIOD seconds this
 runs gc.collect() and, where the C library is glibc, malloc_trim(0) (return free heap pages to the
 system): a few hundred ms of one core per PERIOD, skipped while it would compete with a busy class.
 """
