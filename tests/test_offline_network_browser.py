@@ -30,20 +30,28 @@ def _unshare() -> list[str]:
     pytest.skip("unshare cannot create a network namespace here (needs root or user namespaces)")
 
 
-@pytest.mark.parametrize("start", ["start.sh", "streamlit run serve.py"])
-def test_a_dead_resolver_neither_delays_startup_nor_stalls_a_session(tmp_path, start):
+def probe(tmp_path, start: str, resolver: str | None) -> dict:
+    """tests/offline_probe.py in a private network namespace; `resolver` None: no resolver at all (a lookup
+    fails at once), the same start-up without the wait, for comparison on a busy machine."""
     resolv = tmp_path / "resolv.conf"
-    resolv.write_text(f"nameserver {RESOLVER}\n")
-    probe = [sys.executable, "tests/offline_probe.py", RESOLVER]
+    resolv.write_text(f"nameserver {resolver}\n" if resolver else "")
+    cmd = [sys.executable, "tests/offline_probe.py", resolver or RESOLVER]
     if start != "start.sh":
-        probe += [sys.executable, "-m", "streamlit", "run", "serve.py"]
-    inner = (f"ip link set lo up && mount --bind {resolv} /etc/resolv.conf && exec "
-             + " ".join(probe))
+        cmd += [sys.executable, "-m", "streamlit", "run", "serve.py"]
+    inner = f"ip link set lo up && mount --bind {resolv} /etc/resolv.conf && exec " + " ".join(cmd)
     out = subprocess.run(_unshare() + ["sh", "-c", inner], cwd=ROOT, capture_output=True, text=True, timeout=600)
     lines = [line for line in out.stdout.splitlines() if line.startswith("PROBE ")]
     assert lines, out.stdout[-3000:] + out.stderr[-3000:]
-    result = json.loads(lines[-1][6:])
-    assert result["health_s"] is not None and result["health_s"] < 5, result
+    return json.loads(lines[-1][6:])
+
+
+@pytest.mark.parametrize("start", ["start.sh", "streamlit run serve.py"])
+def test_a_dead_resolver_neither_delays_startup_nor_stalls_a_session(tmp_path, start):
+    result = probe(tmp_path, start, RESOLVER)
+    assert result["health_s"] is not None, result
+    if result["health_s"] >= 5:  # a busy machine: no slower than the same start where lookups fail at once
+        baseline = probe(tmp_path, start, None)
+        assert result["health_s"] < baseline["health_s"] + 2, (result, baseline)
     for ws in result["foreign"]:
         assert ws["status"] == 403 and ws["s"] < 2, result  # refused, at once
     assert max(result["steps_s"]) < 10, result  # the other student kept stepping (60 s before)
