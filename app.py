@@ -21,9 +21,10 @@ from core import i18n, source
 from core.masks import MASK_KINDS
 from core.settings import (D_MODEL_CHOICES, DEFAULTS, SEED_MAX, SEED_MIN, SEQ_LEN_MAX, SEQ_LEN_MIN,
                            SETTING_KEYS, head_choices, sanitize)
-from ui import seam
+from ui import reclaim, seam
 from ui.display import display_sidebar
-from ui.shell import drop_url_value, remember_settings, url_values
+from ui.seam import widget_guard
+from ui.shell import drop_url_value, keep_grid_in_url, remember_settings, url_values
 
 
 @st.cache_resource
@@ -37,7 +38,10 @@ def _tune_process() -> bool:
     # The code the pages show is parsed now, once, not by 8 sessions' threads at once (core/source.py).
     source.warm()
     # A slider step's ~40 messages reach the browser in one batch, not a trickle it redraws for each.
+    # (and a number box sent NaN, inf or text resets with a notice instead of raising: ui/seam/widget_guard.py)
     seam.install()
+    # Memory comes back after a class leaves: a full collection and malloc_trim every 30 s (ui/reclaim.py).
+    reclaim.start()
     return True
 
 
@@ -84,6 +88,10 @@ def settle_settings(skip: tuple[str, ...] = ()) -> list:
 
 
 def show_fixes(fixes, lang: str, d_model: int) -> None:
+    """The corrections of the shared settings, in the main area at the top of the page (a phone shows the
+    sidebar collapsed: a notice there is never seen). Once: the live fragment forgets the URL's fixes."""
+    for given in widget_guard.take_rejected():
+        st.warning(i18n.t("notice.number_reset", lang, given=i18n.plain(given)), icon=":material/build:")
     for fix in fixes:
         if fix.key == "num_heads":
             st.warning(i18n.t("notice.num_heads_divisor", lang, given=i18n.plain(fix.given), used=fix.used,
@@ -103,8 +111,9 @@ def language_sidebar() -> list:
     return fixes
 
 
-def settings_sidebar(earlier_fixes: list, settled: bool = False) -> None:
+def settings_sidebar(earlier_fixes: list, settled: bool = False) -> list:
     """The shared settings, drawn inside the live fragment (into the sidebar box app.py keeps for them).
+    Returns the corrections made, for show_fixes to say in the main area.
 
     `settled`: language_sidebar() has just settled them in this same run (a whole-app run); only a
     fragment rerun, which starts here with the widgets' new values, settles them again."""
@@ -129,7 +138,7 @@ def settings_sidebar(earlier_fixes: list, settled: bool = False) -> None:
     st.number_input(t("settings.seed"), SEED_MIN, SEED_MAX, key="seed", bind="query-params", step=1,
                     value=DEFAULTS["seed"], help=t("settings.seed.help"))
     st.caption(t("settings.share"))
-    show_fixes(fixes, lang, d_model)
+    return fixes
 
 
 # An emoji, not a ":material/...:" icon: Streamlit fetches a material favicon from fonts.gstatic.com,
@@ -144,7 +153,7 @@ _url_fixes = language_sidebar()
 _settled_now = [True]  # settled by this whole-app run; the first settings_sidebar() below uses it up
 _lang = st.session_state["lang"]
 _settings_box = st.sidebar.container()  # filled by the live fragment, above the display options
-display_sidebar(_lang)
+display_sidebar(_lang, notices=st.container())  # its corrections at the top of the main area
 _pages = [
     st.Page(path, title=i18n.t(f"page.{url or 'home'}", _lang), icon=icon, url_path=url or None, default=not url)
     for path, url, icon in PAGES
@@ -162,15 +171,19 @@ def live() -> None:
     navigation are outside: a change there reruns the whole app, this fragment included.
     """
     with _settings_box:
-        settings_sidebar(_url_fixes, settled=bool(_settled_now))
+        fixes = settings_sidebar(_url_fixes, settled=bool(_settled_now))
     _url_fixes.clear()  # URL corrections are shown once, not again on every fragment rerun
     _settled_now.clear()  # a fragment rerun settles the widgets' new values itself
+    show_fixes(fixes, st.session_state["lang"], st.session_state["d_model"])  # main area, above the page
     seam.run_page(_page)  # the same page object again on each fragment rerun (ui/seam/__init__.py, entry 3)
+    keep_grid_in_url()  # after the page: every widget bound to the URL is drawn by now
 
 
 if _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page():
     with _settings_box:
-        settings_sidebar(_url_fixes, settled=True)
+        _fixes = settings_sidebar(_url_fixes, settled=True)
+    show_fixes(_fixes, st.session_state["lang"], st.session_state["d_model"])
     seam.run_page(_page)
+    keep_grid_in_url()
 else:
     live()

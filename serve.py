@@ -1,9 +1,11 @@
 """Attention Lab's server: `streamlit run serve.py` (scripts/start.sh does).
 
-It runs app.py, the app itself, as a Streamlit `st.App` with one piece of ASGI middleware that puts
-ui/seam/client_batching.js into the page, so a slider step is rendered once in the browser instead of once
-per websocket message (ui/seam/__init__.py, entry 2: none when the seam is off). `streamlit run app.py` runs
-the same app without it (just slower to redraw).
+It runs app.py, the app itself, as a Streamlit `st.App` with two pieces of ASGI middleware (ui/seam): one
+puts ui/seam/client_batching.js into the page, so a slider step is rendered once in the browser instead of
+once per websocket message (entry 2); the other refuses a websocket from a foreign Origin at once, without
+the external-IP lookup that froze the server on a network whose DNS never answers (ui/seam/origin_guard.py,
+entry 9). None when the seam is off. `streamlit run app.py` runs the same app without them (slower to
+redraw; and a foreign-Origin websocket then waits for Streamlit's own lookup).
 """
 
 import streamlit as st

@@ -41,16 +41,32 @@ def t(key: str, lang: str, /, **fmt) -> str:
     return _SCI.sub(rf"\1{NB_HYPHEN}\2", text.format(**fmt)) if fmt else text
 
 
-# Markdown (and Streamlit's own :color[...] / $latex$ syntax) that a quoted value could trigger.
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:&\"'=])")
+# Bidi embeddings/overrides/isolates (U+202E reverses a whole notice), marks, zero-width characters and the
+# BOM: removed, like every control character (NUL, ESC, DEL, C1), so a quoted value reads as it is typed.
+_INVISIBLE = re.compile("[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f"
+                        "\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+
+
+def literal(value, limit: int = 24) -> str:
+    """User text as a reader should see it: control and bidi characters removed, whitespace collapsed to
+    single spaces, shortened to `limit` characters ('...' at the end when cut). Not yet escaped: see plain()."""
+    text = _INVISIBLE.sub("", "" if value is None else str(value)[:100_000])
+    text = " ".join(text.split())  # no line breaks: they would start new markdown blocks
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def plain(value, limit: int = 24) -> str:
-    """User text quoted inside a markdown message: shortened to `limit` characters and every markdown/HTML
-    character backslash-escaped, so `<script>`, `**x**` or `:red[x]` show literally, never as markup."""
-    text = " ".join(str(value).split())  # no line breaks: they would start new markdown blocks
-    text = text if len(text) <= limit else text[: limit - 3] + "..."
-    return _MD_SPECIAL.sub(r"\\\1", text)
+    """THE way to quote user text (a URL value, a typed text, a token) inside a markdown message.
+
+    literal() (no control or bidi characters, shortened), as a markdown code span: the one markdown
+    construct whose content is never parsed, so `<script>`, `**x**`, `![x](http://...)`, a bare URL (GFM
+    would link it even with every character backslash-escaped), `:red[x]` or `$x$` show as the characters
+    typed (tests/test_notices_browser.py renders them in Chromium). Empty text gives ''."""
+    text = literal(value, limit)
+    if not text:
+        return ""
+    fence = "`" * (max((len(run) for run in re.findall("`+", text)), default=0) + 1)
+    return f"{fence} {text} {fence}"  # the spaces are dropped by markdown; they let text start with a backtick
 
 
 def lang_from_locale(locale: str | None) -> str:

@@ -58,10 +58,27 @@ ACCOUNTING_T_MAX = 1 << 20
 
 # ---------------------------------------------------------------- free text elsewhere
 QUIZ_ANSWER_CHARS = 100  # a longer quiz answer is refused (with a message) before any parsing
+# ---------------------------------------------------------------- shared memory (caches every session reads)
+# Measured with core/sizes.nbytes (tensor storages, arrays, text, ...); the oldest entries go first when a new
+# one would pass the budget, and an entry larger than its whole budget is used once and not kept.
+# 200 MB in all. (The pretrained model, ~90 MB, is loaded once per process: not a cache, not in this sum.)
+SHARED_CACHE_BYTES = 176 * 2**20  # ui/cache.shared: runs, checks, figures, scenes, quiz sets of every page
+WHY_RESULTS_BYTES = 24 * 2**20  # core/why_heads.ResultStore: finished trainings
+MAX_TRAININGS_IN_FLIGHT = 8  # core/why_heads.ResultStore: half-done trainings kept for whoever asks next
+
 # URL values: every one goes through a bounded parser -- numbers through core.settings.clamp_int (at
 # most 30 characters are parsed; longer runs of digits just mean "huge"), the grid and the sentence
 # through the two text limits above, everything else is compared with a short list of options.
 MAX_INT_CHARS = 30
+
+# Every free-text input, by the name ui/free_text.py checks it under: text longer than its limit is refused
+# (a message, the previous text kept) before it is kept in session state, written to the URL or echoed.
+TEXT_LIMITS = {"masks_grid": MAX_GRID_CHARS, "real_text": MAX_TEXT_CHARS, "quiz_answer": QUIZ_ANSWER_CHARS}
+
+
+def too_long(raw, limit: int) -> bool:
+    """True when `raw` as text is longer than `limit` characters (None is empty)."""
+    return raw is not None and len(raw if isinstance(raw, str) else str(raw)) > limit
 
 
 def clip_text(raw, limit: int) -> str:

@@ -50,7 +50,9 @@ import torch.nn.functional as F
 
 from core.attention import AttentionTrace, MultiHeadAttention
 from core.frozen import freeze
-from core.limits import WHY_SEED_MAX, WHY_SEED_MIN, WHY_STEP_CHOICES, check_range
+from core.limits import (MAX_TRAININGS_IN_FLIGHT, WHY_RESULTS_BYTES, WHY_SEED_MAX, WHY_SEED_MIN, WHY_STEP_CHOICES,
+                         check_range)
+from core.sizes import nbytes
 from core.settings import clamp_int
 from core.threads import single_thread
 
@@ -277,6 +279,7 @@ class Trainer:
         self.data = torch.Generator().manual_seed(self.seed + 1_000_003)
         self.losses: list[float] = []
         self.seconds = 0.0
+        self.gate = threading.Lock()  # held by the one session advancing it (ResultStore.run_shared)
 
     @property
     def step(self) -> int:
@@ -298,6 +301,22 @@ class Trainer:
                 self.optimizer.step()
                 self.losses.append(loss.item())
         self.seconds += time.perf_counter() - start
+
+    @property
+    def busy(self) -> bool:
+        return self.gate.locked()
+
+    def advance_shared(self, n: int, wait: float = 0.25) -> bool:
+        """advance(n) unless another session is advancing this trainer: then wait up to `wait` seconds
+        (the caller redraws the shared progress meanwhile). True when this call advanced it."""
+        if not self.gate.acquire(timeout=wait):
+            return False
+        try:
+            if not self.done:
+                self.advance(n)
+            return True
+        finally:
+            self.gate.release()
 
     def result(self) -> RunResult:
         with single_thread():
@@ -363,12 +382,55 @@ def cache_key(num_heads: int, seed: int, steps: int) -> tuple:
 
 
 class ResultStore:
-    """Finished runs by cache_key, shared by every session of the server; the oldest go first."""
+    """Finished runs by cache_key, shared by every session of the server; the oldest go first (at most
+    `capacity` runs and `budget` bytes). Also the trainings in flight: one Trainer per key, shared by
+    every session that asks for that run while it trains (`trainer`, `run_shared`)."""
 
-    def __init__(self, capacity: int = 300):
-        self.capacity = capacity
+    def __init__(self, capacity: int = 300, budget: int = WHY_RESULTS_BYTES):
+        self.capacity, self.budget = capacity, budget
         self._runs: OrderedDict[tuple, RunResult] = OrderedDict()
+        self._sizes: dict[tuple, int] = {}
         self._lock = threading.Lock()
+        self._training: OrderedDict[tuple, Trainer] = OrderedDict()
+
+    def trainer(self, key: tuple, make) -> Trainer:
+        """The one in-flight Trainer for `key`, made by make() when there is none: a second session asking
+        for the same run gets the same trainer (a half-done one left by a stopped run is picked up too)."""
+        with self._lock:
+            trainer = self._training.get(key)
+            if trainer is None:
+                trainer = self._training[key] = make()
+                while len(self._training) > MAX_TRAININGS_IN_FLIGHT:  # bounded: the oldest idle one goes
+                    old = next((k for k, t in self._training.items() if not t.busy and k != key), None)
+                    if old is None:
+                        break
+                    del self._training[old]
+            return trainer
+
+    def finish(self, key: tuple, trainer: Trainer) -> RunResult:
+        """The finished run of `trainer`, evaluated and stored once (whoever gets here second reads it)."""
+        with trainer.gate:
+            done = self.get(key)
+            if done is None:
+                done = self.put(key, trainer.result())
+        with self._lock:
+            if self._training.get(key) is trainer:
+                del self._training[key]
+        return done
+
+    def run_shared(self, key: tuple, make, chunk: int, each=None) -> RunResult:
+        """Train the run `key` to the end, sharing the work with every session asking for it at the same
+        time: whoever holds the trainer advances it `chunk` steps, the others wait meanwhile; `each(trainer)`
+        after every chunk (a page draws its progress). 40 students pressing Train cost one training."""
+        done = self.get(key)
+        if done is not None:
+            return done
+        trainer = self.trainer(key, make)
+        while not trainer.done:
+            trainer.advance_shared(chunk)
+            if each is not None:
+                each(trainer)
+        return self.finish(key, trainer)
 
     def get(self, key: tuple) -> RunResult | None:
         with self._lock:
@@ -379,12 +441,19 @@ class ResultStore:
         if not result.complete:
             raise ValueError("only finished runs are cached")
         result = freeze(result)  # every session reads it: its tensors become read-only
+        size = nbytes(result)
         with self._lock:
             self._runs[key] = result
             self._runs.move_to_end(key)
-            while len(self._runs) > self.capacity:
-                self._runs.popitem(last=False)
+            self._sizes[key] = size
+            while len(self._runs) > self.capacity or (len(self._runs) > 1 and self.nbytes > self.budget):
+                old, _ = self._runs.popitem(last=False)
+                self._sizes.pop(old, None)
         return result
+
+    @property
+    def nbytes(self) -> int:
+        return sum(self._sizes.values())
 
     def __len__(self) -> int:
         return len(self._runs)

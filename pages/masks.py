@@ -17,7 +17,7 @@ from core.i18n import plain
 from core.masks import mask_to_text
 from core.reference import max_abs_diff, torch_reference
 from core.settings import clamp_int
-from ui import display
+from ui import display, free_text
 from ui.cache import shared
 from ui.charts import selected_points, show_cached_chart, show_chart
 from ui.downloads import lab_downloads
@@ -74,7 +74,7 @@ def settle_grid() -> str:
     elif GRID_KEY in kept():
         text = kept()[GRID_KEY]
     else:
-        text = st.query_params.get(GRID_KEY) or st.session_state.get(CUSTOM_MASK_KEY) or ""
+        text = free_text.url_text(GRID_KEY, "masks_grid") or st.session_state.get(CUSTOM_MASK_KEY) or ""
     text = str(text or "")
     kept()[GRID_KEY] = text
     st.session_state[CUSTOM_MASK_KEY] = text  # the other pages draw it too
@@ -84,6 +84,8 @@ def settle_grid() -> str:
 def grid_to_url() -> None:
     """An edit of the grid (typed, clicked, a button) into the link. Written in a callback, never while the
     page is drawn: a write then, after a page change, would drop the URL values of the bound widgets."""
+    if not free_text.check(GRID_KEY, "masks_grid", previous=kept().get(GRID_KEY, "")):
+        return  # too long: refused, the previous grid is back in the box (ui/free_text.py)
     text = st.session_state.get(GRID_KEY) or ""
     kept()[GRID_KEY] = text
     if text:
@@ -190,6 +192,7 @@ with st.container(border=True):
 custom_grid, grid_text = None, ""
 if "custom" in parts:
     grid_text = settle_grid()
+    free_text.show_refusal(GRID_KEY, ctx.lang)
     custom_grid, fitted = lab.parse_grid(grid_text, T_q, T_k)
     if not fitted:
         st.warning(t("masks.grid_unfit", T_q=T_q, T_k=T_k), icon=":material/build:")
@@ -223,7 +226,8 @@ if open_id == "grid":
                            args=(action, T_q, T_k), width="stretch")
             if st.session_state.get(GRID_KEY) != grid_text:
                 st.session_state[GRID_KEY] = grid_text  # the tab was closed: its text box starts from the kept grid
-            st.text_input(t("masks.grid_text"), key=GRID_KEY, help=t("masks.grid_text.help"), on_change=grid_to_url)
+            st.text_input(t("masks.grid_text"), key=GRID_KEY, help=t("masks.grid_text.help"), on_change=grid_to_url,
+                          max_chars=free_text.max_chars("masks_grid"))
             # The keyboard way to toggle one cell (a click on the grid needs a pointer).
             for key, n in (("masks_cell_i", T_q), ("masks_cell_j", T_k)):
                 if st.session_state.get(key) not in range(n):

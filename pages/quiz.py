@@ -11,6 +11,8 @@ from core import scenario
 from core.frozen import freeze
 from core.i18n import plain
 from core.settings import Settings
+from ui import free_text
+from ui.cache import shared_function
 from ui.shell import page_context, url_values
 
 ctx = page_context()
@@ -20,7 +22,7 @@ INDEX, RECORDS, ERROR = "quiz_index", "quiz_records", "quiz_error"
 QPARAM = "quiz_q"  # the question number in the URL (1-based), so a teacher can send "question 5"
 
 
-@st.cache_resource(max_entries=16, show_spinner=False)
+@shared_function  # ui/cache.py: byte-bounded, shared by every session
 def question_set(d_model: int, num_heads: int, seq_len: int, mask: str, seed: int, lang: str,
                  custom_text: str | None):
     """The questions for these settings and their token labels (the language only changes the labels).
@@ -45,7 +47,9 @@ q = questions[index]
 
 # ------------------------------------------------------------------ callbacks (run before the page redraws)
 def submit(question: Q.Question) -> None:
-    parsed = Q.parse_answer(question, st.session_state.get(f"quiz_in_{question.uid}"))
+    parsed = Q.parse_answer(question, st.session_state.get(f"quiz_in_{question.uid}"))  # refuses long text unparsed
+    if question.answer_type not in ("choice", "cells"):
+        free_text.check(f"quiz_in_{question.uid}", "quiz_answer", notify=False)  # and a too-long one is not kept in the box
     if not parsed.ok:
         st.session_state[ERROR] = (question.uid, parsed)  # shown, not counted
         return
@@ -91,7 +95,8 @@ with st.container(border=True, key="quiz_card"):
                 st.pills(t("quiz.your_answer") + " — " + hint, q.options, selection_mode="multi", key=key,
                          format_func=lambda j: f"{j} · {tokens[j]}")
             else:
-                st.text_input(t("quiz.your_answer"), key=key, placeholder=hint)
+                st.text_input(t("quiz.your_answer"), key=key, placeholder=hint,
+                              max_chars=free_text.max_chars("quiz_answer"))
                 st.caption(hint)  # the placeholder goes away while typing; the format stays in view
             st.form_submit_button(t("quiz.check"), type="primary", on_click=submit, args=(q,),
                                   icon=":material/visibility:")

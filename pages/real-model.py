@@ -9,6 +9,7 @@ from core import i18n, pretrained
 from core.figures import color_range, heads_figure, matrix_figure
 from core.frozen import freeze
 from core.source import source_text
+from ui import free_text
 from ui.cache import shared
 from ui.charts import show_cached_chart
 from ui.sections import lazy_tabs
@@ -40,6 +41,7 @@ def use_example() -> None:
     choice = st.session_state.get("real_example")
     if choice:
         st.session_state["real_text"] = choice
+        free_text.check("real_text", "real_text")  # the text a later too-long one falls back to
     st.session_state["real_example"] = None
 
 
@@ -100,8 +102,12 @@ st.header(t("real.text.header"))
 default_text = pretrained.EXAMPLES[0][0]
 st.pills(t("real.examples"), [text for text, _, _ in pretrained.EXAMPLES], key="real_example",
          on_change=use_example)
+if "real_text" not in st.session_state:
+    free_text.url_text("real_text", "real_text")  # a too-long link value is refused before the box reads it
 text = st.text_area(t("real.text"), value=default_text, key="real_text", bind="query-params", height=80,
-                    help=t("real.text.help", limit=pretrained.MAX_TOKENS))
+                    help=t("real.text.help", limit=pretrained.MAX_TOKENS), max_chars=free_text.max_chars("real_text"),
+                    on_change=free_text.check, args=("real_text", "real_text", default_text))
+free_text.show_refusal("real_text", ctx.lang)
 st.caption(t("real.english_only"))
 
 if not (text or "").strip():
@@ -209,7 +215,7 @@ elif view == "link":
     c1, c2 = tab.columns(2)
     q = c1.selectbox(t("real.link.from"), positions, key="real_from", format_func=lambda i: f"{i}: {tokens[i]}")
     k = c2.selectbox(t("real.link.to"), positions, key="real_to", format_func=lambda i: f"{i}: {tokens[i]}")
-    tab.write(t("real.link.result", q=tokens[q], k=tokens[k]))
+    tab.write(t("real.link.result", q=i18n.plain(tokens[q], 40), k=i18n.plain(tokens[k], 40)))  # tokens: user text
     for rank, (bl, bh, score) in enumerate(pretrained.best_heads(pretrained.link_scores(weights, q, k), 3)):
         row = tab.container(horizontal=True, vertical_alignment="center")
         row.write(t("real.best", layer=bl, head=bh, score=score))

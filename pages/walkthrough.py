@@ -22,7 +22,7 @@ from core.figures import page_of_heads
 from core.frozen import freeze
 from core.i18n import plain
 from core.settings import Settings
-from ui.cache import shared
+from ui.cache import shared, shared_function
 from ui.charts import selected_points, show_cached_chart
 from ui import seam  # Streamlit's DOM name for a caption (not public)
 from ui.downloads import scenario_downloads
@@ -32,7 +32,7 @@ ctx = page_context()
 t, s = ctx.t, ctx.settings
 
 
-@st.cache_resource(max_entries=8, show_spinner=False)
+@shared_function  # ui/cache.py: byte-bounded, shared by every session
 def computed(d_model: int, num_heads: int, seq_len: int, mask: str, seed: int, lang: str, custom_text: str | None):
     """The run and its check against nn.MultiheadAttention, once per settings (a click on a cell or a
     step change reruns the page, and need not recompute them). Shared by every session, so frozen:

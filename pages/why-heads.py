@@ -141,7 +141,8 @@ if train:
     stopped = None
     chunk = max(1, steps // UPDATES_PER_MODEL)
     for n, h in enumerate(todo):
-        trainer = W.Trainer(h, seed, steps)
+        # One training per run for the whole server: a second student asking for it shares this one.
+        trainer = store.trainer(keys[h], lambda: W.Trainer(h, seed, steps))
         state = {"seed": seed, "steps": steps, "h": h, "losses": trainer.losses, "status": "running"}
         st.session_state["why_run"] = state
         try:
@@ -149,17 +150,16 @@ if train:
             live_chart(chart, curves_for(results, running=trainer), steps)  # the axes at once
             drawn = time.monotonic()
             while not trainer.done:
-                trainer.advance(chunk)
+                trainer.advance_shared(chunk)  # or wait while another session advances it
                 done = (n * steps + trainer.step) / (len(todo) * steps)
                 progress.progress(done, text=t("why.training", h=h, step=trainer.step, steps=steps))
                 if time.monotonic() - drawn >= LIVE_EVERY_S or trainer.done:
                     live_chart(chart, curves_for(results, running=trainer), steps)
                     drawn = time.monotonic()
+            results[h] = store.finish(keys[h], trainer)
         except BaseException:  # Streamlit stops a running script with an exception when the user clicks
-            state["status"] = "stopped"
+            state["status"], state["losses"] = "stopped", list(trainer.losses)  # (another may go on with it)
             raise
-        results[h] = trainer.result()
-        store.put(keys[h], results[h])
         state["status"] = "done"
     if todo:
         progress.progress(1.0, text=t("why.training_done"))

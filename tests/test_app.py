@@ -60,14 +60,14 @@ def test_bad_url_values_are_corrected_with_a_notice(page, params):
     assert values["num_heads"] in head_choices(values["d_model"])
     assert SEQ_LEN_MIN <= values["seq_len"] <= SEQ_LEN_MAX
     assert at.session_state["lang"] in i18n.LANGS
-    notices = " ".join(w.value for w in at.sidebar.warning)
+    notices = " ".join(w.value for w in at.main.warning)
     assert notices, "a corrected URL must say what it changed"
 
 
 def test_num_heads_not_dividing_d_model_uses_the_nearest_divisor():
     at = run_app(d_model=512, num_heads=7)
     assert sidebar_values(at)["num_heads"] == 8
-    assert "7" in at.sidebar.warning[0].value and "8" in at.sidebar.warning[0].value
+    assert "7" in at.main.warning[0].value and "8" in at.main.warning[0].value
 
 
 def test_only_divisors_of_d_model_are_offered():
@@ -81,7 +81,7 @@ def test_changing_d_model_moves_num_heads_onto_a_divisor():
     at.sidebar.select_slider(key="d_model").set_value(8).run()
     assert not at.exception
     assert at.session_state["num_heads"] == 8
-    assert any("64" in w.value for w in at.sidebar.warning)
+    assert any("64" in w.value for w in at.main.warning)
 
 
 def test_language_switch_changes_the_text():

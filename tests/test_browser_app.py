@@ -80,9 +80,10 @@ def test_default_language_follows_the_browser(browser, server):
 
 def test_bad_url_shows_a_notice_and_a_valid_setting(page, server):
     open_app(page, server, "walkthrough", d_model=512, num_heads=7, seq_len="abc")
-    expect(sidebar(page).get_by_text("h = 7 does not divide d_model = 512; using h = 8")).to_be_visible()
+    main = page.locator("[data-testid=stMain]")  # the corrections: at the top of the page (a phone hides the sidebar)
+    expect(main.get_by_text("h = 7 does not divide d_model = 512; using h = 8")).to_be_visible()
     expect(sidebar(page).get_by_text("d_k = 512 / 8 = 64")).to_be_visible()
-    expect(sidebar(page).get_by_text("seq_len = “abc” is not valid")).to_be_visible()
+    expect(main.get_by_text("seq_len = “abc” is not valid")).to_be_visible()
 
 
 def test_deep_link_is_the_first_request_to_a_fresh_server(page, fresh_server):

@@ -348,7 +348,7 @@ def test_bad_display_values_in_the_url_are_corrected_with_a_notice():
     at = run_app("walkthrough", palette="neon", image_format="gif")
     assert not at.exception
     assert at.session_state["palette"] == figures.DEFAULT_PALETTE and at.session_state["image_format"] == "png"
-    notices = " ".join(w.value for w in at.sidebar.warning)
+    notices = " ".join(w.value for w in at.main.warning)
     assert "neon" in notices and "gif" in notices
 
 

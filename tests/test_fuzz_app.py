@@ -1,8 +1,9 @@
 """Fuzz every page with mangled links: no traceback, settings always valid, work always bounded.
 
-Pages come from app.py's PAGES list and each page's URL keys from its source (every widget with
-bind="query-params" and every st.query_params.get), so a new page or a new URL key is fuzzed
-without touching this file. Each page gets N_QUERIES generated query strings (seeded, so a
+Pages come from app.py's PAGES list and each page's URL keys from the one table of them,
+core/url_keys.py; a test here checks that table against the keys each source reads (every widget
+with bind="query-params", every st.query_params.get, every ui/sections tab), so a new page or a new
+URL key cannot be left unfuzzed. Each page gets N_QUERIES generated query strings (seeded, so a
 failure reproduces): wrong types, out-of-range and negative numbers, empty values, repeated keys,
 unicode, very long strings, HTML. Every query is a fresh AppTest session (a fresh browser tab),
 which is what a student with a mangled link gets.
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from core import i18n, limits
+from core import i18n, limits, url_keys as URL_KEYS
 from core.masks import MASK_KINDS
 from core.settings import SETTING_KEYS, Settings, sanitize
 
@@ -78,13 +79,15 @@ def url_keys(path: Path) -> set[str]:
         if isinstance(func, ast.Attribute) and func.attr == "get" and node.args \
                 and isinstance(func.value, ast.Attribute) and func.value.attr == "query_params":
             target = node.args[0]
+        if getattr(func, "id", getattr(func, "attr", None)) == "url_text" and node.args:  # ui/free_text.url_text
+            target = node.args[0]
         if isinstance(target, ast.Name):
             target = names.get(target.id)
         if isinstance(target, ast.Constant) and isinstance(target.value, str):
             keys.add(target.value)
         elif isinstance(target, ast.JoinedStr):  # f"masks_len{b}": the constant part plus small indices
             prefix = "".join(v.value for v in target.values if isinstance(v, ast.Constant))
-            keys.update(f"{prefix}{i}" for i in range(3))
+            keys.update(f"{prefix}{i}" for i in range(2))  # masks_len{b}: two sequences at most
     return keys
 
 
@@ -102,6 +105,18 @@ def test_discovery_finds_every_page_and_its_keys():
     assert {"real_text", "real_off", "real_tab"} <= url_keys(ROOT / "pages/real-model.py")
     assert "masks_grid" in SHELL_KEYS
     assert "heads_tab" in url_keys(ROOT / "pages/heads.py") and "cost" in TAB_IDS["heads_tab"]
+
+
+def test_the_url_key_table_names_every_key_the_source_reads():
+    """core/url_keys.py is the one table of URL keys: it must name every key the code reads, no more."""
+    from ui.display import KEYS as DISPLAY_KEYS
+
+    assert {u for _, u in PAGES} == set(URL_KEYS.PAGE_KEYS)
+    assert set(URL_KEYS.SETTINGS) == set(SHARED_KEYS) == url_keys(APP)
+    assert set(URL_KEYS.DISPLAY) == set(DISPLAY_KEYS) == url_keys(ROOT / "ui/display.py")
+    assert set(SHELL_KEYS) == {URL_KEYS.GRID}
+    for file, url in PAGES:
+        assert url_keys(ROOT / file) - set(URL_KEYS.EVERY_PAGE) == set(URL_KEYS.PAGE_KEYS[url]), file
 
 
 # ---------------------------------------------------------------- generation
@@ -188,10 +203,10 @@ def problems(at, query: dict) -> list[str]:
     expected, fixes = sanitize(raw, default_lang=used.lang if raw.get("lang") not in i18n.LANGS else raw["lang"])
     if expected != used:
         out.append(f"the URL asked for {raw}, sanitize() gives {expected}, the page used {used}")
-    shown = [w.value for w in at.sidebar.warning]
-    for fix in fixes:  # every correction is said in the sidebar
+    shown = [w.value for w in at.main.warning]  # at the top of the main area (a phone hides the sidebar)
+    for fix in fixes:  # every correction is said, in the main area
         if not any(fix.used in text for text in shown):
-            out.append(f"no sidebar message for the correction {fix}")
+            out.append(f"no message for the correction {fix}")
     # Page-local values that size the work stay within their limits too.
     ss = at.session_state
     bounds = {"masks_tk": (limits.T_K_MIN, limits.T_K_MAX), "masks_len0": (0, limits.T_K_MAX),
@@ -228,7 +243,8 @@ def fuzz_chunk(file: str, queries: list[tuple[int, dict]]) -> list[tuple[int, li
 
 
 def page_queries(file: str) -> list[tuple[int, dict]]:
-    page_keys = sorted((url_keys(ROOT / file) | set(SHELL_KEYS)) - set(SHARED_KEYS))
+    url = dict(PAGES)[file]
+    page_keys = sorted(set(URL_KEYS.keys_of(url)) - set(SHARED_KEYS))
     rng = random.Random(f"fuzz:{file}")  # seeded: a failure reproduces with the same query number
     return [(n, make_query(rng, page_keys)) for n in range(N_QUERIES)]
 

@@ -166,7 +166,8 @@ def _cached_functions(path: Path) -> list[str]:
         if isinstance(node, ast.FunctionDef):
             for dec in node.decorator_list:
                 target = dec.func if isinstance(dec, ast.Call) else dec
-                if isinstance(target, ast.Attribute) and target.attr in ("cache_resource", "cache_data"):
+                if isinstance(target, ast.Attribute) and target.attr in ("cache_resource", "cache_data") \
+                        or isinstance(target, ast.Name) and target.id == "shared_function":  # ui/cache.py
                     out.append(node.name)
     return out
 
@@ -180,7 +181,7 @@ def test_every_cache_resource_returns_frozen_or_immutable_objects():
         "pages/real-model.py:load_model": "returns freeze(pretrained.load())",
         "pages/why-heads.py:result_store": "ResultStore: locked, put() stores frozen RunResults",
         "pages/quiz.py:question_set": "returns freeze((questions, tokens))",
-        "ui/cache.py:_shared": "returns freeze(_build())",
+        "ui/cache.py:shared": "returns freeze(build()) (byte-bounded, core/limits.SHARED_CACHE_BYTES)",
     }
     assert found <= set(audited), \
         f"new cached function(s) {found - set(audited)}: make what they return read-only and add them here"

@@ -319,7 +319,7 @@ def answer_on_page(at, q, raw):
     elif q.answer_type == "cells":
         at.button_group(key=key).set_value(list(raw))
     else:
-        at.text_input(key=key).input(raw)
+        at.text_input(key=key).set_value(raw)  # as the browser sends it (its box stops at 101 characters)
     next(b for b in at.button if b.key and b.key.startswith("FormSubmitter:")).click().run()
 
 

@@ -16,6 +16,7 @@ from conftest import ROOT, run_app
 
 from core import figures, i18n, scenario
 from core import walkthrough as W
+from core.i18n import plain
 from core.attention import AttentionTrace, build_input
 from core.settings import sanitize
 from core.masks import full_grid
@@ -108,7 +109,7 @@ def test_bad_url_values_are_corrected_with_a_warning():
     assert not at.exception
     warnings = "\n".join(texts(at, "warning"))
     assert "walk_step" in warnings and "walk_i" in warnings and "walk_head" in warnings
-    assert "walk_cellcharts" in warnings and "walk_drill = “1e400” is not valid; using false" in warnings
+    assert "walk_cellcharts" in warnings and f"walk_drill = “{plain('1e400')}” is not valid; using false" in warnings
     assert at.header[0].value == f"10. {i18n.t('walk.output.title', 'en')}"  # step 99 -> the last step
 
 

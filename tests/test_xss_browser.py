@@ -45,15 +45,15 @@ def test_payloads_in_every_url_parameter(file, url, server, xss_page):
     for n, payload in enumerate(PAYLOADS[:3]):
         query = {k: payload if (i + n) % 2 == 0 else PAYLOADS[(i + n) % len(PAYLOADS)] for i, k in enumerate(keys)}
         page.goto(f"{server.url}/{url}?{urlencode(query)}")
-        page.wait_for_selector("[data-testid=stSidebar] [data-testid=stAlert]")
+        page.wait_for_selector("[data-testid=stMain] [data-testid=stAlert]")
         wait_idle(page)
         page.mouse.move(200, 300)
         page.mouse.move(700, 500)  # hover-triggered handlers would fire now
         assert not attacked(page), (file, payload)
         assert not page.dialogs
-        # Echoed as text: the sidebar notice quotes the bad value literally (shortened to 21 characters).
+        # Echoed as text: the notice (top of the main area) quotes the bad value literally (shortened to 21 characters).
         given = query["seed"][:21]
-        expect(page.locator("[data-testid=stSidebar] [data-testid=stAlert]").filter(has_text=given).first) \
+        expect(page.locator("[data-testid=stMain] [data-testid=stAlert]").filter(has_text=given).first) \
             .to_be_visible()
 
 

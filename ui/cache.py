@@ -1,4 +1,4 @@
-"""One server-wide cache for what a page builds from the settings alone (runs, figures).
+"""One server-wide cache for what a page builds from the settings alone (runs, figures), bounded by bytes.
 
 A class shares settings: the teacher moves a slider and 40 students ask for the same run.
 Something built once per distinct key (a run, a check, a plain figure) serves every session.
@@ -7,27 +7,93 @@ Rule: whatever comes back is SHARED between sessions — never mutate it. So no 
 through ui.charts.show_chart: that restyles it in place for the session's display options. The
 key must name everything the builder reads (settings, language, page-local choices); the builder
 itself is not part of the hash.
+
+Bounded by bytes, not entries (issue 24.4: 256 entries of any size; a run at d_model 512 with its figures
+is several MB): every entry is measured (core/sizes.nbytes) and the least recently used go first when the total
+would pass core/limits.SHARED_CACHE_BYTES; an entry larger than the whole budget is returned, not kept.
+Two sessions asking for the same missing key at once build it once (the second waits for the first).
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from functools import wraps
 from typing import Any, TypeVar
 
-import streamlit as st
-
 from core.frozen import freeze
+from core.limits import SHARED_CACHE_BYTES
+from core.sizes import nbytes
 
 T = TypeVar("T")
 
 
-@st.cache_resource(max_entries=256, show_spinner=False)
-def _shared(name: str, key: Hashable, _build: Callable[[], Any]) -> Any:
-    # Frozen (core/frozen.py): tensors and module weights inside become read-only, lists tuples, so an
-    # in-place write raises instead of reaching every other session. (Figures are left as they are.)
-    return freeze(_build())
+class ByteBudgetCache:
+    """Least-recently-used values by key, at most `budget` bytes in all (thread-safe)."""
+
+    def __init__(self, budget: int):
+        self.budget = budget
+        self.total = 0
+        self._entries: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self._lock = threading.Lock()
+        self._building: dict[Hashable, threading.Lock] = {}
+
+    def get_or_build(self, key: Hashable, build: Callable[[], Any]) -> Any:
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+                return self._entries[key][0]
+            gate = self._building.setdefault(key, threading.Lock())
+        with gate:  # one build per key at a time: a second asker waits, then finds it
+            with self._lock:
+                if key in self._entries:
+                    self._entries.move_to_end(key)
+                    return self._entries[key][0]
+            try:
+                value = build()
+                self._put(key, value, nbytes(value))
+            finally:
+                with self._lock:
+                    self._building.pop(key, None)
+            return value
+
+    def _put(self, key: Hashable, value: Any, size: int) -> None:
+        with self._lock:
+            if size > self.budget:
+                return  # larger than the whole budget: used by this run only
+            self._entries[key] = (value, size)
+            self.total += size
+            while self.total > self.budget:
+                _, (_, old) = self._entries.popitem(last=False)
+                self.total -= old
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+            self.total = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+CACHE = ByteBudgetCache(SHARED_CACHE_BYTES)
 
 
 def shared(name: str, key: Hashable, build: Callable[[], T]) -> T:
     """build() once per (name, key) for the whole server; `key` must be a tuple of plain values."""
-    return _shared(name, key, build)
+    # Frozen (core/frozen.py): tensors and module weights inside become read-only, lists tuples, so an
+    # in-place write raises instead of reaching every other session. (Figures are left as they are.)
+    return CACHE.get_or_build((name, key), lambda: freeze(build()))
+
+
+def shared_function(fn: Callable[..., T]) -> Callable[..., T]:
+    """A function whose result is kept in the shared cache per its (plain, hashable) arguments:
+    byte-bounded in place of st.cache_resource(max_entries=...)."""
+    name = f"{fn.__code__.co_filename}:{fn.__qualname__}"  # a page file runs again on every rerun: same name
+
+    @wraps(fn)
+    def cached(*args):
+        return shared(name, args, lambda: fn(*args))
+
+    return cached

@@ -36,7 +36,8 @@ def _flag(raw) -> bool | None:
 
 
 def sanitize(raw: dict) -> tuple[Display, list[tuple[str, str, str]]]:
-    """Valid options from raw values (None = not given); fixes are (key, given, used) for a notice."""
+    """Valid options from raw values (None = not given); fixes are (key, given, used) for a notice
+    (`given` is raw user text, bounded: quote it only through i18n.plain)."""
     fixes = []
 
     def pick(key, valid):
@@ -46,12 +47,12 @@ def sanitize(raw: dict) -> tuple[Display, list[tuple[str, str, str]]]:
         if key in ("cell_numbers", "table_view"):
             flag = _flag(value)
             if flag is None:
-                fixes.append((key, str(value)[:24], str(DEFAULTS[key]).lower()))
+                fixes.append((key, str(value)[:200], str(DEFAULTS[key]).lower()))
                 return DEFAULTS[key]
             return flag
         value = str(value).strip().lower()
         if value not in valid:
-            fixes.append((key, str(raw.get(key))[:24], DEFAULTS[key]))
+            fixes.append((key, str(raw.get(key))[:200], DEFAULTS[key]))
             return DEFAULTS[key]
         return value
 
@@ -64,7 +65,9 @@ def current() -> Display:
     return sanitize({k: st.session_state.get(k) for k in KEYS})[0]
 
 
-def display_sidebar(lang: str) -> Display:
+def display_sidebar(lang: str, notices=None) -> Display:
+    """The options in the sidebar; their corrections go into `notices` (app.py: the top of the main area,
+    where a phone shows them; the sidebar when not given)."""
     t = lambda key, **kw: i18n.t(key, lang, **kw)  # noqa: E731
     raw = {k: (st.session_state[k] if k in st.session_state else st.query_params.get(k)) for k in KEYS}
     display, fixes = sanitize(raw)
@@ -82,5 +85,6 @@ def display_sidebar(lang: str) -> Display:
     sb.segmented_control(t("display.image_format"), IMAGE_FORMATS, key="image_format", bind="query-params",
                          default=DEFAULTS["image_format"], required=True, help=t("display.image_format.help"))
     for key, given, used in fixes:
-        sb.warning(i18n.t("notice.corrected", lang, key=key, given=given, used=used), icon=":material/build:")
+        (notices or sb).warning(i18n.t("notice.corrected", lang, key=key, given=i18n.plain(given), used=used),
+                   icon=":material/build:")
     return current()

@@ -19,6 +19,7 @@ import torch
 
 from core import i18n
 from core.export import GRID_PARAM  # the lab's URL parameter for the hand-drawn grid
+from core.limits import MAX_GRID_CHARS, too_long
 from core.settings import SETTING_KEYS, Settings, sanitize
 from ui import seam
 
@@ -47,7 +48,29 @@ class PageContext:
         """
         if self.settings.mask != "custom":
             return None
-        return st.session_state.get(CUSTOM_MASK_KEY) or st.query_params.get(GRID_PARAM) or None
+        url = st.query_params.get(GRID_PARAM)
+        if too_long(url, MAX_GRID_CHARS):  # refused (the Masks lab says so): never parsed nor cached
+            url = None
+        return st.session_state.get(CUSTOM_MASK_KEY) or url or None
+
+
+def keep_grid_in_url() -> None:
+    """While mask=custom, the hand-drawn grid travels in the URL on every page (and is kept in the session).
+
+    Why: Streamlit drops a query parameter no widget is bound to when the page changes, so after a visit to
+    another page the address bar lost `masks_grid`: a student opening the teacher's link got the default grid
+    and other numbers. app.py calls this at the end of a run, when every widget bound to the URL has been
+    drawn (a write before that, after a page change, would lose their values in the address bar); it writes
+    only when the grid is missing or stale. A grid too long for any mask is never kept (ui/free_text.py).
+    """
+    if st.session_state.get("mask") != "custom":
+        return
+    url = st.query_params.get(GRID_PARAM)
+    grid = st.session_state.get(CUSTOM_MASK_KEY)
+    if not grid and url and not too_long(url, MAX_GRID_CHARS):
+        grid = st.session_state[CUSTOM_MASK_KEY] = url  # a link's grid, before the lab was visited
+    if grid and not too_long(grid, MAX_GRID_CHARS) and url != grid:
+        st.query_params[GRID_PARAM] = grid
 
 
 def drop_url_value(key: str) -> None:

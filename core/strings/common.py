@@ -83,6 +83,14 @@ STRINGS = {
         "zh": "链接中的 {param} = “{given}” 无效，已改用 {used}。",
         "en": "The link's {param} = “{given}” is not valid; using {used}.",
     },
+    "notice.number_reset": {
+        "zh": "数字框收到了 “{given}”，它不是数字；已恢复为默认值。",
+        "en": "A number box received “{given}”, which is not a number; it was reset to its default.",
+    },
+    "notice.text_too_long": {
+        "zh": "这段文字太长（{n} 个字符以上，最多 {limit} 个），未被采用；保留原来的内容。",
+        "en": "That text is too long ({n}+ characters; at most {limit}), so it was not used; the previous text is kept.",
+    },
     "notice.num_heads_divisor": {
         "zh": "h = {given} 不能整除 d_model = {d_model}，已改用 h = {used}。可选：{choices}",
         "en": "h = {given} does not divide d_model = {d_model}; using h = {used}. Valid: {choices}",

@@ -75,6 +75,18 @@ A/B on a busy machine (benchmarks/bench_browser.py --quick --only heads, load 13
      building it again (5-20 ms). Not guarded: the canary fails first.
    - core/masks_lab.py:615 `figure_from_json`: go.Figure(json, _validate=False), the masks lab's cached figure
      for a session without validating every cell again (~3 ms against ~50 ms for three panels). Not guarded.
+8. A number box that cannot read its value (widget_guard.py): wraps NumberInputSerde.deserialize, which raises
+   on a crafted NaN, inf or text value before any app code runs, breaking that session on every later rerun.
+   Wrapped, the box takes its default and app.py says so (notice.number_reset). Buys: no session broken for
+   good by one crafted websocket message (tests/test_widget_guard.py). Off: the crash is Streamlit's own.
+9. Foreign-Origin websockets refused at once (origin_guard.py, ASGI middleware on st.App's public
+   `middleware`, reading Streamlit's allow-list through streamlit.config, net_util.get_internal_ip and
+   url_util.get_hostname): Streamlit's own check looks up the machine's external IP (an HTTP request to
+   checkip.amazonaws.com) inside the event loop on every such connection; on a classroom network whose DNS
+   never answers each one held the whole server 20 s. Buys (measured in a network namespace with a dead
+   resolver, tests/test_offline_network_browser.py): foreign websockets refused in 0.01 s instead of 20-60 s,
+   another student's step 0.44 s instead of 60 s. Off: Streamlit's own check, with its lookup.
+   (The startup lookup is skipped by `browser.serverAddress`, a public setting in .streamlit/config.toml.)
 """
 
 from __future__ import annotations
@@ -108,6 +120,10 @@ PRIVATE_NAMES = (
     ("streamlit/static index.*.js", 'websocket.addEventListener("message")'),
     ("streamlit/static *.js", "stCaptionContainer"),
     ("streamlit/static *.js", "stTabs"),
+    ("streamlit.elements.widgets.number_input.NumberInputSerde", "deserialize"),
+    ("streamlit.runtime.scriptrunner_utils.script_run_context", "get_script_run_ctx"),
+    ("streamlit.net_util", "get_internal_ip"),
+    ("streamlit.url_util", "get_hostname"),
     ("plotly.graph_objects.Figure", "_data"),
     ("plotly.graph_objects.Figure", "_layout"),
     ("plotly.graph_objects.Figure", "_grid_ref"),
@@ -126,8 +142,9 @@ def install() -> bool:
     """Entry 1, once per server process: True when the server-side batching is in place."""
     if not enabled():
         return False
-    from ui.seam import batching
+    from ui.seam import batching, widget_guard
 
+    widget_guard.install()  # entry 8
     return batching.install()
 
 
@@ -138,8 +155,9 @@ def middleware() -> list:
     from starlette.middleware import Middleware
 
     from ui.seam.client_batching import InjectClientScript
+    from ui.seam.origin_guard import RefuseForeignOrigins
 
-    return [Middleware(InjectClientScript)]
+    return [Middleware(RefuseForeignOrigins), Middleware(InjectClientScript)]  # entries 9 and 2
 
 
 def fragment_reruns_page() -> bool:

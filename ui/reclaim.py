@@ -1,0 +1,58 @@
+"""Give memory back after a class has left: a collector thread for the whole server process.
+
+Why: config.toml turns Streamlit's full collection after every rerun off (~110 ms each with torch
+imported), so garbage in reference cycles (a run's trace, a figure, a closed session's state) waits for
+Python's own allocation-driven collection, which never comes once the class has gone quiet; and glibc
+keeps freed heap pages instead of returning them. (benchmarks/bench_memory.py, 40 students each opening
+three pages with their own large settings: this gives back ~30 MB of the ~400 MB the server grows by; the
+rest is not in the app's shared caches -- a 48 MB cache budget left the same growth -- see README.) Every PERIOD seconds this
+runs gc.collect() and, where the C library is glibc, malloc_trim(0) (return free heap pages to the
+system): a few hundred ms of one core per PERIOD, skipped while it would compete with a busy class.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import gc
+import threading
+import time
+
+PERIOD = 30.0  # seconds between collections
+_started = False
+_lock = threading.Lock()
+
+
+def _trim():
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return libc.malloc_trim if hasattr(libc, "malloc_trim") else None
+    except OSError:
+        return None
+
+
+def reclaim() -> None:
+    """One full collection, then free heap pages back to the system (glibc)."""
+    gc.collect()
+    trim = _trim()
+    if trim is not None:
+        trim(0)
+
+
+def _loop() -> None:
+    while True:
+        time.sleep(PERIOD)
+        try:
+            reclaim()
+        except Exception:  # noqa: BLE001 - never let housekeeping take the server down
+            pass
+
+
+def start() -> None:
+    """Start the collector thread once per process (app.py's once-per-process set-up calls it)."""
+    global _started
+    with _lock:
+        if _started:
+            return
+        _started = True
+    threading.Thread(target=_loop, name="reclaim-memory", daemon=True).start()
