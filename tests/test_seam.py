@@ -127,7 +127,7 @@ def test_plotly_private_reads_are_where_the_seam_lists_them():
 
 
 def test_one_switch_turns_it_all_off(monkeypatch):
-    assert seam.enabled() and seam.fragment_reruns_page() and len(seam.middleware()) == 1
+    assert seam.enabled() and seam.fragment_reruns_page() and len(seam.middleware()) == 2  # origin guard, client script
     monkeypatch.setenv(seam.SWITCH_ENV, "off")
     assert not seam.enabled() and not seam.fragment_reruns_page()
     assert seam.middleware() == [] and seam.install() is False
@@ -151,8 +151,13 @@ def test_the_deep_link_guard_knows_a_page_run_from_app_py():
 # ---------------------------------------------------------------- every page with the seam off
 @pytest.fixture
 def seam_off(monkeypatch):
+    # app.py's once-per-process set-up (_tune_process, st.cache_resource) must run with the seam off here,
+    # and again with it on afterwards: a later test relies on what it installs (the number-box guard).
+    streamlit.cache_resource.clear()
     monkeypatch.setenv(seam.SWITCH_ENV, "off")
     assert not seam.enabled()
+    yield
+    streamlit.cache_resource.clear()
 
 
 def _shown(at, page, lang):
