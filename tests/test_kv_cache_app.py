@@ -4,7 +4,10 @@ the lesson's (lessons/kv_cache.py)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+
+from chart_reader import heatmaps
 
 from conftest import run_app
 from core import i18n
@@ -111,6 +114,11 @@ def test_decode_numbers_on_screen_equal_the_lessons():
     shown = texts(at)
     assert f"output max abs difference {view.output_max_abs_diff:.2e}" in shown
     assert "**(1, 2, 4, 8)** = (B, h_kv, t, d_k)" in shown and "shared by query heads 4, 5, 6, 7" in shown
+    drawn = heatmaps(at)  # through the chart route (ui/heatmaps.py), values as the lesson gave them
+    names = ("q_row", "k_cache", "v_cache", "scores_row", "weights_row", "full_weights_row", "mask_row", "top_left_row")
+    assert [d.header["name"] for d in drawn] == list(names)
+    for d, name in zip(drawn, names):
+        assert np.array_equal(d.values(), K.values_of(getattr(view, name))), name
 
 
 def test_next_token_steps_the_decoder():
@@ -138,7 +146,21 @@ def test_memory_numbers_on_screen_equal_the_lessons():
     shown = texts(at)
     assert f"torch 数到 {view.ours_cache_nbytes:,} 字节；公式给出 {view.ours_formula_at_T:,} 字节" in shown
     assert view.ours_cache_nbytes == view.ours_formula_at_T == 2 * 4 * 8 * 6 * 4
-    assert len(at.get("plotly_chart")) == 1
+    assert len(at.get("plotly_chart")) == 1 and not heatmaps(at)
+
+
+def test_sharing_draws_q_k_and_the_weights_of_the_first_heads_by_group():
+    s = Settings(32, 8, 4, "causal", 0, "en")
+    at = run_app("kv-cache", kv_tab="sharing", lang="en", d_model=32, num_heads=8, seq_len=4, kv_heads=2,
+                 mask="causal")
+    ok(at)
+    view = K.sharing_view(s, 2)
+    q, k, w = heatmaps(at)
+    assert np.array_equal(q.values(), K.values_of(view.q)) and np.array_equal(k.values(), K.values_of(view.k))
+    assert k.values().shape == (4, 2 * 4)
+    assert len(w.arrays) == 8 and np.array_equal(w.values(7), view.weights[7])
+    table = at.table[0].value
+    assert list(table.iloc[:, 1]) == ["0, 1, 2, 3", "4, 5, 6, 7"]
 
 
 def test_timing_runs_only_on_a_click():
