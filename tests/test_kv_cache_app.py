@@ -177,3 +177,14 @@ def test_timing_runs_only_on_a_click():
     assert at.metric[0].value == f"{res.total_with[-1] * 1000:.1f} ms"
     assert at.metric[2].value == f"×{res.speedup:.1f}"
     assert f"with the cache p = {res.exponent_with:.2f}" in texts(at)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_quiz_wording_fills_from_the_lessons_params(lang):
+    """The quiz's wording (for the lead's join into core/quiz.py) formats with every question's params."""
+    for q in K.quiz_questions(Settings(64, 8, 6, "causal", 3, lang), 2):
+        name = q.key.split(".")[1]
+        for key in (f"kv.quiz.{name}", f"kv.quiz.{name}.why"):
+            text = i18n.t(key, lang, **q.params)
+            numbers = [str(v) for v in q.params.values() if isinstance(v, int) and v > 1]
+            assert "{" not in text and any(n in text for n in numbers), text

@@ -279,4 +279,37 @@ STRINGS = {
               "scores, close to linear while the projections dominate. The server works for others too, so one "
               "measurement is noisy.",
     },
+    # Predict-then-reveal questions of this page (lessons/kv_cache.quiz_questions; joined to the quiz by the lead).
+    "kv.quiz.cache_shape": {
+        "zh": "d_model = {d_model}，h = {h} 个查询头，h_kv = {h_kv} 个键/值头，批大小 B = {B}。逐词元解码 {t} 步之后，"
+              "缓存里的 K 是什么形状？按 ({axes}) 的顺序写。",
+        "en": "d_model = {d_model}, h = {h} query heads, h_kv = {h_kv} K/V heads, batch B = {B}. After {t} decode "
+              "steps, what is the shape of K in the cache? Write it in the order ({axes}).",
+    },
+    "kv.quiz.cache_shape.why": {
+        "zh": "每一步追加一行，所以有 t = {t} 行；缓存只存 h_kv = {h_kv} 个键/值头（不是 h = {h} 个），每个头 d_k = {d_k} 维。",
+        "en": "Each step appends one row, so t = {t} rows; the cache holds h_kv = {h_kv} K/V heads (not h = {h}), "
+              "d_k = {d_k} wide each.",
+    },
+    "kv.quiz.preset_bytes": {
+        "zh": "{name}：{layers} 层，{heads} 个查询头，{kv_heads} 个键/值头，d_k = {head_dim}，fp16（{bytes_per_value} 字节），"
+              "批大小 {batch}。{tokens} 个词元的 KV 缓存有多少 MiB？",
+        "en": "{name}: {layers} layers, {heads} query heads, {kv_heads} K/V heads, d_k = {head_dim}, fp16 "
+              "({bytes_per_value} bytes), batch {batch}. How many MiB is the KV cache of {tokens} tokens?",
+    },
+    "kv.quiz.preset_bytes.why": {
+        "zh": "2 × {layers} × {kv_heads} × {head_dim} × {tokens} × {batch} × {bytes_per_value} = {bytes} 字节，"
+              "除以 2²⁰ 得到 MiB。用的是键/值头数，不是查询头数。",
+        "en": "2 × {layers} × {kv_heads} × {head_dim} × {tokens} × {batch} × {bytes_per_value} = {bytes} bytes; divide "
+              "by 2²⁰ for MiB. It counts K/V heads, not query heads.",
+    },
+    "kv.quiz.shared_heads": {
+        "zh": "h = {h} 个查询头，h_kv = {h_kv} 个键/值头（每组 {group} 个查询头）。哪些查询头读键/值头 {kv_head}？",
+        "en": "h = {h} query heads, h_kv = {h_kv} K/V heads ({group} query heads per group). Which query heads read "
+              "K/V head {kv_head}?",
+    },
+    "kv.quiz.shared_heads.why": {
+        "zh": "查询头 i 读键/值头 i // {group}：连续的 {group} 个查询头为一组。",
+        "en": "Query head i reads K/V head i // {group}: each run of {group} consecutive query heads is one group.",
+    },
 }
