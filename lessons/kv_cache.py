@@ -253,6 +253,21 @@ def _mask(name: str, values: torch.Tensor, rows: Axis, cols: Axis) -> Heatmap:
     return _heatmap(name, values.to(torch.float32), rows, cols, "mask")
 
 
+def first_columns(hm: Heatmap, n: int) -> Heatmap:
+    """The same heatmap cut to its first n columns (a wide projection or cache drawn within a step's byte budget).
+
+    The colour range stays the full matrix's, so the cut shows the same colours as the whole would.
+    """
+    if n < 1:
+        raise ValueError(f"n must be at least 1, got {n!r}")
+    panels = tuple(Panel(readonly(p.values[:, :n]), title=p.title, row_labels=p.row_labels,
+                         col_labels=p.col_labels[:n], blocked=None if p.blocked is None else p.blocked[:, :n],
+                         row_groups=p.row_groups, col_groups=p.col_groups[:n]) for p in hm.panels)
+    rects = tuple(Rect(r.panel, r.r0, r.r1, r.c0, min(r.c1, n), r.style) for r in hm.rects if r.c0 < n)
+    return Heatmap(hm.name, panels, hm.role, hm.vmin, hm.vmax, hm.row_axis, hm.col_axis, hm.decimals, hm.clickable,
+                   rects, hm.states, hm.panel_columns, hm.title)
+
+
 def values_of(hm: Heatmap) -> np.ndarray:
     """The matrix of a one-panel heatmap (what the page prints and the tests compare)."""
     return hm.panels[0].values

@@ -19,7 +19,8 @@ t, s = ctx.t, ctx.settings
 d, h, T, d_k = s.d_model, s.num_heads, s.seq_len, s.d_k
 SK = (d, h, T, s.mask, s.seed, s.lang, ctx.custom_text)
 BIG = 4096  # values above which a view draws one of two same-shaped matrices (a step's payload budget)
-WEIGHT_PANELS = 8  # query heads drawn in the sharing view
+WEIGHT_PANELS = 8  # query heads drawn in the sharing view (fewer when T is long: BIG values at most)
+CACHE_DIMS = 64  # dims of the cache drawn in the decode view
 
 
 def fmt_bytes(n: int) -> str:
@@ -110,20 +111,24 @@ def sharing_section() -> None:
     }, hide_index=True)
     st.caption(t("kv.share.shapes", T=T, d=d, w=kv_heads * d_k, kv=kv_heads, dk=d_k,
                  kh=str(view.shapes["k_heads"]), ke=str(view.shapes["k_heads_expanded"])))
+    width = kv_heads * d_k
+    k_cols = min(width, BIG // T)  # K within a step's byte budget: its first K/V heads when wide
+    k_shown = view.k if k_cols == width else K.first_columns(view.k, k_cols)
+    k_caption = t("kv.share.k", T=T, w=width) + ("" if k_cols == width else t("kv.first_cols", n=k_cols))
     if T * d <= BIG:
-        left, right = st.columns([max(d, 1), max(kv_heads * d_k, 1) + 8])
+        left, right = st.columns([max(d, 1), k_cols + 8])
         with left:
             st.caption(t("kv.share.q", T=T, d=d))
             show_heatmap(view.q, key="kv_q", t=t)
         with right:
-            st.caption(t("kv.share.k", T=T, w=kv_heads * d_k))
-            show_heatmap(view.k, key="kv_k", t=t)
+            st.caption(k_caption)
+            show_heatmap(k_shown, key="kv_k", t=t)
     else:
         st.caption(t("kv.share.q_big", T=T, d=d))
-        st.caption(t("kv.share.k", T=T, w=kv_heads * d_k))
-        show_heatmap(view.k, key="kv_k", t=t)
+        st.caption(k_caption)
+        show_heatmap(k_shown, key="kv_k", t=t)
     st.caption(t("kv.share.v_same"))
-    shown = tuple(range(min(h, WEIGHT_PANELS)))
+    shown = tuple(range(min(h, WEIGHT_PANELS, max(1, BIG // (T * T)))))
     st.caption(t("kv.share.weights", n=len(shown), h=h))
     show_heatmap(K.weights_heatmap(view, shown), key="kv_weights", t=t)
     st.markdown(t("kv.share.table", T=T))
@@ -172,17 +177,17 @@ def decode_section() -> None:
                   group=", ".join(map(str, view.group))))
     st.caption(t("kv.dec.q_row", h=h, dk=d_k))
     show_heatmap(view.q_row, key="kv_q_row", t=t)
-    wide = step * d_k > BIG
-    cols = [st.container()] if wide else st.columns(2)
-    with cols[0]:
-        st.caption(t("kv.dec.k_cache", kv=view.kv_head, t=step, dk=d_k))
-        show_heatmap(view.k_cache, key="kv_k_cache", t=t)
-    if wide:
-        st.caption(t("kv.dec.v_same", t=step, dk=d_k))
-    else:
-        with cols[1]:
-            st.caption(t("kv.dec.v_cache", kv=view.kv_head, t=step, dk=d_k))
-            show_heatmap(view.v_cache, key="kv_v_cache", t=t)
+    dims = min(d_k, CACHE_DIMS)  # the cache's first dims when d_k is wide (a step's byte budget)
+    cut = "" if dims == d_k else t("kv.first_cols", n=dims)
+    k_cache, v_cache = ((view.k_cache, view.v_cache) if dims == d_k
+                        else (K.first_columns(view.k_cache, dims), K.first_columns(view.v_cache, dims)))
+    left, right = st.columns(2)
+    with left:
+        st.caption(t("kv.dec.k_cache", kv=view.kv_head, t=step, dk=d_k) + cut)
+        show_heatmap(k_cache, key="kv_k_cache", t=t)
+    with right:
+        st.caption(t("kv.dec.v_cache", kv=view.kv_head, t=step, dk=d_k) + cut)
+        show_heatmap(v_cache, key="kv_v_cache", t=t)
     st.caption(t("kv.dec.scores", h=h, t=step))
     show_heatmap(view.scores_row, key="kv_scores_row", t=t)
     left, right = st.columns(2)
@@ -227,7 +232,10 @@ def memory_figure(view: K.MemoryView) -> go.Figure:
         fig.add_trace(go.Scatter(x=view.contexts.tolist(), y=(line.bytes / 2 ** 30).tolist(),
                                  mode="lines+markers", name=name, line=dict(width=3 if line.actual else 2),
                                  hovertemplate="%{x:,} → %{y:,.3f} GiB<extra>" + name + "</extra>"))
-    fig.update_layout(xaxis=dict(type="log", title=t("kv.mem.axis.x")), yaxis=dict(type="log", title="GiB"),
+    ticks = view.contexts.tolist()
+    fig.update_layout(xaxis=dict(type="log", title=t("kv.mem.axis.x"), tickvals=ticks,
+                                 ticktext=[f"{c // 1024}k" if c >= 1024 else str(c) for c in ticks]),
+                      yaxis=dict(type="log", title="GiB", dtick=1, tickformat="~g"),
                       height=380, margin=dict(l=10, r=10, t=30, b=10),
                       legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
     return fig

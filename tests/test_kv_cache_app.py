@@ -188,3 +188,16 @@ def test_the_quiz_wording_fills_from_the_lessons_params(lang):
             text = i18n.t(key, lang, **q.params)
             numbers = [str(v) for v in q.params.values() if isinstance(v, int) and v > 1]
             assert "{" not in text and any(n in text for n in numbers), text
+
+
+@pytest.mark.parametrize("h", [1, 64])
+@pytest.mark.parametrize("tab", ["sharing", "decode"])
+def test_the_widest_views_stay_under_the_step_byte_target(tab, h):
+    """MHA (h_kv = h) at d_model 512, T 32, the last step: wide K and caches are cut to their first columns."""
+    from test_speed_guards import MAX_STEP_BYTES, page_bytes
+
+    at = run_app("kv-cache", kv_tab=tab, lang="zh", d_model=512, num_heads=h, seq_len=32, kv_heads=h, kv_step=32)
+    ok(at)
+    total, big = page_bytes(at)
+    assert total <= MAX_STEP_BYTES, f"{total / 1024:.1f} KB, biggest {big}"
+    assert sum(d.values(p).size for d in heatmaps(at) for p in range(len(d.arrays))) <= 3 * 4096 + 512

@@ -542,3 +542,14 @@ def test_heatmaps_are_the_renderers_plain_description():
     assert np.array_equal(hm.panels[1].values, sv.weights[3])
     with pytest.raises(ValueError):
         K.weights_heatmap(sv, (4,))
+
+
+def test_first_columns_cuts_a_wide_heatmap_keeping_its_range_and_outline():
+    view = K.decode_view(Settings(64, 2, 4, "causal", 0, "en"), 1, 3, 0)  # d_k 32
+    cut = K.first_columns(view.k_cache, 8)
+    assert np.array_equal(K.values_of(cut), K.values_of(view.k_cache)[:, :8])
+    assert cut.panels[0].col_labels == tuple(map(str, range(8))) and (cut.vmin, cut.vmax) == (view.k_cache.vmin,
+                                                                                              view.k_cache.vmax)
+    assert (cut.rects[0].r0, cut.rects[0].c1) == (2, 8)
+    with pytest.raises(ValueError):
+        K.first_columns(view.k_cache, 0)

@@ -78,6 +78,7 @@ STRINGS = {
         "en": "Q = X·W^Q stays ({T}, {d}) for every h_kv (at this size only K is drawn).",
     },
     "kv.share.k": {"zh": "K = X·W^K：({T}, {w})，随 h_kv 缩小", "en": "K = X·W^K: ({T}, {w}), shrinking with h_kv"},
+    "kv.first_cols": {"zh": "（这么宽时只画前 {n} 列）", "en": " (only the first {n} columns drawn at this width)"},
     "kv.share.v_same": {"zh": "V = X·W^V 的形状与 K 相同。", "en": "V = X·W^V has the same shape as K."},
     "kv.share.weights": {
         "zh": "前 {n} 个查询头（共 {h} 个）的注意力权重；标题写着它读哪个键/值头。同组的头用同样的键，却有各自的查询。",
@@ -141,10 +142,6 @@ STRINGS = {
     "kv.dec.v_cache": {
         "zh": "缓存中键/值头 {kv} 的 V：{t} × {dk}",
         "en": "V in the cache, K/V head {kv}: {t} × {dk}",
-    },
-    "kv.dec.v_same": {
-        "zh": "缓存中的 V 形状相同（{t} × {dk}），这么大时不再画出。",
-        "en": "V in the cache has the same shape ({t} × {dk}); not drawn at this size.",
     },
     "kv.dec.scores": {
         "zh": "一行缩放后的分数 q·kᵀ / √d_k：每个查询头一行，{t} 个缓存的键（{h} × {t}）",
