@@ -105,10 +105,13 @@ def sharing_section() -> None:
     view = shared("kv_sharing", (*SK, kv_heads), lambda: K.sharing_view(s, kv_heads, custom_text=ctx.custom_text))
     st.subheader(t("kv.share.title"))
     st.write(t("kv.share.about"))
-    st.table({
-        t("kv.share.col.kv_head"): [str(j) for j in range(kv_heads)],
-        t("kv.share.col.q_heads"): [", ".join(map(str, g)) for g in view.groups],
-    }, hide_index=True)
+    if kv_heads == h:  # MHA: nothing is shared (a table of h rows "i | i" would say only that)
+        st.caption(t("kv.share.none", h=h))
+    else:
+        st.table({
+            t("kv.share.col.kv_head"): [str(j) for j in range(kv_heads)],
+            t("kv.share.col.q_heads"): [", ".join(map(str, g)) for g in view.groups],
+        }, hide_index=True)
     st.caption(t("kv.share.shapes", T=T, d=d, w=kv_heads * d_k, kv=kv_heads, dk=d_k,
                  kh=str(view.shapes["k_heads"]), ke=str(view.shapes["k_heads_expanded"])))
     width = kv_heads * d_k

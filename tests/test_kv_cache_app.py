@@ -201,3 +201,10 @@ def test_the_widest_views_stay_under_the_step_byte_target(tab, h):
     total, big = page_bytes(at)
     assert total <= MAX_STEP_BYTES, f"{total / 1024:.1f} KB, biggest {big}"
     assert sum(d.values(p).size for d in heatmaps(at) for p in range(len(d.arrays))) <= 3 * 4096 + 512
+
+
+def test_mha_says_nothing_is_shared_instead_of_a_table():
+    at = run_app("kv-cache", kv_tab="sharing", lang="en", d_model=64, num_heads=8, seq_len=4, kv_heads=8)
+    ok(at)
+    assert i18n.t("kv.share.none", "en", h=8) in texts(at)
+    assert i18n.t("kv.share.col.kv_head", "en") not in list(at.table[0].value.columns)  # the first table: every h_kv

@@ -63,6 +63,11 @@ STRINGS = {
         "en": "W^K and W^V now project to h_kv × d_k columns only, while W^Q still projects to h × d_k = d_model. "
               "Each run of h / h_kv consecutive query heads reads the same K/V head; one colour is one group.",
     },
+    "kv.share.none": {
+        "zh": "MHA：查询头 i 读它自己的键/值头 i（共 {h} 个），没有共享。把滑块往左移，看查询头如何分组。",
+        "en": "MHA: query head i reads its own K/V head i ({h} of them); nothing is shared. Move the slider left to "
+              "see the query heads form groups.",
+    },
     "kv.share.col.kv_head": {"zh": "键/值头", "en": "K/V head"},
     "kv.share.col.q_heads": {"zh": "读它的查询头", "en": "query heads that read it"},
     "kv.share.shapes": {
