@@ -4,7 +4,7 @@ computes every number; this file reads the settings and the page's URL values, c
 import plotly.graph_objects as go
 import streamlit as st
 
-from core import i18n
+from core import i18n, scenario
 from core.i18n import plain
 from core.validation import divisors
 from lessons import kv_cache as K
@@ -102,7 +102,12 @@ open_id, tabs = lazy_tabs("kv_tab", SECTIONS, tab_label, ctx.lang, on_bad_url=on
 
 # ------------------------------------------------------------------ 1. which query heads share which K/V head
 def sharing_section() -> None:
-    view = shared("kv_sharing", (*SK, kv_heads), lambda: K.sharing_view(s, kv_heads, custom_text=ctx.custom_text))
+    def build() -> K.SharingView:
+        # The MHA trace of these settings is the run every page shares (one model built, not two).
+        mha = shared("run", SK, lambda: scenario.run(s, custom_text=ctx.custom_text)).trace if kv_heads < h else None
+        return K.sharing_view(s, kv_heads, custom_text=ctx.custom_text, mha=mha)
+
+    view = shared("kv_sharing", (*SK, kv_heads), build)
     st.subheader(t("kv.share.title"))
     st.write(t("kv.share.about"))
     if kv_heads == h:  # MHA: nothing is shared (a table of h rows "i | i" would say only that)

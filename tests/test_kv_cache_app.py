@@ -56,6 +56,9 @@ def test_every_mask(tab, mask):
     else:
         view = K.sharing_view(Settings(64, 8, 6, mask, 0, "en"), 2)
         assert f"max abs difference {view.sdpa_max_abs_diff:.2e} ({view.sdpa_rows_compared} rows" in texts(at)
+        # the page passes the shared run's MHA trace: the leaders' check must read the same as the lesson's own
+        assert f"weights equal the MHA's (max abs difference {view.leaders_max_abs_diff:.2e})" in texts(at)
+        assert view.leaders_equal and not at.error
 
 
 BAD = [  # key, bad value, what the page uses (d_model 64, h 8, T 6)
