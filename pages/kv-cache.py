@@ -312,6 +312,7 @@ def timing_section() -> None:
         with st.spinner(t("kv.time.running", n=gen)):
             results[timing_key] = K.measure_generation(s, kv_heads, gen)
         st.session_state["kv_timings"] = results
+        st.rerun()  # redraw with the results (and the button's new label, "again")
     res = results.get(timing_key)
     if res is None:
         st.caption(t("kv.time.none"))

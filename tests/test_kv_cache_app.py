@@ -173,6 +173,7 @@ def test_timing_runs_only_on_a_click():
     assert i18n.t("kv.time.none", "en") in texts(at) and not at.metric
     at.button(key="kv_time_run").click().run(timeout=120)
     ok(at)
+    assert at.button(key="kv_time_run").label == i18n.t("kv.time.again", "en")
     labels = [m.label for m in at.metric]
     assert labels == [i18n.t("kv.time.total_with", "en", n=K.GEN_MIN), i18n.t("kv.time.total_without", "en", n=K.GEN_MIN),
                       i18n.t("kv.time.speedup", "en")]
