@@ -51,6 +51,7 @@ from core.settings import Correction, Settings, clamp_int
 from core.threads import single_thread
 from core.tokens import tokens as sentence_tokens
 from core.validation import divisors
+from lessons.heatmap import Heatmap, Panel, Rect, Text, readonly, text, value_range
 
 # ------------------------------------------------------------------ the page's own values
 
@@ -216,24 +217,22 @@ def parse_url(raw: dict, settings: Settings) -> tuple[PageValues, list[Correctio
 
 @dataclass(frozen=True)
 class Axis:
-    """One axis of a heatmap: what its entries are (a key) and their labels (tokens, or index numbers)."""
+    """One axis of a heatmap as the lesson builds it: what its entries are, their labels, their colour groups."""
 
-    key: str  # token | query_head | kv_head | column | dim
+    key: str  # token | query_head | kv_head | column | dim (worded as core/strings "kv.axis.<key>")
     labels: tuple  # str tokens or int indices, one per row/column
     groups: tuple[int, ...] = ()  # colour group (K/V head) of each entry, when the page colours by group
 
 
-@dataclass(frozen=True)
-class Heatmap:
-    """A matrix for the renderer: values, its axes, and how to colour it (role and range)."""
-
-    name: str  # language-neutral id: q, k, v, weights, k_cache, scores_row ...
-    values: np.ndarray  # (rows, cols) float (bool for a mask)
-    rows: Axis
-    cols: Axis
-    role: str  # weights (0..1) | signed (centred at 0) | mask (keep/block)
-    vmin: float
-    vmax: float
+def _heatmap(name: str, values, rows: Axis, cols: Axis, role: str, *, blocked=None,
+             title: Text | None = None, rects: tuple[Rect, ...] = ()) -> Heatmap:
+    """One panel as lessons.heatmap.Heatmap: the renderer's plain description (labels as text, axes as keys)."""
+    a = readonly(values)
+    vmin, vmax = value_range(role, [a])
+    panel = Panel(a, title=title, row_labels=tuple(map(str, rows.labels)), col_labels=tuple(map(str, cols.labels)),
+                  blocked=blocked, row_groups=rows.groups, col_groups=cols.groups)
+    return Heatmap(name, (panel,), role, vmin, vmax, text(f"kv.axis.{rows.key}"), text(f"kv.axis.{cols.key}"),
+                   rects=rects)
 
 
 def _np(t: torch.Tensor) -> np.ndarray:
@@ -242,18 +241,36 @@ def _np(t: torch.Tensor) -> np.ndarray:
     return out
 
 
-def _signed(name: str, values: torch.Tensor, rows: Axis, cols: Axis) -> Heatmap:
-    a = _np(values)
-    bound = float(np.abs(a).max()) if a.size else 0.0
-    return Heatmap(name, a, rows, cols, "signed", -bound, bound)
+def _signed(name: str, values: torch.Tensor, rows: Axis, cols: Axis, rects: tuple[Rect, ...] = ()) -> Heatmap:
+    return _heatmap(name, values, rows, cols, "signed", rects=rects)
 
 
 def _weights(name: str, values: torch.Tensor, rows: Axis, cols: Axis) -> Heatmap:
-    return Heatmap(name, _np(values), rows, cols, "weights", 0.0, 1.0)
+    return _heatmap(name, values, rows, cols, "weights")
 
 
 def _mask(name: str, values: torch.Tensor, rows: Axis, cols: Axis) -> Heatmap:
-    return Heatmap(name, _np(values), rows, cols, "mask", 0.0, 1.0)
+    return _heatmap(name, values.to(torch.float32), rows, cols, "mask")
+
+
+def first_columns(hm: Heatmap, n: int) -> Heatmap:
+    """The same heatmap cut to its first n columns (a wide projection or cache drawn within a step's byte budget).
+
+    The colour range stays the full matrix's, so the cut shows the same colours as the whole would.
+    """
+    if n < 1:
+        raise ValueError(f"n must be at least 1, got {n!r}")
+    panels = tuple(Panel(readonly(p.values[:, :n]), title=p.title, row_labels=p.row_labels,
+                         col_labels=p.col_labels[:n], blocked=None if p.blocked is None else p.blocked[:, :n],
+                         row_groups=p.row_groups, col_groups=p.col_groups[:n]) for p in hm.panels)
+    rects = tuple(Rect(r.panel, r.r0, r.r1, r.c0, min(r.c1, n), r.style) for r in hm.rects if r.c0 < n)
+    return Heatmap(hm.name, panels, hm.role, hm.vmin, hm.vmax, hm.row_axis, hm.col_axis, hm.decimals, hm.clickable,
+                   rects, hm.states, hm.panel_columns, hm.title)
+
+
+def values_of(hm: Heatmap) -> np.ndarray:
+    """The matrix of a one-panel heatmap (what the page prints and the tests compare)."""
+    return hm.panels[0].values
 
 
 def page_tokens(settings: Settings) -> list[str]:
@@ -399,6 +416,23 @@ def sharing_view(settings: Settings, kv_heads: int, *, custom_text: str | None =
     )
 
 
+def weights_heatmap(view: SharingView, heads) -> Heatmap:
+    """The weights of the chosen query heads, one panel each, titled with the K/V head they read (their group).
+
+    One chart for the page (the renderer tiles the panels); the range is 0..1 for every head.
+    """
+    heads = tuple(int(i) for i in heads)
+    h = len(view.kv_head_of)
+    if not heads or any(not 0 <= i < h for i in heads):
+        raise ValueError(f"heads must be a non-empty selection of 0..{h - 1}, got {heads!r}")
+    labels = tuple(map(str, view.weight_rows.labels))
+    panels = tuple(Panel(readonly(view.weights[i]), title=text("kv.panel.head", i=i, kv=view.kv_head_of[i]),
+                         row_labels=labels, col_labels=tuple(map(str, view.weight_cols.labels)),
+                         row_groups=(view.kv_head_of[i],) * len(labels))
+                   for i in heads)
+    return Heatmap("weights", panels, "weights", 0.0, 1.0, text("kv.axis.query"), text("kv.axis.key"))
+
+
 # ------------------------------------------------------------------ section 2: decoding step by step
 
 
@@ -472,6 +506,7 @@ def decode_view(settings: Settings, kv_heads: int, step: int, head: int) -> Deco
     q_heads_axis = Axis("query_head", tuple(range(h)), tuple(i // model.kv_group for i in range(h)))
     dims = Axis("dim", tuple(range(model.d_k)))
     one = Axis("token", (toks[t - 1],))
+    new_row = (Rect(0, t - 1, t, 0, model.d_k, "current"),)  # the row this step appended to the cache
     out_row, full_row = trace.output[0, 0], full_out[0, t - 1]  # (d_model,) each
     w_row, full_w_row = trace.weights[0, :, 0], full.weights[0, :, t - 1, :t]  # (h, t) each
     out_diff = float((out_row - full_row).abs().max())
@@ -483,8 +518,8 @@ def decode_view(settings: Settings, kv_heads: int, step: int, head: int) -> Deco
         step=t, seq_len=T, head=head, kv_head=kv_head, group=groups[kv_head], new_token=toks[t - 1],
         cache_shape=cache.shape, cache_nbytes=cache.nbytes, cache_rows=tuple(rows),
         q_row=_signed("q_row", trace.q_heads[0, :, 0], q_heads_axis, dims),
-        k_cache=_signed("k_cache", cache.keys[0, kv_head], seen, dims),
-        v_cache=_signed("v_cache", cache.values[0, kv_head], seen, dims),
+        k_cache=_signed("k_cache", cache.keys[0, kv_head], seen, dims, new_row),
+        v_cache=_signed("v_cache", cache.values[0, kv_head], seen, dims, new_row),
         scores_row=_signed("scores_row", trace.scaled_scores[0, :, 0], q_heads_axis, seen),
         weights_row=_weights("weights_row", w_row, q_heads_axis, seen),
         full_weights_row=_weights("full_weights_row", full_w_row, q_heads_axis, seen),

@@ -59,7 +59,8 @@ def test_imports_only_core_numpy_torch_and_the_standard_library():
             names.add(node.module or "")
     banned = {"streamlit", "plotly", "core.i18n", "core.strings", "core.figures", "ui"}
     assert not {n for n in names if n.split(".")[0] in banned or any(n.startswith(b) for b in banned)}
-    allowed_roots = {"core", "numpy", "torch", "__future__", "math", "random", "time", "dataclasses"}
+    allowed_roots = {"core", "numpy", "torch", "__future__", "math", "random", "time", "dataclasses",
+                     "lessons"}  # lessons.heatmap: the renderer's plain description (issue 18)
     assert {n.split(".")[0] for n in names} <= allowed_roots, names
     assert {"core.kv_cache", "core.accounting", "core.attention"} <= names  # the page's numbers come from core
 
@@ -156,7 +157,7 @@ def test_a_shared_link_reproduces_the_view():
     assert a == b
     v1 = K.decode_view(DEFAULT, a.kv_heads, a.step, a.head)
     v2 = K.decode_view(DEFAULT, b.kv_heads, b.step, b.head)
-    assert np.array_equal(v1.weights_row.values, v2.weights_row.values)
+    assert np.array_equal(K.values_of(v1.weights_row), K.values_of(v2.weights_row))
     assert np.array_equal(v1.output_row, v2.output_row)
 
 
@@ -211,16 +212,16 @@ def test_sharing_view_against_a_hand_reference(s, mask):
             assert view.shapes[name] == want[name].sizes
         assert view.shapes["q"] == (1, T, s.d_model) and view.shapes["q_heads"] == (1, h, T, d_k)
         q, k, v, weights, _ = reference_run(s, kv, settings_mask(mask, T, T))
-        assert view.q.values.shape == (T, s.d_model) and view.k.values.shape == (T, kv * d_k)
-        assert np.abs(view.q.values - q.numpy()).max() < 1e-5
-        assert np.abs(view.k.values - k.numpy()).max() < 1e-5
-        assert np.abs(view.v.values - v.numpy()).max() < 1e-5
+        assert K.values_of(view.q).shape == (T, s.d_model) and K.values_of(view.k).shape == (T, kv * d_k)
+        assert np.abs(K.values_of(view.q) - q.numpy()).max() < 1e-5
+        assert np.abs(K.values_of(view.k) - k.numpy()).max() < 1e-5
+        assert np.abs(K.values_of(view.v) - v.numpy()).max() < 1e-5
         assert np.abs(view.weights - weights.numpy()).max() < 1e-5
-        assert view.q.cols.groups == tuple((c // d_k) // g for c in range(s.d_model))
-        assert view.k.cols.groups == tuple(c // d_k for c in range(kv * d_k))
+        assert view.q.panels[0].col_groups == tuple((c // d_k) // g for c in range(s.d_model))
+        assert view.k.panels[0].col_groups == tuple(c // d_k for c in range(kv * d_k))
         assert view.q.role == "signed" and view.q.vmin == -view.q.vmax
         assert abs(view.q.vmax - float(np.abs(q.numpy()).max())) < 1e-5
-        assert len(view.weight_rows.labels) == T and view.q.rows.key == "token"
+        assert len(view.weight_rows.labels) == T and view.q.row_axis.key == "kv.axis.token"
         assert view.sdpa_equal and view.sdpa_max_abs_diff <= K.SDPA_ATOL
         assert view.leaders_equal and view.leaders_max_abs_diff <= K.SDPA_ATOL
         # The table: Q stays, K, W_k/W_v and the cache shrink with h_kv.
@@ -287,20 +288,20 @@ def test_decode_view_every_step_against_sdpa_and_by_hand():
             assert view.kv_head == head // 2 and view.group == ((0, 1), (2, 3))[head // 2]
             assert view.cache_shape == (1, kv, t, d_k) and view.cache_rows == tuple(range(1, t + 1))
             assert view.cache_nbytes == 2 * kv * t * d_k * 4
-            assert np.abs(view.k_cache.values - k[0, head // 2, :t].numpy()).max() < 1e-6
-            assert np.abs(view.v_cache.values - v[0, head // 2, :t].numpy()).max() < 1e-6
-            assert np.abs(view.q_row.values - q[0, :, t - 1].numpy()).max() < 1e-6
+            assert np.abs(K.values_of(view.k_cache) - k[0, head // 2, :t].numpy()).max() < 1e-6
+            assert np.abs(K.values_of(view.v_cache) - v[0, head // 2, :t].numpy()).max() < 1e-6
+            assert np.abs(K.values_of(view.q_row) - q[0, :, t - 1].numpy()).max() < 1e-6
             scores = (q[0, :, t - 1:t] @ k_rep[0, :, :t].transpose(-1, -2))[:, 0] / math.sqrt(d_k)  # (h, t)
-            assert np.abs(view.scores_row.values - scores.numpy()).max() < 1e-5
+            assert np.abs(K.values_of(view.scores_row) - scores.numpy()).max() < 1e-5
             w = torch.softmax(scores.double(), -1).float()
-            assert np.abs(view.weights_row.values - w.numpy()).max() < 1e-6
-            assert np.abs(view.full_weights_row.values - w.numpy()).max() < 1e-6
+            assert np.abs(K.values_of(view.weights_row) - w.numpy()).max() < 1e-6
+            assert np.abs(K.values_of(view.full_weights_row) - w.numpy()).max() < 1e-6
             assert np.abs(view.output_row - full_out[t - 1].numpy()).max() < 1e-5  # SDPA's causal pass
             assert view.equal and view.output_max_abs_diff <= 1e-6 and view.weights_max_abs_diff <= 1e-6
-            assert view.weights_row.values.shape == (4, t) and view.weights_row.rows.key == "query_head"
-            assert view.weights_row.rows.groups == (0, 0, 1, 1)
-            assert view.mask_row.values.tolist() == [[True] * t]
-            assert view.top_left_row.values.tolist() == [[True] + [False] * (t - 1)]
+            assert K.values_of(view.weights_row).shape == (4, t) and view.weights_row.row_axis.key == "kv.axis.query_head"
+            assert view.weights_row.panels[0].row_groups == (0, 0, 1, 1)
+            assert K.values_of(view.mask_row).tolist() == [[True] * t]
+            assert K.values_of(view.top_left_row).tolist() == [[True] + [False] * (t - 1)]
             with_c, without_c = hand_macs(16, 4, kv, t)
             assert (view.cost.with_cache, view.cost.without_cache, view.cost.saved) == \
                 (with_c, without_c, without_c - with_c)
@@ -320,7 +321,7 @@ def test_decode_view_runs_everywhere_and_equals_the_full_pass(s, mask):
         view = K.decode_view(s, kv, s.seq_len, s.num_heads - 1)
         assert view.equal, (view.output_max_abs_diff, view.weights_max_abs_diff)
         assert view.cache_shape == (1, kv, s.seq_len, s.d_k)
-        assert np.allclose(view.weights_row.values.sum(-1), 1, atol=1e-5)
+        assert np.allclose(K.values_of(view.weights_row).sum(-1), 1, atol=1e-5)
 
 
 def test_decode_view_refuses_what_parse_would_have_corrected():
@@ -522,3 +523,33 @@ def _time(fn) -> float:
     start = time.perf_counter()
     fn()
     return time.perf_counter() - start
+
+
+def test_heatmaps_are_the_renderers_plain_description():
+    """Every matrix the page draws is a lessons.heatmap.Heatmap (issue 18's one chart route), with the new cache
+    row outlined and the sharing weights one panel per chosen head, titled with the K/V head it reads."""
+    from lessons.heatmap import Heatmap
+    s = Settings(16, 4, 5, "causal", 0, "en")
+    view = K.decode_view(s, 2, 3, 1)
+    for hm in (view.q_row, view.k_cache, view.v_cache, view.scores_row, view.weights_row, view.full_weights_row,
+               view.mask_row, view.top_left_row):
+        assert isinstance(hm, Heatmap) and len(hm.panels) == 1
+    assert view.k_cache.rects[0].r0 == 2 and view.k_cache.rects[0].r1 == 3 and view.k_cache.rects[0].c1 == s.d_k
+    assert view.k_cache.panels[0].row_labels == tuple(K.page_tokens(s)[:3])
+    sv = K.sharing_view(s, 2)
+    hm = K.weights_heatmap(sv, (1, 3))
+    assert [p.title.kw() for p in hm.panels] == [dict(i=1, kv=0), dict(i=3, kv=1)]
+    assert np.array_equal(hm.panels[1].values, sv.weights[3])
+    with pytest.raises(ValueError):
+        K.weights_heatmap(sv, (4,))
+
+
+def test_first_columns_cuts_a_wide_heatmap_keeping_its_range_and_outline():
+    view = K.decode_view(Settings(64, 2, 4, "causal", 0, "en"), 1, 3, 0)  # d_k 32
+    cut = K.first_columns(view.k_cache, 8)
+    assert np.array_equal(K.values_of(cut), K.values_of(view.k_cache)[:, :8])
+    assert cut.panels[0].col_labels == tuple(map(str, range(8))) and (cut.vmin, cut.vmax) == (view.k_cache.vmin,
+                                                                                              view.k_cache.vmax)
+    assert (cut.rects[0].r0, cut.rects[0].c1) == (2, 8)
+    with pytest.raises(ValueError):
+        K.first_columns(view.k_cache, 0)

@@ -51,6 +51,11 @@ PINS = {
     ("real-model", (("real_tab", "core"),)): (0, 0, 0),
     ("why-heads", ()): (0, 0, 0),  # nothing trained yet: the loss chart appears with results
     ("quiz", ()): (0, 0, 0),
+    # KV cache: its heatmaps go through the chart route (ui/heatmaps.py, not counted here); memory: one line chart
+    ("kv-cache", ()): (0, 0, 0),
+    ("kv-cache", (("kv_tab", "decode"),)): (0, 0, 0),
+    ("kv-cache", (("kv_tab", "memory"),)): (1, 4, 1),
+    ("kv-cache", (("kv_tab", "timing"),)): (0, 0, 0),  # nothing measured yet
 }
 
 
