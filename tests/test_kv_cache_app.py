@@ -24,7 +24,8 @@ TITLE = {"sharing": "kv.share.title", "decode": "kv.dec.title", "memory": "kv.me
 def texts(at) -> str:
     parts = [e.value for e in (*at.markdown, *at.caption, *at.subheader, *at.title, *at.info, *at.success,
                                *at.warning, *at.error)]
-    return "\n".join(str(p) for p in parts)
+    # i18n.t writes the minus of "8.94e-08" as a non-breaking hyphen (a phone never breaks the number): read it back
+    return "\n".join(str(p) for p in parts).replace("\u2011", "-")
 
 
 def ok(at) -> None:
