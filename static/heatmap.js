@@ -223,6 +223,21 @@ class Chart {
     this.data = data;
     this.trigger = setTriggerValue;
     const s = this.scene = data.scene;
+    // A projector (the walkthrough's presenter view) asks for larger type: every size the scene gives (titles,
+    // axis titles, tick labels, panel titles, text labels; cell numbers follow font_size) times font_scale.
+    const k = data.font_scale > 0 ? data.font_scale : 1;
+    if (k !== 1 && !s.scaled) {
+      s.scaled = true;
+      s.font_size *= k; s.title_size *= k; s.x.size *= k; s.y.size *= k;
+      for (const n of s.notes || []) n.size *= k;
+      for (const layer of s.layers) if (layer.type !== "heat" && layer.type !== "marks" && layer.size) layer.size *= k;
+    }
+    // fit_height: as tall as the window leaves below the chart's top (at least min_height), redrawn on resize.
+    this.fit = data.fit_height ? {min: data.min_height || 280, own: s.own_height || (s.own_height = s.height)} : null;
+    if (this.fit && !this.onResize) {
+      this.onResize = () => { if (this.fit) this.draw(); };
+      window.addEventListener("resize", this.onResize);
+    }
     for (const layer of s.layers) {
       if (layer.type !== "heat") continue;
       layer.values = values(layer);
@@ -285,6 +300,10 @@ class Chart {
     if (!this.scene) return;
     const width = this.box.clientWidth || 600, s = this.scene, dpr = window.devicePixelRatio || 1;
     this.width = width;
+    if (this.fit) {
+      const top = this.box.getBoundingClientRect().top + window.scrollY;
+      s.height = Math.round(Math.max(this.fit.min, window.innerHeight - top - 12));
+    }
     this.canvas.width = Math.round(width * dpr);
     this.canvas.height = Math.round(s.height * dpr);
     this.canvas.style.height = s.height + "px";

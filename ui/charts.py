@@ -16,6 +16,7 @@ import contextlib
 import hashlib
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -37,6 +38,15 @@ _LOADER = ("export default async function (component) {\n"
            "  return renderer.render(component);\n"
            "}\n")
 HEATMAP = st.components.v2.component("attention_lab.heatmap", js=_LOADER)
+
+
+@dataclass(frozen=True)
+class Projector:
+    """How a canvas chart is drawn for a projector: every font size of its scene times `font_scale` (tick labels
+    included), and with `fit_height` as tall as the browser window leaves below it (at least `min_height` px)."""
+    font_scale: float = 1.6
+    fit_height: bool = True
+    min_height: int = 300
 
 
 def file_name(name: str) -> str:
@@ -112,7 +122,8 @@ def show_chart(fig, *, name: str, title: str | None = None, key: str | None = No
 
 
 def show_cached_chart(cache_key: tuple, make_figure: Callable, *, name: str, title: str | None = None,
-                      key: str | None = None, where=None, table: Callable[[], list] | None = None, **kwargs):
+                      key: str | None = None, where=None, table: Callable[[], list] | None = None,
+                      projector: Projector | None = None, **kwargs):
     """show_chart for a figure that depends on nothing but `cache_key` (a tuple of plain values naming everything
     `make_figure` reads: settings, language, page choices). What the browser gets is built once per key and
     display options for the whole server (ui/cache.shared): a class on the teacher's link, and every rerun that
@@ -134,21 +145,24 @@ def show_cached_chart(cache_key: tuple, make_figure: Callable, *, name: str, tit
         return show_chart(make_figure(), name=name, title=title, key=key, where=where, table=table, **kwargs)
     with where if where is not None else contextlib.nullcontext():
         return show_scene(scene, name=name, alt=alt, key=key, image_format=options.image_format,
-                          on_select=kwargs.get("on_select"))
+                          on_select=kwargs.get("on_select"), projector=projector)
 
 
 def show_scene(scene: tuple[bytes, bytes], *, name: str, alt: str, key: str | None, image_format: str,
-               on_select=None):
+               on_select=None, projector: Projector | None = None):
     """A packed heatmap scene (core.scene_wire.pack: JSON plus raw arrays, immutable, so a cached one is shared
     by every session) drawn by static/heatmap.js. The component gets bytes
     (core.scene_wire.payload): the scene's JSON with this chart's alt, file name, format and labels, then its
     arrays as raw bytes, written once, not re-serialised by Streamlit. `key` keeps the chart in place across
     reruns (without one, the file name is its key); `on_select` is called after a click on one of the
-    scene's click targets (`selected_points(key)`)."""
+    scene's click targets (`selected_points(key)`). `projector`: larger type and a height that fills the window
+    (the walkthrough's presenter view), applied by the renderer, so the cached scene stays the same."""
     lang = st.session_state.get("lang") or i18n.DEFAULT_LANG
     fmt = image_format if image_format in display.IMAGE_FORMATS else "png"
     extra = {"alt": alt, "file": file_name(name), "format": fmt,
              "labels": {"download": i18n.t("display.download", lang, fmt=fmt.upper())}}
+    if projector is not None:
+        extra.update(font_scale=projector.font_scale, fit_height=projector.fit_height, min_height=projector.min_height)
     data = scene_wire.payload(*scene, extra)
     callback = on_select if callable(on_select) else (lambda: None)
     return HEATMAP(data=data, key=key or f"al_{file_name(name)}", on_click_change=callback)

@@ -12,10 +12,19 @@ STRINGS = {
               "of every head.",
     },
     # Navigation
-    "walk.view": {
-        "zh": "视图：step = 单步，all = 全部步骤，present = 演示模式",
-        "en": "View: one step, all steps, or presenter mode",
+    "walk.view": {"zh": "视图", "en": "View"},
+    "walk.view.step": {"zh": "单步", "en": "One step"},
+    "walk.view.all": {"zh": "全部步骤", "en": "All steps"},
+    "walk.view.present": {"zh": "演示模式", "en": "Presenter"},
+    "walk.view.legend": {
+        "zh": "单步：一次看一步，可以追踪一个格子。全部步骤：十步的公式、代码和形状依次列出。"
+              "演示模式：给投影仪用的大字版，公式、形状和热力图同屏，用 ← → 键（或翻页笔）翻步。",
+        "en": "One step: a step at a time, with one cell's story. All steps: the formula, code and shape of all ten "
+              "in a row. Presenter: large type for a projector, formula, shape and heatmap on one screen; step with "
+              "← → (or a presenter clicker).",
     },
+    "walk.present.keys": {"zh": "← → 键翻步", "en": "← → to step"},
+    "walk.present.code": {"zh": "代码", "en": "Code"},
     "walk.step": {"zh": "步骤", "en": "Step"},
     "walk.prev": {"zh": "上一步", "en": "Previous"},
     "walk.next": {"zh": "下一步", "en": "Next"},
@@ -61,6 +70,17 @@ STRINGS = {
     "walk.axis.query": {"zh": "查询", "en": "query"},
     "walk.axis.key": {"zh": "键", "en": "key"},
     "walk.axis.head": {"zh": "头", "en": "head"},
+    # --- step names on the step pills (the URL keeps the neutral name: walk_step=softmax)
+    "walk.input.short": {"zh": "输入", "en": "input"},
+    "walk.project.short": {"zh": "投影", "en": "project"},
+    "walk.split.short": {"zh": "拆分", "en": "split"},
+    "walk.scores.short": {"zh": "分数", "en": "scores"},
+    "walk.scale.short": {"zh": "缩放", "en": "scale"},
+    "walk.mask.short": {"zh": "掩码", "en": "mask"},
+    "walk.softmax.short": {"zh": "softmax", "en": "softmax"},
+    "walk.mix.short": {"zh": "加权求和", "en": "weighted sum"},
+    "walk.concat.short": {"zh": "拼接", "en": "concat"},
+    "walk.output.short": {"zh": "输出", "en": "output"},
     # --- step titles, texts and formulas
     "walk.input.title": {"zh": "输入 X", "en": "The input X"},
     "walk.input.text": {
@@ -150,10 +170,13 @@ STRINGS = {
     },
     "walk.softmax.title": {"zh": "对每一行做 softmax", "en": "Softmax over the keys"},
     "walk.softmax.text": {
-        "zh": "每一行变成一组和为 1 的正权重：查询 i 从每个键那里取多少。已检查：每行之和都为 1（最大偏差 {dev:.1e}）。"
-              "在下方“追踪一个格子”中可以查看任一格子的完整计算过程。",
+        "zh": "每一行变成一组和为 1 的正权重：查询 i 从每个键那里取多少。已检查：每行之和都为 1（最大偏差 {dev:.1e}）。",
         "en": "Each row becomes positive weights that sum to 1: how much query i takes from each key. Checked: every "
-              "row sums to 1 (max deviation {dev:.1e}). Follow any cell's whole story in “Follow one cell” below.",
+              "row sums to 1 (max deviation {dev:.1e}).",
+    },
+    "walk.softmax.follow": {
+        "zh": "在下方“追踪一个格子”中可以查看任一格子的完整计算过程。",
+        "en": "Follow any cell's whole story in “Follow one cell” below.",
     },
     "walk.softmax.latex": {
         "zh": r"\begin{gathered} A_i = \operatorname{softmax}\!\left(\tilde S_i\right) \\ A_i[a,b] = \frac{e^{\tilde S_i[a,b]}}{\sum_{c} e^{\tilde S_i[a,c]}} \end{gathered}",
