@@ -146,17 +146,17 @@ def step_figures(step: W.Step, big: bool) -> None:
         cols = st.columns(3)
         for col, field in zip(cols, ("q", "k", "v")):
             with col:  # one colour scale for the three: its bar is drawn once, beside V
-                chart(lambda field=field: W.matrix(run, field, zrange=zrange, labels=LABELS, title=field.upper(),
+                chart(lambda field=field: W.matrix(run, field, zrange=zrange, labels=LABELS, title=field,
                                                    showscale=field == "v"), field, per_head=False)
     elif name == "project":  # wider than a third of the page has pixels: one at a time, full width
-        role = st.segmented_control(t("walk.project.role"), ("Q", "K", "V"), key="walk_role", default="Q",
-                                    required=True) or "Q"
+        role = st.segmented_control(t("walk.project.role"), ("q", "k", "v"), key="walk_role", default="q",
+                                    required=True) or "q"
         st.caption(t("walk.project.one", d_model=s.d_model))
         chart(lambda: W.matrix(run, role.lower(), zrange=zrange, labels=LABELS, title=role), role.lower(),
               per_head=False)
     elif name == "split":
-        role = st.segmented_control(t("walk.role"), ("Q", "K", "V"), key="walk_role", default="Q",
-                                    required=True) or "Q"
+        role = st.segmented_control(t("walk.role"), ("q", "k", "v"), key="walk_role", default="q",
+                                    required=True) or "q"
         field = role.lower()
         whole = s.d_model <= W.SIDE_BY_SIDE_MAX  # wider: the band alone, the head panels give the values
         st.caption(t("walk.split.band" if whole else "walk.split.strip", role=role, d_k=d_k))
