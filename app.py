@@ -147,7 +147,8 @@ st.set_page_config(page_icon="🔦", layout="wide")
 # Long formulas scroll sideways on a phone instead of being cut off.
 st.html("<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:2px}"
         "@media (max-width:640px){.katex-display>.katex{font-size:1em}}"
-        "[class*='_al_hidden']{display:none !important}</style>")  # ui.choice.HIDDEN_CSS (hidden URL carriers)
+        "[class*='_al_hidden'],[data-testid=stLayoutWrapper]:has(> [class*='_al_hidden']){display:none !important}"
+        "</style>")  # ui.choice.HIDDEN_CSS (hidden URL carriers)
 _url_fixes = language_sidebar()
 _lang = st.session_state["lang"]
 _settings_box = st.sidebar.container()  # filled by the live fragment, above the display options

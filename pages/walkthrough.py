@@ -118,15 +118,19 @@ def chart(build, name: str, *choices, per_head: bool = True, **kw) -> None:
                       name=f"{name}-{sizes}", **kw)
 
 
-def shape_markdown(step: W.Step) -> str:
-    """The step's shapes under a bold title, for ONE markdown element (the server pays ~0.5 ms per element)."""
+def shape_markdown(step: W.Step, present: bool = False) -> str:
+    """The step's shapes under a bold title, for ONE markdown element (the server pays ~0.5 ms per element).
+    `present`: the reshape chain of split / concat one operation a line, without the repeated k, v shapes."""
     lines = [f"**{t('walk.shape')}**"]
+    shapes = W.step_shapes(run, step.name)
     if step.name in ("split", "concat"):
         chain = W.reshape_chain(run, step.name)
         parts = [f"`{chain[0][0]}` `{chain[0][1].text()}`"]
         parts += [f"→ `{op}` → `{shape.text()}`" for op, shape in chain[1:]]
-        lines.append(" ".join(parts))
-    lines += [f"`{name}` &nbsp; `{shape.text()}`" for name, shape in W.step_shapes(run, step.name)]
+        lines += parts if present else [" ".join(parts)]
+        if present:
+            shapes = shapes[-1:] if step.name == "concat" else shapes[:1]
+    lines += [f"`{name}` &nbsp; `{shape.text()}`" for name, shape in shapes]
     return "  \n".join(lines)
 
 
@@ -159,9 +163,11 @@ def step_figures(step: W.Step, big: bool) -> None:
                                     required=True) or "q"
         field = role.lower()
         whole = s.d_model <= W.SIDE_BY_SIDE_MAX  # wider: the band alone, the head panels give the values
-        st.caption(t("walk.split.band" if whole else "walk.split.strip", role=role, d_k=d_k))
+        if not PRESENT:  # the presenter view: the band and the heads' panels, no room for the legend
+            st.caption(t("walk.split.band" if whole else "walk.split.strip", role=role, d_k=d_k))
         chart(lambda: W.head_band_figure(run, field, zrange=zrange, labels=LABELS, values=whole),
-              f"{field}-columns" if whole else "owners", whole, projector=Projector(fit_height=False))
+              f"{field}-columns" if whole else "owners", whole,
+              projector=Projector(fit_height=False, height=200 if whole else 150))
         shown = heads if h > PER_PAGE else tuple(range(h))
         st.markdown(" · ".join(t("walk.split.map", i=i, a=i * d_k, b=(i + 1) * d_k - 1) for i in shown))
         chart(lambda: W.per_head(run, f"{field}_heads", shown, zrange=zrange, labels=LABELS, signed=True,
@@ -362,7 +368,7 @@ def present_step(step: W.Step) -> None:
     with left:
         st.header(f"{n}. {t(f'walk.{step.name}.title')}", anchor=f"step-{step.name}")
         st.latex(t(f"walk.{step.name}.latex"))
-        st.markdown(shape_markdown(step))
+        st.markdown(shape_markdown(step, present=True))
         st.markdown(step_text(step, present=True))
         source = W.step_source(step.name)
         with st.expander(t("walk.present.code"), icon=":material/code:"):
@@ -389,11 +395,11 @@ if PRESENT:
     # The projector gets the whole width: the sidebar starts collapsed (its arrow opens it again).
     st.set_page_config(initial_sidebar_state="collapsed")
     st.html("""<style>
-            .st-key-walk_title { display: none !important; }
-            [data-testid=stMainBlockContainer] { padding-top: 3rem !important; }
+            .st-key-walk_title, [data-testid=stLayoutWrapper]:has(> .st-key-walk_title) { display: none !important; }
+            [data-testid=stMainBlockContainer] { padding-top: 4.5rem !important; }
             .st-key-walk_present p, .st-key-walk_present li { font-size: 1.5rem !important; line-height: 1.5; }
-            .st-key-walk_present .katex { font-size: 1.6em !important; }
-            .st-key-walk_present code { font-size: 1.25rem !important; }
+            .st-key-walk_present .katex-display > .katex { font-size: 1.5em !important; }
+            .st-key-walk_present code { font-size: 1.1rem !important; }
             .st-key-walk_present h2 { font-size: 2.4rem !important; padding-top: 0 !important; }
             .st-key-walk_present [data-testid=stCaptionContainer] p { font-size: 1.1rem !important; }
             .st-key-walk_present .walk-step-of { font-size: 1.5rem; }

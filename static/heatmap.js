@@ -232,6 +232,7 @@ class Chart {
       for (const n of s.notes || []) n.size *= k;
       for (const layer of s.layers) if (layer.type !== "heat" && layer.type !== "marks" && layer.size) layer.size *= k;
     }
+    if (data.height > 0) s.height = data.height;  // a fixed height asked for (a second chart beside the main one)
     // fit_height: as tall as the window leaves below the chart's top (at least min_height), redrawn on resize.
     this.fit = data.fit_height ? {min: data.min_height || 280, own: s.own_height || (s.own_height = s.height)} : null;
     if (this.fit && !this.onResize) {
@@ -251,6 +252,11 @@ class Chart {
     this.button.title = label;
     this.button.setAttribute("aria-label", label);
     this.draw();
+  }
+
+  fitHeight() {
+    const top = this.box.getBoundingClientRect().top + window.scrollY;
+    return Math.round(Math.max(this.fit.min, window.innerHeight - top - 12));
   }
 
   textWidth(text, size, weight) {
@@ -301,8 +307,17 @@ class Chart {
     const width = this.box.clientWidth || 600, s = this.scene, dpr = window.devicePixelRatio || 1;
     this.width = width;
     if (this.fit) {
-      const top = this.box.getBoundingClientRect().top + window.scrollY;
-      s.height = Math.round(Math.max(this.fit.min, window.innerHeight - top - 12));
+      s.height = this.fitHeight();
+      // What is above may still move (a chart above drawn a moment later, a formula typeset): look again.
+      clearTimeout(this.refit);
+      const again = (waits) => {
+        if (!waits.length) return;
+        this.refit = setTimeout(() => {
+          if (this.fit && Math.abs(this.fitHeight() - this.scene.height) > 2) this.draw();
+          else again(waits.slice(1));
+        }, waits[0]);
+      };
+      again([60, 250, 700, 1500]);
     }
     this.canvas.width = Math.round(width * dpr);
     this.canvas.height = Math.round(s.height * dpr);

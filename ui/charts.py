@@ -47,6 +47,7 @@ class Projector:
     font_scale: float = 1.6
     fit_height: bool = True
     min_height: int = 300
+    height: int | None = None  # without fit_height: this many px instead of the figure's own height
 
 
 def file_name(name: str) -> str:
@@ -163,6 +164,8 @@ def show_scene(scene: tuple[bytes, bytes], *, name: str, alt: str, key: str | No
              "labels": {"download": i18n.t("display.download", lang, fmt=fmt.upper())}}
     if projector is not None:
         extra.update(font_scale=projector.font_scale, fit_height=projector.fit_height, min_height=projector.min_height)
+        if projector.height:
+            extra["height"] = projector.height
     data = scene_wire.payload(*scene, extra)
     callback = on_select if callable(on_select) else (lambda: None)
     return HEATMAP(data=data, key=key or f"al_{file_name(name)}", on_click_change=callback)

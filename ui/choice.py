@@ -24,7 +24,9 @@ import streamlit as st
 SHOWN = "_shown"
 HIDDEN_SUFFIX = "_al_hidden"  # a container whose key ends so is hidden (HIDDEN_CSS)
 # One rule for every carrier: st.container(key=...) gives its block the class st-key-<key>.
-HIDDEN_CSS = f"[class*='{HIDDEN_SUFFIX}']{{display:none !important}}"
+# (Streamlit wraps a container in a layout wrapper that keeps a flex gap even when empty: hide it too.)
+HIDDEN_CSS = (f"[class*='{HIDDEN_SUFFIX}'],[data-testid=stLayoutWrapper]:has(> [class*='{HIDDEN_SUFFIX}'])"
+              "{display:none !important}")
 
 
 def labelled(widget: str, key: str, options: Sequence[str], label_of: Callable[[str], str], label: str, *,

@@ -135,8 +135,8 @@ STRINGS = {
         "en": "The band: which head owns each column of {role} (blocks of d_k = {d_k}; {role} itself is step 2). "
               "Below: the T × d_k slice each head gets, its columns numbered as in {role}.",
     },
-    "walk.split.latex": {"zh": r"\begin{gathered} q_i = (XW^Q + b^Q)[:,\; i d_k : (i+1) d_k] = XW^Q_i + b^Q_i \in \mathbb{R}^{T \times d_k} \\ W^Q_i = W^Q[:,\; i d_k : (i+1) d_k] \in \mathbb{R}^{d_{model} \times d_k},\quad d_k = d_{model} / h \end{gathered}",
-                        "en": r"\begin{gathered} q_i = (XW^Q + b^Q)[:,\; i d_k : (i+1) d_k] = XW^Q_i + b^Q_i \in \mathbb{R}^{T \times d_k} \\ W^Q_i = W^Q[:,\; i d_k : (i+1) d_k] \in \mathbb{R}^{d_{model} \times d_k},\quad d_k = d_{model} / h \end{gathered}"},
+    "walk.split.latex": {"zh": r"\begin{gathered} q_i = (XW^Q + b^Q)[:,\; i d_k : (i+1) d_k] \\ = XW^Q_i + b^Q_i \in \mathbb{R}^{T \times d_k} \\ W^Q_i = W^Q[:,\; i d_k : (i+1) d_k] \in \mathbb{R}^{d_{model} \times d_k} \\ d_k = d_{model} / h \end{gathered}",
+                        "en": r"\begin{gathered} q_i = (XW^Q + b^Q)[:,\; i d_k : (i+1) d_k] \\ = XW^Q_i + b^Q_i \in \mathbb{R}^{T \times d_k} \\ W^Q_i = W^Q[:,\; i d_k : (i+1) d_k] \in \mathbb{R}^{d_{model} \times d_k} \\ d_k = d_{model} / h \end{gathered}"},
     "walk.scores.title": {"zh": "注意力分数 qᵢkᵢᵀ", "en": "Scores qᵢkᵢᵀ"},
     "walk.scores.text": {
         "zh": "在每个头里，每个查询行与每个键行做点积：第 (i, j) 个元素表示标记 i 的查询与标记 j 的键有多匹配。"
