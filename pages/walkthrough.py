@@ -167,11 +167,12 @@ def step_figures(step: W.Step, big: bool) -> None:
             st.caption(t("walk.split.band" if whole else "walk.split.strip", role=role, d_k=d_k))
         chart(lambda: W.head_band_figure(run, field, zrange=zrange, labels=LABELS, values=whole),
               f"{field}-columns" if whole else "owners", whole,
-              projector=Projector(fit_height=False, height=200 if whole else 150))
+              projector=Projector(fit_height=False, height=170 if whole else 130))
         shown = heads if h > PER_PAGE else tuple(range(h))
         st.markdown(" · ".join(t("walk.split.map", i=i, a=i * d_k, b=(i + 1) * d_k - 1) for i in shown))
         chart(lambda: W.per_head(run, f"{field}_heads", shown, zrange=zrange, labels=LABELS, signed=True,
-                                 panel_height=panel, global_columns=True), f"{field}-heads", shown, panel)
+                                 panel_height=panel, global_columns=True), f"{field}-heads", shown, panel,
+              projector=Projector(min_height=220))  # below the band: what the window leaves
         st.success(t("walk.split.check", diff=W.split_max_diff(run.trace, h, d_k)), icon=":material/check:")
     elif name in ("scores", "scale", "mask", "softmax", "mix"):
         if name == "mask" and run.mask is not None:
