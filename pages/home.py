@@ -21,7 +21,7 @@ st.markdown("\n\n".join([
     t("home.formula_heads"),
     # One notation on every page, the code's names: the input X, head i's slices q_i, k_i, v_i of the projections
     # q = XW^Q + b^Q, ... (the seed's QW^Q_i with Q = X, plus nn.Linear's bias), heads numbered from 0.
-    r"$$q_i = (XW^Q + b^Q)[:,\; i d_k : (i+1) d_k] = XW^Q_i + b^Q_i \quad (\text{likewise } k_i,\ v_i)$$",
+    r"$$q_i = (XW^Q + b^Q)[:,\; i d_k : (i+1) d_k] = XW^Q_i + b^Q_i$$",
     r"$$\text{head}_i = \text{Attention}(q_i, k_i, v_i) = \operatorname{softmax}\!\left(\frac{q_i k_i^\top}{\sqrt{d_k}}\right)v_i$$",
     t("home.formula_concat"),
     r"$$\text{MultiHead}(X, X, X) = \text{Concat}(\text{head}_0, \dots, \text{head}_{h-1})\,W^O + b^O$$",

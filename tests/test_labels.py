@@ -163,6 +163,9 @@ def test_home_formulas_use_the_same_notation_without_chinese():
     src = (ROOT / "pages/home.py").read_text()
     formulas = re.findall(r'r"\$\$(.*?)\$\$"', src)
     assert len(formulas) == 3 and not any(CJK.search(f) for f in formulas)
+    # words stay outside the formulas (only the names of functions are in \text{...})
+    words = {w for f in formulas for w in re.findall(r"\\text\{([^}]*)\}", f)}
+    assert words <= {"head", "Attention", "MultiHead", "Concat"}, words
     assert any(r"(XW^Q + b^Q)[:,\; i d_k : (i+1) d_k]" in f for f in formulas)
     assert any(r"\text{head}_i = \text{Attention}(q_i, k_i, v_i)" in f for f in formulas)
     at = run_app(None, lang="zh")

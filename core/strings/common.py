@@ -99,10 +99,10 @@ STRINGS = {
     },
     "home.formula_heads": {
         "zh": "自注意力里查询、键和值的输入都是同一个 X（每个标记一行）。对每个头 i（i = 0 … h − 1），取三个投影的第 i 块列"
-              "（种子文本写作 $QW^Q_i$、$KW^K_i$、$VW^V_i$，这里 Q = K = V = X，nn.Linear 另加偏置 $b$）：",
+              "（$k_i$、$v_i$ 同理；种子文本写作 $QW^Q_i$、$KW^K_i$、$VW^V_i$，这里 Q = K = V = X，nn.Linear 另加偏置 $b$）：",
         "en": "In self-attention the query, key and value inputs are all the same X (one row per token). For each head "
-              "i (i = 0 … h − 1), take the i-th block of columns of the three projections (the seed text writes "
-              "$QW^Q_i$, $KW^K_i$, $VW^V_i$; here Q = K = V = X, and nn.Linear adds a bias $b$):",
+              "i (i = 0 … h − 1), take the i-th block of columns of the three projections ($k_i$, $v_i$ likewise; the "
+              "seed text writes $QW^Q_i$, $KW^K_i$, $VW^V_i$; here Q = K = V = X, and nn.Linear adds a bias $b$):",
     },
     "home.formula_concat": {"zh": "把所有头的输出拼接起来，再经过最终的线性投影 $W^O$：",
                             "en": "The heads' outputs are concatenated and passed through a final projection $W^O$:"},
