@@ -613,8 +613,9 @@ class Chart {
     const layer = this.scene.layers.filter(l => l.type === "heat")[i], box = this.canvas.getBoundingClientRect();
     const [x, y, w, h] = this.cell(this.g, layer, r, c);
     // A whole pixel inside the cell where there is one: a mouse event's clientX/Y are whole pixels, and
-    // a cell under 2 px wide (512 columns) would otherwise be missed for its neighbour.
-    const inside = (a, size) => { const k = Math.ceil(a); return k < a + size ? k : a + size / 2; };
+    // a cell under 2 px wide (512 columns) would otherwise be missed for its neighbour. In a cell wide enough,
+    // one pixel further in: the first one may straddle the cell's antialiased edge (a page laid out at .875 px).
+    const inside = (a, size) => { const k = Math.ceil(a) + (size >= 6 ? 1 : 0); return k < a + size ? k : a + size / 2; };
     return [inside(box.left + x, w), inside(box.top + y, h)];
   }
 
