@@ -16,6 +16,8 @@ from core import i18n
 from core import walkthrough as W
 from core.strings.common import STRINGS as COMMON
 from core.strings.heads import STRINGS as HEADS
+from core.strings.quiz import STRINGS as QUIZ
+from core.strings.why_heads import STRINGS as WHY
 from core.strings.walkthrough import STRINGS as WALK
 
 CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef]")
@@ -176,7 +178,8 @@ def test_home_formulas_use_the_same_notation_without_chinese():
 CARET = re.compile(r"W\^|W_i\^|W_\{i\}\^")
 
 
-@pytest.mark.parametrize("strings,prefixes", [(WALK, ("walk.",)), (COMMON, ("home.", "page.")), (HEADS, ("heads.",))])
+@pytest.mark.parametrize("strings,prefixes", [(WALK, ("walk.",)), (COMMON, ("home.", "page.")), (HEADS, ("heads.",)),
+                                              (QUIZ, ("quiz.",)), (WHY, ("why.",))])
 def test_no_caret_notation_in_prose(strings, prefixes):
     """W^Q_i and W^O in running text are inline LaTeX ($W^Q_i$); labels that cannot render LaTeX (tables, the shape
     boxes) use the code's names (W_q) or Unicode (Wᴼ)."""
