@@ -120,8 +120,8 @@ STRINGS = {
     },
     "walk.split.map": {"zh": "头 {i} ← 第 {a}–{b} 列", "en": "head {i} ← columns {a}–{b}"},
     "walk.split.check": {
-        "zh": "已检查：对每个头 i，q_heads[:, i] 与 q[:, :, i·d_k:(i+1)·d_k] 完全相同（K、V 也一样），最大差值 {diff:.1e}。",
-        "en": "Checked: for every head i, q_heads[:, i] equals q[:, :, i·d_k:(i+1)·d_k] (and likewise for K and V); "
+        "zh": "已检查：对每个头 i，q_heads[:, i] 与 q[:, :, i·d_k:(i+1)·d_k] 完全相同（k、v 也一样），最大差值 {diff:.1e}。",
+        "en": "Checked: for every head i, q_heads[:, i] equals q[:, :, i·d_k:(i+1)·d_k] (and likewise for k and v); "
               "max difference {diff:.1e}.",
     },
     "walk.split.band": {
