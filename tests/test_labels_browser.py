@@ -108,6 +108,7 @@ def test_presenter_view_fits_the_projector(browser, server, width, height, lang)
         # ← → step like the buttons (the focus on the page, not in a widget)
         page.goto(re.sub(r"walk_step=\w+", "walk_step=softmax", page.url))
         wait_idle(page)
+        page.wait_for_function("() => typeof window.__alStepKeys === 'function'")  # ui/keys.py is listening
         page.locator(".st-key-walk_present h2").first.click()
         page.keyboard.press("ArrowRight")
         expect(page).to_have_url(re.compile(r"walk_step=mix"))
