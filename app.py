@@ -22,6 +22,7 @@ from core.masks import MASK_KINDS
 from core.settings import (D_MODEL_CHOICES, DEFAULTS, SEED_MAX, SEED_MIN, SEQ_LEN_MAX, SEQ_LEN_MIN,
                            SETTING_KEYS, head_choices, sanitize)
 from ui import reclaim, seam
+from ui.choice import HIDDEN_CSS, labelled
 from ui.display import display_sidebar
 from ui.seam import widget_guard
 from ui.shell import drop_url_value, keep_grid_in_url, remember_settings, url_values
@@ -133,8 +134,9 @@ def settings_sidebar(earlier_fixes: list, settled: bool = False) -> list:
     st.caption(t("settings.d_k", d_model=d_model, h=h, d_k=d_model // h))
     st.slider(t("settings.seq_len"), SEQ_LEN_MIN, SEQ_LEN_MAX, key="seq_len", bind="query-params",
               value=DEFAULTS["seq_len"])
-    st.selectbox(t("settings.mask"), MASK_KINDS, key="mask", bind="query-params",
-                 index=MASK_KINDS.index(DEFAULTS["mask"]))
+    # Translated labels, the neutral kind in the URL (ui/choice.py: Streamlit binds the shown text).
+    labelled("selectbox", "mask", MASK_KINDS, lambda kind: t(f"mask.{kind}"), t("settings.mask"),
+             default=DEFAULTS["mask"])
     st.caption(t(f"mask.{st.session_state['mask']}.about"))
     st.number_input(t("settings.seed"), SEED_MIN, SEED_MAX, key="seed", bind="query-params", step=1,
                     value=DEFAULTS["seed"], help=t("settings.seed.help"))
@@ -147,7 +149,8 @@ def settings_sidebar(earlier_fixes: list, settled: bool = False) -> list:
 st.set_page_config(page_icon="🔦", layout="wide")
 # Long formulas scroll sideways on a phone instead of being cut off.
 st.html("<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:2px}"
-        "@media (max-width:640px){.katex-display>.katex{font-size:1em}}</style>")
+        "@media (max-width:640px){.katex-display>.katex{font-size:1em}}"
+        + HIDDEN_CSS + "</style>")  # hidden URL carriers (ui/choice.py)
 # A page's section tabs wrap onto a second line on a phone instead of scrolling sideways out of sight.
 st.html(f"<style>@media (max-width:640px){{{seam.TABS_SELECTOR} [role=tablist]{{flex-wrap:wrap;row-gap:2px}}}}</style>")
 _url_fixes = language_sidebar()

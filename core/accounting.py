@@ -260,3 +260,34 @@ def kv_sharing_over_heads(d_model: int, num_heads: int, tokens: int, *, batch: i
     return [KVSharing(h_kv, num_heads // h_kv, kv_projection_params(d_model, num_heads, h_kv, bias=bias),
                       kv_cache_bytes(layers, h_kv, d_k, tokens, batch, bytes_per_value))
             for h_kv in divisors(num_heads)]
+
+
+def weight_count(module) -> int:
+    """The learned numbers of a torch module, counted from its layers' shapes.
+
+    Why not `sum(p.numel() for p in module.parameters())`: a model shared by every session is frozen
+    (core/frozen.py turns its parameters into read-only buffers), and a frozen model's parameters() is
+    empty, so it would count 0. nn.Linear is in·out (+ out for the bias), nn.Embedding n·d, nn.LayerNorm
+    its shape per affine tensor; any other module's own parameters (or the buffers that were parameters
+    before freezing) are counted as they are.
+    """
+    import torch.nn as nn
+
+    from core.frozen import FROZEN_PARAMETERS
+
+    total = 0
+    for sub in module.modules():
+        if isinstance(sub, nn.Linear):
+            total += sub.in_features * sub.out_features + (sub.out_features if sub.bias is not None else 0)
+        elif isinstance(sub, nn.Embedding):
+            total += sub.num_embeddings * sub.embedding_dim
+        elif isinstance(sub, nn.LayerNorm):
+            n = 1
+            for size in sub.normalized_shape:
+                n *= size
+            total += n * ((sub.weight is not None) + (sub.bias is not None))
+        else:
+            own = [p for p in sub._parameters.values() if p is not None]
+            own += [b for name, b in sub._buffers.items() if b is not None and name in getattr(sub, FROZEN_PARAMETERS, ())]
+            total += sum(t.numel() for t in own)
+    return total

@@ -23,6 +23,10 @@ import torch
 import torch.nn as nn
 
 
+# Attribute a frozen module keeps: the names of its buffers that were parameters before freezing.
+FROZEN_PARAMETERS = "_frozen_parameter_names"
+
+
 class ReadOnlyError(RuntimeError):
     pass
 
@@ -73,11 +77,15 @@ def freeze_tensor(t: torch.Tensor) -> torch.Tensor:
 def freeze_module(module: nn.Module) -> nn.Module:
     """The same module (changed in place, returned) with every parameter and buffer read-only."""
     for sub in module.modules():
+        was_parameter = set(getattr(sub, FROZEN_PARAMETERS, ()))
         for name, p in list(sub._parameters.items()):
             if p is None:
                 continue
             del sub._parameters[name]
             sub.register_buffer(name, freeze_tensor(p))
+            was_parameter.add(name)
+        # Which buffers were learned weights (core.accounting.weight_count counts them; parameters() no longer does).
+        object.__setattr__(sub, FROZEN_PARAMETERS, frozenset(was_parameter))
         for name, b in list(sub._buffers.items()):
             if b is not None:
                 sub._buffers[name] = freeze_tensor(b)

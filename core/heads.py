@@ -26,7 +26,7 @@ import plotly.graph_objects as go
 import torch
 from plotly.subplots import make_subplots
 
-from core.accounting import Shape, Totals, step_costs, tensor_shapes, totals
+from core.accounting import Shape, Totals, step_costs, tensor_shapes, totals, weight_count
 from core.attention import AttentionTrace, MultiHeadAttention, build_input, build_model
 from core.figures import SIGNED_SCALE
 from core.threads import single_thread
@@ -469,7 +469,7 @@ class SingleVsMulti:
 
 
 def _params(model: torch.nn.Module) -> int:
-    return sum(p.numel() for p in model.parameters())
+    return weight_count(model)  # from the layer shapes: `model` may be a frozen shared one (no parameters())
 
 
 def single_vs_multi(model: MultiHeadAttention, x: torch.Tensor, mask: torch.Tensor | None, seed: int,

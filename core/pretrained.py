@@ -35,6 +35,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from core.accounting import weight_count
 from core.attention import AttentionTrace, MultiHeadAttention
 from core.limits import MAX_TEXT_CHARS, MAX_TEXT_TOKENS
 from core.masks import padding_mask_from_lengths
@@ -616,7 +617,7 @@ def ablation_baseline(model: Pretrained, batch: Batch, full: EncoderRun, layer: 
 
 def _numel(module: nn.Module) -> int:
     """Weights of a module, trainable or frozen (core.frozen turns parameters into read-only buffers)."""
-    return sum(t.numel() for t in module.parameters()) + sum(t.numel() for t in module.buffers())
+    return weight_count(module)  # from the layer shapes
 
 
 def param_count(model: Pretrained) -> int:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import torch
 
 from core import i18n
-from core.accounting import tensor_shapes
+from core.accounting import tensor_shapes, weight_count
 from core.attention import MultiHeadAttention
 from core.limits import QUIZ_ANSWER_CHARS
 from core.masks import full_grid
@@ -110,7 +110,7 @@ def head_width(d_model: int, h: int) -> int | None:
 
 
 def parameter_count(module: torch.nn.Module) -> int:
-    return sum(p.numel() for p in module.parameters())
+    return weight_count(module)  # from the layer shapes, frozen or not
 
 
 def changed_head_count(d_model: int, h: int) -> int:

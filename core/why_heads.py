@@ -48,6 +48,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from core.accounting import weight_count
 from core.attention import AttentionTrace, MultiHeadAttention
 from core.frozen import freeze
 from core.limits import (MAX_TRAININGS_IN_FLIGHT, WHY_RESULTS_BYTES, WHY_SEED_MAX, WHY_SEED_MIN, WHY_STEP_CHOICES,
@@ -178,7 +179,7 @@ def build_why_model(num_heads: int, seed: int, *, values: str = "token") -> WhyH
 
 
 def parameter_count(model: nn.Module) -> int:
-    return sum(p.numel() for p in model.parameters())
+    return weight_count(model)  # from the layer shapes, frozen or not
 
 
 def task_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:

@@ -19,10 +19,12 @@ st.markdown("\n\n".join([
     f"### {t('home.what')}",
     t("home.intro"),
     t("home.formula_heads"),
-    r"$$\text{head}_i = \text{Attention}(QW^Q_i,\; KW^K_i,\; VW^V_i)$$",
-    r"$$\text{Attention}(Q, K, V) = \operatorname{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right)V$$",
+    # One notation on every page, the code's names: the input X, head i's slices q_i, k_i, v_i of the projections
+    # q = XW^Q + b^Q, ... (the seed's QW^Q_i with Q = X, plus nn.Linear's bias), heads numbered from 0.
+    r"$$q_i = (XW^Q + b^Q)[:,\; i d_k : (i+1) d_k] = XW^Q_i + b^Q_i$$",
+    r"$$\text{head}_i = \text{Attention}(q_i, k_i, v_i) = \operatorname{softmax}\!\left(\frac{q_i k_i^\top}{\sqrt{d_k}}\right)v_i$$",
     t("home.formula_concat"),
-    r"$$\text{MultiHead}(Q, K, V) = \text{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O$$",
+    r"$$\text{MultiHead}(X, X, X) = \text{Concat}(\text{head}_0, \dots, \text{head}_{h-1})\,W^O + b^O$$",
     f":small[:gray[{t('home.dims')}]]",
     f"### {t('home.pages')}",
 ]))

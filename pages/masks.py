@@ -20,6 +20,7 @@ from core.settings import clamp_int
 from ui import display, free_text
 from ui.cache import shared
 from ui.charts import selected_points, show_cached_chart, show_chart
+from ui.choice import labelled
 from ui.downloads import lab_downloads
 from ui.sections import lazy_tabs
 from ui.shell import CUSTOM_MASK_KEY, drop_url_value, page_context, url_values
@@ -144,8 +145,9 @@ with st.container(border=True):
     st.caption(t("masks.kind_from_sidebar", kind=t(f"mask.{s.mask}")))
     c1, c2, c3 = st.columns(3)
     with c1:
-        extra = st.pills(t("masks.extra"), lab.EXTRA_PARTS, selection_mode="multi", default=[], key="masks_extra",
-                         bind="query-params", help=t("masks.extra.help"))
+        # Translated labels, neutral names in the URL (ui/choice.py: Streamlit binds the shown text).
+        extra = labelled("pills", "masks_extra", lab.EXTRA_PARTS, lambda p: t(f"mask.{p}"), t("masks.extra"),
+                         default=[], multi=True, help=t("masks.extra.help")) or []
         parts = lab.mask_parts(s.mask, extra)
         cross = st.toggle(t("masks.cross"), value=False, key="masks_cross", bind="query-params",
                           help=t("masks.cross.help"))
@@ -175,8 +177,9 @@ with st.container(border=True):
                 pad = st.slider(t("masks.pad"), 0, T_k, value=default_pad, key="masks_pad", bind="query-params")
                 lengths = [T_k - pad]
     with c3:
-        polarity = st.segmented_control(t("masks.polarity"), lab.POLARITIES, key="masks_polarity",
-                                        bind="query-params", default="keep", required=True)
+        polarity = labelled("segmented_control", "masks_polarity", lab.POLARITIES,
+                            lambda p: t(f"masks.polarity.{p}.label"), t("masks.polarity"), default="keep",
+                            required=True) or "keep"
         st.caption(t(f"masks.polarity.{polarity}"))
         fill = st.segmented_control(t("masks.fill"), lab.FILLS, key="masks_fill", bind="query-params",
                                     default="-1e9", required=True, help=t("masks.fill.help"))
@@ -185,7 +188,7 @@ with st.container(border=True):
         head = int(st.number_input(t("masks.head"), 0, h_max, value=0, step=1, key="masks_head",
                                    bind="query-params", help=t("masks.head.help"), disabled=h_max == 0))
     if parts:
-        st.caption(t("masks.in_use", parts=" ∧ ".join(parts)))
+        st.caption(t("masks.in_use", parts=" ∧ ".join(t(f"mask.{p}") for p in parts)))
     else:
         st.caption(t("masks.in_use.none"))
 

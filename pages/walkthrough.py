@@ -22,10 +22,12 @@ from core.figures import page_of_heads
 from core.frozen import freeze
 from core.i18n import plain
 from core.settings import Settings
+from ui import seam  # Streamlit's DOM names (not public): ui/seam, entry 6
 from ui.cache import shared, shared_function
-from ui.charts import selected_points, show_cached_chart
-from ui import seam  # Streamlit's DOM name for a caption (not public)
+from ui.charts import Projector, selected_points, show_cached_chart
+from ui.choice import HIDDEN_SUFFIX, labelled
 from ui.downloads import scenario_downloads
+from ui.keys import step_keys
 from ui.shell import drop_url_value, page_context, url_values
 
 ctx = page_context()
@@ -99,6 +101,8 @@ def on_cell_click() -> None:
 
 # ------------------------------------------------------------------ drawing helpers
 SETTINGS_KEY = (s.d_model, h, T, s.mask, s.seed, s.lang, ctx.custom_text)
+PROJECTOR = Projector(font_scale=1.6, fit_height=True, min_height=300)
+PRESENT = False  # set below, once the view is known
 
 
 def chart(build, name: str, *choices, per_head: bool = True, **kw) -> None:
@@ -108,20 +112,26 @@ def chart(build, name: str, *choices, per_head: bool = True, **kw) -> None:
     and V do not, and an unchanged figure with an unchanged config is not redrawn by the browser
     when the teacher moves h (a new file name alone made it redraw: ~2 frames)."""
     sizes = f"d{s.d_model}-h{h}-T{T}" if per_head else f"d{s.d_model}-T{T}"
+    if PRESENT:  # the presenter view: large type, tick labels included; the step's main chart fills the window
+        kw.setdefault("projector", PROJECTOR)
     show_cached_chart(("walk." + name,) + SETTINGS_KEY + choices,
                       lambda: W.session_copy(shared("walk." + name, SETTINGS_KEY + choices, build)),
                       name=f"{name}-{sizes}", **kw)
 
 
-def shape_markdown(step: W.Step) -> str:
-    """The step's shapes under a bold title, for ONE markdown element (the server pays ~0.5 ms per element)."""
+def shape_markdown(step: W.Step, present: bool = False) -> str:
+    """The step's shapes under a bold title, for ONE markdown element (the server pays ~0.5 ms per element).
+    `present`: the reshape chain of split / concat one operation a line, without the repeated k, v shapes."""
     lines = [f"**{t('walk.shape')}**"]
+    shapes = W.step_shapes(run, step.name)
     if step.name in ("split", "concat"):
         chain = W.reshape_chain(run, step.name)
         parts = [f"`{chain[0][0]}` `{chain[0][1].text()}`"]
         parts += [f"→ `{op}` → `{shape.text()}`" for op, shape in chain[1:]]
-        lines.append(" ".join(parts))
-    lines += [f"`{name}` &nbsp; `{shape.text()}`" for name, shape in W.step_shapes(run, step.name)]
+        lines += parts if present else [" ".join(parts)]
+        if present:
+            shapes = shapes[-1:] if step.name == "concat" else shapes[:1]
+    lines += [f"`{name}` &nbsp; `{shape.text()}`" for name, shape in shapes]
     return "  \n".join(lines)
 
 
@@ -141,30 +151,33 @@ def step_figures(step: W.Step, big: bool) -> None:
         cols = st.columns(3)
         for col, field in zip(cols, ("q", "k", "v")):
             with col:  # one colour scale for the three: its bar is drawn once, beside V
-                chart(lambda field=field: W.matrix(run, field, zrange=zrange, labels=LABELS, title=field.upper(),
+                chart(lambda field=field: W.matrix(run, field, zrange=zrange, labels=LABELS, title=field,
                                                    showscale=field == "v"), field, per_head=False)
     elif name == "project":  # wider than a third of the page has pixels: one at a time, full width
-        role = st.segmented_control(t("walk.project.role"), ("Q", "K", "V"), key="walk_role", default="Q",
-                                    required=True) or "Q"
+        role = st.segmented_control(t("walk.project.role"), ("q", "k", "v"), key="walk_role", default="q",
+                                    required=True) or "q"
         st.caption(t("walk.project.one", d_model=s.d_model))
         chart(lambda: W.matrix(run, role.lower(), zrange=zrange, labels=LABELS, title=role), role.lower(),
               per_head=False)
     elif name == "split":
-        role = st.segmented_control(t("walk.role"), ("Q", "K", "V"), key="walk_role", default="Q",
-                                    required=True) or "Q"
+        role = st.segmented_control(t("walk.role"), ("q", "k", "v"), key="walk_role", default="q",
+                                    required=True) or "q"
         field = role.lower()
         whole = s.d_model <= W.SIDE_BY_SIDE_MAX  # wider: the band alone, the head panels give the values
-        st.caption(t("walk.split.band" if whole else "walk.split.strip", role=role, d_k=d_k))
+        if not PRESENT:  # the presenter view: the band and the heads' panels, no room for the legend
+            st.caption(t("walk.split.band" if whole else "walk.split.strip", role=role, d_k=d_k))
         chart(lambda: W.head_band_figure(run, field, zrange=zrange, labels=LABELS, values=whole),
-              f"{field}-columns" if whole else "owners", whole)
+              f"{field}-columns" if whole else "owners", whole,
+              projector=Projector(fit_height=False, height=170 if whole else 130))
         shown = heads if h > PER_PAGE else tuple(range(h))
         st.markdown(" · ".join(t("walk.split.map", i=i, a=i * d_k, b=(i + 1) * d_k - 1) for i in shown))
         chart(lambda: W.per_head(run, f"{field}_heads", shown, zrange=zrange, labels=LABELS, signed=True,
-                                 panel_height=panel, global_columns=True), f"{field}-heads", shown, panel)
+                                 panel_height=panel, global_columns=True), f"{field}-heads", shown, panel,
+              projector=Projector(min_height=220))  # below the band: what the window leaves
         st.success(t("walk.split.check", diff=W.split_max_diff(run.trace, h, d_k)), icon=":material/check:")
     elif name in ("scores", "scale", "mask", "softmax", "mix"):
         if name == "mask" and run.mask is not None:
-            left, right = st.columns([1, 2]) if not big else (st.container(), st.container())
+            left, right = st.columns([1, 2]) if not big or PRESENT else (st.container(), st.container())
             with left:
                 st.caption(t("walk.mask.grid"))
                 chart(lambda: W.mask_figure(run, LABELS, height=300 if not big else None), f"mask-{s.mask}", big)
@@ -182,7 +195,7 @@ def step_figures(step: W.Step, big: bool) -> None:
         chart(lambda: W.matrix(run, "output", zrange=zrange, labels=LABELS), "output")
 
 
-def step_text(step: W.Step) -> str:
+def step_text(step: W.Step, present: bool = False) -> str:
     name = step.name
     if name == "scale":
         return t("walk.scale.text", d_k=d_k, root=W.sqrt_dk(run))
@@ -191,8 +204,9 @@ def step_text(step: W.Step) -> str:
             return t("walk.mask.none")
         blocked, total = W.blocked_count(run)
         return t("walk.mask.text", kind=t(f"mask.{s.mask}"), blocked=blocked, total=total)
-    if name == "softmax":
-        return t("walk.softmax.text", dev=W.row_sum_deviation(run.trace))
+    if name == "softmax":  # the pointer to the cell's story only where that story is on the page
+        follow = "" if present else " " + t("walk.softmax.follow")
+        return t("walk.softmax.text", dev=W.row_sum_deviation(run.trace)) + follow
     if name == "mix":
         return t("walk.mix.text", d_k=d_k)
     if name == "concat":
@@ -307,13 +321,19 @@ def drill_down_inside() -> None:
     st.caption(t("walk.drill.check", diff=story.check))
 
 
+def step_label(name: str) -> str:
+    return f"{W.step_index(name) + 1} · {t(f'walk.{name}.short')}"
+
+
 def step_nav(all_steps: bool = False) -> W.Step:
-    """The step chooser (bound to the URL as walk_step) with previous / next under it. In the all-steps
-    view it picks the step whose tensors are drawn."""
+    """The step chooser (bound to the URL as walk_step, the step's neutral name; the pills show the step in the
+    reader's language: ui/choice.py) with previous / next under it. In the all-steps view it picks the step whose
+    tensors are drawn."""
     if all_steps:
         st.caption(t("walk.all.open"))
-    name = st.pills(t("walk.step"), W.STEP_NAMES, key="walk_step", bind="query-params", default=W.STEP_NAMES[0],
-                    required=True, label_visibility="collapsed", wrap=True, persist_state="page") or W.STEP_NAMES[0]
+    name = labelled("pills", "walk_step", W.STEP_NAMES, step_label, t("walk.step"), default=W.STEP_NAMES[0],
+                    carrier_kw=dict(persist_state="page"), required=True, label_visibility="collapsed",
+                    wrap=True) or W.STEP_NAMES[0]
     index = W.step_index(name)
     b1, mid, b2 = st.columns([1, 2, 1], vertical_alignment="center")
     b1.button(t("walk.prev"), icon=":material/arrow_back:", on_click=go, args=(-1,), disabled=index == 0,
@@ -337,32 +357,65 @@ def head_pager() -> None:
 
 
 def pipeline_strip() -> None:
-    parts = [f"{W.step_index(n) + 1}·{n} `{sizes}`" for n, sizes in W.pipeline(run)]
+    parts = [f"{step_label(n)} `{sizes}`" for n, sizes in W.pipeline(run)]
     st.caption(f"{t('walk.pipeline')}: " + " → ".join(parts))
 
 
 # ------------------------------------------------------------------ the page
-view = st.segmented_control(t("walk.view"), W.VIEWS, key="walk_view", bind="query-params", default="step",
-                            required=True) or "step"
+def present_step(step: W.Step) -> None:
+    """The presenter view: formula, shape and text on the left, the step's tensors on the right, filling the
+    window's height (1440×900 and 1920×1080 projectors: all of it in view at once), large type everywhere."""
+    n = W.step_index(step.name) + 1
+    left, right = st.columns([5, 7], gap="large")
+    with left:
+        st.header(f"{n}. {t(f'walk.{step.name}.title')}", anchor=f"step-{step.name}")
+        st.latex(t(f"walk.{step.name}.latex"))
+        st.markdown(shape_markdown(step, present=True))
+        st.markdown(step_text(step, present=True))
+        source = W.step_source(step.name)
+        with st.expander(t("walk.present.code"), icon=":material/code:"):
+            st.code(source.code, language="python", wrap_lines=True)
+            st.caption(t("walk.code_where", where=source.where()))
+    with right:
+        if step.per_head:
+            head_pager()
+        step_figures(step, big=True)
+
+
+def view_label(view: str) -> str:
+    return t(f"walk.view.{view}")
+
+
+title_box = st.container(key="walk_title")  # the page title above the view selector (drawn once the view is known)
+view = labelled("segmented_control", "walk_view", W.VIEWS, view_label, t("walk.view"), default="step",
+                required=True, label_visibility="collapsed") or "step"
+PRESENT = view == "present"
 for message in fixes:
     st.warning(message, icon=":material/build:")
 
-if view == "present":
+if PRESENT:
+    # The projector gets the whole width: the sidebar starts collapsed (its arrow opens it again).
+    st.set_page_config(initial_sidebar_state="collapsed")
+    st.html(f"""<style>
+            .st-key-walk_title, {seam.LAYOUT_WRAPPER_SELECTOR}:has(> .st-key-walk_title) {{ display: none !important; }}
+            {seam.MAIN_BLOCK_SELECTOR} {{ padding-top: 4.5rem !important; }}
+            .st-key-walk_present p, .st-key-walk_present li {{ font-size: 1.5rem !important; line-height: 1.5; }}
+            .st-key-walk_present .katex-display > .katex {{ font-size: 1.5em !important; }}
+            .st-key-walk_present code {{ font-size: 1.1rem !important; }}
+            .st-key-walk_present h2 {{ font-size: 2.4rem !important; padding-top: 0 !important; }}
+            .st-key-walk_present {seam.CAPTION_SELECTOR} p {{ font-size: 1.1rem !important; }}
+            .st-key-walk_present .walk-step-of {{ font-size: 1.5rem; }}
+            .st-key-walk_present {seam.PILLS_SELECTOR} button p {{ font-size: 1.05rem !important; }}
+            </style>""")  # static CSS only: no space in the page
+    with st.container(key="walk_keys" + HIDDEN_SUFFIX):  # no space either
+        step_keys("walk_keys", go)  # ← → (and a clicker's Page Up / Page Down) step, like the buttons
     with st.container(key="walk_present"):
-        st.markdown("""<style>
-            .st-key-walk_present p, .st-key-walk_present li { font-size: 1.45rem !important; line-height: 1.55; }
-            .st-key-walk_present .katex { font-size: 1.75em !important; }
-            .st-key-walk_present code { font-size: 1.2rem !important; }
-            .st-key-walk_present h2 { font-size: 2.6rem !important; }
-            .st-key-walk_present """ + seam.CAPTION_SELECTOR + """ p { font-size: 1rem !important; }
-            .st-key-walk_present .walk-step-of { font-size: 1.45rem; }
-            </style>""", unsafe_allow_html=True)
         step = step_nav()
-        if step.per_head:
-            head_pager()
-        render_step(step, big=True)
+        present_step(step)
 else:
-    st.title(t("page.walkthrough"))
+    with title_box:
+        st.title(t("page.walkthrough"))
+    st.caption(t("walk.view.legend"))
     st.write(t("walk.intro"))
     st.caption(t("walk.hover"))
     if view == "step":

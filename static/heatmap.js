@@ -237,6 +237,22 @@ class Chart {
     this.data = data;
     this.trigger = setTriggerValue;
     const s = this.scene = data.scene;
+    // A projector (the walkthrough's presenter view) asks for larger type: every size the scene gives (titles,
+    // axis titles, tick labels, panel titles, text labels; cell numbers follow font_size) times font_scale.
+    const k = data.font_scale > 0 ? data.font_scale : 1;
+    if (k !== 1 && !s.scaled) {
+      s.scaled = true;
+      s.font_size *= k; s.title_size *= k; s.x.size *= k; s.y.size *= k;
+      for (const n of s.notes || []) n.size *= k;
+      for (const layer of s.layers) if (layer.type !== "heat" && layer.type !== "marks" && layer.size) layer.size *= k;
+    }
+    if (data.height > 0) s.height = data.height;  // a fixed height asked for (a second chart beside the main one)
+    // fit_height: as tall as the window leaves below the chart's top (at least min_height), redrawn on resize.
+    this.fit = data.fit_height ? {min: data.min_height || 280, own: s.own_height || (s.own_height = s.height)} : null;
+    if (this.fit && !this.onResize) {
+      this.onResize = () => { if (this.fit) this.draw(); };
+      window.addEventListener("resize", this.onResize);
+    }
     for (const layer of s.layers) {
       if (layer.type !== "heat") continue;
       layer.values = values(layer);
@@ -250,6 +266,11 @@ class Chart {
     this.button.title = label;
     this.button.setAttribute("aria-label", label);
     this.draw();
+  }
+
+  fitHeight() {
+    const top = this.box.getBoundingClientRect().top + window.scrollY;
+    return Math.round(Math.max(this.fit.min, window.innerHeight - top - 12));
   }
 
   textWidth(text, size, weight) {
@@ -303,6 +324,19 @@ class Chart {
     if (!this.scene) return;
     const width = this.box.clientWidth || 600, dpr = window.devicePixelRatio || 1;
     this.width = width;
+    if (this.fit) {
+      this.scene.height = this.fitHeight();
+      // What is above may still move (a chart above drawn a moment later, a formula typeset): look again.
+      clearTimeout(this.refit);
+      const again = (waits) => {
+        if (!waits.length) return;
+        this.refit = setTimeout(() => {
+          if (this.fit && Math.abs(this.fitHeight() - this.scene.height) > 2) this.draw();
+          else again(waits.slice(1));
+        }, waits[0]);
+      };
+      again([60, 250, 700, 1500]);
+    }
     this.parts = this.split(width);
     const height = this.parts.reduce((sum, part) => sum + part.height, 0);
     this.canvas.width = Math.round(width * dpr);
@@ -682,8 +716,9 @@ class Chart {
     const part = this.partAt(layer.x0 + c * layer.dx);
     const [x, y0, w, h] = this.cell(part.g, layer, r, c), y = y0 + part.top;
     // A whole pixel inside the cell where there is one: a mouse event's clientX/Y are whole pixels, and
-    // a cell under 2 px wide (512 columns) would otherwise be missed for its neighbour.
-    const inside = (a, size) => { const k = Math.ceil(a); return k < a + size ? k : a + size / 2; };
+    // a cell under 2 px wide (512 columns) would otherwise be missed for its neighbour. In a cell wide enough,
+    // one pixel further in: the first one may straddle the cell's antialiased edge (a page laid out at .875 px).
+    const inside = (a, size) => { const k = Math.ceil(a) + (size >= 6 ? 1 : 0); return k < a + size ? k : a + size / 2; };
     return [inside(box.left + x, w), inside(box.top + y, h)];
   }
 

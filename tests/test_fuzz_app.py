@@ -45,7 +45,7 @@ TAB_IDS: dict[str, tuple[str, ...]] = {}
 
 def url_keys(path: Path) -> set[str]:
     """The URL keys a source file reads: widgets bound to the URL, st.query_params.get(...) and the
-    section tabs of ui/sections.lazy_tabs (whose valid ids are noted in TAB_IDS)."""
+    section tabs of ui/sections.lazy_tabs (whose valid ids are noted in TAB_IDS) and the choices of ui.choice.labelled."""
     keys: set[str] = set()
     tree = ast.parse(path.read_text())
     tuples = {t.id: node.value for node in tree.body if isinstance(node, ast.Assign)
@@ -76,6 +76,8 @@ def url_keys(path: Path) -> set[str]:
             ids = tuples.get(getattr(node.args[1], "id", None), node.args[1])
             TAB_IDS[node.args[0].value] = tuple(ast.literal_eval(ids))
             keys.add(node.args[0].value)
+        if getattr(func, "id", getattr(func, "attr", None)) == "labelled" and len(node.args) >= 2:
+            target = node.args[1]  # ui.choice.labelled(widget, key, ...): a URL-bound carrier under `key`
         if isinstance(func, ast.Attribute) and func.attr == "get" and node.args \
                 and isinstance(func.value, ast.Attribute) and func.value.attr == "query_params":
             target = node.args[0]

@@ -224,7 +224,8 @@ def _safe_value(node) -> bool:
     if isinstance(node, ast.Name):
         return node.id in {"where"}  # pages/walkthrough.py: where = t("walk.step_of", n=..., total=...)
     if isinstance(node, ast.Attribute):
-        return ast.unparse(node) in {"seam.CAPTION_SELECTOR", "seam.TABS_SELECTOR"}  # ui/seam constants: Streamlit DOM names
+        name = ast.unparse(node)  # ui/seam's constants: Streamlit DOM names, never user text
+        return name.startswith("seam.") and name.endswith("_SELECTOR")
     return False
 
 

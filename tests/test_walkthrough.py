@@ -174,7 +174,7 @@ def test_the_projection_step_shows_q_k_v_side_by_side_until_they_are_too_wide(la
     assert (layer["zmin"], layer["zmax"]) == (lo, hi) and q.z().shape == (32, 512)
     assert np.allclose(q.z(), W.step_tensor(run, "q").numpy(), atol=5.1e-5)  # what the hover prints
     assert i18n.t("walk.project.one", lang, d_model=512) in texts(at, "caption")
-    at.segmented_control(key="walk_role").set_value("V").run()
+    at.segmented_control(key="walk_role").set_value("v").run()
     assert not at.exception
     (v,) = chart_specs(at)
     assert "-v-" in v.file and np.allclose(v.z(), W.step_tensor(run, "v").numpy(), atol=5.1e-5)

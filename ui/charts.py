@@ -16,6 +16,7 @@ import contextlib
 import hashlib
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
@@ -37,6 +38,16 @@ _LOADER = ("export default async function (component) {\n"
            "  return renderer.render(component);\n"
            "}\n")
 HEATMAP = st.components.v2.component("attention_lab.heatmap", js=_LOADER)
+
+
+@dataclass(frozen=True)
+class Projector:
+    """How a canvas chart is drawn for a projector: every font size of its scene times `font_scale` (tick labels
+    included), and with `fit_height` as tall as the browser window leaves below it (at least `min_height` px)."""
+    font_scale: float = 1.6
+    fit_height: bool = True
+    min_height: int = 300
+    height: int | None = None  # without fit_height: this many px instead of the figure's own height
 
 
 def file_name(name: str) -> str:
@@ -113,7 +124,8 @@ def show_chart(fig, *, name: str, title: str | None = None, key: str | None = No
 
 
 def show_cached_chart(cache_key: tuple, make_figure: Callable, *, name: str, title: str | None = None,
-                      key: str | None = None, where=None, table: Callable[[], list] | None = None, **kwargs):
+                      key: str | None = None, where=None, table: Callable[[], list] | None = None,
+                      projector: Projector | None = None, **kwargs):
     """show_chart for a figure that depends on nothing but `cache_key` (a tuple of plain values naming everything
     `make_figure` reads: settings, language, page choices). What the browser gets is built once per key and
     display options for the whole server (ui/cache.shared): a class on the teacher's link, and every rerun that
@@ -137,11 +149,11 @@ def show_cached_chart(cache_key: tuple, make_figure: Callable, *, name: str, tit
         return show_chart(make_figure(), name=name, title=title, key=key, where=where, table=table, **kwargs)
     with where if where is not None else contextlib.nullcontext():
         return show_scene(scene, name=name, alt=alt, key=key, image_format=options.image_format,
-                          on_select=kwargs.get("on_select"), numbers_skipped=skipped)
+                          on_select=kwargs.get("on_select"), numbers_skipped=skipped, projector=projector)
 
 
 def show_scene(scene: tuple[bytes, bytes], *, name: str, alt: str, key: str | None, image_format: str,
-               on_select=None, numbers_skipped: bool = False):
+               on_select=None, numbers_skipped: bool = False, projector: Projector | None = None):
     """A packed heatmap scene (core.scene_wire.pack: JSON plus raw arrays, immutable, so a cached one is shared
     by every session) drawn by static/heatmap.js. The component gets bytes
     (core.scene_wire.payload): the scene's JSON with this chart's alt, file name, format and labels, then its
@@ -149,7 +161,8 @@ def show_scene(scene: tuple[bytes, bytes], *, name: str, alt: str, key: str | No
     reruns (without one, the file name is its key); `on_select` is called after a click on one of the
     scene's click targets (`selected_points(key)`). With "Numbers in the cells" on, the renderer says under the
     chart when it cannot print them: `numbers_skipped` (panels larger than CELL_TEXT_MAX), or cells too narrow
-    on this screen to read (it measures)."""
+    on this screen to read (it measures). `projector`: larger type and a height that fills the window
+    (the walkthrough's presenter view), applied by the renderer, so the cached scene stays the same."""
     lang = st.session_state.get("lang") or i18n.DEFAULT_LANG
     fmt = image_format if image_format in display.IMAGE_FORMATS else "png"
     labels = {"download": i18n.t("display.download", lang, fmt=fmt.upper())}
@@ -158,6 +171,10 @@ def show_scene(scene: tuple[bytes, bytes], *, name: str, alt: str, key: str | No
         labels["numbers_large"] = i18n.t("display.numbers.large", lang, n=figures.CELL_TEXT_MAX)
     extra = {"alt": alt, "file": file_name(name), "format": fmt, "labels": labels,
              **({"numbers": "large"} if numbers_skipped else {})}
+    if projector is not None:
+        extra.update(font_scale=projector.font_scale, fit_height=projector.fit_height, min_height=projector.min_height)
+        if projector.height:
+            extra["height"] = projector.height
     data = scene_wire.payload(*scene, extra)
     callback = on_select if callable(on_select) else (lambda: None)
     return HEATMAP(data=data, key=key or f"al_{file_name(name)}", on_click_change=callback)

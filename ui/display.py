@@ -13,6 +13,7 @@ import streamlit as st
 
 from core import i18n
 from core.figures import CELL_TEXT_MAX, DEFAULT_PALETTE, PALETTES
+from ui.choice import labelled
 
 IMAGE_FORMATS = ("png", "svg")  # plotly's camera button downloads one format: this one
 DEFAULTS = {"palette": DEFAULT_PALETTE, "cell_numbers": False, "table_view": False, "image_format": "png"}
@@ -75,9 +76,9 @@ def display_sidebar(lang: str, notices=None) -> Display:
         st.session_state[key] = getattr(display, key)
     sb = st.sidebar
     sb.header(t("display.header"))
-    # Options are shown as their URL values (Streamlit binds the shown text), explained in the help.
-    sb.segmented_control(t("display.palette"), PALETTES, key="palette", bind="query-params",
-                         default=DEFAULTS["palette"], required=True, help=t("display.palette.help"))
+    # Translated labels, the neutral name in the URL (ui/choice.py: Streamlit binds the shown text).
+    labelled("segmented_control", "palette", PALETTES, lambda p: t(f"display.palette.{p}"), t("display.palette"),
+             default=DEFAULTS["palette"], host=sb, required=True, help=t("display.palette.help"))
     sb.toggle(t("display.cell_numbers"), key="cell_numbers", bind="query-params", value=False,
               help=t("display.cell_numbers.help", n=CELL_TEXT_MAX, m=2 * CELL_TEXT_MAX))
     sb.toggle(t("display.table_view"), key="table_view", bind="query-params", value=False,

@@ -15,9 +15,9 @@ STRINGS = {
     "page.why-heads": {"zh": "为什么要多头", "en": "Why many heads"},
     "page.quiz": {"zh": "先预测，再揭晓", "en": "Predict, then reveal"},
     "page.walkthrough.blurb": {
-        "zh": "从输入 X 出发，逐步走过投影、拆分成头、QKᵀ、缩放、掩码、softmax、加权求和、拼接和 W^O。",
-        "en": "Follow X through the projections, the head split, QKᵀ, the scaling, the mask, the softmax, "
-              "the weighted sum, the concatenation and W^O.",
+        "zh": "从输入 X 出发，逐步走过投影、拆分成头、qᵢkᵢᵀ、缩放、掩码、softmax、加权求和、拼接和 Wᴼ。",
+        "en": "Follow X through the projections, the head split, qᵢkᵢᵀ, the scaling, the mask, the softmax, "
+              "the weighted sum, the concatenation and Wᴼ.",
     },
     "page.heads.blurb": {
         "zh": "改变头数 h 时，哪些形状变了、哪些没变？计算量和参数量为什么几乎不变？",
@@ -65,13 +65,13 @@ STRINGS = {
     "mask.causal": {"zh": "因果掩码（解码器）", "en": "causal (decoder)"},
     "mask.padding": {"zh": "填充掩码", "en": "padding"},
     "mask.custom": {"zh": "自定义掩码", "en": "custom"},
-    "mask.none.about": {"zh": "none：每个查询都能看到所有键。", "en": "none: every query sees every key."},
-    "mask.causal.about": {"zh": "causal：因果掩码，位置 i 只能看到 0..i，看不到后面的标记。",
-                          "en": "causal: position i sees 0..i only, never later tokens."},
-    "mask.padding.about": {"zh": "padding：填充掩码，最后约四分之一的标记是 [PAD]，任何查询都不能关注它们。",
-                           "en": "padding: the last quarter of the tokens are [PAD]; no query may attend to them."},
-    "mask.custom.about": {"zh": "custom：自定义掩码，在“掩码实验”页面逐格绘制。",
-                          "en": "custom: a hand-drawn mask, edited cell by cell on the Masks lab page."},
+    "mask.none.about": {"zh": "每个查询都能看到所有键。", "en": "Every query sees every key."},
+    "mask.causal.about": {"zh": "位置 i 只能看到 0..i，看不到后面的标记。",
+                          "en": "Position i sees 0..i only, never later tokens."},
+    "mask.padding.about": {"zh": "最后约四分之一的标记是 [PAD]，任何查询都不能关注它们。",
+                           "en": "The last quarter of the tokens are [PAD]; no query may attend to them."},
+    "mask.custom.about": {"zh": "在“掩码实验”页面逐格绘制。",
+                          "en": "Drawn cell by cell on the Masks lab page."},
     "lang.zh": {"zh": "中文", "en": "中文"},
     "lang.en": {"zh": "English", "en": "English"},
     # Notices about corrected input
@@ -105,9 +105,15 @@ STRINGS = {
               "scaled dot-product attention h times in parallel, each with its own learned projections; each run is "
               "called an attention head.",
     },
-    "home.formula_heads": {"zh": "对每个头 i：", "en": "For each head i:"},
-    "home.formula_concat": {"zh": "把所有头的输出拼接起来，再经过最终的线性投影 W^O：",
-                            "en": "The heads' outputs are concatenated and passed through a final projection W^O:"},
+    "home.formula_heads": {
+        "zh": "自注意力里查询、键和值的输入都是同一个 X（每个标记一行）。对每个头 i（i = 0 … h − 1），取三个投影的第 i 块列"
+              "（$k_i$、$v_i$ 同理；种子文本写作 $QW^Q_i$、$KW^K_i$、$VW^V_i$，这里 Q = K = V = X，nn.Linear 另加偏置 $b$）：",
+        "en": "In self-attention the query, key and value inputs are all the same X (one row per token). For each head "
+              "i (i = 0 … h − 1), take the i-th block of columns of the three projections ($k_i$, $v_i$ likewise; the "
+              "seed text writes $QW^Q_i$, $KW^K_i$, $VW^V_i$; here Q = K = V = X, and nn.Linear adds a bias $b$):",
+    },
+    "home.formula_concat": {"zh": "把所有头的输出拼接起来，再经过最终的线性投影 $W^O$：",
+                            "en": "The heads' outputs are concatenated and passed through a final projection $W^O$:"},
     "home.dims": {
         "zh": "通常 d_k = d_v = d_model / h，这种划分确保了总计算成本与具有完整维度的单头注意力相似。",
         "en": "Usually d_k = d_v = d_model / h, so the total cost stays similar to a single full-width head.",

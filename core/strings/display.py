@@ -3,14 +3,16 @@
 STRINGS = {
     "display.header": {"zh": "显示", "en": "Display"},
     "display.palette": {"zh": "配色", "en": "Colours"},
+    "display.palette.colorblind": {"zh": "色盲友好", "en": "colour-blind safe"},
+    "display.palette.contrast": {"zh": "高对比度", "en": "high contrast"},
     "display.palette.help": {
-        "zh": "colorblind（默认）：权重用 Viridis（感知均匀，色盲可读，没有会在投影上消失的浅色端），"
+        "zh": "色盲友好（默认）：权重用 Viridis（感知均匀，色盲可读，没有会在投影上消失的浅色端），"
               "有正负的数值用 RdBu（色盲安全的发散色阶，白色表示接近 0）。"
-              "contrast：投影仪用的高对比度配色——权重从浅灰到黑，有正负的数值从深蓝经灰到深橙。"
+              "高对比度：投影仪用的配色——权重从浅灰到黑，有正负的数值从深蓝经灰到深橙。"
               "配色会写进链接，学生打开同一个链接就看到同样的颜色。",
-        "en": "colorblind (default): Viridis for weights (perceptually uniform, readable with any colour-vision "
+        "en": "Colour-blind safe (default): Viridis for weights (perceptually uniform, readable with any colour-vision "
               "deficiency, no pale end that vanishes on a projector), RdBu for signed values (a colour-blind-safe "
-              "diverging scale, white = about 0). contrast: high contrast for a projector — weights from light grey "
+              "diverging scale, white = about 0). High contrast: for a projector — weights from light grey "
               "to black, signed values from dark blue through grey to dark orange. The choice is part of the link, "
               "so students who open it see the same colours.",
     },

@@ -44,19 +44,19 @@ STRINGS = {
     "heads.flow.was": {"zh": "原为 {sizes}", "en": "was {sizes}"},
     "heads.flow.numbers": {"zh": "共 {n} 个数", "en": "{n} numbers"},
     "heads.box.x": {"zh": "输入 X", "en": "input X"},
-    "heads.box.q": {"zh": "Q = X·W^Q", "en": "Q = X·W^Q"},
-    "heads.box.k": {"zh": "K = X·W^K", "en": "K = X·W^K"},
-    "heads.box.v": {"zh": "V = X·W^V", "en": "V = X·W^V"},
-    "heads.box.q_heads": {"zh": "Q 拆分成头", "en": "Q split into heads"},
-    "heads.box.k_heads": {"zh": "K 拆分成头", "en": "K split into heads"},
-    "heads.box.v_heads": {"zh": "V 拆分成头", "en": "V split into heads"},
-    "heads.box.scores": {"zh": "注意力分数 Q·Kᵀ", "en": "scores Q·Kᵀ"},
+    "heads.box.q": {"zh": "q = W_q(X)", "en": "q = W_q(X)"},
+    "heads.box.k": {"zh": "k = W_k(X)", "en": "k = W_k(X)"},
+    "heads.box.v": {"zh": "v = W_v(X)", "en": "v = W_v(X)"},
+    "heads.box.q_heads": {"zh": "q 拆分成头", "en": "q split into heads"},
+    "heads.box.k_heads": {"zh": "k 拆分成头", "en": "k split into heads"},
+    "heads.box.v_heads": {"zh": "v 拆分成头", "en": "v split into heads"},
+    "heads.box.scores": {"zh": "注意力分数 qᵢ·kᵢᵀ", "en": "scores qᵢ·kᵢᵀ"},
     "heads.box.scaled_scores": {"zh": "缩放 ÷ √d_k", "en": "scaled ÷ √d_k"},
     "heads.box.masked_scores": {"zh": "掩码（{mask}）", "en": "mask ({mask})"},
     "heads.box.weights": {"zh": "softmax → 注意力权重", "en": "softmax → attention weights"},
-    "heads.box.head_outputs": {"zh": "每个头的输出 = 权重·V", "en": "each head's output = weights·V"},
-    "heads.box.concat": {"zh": "拼接(头₁, …, 头ₕ)", "en": "concat(head₁, …, headₕ)"},
-    "heads.box.output": {"zh": "输出 = 拼接·W^O", "en": "output = concat·W^O"},
+    "heads.box.head_outputs": {"zh": "每个头的输出 = 权重·vᵢ", "en": "each head's output = weights·vᵢ"},
+    "heads.box.concat": {"zh": "拼接(头₀, …, 头ₕ₋₁)", "en": "concat(head₀, …, headₕ₋₁)"},
+    "heads.box.output": {"zh": "输出 = W_o(拼接)", "en": "output = W_o(concat)"},
     # 2. all heads
     "heads.grid.title": {"zh": "2. 所有注意力头并排比较", "en": "2. Every head's attention, side by side"},
     "heads.grid.about": {
@@ -111,11 +111,11 @@ STRINGS = {
     "heads.cost.axis": {"zh": "h（下方：d_k）", "en": "h (below: d_k)"},
     "heads.cost.takeaway": {
         "zh": "为什么不变：每个头只有 d_k = d_model / h 维，h 个头 × d_k 列 = d_model 列，正好是一个完整的投影矩阵；"
-              "QKᵀ 和 权重·V 的乘加次数是 h·T·T·d_k = T·T·d_model，也与 h 无关。"
+              "qᵢkᵢᵀ 和 权重·vᵢ 的乘加次数是 h·T·T·d_k = T·T·d_model，也与 h 无关。"
               "真正随 h 增长的是形状为 (B, h, T, T) 的分数张量：它的逐元素运算和内存都与 h·T² 成正比。"
               "T 较小时这部分很小，T 很长（例如几千个标记）时它才是主要成本。",
         "en": "Why the cost stays put: each head is only d_k = d_model / h wide, so h heads × d_k columns = d_model "
-              "columns, exactly one full projection; the multiply-adds of QKᵀ and weights·V are h·T·T·d_k = T·T·d_model, "
+              "columns, exactly one full projection; the multiply-adds of qᵢkᵢᵀ and weights·vᵢ are h·T·T·d_k = T·T·d_model, "
               "also independent of h. What does grow with h is the (B, h, T, T) score tensor: its element-wise work and "
               "its memory are proportional to h·T². With a short T that part is small; with thousands of tokens it dominates.",
     },
@@ -155,50 +155,50 @@ STRINGS = {
     # 5. one big projection = h small ones
     "heads.slice.title": {"zh": "5. 一个大投影 = h 个小投影", "en": "5. One big projection = h small ones"},
     "heads.slice.about": {
-        "zh": "层里只存了一个 W^Q，大小为 d_model × d_model = {d} × {d}。第 i 个头的 W_i^Q 就是它的第 i·d_k … (i+1)·d_k − 1 列："
+        "zh": "层里只存了一个 $W^Q$（代码里的 W_q），大小为 d_model × d_model = {d} × {d}。第 i 个头的 $W^Q_i$ 就是它的第 i·d_k … (i+1)·d_k − 1 列："
               "把大矩阵按列切成 h 块，没有任何额外的参数。",
-        "en": "The layer stores a single W^Q of d_model × d_model = {d} × {d}. Head i's W_i^Q is its columns "
+        "en": "The layer stores a single $W^Q$ (the code's W_q) of d_model × d_model = {d} × {d}. Head i's $W^Q_i$ is its columns "
               "i·d_k … (i+1)·d_k − 1: the big matrix cut into h column blocks, with no extra parameters.",
     },
     "heads.slice.head": {"zh": "查看第几个头", "en": "Head to inspect"},
     "heads.slice.big": {
-        "zh": "W^Q（显示前 {rows} / {d} 行），切成 {h} 个列块；粗框 = 头 {i}",
-        "en": "W^Q (first {rows} of {d} rows), cut into {h} column blocks; bold = head {i}",
+        "zh": "$W^Q$（显示前 {rows} / {d} 行），切成 {h} 个列块；粗框 = 头 {i}",
+        "en": "$W^Q$ (first {rows} of {d} rows), cut into {h} column blocks; bold = head {i}",
     },
     "heads.slice.small": {
-        "zh": "W_{i}^Q = model.head_projection('q', {i})：{d} × {dk}（显示前 {rows} 行）",
-        "en": "W_{i}^Q = model.head_projection('q', {i}): {d} × {dk} (first {rows} rows)",
+        "zh": "$W^Q_{{{i}}}$ = model.head_projection('q', {i})：{d} × {dk}（显示前 {rows} 行）",
+        "en": "$W^Q_{{{i}}}$ = model.head_projection('q', {i}): {d} × {dk} (first {rows} rows)",
     },
     "heads.slice.check": {
-        "zh": "对全部 {h} 个头逐一验证：max |W^Q[:, 块 i] − W_i^Q| = {w}，max |b^Q[块 i] − b_i^Q| = {b}，"
-              "max |Q 的第 i 个头 − (X·W_i^Q + b_i^Q)| = {o:.1e}。",
-        "en": "Checked for all {h} heads: max |W^Q[:, block i] − W_i^Q| = {w}, max |b^Q[block i] − b_i^Q| = {b}, "
-              "max |head i of Q − (X·W_i^Q + b_i^Q)| = {o:.1e}.",
+        "zh": "对全部 {h} 个头逐一验证：$\\max |W^Q[:, i d_k:(i+1) d_k] - W^Q_i|$ = {w}，$\\max |b^Q[i d_k:(i+1) d_k] - b^Q_i|$ = {b}，"
+              "$\\max |q_i - (XW^Q_i + b^Q_i)|$ = {o:.1e}（$q_i$：q 的第 i 个头）。",
+        "en": "Checked for all {h} heads: $\\max |W^Q[:, i d_k:(i+1) d_k] - W^Q_i|$ = {w}, $\\max |b^Q[i d_k:(i+1) d_k] - b^Q_i|$ = {b}, "
+              "$\\max |q_i - (XW^Q_i + b^Q_i)|$ = {o:.1e} ($q_i$: head i of q).",
     },
     "heads.slice.numbers": {
-        "zh": "同一批数：大矩阵 W^Q 的第 {c0}… 列与 W_{i}^Q 的第 0… 列（前 {r} 行）",
-        "en": "The same numbers: columns {c0}… of the big W^Q and columns 0… of W_{i}^Q (first {r} rows)",
+        "zh": "同一批数：大矩阵 $W^Q$ 的第 {c0}… 列与 $W^Q_{{{i}}}$ 的第 0… 列（前 {r} 行）",
+        "en": "The same numbers: columns {c0}… of the big $W^Q$ and columns 0… of $W^Q_{{{i}}}$ (first {r} rows)",
     },
     "heads.slice.params": {
-        "zh": "参数一样多：W^Q 的参数 = h × (d_model·d_k + d_k)",
-        "en": "The same number of parameters: W^Q holds h × (d_model·d_k + d_k)",
+        "zh": "参数一样多：$W^Q$ 的参数 = h × (d_model·d_k + d_k)",
+        "en": "The same number of parameters: $W^Q$ holds h × (d_model·d_k + d_k)",
     },
     "heads.slice.col.h": {"zh": "头数 h", "en": "heads h"},
     "heads.slice.col.per_head": {"zh": "每个头 d_model·d_k + d_k", "en": "per head d_model·d_k + d_k"},
-    "heads.slice.col.total": {"zh": "W^Q 合计", "en": "W^Q total"},
-    "heads.slice.col.layer": {"zh": "整个层（W^Q、W^K、W^V、W^O）", "en": "whole layer (W^Q, W^K, W^V, W^O)"},
+    "heads.slice.col.total": {"zh": "W_q 合计", "en": "W_q total"},
+    "heads.slice.col.layer": {"zh": "整个层（W_q、W_k、W_v、W_o）", "en": "whole layer (W_q, W_k, W_v, W_o)"},
     "heads.slice.same": {
-        "zh": "h = 1 与 h = 8 的参数数量完全相同：W^K、W^V 同理，W^O 无论 h 是多少都是 d_model × d_model。",
-        "en": "h = 1 and h = 8 have exactly the same number of parameters; the same holds for W^K and W^V, and W^O "
+        "zh": "h = 1 与 h = 8 的参数数量完全相同：$W^K$、$W^V$ 同理，$W^O$ 无论 h 是多少都是 d_model × d_model。",
+        "en": "h = 1 and h = 8 have exactly the same number of parameters; the same holds for $W^K$ and $W^V$, and $W^O$ "
               "is d_model × d_model for every h.",
     },
     # 6. one head vs h heads
     "heads.single.title": {"zh": "6. 一个完整维度的头 vs h 个窄头（同一个输入）",
                            "en": "6. One full-width head vs h narrow heads, on the same input"},
     "heads.single.about": {
-        "zh": "两边使用完全相同的 W^Q、W^K、W^V、W^O（同一个种子）和同一个输入 X：唯一的区别是这 {d} 列怎么切。"
+        "zh": "两边使用完全相同的 $W^Q$、$W^K$、$W^V$、$W^O$（同一个种子）和同一个输入 X：唯一的区别是这 {d} 列怎么切。"
               "参数：h = 1 时 {p1:,}，h = {h} 时 {ph:,}。",
-        "en": "Both sides use exactly the same W^Q, W^K, W^V, W^O (same seed) and the same input X: the only "
+        "en": "Both sides use exactly the same $W^Q$, $W^K$, $W^V$, $W^O$ (same seed) and the same input X: the only "
               "difference is how the {d} columns are cut. Parameters: {p1:,} with h = 1, {ph:,} with h = {h}.",
     },
     "heads.single.one": {"zh": "h = 1：一个头，d_k = {d}", "en": "h = 1: one head, d_k = {d}"},

@@ -21,8 +21,8 @@ STRINGS = {
     },
     "masks.extra": {"zh": "再叠加（逐格取“与”）", "en": "Combine with (cell-wise AND)"},
     "masks.extra.help": {
-        "zh": "只有所有掩码都保留的格子才会被保留。causal = 因果掩码，padding = 填充掩码。",
-        "en": "A cell is kept only if every mask keeps it. causal = no peeking at later tokens, padding = key padding.",
+        "zh": "只有所有掩码都保留的格子才会被保留。因果掩码：不能看后面的标记；填充掩码：不能看 [PAD]。",
+        "en": "A cell is kept only if every mask keeps it. Causal: no peeking at later tokens; padding: no attending to [PAD].",
     },
     "masks.in_use": {"zh": "正在使用的掩码：{parts}", "en": "Mask in use: {parts}"},
     "masks.in_use.none": {"zh": "正在使用的掩码：无（每个查询都能看到所有键）",
@@ -42,13 +42,15 @@ STRINGS = {
     "masks.pad": {"zh": "末尾的填充标记数", "en": "Padding tokens at the end"},
     "masks.len": {"zh": "序列 {b} 的真实长度", "en": "Real length of sequence {b}"},
     "masks.polarity": {"zh": "掩码的极性：1（True）表示什么？", "en": "Mask polarity: what does 1 (True) mean?"},
+    "masks.polarity.keep.label": {"zh": "1 = 保留", "en": "1 = keep"},
+    "masks.polarity.block.label": {"zh": "1 = 屏蔽", "en": "1 = block"},
     "masks.polarity.keep": {
-        "zh": "keep：种子文本的约定，1 = 保留，mask == 0 的位置被屏蔽。",
-        "en": "keep: the seed's convention, 1 = keep; cells where mask == 0 are blocked.",
+        "zh": "种子文本的约定，1 = 保留，mask == 0 的位置被屏蔽。",
+        "en": "The seed's convention, 1 = keep; cells where mask == 0 are blocked.",
     },
     "masks.polarity.block": {
-        "zh": "block：许多库的约定，True = 屏蔽（例如 torch.nn.MultiheadAttention 的 attn_mask 和 key_padding_mask）。",
-        "en": "block: the convention of many libraries, True = blocked (e.g. attn_mask and key_padding_mask "
+        "zh": "许多库的约定，True = 屏蔽（例如 torch.nn.MultiheadAttention 的 attn_mask 和 key_padding_mask）。",
+        "en": "The convention of many libraries, True = blocked (e.g. attn_mask and key_padding_mask "
               "of torch.nn.MultiheadAttention).",
     },
     "masks.fill": {"zh": "填充值（被屏蔽位置的分数）", "en": "Fill value (score of a blocked cell)"},

@@ -94,7 +94,7 @@ STRINGS = {
     "quiz.tensor.weights": {"zh": "softmax 之后的注意力权重", "en": "the attention weights after the softmax"},
     "quiz.tensor.head_outputs": {"zh": "每个头对 V 加权求和的输出", "en": "each head's weighted sum of V"},
     "quiz.tensor.concat": {"zh": "各个头拼接之后的结果", "en": "the heads concatenated"},
-    "quiz.tensor.output": {"zh": "经过 W^O 之后的最终输出", "en": "the final output after W^O"},
+    "quiz.tensor.output": {"zh": "经过 $W^O$ 之后的最终输出", "en": "the final output after $W^O$"},
     "quiz.params.W_q.prompt": {
         "zh": "d_model = {d_model}：线性层 `W_q = nn.Linear(d_model, d_model)` 有多少个参数（权重加偏置）？",
         "en": "With d_model = {d_model}: how many parameters (weights plus biases) does "
@@ -121,8 +121,8 @@ STRINGS = {
               "have (the four linear layers W_q, W_k, W_v, W_o together)?",
     },
     "quiz.params.head.prompt": {
-        "zh": "d_model = {d_model}，h = {h}：头 0 用到的那一块 W^Q_0（以及它那一段偏置）有多少个参数？",
-        "en": "With d_model = {d_model} and h = {h}: how many parameters are in head 0's own slice W^Q_0 of W_q "
+        "zh": "d_model = {d_model}，h = {h}：头 0 用到的那一块 $W^Q_0$（以及它那一段偏置）有多少个参数？",
+        "en": "With d_model = {d_model} and h = {h}: how many parameters are in head 0's own slice $W^Q_0$ of W_q "
               "(its block of weights plus its part of the bias)?",
     },
     "quiz.d_k.prompt": {
@@ -205,8 +205,8 @@ STRINGS = {
               "h·d_k = {h}·{d_k} = {d_model}.",
     },
     "quiz.why.shape.output": {
-        "zh": "W^O 是 nn.Linear(d_model, d_model)：输出和输入 X 的形状一样，(B, T, d_model)。",
-        "en": "W^O is nn.Linear(d_model, d_model): the output has the input's shape, (B, T, d_model).",
+        "zh": "$W^O$ 是 nn.Linear(d_model, d_model)：输出和输入 X 的形状一样，(B, T, d_model)。",
+        "en": "$W^O$ is nn.Linear(d_model, d_model): the output has the input's shape, (B, T, d_model).",
     },
     "quiz.why.params.W_q": {
         "zh": "nn.Linear(d_model, d_model) 有 d_model × d_model 个权重加 d_model 个偏置："
@@ -225,9 +225,9 @@ STRINGS = {
               "head uses its own block.",
     },
     "quiz.why.params.W_o": {
-        "zh": "拼接后的宽度是 h·d_k = d_model，所以 W^O 也是 nn.Linear(d_model, d_model)："
+        "zh": "拼接后的宽度是 h·d_k = d_model，所以 $W^O$ 也是 nn.Linear(d_model, d_model)："
               "{d_model}·{d_model} + {d_model}。",
-        "en": "The concatenation is h·d_k = d_model wide, so W^O is nn.Linear(d_model, d_model) too: "
+        "en": "The concatenation is h·d_k = d_model wide, so $W^O$ is nn.Linear(d_model, d_model) too: "
               "{d_model}·{d_model} + {d_model}.",
     },
     "quiz.why.params.all": {

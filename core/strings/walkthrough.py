@@ -12,10 +12,19 @@ STRINGS = {
               "of every head.",
     },
     # Navigation
-    "walk.view": {
-        "zh": "视图：step = 单步，all = 全部步骤，present = 演示模式",
-        "en": "View: one step, all steps, or presenter mode",
+    "walk.view": {"zh": "视图", "en": "View"},
+    "walk.view.step": {"zh": "单步", "en": "One step"},
+    "walk.view.all": {"zh": "全部步骤", "en": "All steps"},
+    "walk.view.present": {"zh": "演示模式", "en": "Presenter"},
+    "walk.view.legend": {
+        "zh": "单步：一次看一步，可以追踪一个格子。全部步骤：十步的公式、代码和形状依次列出。"
+              "演示模式：给投影仪用的大字版，公式、形状和热力图同屏，用 ← → 键（或翻页笔）翻步。",
+        "en": "One step: a step at a time, with one cell's story. All steps: the formula, code and shape of all ten "
+              "in a row. Presenter: large type for a projector, formula, shape and heatmap on one screen; step with "
+              "← → (or a presenter clicker).",
     },
+    "walk.present.keys": {"zh": "← → 键翻步", "en": "← → to step"},
+    "walk.present.code": {"zh": "代码", "en": "Code"},
     "walk.step": {"zh": "步骤", "en": "Step"},
     "walk.prev": {"zh": "上一步", "en": "Previous"},
     "walk.next": {"zh": "下一步", "en": "Next"},
@@ -38,9 +47,9 @@ STRINGS = {
     "walk.role": {"zh": "显示哪个张量的拆分", "en": "Tensor to split"},
     "walk.project.role": {"zh": "显示哪个投影", "en": "Projection to show"},
     "walk.project.one": {
-        "zh": "d_model = {d_model} 时，Q、K、V 各有 {d_model} 列，并排放不下：一次显示一个，三者共用一个色标。"
+        "zh": "d_model = {d_model} 时，q、k、v 各有 {d_model} 列，并排放不下：一次显示一个，三者共用一个色标。"
               "它们来自同一个 X，只是乘了不同的权重矩阵。",
-        "en": "At d_model = {d_model}, Q, K and V are {d_model} columns wide each, too many to sit side by side: "
+        "en": "At d_model = {d_model}, q, k and v are {d_model} columns wide each, too many to sit side by side: "
               "one at a time, on one colour scale for all three. All three come from the same X, through "
               "different weights.",
     },
@@ -61,33 +70,48 @@ STRINGS = {
     "walk.axis.query": {"zh": "查询", "en": "query"},
     "walk.axis.key": {"zh": "键", "en": "key"},
     "walk.axis.head": {"zh": "头", "en": "head"},
+    # --- step names on the step pills (the URL keeps the neutral name: walk_step=softmax)
+    "walk.input.short": {"zh": "输入", "en": "input"},
+    "walk.project.short": {"zh": "投影", "en": "project"},
+    "walk.split.short": {"zh": "拆分", "en": "split"},
+    "walk.scores.short": {"zh": "分数", "en": "scores"},
+    "walk.scale.short": {"zh": "缩放", "en": "scale"},
+    "walk.mask.short": {"zh": "掩码", "en": "mask"},
+    "walk.softmax.short": {"zh": "softmax", "en": "softmax"},
+    "walk.mix.short": {"zh": "加权求和", "en": "weighted sum"},
+    "walk.concat.short": {"zh": "拼接", "en": "concat"},
+    "walk.output.short": {"zh": "输出", "en": "output"},
     # --- step titles, texts and formulas
     "walk.input.title": {"zh": "输入 X", "en": "The input X"},
     "walk.input.text": {
         "zh": "自注意力：查询、键和值的输入是同一个矩阵 X，每个标记 (token) 一行，每行 d_model 个数。"
-              "这里的 X 由随机种子生成，标记只是给各行起名字。",
+              "这里的 X 由随机种子生成，标记只是给各行起名字。公式里的 query、key、value 是 forward 的三个参数"
+              "（种子文本写作 Q、K、V）；它们的投影 q、k、v 见第 2 步。",
         "en": "Self-attention: the query, key and value inputs are all the same matrix X, one row of d_model "
-              "numbers per token. Here X comes from the random seed; the tokens only name the rows.",
+              "numbers per token. Here X comes from the random seed; the tokens only name the rows. In the formula, "
+              "query, key and value are forward's three arguments (the seed text calls them Q, K, V); their "
+              "projections q, k, v are step 2.",
     },
-    "walk.input.latex": {"zh": r"Q = K = V = X \in \mathbb{R}^{\text{序列长度} \times d_{model}}",
-                         "en": r"Q = K = V = X \in \mathbb{R}^{T \times d_{model}}"},
-    "walk.project.title": {"zh": "线性投影：Q、K、V", "en": "The projections Q, K, V"},
+    "walk.input.latex": {"zh": r"\text{query} = \text{key} = \text{value} = X \in \mathbb{R}^{T \times d_{model}}",
+                        "en": r"\text{query} = \text{key} = \text{value} = X \in \mathbb{R}^{T \times d_{model}}"},
+    "walk.project.title": {"zh": "线性投影：q、k、v", "en": "The projections q, k, v"},
     "walk.project.text": {
         "zh": "三个学到的线性层把 X 的每一行变成一个查询、一个键和一个值。一个 d_model × d_model 的线性层里"
-              "并排存放了所有头的投影 W^Q_i（nn.Linear 还会加上偏置 b）。",
+              "并排存放了所有头的投影 $W^Q_i$（nn.Linear 还会加上偏置 $b^Q$）。代码里的名字也是这样：输入 x，投影结果 q、k、v。",
         "en": "Three learned linear layers turn every row of X into a query, a key and a value. One "
-              "d_model × d_model layer holds every head's W^Q_i side by side (nn.Linear also adds a bias b).",
+              "d_model × d_model layer holds every head's $W^Q_i$ side by side (nn.Linear also adds a bias $b^Q$). The names are the code's: the input x, the projections q, k, v.",
     },
-    "walk.project.latex": {"zh": r"\begin{gathered} Q = XW^Q + b^Q \\ K = XW^K + b^K \\ V = XW^V + b^V \end{gathered}",
-                           "en": r"\begin{gathered} Q = XW^Q + b^Q \\ K = XW^K + b^K \\ V = XW^V + b^V \end{gathered}"},
+    "walk.project.latex": {"zh": r"\begin{gathered} q = XW^Q + b^Q \\ k = XW^K + b^K \\ v = XW^V + b^V \end{gathered} \quad \in \mathbb{R}^{T \times d_{model}}",
+                          "en": r"\begin{gathered} q = XW^Q + b^Q \\ k = XW^K + b^K \\ v = XW^V + b^V \end{gathered} \quad \in \mathbb{R}^{T \times d_{model}}"},
     "walk.split.title": {"zh": "拆分成多个注意力头", "en": "Split into heads"},
     "walk.split.text": {
-        "zh": "view 把最后一个轴（d_model 列）切成 h 块，每块 d_k 列：头 i 得到 Q、K、V 的第 i·d_k 到 "
+        "zh": "view 把最后一个轴（d_model 列）切成 h 块，每块 d_k 列：头 i 得到 q、k、v 的第 i·d_k 到 "
               "(i+1)·d_k − 1 列。随后 transpose(1, 2) 把头这个轴移到批次旁边，每个头成为一个独立的 T × d_k 矩阵。"
-              "数值一个都没变。",
+              "数值一个都没变。头 i 的切片 $q_i$ 就是种子文本里的 $QW^Q_i$（这里 Q = X，另加偏置 $b^Q_i$）。",
         "en": "view cuts the last axis (the d_model columns) into h blocks of d_k columns: head i gets columns "
-              "i·d_k to (i+1)·d_k − 1 of Q, K and V. transpose(1, 2) then moves the head axis next to the batch, "
-              "so each head is its own T × d_k matrix. Not one number changes.",
+              "i·d_k to (i+1)·d_k − 1 of q, k and v. transpose(1, 2) then moves the head axis next to the batch, "
+              "so each head is its own T × d_k matrix. Not one number changes. Head i's slice $q_i$ is what the seed "
+              "text writes $QW^Q_i$ (with Q = X here, plus the bias $b^Q_i$).",
     },
     "walk.split.mistake": {
         "zh": "常见误解：以为是把标记（行）分给各个头。其实每个头都看到全部 {T} 个标记；分给各个头的是列。",
@@ -96,8 +120,8 @@ STRINGS = {
     },
     "walk.split.map": {"zh": "头 {i} ← 第 {a}–{b} 列", "en": "head {i} ← columns {a}–{b}"},
     "walk.split.check": {
-        "zh": "已检查：对每个头 i，q_heads[:, i] 与 q[:, :, i·d_k:(i+1)·d_k] 完全相同（K、V 也一样），最大差值 {diff:.1e}。",
-        "en": "Checked: for every head i, q_heads[:, i] equals q[:, :, i·d_k:(i+1)·d_k] (and likewise for K and V); "
+        "zh": "已检查：对每个头 i，q_heads[:, i] 与 q[:, :, i·d_k:(i+1)·d_k] 完全相同（k、v 也一样），最大差值 {diff:.1e}。",
+        "en": "Checked: for every head i, q_heads[:, i] equals q[:, :, i·d_k:(i+1)·d_k] (and likewise for k and v); "
               "max difference {diff:.1e}.",
     },
     "walk.split.band": {
@@ -111,19 +135,17 @@ STRINGS = {
         "en": "The band: which head owns each column of {role} (blocks of d_k = {d_k}; {role} itself is step 2). "
               "Below: the T × d_k slice each head gets, its columns numbered as in {role}.",
     },
-    "walk.split.latex": {
-        "zh": r"\begin{gathered} QW^Q_i = Q_{[:,\; i d_k \,:\, (i+1) d_k]} \in \mathbb{R}^{T \times d_k} \\ W^Q_i \in \mathbb{R}^{d_{model} \times d_k},\quad d_k = d_{model} / h \end{gathered}",
-        "en": r"\begin{gathered} QW^Q_i = Q_{[:,\; i d_k \,:\, (i+1) d_k]} \in \mathbb{R}^{T \times d_k} \\ W^Q_i \in \mathbb{R}^{d_{model} \times d_k},\quad d_k = d_{model} / h \end{gathered}",
-    },
-    "walk.scores.title": {"zh": "注意力分数 QKᵀ", "en": "Scores QKᵀ"},
+    "walk.split.latex": {"zh": r"\begin{gathered} q_i = (XW^Q + b^Q)[:,\; i d_k : (i+1) d_k] \\ = XW^Q_i + b^Q_i \in \mathbb{R}^{T \times d_k} \\ W^Q_i = W^Q[:,\; i d_k : (i+1) d_k] \in \mathbb{R}^{d_{model} \times d_k} \\ d_k = d_{model} / h \end{gathered}",
+                        "en": r"\begin{gathered} q_i = (XW^Q + b^Q)[:,\; i d_k : (i+1) d_k] \\ = XW^Q_i + b^Q_i \in \mathbb{R}^{T \times d_k} \\ W^Q_i = W^Q[:,\; i d_k : (i+1) d_k] \in \mathbb{R}^{d_{model} \times d_k} \\ d_k = d_{model} / h \end{gathered}"},
+    "walk.scores.title": {"zh": "注意力分数 qᵢkᵢᵀ", "en": "Scores qᵢkᵢᵀ"},
     "walk.scores.text": {
         "zh": "在每个头里，每个查询行与每个键行做点积：第 (i, j) 个元素表示标记 i 的查询与标记 j 的键有多匹配。"
               "所有头在一次批量矩阵乘法中同时计算。",
         "en": "In each head, every query row is dotted with every key row: entry (i, j) says how well token i's "
               "query matches token j's key. All heads are computed in one batched matrix product.",
     },
-    "walk.scores.latex": {"zh": r"S_i = (QW^Q_i)(KW^K_i)^\top \in \mathbb{R}^{T \times T}",
-                          "en": r"S_i = (QW^Q_i)(KW^K_i)^\top \in \mathbb{R}^{T \times T}"},
+    "walk.scores.latex": {"zh": r"S_i = q_i\, k_i^\top \in \mathbb{R}^{T \times T}",
+                         "en": r"S_i = q_i\, k_i^\top \in \mathbb{R}^{T \times T}"},
     "walk.scale.title": {"zh": "缩放：除以 √d_k", "en": "Scale by √d_k"},
     "walk.scale.text": {
         "zh": "除以 √d_k = √{d_k} = {root:.4g}：使分数的分布范围不随每个头的维度变化，softmax 就不会饱和。",
@@ -144,16 +166,17 @@ STRINGS = {
               "to see it act.",
     },
     "walk.mask.grid": {"zh": "掩码（浅色 = 保留，深色 = 屏蔽）", "en": "Mask (light = keep, dark = blocked)"},
-    "walk.mask.latex": {
-        "zh": r"\tilde S_i[a,b] = \begin{cases} S_i[a,b]/\sqrt{d_k} & \text{掩码}[a,b] = 1 \\ -10^9 & \text{掩码}[a,b] = 0 \end{cases}",
-        "en": r"\tilde S_i[a,b] = \begin{cases} S_i[a,b]/\sqrt{d_k} & \text{mask}[a,b] = 1 \\ -10^9 & \text{mask}[a,b] = 0 \end{cases}",
-    },
+    "walk.mask.latex": {"zh": r"\tilde S_i[a,b] = \begin{cases} S_i[a,b]/\sqrt{d_k} & \text{mask}[a,b] = 1 \\ -10^9 & \text{mask}[a,b] = 0 \end{cases}",
+                       "en": r"\tilde S_i[a,b] = \begin{cases} S_i[a,b]/\sqrt{d_k} & \text{mask}[a,b] = 1 \\ -10^9 & \text{mask}[a,b] = 0 \end{cases}"},
     "walk.softmax.title": {"zh": "对每一行做 softmax", "en": "Softmax over the keys"},
     "walk.softmax.text": {
-        "zh": "每一行变成一组和为 1 的正权重：查询 i 从每个键那里取多少。已检查：每行之和都为 1（最大偏差 {dev:.1e}）。"
-              "在下方“追踪一个格子”中可以查看任一格子的完整计算过程。",
+        "zh": "每一行变成一组和为 1 的正权重：查询 i 从每个键那里取多少。已检查：每行之和都为 1（最大偏差 {dev:.1e}）。",
         "en": "Each row becomes positive weights that sum to 1: how much query i takes from each key. Checked: every "
-              "row sums to 1 (max deviation {dev:.1e}). Follow any cell's whole story in “Follow one cell” below.",
+              "row sums to 1 (max deviation {dev:.1e}).",
+    },
+    "walk.softmax.follow": {
+        "zh": "在下方“追踪一个格子”中可以查看任一格子的完整计算过程。",
+        "en": "Follow any cell's whole story in “Follow one cell” below.",
     },
     "walk.softmax.latex": {
         "zh": r"\begin{gathered} A_i = \operatorname{softmax}\!\left(\tilde S_i\right) \\ A_i[a,b] = \frac{e^{\tilde S_i[a,b]}}{\sum_{c} e^{\tilde S_i[a,c]}} \end{gathered}",
@@ -166,10 +189,8 @@ STRINGS = {
         "en": "Row a of each head's output is the weights of row a applied to the value rows: a mix of the values "
               "of the tokens it attends to. Each head gives T × d_v, with d_v = d_k = {d_k}.",
     },
-    "walk.mix.latex": {
-        "zh": r"\text{头}_i = \text{注意力}(QW^Q_i, KW^K_i, VW^V_i) = A_i\,(VW^V_i) \in \mathbb{R}^{T \times d_v}",
-        "en": r"\text{head}_i = \text{Attention}(QW^Q_i, KW^K_i, VW^V_i) = A_i\,(VW^V_i) \in \mathbb{R}^{T \times d_v}",
-    },
+    "walk.mix.latex": {"zh": r"\text{head}_i = \text{Attention}(q_i, k_i, v_i) = A_i\, v_i \in \mathbb{R}^{T \times d_v}",
+                      "en": r"\text{head}_i = \text{Attention}(q_i, k_i, v_i) = A_i\, v_i \in \mathbb{R}^{T \times d_v}"},
     "walk.concat.title": {"zh": "拼接各个头", "en": "Concatenate the heads"},
     "walk.concat.text": {
         "zh": "拆分的逆过程：transpose 转置回来，contiguous() 按新顺序复制到内存，view 再把各个头并排放好，"
@@ -182,19 +203,15 @@ STRINGS = {
         "zh": "已检查：concat 的第 i·d_v 到 (i+1)·d_v − 1 列正是头 i 的输出，最大差值 {diff:.1e}。",
         "en": "Checked: columns i·d_v to (i+1)·d_v − 1 of concat are exactly head i's output; max difference {diff:.1e}.",
     },
-    "walk.concat.latex": {
-        "zh": r"\text{拼接}(\text{头}_1, \ldots, \text{头}_h) \in \mathbb{R}^{\text{序列长度} \times (h \cdot d_v)}",
-        "en": r"\text{Concat}(\text{head}_1, \ldots, \text{head}_h) \in \mathbb{R}^{T \times (h \cdot d_v)}",
-    },
-    "walk.output.title": {"zh": "输出投影 W^O", "en": "The output projection W^O"},
+    "walk.concat.latex": {"zh": r"\text{concat} = \text{Concat}(\text{head}_0, \ldots, \text{head}_{h-1}) \in \mathbb{R}^{T \times (h \cdot d_v)}",
+                         "en": r"\text{concat} = \text{Concat}(\text{head}_0, \ldots, \text{head}_{h-1}) \in \mathbb{R}^{T \times (h \cdot d_v)}"},
+    "walk.output.title": {"zh": "输出投影 Wᴼ", "en": "The output projection Wᴼ"},
     "walk.output.text": {
-        "zh": "最后一个学到的线性层 W^O 把各个头的列混合在一起；结果与 X 的形状相同。",
-        "en": "A last learned linear layer, W^O, mixes the heads' columns together; the result has the shape of X.",
+        "zh": "最后一个学到的线性层 $W^O$（加上偏置 $b^O$）把各个头的列混合在一起；结果与 X 的形状相同。",
+        "en": "A last learned linear layer, $W^O$ (plus its bias $b^O$), mixes the heads' columns together; the result has the shape of X.",
     },
-    "walk.output.latex": {
-        "zh": r"\text{多头}(Q, K, V) = \text{拼接}(\text{头}_1, \ldots, \text{头}_h)\,W^O + b^O",
-        "en": r"\text{MultiHead}(Q, K, V) = \text{Concat}(\text{head}_1, \ldots, \text{head}_h)\,W^O + b^O",
-    },
+    "walk.output.latex": {"zh": r"\text{output} = \text{MultiHead}(X, X, X) = \text{Concat}(\text{head}_0, \ldots, \text{head}_{h-1})\,W^O + b^O",
+                         "en": r"\text{output} = \text{MultiHead}(X, X, X) = \text{Concat}(\text{head}_0, \ldots, \text{head}_{h-1})\,W^O + b^O"},
     # Reference check
     "walk.reference": {
         "zh": "实时验证：本页的结果等于 torch.nn.MultiheadAttention（使用相同权重）的结果。"
@@ -222,8 +239,8 @@ STRINGS = {
         "en": "Head {head}, query a = {i} (“{qi}”), key b = {j} (“{kj}”)",
     },
     "walk.drill.s1": {
-        "zh": "**① 取出向量。** q_a 是 Q 第 {i} 行的第 {c0}–{c1} 列（头 {head} 的列），k_b 是 K 第 {j} 行的同样这些列，各 d_k = {d_k} 个数。",
-        "en": "**① The vectors.** q_a is row {i} of Q, columns {c0}–{c1} (head {head}'s columns); k_b is row {j} of K, "
+        "zh": "**① 取出向量。** q_a 是 q 第 {i} 行的第 {c0}–{c1} 列（头 {head} 的列），k_b 是 k 第 {j} 行的同样这些列，各 d_k = {d_k} 个数。",
+        "en": "**① The vectors.** q_a is row {i} of q, columns {c0}–{c1} (head {head}'s columns); k_b is row {j} of k, "
               "the same columns; d_k = {d_k} numbers each.",
     },
     "walk.drill.s2": {"zh": "**② 点积。** 逐个相乘再相加：", "en": "**② Dot product.** Multiply element by element, then add:"},

@@ -38,13 +38,13 @@ STRINGS = {
         "zh": "数字嵌入 + 位置嵌入 + 星标嵌入 → 我们自己的 MultiHeadAttention（一层，没有前馈网络、没有残差）→ 一个线性读出层。"
               "查询和键看到“是什么、在哪里、是否带星标”；值只携带数字本身。"
               "三个模型的 d_model = {d_model} 相同，只是头数不同：h = 1、2、4，即 d_k = {dks}。"
-              "W^Q、W^K、W^V、W^O 都是 d_model × d_model，所以参数量完全相同（每个模型 {params} 个参数），"
+              "$W^Q$、$W^K$、$W^V$、$W^O$ 都是 d_model × d_model，所以参数量完全相同（每个模型 {params} 个参数），"
               "并且同一个种子给出完全相同的初始权重：唯一的区别是投影被拆分成几个头。",
         "en": "Digit embedding + position embedding + mark embedding → our own MultiHeadAttention (one layer, no "
               "feed-forward network, no residual) → one linear readout. Queries and keys see what a token is, where it "
               "is and whether it is marked; the values carry the digit only. All three models have the same "
-              "d_model = {d_model} and differ only in the number of heads: h = 1, 2, 4, so d_k = {dks}. W^Q, W^K, W^V "
-              "and W^O are d_model × d_model whatever h is, so the parameter count is identical ({params} per model), "
+              "d_model = {d_model} and differ only in the number of heads: h = 1, 2, 4, so d_k = {dks}. $W^Q$, $W^K$, $W^V$ "
+              "and $W^O$ are d_model × d_model whatever h is, so the parameter count is identical ({params} per model), "
               "and one seed gives identical initial weights: the only difference is how the projections are split into heads.",
     },
     "why.model.own": {
@@ -202,13 +202,13 @@ STRINGS = {
     },
     "why.explain.representations": {
         "zh": "**多种表示。** 在多头模型里，一个头学会了关注前一个标记（短距离、按位置的关系），另一个头学会了关注星标标记"
-              "（可能很远、按内容的关系）。每个头在自己的 d_k 维**表示子空间**里工作，通过自己的线性投影 W^Q_i、W^K_i、W^V_i"
-              "“提问”，两个答案在拼接之后并排放在一起，W^O 和读出层可以分别读取它们。这正是原文所说的“同时处理来自不同表示子空间的信息”。",
+              "（可能很远、按内容的关系）。每个头在自己的 d_k 维**表示子空间**里工作，通过自己的线性投影 $W^Q_i$、$W^K_i$、$W^V_i$"
+              "“提问”，两个答案在拼接之后并排放在一起，$W^O$ 和读出层可以分别读取它们。这正是原文所说的“同时处理来自不同表示子空间的信息”。",
         "en": "**Several representations.** In the multi-head models one head learned to attend to the previous token "
               "(a short-range relation by position) and another to the marked token (a possibly long-range relation by "
               "content). Each head works in its own d_k-dimensional **representation subspace**, asking its own question "
-              "through its own projections W^Q_i, W^K_i, W^V_i; after the concatenation the two answers sit side by side, "
-              "and W^O and the readout can read them separately. This is the seed's “information from different "
+              "through its own projections $W^Q_i$, $W^K_i$, $W^V_i$; after the concatenation the two answers sit side by side, "
+              "and $W^O$ and the readout can read them separately. This is the seed's “information from different "
               "representation subspaces at once”.",
     },
     "why.explain.capacity": {
