@@ -405,7 +405,7 @@ if PRESENT:
             .st-key-walk_present h2 {{ font-size: 2.4rem !important; padding-top: 0 !important; }}
             .st-key-walk_present {seam.CAPTION_SELECTOR} p {{ font-size: 1.1rem !important; }}
             .st-key-walk_present .walk-step-of {{ font-size: 1.5rem; }}
-            .st-key-walk_present {seam.PILLS_SELECTOR} button p {{ font-size: 1.05rem !important; }}
+            .st-key-walk_present {seam.BUTTON_GROUP_SELECTOR} button p {{ font-size: 1.05rem !important; }}
             </style>""")  # static CSS only: no space in the page
     with st.container(key="walk_keys" + HIDDEN_SUFFIX):  # no space either
         step_keys("walk_keys", go)  # ← → (and a clicker's Page Up / Page Down) step, like the buttons

@@ -222,7 +222,7 @@ def _safe_value(node) -> bool:
         name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
         return name in {"t", "escape", "len", "int", "float"} | SAFE_HTML_BUILDERS
     if isinstance(node, ast.Name):
-        return node.id in {"where"}  # pages/walkthrough.py: where = t("walk.step_of", n=..., total=...)
+        return node.id in {"where", "HIDDEN_CSS"}  # walkthrough: where = t("walk.step_of", ...); ui.choice.HIDDEN_CSS
     if isinstance(node, ast.Attribute):
         name = ast.unparse(node)  # ui/seam's constants: Streamlit DOM names, never user text
         return name.startswith("seam.") and name.endswith("_SELECTOR")

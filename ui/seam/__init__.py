@@ -62,8 +62,8 @@ A/B on a busy machine (benchmarks/bench_browser.py --quick --only heads, load 13
    TABS_SELECTOR (`[data-testid=stTabs]`) lets a page's section tabs wrap onto a second line on a phone
    (app.py) instead of scrolling sideways out of sight. If renamed, tabs scroll sideways as before.
    LAYOUT_WRAPPER_SELECTOR hides the empty wrapper of a hidden URL carrier (ui/choice.py: no gap where it
-   sits); MAIN_BLOCK_SELECTOR, PILLS_SELECTOR size the presenter view (pages/walkthrough.py);
-   BUTTON_GROUP_SELECTOR keeps ← → inside a pills group from also stepping the walkthrough (ui/keys.py).
+   sits); MAIN_BLOCK_SELECTOR and BUTTON_GROUP_SELECTOR size the presenter view (pages/walkthrough.py);
+   BUTTON_GROUP_SELECTOR also keeps ← → inside a pills group from stepping the walkthrough (ui/keys.py).
    If renamed: a small gap, smaller pills, or a double step; nothing breaks.
 7. plotly's private attributes, read on the hot path (plotly 7.1.0; listed here, not moved: the figure
    modules own them). Their public twins (fig.to_dict(), fig.to_plotly_json()) deep-copy every array: on a
@@ -109,8 +109,7 @@ CAPTION_SELECTOR = "[data-testid=stCaptionContainer]"
 TABS_SELECTOR = "[data-testid=stTabs]"  # st.tabs' box (entry 6)
 LAYOUT_WRAPPER_SELECTOR = "[data-testid=stLayoutWrapper]"  # the flex wrapper around a keyed container
 MAIN_BLOCK_SELECTOR = "[data-testid=stMainBlockContainer]"  # the main area's padded block
-PILLS_SELECTOR = "[data-testid=stPills]"  # st.pills' box
-BUTTON_GROUP_SELECTOR = "[data-testid=stButtonGroup]"  # st.pills / segmented_control's group
+BUTTON_GROUP_SELECTOR = "[data-testid=stButtonGroup]"  # the box of st.pills / st.segmented_control
 
 # Every private name this app touches, as (where, name); tests/test_seam.py checks each one exists.
 PRIVATE_NAMES = (
@@ -130,7 +129,6 @@ PRIVATE_NAMES = (
     ("streamlit/static *.js", "stTabs"),
     ("streamlit/static *.js", "stLayoutWrapper"),
     ("streamlit/static *.js", "stMainBlockContainer"),
-    ("streamlit/static *.js", "stPills"),
     ("streamlit/static *.js", "stButtonGroup"),
     ("streamlit.elements.widgets.number_input.NumberInputSerde", "deserialize"),
     ("streamlit.runtime.scriptrunner_utils.script_run_context", "get_script_run_ctx"),
