@@ -54,6 +54,7 @@ from core.masks import causal_mask
 from core.pretrained import EXAMPLES, SPECIAL_TOKENS, Pretrained
 from core.settings import Settings, clamp_int
 from core.tokens import tokens as sentence_tokens
+from lessons.heatmap import Heatmap, Panel, text
 
 # ================================================================ the page's own URL keys
 TABS = ("shuffle", "add", "rope", "learned")  # the sections, in the page's order
@@ -353,25 +354,18 @@ def _np(t: torch.Tensor) -> np.ndarray:
     return a
 
 
-@dataclass(frozen=True)
-class Heatmap:
-    """A matrix and how to read it.
+def _heatmap(name: str, panels: list[tuple[np.ndarray, tuple[str, ...], tuple[str, ...], str | None]], role: str,
+             vmin: float, vmax: float, row_axis: str, col_axis: str) -> Heatmap:
+    """One chart in lessons/heatmap.py's plain form: `panels` are (values, row labels, col labels, title key).
 
-    rows / cols: the labels of its rows and columns (tokens, or position numbers as text);
-    row_axis / col_axis: what they are (keys: "query", "key", "position", "query_position", "key_position",
-    "dimension"); role: "weights" (0..1), "signed" (centred on 0) or "similarity" (cosine, -1..1);
-    vmin / vmax: the colour range the page uses (shared by panels that are compared).
-    """
-
-    values: np.ndarray  # (R, C), or (panels, R, C) for a row of panels (one per head / kind)
-    rows: tuple[str, ...]
-    cols: tuple[str, ...]
-    row_axis: str
-    col_axis: str
-    role: str
-    vmin: float
-    vmax: float
-    panels: tuple[str, ...] = ()  # the panel names when values is 3-D (head numbers as text, or kind keys)
+    Axis keys are "pos.axis.<what>" (query, key, token, dimension, position, query_position, key_position) and
+    panel titles "pos.panel.before" / "pos.panel.after" / "pos.kind.<kind>": the page words them."""
+    return Heatmap(
+        name=name,
+        panels=tuple(Panel(values=v, title=text(title) if title else None, row_labels=rows, col_labels=cols)
+                     for v, rows, cols, title in panels),
+        role=role, vmin=float(vmin), vmax=float(vmax),
+        row_axis=text(f"pos.axis.{row_axis}"), col_axis=text(f"pos.axis.{col_axis}"))
 
 
 @dataclass(frozen=True)
@@ -428,12 +422,10 @@ class ShuffleView:
     tokens: tuple[str, ...]  # labels before ("i:token")
     tokens_after: tuple[str, ...]  # labels after: the token and its ORIGINAL index, so a row can be followed
     dims_shown: int  # columns of the X and output heatmaps: min(d_model, DIMS_SHOWN_MAX)
-    x_before: Heatmap  # (T, dims_shown) signed, rows tokens, cols dimensions 0..dims_shown-1
-    x_after: Heatmap
-    weights_before: Heatmap  # (T, T) of `head`, rows queries, cols keys
-    weights_after: Heatmap
-    output_before: Heatmap  # (T, dims_shown) signed
-    output_after: Heatmap
+    # Each chart has two panels, before (panel 0) and after the shuffle (panel 1), on one colour range:
+    x: Heatmap  # (T, dims_shown) signed, rows tokens, cols dimensions 0..dims_shown-1
+    weights: Heatmap  # (T, T) of `head`, rows queries, cols keys
+    output: Heatmap  # (T, dims_shown) signed
     row_gaps: np.ndarray  # (T,) max |output_after[i] - output_before[perm[i]]| over all d_model: row i is row perm[i]
     x_moved_gap: float  # max |x_after - x_before[perm]|: the shuffle moves rows and changes no number (0 exactly)
     output_gap: float  # max |output - un-shuffled output after| in this mode
@@ -480,12 +472,13 @@ def shuffle_view(settings: Settings, shuffle_seed: int, causal: bool, head: int,
     return ShuffleView(
         T=T, d_model=d, head=head, causal=causal, perm=_np(perm), inverse=_np(inv),
         moved=_np(perm != torch.arange(T)), tokens=labels, tokens_after=after, dims_shown=cut,
-        x_before=Heatmap(x_b, labels, dims, "token", "dimension", "signed", *xr),
-        x_after=Heatmap(x_a, after, dims, "token", "dimension", "signed", *xr),
-        weights_before=Heatmap(w_b, labels, labels, "query", "key", "weights", 0.0, 1.0),
-        weights_after=Heatmap(w_a, after, after, "query", "key", "weights", 0.0, 1.0),
-        output_before=Heatmap(o_b, labels, dims, "token", "dimension", "signed", *orng),
-        output_after=Heatmap(o_a, after, dims, "token", "dimension", "signed", *orng),
+        x=_heatmap("x", [(x_b, labels, dims, "pos.panel.before"), (x_a, after, dims, "pos.panel.after")],
+                   "signed", *xr, "token", "dimension"),
+        weights=_heatmap(f"weights-head{head}", [(w_b, labels, labels, "pos.panel.before"),
+                                                 (w_a, after, after, "pos.panel.after")],
+                         "weights", 0.0, 1.0, "query", "key"),
+        output=_heatmap("output", [(o_b, labels, dims, "pos.panel.before"), (o_a, after, dims, "pos.panel.after")],
+                        "signed", *orng, "token", "dimension"),
         row_gaps=_np(row_gaps), x_moved_gap=float((shown.x_shuffled - run.x[:, perm]).abs().max()),
         output_gap=shown.output_gap, weights_gap=shown.weights_gap,
         free_output_gap=free.output_gap, free_weights_gap=free.weights_gap,
@@ -640,8 +633,9 @@ def add_view(settings: Settings, model: str, head: int, base: float, shuffle_see
     return AddView(
         model=model, head=head, num_heads=h, d_model=d_model, d_k=d_k, table_width=width, base=float(base),
         tokens=labels, kinds=tuple(results),
-        side_by_side=Heatmap(side, labels, labels, "query", "key", "weights", 0.0, 1.0,
-                             panels=tuple(r.kind for r in shown)),
+        side_by_side=_heatmap(f"weights-{model}-head{head}",
+                              [(side[i], labels, labels, f"pos.kind.{r.kind}") for i, r in enumerate(shown)],
+                              "weights", 0.0, 1.0, "query", "key"),
         perm=_np(perm), twin=twin, scenario_gap=scenario_gap, token_norm=token_norm,
         notes=tuple(dict.fromkeys(notes)),
     )
@@ -736,10 +730,11 @@ def rope_view(settings: Settings, d_k: int, base: float, head: int, grid: int, p
     dist = _np(fall.distances)
     return RopeView(
         d_k=d_k, base=float(base), source=source, head=head, q_token=q_tok, k_token=k_tok, q=_np(q), k=_np(k),
-        grid=Heatmap(gv, positions, positions, "query_position", "key_position", "signed", *_signed_range(gv)),
+        grid=_heatmap("rope-grid", [(gv, positions, positions, None)], "signed", *_signed_range(gv),
+                      "query_position", "key_position"),
         diagonal_spread=spread, constant_on_diagonals=spread <= EQUAL_TOL, plain_score=plain,
-        absolute_grid=Heatmap(av, positions, positions, "query_position", "key_position", "signed",
-                              *_signed_range(av)),
+        absolute_grid=_heatmap("absolute-grid", [(av, positions, positions, None)], "signed", *_signed_range(av),
+                               "query_position", "key_position"),
         absolute_spread=float((a_highs - a_lows).max()),
         diagonal_gap=float((torch.diagonal(g) - plain).abs().max()),
         by_distance=Series(_np(distances), _np((lows + highs) / 2), "distance", "score", "grid"),
@@ -766,8 +761,9 @@ class LearnedView:
     span: int  # positions 0..span-1
     stride: int  # every stride-th position is a row/column of the heatmaps (1 up to 128 positions)
     positions: np.ndarray  # the positions shown
-    learned: Heatmap  # (n, n) similarity, rows and cols position numbers
-    sinusoidal: Heatmap  # the same for a 384-wide sinusoidal table (a fixed formula) for comparison
+    # (n, n) cosine similarity, rows and cols position numbers: panel 0 the learned table, panel 1 a 384-wide
+    # sinusoidal table (a fixed formula) for comparison
+    similarity: Heatmap
     learned_neighbour: float  # mean cosine of positions p and p+1, p in 0..span-2 (at full resolution)
     learned_far: float  # mean cosine of pairs at least span/2 apart
     sinusoidal_neighbour: float
@@ -797,9 +793,10 @@ def learned_view(real: Pretrained, span: int) -> LearnedView:
     return LearnedView(
         table_shape=(int(table.shape[0]), int(table.shape[1])), first_values=_np(table[0, :4]), span=span,
         stride=stride, positions=_np(shown),
-        learned=Heatmap(_np(sim_l[shown][:, shown]), labels, labels, "position", "position", "similarity", -1.0, 1.0),
-        sinusoidal=Heatmap(_np(sim_s[shown][:, shown]), labels, labels, "position", "position", "similarity",
-                           -1.0, 1.0),
+        similarity=_heatmap(f"position-similarity-{span}",
+                            [(_np(sim_l[shown][:, shown]), labels, labels, "pos.kind.learned"),
+                             (_np(sim_s[shown][:, shown]), labels, labels, "pos.kind.sinusoidal")],
+                            "similarity", -1.0, 1.0, "position", "position"),
         learned_neighbour=ln, learned_far=lf, sinusoidal_neighbour=sn, sinusoidal_far=sf,
     )
 
@@ -837,8 +834,8 @@ def quiz_items(settings: Settings, values: PageValues, run: scenario.Scenario | 
     # 1. Which original token's output is row i after the shuffle? (computed from the two runs: the original row
     # whose output equals the shuffled run's row i)
     sv = shuffle_view(settings, values.shuffle, False, 0, run)
-    row = sv.output_after.values[i]
-    match = int(np.argmin(np.abs(sv.output_before.values - row[None]).max(axis=1)))
+    row = sv.output.panels[1].values[i]
+    match = int(np.argmin(np.abs(sv.output.panels[0].values - row[None]).max(axis=1)))
     items.append(QuizItem("pos.q.shuffled_row", {"row": i, "token": words[match], "perm": sv.perm.tolist()},
                           "int", match, accepted=(str(match), f"{match}:{words[match]}".lower())))
     # 2. Un-shuffled, how far is the output from the original? without / with the causal mask
