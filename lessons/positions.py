@@ -496,7 +496,8 @@ class KindResult:
 
     kind: str
     available: bool
-    reason: str  # "" or why not: "learned_width" (384-wide table, d_model wide X), "rope_odd_d_k"
+    reason: str  # "" or why not: "learned_width" (384-wide table, d_model wide X), "rope_odd_d_k",
+    # "rope_d_k_max" (d_k above core.limits.ROPE_D_K_MAX: d_model 512 with one head)
     weights: np.ndarray | None  # (h, T, T)
     shuffle_gap: float | None  # max |weights - un-shuffled weights of the shuffled sentence|: 0 only without positions
     twin_gap: float | None  # real model: max |row of the first copy - row of the second| of a repeated word
@@ -581,6 +582,9 @@ def add_view(settings: Settings, model: str, head: int, base: float, shuffle_see
             if kind == "rope" and d_k % 2:
                 results.append(KindResult(kind, False, "rope_odd_d_k", None, None, None, None))
                 notes.append("rope_odd_d_k")
+                continue
+            if kind == "rope" and d_k > ROPE_D_K_MAX:  # d_model 512 with one head: past core's RoPE limit
+                results.append(KindResult(kind, False, "rope_d_k_max", None, None, None, None))
                 continue
             w = P.positioned_weights(run.model, run.x, kind, base=base, mask=run.mask)[0]  # (h, T, T)
             added = _mean_norm(P.sinusoidal_table(T, settings.d_model)) if kind == "sinusoidal" else 0.0
@@ -688,7 +692,8 @@ class RopeView:
     falloff_expected: Series  # its exact mean (2 / sqrt(d_k)) sum_i cos(r theta_i)
     falloff_unrelated: Series  # k independent of q: mean |score|, flat
     falloff_samples: int
-    notes: tuple[str, ...]  # "shared_d_k_odd": the shared d_k (1) cannot be turned, d_k is not the shared one
+    notes: tuple[str, ...]  # "shared_d_k_odd": the shared d_k (1) cannot be turned, d_k is not the shared one;
+    # "shared_d_k_max": the shared d_k (512) is past ROPE_D_K_MAX
 
 
 def rope_view(settings: Settings, d_k: int, base: float, head: int, grid: int, pair: int, at: int,
@@ -711,6 +716,8 @@ def rope_view(settings: Settings, d_k: int, base: float, head: int, grid: int, p
         source, head, q_tok, k_tok = "random", None, None, None
         if settings.d_k % 2:
             notes.append("shared_d_k_odd")
+        elif settings.d_k > ROPE_D_K_MAX:
+            notes.append("shared_d_k_max")
     g = P.rope_score_grid(q, k, grid, base)  # (P, P)
     distances, lows, highs = P.scores_by_distance(g)
     spread = float((highs - lows).max())

@@ -224,7 +224,8 @@ def add_section() -> None:
         st.caption(t(f"pos.note.{note}", mask=t(f"mask.{s.mask}")))
     for k in v.kinds:
         if not k.available:
-            st.info(t(f"pos.reason.{k.reason}", width=v.table_width, d=v.d_model, dk=v.d_k), icon=":material/info:")
+            st.info(t(f"pos.reason.{k.reason}", width=v.table_width, d=v.d_model, dk=v.d_k, max=ROPE_D_K_MAX),
+                    icon=":material/info:")
     st.caption(t("pos.add.heatmap", h=v.head))
     show_heatmap(v.side_by_side, key="pos_side", t=t)
     rows = [k for k in v.kinds if k.available]

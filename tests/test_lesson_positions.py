@@ -38,6 +38,7 @@ SETTINGS = [
     Settings(64, 4, 8, "custom", 5, "zh"),
     Settings(512, 16, 32, "none", 0, "en"),
     Settings(512, 64, 32, "causal", 99_999, "zh"),
+    Settings(512, 1, 32, "none", 0, "en"),  # d_k 512: past the RoPE limit
 ]
 DEFAULT = Settings(64, 4, 8, "none", 0, "en")
 
@@ -187,6 +188,8 @@ def test_add_view_random_model(s, real):
     # rope: q and k turned by the formula in numpy, softmax by hand
     if s.d_k % 2:
         assert not kinds["rope"].available and kinds["rope"].reason == "rope_odd_d_k" and "rope_odd_d_k" in v.notes
+    elif s.d_k > limits.ROPE_D_K_MAX:
+        assert not kinds["rope"].available and kinds["rope"].reason == "rope_d_k_max"
     else:
         tr = run.trace
         q = rope_np(tr.q_heads[0].numpy(), range(s.seq_len), base)
@@ -207,7 +210,7 @@ def test_add_view_random_model(s, real):
         assert kinds["sinusoidal"].added_norm == pytest.approx(math.sqrt(s.d_model / 2), rel=1e-5)
     # the side-by-side panels: the head of every available kind
     shown = [k for k in L.KINDS if kinds[k].available]
-    assert tuple(shown) == (L.RANDOM_KINDS if s.d_k % 2 == 0 else ("none", "sinusoidal"))
+    assert tuple(shown) == (L.RANDOM_KINDS if s.d_k % 2 == 0 and s.d_k <= limits.ROPE_D_K_MAX else ("none", "sinusoidal"))
     assert tuple(p.title.key for p in v.side_by_side.panels) == tuple(f"pos.kind.{k}" for k in shown)
     for i, kind in enumerate(shown):
         np.testing.assert_array_equal(v.side_by_side.panels[i].values, kinds[kind].weights[0])
@@ -286,7 +289,9 @@ def test_rope_view_grid_against_the_formula(s):
     base, grid, pair, at = 10_000.0, 12, d_k // 2 - 1, 5
     v = L.rope_view(s, d_k, base, s.num_heads - 1, grid, pair, at)
     run = scenario.run(s)
-    if s.d_k % 2 == 0:  # the scenario's own q and k
+    if s.d_k > limits.ROPE_D_K_MAX:  # d_k 512 (one head of 512): the largest RoPE d_k, random q and k
+        assert v.source == "random" and v.notes == ("shared_d_k_max",) and d_k == limits.ROPE_D_K_MAX
+    elif s.d_k % 2 == 0:  # the scenario's own q and k
         assert v.source == "scenario" and v.head == s.num_heads - 1 and v.notes == ()
         np.testing.assert_array_equal(v.q, run.trace.q_heads[0, s.num_heads - 1, -1].numpy())
         np.testing.assert_array_equal(v.k, run.trace.k_heads[0, s.num_heads - 1, 0].numpy())

@@ -82,6 +82,10 @@ STRINGS = {
         "zh": "共享设置的 d_k = {dk} 是奇数，不能旋转；这里用 d_k = {used} 的随机向量 q、k。",
         "en": "The shared d_k = {dk} is odd and cannot be turned; this section uses random q, k with d_k = {used}.",
     },
+    "pos.note.shared_d_k_max": {
+        "zh": "共享设置的 d_k = {dk} 超过了 RoPE 的上限；这里用 d_k = {used} 的随机向量 q、k。",
+        "en": "The shared d_k = {dk} is above the RoPE limit; this section uses random q, k with d_k = {used}.",
+    },
     # 1. shuffle the words
     "pos.shuffle.title": {"zh": "1. 打乱词序，数值不变", "en": "1. Shuffle the words: the numbers stay"},
     "pos.shuffle.about": {
@@ -178,6 +182,10 @@ STRINGS = {
         "zh": "d_k = {dk} 是奇数：RoPE 把数两两配对旋转，奇数 d_k 有一个数没有搭档，所以这里不画 RoPE。",
         "en": "d_k = {dk} is odd: RoPE turns numbers in pairs and an odd d_k leaves one without a partner, so RoPE "
               "is not drawn here.",
+    },
+    "pos.reason.rope_d_k_max": {
+        "zh": "d_k = {dk} 超过了本应用 RoPE 的上限 {max}（Llama 的头是 128），所以这里不画 RoPE。",
+        "en": "d_k = {dk} is above this app's RoPE limit of {max} (Llama's heads use 128), so RoPE is not drawn here.",
     },
     "pos.add.heatmap": {"zh": "头 {h} 的注意力权重，每种做法一张。", "en": "Head {h}'s attention weights, one panel per kind."},
     "pos.add.col.kind": {"zh": "做法", "en": "kind"},
