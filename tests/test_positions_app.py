@@ -4,7 +4,9 @@ corrected with a notice (no exception)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from chart_reader import heatmaps
 
 from conftest import run_app
 from core.i18n import plain
@@ -28,6 +30,17 @@ def real():
 
 def texts(elements) -> list[str]:
     return [e.value for e in elements]
+
+
+def same_heatmaps(at, *expected) -> None:
+    """The chart route's heatmaps on screen are the lesson's Heatmaps: every panel's values, and the words."""
+    drawn = heatmaps(at)
+    assert len(drawn) == len(expected)
+    for got, hm in zip(drawn, expected):
+        assert len(got.arrays) == len(hm.panels)
+        for i, panel in enumerate(hm.panels):
+            np.testing.assert_array_equal(got.values(i), panel.values)
+        assert got.header["row_axis"] == tr(hm.row_axis.key, "en")
 
 
 def everything(at) -> str:
@@ -87,6 +100,7 @@ def test_shuffle_prints_the_lessons_numbers(shared, causal):
     moves = ", ".join(f"{i}←{int(p)}" for i, p in enumerate(v.perm) if v.moved[i])
     assert any(moves in m for m in texts(at.markdown))
     assert f"{float(v.row_gaps.max()):.2e}" in everything(at)
+    same_heatmaps(at, v.x, v.weights, v.output)
 
 
 def test_shuffle_button_draws_the_next_seed_and_keeps_it_in_state():
@@ -111,6 +125,7 @@ def test_add_random_prints_the_lessons_table(shared):
     assert list(table.iloc[:, 1]) == [f"{k.shuffle_gap:.2e}" for k in shown]
     assert list(table.iloc[:, 2]) == [f"{k.change:.2e}" for k in shown]
     assert any(tr("pos.reason.learned_width", "en", width=384, d=d, dk=d // h) == i for i in texts(at.info))
+    same_heatmaps(at, v.side_by_side)
 
 
 @pytest.mark.parametrize("lang", ("en", "zh"))
@@ -123,6 +138,8 @@ def test_add_real_model_prints_the_lessons_table(lang, real):
     assert list(table.iloc[:, 4]) == [f"{k.twin_gap:.2e}" for k in v.kinds]
     assert at.select_slider(key="pos_head").value == 11
     assert at.selectbox(key="pos_example_pick").value == 1
+    if lang == "en":
+        same_heatmaps(at, v.side_by_side)
     assert EXAMPLES[1][0] in at.selectbox(key="pos_example_pick").options
 
 
@@ -143,6 +160,7 @@ def test_rope_prints_the_lessons_numbers(shared):
     if d // h % 2:
         assert any("shared d_k = 1 is odd" in i for i in texts(at.info))
     assert at.number_input(key="pos_dk").value == d_k
+    same_heatmaps(at, v.grid, v.absolute_grid)
 
 
 def test_rope_typed_odd_dk_is_explained_and_made_even():
@@ -165,6 +183,7 @@ def test_learned_prints_the_lessons_numbers(span, real):
     assert list(table.iloc[:, 1]) == [f"{v.learned_neighbour:.3f}", f"{v.sinusoidal_neighbour:.3f}"]
     assert list(table.iloc[:, 2]) == [f"{v.learned_far:.3f}", f"{v.sinusoidal_far:.3f}"]
     assert any("(512, 384)" in c and f"{float(v.first_values[0]):.4f}" in c for c in texts(at.caption))
+    same_heatmaps(at, v.similarity)
 
 
 # ---------------------------------------------------------------- bad URL values
