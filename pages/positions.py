@@ -313,7 +313,7 @@ def rope_section() -> None:
                  base=f"{v.base:g}", theta=f"{pv.theta:.6g}", angle=f"{pv.angle:.4f}", turns=f"{pv.turns:.3f}",
                  deg=f"{pv.angle_deg_reduced:.1f}", b0=f"{pv.before[0]:.4f}", b1=f"{pv.before[1]:.4f}",
                  a0=f"{pv.after[0]:.4f}", a1=f"{pv.after[1]:.4f}", lb=f"{pv.length_before:.4f}",
-                 la=f"{pv.length_after:.4f}", n=values.grid))
+                 la=f"{pv.length_after:.4f}", last=values.grid - 1))
     # fall-off with distance
     st.markdown(f"#### {t('pos.falloff.title')}")
     st.caption(t("pos.falloff.about", samples=v.falloff_samples, dk=d_k, sq=f"{math.sqrt(d_k):.2f}"))
@@ -336,7 +336,7 @@ def learned_section() -> None:
         return
     v = shared("pos_learned", (values.span,), lambda: L.learned_view(real, values.span))
     st.caption(t("pos.learned.shape", rows=v.table_shape[0], cols=v.table_shape[1],
-                 first=", ".join(f"{x:.4f}" for x in v.first_values), span=v.span, stride=v.stride))
+                 first=", ".join(f"{x:.4f}" for x in v.first_values), last=v.span - 1, stride=v.stride))
     show_heatmap(v.similarity, key="pos_similarity", t=t)
     st.table({
         t("pos.learned.col.table"): [t("pos.kind.learned"), t("pos.kind.sinusoidal")],

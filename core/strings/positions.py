@@ -275,13 +275,13 @@ STRINGS = {
               "转了 {angle} 弧度（{turns} 圈，画出来是 {deg}°）。\n\n"
               "- 蓝色：位置 0 的 ({b0}, {b1})，长度 {lb}\n"
               "- 红色：位置 {m} 的 ({a0}, {a1})，长度 {la}（旋转不改变长度）\n"
-              "- 灰点：位置 0 到 {n} − 1 上的这一对",
+              "- 灰点：位置 0 到 {last} 上的这一对",
         "en": "Pair {i} is q's dimensions {a} and {b} (first half paired with second half, d_k = {dk}). It turns "
               "by $\\theta_{{{i}}} = {base}^{{-2\\cdot {i}/{dk}}} = {theta}$ radians per position; at "
               "$m = {m}$ by {angle} radians ({turns} turns, drawn as {deg}°).\n\n"
               "- blue: at position 0, ({b0}, {b1}), length {lb}\n"
               "- red: at position {m}, ({a0}, {a1}), length {la} (a rotation keeps the length)\n"
-              "- grey dots: the pair at positions 0 to {n} − 1",
+              "- grey dots: the pair at positions 0 to {last}",
     },
     "pos.falloff.title": {"zh": "分数随距离衰减", "en": "How a score falls off with distance"},
     "pos.falloff.about": {
@@ -303,8 +303,8 @@ STRINGS = {
     },
     "pos.span": {"zh": "显示的位置数", "en": "Positions shown"},
     "pos.learned.shape": {
-        "zh": "位置表的形状 ({rows}, {cols})；第 0 行的前四个数：{first}。显示位置 0 到 {span} − 1，每隔 {stride} 个取一个。",
-        "en": "The table's shape is ({rows}, {cols}); row 0 starts {first}. Positions 0 to {span} − 1, every "
+        "zh": "位置表的形状 ({rows}, {cols})；第 0 行的前四个数：{first}。显示位置 0 到 {last}，每隔 {stride} 个取一个。",
+        "en": "The table's shape is ({rows}, {cols}); row 0 starts {first}. Positions 0 to {last}, every "
               "{stride}-th shown.",
     },
     "pos.learned.col.table": {"zh": "位置表", "en": "table"},
