@@ -58,8 +58,10 @@ def raw_values() -> tuple[dict, set]:
             values = url_values(key)
             raw[key] = values[0] if len(values) == 1 else "|".join(values)  # a repeated key is not readable
             from_url.add(key)
-    for key in BY_CALLBACK:  # the URL decides (written by the widget's callback), else the kept value
-        if url_values(key):
+    # the URL decides (written by the widget's callback), else the kept value
+    for key, first in (("pos_model", st.query_params.get("pos_model")),
+                       ("pos_example", st.query_params.get("pos_example"))):
+        if first is not None:
             values = url_values(key)
             raw[key] = values[0] if len(values) == 1 else "|".join(values)
             from_url.add(key)
@@ -148,7 +150,9 @@ def bad_tab(given: str, used: str) -> None:
     st.warning(t("pos.fix.unreadable", param="pos_tab", given=plain(given), used=used), icon=":material/build:")
 
 
-open_id, tabs = lazy_tabs("pos_tab", L.TABS, lambda sid, lang: i18n.t(f"pos.tab.{sid}", lang), ctx.lang,
+SECTIONS = ("shuffle", "add", "rope", "learned")  # = lessons.positions.TABS, written out for tests/test_fuzz_app.py
+assert SECTIONS == L.TABS
+open_id, tabs = lazy_tabs("pos_tab", SECTIONS, lambda sid, lang: i18n.t(f"pos.tab.{sid}", lang), ctx.lang,
                           on_bad_url=bad_tab)
 
 
