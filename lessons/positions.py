@@ -62,7 +62,10 @@ MODELS = ("random", "real")  # the "Add positions" section's model
 KINDS = P.POSITION_KINDS  # ("none", "sinusoidal", "learned", "rope")
 RANDOM_KINDS = ("none", "sinusoidal", "rope")  # what fits the random model (learned is 384 wide)
 SPANS = (16, 32, 64, 128, 256, 512)  # positions of the learned table shown in its similarity heatmap
-SIMILARITY_SIDE_MAX = 128  # cells per side of that heatmap: a wider span is shown every (span / 128)-th position
+# Cells per side of that heatmap: a wider span is shown every (span / 64)-th position. Its two panels (learned,
+# sinusoidal) travel as float32 (charts/payload.py): 2 x 64 x 64 x 4 bytes = 32 KB, half the 64 KB a view may
+# send; 128 per side was 131 KB.
+SIMILARITY_SIDE_MAX = 64
 # Columns of the X and output heatmaps of the shuffle section: four (T, d_model) charts at d_model 512, T 32
 # would be ~4 x 34 KB, over the 64 KB a step may cost (docs/DEVELOPING.md), so they carry the first 64
 # dimensions (the shuffle moves whole rows: every column tells the same story); every gap uses all of them.
@@ -766,7 +769,7 @@ class LearnedView:
     table_shape: tuple[int, int]  # (512, 384)
     first_values: np.ndarray  # row 0's first 4 numbers (the checkpoint's, as the proofs check)
     span: int  # positions 0..span-1
-    stride: int  # every stride-th position is a row/column of the heatmaps (1 up to 128 positions)
+    stride: int  # every stride-th position is a row/column of the heatmaps (1 up to SIMILARITY_SIDE_MAX positions)
     positions: np.ndarray  # the positions shown
     # (n, n) cosine similarity, rows and cols position numbers: panel 0 the learned table, panel 1 a 384-wide
     # sinusoidal table (a fixed formula) for comparison
@@ -785,7 +788,7 @@ def _near_far(sim: torch.Tensor) -> tuple[float, float]:
 
 def learned_view(real: Pretrained, span: int) -> LearnedView:
     """Section 4. `span` is one of SPANS (parse_pos_span); above SIMILARITY_SIDE_MAX positions the heatmap
-    shows every (span / 128)-th one, so the page never sends more than 128 x 128 cells."""
+    shows every (span / SIMILARITY_SIDE_MAX)-th one, so the page never sends more than 64 x 64 cells a panel."""
     if span not in SPANS:
         raise ValueError(f"span must be one of {SPANS}, got {span!r}")
     table = P.learned_table(real)  # (512, 384)

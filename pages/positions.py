@@ -7,6 +7,7 @@ from lessons/positions.py (tested there); heatmaps go to ui.heatmaps.show_heatma
 
 import math
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -257,13 +258,45 @@ def angle_svg(pv: L.PairView) -> str:
     scale = 90 / r
     bx, by = pv.before[0] * scale, -pv.before[1] * scale
     ax, ay = pv.after[0] * scale, -pv.after[1] * scale
-    dots = "".join(f'<circle cx="{c + float(x) * scale:.1f}" cy="{c - float(y) * scale:.1f}" r="2.5" fill="#999"/>'
-                   for x, y in pv.path)
+    # the positions' points as one path of zero-length round-capped strokes: ~14 bytes a point, not ~70
+    marks = "".join(f"M{c + float(x) * scale:.1f} {c - float(y) * scale:.1f}h0" for x, y in pv.path)
+    dots = f'<path d="{marks}" stroke="#999" stroke-width="5" stroke-linecap="round"/>'
+    # the angle turned (reduced to one turn), counter-clockwise from the blue arrow to the red one, radius 34
+    start = math.atan2(pv.before[1], pv.before[0])
+    end = start + math.radians(pv.angle_deg_reduced)
+    x0, y0 = c + 34 * math.cos(start), c - 34 * math.sin(start)
+    x1, y1 = c + 34 * math.cos(end), c - 34 * math.sin(end)
+    large = 1 if pv.angle_deg_reduced > 180 else 0
+    arc = (f'<path d="M{x0:.1f} {y0:.1f}A34 34 0 {large} 0 {x1:.1f} {y1:.1f}" fill="none" stroke="#ff7f0e" '
+           f'stroke-width="3"/>' if pv.angle_deg_reduced > 0.5 else "")
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" viewBox="0 0 {size} {size}">'
             f'<circle cx="{c}" cy="{c}" r="90" fill="none" stroke="#bbb" stroke-dasharray="4 3"/>{dots}'
             f'<line x1="{c}" y1="{c}" x2="{c + bx:.1f}" y2="{c + by:.1f}" stroke="#1f77b4" stroke-width="4"/>'
             f'<line x1="{c}" y1="{c}" x2="{c + ax:.1f}" y2="{c + ay:.1f}" stroke="#d62728" stroke-width="4"/>'
-            f'<circle cx="{c}" cy="{c}" r="4" fill="#333"/></svg>')
+            f'{arc}<circle cx="{c}" cy="{c}" r="4" fill="#333"/></svg>')
+
+
+def lines_chart(x, series: dict) -> tuple[pd.DataFrame, dict]:
+    """A line chart of several series against the distance, as (data, Vega-Lite spec).
+
+    Why not st.line_chart: it sends the data long (a row per point, each with its series' translated name):
+    the fall-off's 3 x 513 points weighed 67 KB, over the 64 KB a view may send. Here the data go wide as
+    float32 with neutral column names (~8 KB), and the chart folds them and words them (pos.series.<name>)."""
+    data = pd.DataFrame({"x": np.asarray(x, dtype=np.float32),
+                         **{name: np.asarray(y, dtype=np.float32) for name, y in series.items()}})
+    labels = [{"series": name, "label": t(f"pos.series.{name}")} for name in series]
+    spec = {
+        "transform": [{"fold": list(series), "as": ["series", "y"]},
+                      {"lookup": "series", "from": {"data": {"values": labels}, "key": "series", "fields": ["label"]}}],
+        "mark": {"type": "line", "point": len(data) <= 130, "tooltip": True},
+        "encoding": {
+            "x": {"field": "x", "type": "quantitative", "title": t("pos.axis.distance")},
+            "y": {"field": "y", "type": "quantitative", "title": t("pos.axis.score")},
+            "color": {"field": "label", "type": "nominal", "title": None, "sort": [d["label"] for d in labels],
+                      "legend": {"orient": "bottom", "labelLimit": 400}},
+        },
+    }
+    return data, spec
 
 
 def rope_section() -> None:
@@ -299,9 +332,8 @@ def rope_section() -> None:
         st.caption(t("pos.rope.absolute", spread=f"{v.absolute_spread:.4f}"))
         show_heatmap(v.absolute_grid, key="pos_abs_grid", t=t)
     st.caption(t("pos.rope.by_distance"))
-    dist = pd.DataFrame({t("pos.series.lowest"): v.by_distance_low, t("pos.series.highest"): v.by_distance_high},
-                        index=pd.Index(v.by_distance.x, name="m − n"))
-    st.line_chart(dist, x_label=t("pos.axis.distance"), y_label=t("pos.axis.score"), height=260)
+    st.vega_lite_chart(*lines_chart(v.by_distance.x, {"lowest": v.by_distance_low, "highest": v.by_distance_high}),
+                       height=260)
     # one pair of dimensions turning
     st.markdown(f"#### {t('pos.pair.title')}")
     half = d_k // 2
@@ -321,10 +353,9 @@ def rope_section() -> None:
     # fall-off with distance
     st.markdown(f"#### {t('pos.falloff.title')}")
     st.caption(t("pos.falloff.about", samples=v.falloff_samples, dk=d_k, sq=f"{math.sqrt(d_k):.2f}"))
-    fall = pd.DataFrame({t("pos.series.matched"): v.falloff_matched.y, t("pos.series.expected"): v.falloff_expected.y,
-                         t("pos.series.unrelated"): v.falloff_unrelated.y},
-                        index=pd.Index(v.falloff_matched.x, name="r"))
-    st.line_chart(fall, x_label=t("pos.axis.distance"), y_label=t("pos.axis.score"), height=280)
+    st.vega_lite_chart(*lines_chart(
+        v.falloff_matched.x, {"matched": v.falloff_matched.y, "expected": v.falloff_expected.y,
+                              "unrelated": v.falloff_unrelated.y}), height=280)
 
 
 # ---------------------------------------------------------------- 4. the real model's learned table

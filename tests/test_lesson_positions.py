@@ -372,9 +372,10 @@ def test_learned_view_against_numpy_cosines(real, span):
     table = real.encoder.embeddings.position.weight.detach().numpy().astype(np.float64)  # (512, 384)
     assert v.table_shape == (512, 384)
     np.testing.assert_allclose(v.first_values, [-0.0856, -0.0329, -0.0170, 0.1042], atol=5e-5)
-    stride = max(1, span // 128)
+    stride = max(1, span // 64)
+    assert L.SIMILARITY_SIDE_MAX == 64
     assert v.stride == stride and v.positions.tolist() == list(range(0, span, stride))
-    assert v.similarity.panels[0].values.shape == (len(v.positions),) * 2 and len(v.positions) <= 128
+    assert v.similarity.panels[0].values.shape == (len(v.positions),) * 2 and len(v.positions) <= 64
     rows = table[:span] / np.linalg.norm(table[:span], axis=1, keepdims=True)
     sim = rows @ rows.T
     np.testing.assert_allclose(v.similarity.panels[0].values, sim[::stride, ::stride], atol=1e-5)

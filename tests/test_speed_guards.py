@@ -51,6 +51,14 @@ PINS = {
     ("real-model", (("real_tab", "core"),)): (0, 0, 0),
     ("why-heads", ()): (0, 0, 0),  # nothing trained yet: the loss chart appears with results
     ("quiz", ()): (0, 0, 0),
+    # Positions: heatmaps go through ui.heatmaps (not counted here: no plotly, no old canvas); pinned for the bytes
+    ("positions", ()): (0, 0, 0),  # X, weights, output before/after: 3 heatmaps of 2 panels
+    ("positions", (("pos_tab", "shuffle"), ("pos_causal", "true"))): (0, 0, 0),
+    ("positions", (("pos_tab", "add"),)): (0, 0, 0),
+    ("positions", (("pos_tab", "add"), ("pos_model", "real"))): (0, 0, 0),
+    ("positions", (("pos_tab", "rope"),)): (0, 0, 0),  # 2 heatmaps, 2 Vega-Lite lines, one SVG
+    ("positions", (("pos_tab", "rope"), ("pos_grid", "64"))): (0, 0, 0),  # the largest grid: ~62 KB
+    ("positions", (("pos_tab", "learned"), ("pos_span", "512"))): (0, 0, 0),
 }
 
 

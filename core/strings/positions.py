@@ -275,13 +275,13 @@ STRINGS = {
               "转了 {angle} 弧度（{turns} 圈，画出来是 {deg}°）。\n\n"
               "- 蓝色：位置 0 的 ({b0}, {b1})，长度 {lb}\n"
               "- 红色：位置 {m} 的 ({a0}, {a1})，长度 {la}（旋转不改变长度）\n"
-              "- 灰点：位置 0 到 {last} 上的这一对",
+              "- 灰点：位置 0 到 {last} 上的这一对；橙色弧：转过的角度（不足一圈的部分）",
         "en": "Pair {i} is q's dimensions {a} and {b} (first half paired with second half, d_k = {dk}). It turns "
               "by $\\theta_{{{i}}} = {base}^{{-2\\cdot {i}/{dk}}} = {theta}$ radians per position; at "
               "$m = {m}$ by {angle} radians ({turns} turns, drawn as {deg}°).\n\n"
               "- blue: at position 0, ({b0}, {b1}), length {lb}\n"
               "- red: at position {m}, ({a0}, {a1}), length {la} (a rotation keeps the length)\n"
-              "- grey dots: the pair at positions 0 to {last}",
+              "- grey dots: the pair at positions 0 to {last}; orange arc: the angle turned (within one turn)",
     },
     "pos.falloff.title": {"zh": "分数随距离衰减", "en": "How a score falls off with distance"},
     "pos.falloff.about": {
