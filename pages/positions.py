@@ -293,7 +293,7 @@ def lines_chart(x, series: dict) -> tuple[pd.DataFrame, dict]:
             "x": {"field": "x", "type": "quantitative", "title": t("pos.axis.distance")},
             "y": {"field": "y", "type": "quantitative", "title": t("pos.axis.score")},
             "color": {"field": "label", "type": "nominal", "title": None, "sort": [d["label"] for d in labels],
-                      "legend": {"orient": "bottom", "labelLimit": 400}},
+                      "legend": {"orient": "bottom", "direction": "vertical", "labelLimit": 400}},
         },
     }
     return data, spec
