@@ -829,8 +829,10 @@ class QuizItem:
     accepted: tuple[str, ...] = ()
 
 
-def _number_forms(value: float) -> tuple[str, ...]:
-    return tuple(dict.fromkeys((f"{value:.2f}", f"{value:.3f}", f"{value:.4f}", f"{value:g}")))
+def _number_forms(value: float, tolerance: float = 1e-3) -> tuple[str, ...]:
+    """The rounded forms of a number answer that `accepts` takes (within `tolerance`: -0.81 is not -0.8056)."""
+    forms = (f"{value:.2f}", f"{value:.3f}", f"{value:.4f}", f"{value:g}")
+    return tuple(f for f in dict.fromkeys(forms) if abs(float(f) - value) <= tolerance)
 
 
 def quiz_items(settings: Settings, values: PageValues, run: scenario.Scenario | None = None) -> tuple[QuizItem, ...]:
@@ -873,7 +875,8 @@ def quiz_items(settings: Settings, values: PageValues, run: scenario.Scenario | 
     turn = P.pair_rotation(q, values.at, min(values.pair, d_k // 2 - 1), base)
     items.append(QuizItem("pos.q.rope_angle", {"pair": min(values.pair, d_k // 2 - 1), "position": values.at,
                                                "d_k": d_k, "base": base}, "number", turn.angle,
-                          tolerance=max(1e-3, 1e-4 * abs(turn.angle)), accepted=_number_forms(turn.angle)))
+                          tolerance=max(1e-3, 1e-4 * abs(turn.angle)),
+                          accepted=_number_forms(turn.angle, max(1e-3, 1e-4 * abs(turn.angle)))))
     # 6. Can RoPE run with an odd d_k (d_k + 1 of the shared, or 7)? Answered by the core's own check.
     odd = settings.d_k + 1 if settings.d_k % 2 == 0 else settings.d_k
     try:

@@ -232,3 +232,20 @@ def test_every_bad_value_at_once_in_chinese():
                    pos_at="1e400", pos_span="x")
     assert len(at.warning) == 12
     assert all("链接里的" in w or "奇数" in w or "base" in w for w in texts(at.warning))
+
+
+@pytest.mark.parametrize("lang", ("en", "zh"))
+def test_every_quiz_item_has_its_wording(lang):
+    """The page's predict-then-reveal questions (lessons.positions.quiz_items) are worded in both languages with
+    exactly their own parameters, ready for core/quiz.py to show them."""
+    for shared in SHARED[:4]:
+        s = settings_of(*shared, lang=lang)
+        values = L.parse_url({}, s)
+        items = L.quiz_items(s, values)
+        assert len(items) == 8
+        for item in items:
+            prompt = tr(f"{item.key}.prompt", lang, **item.params)
+            why = tr(f"{item.key}.why", lang, answer=item.answer, **item.params)
+            assert "{" not in prompt and "{" not in why
+            assert item.answer_type == "choice" or str(item.answer) in why  # a choice is shown by its option
+            assert item.accepted and all(L.accepts(item, form) for form in item.accepted)  # every accepted form

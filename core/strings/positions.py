@@ -315,4 +315,79 @@ STRINGS = {
         "en": "Brightest near the diagonal: neighbouring positions have similar vectors, far ones less so. "
               "Training gave the learned table a sense of distance too.",
     },
+    # Predict, then reveal (lessons.positions.quiz_items): "<key>.prompt" and "<key>.why", formatted with the item's
+    # params and answer=the computed answer. Wired into the quiz by the lead (core/quiz.py is edited elsewhere).
+    "pos.q.shuffled_row.prompt": {
+        "zh": "打乱后新第 i 行是原来的第 perm[i] 行，perm = {perm}。不加掩码再运行一次：输出的第 {row} 行等于原来输出的第几行？",
+        "en": "After the shuffle, new row i is old row perm[i], with perm = {perm}. Run again without a mask: row {row} "
+              "of the output equals which row of the original output?",
+    },
+    "pos.q.shuffled_row.why": {
+        "zh": "没有掩码时输出跟着标记移动：新第 {row} 行就是原来的第 {answer} 行（{token}），数值完全相同。",
+        "en": "Without a mask the output moves with its token: new row {row} is old row {answer} ({token}), every "
+              "number the same.",
+    },
+    "pos.q.gap_free.prompt": {
+        "zh": "打乱标记，不加掩码再运行，再把输出还原顺序。它与原来的输出相差为零（浮点误差 {tolerance} 以内）还是不为零？",
+        "en": "Shuffle the tokens, run again without a mask, put the output back in order. Is it the same as the "
+              "original (zero up to float error, {tolerance}) or not?",
+    },
+    "pos.q.gap_free.why": {
+        "zh": "多头注意力对置换是等变的：没有位置信息，它只看每一行装的是什么。",
+        "en": "Multi-head attention is permutation-equivariant: without positions it only sees what each row holds.",
+    },
+    "pos.q.gap_causal.prompt": {
+        "zh": "同样的实验，但两次运行都用因果掩码。还原顺序后的差为零还是不为零？",
+        "en": "The same experiment, but both runs use the causal mask. Is the difference after putting it back in "
+              "order zero or not?",
+    },
+    "pos.q.gap_causal.why": {
+        "zh": "因果掩码属于位置（位置 i 只看 0..i），不跟着标记移动：一个标记换了位置，就看到另一组键。",
+        "en": "The causal mask belongs to the positions (position i sees 0..i) and does not move with the tokens: a "
+              "token that moves sees another set of keys.",
+    },
+    "pos.q.front_self.prompt": {
+        "zh": "有因果掩码时，被打乱到第 0 位的标记 {token} 对它自己的注意力权重是多少？",
+        "en": "With the causal mask, what attention weight does the token shuffled to the front, {token}, give itself?",
+    },
+    "pos.q.front_self.why": {
+        "zh": "位置 0 只能看到它自己：softmax 只有一个数，权重是 1（{answer}）。",
+        "en": "Position 0 sees only itself: the softmax has one number, so the weight is 1 ({answer}).",
+    },
+    "pos.q.rope_diagonal.prompt": {
+        "zh": "用 RoPE（d_k = {d_k}，base = {base}），同一对 q、k 在位置 (m, n) = ({m0}, {n0}) 的分数是 {score0}。"
+              "放到 ({m}, {n}) 时分数是多少？",
+        "en": "With RoPE (d_k = {d_k}, base = {base}) a q, k pair scores {score0} at positions (m, n) = ({m0}, {n0}). "
+              "What does it score at ({m}, {n})?",
+    },
+    "pos.q.rope_diagonal.why": {
+        "zh": "两处的距离 m − n 相同，RoPE 的分数只取决于距离：还是 {answer}。",
+        "en": "Both have the same distance m − n, and a RoPE score depends on the distance only: {answer} again.",
+    },
+    "pos.q.rope_angle.prompt": {
+        "zh": "RoPE（d_k = {d_k}，base = {base}）把第 {pair} 对维度在位置 {position} 旋转多少弧度（不约去整圈）？",
+        "en": "Through how many radians (whole turns included) does RoPE (d_k = {d_k}, base = {base}) turn pair {pair} "
+              "at position {position}?",
+    },
+    "pos.q.rope_angle.why": {
+        "zh": "第 i 对每个位置转 θ_i = base^(−2i/d_k) 弧度；位置 {position} 转 {position} · θ_{pair} = {answer}。",
+        "en": "Pair i turns θ_i = base^(−2i/d_k) radians per position; at position {position} that is "
+              "{position} · θ_{pair} = {answer}.",
+    },
+    "pos.q.rope_odd.prompt": {
+        "zh": "RoPE 能用在 d_k = {d_k} 的头上吗？（yes / no）",
+        "en": "Can RoPE be used on heads of d_k = {d_k}? (yes / no)",
+    },
+    "pos.q.rope_odd.why": {
+        "zh": "RoPE 把 d_k 个数两两配对旋转：d_k 必须是偶数（答案：{answer}）。",
+        "en": "RoPE turns the d_k numbers in pairs: d_k must be even (answer: {answer}).",
+    },
+    "pos.q.sinusoid.prompt": {
+        "zh": "d_model = {d_model} 的正弦位置编码表中，PE[{position}, {column}] 是多少？",
+        "en": "In the sinusoidal table for d_model = {d_model}, what is PE[{position}, {column}]?",
+    },
+    "pos.q.sinusoid.why": {
+        "zh": "PE[p, 2i] = sin(p / 10000^(2i/d_model))；第 0 列 i = 0，所以是 sin({position}) = {answer}。",
+        "en": "PE[p, 2i] = sin(p / 10000^(2i/d_model)); column 0 has i = 0, so it is sin({position}) = {answer}.",
+    },
 }
