@@ -249,3 +249,14 @@ def test_every_quiz_item_has_its_wording(lang):
             assert "{" not in prompt and "{" not in why
             assert item.answer_type == "choice" or str(item.answer) in why  # a choice is shown by its option
             assert item.accepted and all(L.accepts(item, form) for form in item.accepted)  # every accepted form
+
+
+def test_table_view_shows_every_panel_as_a_table():
+    """With the sidebar's "tables instead of heatmaps", each panel of the RoPE section is a table of its values."""
+    at = open_page("en", 64, 4, 8, "none", pos_tab="rope", pos_grid=5, table_view="true")
+    assert not heatmaps(at)
+    v = L.rope_view(settings_of(64, 4, 8, "none"), 16, 10_000.0, 0, 5, 0, 3)
+    frames = [d.value for d in at.dataframe]
+    assert len(frames) == 2 and frames[0].shape == (5, 5)
+    assert frames[0].iloc[4, 1] == f"{float(v.grid.panels[0].values[4, 1]):.4f}"
+    assert frames[1].iloc[0, 3] == f"{float(v.absolute_grid.panels[0].values[0, 3]):.4f}"
