@@ -56,6 +56,7 @@ PAGES = (  # (file, url_path, icon); the file name equals the url_path so deep l
     ("pages/real-model.py", "real-model", ":material/psychology:"),
     ("pages/why-heads.py", "why-heads", ":material/model_training:"),
     ("pages/kv-cache.py", "kv-cache", ":material/memory:"),
+    ("pages/positions.py", "positions", ":material/format_list_numbered:"),
     ("pages/quiz.py", "quiz", ":material/quiz:"),
 )
 

@@ -54,6 +54,7 @@ from core.masks import causal_mask
 from core.pretrained import EXAMPLES, SPECIAL_TOKENS, Pretrained
 from core.settings import Settings, clamp_int
 from core.tokens import tokens as sentence_tokens
+from lessons.heatmap import Heatmap, Panel, text
 
 # ================================================================ the page's own URL keys
 TABS = ("shuffle", "add", "rope", "learned")  # the sections, in the page's order
@@ -61,7 +62,10 @@ MODELS = ("random", "real")  # the "Add positions" section's model
 KINDS = P.POSITION_KINDS  # ("none", "sinusoidal", "learned", "rope")
 RANDOM_KINDS = ("none", "sinusoidal", "rope")  # what fits the random model (learned is 384 wide)
 SPANS = (16, 32, 64, 128, 256, 512)  # positions of the learned table shown in its similarity heatmap
-SIMILARITY_SIDE_MAX = 128  # cells per side of that heatmap: a wider span is shown every (span / 128)-th position
+# Cells per side of that heatmap: a wider span is shown every (span / 64)-th position. Its two panels (learned,
+# sinusoidal) travel as float32 (charts/payload.py): 2 x 64 x 64 x 4 bytes = 32 KB, half the 64 KB a view may
+# send; 128 per side was 131 KB.
+SIMILARITY_SIDE_MAX = 64
 # Columns of the X and output heatmaps of the shuffle section: four (T, d_model) charts at d_model 512, T 32
 # would be ~4 x 34 KB, over the 64 KB a step may cost (docs/DEVELOPING.md), so they carry the first 64
 # dimensions (the shuffle moves whole rows: every column tells the same story); every gap uses all of them.
@@ -353,25 +357,18 @@ def _np(t: torch.Tensor) -> np.ndarray:
     return a
 
 
-@dataclass(frozen=True)
-class Heatmap:
-    """A matrix and how to read it.
+def _heatmap(name: str, panels: list[tuple[np.ndarray, tuple[str, ...], tuple[str, ...], str | None]], role: str,
+             vmin: float, vmax: float, row_axis: str, col_axis: str) -> Heatmap:
+    """One chart in lessons/heatmap.py's plain form: `panels` are (values, row labels, col labels, title key).
 
-    rows / cols: the labels of its rows and columns (tokens, or position numbers as text);
-    row_axis / col_axis: what they are (keys: "query", "key", "position", "query_position", "key_position",
-    "dimension"); role: "weights" (0..1), "signed" (centred on 0) or "similarity" (cosine, -1..1);
-    vmin / vmax: the colour range the page uses (shared by panels that are compared).
-    """
-
-    values: np.ndarray  # (R, C), or (panels, R, C) for a row of panels (one per head / kind)
-    rows: tuple[str, ...]
-    cols: tuple[str, ...]
-    row_axis: str
-    col_axis: str
-    role: str
-    vmin: float
-    vmax: float
-    panels: tuple[str, ...] = ()  # the panel names when values is 3-D (head numbers as text, or kind keys)
+    Axis keys are "pos.axis.<what>" (query, key, token, dimension, position, query_position, key_position) and
+    panel titles "pos.panel.before" / "pos.panel.after" / "pos.kind.<kind>": the page words them."""
+    return Heatmap(
+        name=name,
+        panels=tuple(Panel(values=v, title=text(title) if title else None, row_labels=rows, col_labels=cols)
+                     for v, rows, cols, title in panels),
+        role=role, vmin=float(vmin), vmax=float(vmax),
+        row_axis=text(f"pos.axis.{row_axis}"), col_axis=text(f"pos.axis.{col_axis}"))
 
 
 @dataclass(frozen=True)
@@ -428,12 +425,10 @@ class ShuffleView:
     tokens: tuple[str, ...]  # labels before ("i:token")
     tokens_after: tuple[str, ...]  # labels after: the token and its ORIGINAL index, so a row can be followed
     dims_shown: int  # columns of the X and output heatmaps: min(d_model, DIMS_SHOWN_MAX)
-    x_before: Heatmap  # (T, dims_shown) signed, rows tokens, cols dimensions 0..dims_shown-1
-    x_after: Heatmap
-    weights_before: Heatmap  # (T, T) of `head`, rows queries, cols keys
-    weights_after: Heatmap
-    output_before: Heatmap  # (T, dims_shown) signed
-    output_after: Heatmap
+    # Each chart has two panels, before (panel 0) and after the shuffle (panel 1), on one colour range:
+    x: Heatmap  # (T, dims_shown) signed, rows tokens, cols dimensions 0..dims_shown-1
+    weights: Heatmap  # (T, T) of `head`, rows queries, cols keys
+    output: Heatmap  # (T, dims_shown) signed
     row_gaps: np.ndarray  # (T,) max |output_after[i] - output_before[perm[i]]| over all d_model: row i is row perm[i]
     x_moved_gap: float  # max |x_after - x_before[perm]|: the shuffle moves rows and changes no number (0 exactly)
     output_gap: float  # max |output - un-shuffled output after| in this mode
@@ -480,12 +475,13 @@ def shuffle_view(settings: Settings, shuffle_seed: int, causal: bool, head: int,
     return ShuffleView(
         T=T, d_model=d, head=head, causal=causal, perm=_np(perm), inverse=_np(inv),
         moved=_np(perm != torch.arange(T)), tokens=labels, tokens_after=after, dims_shown=cut,
-        x_before=Heatmap(x_b, labels, dims, "token", "dimension", "signed", *xr),
-        x_after=Heatmap(x_a, after, dims, "token", "dimension", "signed", *xr),
-        weights_before=Heatmap(w_b, labels, labels, "query", "key", "weights", 0.0, 1.0),
-        weights_after=Heatmap(w_a, after, after, "query", "key", "weights", 0.0, 1.0),
-        output_before=Heatmap(o_b, labels, dims, "token", "dimension", "signed", *orng),
-        output_after=Heatmap(o_a, after, dims, "token", "dimension", "signed", *orng),
+        x=_heatmap("x", [(x_b, labels, dims, "pos.panel.before"), (x_a, after, dims, "pos.panel.after")],
+                   "signed", *xr, "token", "dimension"),
+        weights=_heatmap(f"weights-head{head}", [(w_b, labels, labels, "pos.panel.before"),
+                                                 (w_a, after, after, "pos.panel.after")],
+                         "weights", 0.0, 1.0, "query", "key"),
+        output=_heatmap("output", [(o_b, labels, dims, "pos.panel.before"), (o_a, after, dims, "pos.panel.after")],
+                        "signed", *orng, "token", "dimension"),
         row_gaps=_np(row_gaps), x_moved_gap=float((shown.x_shuffled - run.x[:, perm]).abs().max()),
         output_gap=shown.output_gap, weights_gap=shown.weights_gap,
         free_output_gap=free.output_gap, free_weights_gap=free.weights_gap,
@@ -503,7 +499,8 @@ class KindResult:
 
     kind: str
     available: bool
-    reason: str  # "" or why not: "learned_width" (384-wide table, d_model wide X), "rope_odd_d_k"
+    reason: str  # "" or why not: "learned_width" (384-wide table, d_model wide X), "rope_odd_d_k",
+    # "rope_d_k_max" (d_k above core.limits.ROPE_D_K_MAX: d_model 512 with one head)
     weights: np.ndarray | None  # (h, T, T)
     shuffle_gap: float | None  # max |weights - un-shuffled weights of the shuffled sentence|: 0 only without positions
     twin_gap: float | None  # real model: max |row of the first copy - row of the second| of a repeated word
@@ -589,6 +586,9 @@ def add_view(settings: Settings, model: str, head: int, base: float, shuffle_see
                 results.append(KindResult(kind, False, "rope_odd_d_k", None, None, None, None))
                 notes.append("rope_odd_d_k")
                 continue
+            if kind == "rope" and d_k > ROPE_D_K_MAX:  # d_model 512 with one head: past core's RoPE limit
+                results.append(KindResult(kind, False, "rope_d_k_max", None, None, None, None))
+                continue
             w = P.positioned_weights(run.model, run.x, kind, base=base, mask=run.mask)[0]  # (h, T, T)
             added = _mean_norm(P.sinusoidal_table(T, settings.d_model)) if kind == "sinusoidal" else 0.0
             # the shuffled words; the positions (and the mask) stay in their slots
@@ -640,8 +640,9 @@ def add_view(settings: Settings, model: str, head: int, base: float, shuffle_see
     return AddView(
         model=model, head=head, num_heads=h, d_model=d_model, d_k=d_k, table_width=width, base=float(base),
         tokens=labels, kinds=tuple(results),
-        side_by_side=Heatmap(side, labels, labels, "query", "key", "weights", 0.0, 1.0,
-                             panels=tuple(r.kind for r in shown)),
+        side_by_side=_heatmap(f"weights-{model}-head{head}",
+                              [(side[i], labels, labels, f"pos.kind.{r.kind}") for i, r in enumerate(shown)],
+                              "weights", 0.0, 1.0, "query", "key"),
         perm=_np(perm), twin=twin, scenario_gap=scenario_gap, token_norm=token_norm,
         notes=tuple(dict.fromkeys(notes)),
     )
@@ -694,7 +695,8 @@ class RopeView:
     falloff_expected: Series  # its exact mean (2 / sqrt(d_k)) sum_i cos(r theta_i)
     falloff_unrelated: Series  # k independent of q: mean |score|, flat
     falloff_samples: int
-    notes: tuple[str, ...]  # "shared_d_k_odd": the shared d_k (1) cannot be turned, d_k is not the shared one
+    notes: tuple[str, ...]  # "shared_d_k_odd": the shared d_k (1) cannot be turned, d_k is not the shared one;
+    # "shared_d_k_max": the shared d_k (512) is past ROPE_D_K_MAX
 
 
 def rope_view(settings: Settings, d_k: int, base: float, head: int, grid: int, pair: int, at: int,
@@ -717,6 +719,8 @@ def rope_view(settings: Settings, d_k: int, base: float, head: int, grid: int, p
         source, head, q_tok, k_tok = "random", None, None, None
         if settings.d_k % 2:
             notes.append("shared_d_k_odd")
+        elif settings.d_k > ROPE_D_K_MAX:
+            notes.append("shared_d_k_max")
     g = P.rope_score_grid(q, k, grid, base)  # (P, P)
     distances, lows, highs = P.scores_by_distance(g)
     spread = float((highs - lows).max())
@@ -736,10 +740,11 @@ def rope_view(settings: Settings, d_k: int, base: float, head: int, grid: int, p
     dist = _np(fall.distances)
     return RopeView(
         d_k=d_k, base=float(base), source=source, head=head, q_token=q_tok, k_token=k_tok, q=_np(q), k=_np(k),
-        grid=Heatmap(gv, positions, positions, "query_position", "key_position", "signed", *_signed_range(gv)),
+        grid=_heatmap("rope-grid", [(gv, positions, positions, None)], "signed", *_signed_range(gv),
+                      "query_position", "key_position"),
         diagonal_spread=spread, constant_on_diagonals=spread <= EQUAL_TOL, plain_score=plain,
-        absolute_grid=Heatmap(av, positions, positions, "query_position", "key_position", "signed",
-                              *_signed_range(av)),
+        absolute_grid=_heatmap("absolute-grid", [(av, positions, positions, None)], "signed", *_signed_range(av),
+                               "query_position", "key_position"),
         absolute_spread=float((a_highs - a_lows).max()),
         diagonal_gap=float((torch.diagonal(g) - plain).abs().max()),
         by_distance=Series(_np(distances), _np((lows + highs) / 2), "distance", "score", "grid"),
@@ -764,10 +769,11 @@ class LearnedView:
     table_shape: tuple[int, int]  # (512, 384)
     first_values: np.ndarray  # row 0's first 4 numbers (the checkpoint's, as the proofs check)
     span: int  # positions 0..span-1
-    stride: int  # every stride-th position is a row/column of the heatmaps (1 up to 128 positions)
+    stride: int  # every stride-th position is a row/column of the heatmaps (1 up to SIMILARITY_SIDE_MAX positions)
     positions: np.ndarray  # the positions shown
-    learned: Heatmap  # (n, n) similarity, rows and cols position numbers
-    sinusoidal: Heatmap  # the same for a 384-wide sinusoidal table (a fixed formula) for comparison
+    # (n, n) cosine similarity, rows and cols position numbers: panel 0 the learned table, panel 1 a 384-wide
+    # sinusoidal table (a fixed formula) for comparison
+    similarity: Heatmap
     learned_neighbour: float  # mean cosine of positions p and p+1, p in 0..span-2 (at full resolution)
     learned_far: float  # mean cosine of pairs at least span/2 apart
     sinusoidal_neighbour: float
@@ -782,7 +788,7 @@ def _near_far(sim: torch.Tensor) -> tuple[float, float]:
 
 def learned_view(real: Pretrained, span: int) -> LearnedView:
     """Section 4. `span` is one of SPANS (parse_pos_span); above SIMILARITY_SIDE_MAX positions the heatmap
-    shows every (span / 128)-th one, so the page never sends more than 128 x 128 cells."""
+    shows every (span / SIMILARITY_SIDE_MAX)-th one, so the page never sends more than 64 x 64 cells a panel."""
     if span not in SPANS:
         raise ValueError(f"span must be one of {SPANS}, got {span!r}")
     table = P.learned_table(real)  # (512, 384)
@@ -797,9 +803,10 @@ def learned_view(real: Pretrained, span: int) -> LearnedView:
     return LearnedView(
         table_shape=(int(table.shape[0]), int(table.shape[1])), first_values=_np(table[0, :4]), span=span,
         stride=stride, positions=_np(shown),
-        learned=Heatmap(_np(sim_l[shown][:, shown]), labels, labels, "position", "position", "similarity", -1.0, 1.0),
-        sinusoidal=Heatmap(_np(sim_s[shown][:, shown]), labels, labels, "position", "position", "similarity",
-                           -1.0, 1.0),
+        similarity=_heatmap(f"position-similarity-{span}",
+                            [(_np(sim_l[shown][:, shown]), labels, labels, "pos.kind.learned"),
+                             (_np(sim_s[shown][:, shown]), labels, labels, "pos.kind.sinusoidal")],
+                            "similarity", -1.0, 1.0, "position", "position"),
         learned_neighbour=ln, learned_far=lf, sinusoidal_neighbour=sn, sinusoidal_far=sf,
     )
 
@@ -822,8 +829,10 @@ class QuizItem:
     accepted: tuple[str, ...] = ()
 
 
-def _number_forms(value: float) -> tuple[str, ...]:
-    return tuple(dict.fromkeys((f"{value:.2f}", f"{value:.3f}", f"{value:.4f}", f"{value:g}")))
+def _number_forms(value: float, tolerance: float = 1e-3) -> tuple[str, ...]:
+    """The rounded forms of a number answer that `accepts` takes (within `tolerance`: -0.81 is not -0.8056)."""
+    forms = (f"{value:.2f}", f"{value:.3f}", f"{value:.4f}", f"{value:g}")
+    return tuple(f for f in dict.fromkeys(forms) if abs(float(f) - value) <= tolerance)
 
 
 def quiz_items(settings: Settings, values: PageValues, run: scenario.Scenario | None = None) -> tuple[QuizItem, ...]:
@@ -837,8 +846,8 @@ def quiz_items(settings: Settings, values: PageValues, run: scenario.Scenario | 
     # 1. Which original token's output is row i after the shuffle? (computed from the two runs: the original row
     # whose output equals the shuffled run's row i)
     sv = shuffle_view(settings, values.shuffle, False, 0, run)
-    row = sv.output_after.values[i]
-    match = int(np.argmin(np.abs(sv.output_before.values - row[None]).max(axis=1)))
+    row = sv.output.panels[1].values[i]
+    match = int(np.argmin(np.abs(sv.output.panels[0].values - row[None]).max(axis=1)))
     items.append(QuizItem("pos.q.shuffled_row", {"row": i, "token": words[match], "perm": sv.perm.tolist()},
                           "int", match, accepted=(str(match), f"{match}:{words[match]}".lower())))
     # 2. Un-shuffled, how far is the output from the original? without / with the causal mask
@@ -866,7 +875,8 @@ def quiz_items(settings: Settings, values: PageValues, run: scenario.Scenario | 
     turn = P.pair_rotation(q, values.at, min(values.pair, d_k // 2 - 1), base)
     items.append(QuizItem("pos.q.rope_angle", {"pair": min(values.pair, d_k // 2 - 1), "position": values.at,
                                                "d_k": d_k, "base": base}, "number", turn.angle,
-                          tolerance=max(1e-3, 1e-4 * abs(turn.angle)), accepted=_number_forms(turn.angle)))
+                          tolerance=max(1e-3, 1e-4 * abs(turn.angle)),
+                          accepted=_number_forms(turn.angle, max(1e-3, 1e-4 * abs(turn.angle)))))
     # 6. Can RoPE run with an odd d_k (d_k + 1 of the shared, or 7)? Answered by the core's own check.
     odd = settings.d_k + 1 if settings.d_k % 2 == 0 else settings.d_k
     try:

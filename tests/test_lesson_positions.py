@@ -38,6 +38,7 @@ SETTINGS = [
     Settings(64, 4, 8, "custom", 5, "zh"),
     Settings(512, 16, 32, "none", 0, "en"),
     Settings(512, 64, 32, "causal", 99_999, "zh"),
+    Settings(512, 1, 32, "none", 0, "en"),  # d_k 512: past the RoPE limit
 ]
 DEFAULT = Settings(64, 4, 8, "none", 0, "en")
 
@@ -63,7 +64,7 @@ def test_lesson_imports_no_ui():
     assert names, "no imports found"
     for name in names:
         top = name.split(".")[0]
-        assert top in ("core", "numpy", "torch", "math", "dataclasses", "__future__"), name
+        assert top in ("core", "numpy", "torch", "math", "dataclasses", "__future__") or name == "lessons.heatmap", name
         assert name not in ("core.i18n", "core.strings", "core.figures", "core.canvas_chart"), name
     code = ("import sys, lessons.positions; bad = [m for m in sys.modules if m.split('.')[0] in "
             "('streamlit', 'plotly') or m == 'core.figures']; print(bad); sys.exit(1 if bad else 0)")
@@ -87,9 +88,9 @@ def test_shuffle_view_against_torch(s, causal):
     assert v.tokens_after == tuple(v.tokens[p] for p in perm)
     # X: the other pages' X, and the shuffle moves rows without changing a number
     cut = min(s.d_model, 64)
-    assert v.dims_shown == cut and v.x_before.cols == tuple(str(j) for j in range(cut))
-    np.testing.assert_array_equal(v.x_before.values, run.x[0].numpy()[:, :cut])
-    np.testing.assert_array_equal(v.x_after.values, run.x[0].numpy()[perm][:, :cut])
+    assert v.dims_shown == cut and v.x.panels[0].col_labels == tuple(str(j) for j in range(cut))
+    np.testing.assert_array_equal(v.x.panels[0].values, run.x[0].numpy()[:, :cut])
+    np.testing.assert_array_equal(v.x.panels[1].values, run.x[0].numpy()[perm][:, :cut])
     assert v.x_moved_gap == 0.0
     # weights and outputs: nn.MultiheadAttention on both inputs
     mask = causal_mask(T) if causal else None
@@ -98,10 +99,10 @@ def test_shuffle_view_against_torch(s, causal):
     out_a, w_a = torch_reference(run.model, xs, xs, xs, mask)
     head = s.num_heads - 1
     assert v.head == head
-    np.testing.assert_allclose(v.weights_before.values, w_b[0, head].numpy(), atol=1e-5)
-    np.testing.assert_allclose(v.weights_after.values, w_a[0, head].numpy(), atol=1e-5)
-    np.testing.assert_allclose(v.output_before.values, out_b[0].numpy()[:, :cut], atol=1e-5)
-    np.testing.assert_allclose(v.output_after.values, out_a[0].numpy()[:, :cut], atol=1e-5)
+    np.testing.assert_allclose(v.weights.panels[0].values, w_b[0, head].numpy(), atol=1e-5)
+    np.testing.assert_allclose(v.weights.panels[1].values, w_a[0, head].numpy(), atol=1e-5)
+    np.testing.assert_allclose(v.output.panels[0].values, out_b[0].numpy()[:, :cut], atol=1e-5)
+    np.testing.assert_allclose(v.output.panels[1].values, out_a[0].numpy()[:, :cut], atol=1e-5)
     row_gaps = np.abs(out_a[0].numpy() - out_b[0].numpy()[perm]).max(-1)
     np.testing.assert_allclose(v.row_gaps, row_gaps, atol=2e-5)
     if not causal:
@@ -125,9 +126,12 @@ def test_shuffle_view_against_torch(s, causal):
     if v.front != 0:
         assert v.front_self_before < 0.999
     assert v.notes == (() if s.mask == "none" else ("shared_mask_not_used",))
-    assert v.weights_before.role == "weights" and (v.weights_before.vmin, v.weights_before.vmax) == (0.0, 1.0)
-    assert v.x_before.role == "signed" and v.x_before.vmin == -v.x_before.vmax
-    assert v.x_before.values.shape == (T, cut) and not v.x_before.values.flags.writeable
+    assert v.weights.role == "weights" and (v.weights.vmin, v.weights.vmax) == (0.0, 1.0)
+    assert v.x.role == "signed" and v.x.vmin == -v.x.vmax
+    assert [p.title.key for p in v.x.panels] == ["pos.panel.before", "pos.panel.after"]
+    assert v.x.panels[1].row_labels == v.tokens_after and v.weights.panels[1].col_labels == v.tokens_after
+    assert (v.weights.row_axis.key, v.weights.col_axis.key) == ("pos.axis.query", "pos.axis.key")
+    assert v.x.panels[0].values.shape == (T, cut) and not v.x.panels[0].values.flags.writeable
 
 
 def test_shuffle_labels_follow_the_tokens():
@@ -184,6 +188,8 @@ def test_add_view_random_model(s, real):
     # rope: q and k turned by the formula in numpy, softmax by hand
     if s.d_k % 2:
         assert not kinds["rope"].available and kinds["rope"].reason == "rope_odd_d_k" and "rope_odd_d_k" in v.notes
+    elif s.d_k > limits.ROPE_D_K_MAX:
+        assert not kinds["rope"].available and kinds["rope"].reason == "rope_d_k_max"
     else:
         tr = run.trace
         q = rope_np(tr.q_heads[0].numpy(), range(s.seq_len), base)
@@ -204,10 +210,10 @@ def test_add_view_random_model(s, real):
         assert kinds["sinusoidal"].added_norm == pytest.approx(math.sqrt(s.d_model / 2), rel=1e-5)
     # the side-by-side panels: the head of every available kind
     shown = [k for k in L.KINDS if kinds[k].available]
-    assert tuple(shown) == (L.RANDOM_KINDS if s.d_k % 2 == 0 else ("none", "sinusoidal"))
-    assert v.side_by_side.panels == tuple(shown)
+    assert tuple(shown) == (L.RANDOM_KINDS if s.d_k % 2 == 0 and s.d_k <= limits.ROPE_D_K_MAX else ("none", "sinusoidal"))
+    assert tuple(p.title.key for p in v.side_by_side.panels) == tuple(f"pos.kind.{k}" for k in shown)
     for i, kind in enumerate(shown):
-        np.testing.assert_array_equal(v.side_by_side.values[i], kinds[kind].weights[0])
+        np.testing.assert_array_equal(v.side_by_side.panels[i].values, kinds[kind].weights[0])
     # the shuffle gap per kind: 0 without positions (and without a mask), not 0 with them
     if s.mask == "none":
         assert kinds["none"].shuffle_gap <= 1e-5
@@ -234,7 +240,7 @@ def test_add_view_real_model(real):
         v = L.add_view(DEFAULT, "real", head=11, base=10_000.0, shuffle_seed=1, real=real, example=example)
         encoded, run = real.run_text(EXAMPLES[example][0])
         kinds = {k.kind: k for k in v.kinds}
-        assert all(k.available for k in v.kinds) and v.side_by_side.panels == L.KINDS
+        assert all(k.available for k in v.kinds) and tuple(p.title.key for p in v.side_by_side.panels) == tuple(f"pos.kind.{k}" for k in L.KINDS)
         assert (v.num_heads, v.d_model, v.d_k, v.head) == (12, 384, 32, 11)
         assert v.tokens == tuple(f"{i}:{t}" for i, t in enumerate(encoded.tokens))
         # learned: the real model's own first layer
@@ -250,7 +256,7 @@ def test_add_view_real_model(real):
             assert kinds[kind].twin_gap > 1e-2, kind
             assert kinds[kind].shuffle_gap > 1e-2, kind
         assert kinds["none"].shuffle_gap <= 1e-5
-        np.testing.assert_array_equal(v.side_by_side.values[2], kinds["learned"].weights[11])
+        np.testing.assert_array_equal(v.side_by_side.panels[2].values, kinds["learned"].weights[11])
         # lengths: word + segment rows as the model adds them, the table's rows, the sinusoids' sqrt(192)
         emb = real.encoder.embeddings
         ids = np.array(encoded.ids)
@@ -283,7 +289,9 @@ def test_rope_view_grid_against_the_formula(s):
     base, grid, pair, at = 10_000.0, 12, d_k // 2 - 1, 5
     v = L.rope_view(s, d_k, base, s.num_heads - 1, grid, pair, at)
     run = scenario.run(s)
-    if s.d_k % 2 == 0:  # the scenario's own q and k
+    if s.d_k > limits.ROPE_D_K_MAX:  # d_k 512 (one head of 512): the largest RoPE d_k, random q and k
+        assert v.source == "random" and v.notes == ("shared_d_k_max",) and d_k == limits.ROPE_D_K_MAX
+    elif s.d_k % 2 == 0:  # the scenario's own q and k
         assert v.source == "scenario" and v.head == s.num_heads - 1 and v.notes == ()
         np.testing.assert_array_equal(v.q, run.trace.q_heads[0, s.num_heads - 1, -1].numpy())
         np.testing.assert_array_equal(v.k, run.trace.k_heads[0, s.num_heads - 1, 0].numpy())
@@ -293,15 +301,15 @@ def test_rope_view_grid_against_the_formula(s):
     q = rope_np(np.tile(v.q, (grid, 1)), range(grid), base)  # (P, d_k): q at every position
     k = rope_np(np.tile(v.k, (grid, 1)), range(grid), base)
     expected = q @ k.T / math.sqrt(d_k)
-    np.testing.assert_allclose(v.grid.values, expected, atol=1e-4)
-    assert v.grid.values.shape == (grid, grid) and v.grid.role == "signed"
+    np.testing.assert_allclose(v.grid.panels[0].values, expected, atol=1e-4)
+    assert v.grid.panels[0].values.shape == (grid, grid) and v.grid.role == "signed"
     # constant along diagonals: the printed spread, by hand
-    spread = max(np.ptp(np.diagonal(v.grid.values, offset=-r)) for r in range(-(grid - 1), grid))
+    spread = max(np.ptp(np.diagonal(v.grid.panels[0].values, offset=-r)) for r in range(-(grid - 1), grid))
     assert v.diagonal_spread == pytest.approx(spread, abs=1e-6) and v.diagonal_spread <= 1e-5
     assert v.constant_on_diagonals
     pe = sinusoid_np(grid, d_k)
     absolute = (v.q + pe) @ (v.k + pe).T / math.sqrt(d_k)
-    np.testing.assert_allclose(v.absolute_grid.values, absolute, atol=1e-4)
+    np.testing.assert_allclose(v.absolute_grid.panels[0].values, absolute, atol=1e-4)
     a_spread = max(np.ptp(np.diagonal(absolute, offset=-r)) for r in range(-(grid - 1), grid))
     assert v.absolute_spread == pytest.approx(a_spread, abs=1e-4) and v.absolute_spread > 1e-2
     plain = float(np.dot(v.q.astype(np.float64), v.k) / math.sqrt(d_k))
@@ -343,7 +351,7 @@ def test_rope_view_base_and_d_k_controls():
     b = L.rope_view(DEFAULT, 16, 10.0, 0, 16, 0, 3)
     c = L.rope_view(DEFAULT, 6, 10_000.0, 0, 16, 2, 3)
     assert a.source == "scenario" and c.source == "random" and c.head is None
-    assert float(np.abs(a.grid.values - b.grid.values).max()) > 1e-2
+    assert float(np.abs(a.grid.panels[0].values - b.grid.panels[0].values).max()) > 1e-2
     assert b.constant_on_diagonals and c.constant_on_diagonals
     assert c.q.shape == (6,) and c.pair.dims == (2, 5)
     # a larger base decays more slowly: the matched curve at distance 64 is higher with base 1e6 than with 100
@@ -364,23 +372,24 @@ def test_learned_view_against_numpy_cosines(real, span):
     table = real.encoder.embeddings.position.weight.detach().numpy().astype(np.float64)  # (512, 384)
     assert v.table_shape == (512, 384)
     np.testing.assert_allclose(v.first_values, [-0.0856, -0.0329, -0.0170, 0.1042], atol=5e-5)
-    stride = max(1, span // 128)
+    stride = max(1, span // 64)
+    assert L.SIMILARITY_SIDE_MAX == 64
     assert v.stride == stride and v.positions.tolist() == list(range(0, span, stride))
-    assert v.learned.values.shape == (len(v.positions),) * 2 and len(v.positions) <= 128
+    assert v.similarity.panels[0].values.shape == (len(v.positions),) * 2 and len(v.positions) <= 64
     rows = table[:span] / np.linalg.norm(table[:span], axis=1, keepdims=True)
     sim = rows @ rows.T
-    np.testing.assert_allclose(v.learned.values, sim[::stride, ::stride], atol=1e-5)
+    np.testing.assert_allclose(v.similarity.panels[0].values, sim[::stride, ::stride], atol=1e-5)
     sines = sinusoid_np(span, 384)
     srows = sines / np.linalg.norm(sines, axis=1, keepdims=True)
     ssim = srows @ srows.T
-    np.testing.assert_allclose(v.sinusoidal.values, ssim[::stride, ::stride], atol=1e-5)
+    np.testing.assert_allclose(v.similarity.panels[1].values, ssim[::stride, ::stride], atol=1e-5)
     far = np.abs(np.arange(span)[:, None] - np.arange(span)[None]) >= span // 2
     assert v.learned_neighbour == pytest.approx(np.diagonal(sim, 1).mean(), abs=1e-5)
     assert v.learned_far == pytest.approx(sim[far].mean(), abs=1e-5)
     assert v.sinusoidal_neighbour == pytest.approx(np.diagonal(ssim, 1).mean(), abs=1e-5)
     assert v.sinusoidal_far == pytest.approx(ssim[far].mean(), abs=1e-5)
     assert v.learned_neighbour > v.learned_far  # neighbours are alike in the trained table too
-    assert v.learned.role == "similarity" and (v.learned.vmin, v.learned.vmax) == (-1.0, 1.0)
+    assert v.similarity.role == "similarity" and (v.similarity.vmin, v.similarity.vmax) == (-1.0, 1.0)
     with pytest.raises(ValueError):
         L.learned_view(real, 100)
 
@@ -550,12 +559,12 @@ def test_the_pages_scenario_can_be_passed_in():
     run = scenario.run(s)
     v = L.parse_url({}, s)
     a, b = L.shuffle_view(s, 5, True, 3), L.shuffle_view(s, 5, True, 3, run)
-    np.testing.assert_array_equal(a.weights_after.values, b.weights_after.values)
+    np.testing.assert_array_equal(a.weights.panels[1].values, b.weights.panels[1].values)
     assert a.causal_output_gap == b.causal_output_gap
-    np.testing.assert_array_equal(L.add_view(s, "random", 3, 10.0, 5).side_by_side.values,
-                                  L.add_view(s, "random", 3, 10.0, 5, run=run).side_by_side.values)
-    np.testing.assert_array_equal(L.rope_view(s, v.d_k, 10.0, 3, 8, 0, 1).grid.values,
-                                  L.rope_view(s, v.d_k, 10.0, 3, 8, 0, 1, run).grid.values)
+    np.testing.assert_array_equal(L.add_view(s, "random", 3, 10.0, 5).side_by_side.panels[0].values,
+                                  L.add_view(s, "random", 3, 10.0, 5, run=run).side_by_side.panels[0].values)
+    np.testing.assert_array_equal(L.rope_view(s, v.d_k, 10.0, 3, 8, 0, 1).grid.panels[0].values,
+                                  L.rope_view(s, v.d_k, 10.0, 3, 8, 0, 1, run).grid.panels[0].values)
     assert [q.answer for q in L.quiz_items(s, v)] == [q.answer for q in L.quiz_items(s, v, run)]
     with pytest.raises(ValueError, match="scenario"):
         L.shuffle_view(DEFAULT, 5, False, 0, run)

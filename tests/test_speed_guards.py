@@ -56,6 +56,14 @@ PINS = {
     ("kv-cache", (("kv_tab", "decode"),)): (0, 0, 0),
     ("kv-cache", (("kv_tab", "memory"),)): (1, 4, 1),
     ("kv-cache", (("kv_tab", "timing"),)): (0, 0, 0),  # nothing measured yet
+    # Positions: heatmaps go through ui.heatmaps (not counted here: no plotly, no old canvas); pinned for the bytes
+    ("positions", ()): (0, 0, 0),  # X, weights, output before/after: 3 heatmaps of 2 panels
+    ("positions", (("pos_tab", "shuffle"), ("pos_causal", "true"))): (0, 0, 0),
+    ("positions", (("pos_tab", "add"),)): (0, 0, 0),
+    ("positions", (("pos_tab", "add"), ("pos_model", "real"))): (0, 0, 0),
+    ("positions", (("pos_tab", "rope"),)): (0, 0, 0),  # 2 heatmaps, 2 Vega-Lite lines, one SVG
+    ("positions", (("pos_tab", "rope"), ("pos_grid", "64"))): (0, 0, 0),  # the largest grid: ~62 KB
+    ("positions", (("pos_tab", "learned"), ("pos_span", "512"))): (0, 0, 0),
 }
 
 
