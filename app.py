@@ -50,6 +50,7 @@ PAGES = (  # (file, url_path, icon); the file name equals the url_path so deep l
     ("pages/masks.py", "masks", ":material/grid_on:"),
     ("pages/real-model.py", "real-model", ":material/psychology:"),
     ("pages/why-heads.py", "why-heads", ":material/model_training:"),
+    ("pages/softmax.py", "softmax", ":material/functions:"),
     ("pages/quiz.py", "quiz", ":material/quiz:"),
 )
 

@@ -63,6 +63,7 @@ DTYPE_NAMES = ("float32", "float16")
 # Cell and tile states of the step view (codes of a "state" heatmap).
 TODO, DONE, CURRENT, SKIPPED = 0, 1, 2, 3
 STATE_NAMES = ("todo", "done", "current", "skipped")
+STATE_KEYS = tuple(f"softmax.state.{n}" for n in STATE_NAMES)  # the words of a "state" heatmap's codes
 # Row states of the output so far.
 ROW_WAITING, ROW_RUNNING, ROW_WRITTEN = 0, 1, 2
 
@@ -235,7 +236,7 @@ def heatmap(name: str, values, row_axis: str, col_axis: str, tokens: list[str], 
                   blocked=None if blocked is None else _ro(np.asarray(blocked, dtype=bool)))
     return Heatmap(name=name, panels=(panel,), role=role, vmin=float(vmin), vmax=float(vmax),
                    row_axis=text(f"softmax.axis.{row_axis}"), col_axis=text(f"softmax.axis.{col_axis}"),
-                   rects=tuple(rects), states=STATE_NAMES if role == "state" else (), title=title)
+                   rects=tuple(rects), states=STATE_KEYS if role == "state" else (), title=title)
 
 
 def values_of(hm: Heatmap) -> np.ndarray:
