@@ -13,6 +13,7 @@ from core import i18n, scenario
 from core.i18n import plain
 from core.limits import TILE_BLOCK_MAX, TILE_BLOCK_MIN
 from lessons import softmax as L
+from ui import seam
 from ui.cache import shared
 from ui.charts import show_chart
 from ui.heatmaps import show_heatmap
@@ -43,6 +44,8 @@ def settle() -> L.PageValues:
     widget then takes the corrected value); a widget's value that new settings put out of range (a row past
     the new T, a step past the new walk) is moved silently."""
     raw, from_url = {}, set()
+    if kept().pop("restart", False):
+        st.session_state["soft_step"] = kept()["soft_step"] = 1
     for key in FIELDS:
         if key in st.session_state:
             raw[key] = st.session_state[key]
@@ -59,8 +62,11 @@ def settle() -> L.PageValues:
         value = getattr(values, field)
         if key in from_url and url_values(key) != [str(value)]:
             drop_url_value(key)
-        if st.session_state.get(key) != value:
-            st.session_state[key] = value
+        else:
+            # A widget whose range changed (new T, h or blocks) is a new widget, and Streamlit would seed it from
+            # the link the page was loaded with (ui/seam entry 4): from here on the session's value decides.
+            seam.forget_initial_url_value(key)
+        st.session_state[key] = value  # every run: a re-created widget takes it instead of its default
         kept()[key] = value
     return values
 
@@ -70,9 +76,10 @@ def keep_value(key: str) -> None:
 
 
 def blocks_changed(key: str) -> None:
-    """A new block size makes a new walk: start it at step 1."""
+    """A new block size makes a new walk: start it at step 1 (settle() moves the step before its slider, now a
+    new widget with a new range, is drawn)."""
     keep_value(key)
-    st.session_state["soft_step"] = kept()["soft_step"] = 1
+    kept()["restart"] = True
 
 
 def move_step(delta: int, n: int) -> None:
