@@ -93,6 +93,15 @@ class Heatmap:
             raise ValueError(f"vmin {self.vmin} > vmax {self.vmax}")
 
 
+@dataclass(frozen=True)
+class Selection:
+    """The cell a click on a clickable Heatmap selected (ui.heatmaps.show_heatmap returns it)."""
+
+    panel: int
+    row: int
+    col: int
+
+
 def readonly(values) -> np.ndarray:
     """A read-only float32 numpy copy of a tensor or array (what a lesson hands out cannot be changed)."""
     if hasattr(values, "detach"):
@@ -117,4 +126,4 @@ def value_range(role: str, arrays) -> tuple[float, float]:
     return -(top or 1.0), (top or 1.0)
 
 
-__all__ = ["ROLES", "Heatmap", "Panel", "Rect", "Text", "readonly", "text", "value_range"]
+__all__ = ["ROLES", "Heatmap", "Panel", "Rect", "Selection", "Text", "readonly", "text", "value_range"]

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 import torch
-from charts import charts
-from charts import role as role_in
-from charts import stops as chart_stops
+from chart_reader import charts
+from chart_reader import role as role_in
+from chart_reader import stops as chart_stops
 from conftest import run_app
 
 from core import figures, i18n, scenario

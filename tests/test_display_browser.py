@@ -10,7 +10,7 @@ import xml.etree.ElementTree as ET
 from urllib.parse import urlsplit
 
 import pytest
-from charts import BROWSER_CHART as CHART
+from chart_reader import BROWSER_CHART as CHART
 from conftest import open_app, wait_idle
 from playwright.sync_api import expect
 

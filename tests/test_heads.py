@@ -9,8 +9,8 @@ import string
 import pytest
 import torch
 
-from charts import charts
-from charts import charts as charts_of
+from chart_reader import charts
+from chart_reader import charts as charts_of
 from conftest import run_app
 from core import heads as H
 from core.attention import AttentionTrace, build_input, build_model

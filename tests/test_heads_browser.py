@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from charts import BROWSER_CHART as CHART
+from chart_reader import BROWSER_CHART as CHART
 from conftest import open_app, sidebar_slider, wait_idle
 
 

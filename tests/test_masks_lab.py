@@ -7,7 +7,7 @@ import math
 
 import pytest
 import torch
-from charts import charts
+from chart_reader import charts
 from conftest import run_app
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 

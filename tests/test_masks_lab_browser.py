@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from charts import BROWSER_CHART as CHART
+from chart_reader import BROWSER_CHART as CHART
 from conftest import click_mask_cell, open_app, wait_idle
 from playwright.sync_api import expect
 

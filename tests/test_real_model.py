@@ -13,8 +13,8 @@ import shutil
 import pytest
 import torch
 
-from charts import BROWSER_CHART as CHART
-from charts import charts
+from chart_reader import BROWSER_CHART as CHART
+from chart_reader import charts
 from conftest import open_app, run_app, wait_idle
 from core import i18n, pretrained
 

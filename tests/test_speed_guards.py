@@ -12,7 +12,7 @@ import tomllib
 
 import pytest
 import torch
-from charts import charts
+from chart_reader import charts
 from conftest import ROOT, run_app
 
 from core import walkthrough as W

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from charts import charts
+from chart_reader import charts
 from conftest import ROOT, run_app
 
 from core import figures, i18n, scenario

@@ -3,7 +3,7 @@
 import re
 
 import pytest
-from charts import BROWSER_CHART as CHART
+from chart_reader import BROWSER_CHART as CHART
 from conftest import open_app, sidebar_slider, wait_idle
 from playwright.sync_api import expect
 

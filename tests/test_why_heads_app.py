@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from charts import charts
+from chart_reader import charts
 from conftest import run_app
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from charts import BROWSER_CHART as CHART
+from chart_reader import BROWSER_CHART as CHART
 from conftest import open_app, wait_idle
 
 LONG = 120_000  # ms: three tiny models on a busy test machine

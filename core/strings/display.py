@@ -44,4 +44,8 @@ STRINGS = {
     },
     "display.alt.chart": {"zh": "图表。", "en": "chart."},
     "display.download": {"zh": "下载这张图（{fmt}）", "en": "Download this chart ({fmt})"},
+    # The chart route (ui/heatmaps.py): a blocked cell's hover word; an axis title's note when labels are thinned
+    # ({k} is filled in by the browser, so it stays a literal here).
+    "display.blocked": {"zh": "被遮挡", "en": "blocked"},
+    "display.thinned": {"zh": "每 {k} 个标一个", "en": "a label every {k}"},
 }

@@ -1,5 +1,8 @@
 """The charts an AppTest run drew, whichever way ui/charts.py drew them: plotly charts, and the heatmaps
-the app's canvas renderer draws from a scene (core/canvas_chart.py, the component attention_lab.heatmap)."""
+the app's canvas renderer draws from a scene (core/canvas_chart.py, the component attention_lab.heatmap);
+and the heatmaps of the chart route (ui/heatmaps.py, the component attention_lab.heatmaps): `heatmaps(at)`.
+
+(Named chart_reader, not charts: `charts` is the top-level rendering package, and tests/ is on sys.path.)"""
 
 from __future__ import annotations
 
@@ -14,7 +17,8 @@ from core.scene_wire import header_text, unpack
 
 CANVAS = "attention_lab.heatmap"
 # A drawn chart in the browser, of either kind (Playwright's CSS reaches into the canvas's shadow root).
-BROWSER_CHART = "[data-testid=stPlotlyChart], .al-heatmap"
+BROWSER_CHART = "[data-testid=stPlotlyChart], .al-heatmap, .al-chart"
+HEATMAPS = "attention_lab.heatmaps"  # ui/heatmaps.py's component (static/heatmaps.js draws `.al-chart`)
 
 
 @dataclass
@@ -110,4 +114,34 @@ def charts(at) -> list[Chart]:
         raw = c.proto.bytes or c.proto.json.encode()  # ui/charts.py sends a packed scene (core.scene_wire.payload)
         data = unpack(raw)
         out.append(Chart("canvas", data["scene"], data["alt"], data["format"], data["file"], header_text(raw)))
+    return out
+
+
+@dataclass
+class Drawn:
+    """A heatmap of the chart route as the browser gets it: the payload's header (charts/payload.py) and
+    per panel its arrays ({"values": float32 (rows, cols), "blocked": bool when sent})."""
+
+    header: dict
+    arrays: list[dict]
+    key: str
+
+    @property
+    def alt(self) -> str:
+        return self.header["alt"]
+
+    def values(self, panel: int = 0) -> np.ndarray:
+        return self.arrays[panel]["values"]
+
+
+def heatmaps(at) -> list[Drawn]:
+    """The chart route's heatmaps an AppTest run drew, in page order."""
+    from charts.payload import unpack as unpack_heatmap
+
+    out = []
+    for c in at.get("bidi_component"):
+        if c.proto.component_name != HEATMAPS:
+            continue
+        header, arrays = unpack_heatmap(c.proto.bytes)
+        out.append(Drawn(header, arrays, getattr(c.proto, "id", "")))
     return out

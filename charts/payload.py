@@ -1,0 +1,157 @@
+"""A Heatmap (lessons/heatmap.py) as the bytes the heatmap component (static/heatmaps.js) draws.
+
+Straight from the arrays: values go as raw little-endian float32 (NaN stays NaN), blocked cells as one byte
+each, never through base64 or text. Layout of the payload:
+
+    MAGIC (4 bytes) | header length n (uint32 LE) | header JSON (n bytes, UTF-8) | padding to 4 | blobs
+
+Each blob starts at a multiple of 4 from the blobs' start, so the browser views it in place as a
+Float32Array / Uint8Array. The header names each panel's blobs as [offset, length] pairs ("values",
+"blocked"), and carries everything else as plain JSON: role, range, decimals, the worded strings (chart
+title, axis titles, panel titles, state names, the download label, the accessible name), labels, groups,
+rects, the palette's colours and the display options. Hover texts are not sent: the browser builds them
+from the value, `decimals`, the labels and the worded axis titles. `unpack` reads a payload back
+(tests, tools).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import struct
+from typing import TypedDict
+
+import numpy as np
+
+from charts import palettes
+from lessons.heatmap import Heatmap
+
+MAGIC = b"ALH1"
+FILE_PREFIX = "attention-lab"
+IMAGE_FORMATS = ("png", "svg")
+
+
+class Words(TypedDict, total=False):
+    """A Heatmap's Text keys worded in the page's language (ui/heatmaps.words makes it), plus the chart's
+    fixed strings. Every field is plain text; missing ones are empty."""
+
+    title: str
+    row_axis: str
+    col_axis: str
+    panels: list[str]  # one per panel ("" = none)
+    states: list[str]  # one per state code (role "state")
+    blocked: str  # the hover's word for a cell a mask blocks
+    thinned: str  # added to an axis title when its labels are thinned; "{k}" = every k-th labelled
+    download: str  # the download button's label
+    alt: str  # the accessible name (charts.alt.alt_text)
+
+
+def file_name(name: str) -> str:
+    """The downloaded image's file name (without extension) for a chart called `name`."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "chart"
+    return f"{FILE_PREFIX}-{safe}"
+
+
+def _finite(x: float, default: float) -> float:
+    return float(x) if math.isfinite(x) else default
+
+
+def payload(hm: Heatmap, *, palette: str = palettes.DEFAULT_PALETTE, cell_numbers: bool = False,
+            image_format: str = "png", words: Words | None = None) -> bytes:
+    """The component's bytes for `hm` drawn with these display options and worded strings."""
+    words = words or {}
+    blobs = bytearray()
+
+    def put(raw: bytes) -> list[int]:
+        blobs.extend(b"\0" * (-len(blobs) % 4))
+        ref = [len(blobs), len(raw)]
+        blobs.extend(raw)
+        return ref
+
+    labels: list[list[str]] = []  # distinct label lists, referenced by index (panels usually share them)
+
+    def label_ref(values: tuple[str, ...]) -> int | None:
+        if not values:
+            return None
+        as_list = [str(v) for v in values]
+        for i, known in enumerate(labels):
+            if known == as_list:
+                return i
+        labels.append(as_list)
+        return len(labels) - 1
+
+    panel_words = list(words.get("panels") or [])
+    panels = []
+    for i, p in enumerate(hm.panels):
+        values = np.ascontiguousarray(p.values, dtype="<f4")
+        rows, cols = values.shape
+        entry: dict = {"rows": int(rows), "cols": int(cols), "values": put(values.tobytes()),
+                       "title": panel_words[i] if i < len(panel_words) else "",
+                       "row_labels": label_ref(p.row_labels), "col_labels": label_ref(p.col_labels)}
+        if p.blocked is not None:
+            blocked = np.ascontiguousarray(np.asarray(p.blocked, dtype=bool), dtype=np.uint8)
+            if blocked.shape != (rows, cols):
+                raise ValueError(f"panel {i}: blocked {blocked.shape} != values {(rows, cols)}")
+            if blocked.any():
+                entry["blocked"] = put(blocked.tobytes())
+        if p.row_groups:
+            entry["row_groups"] = [int(g) for g in p.row_groups]
+        if p.col_groups:
+            entry["col_groups"] = [int(g) for g in p.col_groups]
+        panels.append(entry)
+
+    fmt = image_format if image_format in IMAGE_FORMATS else "png"
+    header = {
+        "v": 1,
+        "name": hm.name,
+        "role": hm.role,
+        "vmin": _finite(hm.vmin, 0.0),
+        "vmax": _finite(hm.vmax, 1.0),
+        "decimals": int(hm.decimals),
+        "clickable": bool(hm.clickable),
+        "panel_columns": int(hm.panel_columns),
+        "cell_numbers": bool(cell_numbers),
+        "palette": palettes.palette_name(palette),
+        "colours": palettes.colours(hm.role, palette, len(hm.states)),
+        "format": fmt,
+        "file": file_name(hm.name),
+        "title": words.get("title", ""),
+        "row_axis": words.get("row_axis", ""),
+        "col_axis": words.get("col_axis", ""),
+        "states": list(words.get("states") or hm.states),
+        "blocked_word": words.get("blocked", ""),
+        "thinned": words.get("thinned", ""),
+        "download": words.get("download", ""),
+        "alt": words.get("alt", ""),
+        "labels": labels,
+        "panels": panels,
+        "rects": [{"panel": r.panel, "r0": r.r0, "r1": r.r1, "c0": r.c0, "c1": r.c1, "style": r.style}
+                  for r in hm.rects],
+    }
+    text = json.dumps(header, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
+    pad = b"\0" * (-(8 + len(text)) % 4)
+    return MAGIC + struct.pack("<I", len(text)) + text + pad + bytes(blobs)
+
+
+def unpack(data: bytes) -> tuple[dict, list[dict[str, np.ndarray]]]:
+    """A payload read back: (header, per panel {"values": float32 (rows, cols), "blocked": bool (rows, cols)
+    when sent}). The arrays are copies."""
+    if data[:4] != MAGIC:
+        raise ValueError("not a heatmap payload")
+    (n,) = struct.unpack_from("<I", data, 4)
+    header = json.loads(data[8:8 + n].decode())
+    start = 8 + n + (-(8 + n) % 4)
+    arrays = []
+    for p in header["panels"]:
+        shape = (p["rows"], p["cols"])
+        off, length = p["values"]
+        out = {"values": np.frombuffer(data, dtype="<f4", count=length // 4, offset=start + off).reshape(shape).copy()}
+        if "blocked" in p:
+            off, length = p["blocked"]
+            out["blocked"] = np.frombuffer(data, dtype=np.uint8, count=length, offset=start + off).reshape(shape) != 0
+        arrays.append(out)
+    return header, arrays
+
+
+__all__ = ["FILE_PREFIX", "IMAGE_FORMATS", "MAGIC", "Words", "file_name", "payload", "unpack"]

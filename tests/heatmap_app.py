@@ -1,0 +1,46 @@
+"""A tiny page for the chart route's browser test (tests/test_heatmaps_browser.py): three heatmaps drawn by
+ui.heatmaps.show_heatmap, their values fixed so the test knows what hover must read. Served by
+`streamlit run tests/heatmap_app.py` (tests/static -> ../static gives it the renderer at app/static/)."""
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+import streamlit as st  # noqa: E402
+
+from core import i18n  # noqa: E402
+from lessons.heatmap import Heatmap, Panel, Rect, text  # noqa: E402
+from ui import display, heatmaps  # noqa: E402
+
+st.set_page_config(layout="wide")
+lang = st.query_params.get("lang", "en")
+t = lambda key, **kw: i18n.t(key, lang, **kw)  # noqa: E731
+display.display_sidebar(lang)
+
+rng = np.random.default_rng(int(st.query_params.get("seed", "0")))
+T = 6
+tokens = ("the", "cat", "sat", "on", "the", "mat")
+weights = rng.random((4, T, T)).astype(np.float32)
+weights /= weights.sum(-1, keepdims=True)
+causal = ~np.tril(np.ones((T, T), dtype=bool))
+heads = Heatmap(
+    name="test-weights", role="weights", vmin=0.0, vmax=1.0, decimals=4, clickable=True,
+    row_axis=text("walk.axis.query"), col_axis=text("walk.axis.key"),
+    panels=tuple(Panel(values=weights[h], title=text("walk.axis.head"), row_labels=tokens, col_labels=tokens,
+                       blocked=causal if h == 1 else None, row_groups=(0, 0, 1, 1, 2, 2) if h == 2 else ())
+                 for h in range(4)),
+    rects=(Rect(0, 1, 3, 1, 3),), title=text("walk.axis.head"))
+choice = heatmaps.show_heatmap(heads, key="hm_heads", t=t)
+if choice is not None:
+    st.session_state["picked"] = choice
+picked = st.session_state.get("picked")
+st.markdown(f"picked: {picked.panel},{picked.row},{picked.col}" if picked else "picked: none")
+
+wide = rng.standard_normal((32, 512)).astype(np.float32)
+signed = Heatmap(name="test-signed", role="signed", vmin=-4.0, vmax=4.0, decimals=3,
+                 row_axis=text("walk.axis.token"), col_axis=text("walk.axis.col"), panels=(Panel(values=wide),))
+heatmaps.show_heatmap(signed, key="hm_signed", t=t)

@@ -1,0 +1,95 @@
+"""One way to show a lesson's heatmap on a page: `show_heatmap(hm, key=..., t=ctx.t)` (issue 18's chart route).
+
+A lesson hands a lessons.heatmap.Heatmap (arrays, labels, keys); this words its keys with the page's `t`,
+applies the sidebar's display options (ui/display.py: palette, numbers in the cells, table view, image
+format), and either shows the table view (charts/table.py, built only then) or draws the chart with one
+components.v2 component (static/heatmaps.js, fed by charts/payload.py's bytes), updated in place on a rerun
+because its key stays the same. The component's download button saves PNG or SVG per `image_format`.
+A click on a cell of a clickable Heatmap returns its Selection in the rerun it causes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from charts import alt, payload, table
+from charts.payload import Words
+from lessons.heatmap import Heatmap, Selection, Text
+from ui import display
+
+RENDERER = Path(__file__).resolve().parent.parent / "static" / "heatmaps.js"  # served at app/static/ (config.toml)
+# The component's own code only loads the renderer (Streamlit sends a component's code with every element it
+# draws): the browser fetches static/heatmaps.js once and keeps the module; the hash makes a changed one load anew.
+_VERSION = hashlib.sha256(RENDERER.read_bytes()).hexdigest()[:12]
+_LOADER = ("export default async function (component) {\n"
+           f"  const url = new URL('app/static/heatmaps.js?v={_VERSION}', document.baseURI).href;\n"
+           "  const renderer = await import(url);\n"
+           "  return renderer.render(component);\n"
+           "}\n")
+COMPONENT = "attention_lab.heatmaps"
+HEATMAPS = st.components.v2.component(COMPONENT, js=_LOADER)
+
+Say = Callable[..., str]  # a page's ctx.t: (key, **params) -> text in the page's language
+
+
+def _word(t: Say, text: Text | None) -> str:
+    return t(text.key, **text.kw()) if text is not None else ""
+
+
+def words(hm: Heatmap, t: Say, image_format: str = "png") -> Words:
+    """Every string the chart shows, worded in the page's language (titles, axes, states, hover words, the
+    download label and the accessible name)."""
+    fmt = image_format if image_format in payload.IMAGE_FORMATS else "png"
+    w: Words = {"title": _word(t, hm.title), "row_axis": _word(t, hm.row_axis), "col_axis": _word(t, hm.col_axis),
+                "panels": [_word(t, p.title) for p in hm.panels], "states": [t(k) for k in hm.states],
+                "blocked": t("display.blocked"), "thinned": t("display.thinned"),
+                "download": t("display.download", fmt=fmt.upper())}
+    w["alt"] = alt.alt_text(hm, w, lambda **kw: t("display.alt.heatmap", **kw))
+    return w
+
+
+def show_tables(hm: Heatmap, w: Words) -> None:
+    """The table view: one dataframe per panel, its values printed with the Heatmap's decimals."""
+    for tab in table.tables(hm, w):
+        if tab.title:
+            st.caption(tab.title)
+        frame = pd.DataFrame(tab.rows, index=tab.row_labels, columns=tab.col_labels)
+        frame.index.name, frame.columns.name = w.get("row_axis") or None, w.get("col_axis") or None
+        st.dataframe(frame, height=min(38 + 35 * len(tab.rows), 420))
+
+
+def _selection(hm: Heatmap, click: object) -> Selection | None:
+    """A click the browser sent, checked against the chart's shape (anything else is ignored)."""
+    if not hm.clickable or not isinstance(click, dict):
+        return None
+    try:
+        panel, row, col = int(click["panel"]), int(click["row"]), int(click["col"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if not 0 <= panel < len(hm.panels):
+        return None
+    rows, cols = hm.panels[panel].values.shape
+    return Selection(panel, row, col) if 0 <= row < rows and 0 <= col < cols else None
+
+
+def show_heatmap(hm: Heatmap, *, key: str, t: Say) -> Selection | None:
+    """Draw `hm` with the session's display options (or its tables when the table view is on). `key` keeps
+    the chart in place across reruns; `t` is the page's ctx.t. Returns the cell a click selected, in the
+    rerun that click caused, when `hm.clickable`; else None."""
+    options = display.current()
+    w = words(hm, t, options.image_format)
+    if options.table_view:
+        show_tables(hm, w)
+        return None
+    data = payload.payload(hm, palette=options.palette, cell_numbers=options.cell_numbers,
+                           image_format=options.image_format, words=w)
+    result = HEATMAPS(data=data, key=key, on_click_change=lambda: None)
+    return _selection(hm, getattr(result, "click", None))
+
+
+__all__ = ["COMPONENT", "Selection", "show_heatmap", "show_tables", "words"]
