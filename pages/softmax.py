@@ -123,7 +123,7 @@ def variance_figure(vc: L.VarianceCurve):
                     name=t("softmax.scale.chart.current"),
                     marker={"size": 14, "symbol": "circle-open", "line": {"width": 3}, "color": "#d62728"})
     fig.update_xaxes(type="log", title=t("softmax.scale.chart.x"), tickvals=x, ticktext=[str(v) for v in x])
-    fig.update_yaxes(type="log", title=t("softmax.scale.chart.y"))
+    fig.update_yaxes(type="log", title=t("softmax.scale.chart.y"), tickvals=x[::2], ticktext=[str(v) for v in x[::2]])
     fig.update_layout(title=t("softmax.scale.chart.title"), height=360, margin={"l": 10, "r": 10, "t": 50, "b": 10},
                       legend={"orientation": "h", "y": -0.25})
     return fig
@@ -174,9 +174,11 @@ def scale_section() -> None:
 def max_section() -> None:
     st.subheader(t("softmax.max.title"))
     st.markdown(t("softmax.max.intro"))
-    st.latex(r"\text{naive: }\frac{e^{s_j}}{\sum_k e^{s_k}}\qquad"
-             r"\text{safe: }\frac{e^{s_j-m}}{\sum_k e^{s_k-m}},\ m=\max_k s_k\qquad"
-             r"\text{online: }m_{\text{new}}=\max(m,s_j),\ l\leftarrow l\,e^{m-m_{\text{new}}}+e^{s_j-m_{\text{new}}}")
+    st.markdown("\n".join([  # the words in the reader's language, the formulas in LaTeX
+        f"- **{t('softmax.max.col.naive')}**: " + r"$e^{s_j} \big/ \sum_k e^{s_k}$",
+        f"- **{t('softmax.max.col.safe')}**: " + r"$e^{s_j-m} \big/ \sum_k e^{s_k-m},\; m=\max_k s_k$",
+        f"- **{t('softmax.max.col.online')}**: " + r"$m_{\text{new}}=\max(m, s_j),\;"
+        r"l\leftarrow l\,e^{m-m_{\text{new}}}+e^{s_j-m_{\text{new}}},\; m\leftarrow m_{\text{new}}$"]))
     left, mid, right = st.columns(3)
     head_control(left)
     row_control(mid)
@@ -235,9 +237,10 @@ def fmt_bytes(n: int) -> str:
 def tiles_section() -> None:
     st.subheader(t("softmax.tiles.title"))
     st.markdown(t("softmax.tiles.intro"))
-    st.latex(r"m_{\text{new}}=\max\!\big(m_{\text{old}},\operatorname{rowmax}S\big),\quad P=e^{S-m_{\text{new}}},\quad"
-             r"l\leftarrow e^{m_{\text{old}}-m_{\text{new}}}\,l+\operatorname{rowsum}P,\quad"
-             r"\text{acc}\leftarrow e^{m_{\text{old}}-m_{\text{new}}}\,\text{acc}+PV,\quad O=\text{acc}/l")
+    st.latex(r"\begin{gathered}m_{\text{new}}=\max\!\big(m_{\text{old}},\operatorname{rowmax}S\big),\quad "
+             r"P=e^{S-m_{\text{new}}}\\ l\leftarrow e^{m_{\text{old}}-m_{\text{new}}}\,l+\operatorname{rowsum}P\\ "
+             r"\text{acc}\leftarrow e^{m_{\text{old}}-m_{\text{new}}}\,\text{acc}+PV,\quad O=\text{acc}/l"
+             r"\end{gathered}")
     a, b, c = st.columns(3)
     head_control(a)
     b.slider(t("softmax.ctl.bq"), TILE_BLOCK_MIN, TILE_BLOCK_MAX, key="soft_bq", bind="query-params",
