@@ -4,7 +4,9 @@ in the main area and never raise; the numbers printed on screen are the lesson's
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+from chart_reader import heatmaps
 from conftest import run_app
 
 from core import scenario
@@ -109,6 +111,9 @@ def test_the_scale_sections_numbers_are_the_lessons():
     assert any(f"{r.model_diff:.2e}" in x for x in texts(at.success))
     vc = L.variance_curve(s)
     assert any(f"{float(vc.variance[vc.current_index]):.2f}" in c for c in texts(at.caption))
+    drawn = heatmaps(at)  # the weights under the three divisors, as the browser gets them
+    assert len(drawn) == 1 and drawn[0].header["name"] == "scale_row"
+    assert np.array_equal(drawn[0].values(0), np.stack([v.weights for v in r.variants]).astype(np.float32))
     e = [f"{v.entropy:.3f}" for v in r.variants]
     assert any(all(x in i for x in e) for i in texts(at.info))  # the entropy order with the row's numbers
 
@@ -152,6 +157,12 @@ def test_the_tiles_section_steps_and_its_numbers_are_the_lessons():
     assert rows[cols[1]] == [f"{float(x):.6g}" for x in v.current.m_old]
     assert rows[cols[2]] == [f"{float(x):.6g}" for x in v.current.m_new]
     assert rows[cols[4]] == [f"{float(x):.6g}" for x in v.current.l]
+    drawn = {h.header["name"]: h for h in heatmaps(at)}
+    assert set(drawn) == {"scores", "tile_p", "output_so_far"}  # the result waits for the last step
+    assert np.array_equal(drawn["tile_p"].values(0), v.current.p.astype(np.float32))
+    cur = drawn["scores"].header["rects"][-1]
+    assert (cur["style"], cur["r0"], cur["r1"], cur["c0"], cur["c1"]) == ("current", q0, q1, k0, k1)
+    assert sum(r["style"] == "skipped" for r in drawn["scores"].header["rects"]) == len(walk.skipped)
     # a widget step: the Next button, then the slider to the last step, where the result is compared
     at.button(key="soft_next").click().run()
     assert not at.exception and at.session_state["soft_step"] == 4
@@ -160,6 +171,8 @@ def test_the_tiles_section_steps_and_its_numbers_are_the_lessons():
     assert not at.exception
     res = L.tile_result(s, 3, 2, 3, run)
     ok = next(x for x in texts(at.success) if x.startswith("The tiled result equals"))
+    both = next(h for h in heatmaps(at) if h.header["name"] == "tiled_vs_plain")
+    assert np.abs(both.values(0) - both.values(1)).max() <= L.RESULT_TOLERANCE  # tiled | plain, drawn side by side
     assert f"this head max |difference| {res.head_diff:.2e}" in ok and f"{res.sdpa_diff:.2e}" in ok
     assert f"{res.steps} tiles processed, {res.skipped} skipped" in ok
     # a new block size restarts the walk at step 1
