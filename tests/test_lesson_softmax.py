@@ -341,7 +341,11 @@ def test_every_step_of_the_walk_by_hand(mask, bq, bk):
         # the full score matrix outlines the current tile (last rect) and every skipped tile
         rects = v.scores.rects
         assert (rects[-1].style, rects[-1].r0, rects[-1].r1, rects[-1].c0, rects[-1].c1) == ('current', q0, q1, k0, k1)
-        assert len([x for x in rects if x.style == 'skipped']) == len(walk.skipped)
+        outlined = np.zeros((T, T), dtype=bool)  # the skipped rects cover exactly the skipped tiles' cells
+        for x in rects[:-1]:
+            assert x.style == "skipped" and not outlined[x.r0:x.r1, x.c0:x.c1].any()  # no overlap
+            outlined[x.r0:x.r1, x.c0:x.c1] = True
+        assert np.array_equal(outlined, L.values_of(v.cell_state) == L.SKIPPED)
         assert np.array_equal(v.scores.panels[0].blocked, ~keep)
         p_hand = np.exp(ref_s[q0:q1, k0:k1] - v.m_rows[q0:q1, None])
         assert np.abs(L.values_of(v.tile_p) - p_hand).max() <= 1e-5 and L.values_of(v.tile_p).max() <= 1
@@ -362,6 +366,9 @@ def test_skipped_causal_tiles_are_a_hand_count(T, bq, bk):
                if j * bk > min(T, (i + 1) * bq) - 1]  # the tile's first key is after its last query
     assert list(walk.skipped) == by_hand
     assert L.memory_table(S(16, 2, T, "causal"), bq, bk)[0].causal_skipped == len(by_hand)
+    # on the chart, each query tile's skipped tiles are one outlined run (31 rects at T 32, 1 x 1, not 496)
+    rects = [x for x in L.tile_step(walk, 1).scores.rects if x.style == "skipped"]
+    assert len(rects) == len({i for i, _ in by_hand})
 
 
 @pytest.mark.parametrize("mask", MASKS)

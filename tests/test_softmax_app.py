@@ -162,7 +162,7 @@ def test_the_tiles_section_steps_and_its_numbers_are_the_lessons():
     assert np.array_equal(drawn["tile_p"].values(0), v.current.p.astype(np.float32))
     cur = drawn["scores"].header["rects"][-1]
     assert (cur["style"], cur["r0"], cur["r1"], cur["c0"], cur["c1"]) == ("current", q0, q1, k0, k1)
-    assert sum(r["style"] == "skipped" for r in drawn["scores"].header["rects"]) == len(walk.skipped)
+    assert sum(r["style"] == "skipped" for r in drawn["scores"].header["rects"]) == len({i for i, _ in walk.skipped})
     # a widget step: the Next button, then the slider to the last step, where the result is compared
     at.button(key="soft_next").click().run()
     assert not at.exception and at.session_state["soft_step"] == 4
@@ -188,3 +188,16 @@ def test_a_link_reproduces_the_view_in_chinese():
     assert not at.exception
     assert any(m.startswith("第 **2 / 3** 步") for m in texts(at.markdown))  # T 8, 4 x 4: one of four skipped
     assert qp(at, "soft_step") == ["2"] and qp(at, "soft_tab") == ["tiles"]
+
+
+@pytest.mark.parametrize("step", ["5", "1000"])  # a middle step, and the last (with the tiled | plain chart)
+def test_the_heaviest_tile_view_stays_under_the_step_byte_target(step):
+    """Blocks 1 x 1 under the causal mask at d_model 512, h 1, T 32: 528 steps, 496 skipped tiles (outlined as 31
+    runs), 32 x 64 outputs. The whole view must fit the 64 KB a step may cost (tests/test_speed_guards.py)."""
+    from test_speed_guards import MAX_STEP_BYTES, page_bytes
+
+    at = run_app("softmax", d_model=512, num_heads=1, seq_len=32, mask="causal", soft_tab="tiles", soft_bq=1,
+                 soft_bk=1, soft_step=step)
+    assert not at.exception
+    total, big = page_bytes(at)
+    assert total <= MAX_STEP_BYTES, f"{total / 1024:.1f} KB, biggest {big}"
