@@ -201,3 +201,22 @@ def test_the_heaviest_tile_view_stays_under_the_step_byte_target(step):
     assert not at.exception
     total, big = page_bytes(at)
     assert total <= MAX_STEP_BYTES, f"{total / 1024:.1f} KB, biggest {big}"
+
+
+def test_what_the_page_shares_between_sessions_is_read_only():
+    """The page keeps the lesson's results in ui.cache.shared (frozen by core.frozen): no session can write into
+    what every other session reads."""
+    from core.frozen import freeze
+
+    s = Settings(64, 4, 8, "causal", 0, "en")
+    run = freeze(scenario.run(s))
+    walk = freeze(L.tile_walk(s, 1, 3, 2, run))
+    sr = freeze(L.scale_row(s, 1, 7, run))
+    res = freeze(L.tile_result(s, 1, 3, 2, run))
+    for a in (walk.steps[0].acc, walk.scores, sr.heatmap.panels[0].values, res.side_by_side.panels[1].values,
+              L.tile_step(walk, 2).scores.panels[0].values):
+        with pytest.raises(ValueError):
+            a[0, 0] = 1.0
+    with pytest.raises(TypeError):
+        walk.steps[0].traffic["read_q"] = 0
+    assert L.tile_step(walk, walk.n_steps).is_last and res.equal
