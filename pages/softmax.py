@@ -27,6 +27,7 @@ SK = (s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang, ctx.custom_text
 run = shared("run", SK, lambda: scenario.run(s, custom_text=ctx.custom_text))
 
 SECTIONS = ("scale", "max", "tiles")  # soft_tab (lessons/softmax.py SECTIONS; a literal for the fuzz test)
+SATURATED = 0.9  # a ÷1 row whose largest weight is below this is not one-hot yet: the page suggests a larger d_k
 KEPT = "soft_kept"  # the page's values while the widgets showing them are in a closed tab
 FIELDS = {"soft_head": "head", "soft_row": "row", "soft_gain": "gain", "soft_bq": "block_q", "soft_bk": "block_k",
           "soft_step": "step"}  # URL key -> PageValues field
@@ -165,6 +166,8 @@ def scale_section() -> None:
         st.info(t("softmax.scale.d_k_1"), icon=":material/info:")
     elif sr.order_holds:
         st.info(t("softmax.scale.order", e1=e1, e2=e2, e3=e3), icon=":material/lightbulb:")
+        if sr.variants[0].max_weight < SATURATED:
+            st.caption(t("softmax.scale.try_big", top=sr.variants[0].max_weight, d_k=s.d_k))
     else:
         st.warning(t("softmax.scale.order_broken", e1=e1, e2=e2, e3=e3), icon=":material/info:")
     st.success(t("softmax.scale.check", diff=sr.model_diff), icon=":material/check_circle:")

@@ -116,6 +116,18 @@ def test_the_scale_sections_numbers_are_the_lessons():
     assert np.array_equal(drawn[0].values(0), np.stack([v.weights for v in r.variants]).astype(np.float32))
     e = [f"{v.entropy:.3f}" for v in r.variants]
     assert any(all(x in i for x in e) for i in texts(at.info))  # the entropy order with the row's numbers
+    assert any(c.startswith(f"Here the ÷1 row's largest weight is only {r.variants[0].max_weight:.2f}")
+               for c in texts(at.caption))  # d_k 16: not saturated yet, so the page says where it is
+
+
+def test_at_d_k_512_the_unscaled_row_is_one_hot_and_the_page_says_nothing_more():
+    at = run_app("softmax", d_model=512, num_heads=1, seq_len=16, soft_row=15)
+    assert not at.exception
+    s = settings_of(at)
+    r = L.scale_row(s, 0, 15, scenario.run(s))
+    assert r.variants[0].max_weight > 0.99 and r.variants[1].max_weight < 0.5  # saturated next to healthy
+    assert table(at, 0)[list(table(at, 0))[3]][0] == f"{r.variants[0].max_weight:.4f}"
+    assert not any(c.startswith("Here the ÷1 row") for c in texts(at.caption))
 
 
 def test_the_max_sections_numbers_are_the_lessons_and_the_overflow_is_shown():

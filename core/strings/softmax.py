@@ -121,6 +121,13 @@ STRINGS = {
         "en": "This row's entropies do not order as ÷1 ≤ ÷√d_k ≤ ÷d_k ({e1:.3f}, {e2:.3f}, {e3:.3f}): it happens "
               "when one key is visible or the scores are nearly equal.",
     },
+    "softmax.scale.try_big": {
+        "zh": "在这里 ÷1 的最大权重只有 {top:.2f}：d_k = {d_k} 时原始分数还不算大。把 d_model 调到 512、h 调到 1 或 8"
+              "（d_k = 512 或 64）再看：不缩放的那一行几乎是独热的，÷√d_k 的那一行仍然分散。",
+        "en": "Here the ÷1 row's largest weight is only {top:.2f}: at d_k = {d_k} the raw scores are not large yet. Set "
+              "d_model to 512 and h to 1 or 8 (d_k = 512 or 64) and look again: the unscaled row is almost one-hot "
+              "while the ÷√d_k row stays spread out.",
+    },
     "softmax.scale.d_k_1": {"zh": "d_k = 1：三个除数都是 1，三行完全相同。把 d_model 调大或把 h 调小试试。",
                             "en": "d_k = 1: all three divisors are 1 and the rows are the same. Raise d_model or "
                                   "lower h to see them differ."},
