@@ -57,9 +57,41 @@ def _finite(x: float, default: float) -> float:
     return float(x) if math.isfinite(x) else default
 
 
+NAN16 = -32768  # a compact panel's code for "no value"
+
+
+def printed_codes(values: np.ndarray, decimals: int) -> np.ndarray | None:
+    """`values` as int16 codes of the numbers the chart prints (value * 10**decimals, rounded exactly as
+    f"{v:.{decimals}f}" rounds; NaN = NAN16), or None when a panel cannot travel so: decimals > 4, an
+    infinity, a code past int16, or a negative value printed as "-0.00" (a code has no sign of zero)."""
+    if not 0 <= decimals <= 4:
+        return None
+    v = np.asarray(values, dtype=np.float64)
+    if np.isinf(v).any():
+        return None
+    finite = ~np.isnan(v)
+    scaled = np.where(finite, v, 0.0) * 10.0 ** decimals
+    if np.abs(scaled).max(initial=0.0) > 32767.4:
+        return None
+    q = np.rint(scaled)
+    near_tie = finite & (np.abs(np.abs(scaled - np.trunc(scaled)) - 0.5) < 1e-3)
+    for idx in zip(*np.nonzero(near_tie)):  # a few cells: round them as Python prints them
+        q[idx] = int(f"{float(v[idx]):.{decimals}f}".replace(".", ""))
+    if (finite & (v < 0) & (q == 0)).any():
+        return None
+    out = q.astype(np.int16)
+    out[~finite] = NAN16
+    return out
+
+
 def payload(hm: Heatmap, *, palette: str = palettes.DEFAULT_PALETTE, cell_numbers: bool = False,
-            image_format: str = "png", words: Words | None = None) -> bytes:
-    """The component's bytes for `hm` drawn with these display options and worded strings."""
+            image_format: str = "png", words: Words | None = None, compact: bool = False) -> bytes:
+    """The component's bytes for `hm` drawn with these display options and worded strings.
+
+    `compact`: each panel whose values all print as int16 codes at `hm.decimals` (`printed_codes`: weights at
+    4 decimals do) travels as those codes, half the bytes; the browser shows exactly the printed numbers
+    (hover, cells), colours from the rounded values. Other panels stay float32. For a view near the 64 KB a
+    step may cost (issue 18); off by default: float32 is the values themselves."""
     words = words or {}
     blobs = bytearray()
 
@@ -86,9 +118,14 @@ def payload(hm: Heatmap, *, palette: str = palettes.DEFAULT_PALETTE, cell_number
     for i, p in enumerate(hm.panels):
         values = np.ascontiguousarray(p.values, dtype="<f4")
         rows, cols = values.shape
-        entry: dict = {"rows": int(rows), "cols": int(cols), "values": put(values.tobytes()),
+        # (not with cell numbers on: a cell prints fewer decimals, and rounding a rounded code twice can differ)
+        codes = printed_codes(values, hm.decimals) if compact and not cell_numbers else None
+        entry: dict = {"rows": int(rows), "cols": int(cols),
+                       "values": put(values.tobytes() if codes is None else codes.astype("<i2").tobytes()),
                        "title": panel_words[i] if i < len(panel_words) else "",
                        "row_labels": label_ref(p.row_labels), "col_labels": label_ref(p.col_labels)}
+        if codes is not None:
+            entry["codes"] = True  # "values" holds int16 codes: value = code / 10**decimals
         if p.blocked is not None:
             blocked = np.ascontiguousarray(np.asarray(p.blocked, dtype=bool), dtype=np.uint8)
             if blocked.shape != (rows, cols):
@@ -136,7 +173,7 @@ def payload(hm: Heatmap, *, palette: str = palettes.DEFAULT_PALETTE, cell_number
 
 def unpack(data: bytes) -> tuple[dict, list[dict[str, np.ndarray]]]:
     """A payload read back: (header, per panel {"values": float32 (rows, cols), "blocked": bool (rows, cols)
-    when sent}). The arrays are copies."""
+    when sent, and for a compact panel "codes": its int16 codes}). The arrays are copies."""
     if data[:4] != MAGIC:
         raise ValueError("not a heatmap payload")
     (n,) = struct.unpack_from("<I", data, 4)
@@ -146,7 +183,12 @@ def unpack(data: bytes) -> tuple[dict, list[dict[str, np.ndarray]]]:
     for p in header["panels"]:
         shape = (p["rows"], p["cols"])
         off, length = p["values"]
-        out = {"values": np.frombuffer(data, dtype="<f4", count=length // 4, offset=start + off).reshape(shape).copy()}
+        if p.get("codes"):
+            codes = np.frombuffer(data, dtype="<i2", count=length // 2, offset=start + off).reshape(shape).copy()
+            values = np.where(codes == NAN16, np.nan, codes / 10.0 ** header["decimals"]).astype(np.float32)
+            out = {"values": values, "codes": codes}
+        else:
+            out = {"values": np.frombuffer(data, dtype="<f4", count=length // 4, offset=start + off).reshape(shape).copy()}
         if "blocked" in p:
             off, length = p["blocked"]
             out["blocked"] = np.frombuffer(data, dtype=np.uint8, count=length, offset=start + off).reshape(shape) != 0
@@ -154,4 +196,4 @@ def unpack(data: bytes) -> tuple[dict, list[dict[str, np.ndarray]]]:
     return header, arrays
 
 
-__all__ = ["FILE_PREFIX", "IMAGE_FORMATS", "MAGIC", "Words", "file_name", "payload", "unpack"]
+__all__ = ["FILE_PREFIX", "IMAGE_FORMATS", "MAGIC", "NAN16", "Words", "file_name", "payload", "printed_codes", "unpack"]

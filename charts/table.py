@@ -28,6 +28,11 @@ def number(value: float, decimals: int) -> str:
     return f"{v:.{decimals}f}"
 
 
+def unique(labels: list[str]) -> list[str]:
+    """Labels as a table's header needs them: unique (repeated tokens get their position, '4:the')."""
+    return labels if len(set(labels)) == len(labels) else [f"{i}:{label}" for i, label in enumerate(labels)]
+
+
 def tables(hm: Heatmap, words: Words | None = None) -> list[Table]:
     """One Table per panel. Labels default to 0..n-1; role "state" prints each code's worded name."""
     words = words or {}
@@ -47,10 +52,10 @@ def tables(hm: Heatmap, words: Words | None = None) -> list[Table]:
                 return number(v, hm.decimals)
         printed = [[cell(v) for v in row] for row in p.values.tolist()]
         out.append(Table(title=titles[i] if i < len(titles) else "",
-                         row_labels=list(p.row_labels) if p.row_labels else [str(r) for r in range(rows)],
-                         col_labels=list(p.col_labels) if p.col_labels else [str(c) for c in range(cols)],
+                         row_labels=unique(list(p.row_labels)) if p.row_labels else [str(r) for r in range(rows)],
+                         col_labels=unique(list(p.col_labels)) if p.col_labels else [str(c) for c in range(cols)],
                          rows=printed))
     return out
 
 
-__all__ = ["Table", "number", "tables"]
+__all__ = ["Table", "number", "tables", "unique"]

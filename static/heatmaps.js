@@ -22,9 +22,13 @@ function unpack(data) {
   const panels = h.panels.map((p, i) => {
     const labels = (ref, count) => ref === null || ref === undefined
       ? Array.from({length: count}, (_, k) => String(k)) : h.labels[ref];
+    let values, codes = null;
+    if (p.codes) {  // int16 codes of the printed numbers (charts/payload.printed_codes): value = code / 10**decimals
+      codes = new Int16Array(buf, start + p.values[0], p.values[1] / 2);
+      values = Float32Array.from(codes, q => q === -32768 ? NaN : q / 10 ** h.decimals);
+    } else values = new Float32Array(buf, start + p.values[0], p.values[1] / 4);
     return {
-      ...p, index: i,
-      values: new Float32Array(buf, start + p.values[0], p.values[1] / 4),
+      ...p, index: i, values, codes,
       blocked: p.blocked ? new Uint8Array(buf, start + p.blocked[0], p.blocked[1]) : null,
       rowLabels: labels(p.row_labels, p.rows), colLabels: labels(p.col_labels, p.cols),
     };
@@ -65,6 +69,13 @@ function number(v, decimals) {
   if (Number.isNaN(v)) return "";
   if (!Number.isFinite(v)) return v < 0 ? "-inf" : "inf";
   return v.toFixed(decimals);
+}
+
+// A code of a compact panel as the number it stands for, printed from the integer (no float rounding).
+function codeText(q, decimals) {
+  if (q === -32768) return "";
+  const digits = String(Math.abs(q)).padStart(decimals + 1, "0");
+  return (q < 0 ? "-" : "") + (decimals ? digits.slice(0, -decimals) + "." + digits.slice(-decimals) : digits);
 }
 
 // A shorter number for a small cell: the same decimals when they fit, else fewer (hover keeps them all).
@@ -185,10 +196,12 @@ class Chart {
     this.measurer = doc.createElement("canvas").getContext("2d");
     this.width = 0;
     this.clicks = 0;
+    this.draws = 0;
     new ResizeObserver(() => { if (this.box.clientWidth && this.box.clientWidth !== this.width) this.draw(); }).observe(this.box);
   }
 
   update(data, setTriggerValue) {
+    const t0 = performance.now();
     this.trigger = setTriggerValue;
     const {h, panels} = unpack(data);
     this.header = h; this.panels = panels;
@@ -200,6 +213,7 @@ class Chart {
     this.button.title = h.download || "Download";
     this.button.setAttribute("aria-label", h.download || "Download");
     this.draw();
+    this.ms = performance.now() - t0;  // unpack + layout + paint of the last update (benchmarks, tools)
   }
 
   textWidth(text, size, weight) {
@@ -244,7 +258,7 @@ class Chart {
       }
     }
     g.per = per;
-    const labW = i => (i === 0 || !shareY ? yLab : 0) + (panels.some(p => p.row_groups) ? STRIP + 2 : 0);
+    const labW = i => (i === 0 || !shareY ? yLab : 0) + (panels.some(p => p.row_groups) ? STRIP + 4 : 0);
     let labs = 0;
     for (let i = 0; i < per; i++) labs += labW(i);
     const pw = (avail - labs - (per - 1) * GAP) / per;
@@ -295,6 +309,7 @@ class Chart {
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     this.drawn = [];  // every text painted (titles, labels, cell numbers): what a test can read back
     this.paint(new CanvasSurface(ctx, this.drawn), g);
+    this.box.setAttribute("data-drawn", String(++this.draws));  // (benchmarks: the last DOM change of a redraw)
   }
 
   pixels(p) {
@@ -384,7 +399,7 @@ class Chart {
   }
 
   paintLabels(sf, g, p, s) {
-    const size = g.size, off = p.row_groups ? STRIP + 4 : 4;
+    const size = g.size, off = p.row_groups ? STRIP + 6 : 4;
     if (s.labels) {
       for (let r = 0; r < p.rows; r += g.yk) {
         sf.text(p.rowLabels[r], s.x - off, s.y + (r + 0.5) * g.ch, {size, color: MUTED, align: "right", baseline: "middle"});
@@ -463,7 +478,8 @@ class Chart {
     const lines = [];
     if (p.title) lines.push(p.title);
     lines.push(`${h.row_axis} ${p.rowLabels[r]}`.trim(), `${h.col_axis} ${p.colLabels[c]}`.trim());
-    let value = h.role === "state" ? (h.states[Math.round(v)] ?? number(v, 0)) : number(v, h.decimals);
+    let value = h.role === "state" ? (h.states[Math.round(v)] ?? number(v, 0))
+      : p.codes ? codeText(p.codes[k], h.decimals) : number(v, h.decimals);
     if (p.blocked && p.blocked[k]) value = h.blocked_word + (value ? " (" + value + ")" : "");
     if (value) lines.push(value);
     return lines.join("\n");

@@ -21,7 +21,13 @@ lang = st.query_params.get("lang", "en")
 t = lambda key, **kw: i18n.t(key, lang, **kw)  # noqa: E731
 display.display_sidebar(lang)
 
-rng = np.random.default_rng(int(st.query_params.get("seed", "0")))
+# "new data" draws the next seed's arrays: the charts must be updated in place (same elements, new values).
+seed = int(st.query_params.get("seed", "0")) + st.session_state.setdefault("steps", 0)
+if st.button("new data"):
+    st.session_state["steps"] += 1
+    seed += 1
+st.markdown(f"seed: {seed}")
+rng = np.random.default_rng(seed)
 T = 6
 tokens = ("the", "cat", "sat", "on", "the", "mat")
 weights = rng.random((4, T, T)).astype(np.float32)
@@ -34,7 +40,7 @@ heads = Heatmap(
                        blocked=causal if h == 1 else None, row_groups=(0, 0, 1, 1, 2, 2) if h == 2 else ())
                  for h in range(4)),
     rects=(Rect(0, 1, 3, 1, 3),), title=text("walk.axis.head"))
-choice = heatmaps.show_heatmap(heads, key="hm_heads", t=t)
+choice = heatmaps.show_heatmap(heads, key="hm_heads", t=t, compact=True)  # int16 codes (the other: float32)
 if choice is not None:
     st.session_state["picked"] = choice
 picked = st.session_state.get("picked")

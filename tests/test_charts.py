@@ -92,6 +92,8 @@ def test_table_prints_every_value_with_the_decimals():
     assert tabs[0].rows[0][0] == "" and tabs[0].rows[1][2] == "-inf" and tabs[0].rows[4][6] == "0.00"
     assert tabs[0].col_labels == [str(c) for c in range(7)] and tabs[0].row_labels == list("abcde")
     assert tabs[1].col_labels == list("ABCDEFG")
+    repeated = tables(_heatmap(panels=(Panel(values=np.zeros((2, 3), np.float32), col_labels=("the", "cat", "the")),)))
+    assert repeated[0].col_labels == ["0:the", "1:cat", "2:the"]  # a table's header needs unique names
     assert all(len(v.split(".")[1]) == 2 for row in tabs[1].rows for v in row)
     assert number(0.123456, 4) == "0.1235" and number(float("inf"), 3) == "inf"
 
@@ -142,3 +144,29 @@ def test_charts_package_imports_no_streamlit_or_plotly():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=str(__import__("pathlib").Path(__file__).resolve().parent.parent))
     assert out.stdout.strip() == "[]"
+
+
+def test_compact_panels_carry_exactly_the_printed_numbers():
+    from charts.payload import NAN16, printed_codes
+
+    rng = np.random.default_rng(3)
+    w = rng.random((32, 32)).astype(np.float32)
+    w[0, 0], w[0, 1], w[0, 2] = np.nan, 0.12345, 0.5
+    wide = (rng.standard_normal((32, 512)) * 3).astype(np.float32)  # past +-3.2767: stays float32 at 4 decimals
+    hm = _heatmap(decimals=4, role="weights", vmin=0.0, vmax=1.0,
+                  panels=(Panel(values=w), Panel(values=wide)))
+    full, compact = payload(hm), payload(hm, compact=True)
+    header, arrays = unpack(compact)
+    assert header["panels"][0].get("codes") is True and "codes" not in header["panels"][1]
+    codes = arrays[0]["codes"]
+    assert codes[0, 0] == NAN16
+    printed = [[f"{float(v):.4f}" for v in row] for row in w.tolist()]
+    assert all(f"{c / 1e4:.4f}" == printed[r][k] for r, row in enumerate(codes.tolist()) for k, c in enumerate(row)
+               if c != NAN16)
+    assert np.array_equal(arrays[1]["values"], wide)  # the panel that does not fit travels as float32
+    assert len(full) - len(compact) >= 32 * 32 * 2 - 32  # (the header says "codes": +13 bytes)
+    # cell numbers print 2 decimals: rounding a 4-decimal code again could differ, so float32 then
+    assert "codes" not in unpack(payload(hm, compact=True, cell_numbers=True))[0]["panels"][0]
+    assert printed_codes(np.array([[-0.00001]], np.float32), 4) is None  # "-0.0000": a code has no sign of zero
+    assert printed_codes(np.array([[np.inf]], np.float32), 2) is None
+    assert printed_codes(w, 5) is None

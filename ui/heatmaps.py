@@ -6,6 +6,9 @@ format), and either shows the table view (charts/table.py, built only then) or d
 components.v2 component (static/heatmaps.js, fed by charts/payload.py's bytes), updated in place on a rerun
 because its key stays the same. The component's download button saves PNG or SVG per `image_format`.
 A click on a cell of a clickable Heatmap returns its Selection in the rerun it causes.
+
+The renderer is the app's canvas one, chosen by measurement over plotly.js (issue 18 item 2: benchmarks/README.md,
+"Renderer A/B"; plotly.js cost 0.4-2 s more per step on the heaviest view).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ _LOADER = ("export default async function (component) {\n"
            "}\n")
 COMPONENT = "attention_lab.heatmaps"
 HEATMAPS = st.components.v2.component(COMPONENT, js=_LOADER)
+
 
 Say = Callable[..., str]  # a page's ctx.t: (key, **params) -> text in the page's language
 
@@ -77,17 +81,19 @@ def _selection(hm: Heatmap, click: object) -> Selection | None:
     return Selection(panel, row, col) if 0 <= row < rows and 0 <= col < cols else None
 
 
-def show_heatmap(hm: Heatmap, *, key: str, t: Say) -> Selection | None:
+def show_heatmap(hm: Heatmap, *, key: str, t: Say, compact: bool = False) -> Selection | None:
     """Draw `hm` with the session's display options (or its tables when the table view is on). `key` keeps
     the chart in place across reruns; `t` is the page's ctx.t. Returns the cell a click selected, in the
-    rerun that click caused, when `hm.clickable`; else None."""
+    rerun that click caused, when `hm.clickable`; else None. `compact`: send panels whose values print as
+    int16 codes at `hm.decimals` as those codes (half the bytes; charts.payload.payload) — for a view near the
+    64 KB a step may cost, e.g. 16 heads of 32 x 32 weights."""
     options = display.current()
     w = words(hm, t, options.image_format)
     if options.table_view:
         show_tables(hm, w)
         return None
     data = payload.payload(hm, palette=options.palette, cell_numbers=options.cell_numbers,
-                           image_format=options.image_format, words=w)
+                           image_format=options.image_format, words=w, compact=compact)
     result = HEATMAPS(data=data, key=key, on_click_change=lambda: None)
     return _selection(hm, getattr(result, "click", None))
 
