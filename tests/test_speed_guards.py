@@ -51,7 +51,8 @@ PINS = {
     ("real-model", (("real_tab", "core"),)): (0, 0, 0),
     ("why-heads", ()): (0, 0, 0),  # nothing trained yet: the loss chart appears with results
     ("quiz", ()): (0, 0, 0),
-    ("softmax", ()): (1, 4, 1),  # the variance line chart (plotly); the weights heatmap goes by ui/heatmaps.py
+    ("softmax", ()): (1, 3, 1),  # the variance line chart (plotly, the same for every h, T, d_model); the weights
+    # heatmap goes by ui/heatmaps.py
     ("softmax", (("soft_tab", "max"),)): (0, 0, 0),  # two tables
     ("softmax", (("soft_tab", "tiles"),)): (0, 0, 0),  # heatmaps only (ui/heatmaps.py)
     ("softmax", (("soft_tab", "tiles"), ("soft_step", "1000"))): (0, 0, 0),  # the last step: + tiled | plain

@@ -85,7 +85,6 @@ STRINGS = {
     "softmax.scale.chart.measured": {"zh": "实测 Var(q·k)", "en": "measured Var(q·k)"},
     "softmax.scale.chart.line": {"zh": "y = d_k", "en": "y = d_k"},
     "softmax.scale.chart.scaled": {"zh": "实测 Var(q·k / √d_k)", "en": "measured Var(q·k / √d_k)"},
-    "softmax.scale.chart.current": {"zh": "当前 d_k", "en": "current d_k"},
     "softmax.scale.chart.x": {"zh": "d_k（对数坐标）", "en": "d_k (log scale)"},
     "softmax.scale.chart.y": {"zh": "方差（对数坐标）", "en": "variance (log scale)"},
     "softmax.scale.chart.title": {"zh": "点积的方差随 d_k 增长", "en": "The dot product's variance grows with d_k"},
