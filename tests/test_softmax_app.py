@@ -232,3 +232,25 @@ def test_what_the_page_shares_between_sessions_is_read_only():
     with pytest.raises(TypeError):
         walk.steps[0].traffic["read_q"] = 0
     assert L.tile_step(walk, walk.n_steps).is_last and res.equal
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("sizes", [(8, 8, 2, "none"), (64, 4, 8, "causal"), (512, 1, 32, "padding")])
+def test_every_quiz_question_of_the_lesson_has_its_words(lang, sizes):
+    """What core/quiz.py needs to word the lesson's questions (the lead wires them in): a prompt and a why for
+    every kind, formatted with the question's own numbers, the answer in the why."""
+    from core import i18n
+
+    s = Settings(*sizes, seed=11, lang=lang)
+    for q in L.quiz_questions(s):
+        kw = dict(q.params, **(q.facts or {}), answer=q.answer)
+        if q.kind == "entropy_order":
+            kw.update(zip(("e1", "e2", "e3"), q.facts["entropies"]))
+        if q.kind == "dot_variance":
+            kw["expr"] = "q·k / √d_k" if q.params["scaled"] else "q·k"
+        prompt = i18n.t(f"softmax.quiz.{q.kind}.prompt", lang, **kw)
+        why = i18n.t(f"softmax.quiz.{q.kind}.why", lang, **kw)
+        assert "{" not in prompt + why and prompt != why
+        if q.answer_type in ("int", "bytes"):
+            assert f"{q.answer:,}" in why or str(q.answer) in why
+        assert L.check_answer(q, q.accepted[0]).correct  # the canonical answer form is accepted

@@ -284,4 +284,69 @@ STRINGS = {
     "softmax.mem.col.causal": {"zh": "读写（分块，因果）", "en": "traffic (tiled, causal)"},
     "softmax.mem.col.skipped": {"zh": "因果下跳过的块", "en": "tiles skipped (causal)"},
     "softmax.mem.current": {"zh": "{T}（当前）", "en": "{T} (now)"},
+    # Predict-then-reveal questions of lessons/softmax.py quiz_questions (wired into core/quiz.py by the lead).
+    # Format with **q.params, **q.facts, answer=q.answer; entropy_order also e1, e2, e3 = facts["entropies"];
+    # dot_variance also expr = "q·k / √d_k" if params["scaled"] else "q·k".
+    "softmax.quiz.causal_skipped.prompt": {
+        "zh": "T = {T} 个标记，因果掩码，查询块 block_q = {block_q} 行，键块 block_k = {block_k} 行。"
+              "分块前向计算会整块跳过多少个（查询块, 键块）？",
+        "en": "T = {T} tokens, a causal mask, query tiles of block_q = {block_q} rows and key tiles of block_k = "
+              "{block_k}. How many (query tile, key tile) pairs does the tiled forward pass skip entirely?",
+    },
+    "softmax.quiz.causal_skipped.why": {
+        "zh": "键块的第一个键在查询块最后一个查询之后时，整块都被屏蔽：{total} 块中跳过 {answer} 块，处理 {processed} 块。",
+        "en": "A tile whose first key comes after its last query is fully blocked: {answer} of the {total} tiles are "
+              "skipped, {processed} processed.",
+    },
+    "softmax.quiz.tile_count.prompt": {
+        "zh": "T = {T}，block_q = {block_q}，block_k = {block_k}，没有掩码：一共有多少个（查询块, 键块）？（T 不一定能被块大小整除。）",
+        "en": "T = {T}, block_q = {block_q}, block_k = {block_k}, no mask: how many (query tile, key tile) pairs are "
+              "there? (T need not divide by the block sizes.)",
+    },
+    "softmax.quiz.tile_count.why": {
+        "zh": "⌈T / block_q⌉ × ⌈T / block_k⌉ = {n_q_tiles} × {n_k_tiles} = {answer}：每个方向最后一块短一些。",
+        "en": "⌈T / block_q⌉ × ⌈T / block_k⌉ = {n_q_tiles} × {n_k_tiles} = {answer}: the last tile of each axis "
+              "is shorter.",
+    },
+    "softmax.quiz.entropy_order.prompt": {
+        "zh": "d_k = {d_k} 时，把同一行注意力分数分别除以 1、√d_k、d_k 后做 softmax。按熵从低（最接近独热）到高排列这三种。",
+        "en": "At d_k = {d_k}, one row of scores is divided by 1, by √d_k and by d_k, then put through the softmax. "
+              "Order the three from the lowest entropy (most one-hot) to the highest.",
+    },
+    "softmax.quiz.entropy_order.why": {
+        "zh": "÷1 < ÷√d_k < ÷d_k：除数越大，分数的差距越小，softmax 越平。当前运行（头 {head}，第 {row} 行，d_k = {run_d_k}）"
+              "的熵依次是 {e1:.3f}、{e2:.3f}、{e3:.3f}。",
+        "en": "÷1 < ÷√d_k < ÷d_k: the larger the divisor, the smaller the spread of the scores and the flatter the "
+              "softmax. In the current run (head {head}, row {row}, d_k = {run_d_k}) the entropies are {e1:.3f}, "
+              "{e2:.3f}, {e3:.3f}.",
+    },
+    "softmax.quiz.overflow_threshold.prompt": {
+        "zh": "在 {dtype} 中，分数 s 超过多少时 exp(s) 会溢出成 inf？（误差 {slack} 以内算对）",
+        "en": "Above which score s does exp(s) overflow to inf in {dtype}? (within {slack} counts)",
+    },
+    "softmax.quiz.overflow_threshold.why": {
+        "zh": "{dtype} 能表示的最大数是 {max:.6g}，所以 s > ln({max:.6g}) ≈ {answer} 时 exp(s) 溢出。安全的 softmax 先减去最大值，永远不会走到这里。",
+        "en": "The largest {dtype} number is {max:.6g}, so exp(s) overflows once s > ln({max:.6g}) ≈ {answer}. The "
+              "safe softmax subtracts the maximum first and never gets there.",
+    },
+    "softmax.quiz.dot_variance.prompt": {
+        "zh": "q 和 k 各有 d_k = {d_k} 个独立分量，每个分量均值 0、方差 1。{expr} 的方差是多少？",
+        "en": "q and k each have d_k = {d_k} independent components with mean 0 and variance 1. What is the "
+              "variance of {expr}?",
+    },
+    "softmax.quiz.dot_variance.why": {
+        "zh": "q·k 是 d_k 个方差为 1 的独立乘积之和，方差为 d_k = {d_k}；除以 √d_k 后方差为 1。答案：{answer}。",
+        "en": "q·k is a sum of d_k independent products of variance 1, so its variance is d_k = {d_k}; divided by "
+              "√d_k it is 1. Answer: {answer}.",
+    },
+    "softmax.quiz.score_bytes.prompt": {
+        "zh": "对 T = {T:,} 个标记做自注意力，float32（每个数 {bytes_per_number} 字节）：一个头的 T×T 注意力分数矩阵占多少字节？",
+        "en": "Self-attention over T = {T:,} tokens in float32 ({bytes_per_number} bytes a number): how many bytes "
+              "does one head's T×T score matrix take?",
+    },
+    "softmax.quiz.score_bytes.why": {
+        "zh": "T × T × {bytes_per_number} = {answer:,} 字节。分块（FlashAttention）的内核从不存下它，一次只存一块。",
+        "en": "T × T × {bytes_per_number} = {answer:,} bytes. A tiled (FlashAttention) kernel never stores it, only "
+              "one tile at a time.",
+    },
 }
