@@ -55,8 +55,9 @@ PAGES = (  # (file, url_path, icon); the file name equals the url_path so deep l
     ("pages/masks.py", "masks", ":material/grid_on:"),
     ("pages/real-model.py", "real-model", ":material/psychology:"),
     ("pages/why-heads.py", "why-heads", ":material/model_training:"),
-    ("pages/kv-cache.py", "kv-cache", ":material/memory:"),
+    ("pages/softmax.py", "softmax", ":material/functions:"),
     ("pages/positions.py", "positions", ":material/format_list_numbered:"),
+    ("pages/kv-cache.py", "kv-cache", ":material/memory:"),
     ("pages/quiz.py", "quiz", ":material/quiz:"),
 )
 

@@ -13,7 +13,8 @@ Three sections, each a lazy tab whose language-neutral id is the URL value `soft
   and the memory/traffic table for the current T and the long contexts (`memory_table`).
 
 Every number comes from the shared settings' scenario (core/scenario.py), so it matches the other pages.
-Nothing here is worded: the page turns keys into text (core/strings) and arrays into charts. Arrays are
+Nothing here is worded: the page turns keys into text (core/strings); heatmaps are `lessons.heatmap.Heatmap`
+descriptions (axis and title keys `softmax.axis.*` / `softmax.hm.*`) handed to ui.heatmaps.show_heatmap. Arrays are
 numpy and read-only (the page's shared cache hands the same object to every student). Nothing is cached
 here. The expensive calls (measured on the shared 2-core machine, one torch thread, under load):
 `tile_walk` at T 32 with blocks 1 x 1 (up to 1024 steps) 0.1-0.4 s, `tile_result` then 0.05-0.15 s,
@@ -32,7 +33,7 @@ import random
 import re
 import zlib
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -47,6 +48,7 @@ from core.softmax_numerics import (DTYPES, SCALE_NAMES, divisor, dot_variance, e
                                    naive_failure, naive_softmax, online_softmax, overflow_threshold, safe_softmax)
 from core.tiled_attention import (LONG_CONTEXTS, attention_memory, causal_tile_counts, context_costs,
                                   step_traffic, tile_bounds, tiled_attention)
+from lessons.heatmap import Heatmap, Panel, Rect, Text, readonly, text, value_range
 
 PAGE = "softmax"  # url_path
 SECTIONS = ("scale", "max", "tiles")  # soft_tab values, in the order of the lesson
@@ -61,6 +63,7 @@ DTYPE_NAMES = ("float32", "float16")
 # Cell and tile states of the step view (codes of a "state" heatmap).
 TODO, DONE, CURRENT, SKIPPED = 0, 1, 2, 3
 STATE_NAMES = ("todo", "done", "current", "skipped")
+STATE_KEYS = tuple(f"softmax.state.{n}" for n in STATE_NAMES)  # the words of a "state" heatmap's codes
 # Row states of the output so far.
 ROW_WAITING, ROW_RUNNING, ROW_WRITTEN = 0, 1, 2
 
@@ -207,49 +210,38 @@ def parse_url(settings: Settings, raw: Mapping, custom_text: str | None = None) 
 
 
 # ================================================================ shared pieces
-@dataclass(frozen=True)
-class Heatmap:
-    """A matrix for the renderer, with what its axes mean. Axis names are keys: "query" / "key" (positions of
-    the run, labelled by `row_labels` / `col_labels` = the run's tokens), "feature" (0 .. d_k - 1),
-    "query_tile" / "key_tile" (tile indices). role: "weights" (0..1), "signed", "mask", "state" (STATE_NAMES
-    codes). Blocked or not-yet-computed cells are NaN where the docstring of the field says so."""
-
-    values: np.ndarray  # (rows, cols)
-    row_axis: str
-    col_axis: str
-    row_positions: np.ndarray  # (rows,) int: the positions / indices the rows stand for
-    col_positions: np.ndarray  # (cols,) int
-    row_labels: tuple[str, ...]  # tokens for query/key axes, the numbers as text otherwise
-    col_labels: tuple[str, ...]
-    role: str
-    vmin: float
-    vmax: float
+AXES = ("query", "key", "feature", "scale", "query_tile", "key_tile")  # axis keys: softmax.axis.<name>
+SHOWN_FEATURES = 64  # output heatmaps carry the first d_k columns up to this (32 x 64 values; the checks use all)
+SCALE_LABELS = ("÷1", "÷√d_k", "÷d_k")  # the scale heatmap's row labels, in SCALE_NAMES order (symbols, no words)
 
 
 def _labels(axis: str, positions, tokens: list[str]) -> tuple[str, ...]:
     return tuple(tokens[int(p)] if axis in ("query", "key") else str(int(p)) for p in positions)
 
 
-def heatmap(values, row_axis: str, col_axis: str, tokens: list[str], role: str, *, rows=None, cols=None,
-            vmin: float | None = None, vmax: float | None = None) -> Heatmap:
-    """Build a Heatmap; the range defaults to 0..1 for weights, the finite values' range (symmetric) for signed."""
-    v = _ro(values)
+def heatmap(name: str, values, row_axis: str, col_axis: str, tokens: list[str], role: str, *, rows=None,
+            cols=None, vmin: float | None = None, vmax: float | None = None, blocked=None, rects: tuple = (),
+            title: Text | None = None, row_labels: tuple[str, ...] | None = None) -> Heatmap:
+    """One panel as a `lessons.heatmap.Heatmap` (the chart route's plain description). Axis keys become
+    texts `softmax.axis.<axis>`; rows / cols: the positions the rows / columns stand for (their labels are
+    the run's tokens on query/key axes, the numbers otherwise). The range defaults to the role's
+    (`value_range`): 0..1 weights, symmetric signed, 0..3 for the STATE_NAMES codes."""
+    v = readonly(values)
     r = np.arange(v.shape[0]) if rows is None else np.asarray(rows)
     c = np.arange(v.shape[1]) if cols is None else np.asarray(cols)
-    finite = v[np.isfinite(v)]
     if vmin is None or vmax is None:
-        if role == "weights":
-            vmin, vmax = 0.0, 1.0
-        elif role == "state":
-            vmin, vmax = 0.0, float(len(STATE_NAMES) - 1)
-        elif role == "mask":
-            vmin, vmax = 0.0, 1.0
-        else:
-            top = float(np.abs(finite).max()) if finite.size else 1.0
-            vmin, vmax = -top, top
-    return Heatmap(values=v, row_axis=row_axis, col_axis=col_axis, row_positions=_ro(r), col_positions=_ro(c),
-                   row_labels=_labels(row_axis, r, tokens), col_labels=_labels(col_axis, c, tokens), role=role,
-                   vmin=float(vmin), vmax=float(vmax))
+        vmin, vmax = (0.0, float(len(STATE_NAMES) - 1)) if role == "state" else value_range(role, [v])
+    panel = Panel(values=v, row_labels=row_labels or _labels(row_axis, r, tokens),
+                  col_labels=_labels(col_axis, c, tokens),
+                  blocked=None if blocked is None else _ro(np.asarray(blocked, dtype=bool)))
+    return Heatmap(name=name, panels=(panel,), role=role, vmin=float(vmin), vmax=float(vmax),
+                   row_axis=text(f"softmax.axis.{row_axis}"), col_axis=text(f"softmax.axis.{col_axis}"),
+                   rects=tuple(rects), states=STATE_KEYS if role == "state" else (), title=title)
+
+
+def values_of(hm: Heatmap) -> np.ndarray:
+    """The (only) panel's matrix: what tests and tables read."""
+    return hm.panels[0].values
 
 
 def get_run(settings: Settings, run: Scenario | None = None, custom_text: str | None = None) -> Scenario:
@@ -373,8 +365,9 @@ def scale_row(settings: Settings, head: int, row: int, run: Scenario | None = No
             mean_gradient=float(jacobian_norm(w_all).mean())))
     e = [v.entropy for v in variants]
     n_kept = int(keep[row].sum())
-    hm = heatmap(np.stack([v.weights for v in variants]), "scale", "key", run.tokens, "weights")
-    hm = replace(hm, row_labels=SCALE_NAMES)  # the rows are the three divisors
+    hm = heatmap("scale_row", np.stack([v.weights for v in variants]), "scale", "key", run.tokens, "weights",
+                 row_labels=SCALE_LABELS, blocked=np.broadcast_to(~keep[row].numpy(), (len(SCALE_NAMES), len(raw))),
+                 title=text("softmax.hm.scale_row", head=head, row=row, token=run.tokens[row]))
     return ScaleRow(head=head, row=row, d_k=d_k, token=run.tokens[row], key_tokens=tuple(run.tokens), raw=_ro(raw),
                     kept=_ro(keep[row]), row_blocked=n_kept == 0, variants=tuple(variants),
                     max_entropy=math.log(n_kept if n_kept else settings.seq_len),
@@ -556,17 +549,33 @@ class TileStepView:
     cells: tuple[int, int, int, int]  # (q_start, q_stop, k_start, k_stop) on the full score matrix
     tile_state: Heatmap  # (n_q_tiles, n_k_tiles) STATE codes: todo / done / current / skipped
     cell_state: Heatmap  # (T, T) the same per cell, for greying/highlighting the full score matrix
-    scores: Heatmap  # (T, T) the head's full scaled score matrix (signed), blocked cells NaN
+    scores: Heatmap  # (T, T) the head's full scaled score matrix (signed), blocked cells NaN and `blocked`;
+    # rects: the skipped tiles (style "skipped", runs of one query tile merged) and the current one (last)
     skipped_so_far: int  # skipped tiles before the current one in loop order
     skipped_total: int
-    output_so_far: Heatmap  # (T, d_k) written rows = final, running rows = acc / l now, waiting rows = NaN
+    output_so_far: Heatmap  # (T, min(d_k, SHOWN_FEATURES)) written rows = final, running rows = acc / l now, waiting rows = NaN
     row_state: np.ndarray  # (T,) ROW_WAITING / ROW_RUNNING / ROW_WRITTEN
     m_rows: np.ndarray  # (T,)  running max of each row so far (NaN: its query tile has not started)
     l_rows: np.ndarray  # (T,)
     traffic_so_far: dict  # numbers moved by steps 1..step (read_q, read_k, read_v, write_o)
     tile_scores: Heatmap  # (r, c) this tile's scaled scores, rows/cols = its query/key positions, blocked NaN
     tile_p: Heatmap  # (r, c) exp(scores - m_new): this tile's unnormalised weights, each in 0..1
-    tile_acc: Heatmap  # (r, d_k) the running unnormalised output of the tile's rows after this step
+    tile_acc: Heatmap  # (r, min(d_k, SHOWN_FEATURES)) the running unnormalised output of the tile's rows after this step
+
+
+def _skipped_rects(walk: TileWalk) -> tuple[Rect, ...]:
+    """The skipped tiles as outlined rectangles, neighbours in one query tile merged into one: a causal walk at
+    blocks 1 x 1 skips 496 tiles, but they are 31 runs (the chart's payload stays a few KB, not ~30 KB)."""
+    out: list[Rect] = []
+    for i, j in walk.skipped:  # loop order: by query tile, then key tile
+        last = out[-1] if out else None
+        q0, q1 = walk.q_bounds[i]
+        k0, k1 = walk.k_bounds[j]
+        if last is not None and (last.r0, last.r1, last.c1) == (q0, q1, k0):
+            out[-1] = Rect(0, q0, q1, last.c0, k1, style="skipped")
+        else:
+            out.append(Rect(0, q0, q1, k0, k1, style="skipped"))
+    return tuple(out)
 
 
 def tile_step(walk: TileWalk, step: int) -> TileStepView:
@@ -601,19 +610,26 @@ def tile_step(walk: TileWalk, step: int) -> TileStepView:
                                                                               "write_o")}
     tok = list(walk.tokens)
     shown = np.where(walk.kept, walk.scores, np.nan)
+    f = min(walk.d_k, SHOWN_FEATURES)
+    rects = _skipped_rects(walk) + (Rect(0, cur.q_start, cur.q_stop, cur.k_start, cur.k_stop, style="current"),)
+    tile_rows, tile_cols = np.arange(q0, q1), np.arange(cur.k_start, cur.k_stop)
+    tile_kept = walk.kept[q0:q1, cur.k_start:cur.k_stop]
     return TileStepView(
         step=step, n_steps=n, is_last=step == n, current=cur, tile=(cur.q_tile, cur.k_tile),
         cells=(cur.q_start, cur.q_stop, cur.k_start, cur.k_stop),
-        tile_state=heatmap(tiles, "query_tile", "key_tile", tok, "state"),
-        cell_state=heatmap(cells, "query", "key", tok, "state"), scores=heatmap(shown, "query", "key", tok, "signed"),
+        tile_state=heatmap("tile_state", tiles, "query_tile", "key_tile", tok, "state"),
+        cell_state=heatmap("cell_state", cells, "query", "key", tok, "state"),
+        scores=heatmap("scores", shown, "query", "key", tok, "signed", blocked=~walk.kept, rects=rects,
+                       title=text("softmax.hm.scores", head=walk.head, d_k=walk.d_k)),
         skipped_so_far=sum(1 for t in walk.skipped if t < (cur.q_tile, cur.k_tile)), skipped_total=len(walk.skipped),
-        output_so_far=heatmap(out, "query", "feature", tok, "signed"), row_state=_ro(rows), m_rows=_ro(m_rows),
-        l_rows=_ro(l_rows), traffic_so_far=traffic,
-        tile_scores=heatmap(np.where(walk.kept[q0:q1, cur.k_start:cur.k_stop], cur.scores, np.nan), "query", "key",
-                            tok, "signed", rows=np.arange(q0, q1), cols=np.arange(cur.k_start, cur.k_stop)),
-        tile_p=heatmap(cur.p, "query", "key", tok, "weights", rows=np.arange(q0, q1),
-                       cols=np.arange(cur.k_start, cur.k_stop)),
-        tile_acc=heatmap(cur.acc, "query", "feature", tok, "signed", rows=np.arange(q0, q1)))
+        output_so_far=heatmap("output_so_far", out[:, :f], "query", "feature", tok, "signed",
+                              title=text("softmax.hm.output_so_far", shown=f, d_k=walk.d_k)),
+        row_state=_ro(rows), m_rows=_ro(m_rows), l_rows=_ro(l_rows), traffic_so_far=traffic,
+        tile_scores=heatmap("tile_scores", np.where(tile_kept, cur.scores, np.nan), "query", "key", tok, "signed",
+                            rows=tile_rows, cols=tile_cols, blocked=~tile_kept),
+        tile_p=heatmap("tile_p", cur.p, "query", "key", tok, "weights", rows=tile_rows, cols=tile_cols,
+                       blocked=~tile_kept, title=text("softmax.hm.tile_p")),
+        tile_acc=heatmap("tile_acc", cur.acc[:, :f], "query", "feature", tok, "signed", rows=tile_rows))
 
 
 @dataclass(frozen=True)
@@ -623,6 +639,7 @@ class TileResult:
     head: int
     tiled: Heatmap  # (T, d_k) the head's tiled output
     plain: Heatmap  # (T, d_k) the same head's trace.head_outputs
+    side_by_side: Heatmap  # two panels, tiled | plain, the first min(d_k, SHOWN_FEATURES) features: what the page draws
     head_diff: float  # max |tiled - plain| on this head
     all_heads_diff: float  # over every head of the run
     sdpa_diff: float  # max |tiled - F.scaled_dot_product_attention| over every head (mask as -1e9 added)
@@ -652,8 +669,16 @@ def tile_result(settings: Settings, head: int, block_q: int, block_k: int, run: 
     l_diff = float(((walk.l - row_sums).abs() / row_sums).max())
     tok = run.tokens
     n_skipped = len(walk.skipped)
-    return TileResult(head=head, tiled=heatmap(walk.output[0, head], "query", "feature", tok, "signed"),
-                      plain=heatmap(tr.head_outputs[0, head], "query", "feature", tok, "signed"), head_diff=head_diff,
+    f = min(settings.d_k, SHOWN_FEATURES)
+    tiled_hm = heatmap("tiled", walk.output[0, head], "query", "feature", tok, "signed")
+    plain_hm = heatmap("plain", tr.head_outputs[0, head], "query", "feature", tok, "signed")
+    lo, hi = value_range("signed", [values_of(tiled_hm)[:, :f], values_of(plain_hm)[:, :f]])
+    both = Heatmap(name="tiled_vs_plain", role="signed", vmin=lo, vmax=hi, row_axis=text("softmax.axis.query"),
+                   col_axis=text("softmax.axis.feature"), title=text("softmax.hm.result", shown=f, d_k=settings.d_k),
+                   panels=tuple(Panel(values=readonly(values_of(hm)[:, :f]), title=text(f"softmax.hm.{hm.name}"),
+                                      row_labels=tuple(tok), col_labels=tuple(str(i) for i in range(f)))
+                                for hm in (tiled_hm, plain_hm)))
+    return TileResult(head=head, tiled=tiled_hm, plain=plain_hm, side_by_side=both, head_diff=head_diff,
                       all_heads_diff=all_diff, sdpa_diff=sdpa_diff, l_diff=l_diff, tolerance=RESULT_TOLERANCE,
                       equal=max(all_diff, sdpa_diff, l_diff) <= RESULT_TOLERANCE,
                       steps=walk.n_tiles - n_skipped, skipped=n_skipped)

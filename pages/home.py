@@ -29,7 +29,8 @@ st.markdown("\n\n".join([
     f"### {t('home.pages')}",
 ]))
 with st.container(horizontal=True, gap="small"):  # the page cards wrap: two or three a row, one on a phone
-    for page in ("walkthrough", "heads", "masks", "real-model", "why-heads", "kv-cache", "positions", "quiz"):
+    for page in ("walkthrough", "heads", "masks", "real-model", "why-heads", "softmax", "positions", "kv-cache",
+                 "quiz"):
         with st.container(border=True, width=360):
             st.page_link(f"pages/{page}.py", label=f"**{t(f'page.{page}')}**")
             st.caption(t(f"page.{page}.blurb"))

@@ -52,7 +52,7 @@ def softmax64(x):
 
 
 # ---------------------------------------------------------------- the module's imports
-def test_the_lesson_imports_only_core_numpy_torch_and_the_standard_library():
+def test_the_lesson_imports_only_core_numpy_torch_lessons_heatmap_and_the_standard_library():
     tree = ast.parse((ROOT / "lessons" / "softmax.py").read_text(encoding="utf-8"))
     names = set()
     for node in ast.walk(tree):
@@ -65,7 +65,8 @@ def test_the_lesson_imports_only_core_numpy_torch_and_the_standard_library():
     assert forbidden == []
     third_party = {n.split(".")[0] for n in names} - {"__future__", "itertools", "math", "random", "re", "zlib",
                                                       "collections", "dataclasses"}
-    assert third_party == {"core", "numpy", "torch"}
+    assert third_party == {"core", "lessons", "numpy", "torch"}
+    assert {n for n in names if n.startswith("lessons")} == {"lessons.heatmap"}  # the chart route's data types
 
 
 # ---------------------------------------------------------------- URL keys
@@ -191,8 +192,10 @@ def test_scale_row_numbers_by_hand(mask, d_model, h, T):
     assert r.order_holds and entropies[0] <= entropies[1] + 1e-6 <= entropies[2] + 2e-6
     assert r.max_entropy == pytest.approx(math.log(keep.sum()))
     assert r.model_diff <= 1e-6  # ÷sqrt(d_k) is what the model's softmax gives for this row
-    assert r.heatmap.values.shape == (3, T) and r.heatmap.row_labels == SCALE_NAMES
-    assert r.heatmap.col_labels == tuple(run.tokens) and r.heatmap.role == "weights"
+    assert L.values_of(r.heatmap).shape == (3, T) and r.heatmap.panels[0].row_labels == L.SCALE_LABELS
+    assert r.heatmap.panels[0].col_labels == tuple(run.tokens) and r.heatmap.role == "weights"
+    assert np.array_equal(r.heatmap.panels[0].blocked, np.broadcast_to(~keep, (3, T)))  # blocked keys overlaid
+    assert r.heatmap.col_axis.key == "softmax.axis.key" and r.heatmap.title.kw()["row"] == r.row
 
 
 def test_at_d_k_1_the_three_divisors_coincide():
@@ -311,35 +314,44 @@ def test_every_step_of_the_walk_by_hand(mask, bq, bk):
         l_hand = np.exp(seen - seen.max(axis=1, keepdims=True)).sum(axis=1)
         assert np.abs(v.l_rows[q0:q1] - l_hand).max() <= 1e-5 * l_hand.max()
         so_far = np.exp(seen - seen.max(axis=1, keepdims=True)) @ run.trace.v_heads[0, 1].double().numpy()[done_cols]
-        assert np.abs(v.output_so_far.values[q0:q1] - so_far / l_hand[:, None]).max() <= 1e-5
+        assert np.abs(L.values_of(v.output_so_far)[q0:q1] - so_far / l_hand[:, None]).max() <= 1e-5
         # rows of finished query tiles are written (final), later ones wait (NaN)
-        assert np.abs(v.output_so_far.values[:q0] - ref_out[:q0]).max(initial=0) <= 1e-5
-        assert np.isnan(v.output_so_far.values[q1:]).all() and np.isnan(v.m_rows[q1:]).all()
+        assert np.abs(L.values_of(v.output_so_far)[:q0] - ref_out[:q0]).max(initial=0) <= 1e-5
+        assert np.isnan(L.values_of(v.output_so_far)[q1:]).all() and np.isnan(v.m_rows[q1:]).all()
         assert (v.row_state[:q0] == L.ROW_WRITTEN).all() and (v.row_state[q1:] == L.ROW_WAITING).all()
         assert (v.row_state[q0:q1] == (L.ROW_WRITTEN if cur.writes_o else L.ROW_RUNNING)).all()
         # the tile grid: done = earlier steps, one current, the skipped ones
-        tiles = v.tile_state.values
+        tiles = L.values_of(v.tile_state)
         assert (tiles == L.DONE).sum() == step - 1 and (tiles == L.CURRENT).sum() == 1
         assert {tuple(x) for x in np.argwhere(tiles == L.SKIPPED)} == set(walk.skipped)
         for i in range(n_q):
             for j in range(n_k):
-                block = v.cell_state.values[i * bq:(i + 1) * bq, j * bk:(j + 1) * bk]
+                block = L.values_of(v.cell_state)[i * bq:(i + 1) * bq, j * bk:(j + 1) * bk]
                 assert (block == tiles[i, j]).all()
                 kept_any = keep[i * bq:(i + 1) * bq, j * bk:(j + 1) * bk].any()
                 row_blocked = (~keep[i * bq:(i + 1) * bq].any(axis=1)).any()
                 assert ((i, j) in walk.skipped) == (not kept_any and not row_blocked)
         assert v.skipped_so_far == sum(1 for (i, j) in walk.skipped if i * n_k + j < cur.q_tile * n_k + cur.k_tile)
-        assert np.array_equal(np.isnan(v.scores.values), ~keep)
+        assert np.array_equal(np.isnan(L.values_of(v.scores)), ~keep)
         tile_keep = keep[q0:q1, k0:k1]
-        assert np.array_equal(np.isnan(v.tile_scores.values), ~tile_keep)
-        assert np.abs(v.tile_scores.values[tile_keep] - ref_s[q0:q1, k0:k1][tile_keep]).max(initial=0) <= 1e-5
-        assert v.tile_scores.row_positions.tolist() == list(range(q0, q1))
-        assert v.tile_p.col_positions.tolist() == list(range(k0, k1))
+        assert np.array_equal(np.isnan(L.values_of(v.tile_scores)), ~tile_keep)
+        assert np.abs(L.values_of(v.tile_scores)[tile_keep] - ref_s[q0:q1, k0:k1][tile_keep]).max(initial=0) <= 1e-5
+        assert v.tile_scores.panels[0].row_labels == tuple(run.tokens[q0:q1])
+        assert v.tile_p.panels[0].col_labels == tuple(run.tokens[k0:k1])
+        # the full score matrix outlines the current tile (last rect) and every skipped tile
+        rects = v.scores.rects
+        assert (rects[-1].style, rects[-1].r0, rects[-1].r1, rects[-1].c0, rects[-1].c1) == ('current', q0, q1, k0, k1)
+        outlined = np.zeros((T, T), dtype=bool)  # the skipped rects cover exactly the skipped tiles' cells
+        for x in rects[:-1]:
+            assert x.style == "skipped" and not outlined[x.r0:x.r1, x.c0:x.c1].any()  # no overlap
+            outlined[x.r0:x.r1, x.c0:x.c1] = True
+        assert np.array_equal(outlined, L.values_of(v.cell_state) == L.SKIPPED)
+        assert np.array_equal(v.scores.panels[0].blocked, ~keep)
         p_hand = np.exp(ref_s[q0:q1, k0:k1] - v.m_rows[q0:q1, None])
-        assert np.abs(v.tile_p.values - p_hand).max() <= 1e-5 and v.tile_p.values.max() <= 1
-        assert v.tile_acc.values.shape == (q1 - q0, s.d_k)
+        assert np.abs(L.values_of(v.tile_p) - p_hand).max() <= 1e-5 and L.values_of(v.tile_p).max() <= 1
+        assert L.values_of(v.tile_acc).shape == (q1 - q0, min(s.d_k, L.SHOWN_FEATURES))
     last = L.tile_step(walk, 10**6)  # clamped to the last step
-    assert last.is_last and np.abs(last.output_so_far.values - ref_out).max() <= 1e-5
+    assert last.is_last and np.abs(L.values_of(last.output_so_far) - ref_out).max() <= 1e-5
     assert (last.row_state == L.ROW_WRITTEN).all()
     if mask in ("none", "causal"):  # what the steps moved = core's traffic formula for the whole walk
         t = tiled_traffic(T, T, s.d_k, bq, bk, causal=mask == "causal")
@@ -354,6 +366,9 @@ def test_skipped_causal_tiles_are_a_hand_count(T, bq, bk):
                if j * bk > min(T, (i + 1) * bq) - 1]  # the tile's first key is after its last query
     assert list(walk.skipped) == by_hand
     assert L.memory_table(S(16, 2, T, "causal"), bq, bk)[0].causal_skipped == len(by_hand)
+    # on the chart, each query tile's skipped tiles are one outlined run (31 rects at T 32, 1 x 1, not 496)
+    rects = [x for x in L.tile_step(walk, 1).scores.rects if x.style == "skipped"]
+    assert len(rects) == len({i for i, _ in by_hand})
 
 
 @pytest.mark.parametrize("mask", MASKS)
@@ -365,12 +380,18 @@ def test_the_result_equals_the_plain_path_and_a_float64_attention(mask, d_model,
     head = h // 2
     r = L.tile_result(s, head, bq, bk, run)
     ref, _ = attention64(run, head)
-    assert np.abs(r.tiled.values - ref).max() <= 1e-5  # float32 against float64
-    assert np.array_equal(r.plain.values, run.trace.head_outputs[0, head].numpy())
-    assert r.head_diff == pytest.approx(float(np.abs(r.tiled.values - r.plain.values).max()), abs=1e-12)
+    assert np.abs(L.values_of(r.tiled) - ref).max() <= 1e-5  # float32 against float64
+    assert np.array_equal(L.values_of(r.plain), run.trace.head_outputs[0, head].numpy())
+    assert r.head_diff == pytest.approx(float(np.abs(L.values_of(r.tiled) - L.values_of(r.plain)).max()), abs=1e-12)
     assert max(r.head_diff, r.all_heads_diff, r.sdpa_diff, r.l_diff) <= L.RESULT_TOLERANCE and r.equal
     assert r.steps == L.step_count(s, bq, bk) and r.steps + r.skipped == math.ceil(T / bq) * math.ceil(T / bk)
-    assert r.tiled.row_axis == "query" and r.tiled.col_axis == "feature" and r.tiled.row_labels == tuple(run.tokens)
+    assert r.tiled.row_axis.key == "softmax.axis.query" and r.tiled.col_axis.key == "softmax.axis.feature"
+    assert r.tiled.panels[0].row_labels == tuple(run.tokens)
+    f = min(s.d_k, L.SHOWN_FEATURES)  # the side-by-side chart: the first f features of both, one colour range
+    assert [p.values.shape for p in r.side_by_side.panels] == [(T, f), (T, f)]
+    assert np.array_equal(r.side_by_side.panels[0].values, L.values_of(r.tiled)[:, :f])
+    assert np.array_equal(r.side_by_side.panels[1].values, L.values_of(r.plain)[:, :f])
+    assert r.side_by_side.vmax == pytest.approx(float(np.abs(L.values_of(r.plain)[:, :f]).max()), rel=1e-5)
 
 
 def test_a_fully_blocked_row_gets_the_plain_paths_uniform_weights_tile_by_tile():
@@ -379,7 +400,7 @@ def test_a_fully_blocked_row_gets_the_plain_paths_uniform_weights_tile_by_tile()
     r = L.tile_result(s, 0, 2, 2, run, custom_text=CUSTOM4)
     assert r.equal
     v = run.trace.v_heads[0, 0].numpy()
-    assert np.abs(r.tiled.values[1] - v.mean(axis=0)).max() <= 1e-6  # row 1 sees nothing: the mean of V
+    assert np.abs(L.values_of(r.tiled)[1] - v.mean(axis=0)).max() <= 1e-6  # row 1 sees nothing: the mean of V
     sr = L.scale_row(s, 0, 1, run)
     assert sr.row_blocked and not L.scale_row(s, 0, 2, run).row_blocked
     assert all(np.allclose(v.weights, 0.25) for v in sr.variants) and sr.max_entropy == pytest.approx(math.log(4))
@@ -508,7 +529,7 @@ def test_returned_arrays_are_read_only():
     walk = L.tile_walk(S(), 0, 4, 4)
     v = L.tile_step(walk, 2)
     naive16 = L.max_row(S(), 0, 7, 10).dtypes[1].naive
-    for a in (walk.scores, walk.steps[0].acc, v.output_so_far.values, v.m_rows, naive16):
+    for a in (walk.scores, walk.steps[0].acc, L.values_of(v.output_so_far), v.m_rows, naive16):
         with pytest.raises(ValueError):
             a.flat[0] = 0
 
@@ -542,7 +563,7 @@ def test_every_function_works_on_the_pages_frozen_shared_run_and_gives_the_same_
     a, b = L.max_row(s, 1, 5, 1000, frozen), L.max_row(s, 1, 5, 1000, run)
     assert np.array_equal(a.dtypes[1].safe, b.dtypes[1].safe) and np.array_equal(a.naive_ok_by_gain, b.naive_ok_by_gain)
     w1, w2 = L.tile_walk(s, 2, 3, 2, frozen), L.tile_walk(s, 2, 3, 2, run)
-    assert np.array_equal(L.tile_step(w1, 4).output_so_far.values, L.tile_step(w2, 4).output_so_far.values,
+    assert np.array_equal(L.values_of(L.tile_step(w1, 4).output_so_far), L.values_of(L.tile_step(w2, 4).output_so_far),
                           equal_nan=True)
     assert L.tile_result(s, 2, 3, 2, frozen).head_diff == L.tile_result(s, 2, 3, 2, run).head_diff
     assert L.quiz_questions(s, frozen) == L.quiz_questions(s, run)

@@ -64,6 +64,11 @@ PINS = {
     ("positions", (("pos_tab", "rope"),)): (0, 0, 0),  # 2 heatmaps, 2 Vega-Lite lines, one SVG
     ("positions", (("pos_tab", "rope"), ("pos_grid", "64"))): (0, 0, 0),  # the largest grid: ~62 KB
     ("positions", (("pos_tab", "learned"), ("pos_span", "512"))): (0, 0, 0),
+    ("softmax", ()): (1, 3, 1),  # the variance line chart (plotly, the same for every h, T, d_model); the weights
+    # heatmap goes by ui/heatmaps.py
+    ("softmax", (("soft_tab", "max"),)): (0, 0, 0),  # two tables
+    ("softmax", (("soft_tab", "tiles"),)): (0, 0, 0),  # heatmaps only (ui/heatmaps.py)
+    ("softmax", (("soft_tab", "tiles"), ("soft_step", "1000"))): (0, 0, 0),  # the last step: + tiled | plain
 }
 
 
