@@ -114,7 +114,10 @@ def test_serve_py_runs_app_py_as_st_app_with_the_middleware():
     assert ast.unparse(calls[0].keywords[0].value) == "seam.middleware()"
     from ui import seam
 
-    assert [m.cls for m in seam.middleware()] == [InjectClientScript]  # on Streamlit 1.67.0, the seam on
+    from ui.seam.origin_guard import RefuseForeignOrigins
+
+    # on Streamlit 1.67.0, the seam on: foreign Origins refused first, then the client script injected
+    assert [m.cls for m in seam.middleware()] == [RefuseForeignOrigins, InjectClientScript]
     from streamlit.web.server.app_discovery import discover_asgi_app
 
     assert discover_asgi_app(ROOT / "serve.py").is_asgi_app
