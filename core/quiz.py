@@ -753,9 +753,10 @@ class PositionsSource(LessonSource):
         out = []
         for n, item in enumerate(POS.quiz_items(s, POS.parse_url({}, s), run)):
             index = start + n
+            # a list (the permutation) as the text it shows: the page's shared cache freezes lists into tuples
+            facts = {k: "[" + ", ".join(map(str, v)) + "]" if isinstance(v, list) else v for k, v in item.params.items()}
             out.append(Question(index, _uid(s, custom_text, index), item.key, item.answer_type, item.answer, "",
-                                dict(item.params), item.options, (), self.name, item,
-                                self.SECTION[item.key.rsplit(".", 1)[1]]))
+                                facts, item.options, (), self.name, item, self.SECTION[item.key.rsplit(".", 1)[1]]))
         return out
 
     def parse(self, q, raw):

@@ -8,8 +8,8 @@ STRINGS = {
         "en": "The questions are built from the current settings in the sidebar, except the d_k questions: they use "
               "other models' sizes on purpose (e.g. d_model = 768, h = 12), so the answer must be worked out, not "
               "read off the sidebar. Write your prediction first, then see the right answer, why, and the "
-              "walkthrough step that explains it. After them come questions from the KV cache, Softmax up close "
-              "and Positions pages, each linked to the section that explains it.",
+              "walkthrough step that explains it. After them come questions from the pages “KV cache, MQA, GQA”, "
+              "“Softmax up close” and “Positions”, each linked to the section that explains it.",
     },
     "quiz.set": {
         "zh": "题组由随机种子 {seed} 决定：打开同一个链接的全班同学会按相同顺序看到相同的题目。"
