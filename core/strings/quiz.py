@@ -193,7 +193,8 @@ STRINGS = {
     "quiz.choice.nonzero": {"zh": "不为零", "en": "not zero"},
     "quiz.choice.yes": {"zh": "能", "en": "yes"},
     "quiz.choice.no": {"zh": "不能", "en": "no"},
-    "quiz.link.page": {"zh": "在“{page}”页查看：{section}", "en": "See it on the {page} page: {section}"},
+    # short: a page link is one line, cut with "…" on a 390 px phone
+    "quiz.link.page": {"zh": "查看：{page} › {section}", "en": "See it: {page} › {section}"},
     # ---------------------------------------------------------------- why
     "quiz.why.shape.proj": {
         "zh": "X 的形状是 (B, T, d_model)；nn.Linear(d_model, d_model) 只改变最后一维里的数，不改变形状。",
