@@ -10,6 +10,9 @@ No answer is a formula written again here; each one is read from the code that t
 
 The question set depends only on the settings and the shared seed: a class that opens the teacher's
 link gets the same questions in the same order. Pure Python + torch: no Streamlit.
+
+build_quiz makes the walkthrough's 11; quiz_set (the Quiz page) adds the KV cache, Softmax and Positions pages'
+own questions after them, each page through one LessonSource adapter (the end of this file).
 """
 
 from __future__ import annotations
