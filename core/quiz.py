@@ -10,6 +10,9 @@ No answer is a formula written again here; each one is read from the code that t
 
 The question set depends only on the settings and the shared seed: a class that opens the teacher's
 link gets the same questions in the same order. Pure Python + torch: no Streamlit.
+
+build_quiz makes the walkthrough's 11; quiz_set (the Quiz page) adds the KV cache, Softmax and Positions pages'
+own questions after them, each page through one LessonSource adapter (the end of this file).
 """
 
 from __future__ import annotations
@@ -79,6 +82,9 @@ class Question:
     facts: dict = field(default_factory=dict)  # language-neutral values for the texts
     options: tuple = ()  # the choices (choice) or key positions (cells)
     mistakes: tuple = ()  # (wrong answer, mistake id) pairs: known mistakes this question can catch (quiz.mistake.<id>)
+    source: str = "walkthrough"  # who words and grades it: "walkthrough" (this module) or a LessonSource's name
+    item: object = None  # a lesson question: the lesson's own object (its grader reads it)
+    section: str = ""  # a lesson question: the page section (tab) that shows the answer
 
 
 # ------------------------------------------------------------------ answers from the core
@@ -387,6 +393,11 @@ def parse_cells(raw, options) -> Parsed:
 
 
 def parse_answer(q: Question, raw) -> Parsed:
+    source = lesson_source(q)
+    return source.parse(q, raw) if source else _parse_core(q, raw)
+
+
+def _parse_core(q: Question, raw) -> Parsed:
     if q.answer_type == "shape":
         return parse_shape(raw)
     if q.answer_type == "int":
@@ -404,6 +415,11 @@ def parse_answer(q: Question, raw) -> Parsed:
 
 def is_correct(q: Question, value) -> bool:
     """`value` is a parse_answer value (never raw text)."""
+    source = lesson_source(q)
+    return source.correct(q, value) if source else _is_correct_core(q, value)
+
+
+def _is_correct_core(q: Question, value) -> bool:
     if q.answer_type == "number":
         return abs(float(value) - float(q.answer)) <= ROW_SUM_TOLERANCE
     return value == q.answer
@@ -418,6 +434,11 @@ def _fmt_shape(sizes) -> str:
 
 def format_value(q: Question, value, lang: str) -> str:
     """An answer (the right one, or a parsed one) as text."""
+    source = lesson_source(q)
+    return source.value_text(q, value, lang) if source else _format_core(q, value, lang)
+
+
+def _format_core(q: Question, value, lang: str) -> str:
     if q.answer_type == "shape":
         return _fmt_shape(value)
     if q.answer_type == "int":
@@ -438,6 +459,8 @@ def _mask_name(q: Question, lang: str) -> str:
 
 
 def prompt_text(q: Question, lang: str) -> str:
+    if source := lesson_source(q):
+        return source.prompt(q, lang)
     f = q.facts
     if q.kind == "shape":
         return i18n.t("quiz.shape.prompt", lang, what=i18n.t(f"quiz.tensor.{f['tensor']}", lang), **f)
@@ -449,10 +472,14 @@ def prompt_text(q: Question, lang: str) -> str:
 
 
 def hint_text(q: Question, lang: str) -> str:
+    if source := lesson_source(q):
+        return source.hint(q, lang)
     return i18n.t(f"quiz.hint.{q.answer_type}", lang)
 
 
 def answer_text(q: Question, lang: str) -> str:
+    if source := lesson_source(q):
+        return source.answer(q, lang)
     if q.kind == "shape":
         return f"({q.facts['axes']}) = {_fmt_shape(q.answer)}"
     if q.kind == "row_sum":
@@ -461,6 +488,8 @@ def answer_text(q: Question, lang: str) -> str:
 
 
 def why_text(q: Question, lang: str) -> str:
+    if source := lesson_source(q):
+        return source.why(q, lang)
     f = q.facts
     if q.kind == "shape":
         return i18n.t(f"quiz.why.shape.{SHAPE_WHY[f['tensor']]}", lang, **f)
@@ -476,6 +505,15 @@ def why_text(q: Question, lang: str) -> str:
     if q.kind == "row_sum":
         return i18n.t("quiz.why.row_sum", lang, total=q.answer, **f)
     raise ValueError(q.kind)
+
+
+def option_text(q: Question, option, lang: str, tokens=()) -> str:
+    """The label of one choice (a radio option) or one cell (a pill: a key position and its token)."""
+    if source := lesson_source(q):
+        return source.option(q, option, lang)
+    if q.answer_type == "cells":
+        return f"{option} · {tokens[option]}"
+    return i18n.t(f"quiz.choice.{option}", lang, **q.facts)
 
 
 def error_text(parsed: Parsed, lang: str) -> str:
@@ -497,11 +535,33 @@ def question_number(raw: str, total: int) -> tuple[int, bool]:
     return index, index + 1 == n and str(raw).strip() == str(n)
 
 
-def walk_link_params(settings: Settings, step: str) -> dict[str, str]:
-    """Query params of the walkthrough link: the shared settings (same numbers there) + the step."""
+def settings_params(settings: Settings) -> dict[str, str]:
+    """The shared settings as query params: a "see it" link opens its page on the same numbers."""
     return {"d_model": str(settings.d_model), "num_heads": str(settings.num_heads),
             "seq_len": str(settings.seq_len), "mask": settings.mask, "seed": str(settings.seed),
-            "lang": settings.lang, "walk_view": "step", "walk_step": step}
+            "lang": settings.lang}
+
+
+def walk_link_params(settings: Settings, step: str) -> dict[str, str]:
+    """Query params of the walkthrough link: the shared settings (same numbers there) + the step."""
+    return {**settings_params(settings), "walk_view": "step", "walk_step": step}
+
+
+@dataclass(frozen=True)
+class Link:
+    """A question's "see it" link: the page file, its label and query params."""
+    page: str
+    label: str
+    params: dict
+    icon: str
+
+
+def see_it_link(q: Question, settings: Settings, lang: str) -> Link:
+    """Where the reveal sends the student: the walkthrough step, or the lesson page's section."""
+    if source := lesson_source(q):
+        return source.link(q, settings, lang)
+    return Link("pages/walkthrough.py", i18n.t("quiz.link", lang, step=i18n.t(f"walk.{q.step}.title", lang)),
+                walk_link_params(settings, q.step), ":material/stairs:")
 
 
 @dataclass(frozen=True)
@@ -514,3 +574,250 @@ class Record:
 def score(records: dict) -> tuple[int, int]:
     """(right, answered) over a session's records."""
     return sum(1 for r in records.values() if r.correct), len(records)
+
+
+# ------------------------------------------------------------------ questions from the lesson pages
+# Each lesson page (KV cache, Softmax up close, Positions) builds its own predict-then-reveal questions as data.
+# One LessonSource per page turns them into Questions and says how to read, grade and word them and where
+# "see it" goes; the functions above hand a lesson question to its source (lesson_source). By default a source
+# reads answers with this module's parsers (KV cache: shape / int / cells); a page whose lesson grades typed text
+# itself (softmax.check_answer, positions.accepts) keeps the cleaned text as the value and asks the lesson.
+
+
+@dataclass(frozen=True)
+class LessonSource:
+    name: str  # Question.source
+    page: str  # the page file the "see it" link opens
+    title: str  # strings key of the page's title
+    tab_key: str  # the page's URL key of its open section
+    tab_strings: str  # strings key prefix of a section's title: f"{tab_strings}.{section}"
+
+    def questions(self, run: Scenario, custom_text: str | None, start: int) -> list[Question]:
+        raise NotImplementedError
+
+    def parse(self, q: Question, raw) -> Parsed:
+        return _parse_core(q, raw)
+
+    def correct(self, q: Question, value) -> bool:
+        return _is_correct_core(q, value)
+
+    def value_text(self, q: Question, value, lang: str) -> str:
+        return _format_core(q, value, lang)
+
+    def prompt(self, q: Question, lang: str) -> str:
+        raise NotImplementedError
+
+    def why(self, q: Question, lang: str) -> str:
+        raise NotImplementedError
+
+    def hint(self, q: Question, lang: str) -> str:
+        return i18n.t(f"quiz.hint.{q.answer_type}", lang)
+
+    def answer(self, q: Question, lang: str) -> str:
+        return self.value_text(q, q.answer, lang)
+
+    def option(self, q: Question, option, lang: str) -> str:
+        return i18n.t(f"quiz.choice.{option}", lang)
+
+    def link_params(self, q: Question) -> dict[str, str]:
+        return {self.tab_key: q.section}
+
+    def link(self, q: Question, settings: Settings, lang: str) -> Link:
+        label = i18n.t("quiz.link.page", lang, page=i18n.t(self.title, lang),
+                       section=i18n.t(f"{self.tab_strings}.{q.section}", lang))
+        return Link(self.page, label, {**settings_params(settings), **self.link_params(q)}, ":material/school:")
+
+
+class KvCacheSource(LessonSource):
+    """lessons/kv_cache.quiz_questions: shape / int / cells are this module's own answer types."""
+
+    def questions(self, run, custom_text, start):
+        from lessons import kv_cache as KV
+        s = run.settings
+        kv_heads = KV.default_kv_heads(s.num_heads)  # the page's own default
+        out = []
+        for n, item in enumerate(KV.quiz_questions(s, kv_heads)):
+            index = start + n
+            out.append(Question(index, _uid(s, custom_text, index), item.key, item.answer_type, item.answer, "",
+                                dict(item.params), item.options, self._mistakes(item), self.name, item,
+                                item.section))
+        return out
+
+    @staticmethod
+    def _mistakes(item) -> tuple:
+        """The cache counted with the h query heads instead of its h_kv K/V heads; only K counted, not K and V."""
+        p, out = item.params, []
+        if item.key == "kv.cache_shape" and p["h"] != p["h_kv"]:
+            out.append((item.answer[:1] + (p["h"],) + item.answer[2:], "kv_query_heads"))
+        if item.key == "kv.cache_shape" and p["d_model"] != p["d_k"]:
+            out.append((item.answer[:-1] + (p["d_model"],), "d_model_for_d_k"))
+        if item.key == "kv.preset_bytes":
+            if p["heads"] != p["kv_heads"] and (p["bytes"] * p["heads"]) % (p["kv_heads"] * 2**20) == 0:
+                out.append((p["bytes"] * p["heads"] // p["kv_heads"] // 2**20, "kv_query_heads_bytes"))
+            if item.answer % 2 == 0:
+                out.append((item.answer // 2, "kv_only_k"))
+        return _first_wins(out, item.answer)
+
+    def prompt(self, q, lang):  # kind "kv.cache_shape" is worded by "kv.quiz.cache_shape"
+        return i18n.t(q.kind.replace("kv.", "kv.quiz.", 1), lang, **q.facts)
+
+    def why(self, q, lang):
+        return i18n.t(q.kind.replace("kv.", "kv.quiz.", 1) + ".why", lang, **q.facts)
+
+    def hint(self, q, lang):
+        return i18n.t("quiz.hint.heads" if q.answer_type == "cells" else f"quiz.hint.{q.answer_type}", lang)
+
+    def value_text(self, q, value, lang):
+        if q.answer_type == "cells":
+            return ", ".join(self.option(q, j, lang) for j in value) if value else i18n.t("quiz.heads.none", lang)
+        if q.answer_type == "int":
+            return f"{value:,} MiB"
+        return _format_core(q, value, lang)
+
+    def answer(self, q, lang):
+        if q.answer_type == "shape":
+            return f"({q.facts['axes']}) = {_fmt_shape(q.answer)}"
+        return self.value_text(q, q.answer, lang)
+
+    def option(self, q, option, lang):
+        return i18n.t("quiz.head", lang, j=option)
+
+    def link_params(self, q):
+        """The section, and for a question about our model the h_kv it was asked with (the page shows that one)."""
+        h_kv = q.facts.get("h_kv")
+        return {self.tab_key: q.section} if h_kv is None else {self.tab_key: q.section, "kv_heads": str(h_kv)}
+
+
+class SoftmaxSource(LessonSource):
+    """lessons/softmax.quiz_questions, graded by its check_answer (int, number within a slack, bytes with a binary
+    unit, the order of three divisors)."""
+
+    SECTION = {"causal_skipped": "tiles", "tile_count": "tiles", "score_bytes": "tiles", "entropy_order": "scale",
+               "dot_variance": "scale", "overflow_threshold": "max"}
+
+    def questions(self, run, custom_text, start):
+        from lessons import softmax as SM
+        s = run.settings
+        out = []
+        for n, item in enumerate(SM.quiz_questions(s, run, custom_text)):
+            index = start + n
+            facts = dict(item.params, **(item.facts or {}))
+            if item.kind == "entropy_order":
+                facts.update(zip(("e1", "e2", "e3"), item.facts["entropies"]))
+            if item.kind == "dot_variance":
+                facts["expr"] = "q·k / √d_k" if item.params["scaled"] else "q·k"
+            out.append(Question(index, _uid(s, custom_text, index), f"softmax.{item.kind}", item.answer_type,
+                                item.answer, "", facts, item.options, (), self.name, item, self.SECTION[item.kind]))
+        return out
+
+    def parse(self, q, raw):
+        from lessons import softmax as SM
+        text, refused = _clean(raw)
+        if refused:
+            return refused
+        if SM.check_answer(q.item, text).value is None:
+            return Parsed(error="not_order" if q.answer_type == "order" else "not_number")
+        return Parsed(text)
+
+    def correct(self, q, value):
+        from lessons import softmax as SM
+        return SM.check_answer(q.item, value).correct
+
+    def value_text(self, q, value, lang):
+        return i18n.plain(value, 40)
+
+    def answer(self, q, lang):
+        from lessons import softmax as SM
+        if q.answer_type == "order":
+            return " < ".join(SM.SCALE_LABELS[SM.SCALE_NAMES.index(n)] for n in q.answer)
+        if q.answer_type == "bytes":
+            return f"{q.answer:,} B = {q.item.accepted[2]}"
+        return q.item.accepted[0]
+
+    def _kind(self, q):
+        return q.kind.split(".", 1)[1]
+
+    def prompt(self, q, lang):
+        return i18n.t(f"softmax.quiz.{self._kind(q)}.prompt", lang, **q.facts)
+
+    def why(self, q, lang):
+        return i18n.t(f"softmax.quiz.{self._kind(q)}.why", lang, answer=q.answer, **q.facts)
+
+
+class PositionsSource(LessonSource):
+    """lessons/positions.quiz_items (for the page's default URL values), graded by its accepts."""
+
+    SECTION = {"shuffled_row": "shuffle", "gap_free": "shuffle", "gap_causal": "shuffle", "front_self": "shuffle",
+               "rope_diagonal": "rope", "rope_angle": "rope", "rope_odd": "rope", "sinusoid": "add"}
+
+    def questions(self, run, custom_text, start):
+        from lessons import positions as POS
+        s = run.settings
+        out = []
+        for n, item in enumerate(POS.quiz_items(s, POS.parse_url({}, s), run)):
+            index = start + n
+            # a list (the permutation) as the text it shows: the page's shared cache freezes lists into tuples
+            facts = {k: "[" + ", ".join(map(str, v)) + "]" if isinstance(v, list) else v for k, v in item.params.items()}
+            out.append(Question(index, _uid(s, custom_text, index), item.key, item.answer_type, item.answer, "",
+                                facts, item.options, (), self.name, item, self.SECTION[item.key.rsplit(".", 1)[1]]))
+        return out
+
+    def parse(self, q, raw):
+        if q.answer_type == "choice":
+            return parse_choice(raw, q.options)
+        text, refused = _clean(raw)
+        if refused:
+            return refused
+        if q.answer_type == "number" and not _number(text).ok:
+            return _number(text)
+        if q.answer_type == "int" and text.lower() not in q.item.accepted and not parse_int(text).ok:
+            return parse_int(text)
+        return Parsed(text)
+
+    def correct(self, q, value):
+        from lessons import positions as POS
+        return POS.accepts(q.item, value)
+
+    def value_text(self, q, value, lang):
+        return self.option(q, value, lang) if q.answer_type == "choice" else i18n.plain(value, 40)
+
+    def _shown(self, q, lang):
+        if q.answer_type == "choice":
+            return self.option(q, q.answer, lang)
+        return f"{q.answer:.4f}" if q.answer_type == "number" else str(q.answer)
+
+    def answer(self, q, lang):
+        if q.answer_type == "int" and "token" in q.facts:
+            return f"{q.answer} · {q.facts['token']}"
+        return self._shown(q, lang)
+
+    def prompt(self, q, lang):
+        return i18n.t(f"{q.kind}.prompt", lang, **q.facts)
+
+    def why(self, q, lang):
+        return i18n.t(f"{q.kind}.why", lang, **{**q.facts, "answer": self._shown(q, lang)})
+
+    def hint(self, q, lang):
+        return i18n.t("quiz.hint.row" if q.answer_type == "int" else f"quiz.hint.{q.answer_type}", lang)
+
+
+# The pages whose questions join the quiz, in this order, after the walkthrough's questions.
+LESSON_SOURCES = (
+    KvCacheSource("kv_cache", "pages/kv-cache.py", "page.kv-cache", "kv_tab", "kv.tab"),
+    SoftmaxSource("softmax", "pages/softmax.py", "page.softmax", "soft_tab", "softmax.tab"),
+    PositionsSource("positions", "pages/positions.py", "page.positions", "pos_tab", "pos.tab"),
+)
+_SOURCE_BY_NAME = {src.name: src for src in LESSON_SOURCES}
+
+
+def lesson_source(q: Question) -> LessonSource | None:
+    """The lesson page a question comes from, or None for the walkthrough's own questions."""
+    return _SOURCE_BY_NAME.get(q.source)
+
+
+def quiz_set(run: Scenario, *, custom_text: str | None = None) -> list[Question]:
+    """The Quiz page's whole set: the walkthrough's questions (build_quiz), then each lesson page's, grouped."""
+    questions = build_quiz(run, custom_text=custom_text)
+    for source in LESSON_SOURCES:
+        questions += source.questions(run, custom_text, len(questions))
+    return questions

@@ -29,7 +29,11 @@ PAGE_KEYS: dict[str, tuple[str, ...]] = {
               "masks_pad", "masks_polarity", "masks_fill", "masks_head"),
     "real-model": ("real_text", "real_tab", "real_layer", "real_head", "real_hide", "real_off"),
     "why-heads": ("why_tab", "why_seed", "why_steps"),
-    "quiz": (),
+    "quiz": ("quiz_q",),
+    "kv-cache": ("kv_tab", "kv_heads", "kv_step", "kv_head", "kv_model", "kv_context", "kv_gen"),
+    "softmax": ("soft_tab", "soft_head", "soft_row", "soft_gain", "soft_bq", "soft_bk", "soft_step"),
+    "positions": ("pos_tab", "pos_shuffle", "pos_causal", "pos_head", "pos_model", "pos_example", "pos_dk",
+                  "pos_base", "pos_grid", "pos_pair", "pos_at", "pos_span"),
 }
 
 

@@ -25,10 +25,11 @@ QPARAM = "quiz_q"  # the question number in the URL (1-based), so a teacher can 
 @shared_function  # ui/cache.py: byte-bounded, shared by every session
 def question_set(d_model: int, num_heads: int, seq_len: int, mask: str, seed: int, lang: str,
                  custom_text: str | None):
-    """The questions for these settings and their token labels (the language only changes the labels).
+    """The questions for these settings (the walkthrough's, then the lesson pages') and their token labels (the
+    language only changes the labels and the Positions page's words).
     Shared by every session, so frozen: an in-place write into any of its tensors raises."""
     run = scenario.run(Settings(d_model, num_heads, seq_len, mask, seed, lang), custom_text=custom_text)
-    return freeze((Q.build_quiz(run, custom_text=custom_text), run.tokens))
+    return freeze((Q.quiz_set(run, custom_text=custom_text), run.tokens))
 
 
 questions, tokens = question_set(s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang, ctx.custom_text)
@@ -90,10 +91,10 @@ with st.container(border=True, key="quiz_card"):
             hint = Q.hint_text(q, ctx.lang)
             if q.answer_type == "choice":
                 st.radio(t("quiz.your_answer"), q.options, index=None, key=key,
-                         format_func=lambda o: t(f"quiz.choice.{o}"))
+                         format_func=lambda o: Q.option_text(q, o, ctx.lang))
             elif q.answer_type == "cells":
                 st.pills(t("quiz.your_answer") + " — " + hint, q.options, selection_mode="multi", key=key,
-                         format_func=lambda j: f"{j} · {tokens[j]}")
+                         format_func=lambda j: Q.option_text(q, j, ctx.lang, tokens))
             else:
                 st.text_input(t("quiz.your_answer"), key=key, placeholder=hint,
                               max_chars=free_text.max_chars("quiz_answer"))
@@ -113,8 +114,8 @@ with st.container(border=True, key="quiz_card"):
                      icon=":material/cancel:")
         st.markdown(f"**{t('quiz.answer', answer=Q.answer_text(q, ctx.lang))}**")
         st.markdown(f"**{t('quiz.why')}** " + Q.why_text(q, ctx.lang))
-        st.page_link("pages/walkthrough.py", label=t("quiz.link", step=t(f"walk.{q.step}.title")),
-                     icon=":material/stairs:", query_params=Q.walk_link_params(s, q.step))
+        link = Q.see_it_link(q, s, ctx.lang)  # the walkthrough step, or the lesson page's section
+        st.page_link(link.page, label=link.label, icon=link.icon, query_params=link.params)
 
 b1, b2, b3 = st.columns(3)
 b1.button(t("quiz.prev"), icon=":material/arrow_back:", on_click=move, args=(-1,), disabled=index == 0,

@@ -41,6 +41,11 @@ def quiz_for(s: Settings, custom_text=None):
     return run, Q.build_quiz(run, custom_text=custom_text)
 
 
+def full_set(s: Settings, custom_text=None):
+    """The Quiz page's whole set: these 11, then the lesson pages' questions (tests/test_quiz_lessons.py)."""
+    return Q.quiz_set(scenario.run(s, custom_text=custom_text), custom_text=custom_text)
+
+
 def linear_params(n_in: int, n_out: int) -> int:
     return sum(p.numel() for p in nn.Linear(n_in, n_out).parameters())
 
@@ -250,6 +255,8 @@ def test_right_answers_score_and_wrong_ones_do_not(s):
 
 def raw_answer(q, lang="en"):
     """What a student who knows the answer types (or picks)."""
+    if q.source in ("softmax", "positions") and q.answer_type != "choice":
+        return q.item.accepted[0]  # the lesson's own canonical form
     if q.answer_type == "shape":
         return "×".join(map(str, q.answer))
     if q.answer_type == "d_k":
@@ -336,15 +343,21 @@ def test_the_page_answers_every_question_right(lang, params):
     assert not at.exception, at.exception
     assert at.title[0].value == i18n.t("page.quiz", lang)
     s = Settings(lang=lang, **params)
-    _, questions = quiz_for(s)
+    questions = full_set(s)
+    assert signature(questions[:len(Q.PLAN)]) == signature(quiz_for(s)[1])  # the walkthrough's 11 come first
     for n, q in enumerate(questions):
         assert Q.prompt_text(q, lang) in card_texts(at)
-        answer_on_page(at, q, raw_answer(q, lang))
+        raw = raw_answer(q, lang)
+        answer_on_page(at, q, raw)
         assert not at.exception, at.exception
-        assert [m.value for m in at.success][0] == i18n.t("quiz.right", lang, given=Q.format_value(q, q.answer, lang))
+        given = Q.format_value(q, Q.parse_answer(q, raw).value, lang)
+        assert [m.value for m in at.success][0] == i18n.t("quiz.right", lang, given=given)
         assert Q.why_text(q, lang) in card_texts(at)
         link = at.get("page_link")[0].proto
-        assert link.page == "walkthrough" and f"walk_step={q.step}" in link.query_string
+        if q.source == "walkthrough":
+            assert link.page == "walkthrough" and f"walk_step={q.step}" in link.query_string
+        else:  # tests/test_quiz_lessons.py checks the page and section of each
+            assert link.page == Q.lesson_source(q).page[len("pages/"):-len(".py")]
         for key in ("d_model", "num_heads", "seq_len", "mask", "seed", "lang"):
             assert f"{key}={params.get(key, lang) if key != 'lang' else lang}" in link.query_string
         assert score_of(at) == f"{n + 1} / {n + 1}"
@@ -485,11 +498,11 @@ def test_the_intro_says_the_d_k_questions_use_other_models():
 
 def test_the_question_number_is_in_the_url():
     s = Settings(64, 4, 8, "none", 0, "en")
-    questions = quiz_for(s)[1]
+    questions = full_set(s)
     at = run_app("quiz", lang="en", seed=0, quiz_q=5)
     assert not at.exception and not at.warning
     assert Q.prompt_text(questions[4], "en") in card_texts(at)
-    assert at.main.get("progress")[0].proto.text == "Question 5 of 11"
+    assert at.main.get("progress")[0].proto.text == f"Question 5 of {len(questions)}" == "Question 5 of 28"
     at.button(key="quiz_next").click().run()
     assert at.query_params["quiz_q"] == "6" and Q.prompt_text(questions[5], "en") in card_texts(at)
     at.button(key="quiz_prev").click().run()
@@ -497,11 +510,11 @@ def test_the_question_number_is_in_the_url():
     assert at.query_params["quiz_q"] == "4"
 
 
-@pytest.mark.parametrize("given,used", [("99", 11), ("0", 1), ("abc", 1), ("-3", 1), ("1e400", 1), ("５", 5)])
+@pytest.mark.parametrize("given,used", [("99", 28), ("0", 1), ("abc", 1), ("-3", 1), ("1e400", 1), ("５", 5)])
 def test_a_bad_question_number_gets_a_notice(given, used):
     at = run_app("quiz", lang="en", seed=0, quiz_q=given)
     assert not at.exception
-    questions = quiz_for(Settings(64, 4, 8, "none", 0, "en"))[1]
+    questions = full_set(Settings(64, 4, 8, "none", 0, "en"))
     assert Q.prompt_text(questions[used - 1], "en") in card_texts(at)
     assert at.query_params["quiz_q"] == str(used)
-    assert at.warning[0].value == i18n.t("quiz.bad_q", "en", given=i18n.plain(given), total=11, used=used)
+    assert at.warning[0].value == i18n.t("quiz.bad_q", "en", given=i18n.plain(given), total=28, used=used)

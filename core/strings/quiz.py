@@ -3,11 +3,13 @@
 STRINGS = {
     "quiz.intro": {
         "zh": "题目根据侧边栏当前的设置生成；只有 d_k 的题例外，它们故意用别的模型的大小（比如 d_model = 768，h = 12），"
-              "让你推算而不是照抄侧边栏。先写下你的预测，再看正确答案、原因，以及讲解这一步的逐步计算页面。",
+              "让你推算而不是照抄侧边栏。先写下你的预测，再看正确答案、原因，以及讲解这一步的逐步计算页面。"
+              "之后是来自“KV 缓存与共享键值头”“Softmax 细看”和“位置”三页的题目，每题都链接到讲解它的那一节。",
         "en": "The questions are built from the current settings in the sidebar, except the d_k questions: they use "
               "other models' sizes on purpose (e.g. d_model = 768, h = 12), so the answer must be worked out, not "
               "read off the sidebar. Write your prediction first, then see the right answer, why, and the "
-              "walkthrough step that explains it.",
+              "walkthrough step that explains it. After them come questions from the pages “KV cache, MQA, GQA”, "
+              "“Softmax up close” and “Positions”, each linked to the section that explains it.",
     },
     "quiz.set": {
         "zh": "题组由随机种子 {seed} 决定：打开同一个链接的全班同学会按相同顺序看到相同的题目。"
@@ -59,6 +61,19 @@ STRINGS = {
     "quiz.mistake.times_h": {
         "zh": "d_k 是 d_model 除以 h，不是乘以 h。",
         "en": "d_k is d_model divided by h, not times h.",
+    },
+    "quiz.mistake.kv_query_heads": {
+        "zh": "你用了 h = {h} 个查询头；缓存只存 h_kv = {h_kv} 个键/值头，几个查询头共用一个。",
+        "en": "You used the h = {h} query heads; the cache stores only the h_kv = {h_kv} K/V heads, shared by "
+              "several query heads.",
+    },
+    "quiz.mistake.kv_query_heads_bytes": {
+        "zh": "你按 {heads} 个查询头算了；缓存里只有 {kv_heads} 个键/值头。",
+        "en": "You counted the {heads} query heads; the cache holds only the {kv_heads} K/V heads.",
+    },
+    "quiz.mistake.kv_only_k": {
+        "zh": "你只算了 K：缓存里 K 和 V 各存一份，所以要乘 2。",
+        "en": "You counted K only: the cache stores K and V, so times 2.",
     },
     "quiz.mistake.rounded": {
         "zh": "d_model = {d_model} 不能被 h = {h} 整除：MultiHeadAttention 不会向下取整，而是拒绝这个 h。",
@@ -165,6 +180,21 @@ STRINGS = {
     "quiz.choice.fewer": {"zh": "变少", "en": "it shrinks"},
     "quiz.not_allowed": {"zh": "不允许（h 不能整除 d_model）", "en": "not allowed (h does not divide d_model)"},
     "quiz.cells.none": {"zh": "一个都不屏蔽", "en": "none blocked"},
+    # ---------------------------------------------------------------- questions from the lesson pages
+    "quiz.hint.heads": {"zh": "查询头（可以多选）", "en": "query heads (pick several)"},
+    "quiz.hint.order": {"zh": "三个除数，熵最低的在前，例如 d_k, 1, √d_k", "en": "the three divisors, lowest entropy "
+                        "first, e.g. d_k, 1, √d_k"},
+    "quiz.hint.bytes": {"zh": "字节数，例如 1,048,576，也可以写 1 MiB", "en": "a number of bytes, e.g. 1,048,576, "
+                        "or 1 MiB"},
+    "quiz.hint.row": {"zh": "一个行号，例如 2", "en": "a row number, e.g. 2"},
+    "quiz.head": {"zh": "头 {j}", "en": "head {j}"},
+    "quiz.heads.none": {"zh": "一个头都没有", "en": "no head"},
+    "quiz.choice.zero": {"zh": "为零（浮点误差以内）", "en": "zero (up to float error)"},
+    "quiz.choice.nonzero": {"zh": "不为零", "en": "not zero"},
+    "quiz.choice.yes": {"zh": "能", "en": "yes"},
+    "quiz.choice.no": {"zh": "不能", "en": "no"},
+    # short: a page link is one line, cut with "…" on a 390 px phone
+    "quiz.link.page": {"zh": "查看：{page} › {section}", "en": "See it: {page} › {section}"},
     # ---------------------------------------------------------------- why
     "quiz.why.shape.proj": {
         "zh": "X 的形状是 (B, T, d_model)；nn.Linear(d_model, d_model) 只改变最后一维里的数，不改变形状。",
@@ -308,5 +338,9 @@ STRINGS = {
         "en": "Write a whole number, or “no” if this h is not allowed.",
     },
     "quiz.err.pick_one": {"zh": "请先选一项。", "en": "Pick one of the options first."},
+    "quiz.err.not_order": {
+        "zh": "请按顺序写出三个除数 1、√d_k、d_k，例如 d_k, 1, √d_k。",
+        "en": "Write the three divisors 1, √d_k, d_k in an order, e.g. d_k, 1, √d_k.",
+    },
     "quiz.err.bad_cells": {"zh": "只能选这一行里的键。", "en": "Only keys of this row can be picked."},
 }
