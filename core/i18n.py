@@ -38,7 +38,12 @@ NB_HYPHEN = "\u2011"
 def t(key: str, lang: str, /, **fmt) -> str:
     """The text for `key` in `lang`, formatted with `fmt`; a missing key raises KeyError."""
     text = STRINGS[key][lang if lang in LANGS else DEFAULT_LANG]
-    return _SCI.sub(rf"\1{NB_HYPHEN}\2", text.format(**fmt)) if fmt else text
+    return nobreak(text.format(**fmt)) if fmt else text
+
+
+def nobreak(text: str) -> str:
+    """`text` with the minus of every number in scientific notation as a non-breaking hyphen (as t() prints it)."""
+    return _SCI.sub(rf"\1{NB_HYPHEN}\2", text)
 
 
 # Bidi embeddings/overrides/isolates (U+202E reverses a whole notice), marks, zero-width characters and the

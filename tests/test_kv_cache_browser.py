@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import open_app, wait_idle
+from core import i18n
 from core.settings import Settings
 from lessons import kv_cache as K
 
@@ -38,7 +39,7 @@ def test_a_deep_link_opens_the_step_and_next_token_redraws(server, page):
     expect(now).to_contain_text("(1, 2, 4, 4)")
     expect(page).to_have_url(re.compile(r"kv_step=4"))
     view = K.decode_view(Settings(16, 4, 5, "causal", 0, "en"), 2, 4, 3)
-    expect(page.get_by_text(f"output max abs difference {view.output_max_abs_diff:.2e}")).to_be_visible()
+    expect(page.get_by_text(i18n.nobreak(f"output max abs difference {view.output_max_abs_diff:.2e}"))).to_be_visible()
 
 
 @pytest.mark.browser

@@ -29,7 +29,8 @@ def real():
 
 
 def texts(elements) -> list[str]:
-    return [e.value for e in elements]
+    # i18n.t prints the minus of "8.94e-08" as a non-breaking hyphen (a phone never breaks the number): read it back
+    return [str(e.value).replace("\u2011", "-") for e in elements]
 
 
 def same_heatmaps(at, *expected) -> None:
@@ -50,7 +51,7 @@ def everything(at) -> str:
         parts += [str(e.value) for e in getattr(at, kind)]
     for table in at.table:
         parts.append(table.value.to_string())
-    return "\n".join(parts)
+    return "\n".join(parts).replace("\u2011", "-")  # i18n.t's non-breaking hyphen in "1.2e-08", read back
 
 
 def settings_of(d, h, T, mask, lang="en") -> Settings:

@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import open_app, wait_idle
+from core import i18n
 from core.settings import Settings
 from lessons import positions as L
 
@@ -38,7 +39,7 @@ def test_rope_deep_link_hover_and_a_slider_step(server, page):
     assert "query position m 7" in tip and "key position n 2" in tip
     tip = hover(page, 1, 0, 3, 9).split("\n")
     assert tip[-1] == f"{float(v.absolute_grid.panels[0].values[3, 9]):.4f}"
-    expect(page.get_by_text(f"{v.diagonal_spread:.2e}", exact=False)).to_be_visible()
+    expect(page.get_by_text(i18n.nobreak(f"{v.diagonal_spread:.2e}"), exact=False)).to_be_visible()
 
     thumb = page.locator("[data-testid=stMain] [data-testid=stSlider]").first.get_by_role("slider")  # pos_grid
     thumb.focus()

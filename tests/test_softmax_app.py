@@ -20,7 +20,8 @@ GRID = "10000000.11000000.11100000.00000000.11110000.11111000.11111100.11111110"
 
 
 def texts(elements) -> list[str]:
-    return [e.value for e in elements]
+    # i18n.t prints the minus of "8.94e-08" as a non-breaking hyphen (a phone never breaks the number): read it back
+    return [str(e.value).replace("\u2011", "-") for e in elements]
 
 
 def table(at, i: int) -> dict[str, list]:

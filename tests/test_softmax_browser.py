@@ -44,7 +44,7 @@ def test_a_deep_link_opens_the_step_and_next_redraws_the_following_one(server, p
     expect(main).to_contain_text("Step 3 of 3: query tile 1 (rows 4–7) × key tile 1 (keys 4–7)")
     s = Settings(**SETTINGS, lang="en")
     res = L.tile_result(s, 1, 4, 4, scenario.run(s))
-    expect(main).to_contain_text(f"this head max |difference| {res.head_diff:.2e}")
+    expect(main).to_contain_text(i18n.nobreak(f"this head max |difference| {res.head_diff:.2e}"))
     expect(page).to_have_url(re.compile(r"[?&]soft_step=3(&|$)"))
     expect(page.locator(".st-key-soft_next button")).to_be_disabled()
 
