@@ -265,16 +265,24 @@ def role_of(trace) -> str | None:
     return _ROLE_OF.get(tuple(tuple(stop) for stop in trace.colorscale))
 
 
-def short_number(x) -> str:
-    """A cell's number in 4-5 characters: 0.25, -1.37, 12.3, -1e+09, NaN, -inf."""
+def _special(x) -> tuple[float | None, str | None]:
+    """(the value as a float, None), or (None, how to print it) for text, NaN and infinities."""
     try:
         v = float(x)
     except (TypeError, ValueError):
-        return str(x)
+        return None, str(x)
     if math.isnan(v):
-        return "NaN"
+        return None, "NaN"
     if math.isinf(v):
-        return "-inf" if v < 0 else "inf"
+        return None, "-inf" if v < 0 else "inf"
+    return v, None
+
+
+def short_number(x) -> str:
+    """A cell's number in 4-5 characters: 0.25, -1.37, 12.3, -1e+09, NaN, -inf."""
+    v, printed = _special(x)
+    if v is None:
+        return printed
     if abs(v) >= 1e4:
         return f"{v:.0e}"
     if abs(v) >= 100:
@@ -362,14 +370,9 @@ def table_number(x) -> str:
     (a number type would drop trailing zeros: 0.491 beside 0.4044); a mask's fill as -1e+09."""
     if isinstance(x, bool) or isinstance(x, int):
         return str(x)
-    try:
-        v = float(x)
-    except (TypeError, ValueError):
-        return str(x)
-    if math.isnan(v):
-        return "NaN"
-    if math.isinf(v):
-        return "-inf" if v < 0 else "inf"
+    v, printed = _special(x)
+    if v is None:
+        return printed
     return f"{v:.0e}" if abs(v) >= 1e8 else f"{v:.4f}"
 
 

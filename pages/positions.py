@@ -12,12 +12,12 @@ import pandas as pd
 import streamlit as st
 
 from core import i18n, pretrained, scenario
-from core.frozen import freeze
 from core.i18n import plain
 from core.limits import (ROPE_BASE_MAX, ROPE_D_K_MAX, ROPE_D_K_MIN, ROPE_DISTANCE_MAX, ROPE_GRID_MAX,
                          SHUFFLE_SEED_MAX, SHUFFLE_SEED_MIN)
 from lessons import positions as L
 from ui.cache import shared
+from ui.models import load_real_model
 from ui.heatmaps import show_heatmap
 from ui.sections import lazy_tabs
 from ui.shell import drop_url_value, page_context, url_values
@@ -35,10 +35,17 @@ FIELD = {"pos_shuffle": "shuffle", "pos_causal": "causal", "pos_model": "model",
          "pos_at": "at", "pos_span": "span"}
 
 
-@st.cache_resource(show_spinner=False)
-def load_real() -> pretrained.Pretrained:
-    """The real heads model (all-MiniLM-L6-v2), once per server, read-only (core/frozen.py)."""
-    return freeze(pretrained.load())
+load_real = load_real_model  # the real heads model, one read-only copy per server (ui/models.py)
+
+
+def real_model() -> pretrained.Pretrained | None:
+    """The real model, or None after saying why it could not be loaded (its files failed their check)."""
+    try:
+        with st.spinner(t("pos.loading")):
+            return load_real()
+    except pretrained.ModelIntegrityError as e:
+        st.error(t("pos.real_missing", error=plain(str(e), limit=200)), icon=":material/gpp_bad:")
+        return None
 
 
 def kept() -> dict:
@@ -213,11 +220,8 @@ def add_section() -> None:
                         bind="query-params", on_change=keep, args=("pos_base",), help=t("pos.base.help"))
     base = values.base
     if model == "real":
-        try:
-            with st.spinner(t("pos.loading")):
-                real = load_real()
-        except pretrained.ModelIntegrityError as e:
-            st.error(t("pos.real_missing", error=plain(str(e), limit=200)), icon=":material/gpp_bad:")
+        real = real_model()
+        if real is None:
             return
         v = shared("pos_add_real", (s.lang, head, base, values.shuffle, values.example),
                    lambda: L.add_view(s, "real", head, base, values.shuffle, real=real, example=values.example))
@@ -363,11 +367,8 @@ def learned_section() -> None:
     st.subheader(t("pos.learned.title"))
     st.markdown(t("pos.learned.about"))
     st.select_slider(t("pos.span"), L.SPANS, key="pos_span", bind="query-params", on_change=keep, args=("pos_span",))
-    try:
-        with st.spinner(t("pos.loading")):
-            real = load_real()
-    except pretrained.ModelIntegrityError as e:
-        st.error(t("pos.real_missing", error=plain(str(e), limit=200)), icon=":material/gpp_bad:")
+    real = real_model()
+    if real is None:
         return
     v = shared("pos_learned", (values.span,), lambda: L.learned_view(real, values.span))
     st.caption(t("pos.learned.shape", rows=v.table_shape[0], cols=v.table_shape[1],

@@ -7,10 +7,10 @@ import streamlit as st
 
 from core import i18n, pretrained
 from core.figures import color_range, heads_figure, matrix_figure
-from core.frozen import freeze
 from core.source import source_text
 from ui import free_text
 from ui.cache import shared
+from ui.models import load_real_model
 from ui.charts import show_cached_chart
 from ui.sections import lazy_tabs
 from ui.shell import drop_url_value, page_context, url_values
@@ -29,12 +29,7 @@ VIEWS = ("grid", "head", "patterns", "link", "ablate", "core")
 KEPT_HEAD = "real_head_kept"  # the enlarged head, remembered while the grid tab is open (its widget is not drawn)
 
 
-@st.cache_resource(show_spinner=False)
-def load_model() -> pretrained.Pretrained:
-    """Once per server process (~0.3 s). It runs in this session's own script thread, so other pages and
-    sessions keep running; only a second session opening this page at the same moment waits for it.
-    Shared by every session, so frozen: an in-place write into a weight raises instead of leaking."""
-    return freeze(pretrained.load())
+load_model = load_real_model  # one copy for the whole server (ui/models.py), shared with Positions
 
 
 def use_example() -> None:

@@ -178,8 +178,7 @@ def test_every_cache_resource_returns_frozen_or_immutable_objects():
     audited = {
         "app.py:_tune_process": "returns True (process settings only)",
         "pages/walkthrough.py:computed": "returns freeze((run, check))",
-        "pages/real-model.py:load_model": "returns freeze(pretrained.load())",
-        "pages/positions.py:load_real": "returns freeze(pretrained.load())",
+        "ui/models.py:load_real_model": "returns freeze(pretrained.load()) (Real heads and Positions share it)",
         "pages/why-heads.py:result_store": "ResultStore: locked, put() stores frozen RunResults",
         "pages/quiz.py:question_set": "returns freeze((questions, tokens))",
         "ui/cache.py:shared": "returns freeze(build()) (byte-bounded, core/limits.SHARED_CACHE_BYTES)",
