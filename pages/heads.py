@@ -1,18 +1,22 @@
-"""Heads and shapes: what changes when h changes (the shapes), and why the cost does not."""
+"""Heads and shapes: what changes when h changes (the shapes), and why the cost does not.
+
+Thin: the shared settings (ctx) -> lessons.heads (plain data; heatmaps as lessons.heatmap.Heatmap) -> text,
+tables, heatmaps (ui.heatmaps.show_heatmap) and the cost/timing bar and line charts (ui.heads_charts)."""
 
 import math
 
 import streamlit as st
 import torch
 
-from core import heads as H
 from core import i18n
 from core import scenario
 from core.accounting import totals_over_heads
-from core.figures import color_range, heads_figure, matrix_figure, page_of_heads
+from lessons import heads as H
+from lessons.heads import MAX_PICK, PER_PAGE, page_of_heads
+from ui import heads_charts
 from ui.cache import shared
-from ui.charts import show_cached_chart, show_chart
 from ui.downloads import scenario_downloads
+from ui.heatmaps import show_heatmap
 from ui.sections import lazy_tabs
 from ui.shell import page_context
 
@@ -21,12 +25,9 @@ t, s = ctx.t, ctx.settings
 d, h, T, d_k = s.d_model, s.num_heads, s.seq_len, s.d_k
 masked = s.mask != "none"
 # What depends only on these is computed once per server (ui/cache.py): a class shares settings.
-# Figures are not cached: show_chart restyles them in place for each session's display options.
 SK = (d, h, T, s.mask, s.seed, s.lang, ctx.custom_text)
 run = shared("run", SK, lambda: scenario.run(s, custom_text=ctx.custom_text))
 toks = run.tokens
-PER_PAGE = 8  # heads drawn by default
-MAX_PICK = 16  # heads drawn at most
 TIMING_REPEATS = 5
 
 
@@ -65,7 +66,7 @@ def page_changed() -> None:
 
 
 def focus_values() -> torch.Tensor:
-    """(h,) each head's focus (core.heads.head_focus), shared by the grid and the one-vs-many sections."""
+    """(h,) each head's focus (lessons.heads.head_focus), shared by the grid and the one-vs-many sections."""
     return shared("heads_focus_values", SK, lambda: H.head_focus(run.trace.weights[0]))
 
 
@@ -80,7 +81,7 @@ st.write(t("heads.intro"))
 st.info(t("heads.now", d_model=d, h=h, d_k=d_k, T=T), icon=":material/view_column:")
 prev = previous_h()  # tracked on every run, so the shapes section can say what changed since the last h
 # One section at a time (ui/sections.py): each draws one or two charts, not the page's nine.
-SECTIONS = ("shapes", "heads", "cost", "timing", "slice", "single")
+SECTIONS = H.SECTIONS
 open_id, tabs = lazy_tabs("heads_tab", SECTIONS, lambda sid, lang: i18n.t(f"heads.tab.{sid}", lang), ctx.lang)
 
 
@@ -104,7 +105,7 @@ def shapes_section() -> None:
 def heads_section() -> None:
     st.subheader(t("heads.grid.title"))
     weights = run.trace.weights[0]  # (h, T, T)
-    zrange = color_range(weights, signed=False)  # over all heads, even those not drawn
+    zrange = shared("heads_range", SK, lambda: H.data_range(weights))  # over all heads, even those not drawn
     st.caption(t("heads.grid.about", lo=zrange[0], hi=zrange[1], h=h))
     settle_pick()
     if h > PER_PAGE:
@@ -125,10 +126,10 @@ def heads_section() -> None:
         st.html(H.focus_html(focus, picks, uniform=1 / T, axis_title=t("heads.grid.focus_axis"),
                              head_label=t("common.head")))
     if picks:
-        show_cached_chart(("heads_grid", SK, tuple(picks)),
-                          lambda: heads_figure(weights, picks, toks, toks, head_label=t("common.head"), zrange=zrange,
-                                               x_title=t("common.key"), y_title=t("common.query")),
-                          name=f"weights-d{d}-h{h}-T{T}", key="heads_grid")
+        grid = shared("heads_grid", SK + (tuple(picks),),
+                      lambda: H.heads_heatmap(f"weights-d{d}-h{h}-T{T}", weights, picks, toks, vrange=zrange))
+        # 16 heads of 32 x 32 weights as float32 pass the 64 KB a step may cost: int16 codes of the printed numbers
+        show_heatmap(grid, key="heads_grid", t=t, compact=len(picks) * T * T * 4 > 48_000)
     else:
         st.warning(t("heads.grid.empty"), icon=":material/touch_app:")
 
@@ -170,13 +171,16 @@ def cost_section() -> None:
 
     over_h = totals_over_heads(1, T, T, d, masked=masked)
     st.caption(t("heads.cost.chart", d_model=d))
-    compute_fig, memory_fig = H.cost_figures(
+    compute_fig, memory_fig = heads_charts.cost_figures(
         over_h, h, params_title=t("heads.cost.chart.params"), ops_title=t("heads.cost.chart.ops"),
         memory_title=t("heads.cost.chart.memory"), macs_name=t("heads.cost.macs"),
         elementwise_name=t("heads.cost.elementwise"), axis_title=t("heads.cost.axis"), memory_name=t("heads.cost.memory"))
     left, right = st.columns(2)
-    show_chart(compute_fig, name=f"cost-d{d}-T{T}", title=t("heads.cost.title"), key="heads_cost_chart", where=left)
-    show_chart(memory_fig, name=f"memory-d{d}-T{T}", title=t("heads.cost.chart.memory"), key="heads_memory_chart", where=right)
+    alt = t("display.alt.chart")
+    heads_charts.show_plot(compute_fig, name=f"cost-d{d}-T{T}", title=t("heads.cost.title"), alt_word=alt,
+                           key="heads_cost_chart", where=left)
+    heads_charts.show_plot(memory_fig, name=f"memory-d{d}-T{T}", title=t("heads.cost.chart.memory"), alt_word=alt,
+                           key="heads_memory_chart", where=right)
     st.info(t("heads.cost.takeaway"), icon=":material/lightbulb:")
 
 
@@ -205,11 +209,12 @@ def timing_section() -> None:
     if timings:
         unmasked = totals_over_heads(1, T, T, d, masked=False)  # the timing runs without a mask
         ops = {r.h: r.macs + r.elementwise for r in unmasked}
-        show_chart(H.timing_figure(timings, unmasked, h,
-                                   measured_name=t("heads.time.measured"), predicted_name=t("heads.time.predicted"),
-                                   axis_title=t("heads.cost.axis"), ms_title=t("heads.time.ms"),
-                                   ops_title=t("heads.time.ops")),
-                   name=f"timing-d{d}-T{T}", title=t("heads.time.title"), key="heads_timing_chart")
+        heads_charts.show_plot(
+            heads_charts.timing_figure(timings, unmasked, h, measured_name=t("heads.time.measured"),
+                                       predicted_name=t("heads.time.predicted"), axis_title=t("heads.cost.axis"),
+                                       ms_title=t("heads.time.ms"), ops_title=t("heads.time.ops")),
+            name=f"timing-d{d}-T{T}", title=t("heads.time.title"), alt_word=t("display.alt.chart"),
+            key="heads_timing_chart")
         st.dataframe({
             "h": [r.h for r in timings], "d_k": [r.d_k for r in timings],
             t("heads.time.col.median"): [round(r.median_ms, 4) for r in timings],
@@ -233,17 +238,20 @@ def slice_section() -> None:
     head = head if head in range(h) else 0
     W = H.full_weight(run.model, "q")  # (d_model, d_model)
     w_i = run.model.head_projection("q", head)[0].detach()  # (d_model, d_k)
-    w_range = color_range(W, signed=True)
+    w_range = shared("heads_w_range", SK, lambda: H.signed_range(W))
     rows_shown = min(d, 16)
     big, small = st.columns([3, 1]) if d_k * 4 <= d else st.columns([2, 1])
     with big:
         st.caption(t("heads.slice.big", rows=rows_shown, d=d, h=h, i=head))
-        show_chart(H.weight_blocks_figure(W, d_k, head, zrange=w_range, rows_shown=rows_shown,
-                                          head_label=t("common.head")), name=f"W_q-d{d}-h{h}", key="heads_slice_big")
+        show_heatmap(shared("heads_blocks", SK + (head,),
+                            lambda: H.weight_blocks_heatmap(W, d_k, head, vrange=w_range, rows_shown=rows_shown)),
+                     key="heads_slice_big", t=t)
     with small:
         st.caption(t("heads.slice.small", i=head, d=d, dk=d_k, rows=rows_shown))
-        show_chart(H.head_weight_figure(w_i, zrange=w_range, rows_shown=rows_shown, first_col=head * d_k),
-                   name=f"W_q-head{head}-d{d}-h{h}", key="heads_slice_small")
+        show_heatmap(shared("heads_block", SK + (head,),
+                            lambda: H.head_weight_heatmap(w_i, head, vrange=w_range, rows_shown=rows_shown,
+                                                          first_col=head * d_k)),
+                     key="heads_slice_small", t=t)
     slices = shared("heads_slices", SK, lambda: H.block_slices(run.model, run.x, run.trace.q_heads, "q"))
     st.success(t("heads.slice.check", h=h, w=max(b.weight_diff for b in slices), b=max(b.bias_diff for b in slices),
                  o=max(b.output_diff for b in slices)), icon=":material/check_circle:")
@@ -273,7 +281,7 @@ def single_section() -> None:
     st.subheader(t("heads.single.title"))
     sv = shared("heads_single", SK, lambda: H.single_vs_multi(run.model, run.x, run.mask, s.seed, multi=run.trace))
     single_w, multi_w = sv.single.weights[0], sv.multi.weights[0]  # (1, T, T), (h, T, T)
-    both_range = color_range(torch.cat([single_w, multi_w]), signed=False)
+    both_range = shared("heads_single_range", SK, lambda: H.data_range(torch.cat([single_w, multi_w])))
     st.write(t("heads.single.about", d=d, p1=sv.params_single, ph=sv.params_multi, h=h))
     if h == 1:
         st.info(t("heads.single.trivial"), icon=":material/info:")
@@ -284,16 +292,13 @@ def single_section() -> None:
     one_col, many_col = st.columns([1, 2])
     with one_col:
         st.caption(t("heads.single.one", d=d))
-        one_fig = matrix_figure(single_w[0], toks, toks, zrange=both_range, x_title=t("common.key"),
-                                y_title=t("common.query"), height=340)
-        one_fig.update_traces(showscale=False)  # the same scale as the heads beside it, whose colour bar is shown
-        show_chart(one_fig, name=f"weights-one-head-d{d}-T{T}", key="heads_single_one")
+        show_heatmap(shared("heads_single_one", SK, lambda: H.one_head_heatmap(
+            f"weights-one-head-d{d}-T{T}", single_w[0], toks, vrange=both_range)), key="heads_single_one", t=t)
     with many_col:
         st.caption(t("heads.single.many", h=h, n=len(shown), dk=d_k))
-        show_chart(heads_figure(multi_w, shown, toks, toks, head_label=t("common.head"),
-                                zrange=both_range, x_title=t("common.key"), y_title=t("common.query"),
-                                panel_height=200),
-                   name=f"weights-d{d}-h{h}-T{T}-shown", key="heads_single_many")
+        many = shared("heads_single_many", SK + (tuple(shown),), lambda: H.heads_heatmap(
+            f"weights-d{d}-h{h}-T{T}-shown", multi_w, shown, toks, vrange=both_range))
+        show_heatmap(many, key="heads_single_many", t=t, compact=len(shown) * T * T * 4 > 48_000)
     one_focus = float(H.head_focus(single_w)[0])
     focus = focus_values()
     st.caption(t("heads.single.focus", one=one_focus, lo=float(focus.min()), hi=float(focus.max())))

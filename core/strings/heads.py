@@ -219,4 +219,11 @@ STRINGS = {
         "zh": "当前 h = 1：两边是同一个头。请在侧边栏增加头数再比较。",
         "en": "h = 1 right now: both sides are the same head. Raise h in the sidebar to compare.",
     },
+    # the heatmaps' panel titles and axes (lessons/heads.py text keys)
+    "heads.hm.head": {"zh": "头 {i}", "en": "head {i}"},
+    "heads.hm.big": {"zh": "W^Q（头 {i} 的列块加粗）", "en": "W^Q (head {i}'s block in bold)"},
+    "heads.hm.small": {"zh": "W_{i}^Q", "en": "W_{i}^Q"},
+    "heads.axis.in": {"zh": "d_model（输入）", "en": "d_model (in)"},
+    "heads.axis.out": {"zh": "d_model（输出）", "en": "d_model (out)"},
+    "heads.axis.dk": {"zh": "d_k（大 W 的列号）", "en": "d_k (the big W's column)"},
 }

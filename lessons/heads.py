@@ -1,15 +1,18 @@
-"""The "Heads and shapes" lesson as plain data and figures: what changes with h, and what it costs.
+"""The "Heads and shapes" lesson as plain data: what changes with h, and what it costs.
 
 - `shape_flow` / `shape_flow_html`: the whole layer as boxes, each labelled with its live
   shape (from core.accounting.tensor_shapes); boxes whose shape depends on h are coloured
   apart from those that never change, and, given the previous h, the changed ones say what
-  they were.
-- `cost_rows`, `cost_figures`: the accounting per step and against h (all divisors of d_model).
-- `time_forward`, `timing_figure`: a live measurement of the forward pass for every h.
+  they were (the page passes every word: no string of one language here).
+- `cost_rows`, `totals_for`: the accounting per step and against h (all divisors of d_model).
+- `time_forward`: a live measurement of the forward pass for every h.
 - `block_slices`, `param_split`: one big W^Q cut into h column blocks is exactly the heads' W_i^Q.
 - `single_vs_multi`, `head_focus`: the same input through h = 1 and through h heads.
+- `heads_heatmap`, `weight_blocks_heatmap`, `head_weight_heatmap`: the heatmaps as lessons.heatmap.Heatmap
+  (arrays, labels, text keys), drawn by ui.heatmaps.show_heatmap. The bar and line charts of the cost and
+  timing sections are built by the page's ui/heads_charts.py from `Totals` / `Timing`.
 
-No Streamlit here: the page (pages/heads.py) only draws what these return.
+No Streamlit and no plotly here: the page (pages/heads.py) only draws what these return.
 """
 
 from __future__ import annotations
@@ -22,22 +25,39 @@ from html import escape
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-import plotly.graph_objects as go
+import numpy as np
 import torch
-from plotly.subplots import make_subplots
 
 from core.accounting import Shape, Totals, step_costs, tensor_shapes, totals, weight_count
 from core.attention import AttentionTrace, MultiHeadAttention, build_input, build_model
-from core.figures import SIGNED_SCALE
 from core.threads import single_thread
 from core.validation import divisors
+from lessons.heatmap import Heatmap, Panel, Rect, readonly, text
+
+# The page's URL keys, declared once (issue 19 item 4): name, type, allowed values, default. The sidebar's
+# shared settings (d_model, num_heads, seq_len, mask, seed, lang) are declared by core/settings.py.
+SECTIONS = ("shapes", "heads", "cost", "timing", "slice", "single")
+
+
+@dataclass(frozen=True)
+class UrlKey:
+    name: str
+    kind: str  # "choice" | "int"
+    allowed: tuple  # choice: the values; int: (lo, hi)
+    default: object
+
+
+URL_KEYS: tuple[UrlKey, ...] = (
+    UrlKey("heads_tab", "choice", SECTIONS, SECTIONS[0]),  # the open section (ui/sections.lazy_tabs)
+)
+PER_PAGE = 8  # heads drawn by default in the grid (one page of heads)
+MAX_PICK = 16  # heads drawn at most
 
 # Colours of the shape-flow boxes: warm = shape depends on h, cool grey = same for every h.
 DEPENDS_FILL, DEPENDS_LINE = "#fde4c8", "#d9730d"
 SAME_FILL, SAME_LINE = "#e6ecf5", "#5b6b82"
 CHANGED_LINE = "#b03a00"
 CURRENT_COLOR, OTHER_COLOR = "#2a6fdb", "#a9bedf"  # bars: the current h vs the other h
-MACS_COLOR, ELEMENTWISE_COLOR, MEMORY_COLOR = "#2a6fdb", "#e8893a", "#c0504d"
 
 # ---------------------------------------------------------------- the shape flow
 
@@ -237,55 +257,6 @@ def human_bytes(n: int) -> str:
     return f"{n} B"
 
 
-def _h_axis(rows: Sequence[Totals]) -> tuple[list[str], list[str]]:
-    cats = [str(r.h) for r in rows]
-    ticks = [f"{r.h}<br><span style='font-size:10px;color:#666'>{r.d_k}</span>" for r in rows]
-    return cats, ticks
-
-
-def _bar_colors(rows: Sequence[Totals], current_h: int, base: str = OTHER_COLOR,
-                current: str = CURRENT_COLOR) -> list[str]:
-    return [current if r.h == current_h else base for r in rows]
-
-
-def cost_figures(rows: Sequence[Totals], current_h: int, *, params_title: str, ops_title: str,
-                 memory_title: str, macs_name: str, elementwise_name: str, axis_title: str,
-                 memory_name: str = "memory") -> tuple[go.Figure, go.Figure]:
-    """(parameters + operations against h, memory of the attention weights against h).
-
-    Linear y axes from 0, so a flat bar row really means 'the same' and growth looks like growth.
-    The current h is drawn darker; the tick under each h is its d_k.
-    """
-    cats, ticks = _h_axis(rows)
-    compute = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.14,
-                            subplot_titles=[params_title, ops_title])
-    compute.add_trace(go.Bar(x=cats, y=[r.params for r in rows], marker_color=_bar_colors(rows, current_h),
-                             showlegend=False, hovertemplate="h = %{x}<br>%{y:,}<extra></extra>"), row=1, col=1)
-    compute.add_trace(go.Bar(x=cats, y=[r.macs for r in rows], name=macs_name,
-                             marker_color=_bar_colors(rows, current_h, "#9fb8e3", MACS_COLOR),
-                             hovertemplate="h = %{x}<br>%{y:,}<extra>" + macs_name + "</extra>"), row=2, col=1)
-    compute.add_trace(go.Bar(x=cats, y=[r.elementwise for r in rows], name=elementwise_name,
-                             marker_color=_bar_colors(rows, current_h, "#f3c29b", ELEMENTWISE_COLOR),
-                             hovertemplate="h = %{x}<br>%{y:,}<extra>" + elementwise_name + "</extra>"),
-                      row=2, col=1)
-    compute.update_layout(barmode="stack", height=460, margin=dict(l=10, r=10, t=40, b=10),
-                          legend=dict(orientation="h", x=0, y=-0.22, xanchor="left", yanchor="top"))
-    compute.update_xaxes(type="category", tickvals=cats, ticktext=ticks, fixedrange=True)
-    compute.update_xaxes(title=axis_title, row=2, col=1)
-    compute.update_yaxes(rangemode="tozero", separatethousands=True, fixedrange=True)
-    top = max(r.weights_bytes for r in rows)
-    unit, size = ("MiB", 1 << 20) if top >= 8 << 20 else ("KiB", 1 << 10) if top >= 4 << 10 else ("B", 1)
-    memory = make_subplots(rows=1, cols=1, subplot_titles=[memory_title])
-    memory.add_trace(go.Bar(x=cats, y=[r.weights_bytes / size for r in rows], name=memory_name,
-                              marker_color=_bar_colors(rows, current_h, "#e6b3b1", MEMORY_COLOR),
-                              customdata=[human_bytes(r.weights_bytes) for r in rows],
-                              hovertemplate="h = %{x}<br>%{customdata}<extra></extra>"))
-    memory.update_layout(height=460, margin=dict(l=10, r=10, t=40, b=10), showlegend=False)
-    memory.update_xaxes(type="category", tickvals=cats, ticktext=ticks, title=axis_title, fixedrange=True)
-    memory.update_yaxes(rangemode="tozero", title=unit, fixedrange=True)
-    return compute, memory
-
-
 # ---------------------------------------------------------------- timing
 
 
@@ -339,32 +310,6 @@ def _time_heads(d_model, seq_len, seed, heads, repeats, sample_seconds, on_progr
     return out
 
 
-def timing_figure(timings: Sequence[Timing], rows: Sequence[Totals], current_h: int, *, measured_name: str,
-                  predicted_name: str, axis_title: str, ms_title: str = "ms", ops_title: str = "ops") -> go.Figure:
-    """Measured median time (bars from min to max) beside the predicted operation count, against h."""
-    by_h = {r.h: r for r in rows}
-    tim = [t for t in timings if t.h in by_h]
-    cats, ticks = _h_axis([by_h[t.h] for t in tim])
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
-    fig.add_trace(go.Scatter(
-        x=cats, y=[t.median_ms for t in tim], name=measured_name, mode="lines+markers",
-        line=dict(color=CURRENT_COLOR, width=2.5),
-        marker=dict(size=[12 if t.h == current_h else 8 for t in tim], color=CURRENT_COLOR),
-        error_y=dict(type="data", symmetric=False, array=[t.max_ms - t.median_ms for t in tim],
-                     arrayminus=[t.median_ms - t.min_ms for t in tim], color="#7d9fd6"),
-        hovertemplate="h = %{x}<br>%{y:.3f} ms<extra></extra>"), secondary_y=False)
-    fig.add_trace(go.Scatter(
-        x=cats, y=[by_h[t.h].macs + by_h[t.h].elementwise for t in tim], name=predicted_name,
-        mode="lines+markers", line=dict(color=ELEMENTWISE_COLOR, width=2, dash="dash"),
-        hovertemplate="h = %{x}<br>%{y:,}<extra></extra>"), secondary_y=True)
-    fig.update_xaxes(type="category", tickvals=cats, ticktext=ticks, title=axis_title)
-    fig.update_yaxes(rangemode="tozero", title=ms_title, secondary_y=False)
-    fig.update_yaxes(rangemode="tozero", title=ops_title, secondary_y=True, showgrid=False, separatethousands=True)
-    fig.update_layout(height=400, margin=dict(l=10, r=10, t=20, b=10),
-                      legend=dict(orientation="h", x=0, y=-0.25, xanchor="left", yanchor="top"))
-    return fig
-
-
 # ---------------------------------------------------------------- one big projection = h small ones
 
 
@@ -415,45 +360,6 @@ def param_split(d_model: int, h: int, *, bias: bool = True) -> ParamSplit:
     d_k = d_model // h
     per_head = d_model * d_k + (d_k if bias else 0)
     return ParamSplit(h, d_k, per_head, h * per_head)
-
-
-def weight_blocks_figure(W: torch.Tensor, d_k: int, head: int, *, zrange: tuple[float, float], rows_shown: int,
-                         head_label: str = "head", height: int = 260) -> go.Figure:
-    """The first `rows_shown` rows of the big W with its h column blocks outlined, `head`'s block in bold."""
-    view = W[:rows_shown].detach().float()
-    n_cols = W.shape[1]
-    fig = go.Figure(go.Heatmap(z=view.numpy(), x=list(range(n_cols)), y=list(range(view.shape[0])),
-                               zmin=zrange[0], zmax=zrange[1], colorscale=SIGNED_SCALE, showscale=False,
-                               hovertemplate="W[%{y}, %{x}] = %{z:.4f}<extra></extra>"))
-    h = n_cols // d_k
-    top, bottom = -0.5, view.shape[0] - 0.5
-    for i in range(1, h):
-        c = i * d_k - 0.5
-        fig.add_shape(type="line", x0=c, x1=c, y0=top, y1=bottom, line=dict(color="#333", width=1))
-    fig.add_shape(type="rect", x0=head * d_k - 0.5, x1=(head + 1) * d_k - 0.5, y0=top, y1=bottom,
-                  line=dict(color="#111", width=3.5))
-    if h <= 16:
-        for i in range(h):
-            fig.add_annotation(x=(i + 0.5) * d_k - 0.5, y=top, yshift=10, text=f"{head_label} {i}", showarrow=False,
-                               font=dict(size=13, color="#111" if i == head else "#666"))
-    fig.update_yaxes(autorange="reversed", title="d_model (in)", fixedrange=True)
-    fig.update_xaxes(title="d_model (out)", fixedrange=True)
-    fig.update_layout(height=height, margin=dict(l=10, r=10, t=30, b=10))
-    return fig
-
-
-def head_weight_figure(w_i: torch.Tensor, *, zrange: tuple[float, float], rows_shown: int, first_col: int,
-                       height: int = 260) -> go.Figure:
-    """W_i (d_model x d_k), first `rows_shown` rows; x ticks are the big W's column numbers."""
-    view = w_i[:rows_shown].detach().float()
-    fig = go.Figure(go.Heatmap(z=view.numpy(), x=list(range(first_col, first_col + view.shape[1])),
-                               y=list(range(view.shape[0])), zmin=zrange[0], zmax=zrange[1],
-                               colorscale=SIGNED_SCALE, showscale=False,
-                               hovertemplate="W_i[%{y}, %{x}] = %{z:.4f}<extra></extra>"))
-    fig.update_yaxes(autorange="reversed", title="d_model (in)", fixedrange=True)
-    fig.update_xaxes(title="d_k", fixedrange=True)
-    fig.update_layout(height=height, margin=dict(l=10, r=10, t=30, b=10))
-    return fig
 
 
 # ---------------------------------------------------------------- one head vs h heads
@@ -528,3 +434,82 @@ def focus_html(focus: torch.Tensor, shown: Sequence[int], *, uniform: float, axi
             f"<div class='al-focus' role='img' aria-label='{escape(axis_title, quote=True)}'>{''.join(bars)}"
             f"<div class='al-uniform' style='bottom:{line:.1f}%' title='1/T = {uniform:.3f}'></div></div>"
             f"<div class='al-focus-title'>{escape(head_label)}</div>")
+
+
+# ---------------------------------------------------------------- the heatmaps (plain descriptions)
+
+
+def page_of_heads(h: int, page: int, per_page: int = PER_PAGE) -> list[int]:
+    """The heads on page `page` (from 0, clamped) of `per_page` heads each."""
+    pages = max(1, math.ceil(h / per_page))
+    page = min(max(0, int(page)), pages - 1)
+    return list(range(page * per_page, min(h, (page + 1) * per_page)))
+
+
+def data_range(values) -> tuple[float, float]:
+    """min..max over the finite values (NaN, inf and a mask's -1e9 are skipped), widened by 1 when flat:
+    one colour range for a whole set of heads, even those not drawn."""
+    v = values.detach().float() if hasattr(values, "detach") else torch.as_tensor(values, dtype=torch.float32)
+    finite = v[torch.isfinite(v) & (v.abs() < 1e8)]
+    if finite.numel() == 0:
+        return -1.0, 1.0
+    lo, hi = float(finite.min()), float(finite.max())
+    return (lo, hi) if lo < hi else (lo - 1.0, hi + 1.0)
+
+
+def signed_range(values) -> tuple[float, float]:
+    """data_range made symmetric about 0 (signed values: weights of a projection)."""
+    lo, hi = data_range(values)
+    m = max(abs(lo), abs(hi))
+    return -m, m
+
+
+def heads_heatmap(name: str, weights: torch.Tensor, heads: Sequence[int], tokens: Sequence[str], *,
+                  vrange: tuple[float, float], columns: int = 0) -> Heatmap:
+    """Attention weights (h, T_q, T_k) of the chosen heads, one panel per head titled "head i"
+    (text "heads.hm.head"), rows the queries and columns the keys (their tokens as labels)."""
+    labels = tuple(str(tok) for tok in tokens)
+    rows, cols = weights.shape[-2], weights.shape[-1]
+    panels = tuple(Panel(values=readonly(weights[i]), title=text("heads.hm.head", i=int(i)),
+                         row_labels=labels[:rows], col_labels=labels[:cols]) for i in heads)
+    return Heatmap(name=name, panels=panels, role="weights", vmin=float(vrange[0]), vmax=float(vrange[1]),
+                   row_axis=text("common.query"), col_axis=text("common.key"), panel_columns=columns)
+
+
+def one_head_heatmap(name: str, weights: torch.Tensor, tokens: Sequence[str], *,
+                     vrange: tuple[float, float]) -> Heatmap:
+    """One (T_q, T_k) matrix of weights (the single full-width head), rows queries, columns keys."""
+    labels = tuple(str(tok) for tok in tokens)
+    panel = Panel(values=readonly(weights), row_labels=labels[:weights.shape[0]], col_labels=labels[:weights.shape[1]])
+    return Heatmap(name=name, panels=(panel,), role="weights", vmin=float(vrange[0]), vmax=float(vrange[1]),
+                   row_axis=text("common.query"), col_axis=text("common.key"))
+
+
+def weight_blocks_heatmap(W: torch.Tensor, d_k: int, head: int, *, vrange: tuple[float, float],
+                          rows_shown: int) -> Heatmap:
+    """The first `rows_shown` rows of the big W (d_model in x d_model out): every head's block of d_k
+    columns outlined (and marked by a colour strip above its columns), `head`'s block as the current one."""
+    view = readonly(W[:rows_shown])
+    n_rows, n_cols = view.shape
+    h = max(1, n_cols // d_k)
+    rects = tuple(Rect(0, 0, n_rows, i * d_k, (i + 1) * d_k, "done") for i in range(h) if i != head)
+    rects += (Rect(0, 0, n_rows, head * d_k, (head + 1) * d_k, "current"),)
+    panel = Panel(values=view, title=text("heads.hm.big", i=int(head)),
+                  row_labels=tuple(str(r) for r in range(n_rows)), col_labels=tuple(str(c) for c in range(n_cols)),
+                  col_groups=tuple(c // d_k for c in range(n_cols)))
+    return Heatmap(name=f"W_q-d{n_cols}-h{h}", panels=(panel,), role="signed", vmin=float(vrange[0]),
+                   vmax=float(vrange[1]), row_axis=text("heads.axis.in"), col_axis=text("heads.axis.out"), rects=rects)
+
+
+def head_weight_heatmap(w_i: torch.Tensor, head: int, *, vrange: tuple[float, float], rows_shown: int,
+                        first_col: int) -> Heatmap:
+    """W_i (d_model x d_k), its first `rows_shown` rows; the columns are labelled with the big W's column
+    numbers (first_col ...), so a hover reads the same cell in both charts."""
+    view = readonly(w_i[:rows_shown])
+    n_rows, n_cols = view.shape
+    panel = Panel(values=view, title=text("heads.hm.small", i=int(head)),
+                  row_labels=tuple(str(r) for r in range(n_rows)),
+                  col_labels=tuple(str(first_col + c) for c in range(n_cols)))
+    d_model = w_i.shape[0]
+    return Heatmap(name=f"W_q-head{head}-d{d_model}-h{d_model // max(1, n_cols)}", panels=(panel,), role="signed", vmin=float(vrange[0]),
+                   vmax=float(vrange[1]), row_axis=text("heads.axis.in"), col_axis=text("heads.axis.dk"))

@@ -1,0 +1,114 @@
+"""The Heads page's bar and line charts (cost against h, measured time against h) as plotly figures, and one
+way to show them: `show_plot` (st.plotly_chart with the download's format and file name from the sidebar's
+display options and an accessible name). Not heatmaps: those are lessons.heatmap.Heatmap descriptions drawn
+by ui.heatmaps.show_heatmap. Built from the lesson's plain data (core.accounting.Totals, lessons.heads.Timing);
+every word is passed in by the page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+import streamlit as st
+from plotly.subplots import make_subplots
+
+from charts.payload import file_name
+from core.accounting import Totals
+from lessons.heads import CURRENT_COLOR, OTHER_COLOR, Timing, human_bytes
+from ui import display
+
+MACS_COLOR, ELEMENTWISE_COLOR, MEMORY_COLOR = "#2a6fdb", "#e8893a", "#c0504d"
+
+
+def plot_config(image_format: str, name: str) -> dict:
+    """Plotly config: the modebar on hover, its camera button saving `image_format` offline (plotly.js renders
+    the image in the browser: nothing is fetched)."""
+    return {"displaylogo": False, "displayModeBar": "hover",
+            "toImageButtonOptions": {"format": image_format if image_format in display.IMAGE_FORMATS else "png",
+                                     "filename": file_name(name), "scale": 2}}
+
+
+def show_plot(fig: go.Figure, *, name: str, title: str, alt_word: str, key: str, where=None):
+    """Draw a bar/line figure; `title: alt_word` is its accessible name (the same for every setting: a changed
+    alt remounts the chart)."""
+    options = display.current()
+    target = where if where is not None else st
+    return target.plotly_chart(fig, key=key, config=plot_config(options.image_format, name),
+                               alt=f"{title}: {alt_word}" if title else alt_word)
+
+
+def _h_axis(rows: Sequence[Totals]) -> tuple[list[str], list[str]]:
+    cats = [str(r.h) for r in rows]
+    ticks = [f"{r.h}<br><span style='font-size:10px;color:#666'>{r.d_k}</span>" for r in rows]
+    return cats, ticks
+
+
+def _bar_colors(rows: Sequence[Totals], current_h: int, base: str = OTHER_COLOR,
+                current: str = CURRENT_COLOR) -> list[str]:
+    return [current if r.h == current_h else base for r in rows]
+
+
+def cost_figures(rows: Sequence[Totals], current_h: int, *, params_title: str, ops_title: str,
+                 memory_title: str, macs_name: str, elementwise_name: str, axis_title: str,
+                 memory_name: str = "memory") -> tuple[go.Figure, go.Figure]:
+    """(parameters + operations against h, memory of the attention weights against h).
+
+    Linear y axes from 0, so a flat bar row really means 'the same' and growth looks like growth.
+    The current h is drawn darker; the tick under each h is its d_k.
+    """
+    cats, ticks = _h_axis(rows)
+    compute = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.14,
+                            subplot_titles=[params_title, ops_title])
+    compute.add_trace(go.Bar(x=cats, y=[r.params for r in rows], marker_color=_bar_colors(rows, current_h),
+                             showlegend=False, hovertemplate="h = %{x}<br>%{y:,}<extra></extra>"), row=1, col=1)
+    compute.add_trace(go.Bar(x=cats, y=[r.macs for r in rows], name=macs_name,
+                             marker_color=_bar_colors(rows, current_h, "#9fb8e3", MACS_COLOR),
+                             hovertemplate="h = %{x}<br>%{y:,}<extra>" + macs_name + "</extra>"), row=2, col=1)
+    compute.add_trace(go.Bar(x=cats, y=[r.elementwise for r in rows], name=elementwise_name,
+                             marker_color=_bar_colors(rows, current_h, "#f3c29b", ELEMENTWISE_COLOR),
+                             hovertemplate="h = %{x}<br>%{y:,}<extra>" + elementwise_name + "</extra>"),
+                      row=2, col=1)
+    compute.update_layout(barmode="stack", height=460, margin=dict(l=10, r=10, t=40, b=10),
+                          legend=dict(orientation="h", x=0, y=-0.22, xanchor="left", yanchor="top"))
+    compute.update_xaxes(type="category", tickvals=cats, ticktext=ticks, fixedrange=True)
+    compute.update_xaxes(title=axis_title, row=2, col=1)
+    compute.update_yaxes(rangemode="tozero", separatethousands=True, fixedrange=True)
+    top = max(r.weights_bytes for r in rows)
+    unit, size = ("MiB", 1 << 20) if top >= 8 << 20 else ("KiB", 1 << 10) if top >= 4 << 10 else ("B", 1)
+    memory = make_subplots(rows=1, cols=1, subplot_titles=[memory_title])
+    memory.add_trace(go.Bar(x=cats, y=[r.weights_bytes / size for r in rows], name=memory_name,
+                              marker_color=_bar_colors(rows, current_h, "#e6b3b1", MEMORY_COLOR),
+                              customdata=[human_bytes(r.weights_bytes) for r in rows],
+                              hovertemplate="h = %{x}<br>%{customdata}<extra></extra>"))
+    memory.update_layout(height=460, margin=dict(l=10, r=10, t=40, b=10), showlegend=False)
+    memory.update_xaxes(type="category", tickvals=cats, ticktext=ticks, title=axis_title, fixedrange=True)
+    memory.update_yaxes(rangemode="tozero", title=unit, fixedrange=True)
+    return compute, memory
+
+
+
+def timing_figure(timings: Sequence[Timing], rows: Sequence[Totals], current_h: int, *, measured_name: str,
+                  predicted_name: str, axis_title: str, ms_title: str = "ms", ops_title: str = "ops") -> go.Figure:
+    """Measured median time (bars from min to max) beside the predicted operation count, against h."""
+    by_h = {r.h: r for r in rows}
+    tim = [t for t in timings if t.h in by_h]
+    cats, ticks = _h_axis([by_h[t.h] for t in tim])
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    fig.add_trace(go.Scatter(
+        x=cats, y=[t.median_ms for t in tim], name=measured_name, mode="lines+markers",
+        line=dict(color=CURRENT_COLOR, width=2.5),
+        marker=dict(size=[12 if t.h == current_h else 8 for t in tim], color=CURRENT_COLOR),
+        error_y=dict(type="data", symmetric=False, array=[t.max_ms - t.median_ms for t in tim],
+                     arrayminus=[t.median_ms - t.min_ms for t in tim], color="#7d9fd6"),
+        hovertemplate="h = %{x}<br>%{y:.3f} ms<extra></extra>"), secondary_y=False)
+    fig.add_trace(go.Scatter(
+        x=cats, y=[by_h[t.h].macs + by_h[t.h].elementwise for t in tim], name=predicted_name,
+        mode="lines+markers", line=dict(color=ELEMENTWISE_COLOR, width=2, dash="dash"),
+        hovertemplate="h = %{x}<br>%{y:,}<extra></extra>"), secondary_y=True)
+    fig.update_xaxes(type="category", tickvals=cats, ticktext=ticks, title=axis_title)
+    fig.update_yaxes(rangemode="tozero", title=ms_title, secondary_y=False)
+    fig.update_yaxes(rangemode="tozero", title=ops_title, secondary_y=True, showgrid=False, separatethousands=True)
+    fig.update_layout(height=400, margin=dict(l=10, r=10, t=20, b=10),
+                      legend=dict(orientation="h", x=0, y=-0.25, xanchor="left", yanchor="top"))
+    return fig
