@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
 import re
 import time
 from collections.abc import Sequence
@@ -35,7 +34,6 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from core.accounting import weight_count
 from core.attention import AttentionTrace, MultiHeadAttention
 from core.limits import MAX_TEXT_CHARS, MAX_TEXT_TOKENS
 from core.masks import padding_mask_from_lengths
@@ -317,28 +315,6 @@ EXAMPLES = (
     ("The keys to the old cabinet are on the kitchen table.", "are", "keys"),
     ("The dog chased the cat, and then it climbed a tree.", "it", "cat"),
 )
-PRONOUNS = ("it", "he", "she", "they", "him", "her", "them", "its", "his", "their")
-
-
-def default_link(encoded: Encoded) -> tuple[int, int]:
-    """A (query, key) token pair worth looking at: the example's own pair, else a pronoun and the
-    first word, else the last word and the first word."""
-    tokens = encoded.tokens
-    words = [i for i, tok in enumerate(tokens) if tok not in SPECIAL_TOKENS]
-    if not words:
-        return 0, 0
-    for text, q_word, k_word in EXAMPLES:
-        if encoded.text.strip() == text:
-            k = find_token(tokens, k_word)
-            q = find_token(tokens, q_word, after=(k or 0) + 1)
-            if q is not None and k is not None:
-                return q, k
-    for i in words:
-        if tokens[i] in PRONOUNS and i != words[0]:
-            return i, words[0]
-    return words[-1], words[0]
-
-
 # ---------------------------------------------------------------- the loaded model
 @dataclass
 class Pretrained:
@@ -406,7 +382,8 @@ def load(folder: str | Path | None = None) -> Pretrained:
                       sha256=OFFICIAL_SHA256["model.safetensors"], load_seconds=time.perf_counter() - start)
 
 
-# ---------------------------------------------------------------- what the page shows
+# ---------------------------------------------------------------- the model's own tables and checks
+# (what the Real heads page derives from a reading -- patterns, links, ablations, counts -- is lessons/real_heads.py)
 def position_table(model: Pretrained) -> torch.Tensor:
     """(max_positions, d_model) = (512, 384): the learned absolute position vectors, one row per position.
 
@@ -431,200 +408,3 @@ def reference_check(model: Pretrained, run: EncoderRun) -> dict[str, float]:
             worst["weights"] = max(worst["weights"], max_abs_diff(run.traces[i].weights[b, :, :n, :n], weights[b, :, :n, :n]))
             worst["outputs"] = max(worst["outputs"], max_abs_diff(run.attended[i][b, :n], output[b, :n]))
     return worst
-
-
-@dataclass(frozen=True)
-class Reading:
-    """What the page shows about one sentence before any click: computed once per sentence and shared
-    (a class on the teacher's link reads the same sentence; a slider step in the sidebar changes none of it)."""
-
-    encoded: Encoded
-    batch: Batch  # the sentence alone (B = 1)
-    run: EncoderRun
-    weights: torch.Tensor  # (num_layers, h, T, T): every layer's attention weights for this sentence
-    best: dict  # pattern -> (layer, head, score) of the head that follows it most (layer and head from 0)
-    special_share: tuple  # per layer: mean weight the word queries put on [CLS]/[SEP]
-    check: dict  # reference_check(): largest |ours - nn.MultiheadAttention| for weights and outputs
-    link: tuple  # default_link(): a (query, key) token pair worth looking at
-
-
-def read(model: Pretrained, encoded: Encoded) -> Reading:
-    """Run one encoded sentence and everything the page derives from it without a click."""
-    batch = model.batch([encoded])
-    run = model.run(batch)
-    weights = run.weights[:, 0]  # (layers, h, T, T) for this one sentence
-    scores = pattern_scores(weights, encoded.tokens)
-    return Reading(
-        encoded=encoded, batch=batch, run=run, weights=weights,
-        best={name: best_heads(scores[name], 1)[0] for name in PATTERNS},
-        special_share=tuple(float(special_share(w, encoded.tokens).mean()) for w in weights),
-        check=reference_check(model, run), link=default_link(encoded),
-    )
-
-
-def hide_special(weights: torch.Tensor, tokens: Sequence[str]) -> torch.Tensor:
-    """The weights with every [CLS]/[SEP]/[PAD] row and column set to NaN (drawn blank).
-
-    Nothing is renormalised: the word-to-word numbers stay the real weights, and a colour
-    scale computed over what is left (NaN is skipped) stretches to show their pattern.
-    """
-    special = torch.tensor([tok in SPECIAL_TOKENS for tok in tokens[:weights.shape[-1]]])
-    blank = special[:, None] | special[None, :]  # (T, T)
-    return weights.masked_fill(blank, float("nan"))
-
-
-def special_share(weights: torch.Tensor, tokens: Sequence[str]) -> torch.Tensor:
-    """(..., ) mean over the word queries of the weight that lands on [CLS] or [SEP]."""
-    special = torch.tensor([tok in (CLS, SEP) for tok in tokens])
-    words = ~special
-    per_query = weights[..., special].sum(-1)  # (..., T)
-    return per_query[..., words].mean(-1) if words.any() else per_query.mean(-1)
-
-
-PATTERNS = ("previous", "next", "self", "cls", "sep")
-# A head "follows" a pattern when its word queries put at least half their weight there on average:
-# more than all the other positions together. Below it (e.g. 0.15 on itself) the best head is only the
-# least unlike the pattern, and the page does not offer it as one.
-PATTERN_MIN = 0.5
-
-
-def patterns_found(best: dict) -> tuple[list[str], list[str]]:
-    """(patterns some head follows at PATTERN_MIN or more, patterns no head does), each in PATTERNS order."""
-    found = [p for p in PATTERNS if best[p][2] >= PATTERN_MIN]
-    return found, [p for p in PATTERNS if p not in found]
-
-
-def pattern_scores(weights: torch.Tensor, tokens: Sequence[str]) -> dict[str, torch.Tensor]:
-    """How strongly each head follows a simple pattern, averaged over the word queries.
-
-    weights (L, h, T, T) for one sentence -> {pattern: (L, h)} with values in 0..1:
-    previous / next = weight on the word just before / after, self = on itself,
-    cls / sep = on [CLS] / [SEP].
-    """
-    T = weights.shape[-1]
-    words = [i for i, tok in enumerate(tokens[:T]) if tok not in SPECIAL_TOKENS]
-    out = {p: torch.zeros(weights.shape[:2]) for p in PATTERNS}
-    if not words:
-        return out
-    q = torch.tensor(words)
-    out["previous"] = weights[..., q, q - 1].mean(-1)  # the word before the first word is [CLS]
-    out["next"] = weights[..., q, q + 1].mean(-1)  # the word after the last word is [SEP]
-    out["self"] = weights[..., q, q].mean(-1)
-    out["cls"] = weights[..., q, 0].mean(-1)
-    sep = [i for i, tok in enumerate(tokens[:T]) if tok == SEP]
-    if sep:
-        out["sep"] = weights[..., q, sep[-1]].mean(-1)
-    return out
-
-
-def best_heads(scores: torch.Tensor, k: int = 1) -> list[tuple[int, int, float]]:
-    """The k (layer, head, score) with the highest score in an (L, h) table; layer and head from 0."""
-    flat = scores.flatten()
-    top = torch.topk(flat, min(k, flat.numel()))
-    h = scores.shape[1]
-    return [(int(i) // h, int(i) % h, float(v)) for v, i in zip(top.values, top.indices)]
-
-
-def find_token(tokens: Sequence[str], word: str, *, after: int = 0) -> int | None:
-    """Position of the first token equal to `word` (lower-case) at or after `after`, or None."""
-    for i in range(after, len(tokens)):
-        if tokens[i] == word.lower():
-            return i
-    return None
-
-
-def link_scores(weights: torch.Tensor, query: int, key: int) -> torch.Tensor:
-    """(L, h): how much each head makes token `query` attend to token `key`."""
-    return weights[..., query, key]
-
-
-def cosine(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """Cosine similarity along the last axis."""
-    return F.cosine_similarity(a, b, dim=-1)
-
-
-@dataclass(frozen=True)
-class Ablation:
-    heads: list[int]  # switched off, from 0
-    layer: int  # from 0
-    embedding_cosine: float  # sentence embedding, ablated vs full
-    layer_change: float  # ||layer output ablated - full|| / ||full||, over the real tokens
-    token_cosine: list[float]  # per real token: this layer's output, ablated vs full
-    final_token_cosine: list[float]  # per real token: the last layer's output, ablated vs full
-
-    @property
-    def token_change(self) -> list[float]:
-        """Per real token, 1 - cosine similarity of this layer's output (0 = unchanged)."""
-        return [1.0 - c for c in self.token_cosine]
-
-    @property
-    def final_token_change(self) -> list[float]:
-        return [1.0 - c for c in self.final_token_cosine]
-
-
-def ablate(model: Pretrained, batch: Batch, full: EncoderRun, layer: int, heads: Sequence[int]) -> Ablation:
-    """Switch off `heads` in `layer` (both from 0) for the first sentence of `batch` and measure the change."""
-    heads = sorted({int(h) for h in heads if 0 <= int(h) < model.cfg.num_heads})
-    cut = model.run(batch, {layer: heads})
-    n = int(batch.lengths[0])
-    a, b = cut.hidden[layer + 1][0, :n], full.hidden[layer + 1][0, :n]
-    change = float((a - b).norm() / b.norm().clamp(min=1e-12))
-    return Ablation(
-        heads=heads, layer=layer,
-        embedding_cosine=float(cosine(cut.sentence_embedding()[0], full.sentence_embedding()[0])),
-        layer_change=change,
-        token_cosine=cosine(a, b).tolist(),
-        final_token_cosine=cosine(cut.last_hidden[0, :n], full.last_hidden[0, :n]).tolist(),
-    )
-
-
-RANDOM_DRAWS = 12  # how many random choices of heads an ablation is compared with
-
-
-@dataclass(frozen=True)
-class Baseline:
-    """What switching off the same number of heads of the same layer does when they are not chosen:
-    every single head of the layer (one head off), else RANDOM_DRAWS random sets of that size."""
-    k: int  # heads off in each draw
-    draws: tuple  # the head sets tried, each sorted, from 0
-    layer_change: tuple  # Ablation.layer_change of each draw
-    embedding_cosine: tuple  # Ablation.embedding_cosine of each draw
-
-    @property
-    def mean_change(self) -> float:
-        return sum(self.layer_change) / len(self.layer_change)
-
-    def smaller_than(self, change: float) -> int:
-        """How many draws changed the layer less than `change`."""
-        return sum(1 for c in self.layer_change if c < change)
-
-
-def ablation_baseline(model: Pretrained, batch: Batch, full: EncoderRun, layer: int, k: int) -> Baseline | None:
-    """The ablations an ablation of k heads in `layer` is compared with (None when k is all the heads or
-    none: there is no other choice). Random sets are drawn with a fixed seed per (layer, k): the same
-    sentence and choice give the same comparison on every server."""
-    h = model.cfg.num_heads
-    if not 0 < k < h:
-        return None
-    if k == 1:
-        draws = [(i,) for i in range(h)]
-    else:
-        rng = random.Random(f"attention-lab-ablation:{layer}:{k}")
-        draws = [tuple(sorted(rng.sample(range(h), k))) for _ in range(RANDOM_DRAWS)]
-    results = [ablate(model, batch, full, layer, d) for d in draws]
-    return Baseline(k, tuple(draws), tuple(r.layer_change for r in results), tuple(r.embedding_cosine for r in results))
-
-
-def _numel(module: nn.Module) -> int:
-    """Weights of a module, trainable or frozen (core.frozen turns parameters into read-only buffers)."""
-    return weight_count(module)  # from the layer shapes
-
-
-def param_count(model: Pretrained) -> int:
-    return _numel(model.encoder)
-
-
-def attention_param_share(model: Pretrained) -> float:
-    """Share of the parameters that sit in the attention layers (W_q, W_k, W_v, W_o of every layer)."""
-    att = sum(_numel(layer.attention) for layer in model.encoder.layers)
-    return att / param_count(model)

@@ -1,4 +1,8 @@
-"""Real heads: all-MiniLM-L6-v2's attention, computed layer by layer by our own MultiHeadAttention."""
+"""Real heads: all-MiniLM-L6-v2's attention, computed layer by layer by our own MultiHeadAttention.
+
+Thin: the model (core/pretrained.py, one copy per server: ui/models.py) -> the lesson (lessons/real_heads.py:
+the reading of a sentence, patterns, links, ablations, heatmaps as plain data) -> text, tables and heatmaps
+(ui.heatmaps.show_heatmap)."""
 
 import html
 
@@ -6,12 +10,12 @@ import pandas as pd
 import streamlit as st
 
 from core import i18n, pretrained
-from core.figures import color_range, heads_figure, matrix_figure
 from core.source import source_text
+from lessons import real_heads as R
 from ui import free_text
 from ui.cache import shared
 from ui.models import load_real_model
-from ui.charts import show_cached_chart
+from ui.heatmaps import show_heatmap
 from ui.sections import lazy_tabs
 from ui.shell import drop_url_value, page_context, url_values
 
@@ -20,12 +24,11 @@ t = ctx.t
 
 # Layers and heads both count from 0, like the code (weights[layer, head]) and the heads on every other page;
 # the page says so beside the layer control.
-LAYERS = list(range(6))
-HEADS = list(range(12))
-DEFAULT_LAYER, DEFAULT_HEAD = 3, 1  # with the first example, this head links "it" to "animal"
+LAYERS, HEADS = list(R.LAYERS), list(R.HEADS)
+DEFAULT_LAYER, DEFAULT_HEAD = R.DEFAULT_LAYER, R.DEFAULT_HEAD  # with the first example: "it" -> "animal"
 # The page's sections as tabs, in the order a teacher would show them: only the open one is built and drawn
 # (the browser pays one or two frames per plotly chart on every redraw; ui/sections.py).
-VIEWS = ("grid", "head", "patterns", "link", "ablate", "core")
+VIEWS = R.VIEWS
 KEPT_HEAD = "real_head_kept"  # the enlarged head, remembered while the grid tab is open (its widget is not drawn)
 
 
@@ -87,7 +90,7 @@ except pretrained.ModelIntegrityError as e:
     st.stop()
 cfg = model.cfg
 params, att = shared("real-params", (model.sha256,),
-                     lambda: (pretrained.param_count(model), pretrained.attention_param_share(model)))
+                     lambda: (R.param_count(model), R.attention_param_share(model)))
 with st.expander(t("real.provenance"), icon=":material/verified:"):  # where the weights come from, on request
     st.caption(t("real.loaded", params=params, att=att,
                  sha=f"{model.sha256[:12]}…{model.sha256[-4:]}", seconds=model.load_seconds) + " " + t("real.source"))
@@ -128,7 +131,7 @@ st.caption(t("real.tokens.about"))
 
 # Everything that depends only on the sentence, once per sentence for the whole server (frozen, shared):
 # a slider step in the sidebar (d_model, h, ...) changes nothing here and reruns cost almost nothing.
-reading = shared("real-reading", (model.sha256, encoded.text), lambda: pretrained.read(model, encoded))
+reading = shared("real-reading", (model.sha256, encoded.text), lambda: R.read(model, encoded))
 weights = reading.weights  # (layers, h, T, T) for this one sentence
 
 # ---------------------------------------------------------------- 2. the heads, one tab at a time
@@ -147,29 +150,17 @@ view, tabs = lazy_tabs("real_tab", VIEWS, view_label, ctx.lang)
 tab = tabs[view]
 
 if view in ("grid", "head"):
-    labels = tokens
     blank = hide and any(tok not in pretrained.SPECIAL_TOKENS for tok in tokens)
     if hide and not blank:
         tab.info(t("real.no_words"))
     blanked = " " + t("real.grid.blanked") if hide else ""
 
-    def layer_view():
-        """This layer's (h, T, T) weights as drawn, and one colour range for the grid and the enlarged head
-        (computed only when a figure is built)."""
-        layer_weights = pretrained.hide_special(weights[L], tokens) if blank else weights[L]
-        return layer_weights, color_range(layer_weights, signed=False)
-
 if view == "grid":
     tab.caption(t("real.grid.caption", layer=layer) + blanked + " " + t("real.grid.hover"))
-
-    def build_grid():
-        layer_weights, zrange = layer_view()
-        grid = heads_figure(layer_weights, HEADS, labels, labels, head_label=t("common.head"), zrange=zrange,
-                            x_title=t("common.key"), y_title=t("common.query"), panel_height=220)
-        return grid.update_xaxes(showticklabels=False).update_yaxes(showticklabels=False)  # tokens on hover
-
-    show_cached_chart(("real_grid", encoded.text, L, hide, ctx.lang), build_grid,
-                      name=f"MiniLM-layer{layer}-heads", key="real_grid", where=tab)
+    grid = shared("real-grid", (model.sha256, encoded.text, L, blank),
+                  lambda: R.grid_heatmap(weights, L, tokens, blank=blank))
+    with tab:  # 12 heads of up to 64 x 64: int16 codes of the printed numbers (half of float32's bytes)
+        show_heatmap(grid, key="real_grid", t=t, compact=True)
     tab.info(t("real.special.about", share=reading.special_share[L]), icon=":material/info:")
 
 elif view == "head":
@@ -178,18 +169,14 @@ elif view == "head":
     head = tab.select_slider(t("real.head"), HEADS, key="real_head", bind="query-params", value=DEFAULT_HEAD)
     st.session_state[KEPT_HEAD] = head
     tab.caption(t("real.big.caption", layer=layer) + blanked)
-
-    def build_head():
-        layer_weights, zrange = layer_view()
-        return matrix_figure(layer_weights[head], labels, labels, zrange=zrange, x_title=t("common.key"),
-                             y_title=t("common.query"), title=t("real.big.title", layer=layer, head=head))
-
-    show_cached_chart(("real_head", encoded.text, L, hide, head, ctx.lang), build_head,
-                      name=f"MiniLM-layer{layer}-head{head}", key="real_big", where=tab)
+    big = shared("real-head", (model.sha256, encoded.text, L, blank, int(head)),
+                 lambda: R.head_heatmap(weights, L, int(head), tokens, blank=blank))
+    with tab:
+        show_heatmap(big, key="real_big", t=t)
 
 elif view == "patterns":
-    tab.caption(t("real.patterns.about", min=pretrained.PATTERN_MIN))
-    found, missing = pretrained.patterns_found(reading.best)
+    tab.caption(t("real.patterns.about", min=R.PATTERN_MIN))
+    found, missing = R.patterns_found(reading.best)
     for name in found:  # only heads that follow a pattern at PATTERN_MIN or more
         bl, bh, score = reading.best[name]
         row = tab.container(horizontal=True, vertical_alignment="center")
@@ -197,7 +184,7 @@ elif view == "patterns":
         row.button(t("real.show"), key=f"real_show_{name}", on_click=show_head, args=(bl, bh))
     if missing:
         best_of = t("real.list_sep").join(f"{t(f'real.pattern.{name}')} ({reading.best[name][2]:.2f})" for name in missing)
-        tab.caption(t("real.patterns.missing", min=pretrained.PATTERN_MIN, which=best_of))
+        tab.caption(t("real.patterns.missing", min=R.PATTERN_MIN, which=best_of))
 
 elif view == "link":
     tab.caption(t("real.link.about"))
@@ -211,7 +198,7 @@ elif view == "link":
     q = c1.selectbox(t("real.link.from"), positions, key="real_from", format_func=lambda i: f"{i}: {tokens[i]}")
     k = c2.selectbox(t("real.link.to"), positions, key="real_to", format_func=lambda i: f"{i}: {tokens[i]}")
     tab.write(t("real.link.result", q=i18n.plain(tokens[q], 40), k=i18n.plain(tokens[k], 40)))  # tokens: user text
-    for rank, (bl, bh, score) in enumerate(pretrained.best_heads(pretrained.link_scores(weights, q, k), 3)):
+    for rank, (bl, bh, score) in enumerate(R.best_heads(R.link_scores(weights, q, k), 3)):
         row = tab.container(horizontal=True, vertical_alignment="center")
         row.write(t("real.best", layer=bl, head=bh, score=score))
         row.button(t("real.show"), key=f"real_link_show_{rank}", on_click=show_head, args=(bl, bh))
@@ -225,14 +212,14 @@ elif view == "ablate":
     else:
         heads_off = tuple(sorted({int(h) for h in off}))
         result = shared("real-ablation", (model.sha256, encoded.text, L, heads_off),
-                        lambda: pretrained.ablate(model, reading.batch, reading.run, L, heads_off))
+                        lambda: R.ablate(model, reading.batch, reading.run, L, heads_off))
         m1, m2 = tab.columns(2)
         m1.metric(t("real.ablate.embedding"), f"{result.embedding_cosine:.4f}")
         m2.metric(t("real.ablate.layer_change", layer=layer), f"{result.layer_change:.1%}")
         # Is that a big change? The same number of heads of this layer, not chosen (every single head, or
         # random sets), computed once per sentence, layer and number for the whole server.
         base = shared("real-ablation-base", (model.sha256, encoded.text, L, len(heads_off)),
-                      lambda: pretrained.ablation_baseline(model, reading.batch, reading.run, L, len(heads_off)))
+                      lambda: R.ablation_baseline(model, reading.batch, reading.run, L, len(heads_off)))
         if base is not None:
             lo, hi = min(base.layer_change), max(base.layer_change)
             key = "real.ablate.context.one" if base.k == 1 else "real.ablate.context.many"

@@ -15,7 +15,6 @@ from plotly.subplots import make_subplots
 
 from core import canvas_chart as cc
 from core import figures, scenario
-from core import heads as H
 from core import masks_lab as lab
 from core import scene_wire as wire
 from core import walkthrough as W
@@ -55,7 +54,7 @@ def builders(run):
         "walk mix": W.per_head(run, "head_outputs", [0, 1], zrange=(-2, 2), labels=LABELS, signed=True),
         "masks lab": lab.lab_figure(lr, 0, 0, "keep", **kw),
         "masks lab clickable": lab.lab_figure(lab_run(("custom",)), 0, 0, "keep", clickable=True, **kw),
-        "weight blocks": H.weight_blocks_figure(H.full_weight(run.model, "q"), 16, 1, zrange=(-1, 1), rows_shown=16),
+        # (the Heads page's W^Q blocks moved to the chart route: lessons/heads.weight_blocks_heatmap, tests/test_heads.py)
     }
 
 

@@ -12,7 +12,7 @@ from chart_reader import stops as chart_stops
 from conftest import run_app
 
 from core import figures, i18n, scenario
-from core import heads as H
+from ui import heads_charts
 from core import masks_lab as lab
 from core import walkthrough as W
 from core.accounting import totals_over_heads
@@ -56,10 +56,7 @@ def all_figures(T=5, d_model=16, h=4):
         "walk_drill": W.drill_figure(run, 0, T - 1, 0, LABELS),
         "walk_vectors": W.vectors_figure(story, LABELS),
         "walk_mix": W.mix_figure(story, toks, LABELS),
-        "heads_blocks": H.weight_blocks_figure(H.full_weight(run.model, "q"), d_model // h, 0, zrange=(-1, 1),
-                                               rows_shown=8),
-        "heads_slice": H.head_weight_figure(run.model.head_projection("q", 0)[0].detach(), zrange=(-1, 1),
-                                            rows_shown=8, first_col=0),
+        # (the Heads page's W^Q blocks are drawn by the chart route now: lessons/heads.py, tests/test_heads.py)
         "lab_mask": lab.mask_figure(keep, "keep", toks, toks, title="m", x_title="k", y_title="q"),
         "lab_scores": lab.scores_figure(run.trace.masked_scores[0, 0], keep, "-1e9", toks, toks, title="s",
                                         x_title="k", y_title="q"),
@@ -258,7 +255,7 @@ def test_table_view_and_spoken_name_cut_a_tiled_grid_of_heads_back_into_its_head
 
 
 def test_a_chart_without_heatmaps_has_no_table():
-    fig = H.cost_figures(totals_over_heads(1, 4, 4, 8, masked=False), 2, params_title="p", ops_title="o",
+    fig = heads_charts.cost_figures(totals_over_heads(1, 4, 4, 8, masked=False), 2, params_title="p", ops_title="o",
                          memory_title="m", macs_name="macs", elementwise_name="e", axis_title="h")[1]
     assert figures.figure_tables(fig) == []
     assert figures.chart_summary(fig)["kind"] == "chart"

@@ -12,7 +12,7 @@ from conftest import run_app
 
 from core import export, masks_lab, scenario
 from core.attention import AttentionTrace
-from core.figures import axis_labels
+from core.export import axis_labels
 from core.masks import mask_to_text
 from core.settings import sanitize
 
@@ -253,3 +253,15 @@ def test_a_link_with_the_hand_drawn_grid_shows_that_mask_on_the_walkthrough():
     assert any("2 of 9 cells blocked" in m.value for m in at.markdown)
     at = run_app("walkthrough", lang="en", mask="custom", seq_len=3, walk_step="mask")
     assert any("3 of 9 cells blocked" in m.value for m in at.markdown)
+
+
+def test_export_labels_itself_without_the_old_figures_module():
+    """core/export.py words its table labels itself (issue 18: core/figures.py goes away)."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(__file__).resolve().parent.parent.joinpath("core", "export.py").read_text())
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert "core.figures" not in imported and not any(m and "plotly" in m for m in imported)
+    assert axis_labels(["the", "cat", "the"]) == ["0:the", "1:cat", "2:the"]

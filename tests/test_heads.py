@@ -1,4 +1,5 @@
-"""The Heads and shapes page: core/heads.py (diagram labels, costs, block slicing, timing) and the page itself."""
+"""The Heads and shapes page: lessons/heads.py (diagram labels, costs, block slicing, timing, heatmaps as plain
+data), ui/heads_charts.py (the bar and line charts) and the page itself."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ import string
 import pytest
 import torch
 
-from chart_reader import charts
-from chart_reader import charts as charts_of
+import numpy as np
+
+from chart_reader import charts, heatmaps
 from conftest import run_app
-from core import heads as H
+from lessons import heads as H
+from ui import heads_charts
 from core.attention import AttentionTrace, build_input, build_model
 from core.i18n import STRINGS, t
 from core.strings.heads import STRINGS as HEADS_STRINGS
@@ -91,7 +94,7 @@ def test_cost_over_every_divisor_params_and_macs_flat_memory_grows():
     totals = [H.totals_for(8, 64, h, masked=False) for h in all_h]
     assert len({r.params for r in totals}) == 1 and len({r.macs for r in totals}) == 1
     assert [r.weights_bytes for r in totals] == [h * 8 * 8 * 4 for h in all_h]
-    compute, memory = H.cost_figures(totals, 4, params_title="p", ops_title="o", memory_title="m", macs_name="mac",
+    compute, memory = heads_charts.cost_figures(totals, 4, params_title="p", ops_title="o", memory_title="m", macs_name="mac",
                                      elementwise_name="e", axis_title="h")
     assert list(compute.data[0].x) == [str(h) for h in all_h]
     assert H.ratio_text(768, 192) == "×4" and H.ratio_text(5, 5) == "×1" and H.human_bytes(1024) == "1 KiB"
@@ -143,7 +146,7 @@ def test_time_forward_output_shape():
     assert all(math.isfinite(r.median_ms) and 0 < r.min_ms <= r.median_ms <= r.max_ms and r.inner >= 1 for r in out)
     assert calls == [(0, 3, 1), (1, 3, 2), (2, 3, 8)]
     assert torch.get_num_threads() == threads  # the single-thread timing restores the thread count
-    fig = H.timing_figure(out, [H.totals_for(2, 8, h, masked=False) for h in (1, 2, 4, 8)], 2,
+    fig = heads_charts.timing_figure(out, [H.totals_for(2, 8, h, masked=False) for h in (1, 2, 4, 8)], 2,
                           measured_name="m", predicted_name="p", axis_title="h")
     assert list(fig.data[0].x) == ["1", "2", "8"] and len(fig.data[1].y) == 3
 
@@ -174,7 +177,7 @@ def test_page_opens_on_the_shapes_section_with_no_chart():
     at = run_app("heads", d_model=64, num_heads=4, seq_len=8)
     assert not at.exception
     assert "heads_tab" not in at.query_params  # the first section; the URL is written on a click
-    assert not charts(at)  # the diagram is HTML: a redraw costs the browser almost nothing
+    assert not charts(at) and not heatmaps(at)  # the diagram is HTML: a redraw costs the browser almost nothing
     assert H.parse_sizes(H.flow_box_texts(flow_html(at))["q_heads"]) == (1, 4, 8, 16)
 
 
@@ -211,7 +214,7 @@ def test_page_runs_and_survives_bad_state():
 def test_each_section_draws_only_its_own_charts(tab, charts):
     at = run_app("heads", d_model=64, num_heads=16, seq_len=8, heads_tab=tab)
     assert not at.exception
-    assert len(charts_of(at)) == charts
+    assert len(globals()["charts"](at)) + len(heatmaps(at)) == charts
     assert at.query_params["heads_tab"] == tab
 
 
@@ -264,3 +267,78 @@ def test_a_number_in_scientific_notation_never_breaks_on_a_phone():
     text = i18n.t("home.check", "en", diff=1.34e-07)
     assert "1.34e\u201107" in text and "e-07" not in text
     assert i18n.t("heads.slice.check", "zh", h=4, w=0.0, b=0.0, o=2.5e-08).count("2.5e\u201108") == 1
+
+
+# ---------------------------------------------------------------- the heatmaps (lessons.heatmap.Heatmap)
+def test_heads_heatmap_is_the_traced_weights_one_panel_per_head():
+    model, x, trace = traced(32, 8, 6)
+    w = trace.weights[0]  # (h, T, T)
+    tokens = [f"t{i}" for i in range(6)]
+    lo, hi = H.data_range(w)
+    assert (lo, hi) == (float(w.min()), float(w.max()))  # over every head, drawn or not
+    hm = H.heads_heatmap("weights", w, [1, 5], tokens, vrange=(lo, hi))
+    assert hm.role == "weights" and (hm.vmin, hm.vmax) == (lo, hi)
+    assert [p.title.key for p in hm.panels] == ["heads.hm.head"] * 2 and [p.title.kw() for p in hm.panels] == \
+        [{"i": 1}, {"i": 5}]
+    for panel, i in zip(hm.panels, (1, 5)):
+        assert np.array_equal(panel.values, w[i].numpy()) and panel.row_labels == tuple(tokens)
+    with pytest.raises(ValueError):
+        hm.panels[0].values[0, 0] = 1.0  # read-only: what a lesson hands out cannot be changed
+    assert t("heads.hm.head", "en", i=5) == "head 5" and t("heads.hm.head", "zh", i=5) == "头 5"
+
+
+@pytest.mark.parametrize("d_model,h,head", [(64, 4, 2), (8, 8, 0), (512, 64, 63)])
+def test_weight_block_heatmaps_are_the_big_w_and_the_heads_slice(d_model, h, head):
+    model, _, _ = traced(d_model, h, 3)
+    W = H.full_weight(model, "q")
+    d_k = d_model // h
+    rng = H.signed_range(W)
+    assert rng == (-float(W.abs().max()), float(W.abs().max()))
+    rows = min(d_model, 16)
+    big = H.weight_blocks_heatmap(W, d_k, head, vrange=rng, rows_shown=rows)
+    assert big.role == "signed" and big.panels[0].values.shape == (rows, d_model)
+    assert np.array_equal(big.panels[0].values, W[:rows].numpy())
+    current = [r for r in big.rects if r.style == "current"]
+    assert [(r.c0, r.c1, r.r0, r.r1) for r in current] == [(head * d_k, (head + 1) * d_k, 0, rows)]
+    assert len(big.rects) == h  # every head's block outlined
+    assert big.panels[0].col_groups == tuple(c // d_k for c in range(d_model))
+    w_i = model.head_projection("q", head)[0].detach()
+    small = H.head_weight_heatmap(w_i, head, vrange=rng, rows_shown=rows, first_col=head * d_k)
+    assert np.array_equal(small.panels[0].values, big.panels[0].values[:, head * d_k:(head + 1) * d_k])
+    assert small.panels[0].col_labels == tuple(str(head * d_k + j) for j in range(d_k))  # the big W's columns
+
+
+def test_page_heatmaps_carry_the_runs_numbers():
+    from core import scenario
+    from core.settings import sanitize
+
+    at = run_app("heads", d_model=64, num_heads=16, seq_len=8, heads_tab="heads", lang="en")
+    assert not at.exception
+    (grid,) = heatmaps(at)
+    run = scenario.run(sanitize({"d_model": 64, "num_heads": 16, "seq_len": 8, "lang": "en"})[0])
+    w = run.trace.weights[0]
+    assert [p["title"] for p in grid.header["panels"]] == [f"head {i}" for i in range(8)]
+    assert grid.header["row_axis"] == "query" and grid.header["col_axis"] == "key"
+    for i in range(8):
+        assert np.array_equal(grid.values(i), w[i].numpy())
+    assert grid.header["vmin"] == pytest.approx(float(w.min())) and grid.header["vmax"] == pytest.approx(float(w.max()))
+    at = run_app("heads", d_model=64, num_heads=16, seq_len=8, heads_tab="single", lang="zh")
+    one, many = heatmaps(at)
+    assert one.values(0).shape == (8, 8) and len(many.header["panels"]) == 8
+    sv = H.single_vs_multi(run.model, run.x, run.mask, 0)  # tokens differ by language; the numbers do not
+    assert np.array_equal(one.values(0), sv.single.weights[0, 0].numpy())
+    assert many.header["panels"][3]["title"] == "头 3"
+    at = run_app("heads", d_model=64, num_heads=16, seq_len=8, heads_tab="slice", lang="en")
+    big, small = heatmaps(at)
+    assert big.header["role"] == "signed" and big.values(0).shape == (16, 64) and small.values(0).shape == (16, 4)
+    assert np.array_equal(big.values(0), H.full_weight(run.model, "q")[:16].numpy())
+
+
+def test_sixteen_heads_of_32_stay_under_64_kb():
+    at = run_app("heads", d_model=512, num_heads=16, seq_len=32, heads_tab="heads")
+    at.multiselect(key="heads_pick").set_value(list(range(16))).run()
+    assert not at.exception
+    (grid,) = heatmaps(at)
+    assert len(grid.header["panels"]) == 16 and all(p.get("codes") for p in grid.header["panels"])
+    size = len(at.get("bidi_component")[0].proto.bytes)
+    assert size <= 64 * 1024, size

@@ -14,7 +14,7 @@ from conftest import open_app, sidebar_slider, wait_idle
 @pytest.mark.browser
 def test_num_heads_slider_changes_the_diagram_labels(server, page):
     open_app(page, server, "heads", d_model=64, num_heads=4, seq_len=8)
-    flow = page.locator(".al-flow")  # the shape flow is HTML (core/heads.shape_flow_html), not a chart
+    flow = page.locator(".al-flow")  # the shape flow is HTML (lessons/heads.shape_flow_html), not a chart
     expect(flow.locator("[data-name=q_heads]")).to_contain_text("(1, 4, 8, 16)")
     expect(flow.get_by_text("(1, 8, 8, 8)")).to_have_count(0)
 

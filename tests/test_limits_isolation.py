@@ -144,13 +144,14 @@ def test_the_shared_run_result_of_why_heads_is_read_only():
 
 def test_frozen_real_model_gives_the_same_numbers_and_refuses_writes():
     from core import pretrained
+    from lessons import real_heads as R
 
     model = pretrained.load()
     text = "The animal didn't cross the street because it was tired."
     _, before = model.run_text(text)
-    n_params = pretrained.param_count(model)
+    n_params = R.param_count(model)
     shared = frozen.freeze(model)
-    assert frozen.is_frozen(shared.encoder) and pretrained.param_count(shared) == n_params
+    assert frozen.is_frozen(shared.encoder) and R.param_count(shared) == n_params
     _, after = shared.run_text(text)
     assert torch.equal(before.weights, after.weights)
     with pytest.raises(RuntimeError):
@@ -258,7 +259,7 @@ def test_token_chips_escape_any_token():
 
 
 def test_the_heads_diagrams_escape_their_labels():
-    from core import heads as H
+    from lessons import heads as H
 
     bad = '<script>window.__xss=1</script>"\'><img src=x onerror=1>'
     boxes = H.shape_flow(64, 8, 8, prev_h=4)

@@ -14,9 +14,10 @@ import pytest
 import torch
 
 from chart_reader import BROWSER_CHART as CHART
-from chart_reader import charts
+from chart_reader import heatmaps as charts  # the page's heatmaps (ui.heatmaps: the chart route's payload)
 from conftest import open_app, run_app, wait_idle
 from core import i18n, pretrained
+from lessons import real_heads as R
 
 TOL = 1e-5
 SENTENCES = [
@@ -182,13 +183,13 @@ def test_empty_text_still_runs(ours):
     encoded, run = ours.run_text("")
     assert encoded.tokens == ["[CLS]", "[SEP]"]
     assert torch.isfinite(run.weights).all()
-    assert pretrained.default_link(encoded) == (0, 0)
+    assert R.default_link(encoded) == (0, 0)
 
 
 def test_default_link_of_examples(ours):
     for text, q_word, k_word in pretrained.EXAMPLES:
         encoded = ours.encode(text)
-        q, k = pretrained.default_link(encoded)
+        q, k = R.default_link(encoded)
         assert (encoded.tokens[q], encoded.tokens[k]) == (q_word, k_word)
         assert k < q
 
@@ -197,7 +198,7 @@ def test_default_link_of_examples(ours):
 def test_no_heads_off_changes_nothing(ours):
     encoded, full = ours.run_text(SENTENCES[0])
     batch = ours.batch([encoded])
-    result = pretrained.ablate(ours, batch, full, 2, [])
+    result = R.ablate(ours, batch, full, 2, [])
     assert result.embedding_cosine == pytest.approx(1.0, abs=1e-6)
     assert result.layer_change == 0.0
 
@@ -220,7 +221,7 @@ def test_ablation_matches_bert_with_the_same_heads_zeroed(ours, bert):
     layer, heads = 3, [1, 7, 11]
     encoded, full = ours.run_text(SENTENCES[0])
     batch = ours.batch([encoded])
-    result = pretrained.ablate(ours, batch, full, layer, heads)
+    result = R.ablate(ours, batch, full, layer, heads)
     cut = ours.run(batch, {layer: heads})
 
     def zero_heads(module, args):
@@ -250,7 +251,7 @@ def test_switching_off_every_head_leaves_only_the_bias(ours):
 def test_hide_special_blanks_only_special_cells(ours):
     encoded, run = ours.run_text(SENTENCES[0])
     weights = run.weights[:, 0]  # (layers, h, T, T)
-    shown = pretrained.hide_special(weights, encoded.tokens)
+    shown = R.hide_special(weights, encoded.tokens)
     T = len(encoded.tokens)
     assert torch.isnan(shown[..., 0, :]).all() and torch.isnan(shown[..., :, T - 1]).all()
     words = slice(1, T - 1)
@@ -259,9 +260,9 @@ def test_hide_special_blanks_only_special_cells(ours):
 
 def test_patterns_find_a_previous_token_head(ours):
     encoded, run = ours.run_text(SENTENCES[0])
-    scores = pretrained.pattern_scores(run.weights[:, 0], encoded.tokens)
-    assert set(scores) == set(pretrained.PATTERNS)
-    (layer, head, score), = pretrained.best_heads(scores["previous"])
+    scores = R.pattern_scores(run.weights[:, 0], encoded.tokens)
+    assert set(scores) == set(R.PATTERNS)
+    (layer, head, score), = R.best_heads(scores["previous"])
     assert score > 0.9  # real weights: one head of layer 1 looks (almost) only at the previous token
     assert layer == 0
 
@@ -296,7 +297,7 @@ def test_page_hide_special_blanks_both_views():
     def blank_cells(at) -> int:
         import numpy as np
 
-        return int(np.isnan(charts(at)[0].z(0)).sum())
+        return int(sum(np.isnan(p["values"]).sum() for p in charts(at)[0].arrays))  # over every head's panel
 
     T = 16  # the first example: [CLS] + 14 word pieces + [SEP]
     for view, heads in (("grid", 12), ("head", 1)):
@@ -327,23 +328,23 @@ def test_page_enlarged_head_is_the_chosen_one_after_another_tab():
     at.run()
     assert not at.exception
     assert at.select_slider(key="real_head").value == 7
-    assert "head 7" in charts(at)[0].text
+    assert [p["title"] for p in charts(at)[0].header["panels"]] == ["Layer 3 · head 7"]
 
 
 def test_sidebar_step_reuses_the_shared_reading_and_this_sessions_figure(monkeypatch):
-    """A slider step in the sidebar changes nothing this page shows: no model run and no figure build."""
+    """A slider step in the sidebar changes nothing this page shows: no model run and no heatmap build."""
+    import json
+
     at = run_app("real-model", lang="en")
     assert not at.exception
-    before = charts(at)[0].text
+    before = json.dumps(charts(at)[0].header)
     calls = []
-    import core.figures
-
-    monkeypatch.setattr(pretrained, "read", lambda *a, **k: calls.append("read"))
-    monkeypatch.setattr(core.figures, "heads_figure", lambda *a, **k: calls.append("figure"))
+    monkeypatch.setattr(R, "read", lambda *a, **k: calls.append("read"))
+    monkeypatch.setattr(R, "grid_heatmap", lambda *a, **k: calls.append("heatmap"))
     at.sidebar.select_slider(key="num_heads").set_value(8).run()
     assert not at.exception
     assert calls == []
-    assert charts(at)[0].text == before
+    assert json.dumps(charts(at)[0].header) == before
 
 
 def test_page_refuses_long_text_with_a_message():
@@ -389,10 +390,10 @@ def test_page_example_and_show_buttons():
 # ---------------------------------------------------------------- issue 20: numbering, patterns, ablation context
 def test_only_heads_above_the_threshold_count_as_patterns(ours):
     encoded = ours.encode(pretrained.EXAMPLES[0][0])
-    reading = pretrained.read(ours, encoded)
-    scores = pretrained.pattern_scores(reading.weights, encoded.tokens)
-    found, missing = pretrained.patterns_found(reading.best)
-    assert pretrained.PATTERN_MIN == 0.5
+    reading = R.read(ours, encoded)
+    scores = R.pattern_scores(reading.weights, encoded.tokens)
+    found, missing = R.patterns_found(reading.best)
+    assert R.PATTERN_MIN == 0.5
     assert found == ["previous", "next", "cls"] and missing == ["self", "sep"]
     for name in found:
         assert float(scores[name].max()) >= 0.5
@@ -403,19 +404,19 @@ def test_only_heads_above_the_threshold_count_as_patterns(ours):
 
 def test_an_ablation_is_compared_with_every_single_head_of_its_layer(ours):
     encoded = ours.encode(pretrained.EXAMPLES[0][0])
-    reading = pretrained.read(ours, encoded)
-    base = pretrained.ablation_baseline(ours, reading.batch, reading.run, 3, 1)
+    reading = R.read(ours, encoded)
+    base = R.ablation_baseline(ours, reading.batch, reading.run, 3, 1)
     assert base.draws == tuple((h,) for h in range(12))
     for h in (0, 1, 11):  # each draw is the real ablation of that one head
-        one = pretrained.ablate(ours, reading.batch, reading.run, 3, [h])
+        one = R.ablate(ours, reading.batch, reading.run, 3, [h])
         assert base.layer_change[h] == one.layer_change and base.embedding_cosine[h] == one.embedding_cosine
-    head1 = pretrained.ablate(ours, reading.batch, reading.run, 3, [1]).layer_change
+    head1 = R.ablate(ours, reading.batch, reading.run, 3, [1]).layer_change
     assert base.smaller_than(head1) == sum(c < head1 for c in base.layer_change)
     assert abs(base.mean_change - sum(base.layer_change) / 12) < 1e-12
-    many = pretrained.ablation_baseline(ours, reading.batch, reading.run, 3, 3)
-    assert len(many.draws) == pretrained.RANDOM_DRAWS and all(len(set(d)) == 3 for d in many.draws)
-    assert many == pretrained.ablation_baseline(ours, reading.batch, reading.run, 3, 3)  # a fixed seed
-    assert pretrained.ablation_baseline(ours, reading.batch, reading.run, 3, 12) is None  # no other choice
+    many = R.ablation_baseline(ours, reading.batch, reading.run, 3, 3)
+    assert len(many.draws) == R.RANDOM_DRAWS and all(len(set(d)) == 3 for d in many.draws)
+    assert many == R.ablation_baseline(ours, reading.batch, reading.run, 3, 3)  # a fixed seed
+    assert R.ablation_baseline(ours, reading.batch, reading.run, 3, 12) is None  # no other choice
 
 
 def test_page_numbers_layers_from_0_and_says_so():
@@ -437,9 +438,9 @@ def test_page_puts_an_ablation_in_context(ours):
     at = run_app("real-model", lang="en", real_tab="ablate")
     at.button_group(key="real_off").set_value([1]).run()
     assert not at.exception
-    reading = pretrained.read(ours, ours.encode(pretrained.EXAMPLES[0][0]))
-    base = pretrained.ablation_baseline(ours, reading.batch, reading.run, 3, 1)
-    mine = pretrained.ablate(ours, reading.batch, reading.run, 3, [1]).layer_change
+    reading = R.read(ours, ours.encode(pretrained.EXAMPLES[0][0]))
+    base = R.ablation_baseline(ours, reading.batch, reading.run, 3, 1)
+    mine = R.ablate(ours, reading.batch, reading.run, 3, [1]).layer_change
     text = at.info[-1].value
     assert text.startswith("Is that a big change? Switching off each of the 12 heads of layer 3")
     assert f"{base.mean_change:.1%}" in text and f"Your head's {mine:.1%} is more than {base.smaller_than(mine)} of" in text

