@@ -485,11 +485,23 @@ def one_head_heatmap(name: str, weights: torch.Tensor, tokens: Sequence[str], *,
                    row_axis=text("common.query"), col_axis=text("common.key"))
 
 
+def _no_negative_zero(values: np.ndarray, decimals: int = 4) -> np.ndarray:
+    """`values` with the few tiny negatives that would print as "-0.0000" set to 0: the page sends these
+    heatmaps as int16 codes of their printed numbers (ui.heatmaps compact, 16 x 512 twice at h = 1 passes
+    64 KB as float32), and a code has no signed zero. Every other value is untouched."""
+    tiny = (values < 0) & (values > -0.5 * 10.0 ** -decimals)
+    if not tiny.any():
+        return values
+    out = np.where(tiny, np.float32(0.0), values).astype(np.float32)
+    out.setflags(write=False)
+    return out
+
+
 def weight_blocks_heatmap(W: torch.Tensor, d_k: int, head: int, *, vrange: tuple[float, float],
                           rows_shown: int) -> Heatmap:
     """The first `rows_shown` rows of the big W (d_model in x d_model out): every head's block of d_k
     columns outlined (and marked by a colour strip above its columns), `head`'s block as the current one."""
-    view = readonly(W[:rows_shown])
+    view = _no_negative_zero(readonly(W[:rows_shown]))
     n_rows, n_cols = view.shape
     h = max(1, n_cols // d_k)
     rects = tuple(Rect(0, 0, n_rows, i * d_k, (i + 1) * d_k, "done") for i in range(h) if i != head)
@@ -505,7 +517,7 @@ def head_weight_heatmap(w_i: torch.Tensor, head: int, *, vrange: tuple[float, fl
                         first_col: int) -> Heatmap:
     """W_i (d_model x d_k), its first `rows_shown` rows; the columns are labelled with the big W's column
     numbers (first_col ...), so a hover reads the same cell in both charts."""
-    view = readonly(w_i[:rows_shown])
+    view = _no_negative_zero(readonly(w_i[:rows_shown]))
     n_rows, n_cols = view.shape
     panel = Panel(values=view, title=text("heads.hm.small", i=int(head)),
                   row_labels=tuple(str(r) for r in range(n_rows)),

@@ -245,13 +245,13 @@ def slice_section() -> None:
         st.caption(t("heads.slice.big", rows=rows_shown, d=d, h=h, i=head))
         show_heatmap(shared("heads_blocks", SK + (head,),
                             lambda: H.weight_blocks_heatmap(W, d_k, head, vrange=w_range, rows_shown=rows_shown)),
-                     key="heads_slice_big", t=t)
+                     key="heads_slice_big", t=t, compact=True)  # 16 x 512 + 16 x 512 at h = 1: under 64 KB
     with small:
         st.caption(t("heads.slice.small", i=head, d=d, dk=d_k, rows=rows_shown))
         show_heatmap(shared("heads_block", SK + (head,),
                             lambda: H.head_weight_heatmap(w_i, head, vrange=w_range, rows_shown=rows_shown,
                                                           first_col=head * d_k)),
-                     key="heads_slice_small", t=t)
+                     key="heads_slice_small", t=t, compact=True)
     slices = shared("heads_slices", SK, lambda: H.block_slices(run.model, run.x, run.trace.q_heads, "q"))
     st.success(t("heads.slice.check", h=h, w=max(b.weight_diff for b in slices), b=max(b.bias_diff for b in slices),
                  o=max(b.output_diff for b in slices)), icon=":material/check_circle:")

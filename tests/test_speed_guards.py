@@ -12,7 +12,7 @@ import tomllib
 
 import pytest
 import torch
-from chart_reader import charts
+from chart_reader import charts, heatmaps
 from conftest import ROOT, run_app
 
 from core import walkthrough as W
@@ -33,18 +33,20 @@ PINS = {
     ("walkthrough", (("walk_step", "mix"),)): (1, 1, 1),  # every head's output, tiled
     ("walkthrough", (("walk_step", "concat"),)): (1, 2, 1),
     ("heads", ()): (0, 0, 0),  # the shapes section: the flow diagram is HTML
-    ("heads", (("heads_tab", "heads"),)): (1, 1, 1),  # the grid; the focus overview is HTML
+    # Heads: its heatmaps go through the chart route (ui/heatmaps.py, not counted here); cost: two bar charts
+    ("heads", (("heads_tab", "heads"),)): (0, 0, 0),  # the grid (one heatmap); the focus overview is HTML
     ("heads", (("heads_tab", "cost"),)): (2, 6, 3),
     ("heads", (("heads_tab", "timing"),)): (0, 0, 0),  # nothing measured yet
-    ("heads", (("heads_tab", "slice"),)): (2, 2, 2),
-    ("heads", (("heads_tab", "single"),)): (2, 2, 2),
+    ("heads", (("heads_tab", "slice"),)): (0, 0, 0),  # W^Q and W_i^Q: 2 heatmaps
+    ("heads", (("heads_tab", "single"),)): (0, 0, 0),  # one head | h heads: 2 heatmaps
     ("masks", ()): (1, 4, 1),  # mask | masked scores (+ grey blocked cells) | weights: one chart
     ("masks", (("mask", "custom"),)): (1, 5, 1),  # + the click targets of the hand-drawn grid
     ("masks", (("masks_tab", "row"),)): (0, 0, 0),
     ("masks", (("masks_tab", "full"),)): (0, 0, 0),
     ("masks", (("masks_tab", "polarity"),)): (2, 4, 2),  # the polarity bug: two charts of two panels (phones)
-    ("real-model", ()): (1, 1, 1),  # the open tab (all 12 heads of a layer) as one tiled trace
-    ("real-model", (("real_tab", "head"),)): (1, 1, 1),
+    # Real heads: the chart route too (not counted here); the ablation's bar chart is Streamlit's own
+    ("real-model", ()): (0, 0, 0),  # the open tab: all 12 heads of a layer, one heatmap of 12 panels
+    ("real-model", (("real_tab", "head"),)): (0, 0, 0),
     ("real-model", (("real_tab", "patterns"),)): (0, 0, 0),
     ("real-model", (("real_tab", "link"),)): (0, 0, 0),
     ("real-model", (("real_tab", "ablate"),)): (0, 0, 0),
@@ -160,10 +162,61 @@ def test_a_grid_of_sixteen_heads_is_one_trace_on_one_pair_of_axes():
     assert [a["text"] for a in spec["layout"]["annotations"]] == [f"head {h}" for h in range(16)]
 
 
-def test_heads_grid_on_the_heads_page_is_one_trace_for_sixteen_heads():
+def test_heads_grid_on_the_heads_page_is_one_component_for_sixteen_heads():
     at = run_app("heads", **SETTINGS, heads_tab="heads")
-    drawn = [c for c in charts(at) if c.heatmaps]
-    assert drawn and all(c.traces == 1 for c in drawn)
+    at.multiselect(key="heads_pick").set_value(list(range(16))).run()
+    assert not at.exception
+    (grid,) = heatmaps(at)  # one component, one panel per head
+    assert [p["title"] for p in grid.header["panels"]] == [f"head {i}" for i in range(16)]
+
+
+# (page, tab URL param, its views with heatmaps) of the pages moved to the chart route, and the heatmaps each draws
+ROUTE_VIEWS = (("heads", "heads_tab", "heads", 1), ("heads", "heads_tab", "slice", 2),
+               ("heads", "heads_tab", "single", 2), ("real-model", "real_tab", "grid", 1),
+               ("real-model", "real_tab", "head", 1))
+
+
+@pytest.mark.parametrize("page,param,view,n", ROUTE_VIEWS, ids=[f"{p}-{v}" for p, _, v, _ in ROUTE_VIEWS])
+def test_route_pages_build_no_plotly_figure_for_a_heatmap(monkeypatch, page, param, view, n):
+    """Heads and Real heads describe their heatmaps as plain data (lessons.heatmap.Heatmap): at a new setting
+    no plotly object is built for them (a figure is hundreds of validated objects), and each heatmap is
+    one component (ui.heatmaps)."""
+    import random
+
+    import plotly.graph_objects as go
+
+    def refuse(*a, **k):
+        raise AssertionError("a plotly object was built for a heatmap")
+
+    for name in ("Figure", "Heatmap"):
+        monkeypatch.setattr(go, name, refuse)
+    seed = random.randrange(10_000, 1_000_000)  # a new setting: nothing cached
+    text = "" if page == "heads" else f"Word {seed} and its heads."  # Real heads: a new sentence
+    extra = {"real_text": text} if text else {}
+    at = run_app(page, **SETTINGS, seed=seed, **{param: view}, **extra)
+    assert not at.exception, at.exception
+    assert len(heatmaps(at)) == n and not charts(at)
+
+
+def test_a_rerun_that_changes_nothing_builds_no_heatmap_on_the_route_pages(monkeypatch):
+    """Heads and Real heads build a heatmap's description once per inputs for the whole server (ui.cache.shared):
+    another session on the same link builds none."""
+    from lessons import heads as H
+    from lessons import real_heads as R
+
+    calls = []
+    for module, name in ((H, "heads_heatmap"), (R, "grid_heatmap")):
+        original = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _o=original, **k: calls.append(1) or _o(*a, **k))
+    for page, extra in (("heads", dict(heads_tab="heads", seed=4343)), ("real-model", dict(real_text="Cold heads 4343."))):
+        first = run_app(page, **SETTINGS, **extra)
+        assert not first.exception and heatmaps(first), page
+        built = len(calls)
+        assert built >= 1, page
+        again = run_app(page, **SETTINGS, **extra)
+        assert not again.exception
+        assert [d.header for d in heatmaps(again)] == [d.header for d in heatmaps(first)]
+        assert len(calls) == built, f"{page}: the second session built its heatmap again"
 
 
 def test_no_full_garbage_collection_after_every_run():
@@ -179,8 +232,7 @@ def test_a_rerun_that_changes_nothing_builds_and_converts_no_heatmap(monkeypatch
     calls = []
     original = core.canvas_chart.to_scene
     monkeypatch.setattr(core.canvas_chart, "to_scene", lambda fig: calls.append(1) or original(fig))
-    for page, extra in (("heads", dict(heads_tab="heads")), ("walkthrough", dict(walk_step="softmax")),
-                        ("masks", dict()), ("real-model", dict())):
+    for page, extra in (("walkthrough", dict(walk_step="softmax")), ("masks", dict())):
         first = run_app(page, **SETTINGS, **extra, seed=4242)  # a seed no other test uses: a cold cache
         assert not first.exception and charts(first), page
         built = len(calls)
