@@ -81,7 +81,7 @@ st.write(t("heads.intro"))
 st.info(t("heads.now", d_model=d, h=h, d_k=d_k, T=T), icon=":material/view_column:")
 prev = previous_h()  # tracked on every run, so the shapes section can say what changed since the last h
 # One section at a time (ui/sections.py): each draws one or two charts, not the page's nine.
-SECTIONS = H.SECTIONS
+SECTIONS = ("shapes", "heads", "cost", "timing", "slice", "single")  # = lessons.heads.SECTIONS, a literal for tests/test_fuzz_app.py
 open_id, tabs = lazy_tabs("heads_tab", SECTIONS, lambda sid, lang: i18n.t(f"heads.tab.{sid}", lang), ctx.lang)
 
 

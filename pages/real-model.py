@@ -28,7 +28,7 @@ LAYERS, HEADS = list(R.LAYERS), list(R.HEADS)
 DEFAULT_LAYER, DEFAULT_HEAD = R.DEFAULT_LAYER, R.DEFAULT_HEAD  # with the first example: "it" -> "animal"
 # The page's sections as tabs, in the order a teacher would show them: only the open one is built and drawn
 # (the browser pays one or two frames per plotly chart on every redraw; ui/sections.py).
-VIEWS = R.VIEWS
+VIEWS = ("grid", "head", "patterns", "link", "ablate", "core")  # = lessons.real_heads.VIEWS, a literal for tests/test_fuzz_app.py
 KEPT_HEAD = "real_head_kept"  # the enlarged head, remembered while the grid tab is open (its widget is not drawn)
 
 

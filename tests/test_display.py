@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 import torch
 from chart_reader import charts
+from chart_reader import heatmaps as routed_heatmaps
 from chart_reader import role as role_in
 from chart_reader import stops as chart_stops
 from conftest import run_app
@@ -103,8 +104,7 @@ def test_contrast_palette_has_no_pale_end_for_signed_values_and_a_visible_keep_c
 
 
 @pytest.mark.parametrize("name", ["matrix", "matrix_signed", "heads", "walk_x", "walk_weights", "walk_masked",
-                                  "walk_band", "walk_mask", "walk_drill", "walk_vectors", "walk_mix",
-                                  "heads_blocks", "heads_slice"])
+                                  "walk_band", "walk_mask", "walk_drill", "walk_vectors", "walk_mix"])
 def test_restyle_gives_every_role_the_palettes_scale_and_leaves_other_heatmaps(name):
     fig = all_figures()[name]
     before = [(figures.role_of(t), stops(t.colorscale)) for t in heatmaps(fig)]
@@ -313,8 +313,12 @@ def test_every_page_with_every_display_option(page, lang, option):
                 assert chart.stops(i) == chart_stops(figures.scale(kind, "contrast"))
     if option == "tables" and page in ("walkthrough", "heads", "masks", "real-model"):
         assert len(at.dataframe) >= 2  # the heatmaps' tables
+    routed = routed_heatmaps(at)  # pages on the chart route (ui/heatmaps.py): the options travel in the payload
+    for hm in routed:
+        assert option != "tables", "with the table view, no heatmap is drawn"
+        assert (hm.header["palette"], hm.header["cell_numbers"], hm.header["format"]) == ("contrast", True, "svg")
     if page in ("walkthrough", "heads", "masks", "real-model"):
-        assert drawn or option == "tables"
+        assert drawn or routed or option == "tables"
 
 
 def test_every_chart_has_an_accessible_name_in_the_language():

@@ -162,8 +162,8 @@ STRINGS = {
     },
     "heads.slice.head": {"zh": "查看第几个头", "en": "Head to inspect"},
     "heads.slice.big": {
-        "zh": "$W^Q$（显示前 {rows} / {d} 行），切成 {h} 个列块；粗框 = 头 {i}",
-        "en": "$W^Q$ (first {rows} of {d} rows), cut into {h} column blocks; bold = head {i}",
+        "zh": "$W^Q$（显示前 {rows} / {d} 行），切成 {h} 个列块（各有边框，上方色条区分）；粗框 = 头 {i}",
+        "en": "$W^Q$ (first {rows} of {d} rows), cut into {h} column blocks (each framed, a colour strip above); the thick frame = head {i}",
     },
     "heads.slice.small": {
         "zh": "$W^Q_{{{i}}}$ = model.head_projection('q', {i})：{d} × {dk}（显示前 {rows} 行）",
@@ -221,7 +221,7 @@ STRINGS = {
     },
     # the heatmaps' panel titles and axes (lessons/heads.py text keys)
     "heads.hm.head": {"zh": "头 {i}", "en": "head {i}"},
-    "heads.hm.big": {"zh": "W^Q（头 {i} 的列块加粗）", "en": "W^Q (head {i}'s block in bold)"},
+    "heads.hm.big": {"zh": "W^Q（粗框：头 {i} 的列块）", "en": "W^Q (thick frame: head {i}'s block)"},
     "heads.hm.small": {"zh": "W_{i}^Q", "en": "W_{i}^Q"},
     "heads.axis.in": {"zh": "d_model（输入）", "en": "d_model (in)"},
     "heads.axis.out": {"zh": "d_model（输出）", "en": "d_model (out)"},
