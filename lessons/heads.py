@@ -448,12 +448,15 @@ def page_of_heads(h: int, page: int, per_page: int = PER_PAGE) -> list[int]:
 
 def data_range(values) -> tuple[float, float]:
     """min..max over the finite values (NaN, inf and a mask's -1e9 are skipped), widened by 1 when flat:
-    one colour range for a whole set of heads, even those not drawn."""
-    v = values.detach().float() if hasattr(values, "detach") else torch.as_tensor(values, dtype=torch.float32)
-    finite = v[torch.isfinite(v) & (v.abs() < 1e8)]
-    if finite.numel() == 0:
+    one colour range for a whole set of heads, even those not drawn. (In numpy: a shared, read-only tensor
+    pays a Python hook per torch operation.)"""
+    a = np.asarray(values.detach().cpu().numpy() if hasattr(values, "detach") else values, dtype=np.float32)
+    ok = np.isfinite(a) & (np.abs(a) < 1e8)
+    if not ok.all():
+        a = a[ok]
+    if a.size == 0:
         return -1.0, 1.0
-    lo, hi = float(finite.min()), float(finite.max())
+    lo, hi = float(a.min()), float(a.max())
     return (lo, hi) if lo < hi else (lo - 1.0, hi + 1.0)
 
 
