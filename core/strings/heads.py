@@ -225,5 +225,5 @@ STRINGS = {
     "heads.hm.small": {"zh": "W_{i}^Q", "en": "W_{i}^Q"},
     "heads.axis.in": {"zh": "d_model（输入）", "en": "d_model (in)"},
     "heads.axis.out": {"zh": "d_model（输出）", "en": "d_model (out)"},
-    "heads.axis.dk": {"zh": "d_k（大 W 的列号）", "en": "d_k (the big W's column)"},
+    "heads.axis.dk": {"zh": "W^Q 的列号", "en": "column of W^Q"},
 }
