@@ -44,6 +44,9 @@ class UrlKey:
     hi: Bound = None
     choices: Bound = ()
     note: str = ""
+    # A key whose correction is part of the lesson (RoPE's odd d_k is refused *with a reason*) gives its own
+    # rule: (raw, env) -> (value, Fix | None), called for present values instead of the kind's rule.
+    rule: Callable[[object, Env], tuple[Any, Fix | None]] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -111,6 +114,8 @@ def parse_value(key: UrlKey, raw: object, env: Env | None = None) -> tuple[Any, 
     default = r["default"]
     if missing(raw):
         return default, None
+    if key.rule is not None:
+        return key.rule(raw, env or {})
 
     def fix(used: Any, reason: str) -> tuple[Any, Fix]:
         return used, Fix(key.name, shown(raw), as_url(used), reason)

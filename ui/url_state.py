@@ -18,7 +18,7 @@ from typing import Any
 import streamlit as st
 
 from core.i18n import plain
-from lessons.url import Env, UrlKey, as_url, parse
+from lessons.url import Env, Fix, UrlKey, as_url, parse
 from ui import seam
 from ui.shell import drop_url_value, url_values
 
@@ -33,18 +33,30 @@ def keep_value(store: str, key: str) -> None:
     kept(store)[key] = st.session_state.get(key)
 
 
+def default_notice(t: Callable[..., str]) -> Callable[[Fix, bool], str | None]:
+    """The common notice: only corrections a link caused are shown ("<key>=<given> is not valid: <used>")."""
+    def notice(fix: Fix, from_link: bool) -> str | None:
+        return t("notice.page_param", param=fix.key, given=plain(fix.given), used=fix.used) if from_link else None
+    return notice
+
+
 def settle(keys: Sequence[UrlKey], env: Env, *, t: Callable[..., str], store: str,
-           widgets: Sequence[str] | None = None) -> dict[str, Any]:
-    """Every key's valid value (see the module's doc). `widgets`: the keys that are bound widgets and get their
-    value through session state (default: all of `keys`); the others (e.g. a tab id that ui.sections owns) are
-    only parsed and cleaned in the URL."""
-    bound = set(k.name for k in keys) if widgets is None else set(widgets)
+           url_first: Sequence[str] = (), notice: Callable[[Fix, bool], str | None] | None = None) -> dict[str, Any]:
+    """Every key's valid value (see the module's doc). `url_first`: keys whose widget is not bound to the URL but
+    writes it in its callback (a translated choice, ui/choice.py): the URL decides, a correction is written to
+    the URL, and session state is left to the widget. `notice(fix, from_link)`: the text of the notice a
+    correction gets, or None for none (default: the common notice, for corrections a link caused)."""
+    notice = notice or default_notice(t)
+    first = set(url_first)
     store_values = kept(store)
     raw: dict[str, object] = {}
     from_url: set[str] = set()
     for key in keys:
         name = key.name
-        if name in bound and name in st.session_state:
+        if name in first and url_values(name):
+            raw[name] = url_values(name)[-1]
+            from_url.add(name)
+        elif name not in first and name in st.session_state:
             raw[name] = st.session_state[name]
         elif name in store_values:
             raw[name] = store_values[name]
@@ -53,21 +65,26 @@ def settle(keys: Sequence[UrlKey], env: Env, *, t: Callable[..., str], store: st
             from_url.add(name)
     values, fixes = parse(keys, raw, env)
     for fix in fixes:
-        if fix.key in from_url:
-            st.warning(t("notice.page_param", param=fix.key, given=plain(fix.given), used=fix.used),
-                       icon=":material/build:")
+        text = notice(fix, fix.key in from_url)
+        if text:
+            st.warning(text, icon=":material/build:")
     for key in keys:
         name, value = key.name, values[key.name]
+        store_values[name] = value
+        if name in first:
+            if name in from_url and url_values(name) != [as_url(value)]:
+                st.query_params[name] = as_url(value)  # once: the next run reads a valid value
+            continue
         if name in from_url and url_values(name) != [as_url(value)]:
-            drop_url_value(name)
+            drop_url_value(name)  # the bound widget takes the corrected value instead of parsing the bad one
         else:
             # A widget whose range changed (new T or h) is a new widget, and Streamlit would seed it from the link
             # the page was loaded with (ui/seam entry 4): from here on the session's value decides.
             seam.forget_initial_url_value(name)
-        if name in bound:
-            st.session_state[name] = value  # every run: a re-created widget takes it instead of its default
-            store_values[name] = value
+        current = st.session_state.get(name)
+        if current != value or type(current) is not type(value):
+            st.session_state[name] = value  # a re-created widget takes it instead of its default
     return values
 
 
-__all__ = ["keep_value", "kept", "settle"]
+__all__ = ["default_notice", "keep_value", "kept", "settle"]
