@@ -33,23 +33,17 @@ from core.attention import AttentionTrace, MultiHeadAttention, build_input, buil
 from core.threads import single_thread
 from core.validation import divisors
 from lessons.heatmap import Heatmap, Panel, Rect, readonly, text
+from lessons.url import UrlKey
 
 # The page's URL keys, declared once (issue 19 item 4): name, type, allowed values, default. The sidebar's
 # shared settings (d_model, num_heads, seq_len, mask, seed, lang) are declared by core/settings.py.
 SECTIONS = ("shapes", "heads", "cost", "timing", "slice", "single")
 
 
-@dataclass(frozen=True)
-class UrlKey:
-    name: str
-    kind: str  # "choice" | "int"
-    allowed: tuple  # choice: the values; int: (lo, hi)
-    default: object
-
-
 URL_KEYS: tuple[UrlKey, ...] = (
-    UrlKey("heads_tab", "choice", SECTIONS, SECTIONS[0]),  # the open section (ui/sections.lazy_tabs)
+    UrlKey("heads_tab", "choice", SECTIONS[0], choices=SECTIONS),  # the open section (ui/sections.lazy_tabs)
 )
+# (The head grid's choices -- page of heads, heads picked, the head to slice -- live in the session, not the URL.)
 PER_PAGE = 8  # heads drawn by default in the grid (one page of heads)
 MAX_PICK = 16  # heads drawn at most
 

@@ -28,6 +28,7 @@ from core.accounting import weight_count
 from core.pretrained import (CLS, EXAMPLES, SEP, SPECIAL_TOKENS, Batch, Encoded, EncoderRun, Pretrained,
                              reference_check)
 from lessons.heatmap import Heatmap, Panel, readonly, text
+from lessons.url import UrlKey, names
 
 # The page's URL keys, declared once (issue 19 item 4): name, type, allowed values, default.
 VIEWS = ("grid", "head", "patterns", "link", "ablate", "core")  # the sections, as tabs
@@ -36,22 +37,19 @@ HEADS = tuple(range(12))
 DEFAULT_LAYER, DEFAULT_HEAD = 3, 1  # with the first example, this head links "it" to "animal"
 
 
-@dataclass(frozen=True)
-class UrlKey:
-    name: str
-    kind: str  # "choice" | "bool" | "multi" | "text"
-    allowed: tuple  # choice / multi: the values; text: (max chars,); bool: (False, True)
-    default: object
-
-
+# real_text (free text, bounded by core.limits MAX_TEXT_CHARS / MAX_TEXT_TOKENS: ui/free_text refuses a longer one with
+# a notice) and real_off (any set of HEADS, Streamlit's pills bound to the URL) are not kinds lessons/url parses.
 URL_KEYS: tuple[UrlKey, ...] = (
-    UrlKey("real_text", "text", (), EXAMPLES[0][0]),  # bounded by core.limits MAX_TEXT_CHARS / MAX_TEXT_TOKENS
-    UrlKey("real_tab", "choice", VIEWS, VIEWS[0]),
-    UrlKey("real_layer", "choice", LAYERS, DEFAULT_LAYER),
-    UrlKey("real_head", "choice", HEADS, DEFAULT_HEAD),
-    UrlKey("real_hide", "bool", (False, True), False),
-    UrlKey("real_off", "multi", HEADS, ()),
+    UrlKey("real_tab", "choice", VIEWS[0], choices=VIEWS),  # the open section (ui/sections.lazy_tabs)
+    UrlKey("real_layer", "choice", DEFAULT_LAYER, choices=LAYERS),
+    UrlKey("real_head", "choice", DEFAULT_HEAD, choices=HEADS),
+    UrlKey("real_hide", "bool", False),
 )
+URL_KEY_NAMES = names(URL_KEYS) + ("real_text", "real_off")
+
+
+def url_key(name: str) -> UrlKey:
+    return next(k for k in URL_KEYS if k.name == name)
 
 
 def find_token(tokens: Sequence[str], word: str, *, after: int = 0) -> int | None:

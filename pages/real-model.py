@@ -70,8 +70,12 @@ def token_chips(tokens: list[str]) -> str:
             + "".join(chip(i, tok) for i, tok in enumerate(tokens)) + "</div>")
 
 
-def settle(key: str, valid: list, default) -> None:
-    """A page widget's state must be one of its options before the widget is drawn."""
+def settle(key: str, valid: list | None = None, default=None) -> None:
+    """A page widget's state must be one of its options before the widget is drawn (options and default from
+    the lesson's URL_KEYS when not given)."""
+    if valid is None:
+        declared = R.url_key(key)
+        valid, default = list(declared.choices), declared.default
     if key in st.session_state and st.session_state[key] not in valid:
         st.session_state[key] = default
     elif key not in st.session_state and key in st.query_params and url_values(key) not in ([str(v)] for v in valid):
@@ -137,8 +141,8 @@ weights = reading.weights  # (layers, h, T, T) for this one sentence
 # ---------------------------------------------------------------- 2. the heads, one tab at a time
 st.success(t("real.check", w=reading.check["weights"], o=reading.check["outputs"]), icon=":material/check_circle:")
 st.header(t("real.maps.header"))
-settle("real_layer", LAYERS, DEFAULT_LAYER)
-settle("real_head", HEADS, DEFAULT_HEAD)
+settle("real_layer")  # lessons.real_heads.URL_KEYS
+settle("real_head")
 c1, c2 = st.columns([3, 2])
 layer = c1.segmented_control(t("real.layer"), LAYERS, key="real_layer", bind="query-params", default=DEFAULT_LAYER,
                              required=True)

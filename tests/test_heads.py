@@ -347,3 +347,13 @@ def test_sixteen_heads_of_32_stay_under_64_kb():
     assert len(grid.header["panels"]) == 16 and all(p.get("codes") for p in grid.header["panels"])
     size = len(at.get("bidi_component")[0].proto.bytes)
     assert size <= 64 * 1024, size
+
+
+def test_the_page_url_keys_are_declared_once_in_the_lesson():
+    from lessons.url import UrlKey, parse
+
+    assert [k.name for k in H.URL_KEYS] == ["heads_tab"] and all(isinstance(k, UrlKey) for k in H.URL_KEYS)
+    assert H.URL_KEYS[0].choices == H.SECTIONS == ("shapes", "heads", "cost", "timing", "slice", "single")
+    assert parse(H.URL_KEYS, {"heads_tab": "Cost"}, {})[0] == {"heads_tab": "cost"}
+    at = run_app("heads", heads_tab="nope")
+    assert not at.exception and at.query_params["heads_tab"] == "shapes"  # ui/sections: corrected, with a notice

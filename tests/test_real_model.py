@@ -468,3 +468,19 @@ def test_browser_real_heads(server, page):
     box.press("Control+Enter")
     wait_idle(page)
     expect(page.get_by_text("The text is too long: 72 tokens")).to_be_visible()
+
+
+def test_the_page_url_keys_are_declared_once_in_the_lesson():
+    """lessons.real_heads.URL_KEYS (lessons/url.UrlKey): the page's options and defaults, and a bad link value
+    corrected to a valid one."""
+    from lessons.url import UrlKey, parse
+
+    assert all(isinstance(k, UrlKey) for k in R.URL_KEYS)
+    assert set(R.URL_KEY_NAMES) == {"real_tab", "real_layer", "real_head", "real_hide", "real_text", "real_off"}
+    assert R.url_key("real_layer").choices == tuple(range(6)) and R.url_key("real_head").choices == tuple(range(12))
+    values, fixes = parse(R.URL_KEYS, {"real_layer": "9", "real_head": "x", "real_tab": "HEAD"}, {})
+    assert values == {"real_tab": "head", "real_layer": 5, "real_head": R.DEFAULT_HEAD, "real_hide": False}
+    assert {f.key: f.reason for f in fixes} == {"real_tab": "spelling", "real_layer": "out_of_range",
+                                               "real_head": "unreadable"}
+    at = run_app("real-model", lang="en", real_layer="x7")
+    assert not at.exception and at.button_group(key="real_layer").value == R.DEFAULT_LAYER
