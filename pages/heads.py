@@ -171,7 +171,7 @@ def cost_section() -> None:
 
     over_h = totals_over_heads(1, T, T, d, masked=masked)
     st.caption(t("heads.cost.chart", d_model=d))
-    compute_fig, memory_fig = heads_charts.cost_figures(
+    compute_fig, memory_fig = heads_charts.cost_specs(
         over_h, h, params_title=t("heads.cost.chart.params"), ops_title=t("heads.cost.chart.ops"),
         memory_title=t("heads.cost.chart.memory"), macs_name=t("heads.cost.macs"),
         elementwise_name=t("heads.cost.elementwise"), axis_title=t("heads.cost.axis"), memory_name=t("heads.cost.memory"))

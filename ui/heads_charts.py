@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 import streamlit as st
-from plotly.subplots import make_subplots
+from plotly.subplots import make_subplots  # (timing_figure)
 
 from charts.payload import file_name
 from core.accounting import Totals
@@ -29,7 +29,7 @@ def plot_config(image_format: str, name: str) -> dict:
                                      "filename": file_name(name), "scale": 2}}
 
 
-def show_plot(fig: go.Figure, *, name: str, title: str, alt_word: str, key: str, where=None):
+def show_plot(fig: go.Figure | dict, *, name: str, title: str, alt_word: str, key: str, where=None):
     """Draw a bar/line figure; `title: alt_word` is its accessible name (the same for every setting: a changed
     alt remounts the chart)."""
     options = display.current()
@@ -49,42 +49,71 @@ def _bar_colors(rows: Sequence[Totals], current_h: int, base: str = OTHER_COLOR,
     return [current if r.h == current_h else base for r in rows]
 
 
-def cost_figures(rows: Sequence[Totals], current_h: int, *, params_title: str, ops_title: str,
-                 memory_title: str, macs_name: str, elementwise_name: str, axis_title: str,
-                 memory_name: str = "memory") -> tuple[go.Figure, go.Figure]:
-    """(parameters + operations against h, memory of the attention weights against h).
+def _category_axis(cats: list[str], ticks: list[str], **extra) -> dict:
+    return {"type": "category", "tickvals": cats, "ticktext": ticks, "fixedrange": True, **extra}
+
+
+def _subplot_title(text: str, y: float) -> dict:
+    return {"font": {"size": 16}, "showarrow": False, "text": text, "x": 0.5, "xanchor": "center", "xref": "paper",
+            "y": y, "yanchor": "bottom", "yref": "paper"}
+
+
+def cost_specs(rows: Sequence[Totals], current_h: int, *, params_title: str, ops_title: str,
+               memory_title: str, macs_name: str, elementwise_name: str, axis_title: str,
+               memory_name: str = "memory") -> tuple[dict, dict]:
+    """(parameters + operations against h, memory of the attention weights against h) as plain plotly figure
+    dicts (what make_subplots would build, written out: st.plotly_chart validates a dict once, where building a
+    go.Figure with make_subplots and its updates, then validating it again, cost ~3 times as much per step).
 
     Linear y axes from 0, so a flat bar row really means 'the same' and growth looks like growth.
     The current h is drawn darker; the tick under each h is its d_k.
     """
     cats, ticks = _h_axis(rows)
-    compute = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.14,
-                            subplot_titles=[params_title, ops_title])
-    compute.add_trace(go.Bar(x=cats, y=[r.params for r in rows], marker_color=_bar_colors(rows, current_h),
-                             showlegend=False, hovertemplate="h = %{x}<br>%{y:,}<extra></extra>"), row=1, col=1)
-    compute.add_trace(go.Bar(x=cats, y=[r.macs for r in rows], name=macs_name,
-                             marker_color=_bar_colors(rows, current_h, "#9fb8e3", MACS_COLOR),
-                             hovertemplate="h = %{x}<br>%{y:,}<extra>" + macs_name + "</extra>"), row=2, col=1)
-    compute.add_trace(go.Bar(x=cats, y=[r.elementwise for r in rows], name=elementwise_name,
-                             marker_color=_bar_colors(rows, current_h, "#f3c29b", ELEMENTWISE_COLOR),
-                             hovertemplate="h = %{x}<br>%{y:,}<extra>" + elementwise_name + "</extra>"),
-                      row=2, col=1)
-    compute.update_layout(barmode="stack", height=460, margin=dict(l=10, r=10, t=40, b=10),
-                          legend=dict(orientation="h", x=0, y=-0.22, xanchor="left", yanchor="top"))
-    compute.update_xaxes(type="category", tickvals=cats, ticktext=ticks, fixedrange=True)
-    compute.update_xaxes(title=axis_title, row=2, col=1)
-    compute.update_yaxes(rangemode="tozero", separatethousands=True, fixedrange=True)
+    compute = {
+        "data": [
+            {"type": "bar", "x": cats, "y": [r.params for r in rows], "xaxis": "x", "yaxis": "y", "showlegend": False,
+             "marker": {"color": _bar_colors(rows, current_h)}, "hovertemplate": "h = %{x}<br>%{y:,}<extra></extra>"},
+            {"type": "bar", "x": cats, "y": [r.macs for r in rows], "xaxis": "x2", "yaxis": "y2", "name": macs_name,
+             "marker": {"color": _bar_colors(rows, current_h, "#9fb8e3", MACS_COLOR)},
+             "hovertemplate": "h = %{x}<br>%{y:,}<extra>" + macs_name + "</extra>"},
+            {"type": "bar", "x": cats, "y": [r.elementwise for r in rows], "xaxis": "x2", "yaxis": "y2",
+             "name": elementwise_name, "marker": {"color": _bar_colors(rows, current_h, "#f3c29b", ELEMENTWISE_COLOR)},
+             "hovertemplate": "h = %{x}<br>%{y:,}<extra>" + elementwise_name + "</extra>"},
+        ],
+        "layout": {
+            "xaxis": _category_axis(cats, ticks, anchor="y", domain=[0.0, 1.0], matches="x2", showticklabels=False),
+            "xaxis2": _category_axis(cats, ticks, anchor="y2", domain=[0.0, 1.0], title={"text": axis_title}),
+            "yaxis": {"anchor": "x", "domain": [0.57, 1.0], "rangemode": "tozero", "separatethousands": True,
+                      "fixedrange": True},
+            "yaxis2": {"anchor": "x2", "domain": [0.0, 0.43], "rangemode": "tozero", "separatethousands": True,
+                       "fixedrange": True},
+            "annotations": [_subplot_title(params_title, 1.0), _subplot_title(ops_title, 0.43)],
+            "barmode": "stack", "height": 460, "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+            "legend": {"orientation": "h", "x": 0, "y": -0.22, "xanchor": "left", "yanchor": "top"},
+        },
+    }
     top = max(r.weights_bytes for r in rows)
     unit, size = ("MiB", 1 << 20) if top >= 8 << 20 else ("KiB", 1 << 10) if top >= 4 << 10 else ("B", 1)
-    memory = make_subplots(rows=1, cols=1, subplot_titles=[memory_title])
-    memory.add_trace(go.Bar(x=cats, y=[r.weights_bytes / size for r in rows], name=memory_name,
-                              marker_color=_bar_colors(rows, current_h, "#e6b3b1", MEMORY_COLOR),
-                              customdata=[human_bytes(r.weights_bytes) for r in rows],
-                              hovertemplate="h = %{x}<br>%{customdata}<extra></extra>"))
-    memory.update_layout(height=460, margin=dict(l=10, r=10, t=40, b=10), showlegend=False)
-    memory.update_xaxes(type="category", tickvals=cats, ticktext=ticks, title=axis_title, fixedrange=True)
-    memory.update_yaxes(rangemode="tozero", title=unit, fixedrange=True)
+    memory = {
+        "data": [{"type": "bar", "x": cats, "y": [r.weights_bytes / size for r in rows], "name": memory_name,
+                  "marker": {"color": _bar_colors(rows, current_h, "#e6b3b1", MEMORY_COLOR)},
+                  "customdata": [human_bytes(r.weights_bytes) for r in rows],
+                  "hovertemplate": "h = %{x}<br>%{customdata}<extra></extra>"}],
+        "layout": {
+            "xaxis": _category_axis(cats, ticks, anchor="y", domain=[0.0, 1.0], title={"text": axis_title}),
+            "yaxis": {"anchor": "x", "domain": [0.0, 1.0], "rangemode": "tozero", "title": {"text": unit},
+                      "fixedrange": True},
+            "annotations": [_subplot_title(memory_title, 1.0)],
+            "height": 460, "margin": {"l": 10, "r": 10, "t": 40, "b": 10}, "showlegend": False,
+        },
+    }
     return compute, memory
+
+
+def cost_figures(rows: Sequence[Totals], current_h: int, **words) -> tuple[go.Figure, go.Figure]:
+    """cost_specs as go.Figure objects (for tools and tests that read a figure)."""
+    compute, memory = cost_specs(rows, current_h, **words)
+    return go.Figure(compute), go.Figure(memory)
 
 
 
