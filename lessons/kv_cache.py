@@ -33,17 +33,33 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import numpy.typing as npt
 import torch
 import torch.nn.functional as F
 
-from core.accounting import (BYTES_PER_FLOAT16, BYTES_PER_FLOAT32, PRESETS, ModelPreset, decode_macs,
-                             kv_cache_bytes, kv_sharing_over_heads, preset_cache_bytes)
-from core.attention import AttentionTrace, build_input, build_model
-from core.kv_cache import (KVCache, bottom_right_causal_mask, decode_all, decode_step, generate_without_cache,
-                           head_groups, top_left_causal_mask)
+from core.accounting import (
+    BYTES_PER_FLOAT16,
+    BYTES_PER_FLOAT32,
+    PRESETS,
+    ModelPreset,
+    decode_macs,
+    kv_cache_bytes,
+    kv_sharing_over_heads,
+    preset_cache_bytes,
+)
+from core.attention import AttentionTrace, MultiHeadAttention, build_input, build_model
+from core.kv_cache import (
+    KVCache,
+    bottom_right_causal_mask,
+    decode_all,
+    decode_step,
+    head_groups,
+    top_left_causal_mask,
+)
 from core.limits import KV_CACHE_MAX_TOKENS
 from core.masks import causal_mask
 from core.scenario import PAD, padding_length, settings_mask
@@ -123,16 +139,17 @@ URL_KEYS: tuple[UrlKey, ...] = (
 URL_KEY_BY_NAME = {k.name: k for k in URL_KEYS}
 
 
-def _shown(raw) -> str:
+def _shown(raw: object) -> str:
     text = str(raw)
     return text if len(text) <= 24 else text[:21] + "..."
 
 
-def _missing(raw) -> bool:
+def _missing(raw: object) -> bool:
     return raw is None or (isinstance(raw, str) and raw.strip() == "")
 
 
-def _int_value(key: str, raw, lo: int, hi: int, default: int, choices=None) -> tuple[int, Correction | None]:
+def _int_value(key: str, raw: object, lo: int, hi: int, default: int,
+               choices: Sequence[int] | None = None) -> tuple[int, Correction | None]:
     """Any raw value as an int of the key's range (nearest choice); missing -> default, silently."""
     if _missing(raw):
         return default, None
@@ -140,7 +157,7 @@ def _int_value(key: str, raw, lo: int, hi: int, default: int, choices=None) -> t
     return value, None if ok else Correction(key, _shown(raw), str(value))
 
 
-def _choice_value(key: str, raw, choices: tuple[str, ...], default: str) -> tuple[str, Correction | None]:
+def _choice_value(key: str, raw: object, choices: tuple[str, ...], default: str) -> tuple[str, Correction | None]:
     if _missing(raw):
         return default, None
     text = str(raw).strip().lower()
@@ -149,38 +166,38 @@ def _choice_value(key: str, raw, choices: tuple[str, ...], default: str) -> tupl
     return default, Correction(key, _shown(raw), default)
 
 
-def parse_kv_tab(raw) -> tuple[str, Correction | None]:
+def parse_kv_tab(raw: object) -> tuple[str, Correction | None]:
     """The open section; an unknown id opens the first."""
     return _choice_value("kv_tab", raw, SECTIONS, DEFAULT_TAB)
 
 
-def parse_kv_heads(raw, num_heads: int) -> tuple[int, Correction | None]:
+def parse_kv_heads(raw: object, num_heads: int) -> tuple[int, Correction | None]:
     """h_kv: the nearest divisor of num_heads (3 with h = 8 -> 2, ties go to the smaller; 0 -> 1; 99 -> h)."""
     allowed = divisors(num_heads)
     return _int_value("kv_heads", raw, 1, num_heads, default_kv_heads(num_heads), allowed)
 
 
-def parse_kv_step(raw, seq_len: int) -> tuple[int, Correction | None]:
+def parse_kv_step(raw: object, seq_len: int) -> tuple[int, Correction | None]:
     """Decode step t in 1..T (after T shrinks, a step past it becomes T)."""
     return _int_value("kv_step", raw, 1, seq_len, DEFAULT_STEP)
 
 
-def parse_kv_head(raw, num_heads: int) -> tuple[int, Correction | None]:
+def parse_kv_head(raw: object, num_heads: int) -> tuple[int, Correction | None]:
     """The focused query head, 0..h-1."""
     return _int_value("kv_head", raw, 0, num_heads - 1, DEFAULT_HEAD)
 
 
-def parse_kv_model(raw) -> tuple[str, Correction | None]:
+def parse_kv_model(raw: object) -> tuple[str, Correction | None]:
     """A preset slug or 'ours'; anything else -> llama-3-8b."""
     return _choice_value("kv_model", raw, MODEL_CHOICES, DEFAULT_MODEL)
 
 
-def parse_kv_context(raw) -> tuple[int, Correction | None]:
+def parse_kv_context(raw: object) -> tuple[int, Correction | None]:
     """The table's context length: the nearest of CONTEXT_CHOICES (5000 -> 4096)."""
     return _int_value("kv_context", raw, CONTEXT_CHOICES[0], CONTEXT_CHOICES[-1], DEFAULT_CONTEXT, CONTEXT_CHOICES)
 
 
-def parse_kv_gen(raw) -> tuple[int, Correction | None]:
+def parse_kv_gen(raw: object) -> tuple[int, Correction | None]:
     """Tokens the timing generates, GEN_MIN..GEN_MAX (the cache's limit in core/limits.py)."""
     return _int_value("kv_gen", raw, GEN_MIN, GEN_MAX, DEFAULT_GEN)
 
@@ -198,7 +215,7 @@ class PageValues:
     gen: int
 
 
-def parse_url(raw: dict, settings: Settings) -> tuple[PageValues, list[Correction]]:
+def parse_url(raw: Mapping[str, object], settings: Settings) -> tuple[PageValues, list[Correction]]:
     """Every page value from raw URL text (missing keys take their default); the corrections made, in key order.
 
     A shared link reproduces the view: the same URL gives the same values for the same shared settings.
@@ -208,7 +225,8 @@ def parse_url(raw: dict, settings: Settings) -> tuple[PageValues, list[Correctio
               parse_kv_step(raw.get("kv_step"), T), parse_kv_head(raw.get("kv_head"), h),
               parse_kv_model(raw.get("kv_model")), parse_kv_context(raw.get("kv_context")),
               parse_kv_gen(raw.get("kv_gen")))
-    values = PageValues(*(v for v, _ in parsed))
+    tab, kv_heads, step, head, model, context, gen = parsed
+    values = PageValues(tab[0], kv_heads[0], step[0], head[0], model[0], context[0], gen[0])
     return values, [c for _, c in parsed if c is not None]
 
 
@@ -224,8 +242,8 @@ class Axis:
     groups: tuple[int, ...] = ()  # colour group (K/V head) of each entry, when the page colours by group
 
 
-def _heatmap(name: str, values, rows: Axis, cols: Axis, role: str, *, blocked=None,
-             title: Text | None = None, rects: tuple[Rect, ...] = ()) -> Heatmap:
+def _heatmap(name: str, values: torch.Tensor | npt.ArrayLike, rows: Axis, cols: Axis, role: str, *,
+             blocked: np.ndarray | None = None, title: Text | None = None, rects: tuple[Rect, ...] = ()) -> Heatmap:
     """One panel as lessons.heatmap.Heatmap: the renderer's plain description (labels as text, axes as keys)."""
     a = readonly(values)
     vmin, vmax = value_range(role, [a])
@@ -341,7 +359,8 @@ def _column_groups(width: int, d_k: int, per_head: tuple[int, ...]) -> tuple[int
     return tuple(per_head[c // d_k] for c in range(width))
 
 
-def _sdpa_check(model, x: torch.Tensor, mask: torch.Tensor | None, output: torch.Tensor) -> tuple[float, int]:
+def _sdpa_check(model: MultiHeadAttention, x: torch.Tensor, mask: torch.Tensor | None,
+                output: torch.Tensor) -> tuple[float, int]:
     """Max abs difference of our output against torch's own GQA attention, over the rows that keep a key.
 
     A row with every key blocked is uniform with the seed's fill (-1e9) and NaN in SDPA: not compared.
@@ -416,7 +435,7 @@ def sharing_view(settings: Settings, kv_heads: int, *, custom_text: str | None =
     )
 
 
-def weights_heatmap(view: SharingView, heads) -> Heatmap:
+def weights_heatmap(view: SharingView, heads: Iterable[int]) -> Heatmap:
     """The weights of the chosen query heads, one panel each, titled with the K/V head they read (their group).
 
     One chart for the page (the renderer tiles the panels); the range is 0..1 for every head.
@@ -639,7 +658,7 @@ def memory_view(settings: Settings, kv_heads: int, model: str, context: int) -> 
 GROWTH_KINDS = ("linear", "quadratic", "cubic")
 
 
-def growth_exponent(lengths, values) -> float:
+def growth_exponent(lengths: npt.ArrayLike, values: npt.ArrayLike) -> float:
     """p in value ~ c * length^p: the least-squares slope of log(value) on log(length), over the larger half.
 
     The larger half only: at small lengths a fixed cost per step (Python, kernel launches) hides the
@@ -698,7 +717,7 @@ class TimingResult:
     wall_seconds: float  # the measurement's own wall-clock time
 
 
-def _frozen(values, dtype) -> np.ndarray:
+def _frozen(values: npt.ArrayLike, dtype: npt.DTypeLike) -> np.ndarray:
     a = np.array(values, dtype=dtype)
     a.setflags(write=False)
     return a
@@ -739,7 +758,7 @@ def measure_generation(settings: Settings, kv_heads: int, tokens: int, *, repeat
         return _measure(model, x, kv_heads, repeats, budget_s)
 
 
-def _generate_timed(model, x: torch.Tensor, cached: bool) -> tuple[list[float], torch.Tensor]:
+def _generate_timed(model: MultiHeadAttention, x: torch.Tensor, cached: bool) -> tuple[list[float], torch.Tensor]:
     """One generation of x's T tokens; the CPU seconds of each step, and the T output rows (1, T, d_model)."""
     T = x.shape[1]
     clock = time.thread_time
@@ -758,7 +777,7 @@ def _generate_timed(model, x: torch.Tensor, cached: bool) -> tuple[list[float], 
 
 
 @torch.no_grad()
-def _measure(model, x: torch.Tensor, kv_heads: int, repeats: int, budget_s: float) -> TimingResult:
+def _measure(model: MultiHeadAttention, x: torch.Tensor, kv_heads: int, repeats: int, budget_s: float) -> TimingResult:
     d_model, h, T = model.d_model, model.num_heads, x.shape[1]
     best_with, best_without = [math.inf] * T, [math.inf] * T
     start = time.perf_counter()
@@ -772,23 +791,23 @@ def _measure(model, x: torch.Tensor, kv_heads: int, repeats: int, budget_s: floa
     wall = time.perf_counter() - start
     # A step too short for the clock reads 0 s: count it as one tick, so every total is positive.
     tick = time.get_clock_info("thread_time").resolution
-    best_with, best_without = np.maximum(best_with, tick), np.maximum(best_without, tick)
-    total_with, total_without = np.cumsum(best_with), np.cumsum(best_without)
+    step_with, step_without = np.maximum(best_with, tick), np.maximum(best_without, tick)
+    total_with, total_without = np.cumsum(step_with), np.cumsum(step_without)
     lengths = timing_lengths(T)
     at = [L - 1 for L in lengths]
     macs_with = [sum(decode_macs(d_model, h, kv_heads, t).with_cache for t in range(1, L + 1)) for L in lengths]
     macs_without = [sum(decode_macs(d_model, h, kv_heads, t).without_cache for t in range(1, L + 1)) for L in lengths]
     e_with, e_without = growth_exponent(lengths, total_with[at]), growth_exponent(lengths, total_without[at])
     return TimingResult(
-        tokens=T, kv_heads=kv_heads, step_with=_frozen(best_with, np.float64),
-        step_without=_frozen(best_without, np.float64), total_with=_frozen(total_with, np.float64),
+        tokens=T, kv_heads=kv_heads, step_with=_frozen(step_with, np.float64),
+        step_without=_frozen(step_without, np.float64), total_with=_frozen(total_with, np.float64),
         total_without=_frozen(total_without, np.float64), lengths=_frozen(lengths, np.int64),
         macs_with=_frozen(macs_with, np.int64), macs_without=_frozen(macs_without, np.int64),
         exponent_with=e_with, exponent_without=e_without,
         kind_with=growth_kind(e_with), kind_without=growth_kind(e_without),
         macs_exponent_with=growth_exponent(lengths, macs_with),
         macs_exponent_without=growth_exponent(lengths, macs_without),
-        step_exponent_without=growth_exponent(lengths, best_without[at]),
+        step_exponent_without=growth_exponent(lengths, step_without[at]),
         speedup=float(total_without[-1] / total_with[-1]),
         outputs_max_abs_diff=float((out_with - out_without).abs().max()), repeats=done, wall_seconds=wall,
     )

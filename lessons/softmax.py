@@ -32,10 +32,12 @@ import math
 import random
 import re
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
+import numpy.typing as npt
 import torch
 import torch.nn.functional as F
 
@@ -44,13 +46,32 @@ from core.limits import QUIZ_ANSWER_CHARS, TILE_BLOCK_MAX, TILE_BLOCK_MIN
 from core.masks import FILL_SEED, full_grid
 from core.scenario import Scenario
 from core.settings import Correction, Settings, clamp_int
-from core.softmax_numerics import (DTYPES, SCALE_NAMES, divisor, dot_variance, entropy, gradient_size,
-                                   naive_failure, naive_softmax, online_softmax, overflow_threshold, safe_softmax)
-from core.tiled_attention import (LONG_CONTEXTS, attention_memory, causal_tile_counts, context_costs,
-                                  step_traffic, tile_bounds, tiled_attention)
+from core.softmax_numerics import (
+    DTYPES,
+    SCALE_NAMES,
+    divisor,
+    dot_variance,
+    entropy,
+    gradient_size,
+    naive_failure,
+    naive_softmax,
+    online_softmax,
+    overflow_threshold,
+    safe_softmax,
+)
+from core.tiled_attention import (
+    LONG_CONTEXTS,
+    attention_memory,
+    causal_tile_counts,
+    context_costs,
+    step_traffic,
+    tile_bounds,
+    tiled_attention,
+)
 from lessons.heatmap import Heatmap, Panel, Rect, Text, readonly, text, value_range
 
 PAGE = "softmax"  # url_path
+_V = TypeVar("_V")
 SECTIONS = ("scale", "max", "tiles")  # soft_tab values, in the order of the lesson
 GAINS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)  # soft_gain: the row times this; large enough to overflow
 DEFAULT_BLOCK = 4  # soft_bq, soft_bk: at the default T = 8, 2 x 2 tiles, one skipped under the causal mask
@@ -68,7 +89,7 @@ STATE_KEYS = tuple(f"softmax.state.{n}" for n in STATE_NAMES)  # the words of a 
 ROW_WAITING, ROW_RUNNING, ROW_WRITTEN = 0, 1, 2
 
 
-def _ro(a) -> np.ndarray:
+def _ro(a: torch.Tensor | npt.ArrayLike) -> np.ndarray:
     """A read-only numpy copy of a tensor / array: shared by every student through the page's cache."""
     if isinstance(a, torch.Tensor):
         a = a.detach().cpu()
@@ -115,12 +136,13 @@ class PageValues:
     step: int  # 1-based
 
 
-def _given(raw) -> str:
+def _given(raw: object) -> str:
     text = str(raw)
     return text if len(text) <= 24 else text[:21] + "..."
 
 
-def _parse_int(key: str, raw, lo: int, hi: int, default: int, choices=None) -> tuple[int, Correction | None]:
+def _parse_int(key: str, raw: object, lo: int, hi: int, default: int,
+               choices: Sequence[int] | None = None) -> tuple[int, Correction | None]:
     """Missing/empty: the default, silently. Anything else: clamp_int (nearest choice); a change is reported."""
     if raw is None or raw == "":
         return default, None
@@ -128,7 +150,7 @@ def _parse_int(key: str, raw, lo: int, hi: int, default: int, choices=None) -> t
     return value, None if ok else Correction(key, _given(raw), str(value))
 
 
-def parse_tab(raw) -> tuple[str, Correction | None]:
+def parse_tab(raw: object) -> tuple[str, Correction | None]:
     """soft_tab: a section id (case and spaces forgiven); anything else opens the first section."""
     if raw is None or raw == "":
         return SECTIONS[0], None
@@ -138,27 +160,27 @@ def parse_tab(raw) -> tuple[str, Correction | None]:
     return SECTIONS[0], Correction("soft_tab", _given(raw), SECTIONS[0])
 
 
-def parse_head(raw, settings: Settings) -> tuple[int, Correction | None]:
+def parse_head(raw: object, settings: Settings) -> tuple[int, Correction | None]:
     """soft_head: 0 .. num_heads - 1 (clamped; garbage gives head 0)."""
     return _parse_int("soft_head", raw, 0, settings.num_heads - 1, 0)
 
 
-def parse_row(raw, settings: Settings) -> tuple[int, Correction | None]:
+def parse_row(raw: object, settings: Settings) -> tuple[int, Correction | None]:
     """soft_row: a query position 0 .. seq_len - 1 (clamped; garbage gives the last row)."""
     return _parse_int("soft_row", raw, 0, settings.seq_len - 1, settings.seq_len - 1)
 
 
-def parse_gain(raw) -> tuple[int, Correction | None]:
+def parse_gain(raw: object) -> tuple[int, Correction | None]:
     """soft_gain: one of GAINS; another number goes to the nearest gain, garbage to 1."""
     return _parse_int("soft_gain", raw, GAINS[0], GAINS[-1], GAINS[0], GAINS)
 
 
-def parse_block(raw, key: str = "soft_bq") -> tuple[int, Correction | None]:
+def parse_block(raw: object, key: str = "soft_bq") -> tuple[int, Correction | None]:
     """soft_bq / soft_bk: a block size TILE_BLOCK_MIN .. TILE_BLOCK_MAX (a block longer than T is one tile)."""
     return _parse_int(key, raw, TILE_BLOCK_MIN, TILE_BLOCK_MAX, DEFAULT_BLOCK)
 
 
-def parse_step(raw, n_steps: int) -> tuple[int, Correction | None]:
+def parse_step(raw: object, n_steps: int) -> tuple[int, Correction | None]:
     """soft_step: 1 .. n_steps (the processed tiles of the walk); garbage gives step 1."""
     return _parse_int("soft_step", raw, 1, max(1, n_steps), 1)
 
@@ -168,8 +190,9 @@ def step_count(settings: Settings, block_q: int, block_k: int, custom_text: str 
     the step slider's length. A tile is skipped when it keeps no cell, unless one of its rows is blocked
     entirely (core/tiled_attention.py keeps such tiles: that row needs its -1e9 cells)."""
     T = settings.seq_len
-    keep = full_grid(scenario_mod.settings_mask(settings.mask, T, T, custom_text), 1, T, T)[0].numpy()  # (T, T)
-    blocked_row = ~keep.any(axis=-1)  # (T,)
+    grid = full_grid(scenario_mod.settings_mask(settings.mask, T, T, custom_text), 1, T, T)[0]  # (T, T)
+    keep = grid.numpy()  # (T, T)
+    blocked_row = (~grid.any(dim=-1)).numpy()  # (T,)
     n = 0
     for q0, q1 in tile_bounds(T, block_q):  # numpy, not torch: 1024 tiles at blocks 1 x 1 in ~2 ms
         row_blocked = bool(blocked_row[q0:q1].any())
@@ -193,7 +216,7 @@ def parse_url(settings: Settings, raw: Mapping, custom_text: str | None = None) 
     depends on the block sizes and the mask. Never raises; returns what was corrected."""
     fixes: list[Correction] = []
 
-    def take(result):
+    def take(result: tuple[_V, Correction | None]) -> _V:
         value, fix = result
         if fix is not None:
             fixes.append(fix)
@@ -215,13 +238,15 @@ SHOWN_FEATURES = 64  # output heatmaps carry the first d_k columns up to this (3
 SCALE_LABELS = ("÷1", "÷√d_k", "÷d_k")  # the scale heatmap's row labels, in SCALE_NAMES order (symbols, no words)
 
 
-def _labels(axis: str, positions, tokens: list[str]) -> tuple[str, ...]:
+def _labels(axis: str, positions: Iterable[int | np.integer], tokens: list[str]) -> tuple[str, ...]:
     return tuple(tokens[int(p)] if axis in ("query", "key") else str(int(p)) for p in positions)
 
 
-def heatmap(name: str, values, row_axis: str, col_axis: str, tokens: list[str], role: str, *, rows=None,
-            cols=None, vmin: float | None = None, vmax: float | None = None, blocked=None, rects: tuple = (),
-            title: Text | None = None, row_labels: tuple[str, ...] | None = None) -> Heatmap:
+def heatmap(name: str, values: torch.Tensor | npt.ArrayLike, row_axis: str, col_axis: str, tokens: list[str],
+            role: str, *, rows: npt.ArrayLike | None = None, cols: npt.ArrayLike | None = None,
+            vmin: float | None = None, vmax: float | None = None, blocked: npt.ArrayLike | None = None,
+            rects: Iterable[Rect] = (), title: Text | None = None,
+            row_labels: tuple[str, ...] | None = None) -> Heatmap:
     """One panel as a `lessons.heatmap.Heatmap` (the chart route's plain description). Axis keys become
     texts `softmax.axis.<axis>`; rows / cols: the positions the rows / columns stand for (their labels are
     the run's tokens on query/key axes, the numbers otherwise). The range defaults to the role's
@@ -418,8 +443,8 @@ class MaxRow:
     dtypes: tuple[DtypeRow, ...]  # float32, float16
     gains: np.ndarray  # (len(GAINS),) the gain choices
     naive_ok_by_gain: np.ndarray  # (len(GAINS), 2) bool: does naive survive each gain, float32 / float16
-    first_failing_gain: tuple[int | None, int | None]  # smallest gain of GAINS where naive breaks, per dtype
-    exp_overflow_gain: tuple[float | None, float | None]  # threshold / row_max: from here exp(max) overflows
+    first_failing_gain: tuple[int | None, ...]  # per DTYPE_NAMES: smallest gain of GAINS where naive breaks, per dtype
+    exp_overflow_gain: tuple[float | None, ...]  # per DTYPE_NAMES: threshold / row_max: from here exp(max) overflows
 
 
 def _gained(run: Scenario, head: int, row: int, gain: float) -> tuple[torch.Tensor, torch.Tensor]:
@@ -553,14 +578,16 @@ class TileStepView:
     # rects: the skipped tiles (style "skipped", runs of one query tile merged) and the current one (last)
     skipped_so_far: int  # skipped tiles before the current one in loop order
     skipped_total: int
-    output_so_far: Heatmap  # (T, min(d_k, SHOWN_FEATURES)) written rows = final, running rows = acc / l now, waiting rows = NaN
+    # (T, min(d_k, SHOWN_FEATURES)) written rows = final, running rows = acc / l now, waiting rows = NaN
+    output_so_far: Heatmap
     row_state: np.ndarray  # (T,) ROW_WAITING / ROW_RUNNING / ROW_WRITTEN
     m_rows: np.ndarray  # (T,)  running max of each row so far (NaN: its query tile has not started)
     l_rows: np.ndarray  # (T,)
     traffic_so_far: dict  # numbers moved by steps 1..step (read_q, read_k, read_v, write_o)
     tile_scores: Heatmap  # (r, c) this tile's scaled scores, rows/cols = its query/key positions, blocked NaN
     tile_p: Heatmap  # (r, c) exp(scores - m_new): this tile's unnormalised weights, each in 0..1
-    tile_acc: Heatmap  # (r, min(d_k, SHOWN_FEATURES)) the running unnormalised output of the tile's rows after this step
+    # (r, min(d_k, SHOWN_FEATURES)) the running unnormalised output of the tile's rows after this step
+    tile_acc: Heatmap
 
 
 def _skipped_rects(walk: TileWalk) -> tuple[Rect, ...]:
@@ -814,7 +841,7 @@ def _read_order(text: str) -> tuple[str, ...] | None:
     return order[::-1] if descending else order
 
 
-def check_answer(q: QuizQuestion, raw) -> Checked:
+def check_answer(q: QuizQuestion, raw: object) -> Checked:
     """Read a typed answer (bounded: longer than QUIZ_ANSWER_CHARS is not read) and say if it is right.
 
     int: an integer, digits may be grouped (16,640 / 16 640). number: within params["slack"]. bytes: an integer
@@ -826,7 +853,7 @@ def check_answer(q: QuizQuestion, raw) -> Checked:
         return Checked(None, False)
     if q.answer_type == "order":
         order = _read_order(text)
-        return Checked(order, order == tuple(q.answer))
+        return Checked(order, isinstance(q.answer, tuple) and order == q.answer)
     if q.answer_type == "bytes":
         m = re.fullmatch(r"\s*(.+?)\s*([kmgt]?i?b)\s*", text.lower())
         factor = 1
@@ -841,5 +868,6 @@ def check_answer(q: QuizQuestion, raw) -> Checked:
     if value is None:
         return Checked(None, False)
     if q.answer_type == "number":
+        assert isinstance(q.answer, (int, float)), q.kind
         return Checked(value, abs(value - q.answer) <= q.params["slack"])
     return Checked(value, value == q.answer)
