@@ -257,6 +257,11 @@ BERT_TO_OURS = {
 UNUSED_BERT_TENSORS = re.compile(r"^(embeddings\.position_ids|pooler\..*)$")
 
 
+def encoder_layers(model: Pretrained) -> Sequence[EncoderLayer]:
+    """The encoder's layers, typed (nn.ModuleList yields plain Modules to a type checker)."""
+    return cast("Sequence[EncoderLayer]", model.encoder.layers)
+
+
 def our_name(bert_name: str) -> str | None:
     """Our parameter name for a BERT tensor name, or None if we do not use it."""
     prefix, _, leaf = bert_name.rpartition(".")  # leaf: weight / bias
@@ -625,11 +630,6 @@ def ablation_baseline(model: Pretrained, batch: Batch, full: EncoderRun, layer: 
 def _numel(module: nn.Module) -> int:
     """Weights of a module, trainable or frozen (core.frozen turns parameters into read-only buffers)."""
     return weight_count(module)  # from the layer shapes
-
-
-def encoder_layers(model: Pretrained) -> Sequence[EncoderLayer]:
-    """The encoder's layers, typed (nn.ModuleList yields plain Modules to a type checker)."""
-    return cast("Sequence[EncoderLayer]", model.encoder.layers)
 
 
 def param_count(model: Pretrained) -> int:
