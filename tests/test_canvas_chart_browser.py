@@ -8,7 +8,7 @@ from conftest import open_app, sidebar_slider, wait_idle
 from playwright.sync_api import expect
 
 from core import figures, i18n, scenario
-from core import walkthrough as W
+from lessons import walkthrough as W
 from core.settings import Settings
 
 pytestmark = pytest.mark.browser

@@ -70,6 +70,10 @@ STRINGS = {
     "walk.axis.query": {"zh": "查询", "en": "query"},
     "walk.axis.key": {"zh": "键", "en": "key"},
     "walk.axis.head": {"zh": "头", "en": "head"},
+    "walk.axis.vector": {"zh": "向量", "en": "vector"},
+    "walk.axis.term": {"zh": "项", "en": "term"},
+    "walk.chart.tensor": {"zh": "{name}", "en": "{name}"},  # a tensor's code name (x, q, k, v, concat, output)
+    "walk.chart.head": {"zh": "头 {head}", "en": "head {head}"},  # a head's panel
     # --- step names on the step pills (the URL keeps the neutral name: walk_step=softmax)
     "walk.input.short": {"zh": "输入", "en": "input"},
     "walk.project.short": {"zh": "投影", "en": "project"},
