@@ -487,9 +487,13 @@ def mix_heatmap(story: CellStory, tokens) -> Heatmap:
     y = [f"{w:.3f}·v_{k} ({tok})" for k, (w, tok) in enumerate(zip(story.row_weights.tolist(), tokens))]
     y.append(f"Σ = head_{story.head}[{story.i}]")
     lo, hi = _signed(m)
-    panel = Panel(values=readonly(m), row_labels=tuple(y), col_labels=_columns(story.d_k, story.columns[0]))
+    decimals = 4 if m.numel() <= MIX_EXACT_CELLS else 2
+    values = readonly(m)
+    if decimals == 2:  # the values as printed (+ 0.0: no "-0.00"), so each travels as an int16 code
+        values = readonly(np.round(values, 2) + np.float32(0.0))
+    panel = Panel(values=values, row_labels=tuple(y), col_labels=_columns(story.d_k, story.columns[0]))
     return Heatmap(name="mix", panels=(panel,), role="signed", vmin=lo, vmax=hi, row_axis=text("walk.axis.term"),
-                   col_axis=text("walk.axis.col"), decimals=4 if m.numel() <= MIX_EXACT_CELLS else 2)
+                   col_axis=text("walk.axis.col"), decimals=decimals)
 
 
 def story_rows(story: CellStory, tokens) -> list[list[str]]:

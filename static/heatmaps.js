@@ -329,12 +329,12 @@ class Chart {
     return Math.round(Math.max(this.fit, window.innerHeight - top - 12));
   }
 
-  // The layout whose cells fill that height: shorter cells when the chart would overflow it, taller (up to
-  // square) when it leaves room. What is above may still move (a formula typeset): look again a few times.
+  // The layout whose cells fill that height: shorter cells when the chart would overflow it, taller when it
+  // leaves room (as the plotly-era projector view did). What is above may still move (a formula typeset): look again a few times.
   fitted(width) {
     const target = this.fitHeight(), g = this.layout(width);
     const fixed = g.height - g.cellRows * g.ch;
-    const ch = Math.max(2, Math.min(g.cw, MAX_CELL * 1.5, (target - fixed) / Math.max(1, g.cellRows)));
+    const ch = Math.max(2, Math.min(MAX_CELL * 1.5, (target - fixed) / Math.max(1, g.cellRows)));
     clearTimeout(this.refit);
     const again = waits => {
       if (!waits.length) return;
