@@ -56,10 +56,9 @@ ROLES = ("q", "k", "v")
 # two pixels a column on a laptop); wider, one at a time at full width, which also keeps a step's bytes
 # under the 64 KB target (three 32 x 512 matrices of float32 are ~192 KB).
 SIDE_BY_SIDE_MAX = 128
-# The cell story's mix of V (T_k + 1 rows x d_k) travels as float32 up to this many cells; a wider head
-# (d_k 256, 512: columns under 2 px) prints 2 decimals and travels as int16 codes (half the bytes), so the
-# story with its charts stays under a step's 64 KB.
-MIX_EXACT_CELLS = 8192
+# The cell story's mix of V (T_k + 1 rows x d_k) shows at most this many of the head's columns (d_k 512:
+# columns under 2 px; 33 x 512 values with the story's other charts would pass a step's 64 KB).
+MIX_MAX_COLUMNS = 256
 HEADS_PER_PAGE = 8  # head panels one page shows (two rows of four; the renderer thins crowded labels)
 
 
@@ -307,6 +306,23 @@ def step_zrange(run, name: str) -> tuple[float, float]:
     return -m, m
 
 
+def as_printed(tensors) -> tuple[list[np.ndarray], int]:
+    """Read-only arrays of `tensors` with the values as the chart prints them, and the decimals it prints:
+    4 while every value fits int16 codes at 4 decimals (|v| < 3.2767), else 3, else 2. Rounded to them
+    (+ 0.0: no "-0.0000"), so a panel travels as int16 codes (charts.payload, compact): half the bytes, and
+    a (32, 512) tensor stays under a step's 64 KB. Masked cells (|v| >= 1e8, the -1e9 fill) and non-finite
+    ones stay as they are."""
+    arrays = [np.asarray(t.detach().float().numpy() if hasattr(t, "detach") else t, dtype=np.float32) for t in tensors]
+    finite = [a[np.isfinite(a) & (np.abs(a) < 1e8)] for a in arrays]
+    top = max((float(np.abs(f).max()) for f in finite if f.size), default=0.0)
+    decimals = 4 if top < 3.2767 else 3 if top < 32.767 else 2
+    out = []
+    for a in arrays:
+        keep = np.isfinite(a) & (np.abs(a) < 1e8)
+        out.append(readonly(np.where(keep, np.round(a, decimals) + np.float32(0.0), a)))
+    return out, decimals
+
+
 def _columns(n: int, first: int = 0) -> tuple[str, ...]:
     return tuple(str(first + c) for c in range(n))
 
@@ -321,20 +337,23 @@ def matrix_heatmap(run, field: str, *, zrange, groups: bool = False) -> Heatmap:
     the columns in the colour of the head that owns them (split, concat)."""
     m = step_tensor(run, field)
     s = run.settings
-    panel = Panel(values=readonly(m), row_labels=axis_labels(run.tokens), col_labels=_columns(m.shape[1]),
+    (values,), decimals = as_printed([m])
+    panel = Panel(values=values, row_labels=axis_labels(run.tokens), col_labels=_columns(m.shape[1]),
                   col_groups=head_owner(s.d_model, s.d_k) if groups else ())
     return Heatmap(name=field, panels=(panel,), role="signed", vmin=float(zrange[0]), vmax=float(zrange[1]),
                    row_axis=text("walk.axis.token"), col_axis=text("walk.axis.col"),
-                   title=text("walk.chart.tensor", name=field))
+                   title=text("walk.chart.tensor", name=field), decimals=decimals)
 
 
 def projections_heatmap(run, *, zrange) -> Heatmap:
     """q, k and v side by side: three panels on the colour scale they share."""
     labels = axis_labels(run.tokens)
-    panels = tuple(Panel(values=readonly(step_tensor(run, f)), title=text("walk.chart.tensor", name=f),
-                         row_labels=labels, col_labels=_columns(run.settings.d_model)) for f in ROLES)
+    arrays, decimals = as_printed([step_tensor(run, f) for f in ROLES])
+    panels = tuple(Panel(values=a, title=text("walk.chart.tensor", name=f), row_labels=labels,
+                         col_labels=_columns(run.settings.d_model)) for f, a in zip(ROLES, arrays))
     return Heatmap(name="qkv", panels=panels, role="signed", vmin=float(zrange[0]), vmax=float(zrange[1]),
-                   row_axis=text("walk.axis.token"), col_axis=text("walk.axis.col"), panel_columns=3)
+                   row_axis=text("walk.axis.token"), col_axis=text("walk.axis.col"), panel_columns=3,
+                   decimals=decimals)
 
 
 TOKEN_GRIDS = ("scores", "scaled_scores", "masked_scores", "weights")  # (h, T_q, T_k): tokens on both axes
@@ -356,16 +375,18 @@ def heads_heatmap(run, field: str, heads, *, zrange) -> Heatmap:
         blocked = ~full_grid(run.mask, 1, s.seq_len, s.seq_len)[0].numpy()  # (T_q, T_k) True = blocked
         blocked = blocked if blocked.any() else None
     panels = []
-    for h in heads:
+    heads = tuple(heads)
+    arrays, decimals = as_printed([m[h] for h in heads])
+    for h, values in zip(heads, arrays):
         C = int(m.shape[-1])
         first = h * C if field in ("q_heads", "k_heads", "v_heads") else 0
-        panels.append(Panel(values=readonly(m[h]), title=text("walk.chart.head", head=h), row_labels=labels,
+        panels.append(Panel(values=values, title=text("walk.chart.head", head=h), row_labels=labels,
                             col_labels=labels if grid else _columns(C, first),
                             blocked=blocked, col_groups=() if grid else (h,) * C))
     role = "weights" if field == "weights" else "signed"
     return Heatmap(name=field, panels=tuple(panels), role=role, vmin=float(zrange[0]), vmax=float(zrange[1]),
                    row_axis=text("walk.axis.query" if grid else "walk.axis.token"),
-                   col_axis=text("walk.axis.key" if grid else "walk.axis.col"), panel_columns=4)
+                   col_axis=text("walk.axis.key" if grid else "walk.axis.col"), panel_columns=4, decimals=decimals)
 
 
 def mask_heatmap(run) -> Heatmap:
@@ -475,23 +496,26 @@ def vectors_heatmap(story: CellStory) -> Heatmap:
     rows = torch.stack([story.q_i, story.k_j, story.products])  # (3, d_k)
     names = (f"q_{story.i}", f"k_{story.j}", f"q_{story.i}⊙k_{story.j}")
     lo, hi = _signed(rows)
-    panel = Panel(values=readonly(rows), row_labels=names, col_labels=_columns(story.d_k, story.columns[0]))
+    (values,), decimals = as_printed([rows])
+    panel = Panel(values=values, row_labels=names, col_labels=_columns(story.d_k, story.columns[0]))
     return Heatmap(name="qk", panels=(panel,), role="signed", vmin=lo, vmax=hi, row_axis=text("walk.axis.vector"),
-                   col_axis=text("walk.axis.col"))
+                   col_axis=text("walk.axis.col"), decimals=decimals)
 
 
 def mix_heatmap(story: CellStory, tokens) -> Heatmap:
-    """weight_j' · v_j' for every key j' (rows), and their sum, the head's output row i (last row). A head too
-    wide to print every value (more than MIX_EXACT_CELLS cells) prints 2 decimals (sent compact)."""
+    """weight_j' · v_j' for every key j' (rows), and their sum, the head's output row i (last row), over the
+    head's columns: the first MIX_MAX_COLUMNS of a wider head (d_k 512: columns under 2 px, and 33 x 512
+    printed values would pass a step's 64 KB with the story's other charts); the title says which."""
     m = torch.cat([story.contributions, story.out[None]])  # (T_k + 1, d_k)
+    shown = min(story.d_k, MIX_MAX_COLUMNS)
     y = [f"{w:.3f}·v_{k} ({tok})" for k, (w, tok) in enumerate(zip(story.row_weights.tolist(), tokens))]
     y.append(f"Σ = head_{story.head}[{story.i}]")
     lo, hi = _signed(m)
-    decimals = 4 if m.numel() <= MIX_EXACT_CELLS else 2
-    values = readonly(m)
-    if decimals == 2:  # the values as printed (+ 0.0: no "-0.00"), so each travels as an int16 code
-        values = readonly(np.round(values, 2) + np.float32(0.0))
-    panel = Panel(values=values, row_labels=tuple(y), col_labels=_columns(story.d_k, story.columns[0]))
+    (values,), decimals = as_printed([m[:, :shown]])
+    first = story.columns[0]
+    panel = Panel(values=values, row_labels=tuple(y), col_labels=_columns(shown, first),
+                  title=text("walk.chart.mix_part", a=first, b=first + shown - 1, d_k=story.d_k)
+                  if shown < story.d_k else None)
     return Heatmap(name="mix", panels=(panel,), role="signed", vmin=lo, vmax=hi, row_axis=text("walk.axis.term"),
                    col_axis=text("walk.axis.col"), decimals=decimals)
 
@@ -558,7 +582,7 @@ def step_charts(run, name: str, heads: tuple[int, ...], role: str = "q") -> Step
     return StepCharts(matrix_heatmap(run, "output", zrange=zrange))
 
 
-__all__ = ["DRILL_STEPS", "MIX_EXACT_CELLS", "ROLES", "SIDE_BY_SIDE_MAX", "STEPS", "STEP_BY_NAME", "STEP_NAMES",
+__all__ = ["DRILL_STEPS", "MIX_MAX_COLUMNS", "ROLES", "SIDE_BY_SIDE_MAX", "STEPS", "STEP_BY_NAME", "STEP_NAMES",
            "STORY_COLUMNS", "URL_KEYS", "VIEWS", "CellStory", "Parsed", "ReferenceCheck", "Step", "StepCharts",
            "UrlKey", "blocked_count", "cell_story", "concat_max_diff", "dot_terms", "drill_heatmap",
            "head_pages", "heads_heatmap", "heads_per_page", "mask_heatmap", "matrix_heatmap", "mix_heatmap",

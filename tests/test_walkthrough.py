@@ -289,7 +289,7 @@ def test_large_settings_page_the_heads_with_one_colour_scale():
     assert (hm.vmin, hm.vmax) == zrange and len(hm.panels) == 4  # one chart for the page of heads
     assert [(p.title.key, p.title.kw()) for p in hm.panels] == [("walk.chart.head", {"head": k}) for k in (4, 5, 6, 7)]
     for k, p in zip((4, 5, 6, 7), hm.panels):
-        assert np.array_equal(p.values, run.trace.scores[0, k].numpy())
+        assert np.allclose(p.values, run.trace.scores[0, k].numpy(), atol=0.5 * 10 ** -hm.decimals + 1e-6)
     all_scores = run.trace.scores
     assert zrange[1] == pytest.approx(float(all_scores.abs().max()))  # over all 16 heads, not the page
 
@@ -302,7 +302,8 @@ def test_blocked_scores_are_hatched_cells_that_keep_the_fill_value():
     assert -1e8 < lo < 0 < hi < 1e8  # the colours span the real scores, not the -1e9
     for h, p in enumerate(hm.panels):
         assert np.array_equal(p.blocked, ~grid)
-        assert np.array_equal(p.values, run.trace.masked_scores[0, h].numpy())  # kept scores exact, -1e9 kept
+        exact = run.trace.masked_scores[0, h].numpy()  # kept scores as printed (hm.decimals), the -1e9 kept
+        assert np.allclose(p.values, exact, atol=0.5 * 10 ** -hm.decimals + 1e-6) and (p.values[~grid] == -1e9).all()
     _, arrays = payload.unpack(payload.payload(hm, compact=True))
     assert np.array_equal(arrays[0]["blocked"], ~grid)
     exact = table.tables(hm)  # the table view still gives the -1e9 that enters the softmax
@@ -332,20 +333,26 @@ def test_url_parsers_clamp():
     assert W.parse_flag("1e400") == W.Parsed(False, False)  # noqa: E501 and W.parse_flag(None) == W.Parsed(False, True)
 
 
-def test_the_mix_of_v_prints_its_values_until_a_head_is_too_wide_to_hover():
-    """The cell story's weights · V: 4 decimals up to MIX_EXACT_CELLS; a head of 512 columns (h = 1 at
-    d_model 512) prints 2 decimals and travels as int16 codes, half the bytes."""
-    for h, decimals in ((16, 4), (1, 2)):
+def test_the_mix_of_v_shows_a_wide_heads_first_columns_and_says_so():
+    """The cell story's weights · V over the head's columns, the last row their sum (the head's output row);
+    a head of 512 columns (h = 1 at d_model 512) shows its first MIX_MAX_COLUMNS, its title saying which."""
+    x = W.matrix_heatmap(scenario.run(settings(d_model=512, num_heads=1, seq_len=32)), "x", zrange=(-5, 5))
+    assert x.decimals == 3  # |x| passes 3.2767 here: 3 decimals, so X still travels as int16 codes
+    assert payload.unpack(payload.payload(x, compact=True))[0]["panels"][0].get("codes")
+    for h, cols in ((16, 32), (1, W.MIX_MAX_COLUMNS)):
         run = scenario.run(settings(d_model=512, num_heads=h, seq_len=32))
         story = W.cell_story(run, 0, 3, 2)
         hm = W.mix_heatmap(story, run.tokens)
         (p,) = hm.panels
-        assert hm.decimals == decimals and p.values.shape == (33, 512 // h)
-        assert np.allclose(p.values[-1], story.out.numpy(), atol=0.5 * 10 ** -decimals + 1e-6)
+        assert p.values.shape == (33, cols) and p.col_labels[-1] == str(cols - 1)
+        atol = 0.5 * 10 ** -hm.decimals + 1e-6
+        assert np.allclose(p.values[-1], story.out[:cols].numpy(), atol=atol)  # the sum row: head 0's output row 3
+        assert np.allclose(p.values[:-1], story.contributions[:, :cols].numpy(), atol=atol)
         assert p.row_labels[-1] == "Σ = head_0[3]"
+        assert (p.title is None) is (h == 16)
         header, arrays = payload.unpack(payload.payload(hm, compact=True))
-        assert bool(header["panels"][0].get("codes")) is (decimals == 2)
-        assert np.allclose(arrays[0]["values"], p.values, atol=0.5 * 10 ** -decimals + 1e-6)
+        assert header["panels"][0].get("codes")  # half the bytes of float32
+    assert p.title.kw() == dict(a=0, b=W.MIX_MAX_COLUMNS - 1, d_k=512)
     vec = W.vectors_heatmap(story)
-    assert np.allclose(vec.panels[0].values[2], (story.q_i * story.k_j).numpy())
+    assert np.allclose(vec.panels[0].values[2], (story.q_i * story.k_j).numpy(), atol=0.5 * 10 ** -vec.decimals + 1e-6)
     assert vec.panels[0].col_labels[0] == "0" and len(vec.panels[0].col_labels) == 512

@@ -74,6 +74,7 @@ STRINGS = {
     "walk.axis.term": {"zh": "项", "en": "term"},
     "walk.chart.tensor": {"zh": "{name}", "en": "{name}"},  # a tensor's code name (x, q, k, v, concat, output)
     "walk.chart.head": {"zh": "头 {head}", "en": "head {head}"},  # a head's panel
+    "walk.chart.mix_part": {"zh": "这个头 {d_k} 列中的第 {a}–{b} 列", "en": "columns {a}–{b} of this head's {d_k}"},
     # --- step names on the step pills (the URL keeps the neutral name: walk_step=softmax)
     "walk.input.short": {"zh": "输入", "en": "input"},
     "walk.project.short": {"zh": "投影", "en": "project"},
