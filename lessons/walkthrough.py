@@ -19,8 +19,7 @@ from core.accounting import Shape, tensor_shapes
 from core.attention import AttentionTrace, MultiHeadAttention
 from core.masks import full_grid
 from core.reference import max_abs_diff, torch_reference
-from core.settings import clamp_int
-from lessons import source
+from lessons import source, url
 from lessons.heatmap import Heatmap, Panel, Rect, readonly, text
 from lessons.source import Source
 
@@ -70,81 +69,77 @@ def step_index(name: str) -> int:
 
 
 @dataclass(frozen=True)
-class UrlKey:
-    """One URL key of the page. A bound or default given as text names a value that depends on the settings:
-    "num_heads-1", "seq_len-1", "head_pages"."""
-
-    name: str
-    type: str  # "choice" | "int" | "bool"
-    allowed: tuple  # the choices, or (lo, hi) inclusive, or () for a bool
-    default: object
-
-
-URL_KEYS: tuple[UrlKey, ...] = (
-    UrlKey("walk_view", "choice", VIEWS, VIEWS[0]),
-    UrlKey("walk_step", "choice", STEP_NAMES, STEP_NAMES[0]),  # or its number 1..10 (clamped)
-    UrlKey("walk_hpage", "int", (1, "head_pages"), 1),  # 1-based, as st.pagination counts
-    UrlKey("walk_head", "int", (0, "num_heads-1"), 0),
-    UrlKey("walk_i", "int", (0, "seq_len-1"), "seq_len-1"),
-    UrlKey("walk_j", "int", (0, "seq_len-1"), 0),
-    UrlKey("walk_cellcharts", "bool", (), False),
-    UrlKey("walk_drill", "bool", (), False),
-)
-URL_KEY_NAMES = tuple(k.name for k in URL_KEYS)
-
-
-@dataclass(frozen=True)
 class Parsed:
     value: object
     ok: bool  # False: the raw value was corrected (say so)
 
 
-def parse_step(raw) -> Parsed:
-    """A step from a URL value: its name, or its number 1..10 (clamped). Anything else: the first step."""
-    if raw is None or raw == "":
-        return Parsed(STEP_NAMES[0], True)
+def _step_rule(raw, env) -> tuple[str, url.Fix | None]:
+    """walk_step: a step's name (case and spaces forgiven), or its number 1..10 (clamped). Else the first step."""
     text_ = str(raw).strip().lower()
     if text_ in STEP_NAMES:
-        return Parsed(text_, True)
+        return text_, None
     try:
-        number = int(float(text_))
+        number = int(float(text_[:30]))
     except (ValueError, OverflowError):
-        return Parsed(STEP_NAMES[0], False)
+        return STEP_NAMES[0], url.Fix("walk_step", url.shown(raw), STEP_NAMES[0], "unreadable")
     clamped = min(max(number, 1), len(STEPS))
-    return Parsed(STEP_NAMES[clamped - 1], clamped == number)
+    used = STEP_NAMES[clamped - 1]
+    return used, None if clamped == number else url.Fix("walk_step", url.shown(raw), used, "out_of_range")
+
+
+def _head_pages(env) -> int:
+    return head_pages(env["settings"].num_heads, env["settings"].seq_len)
+
+
+# The page's URL keys, declared once (lessons/url.py); env: {"settings": the shared Settings}.
+URL_KEYS: tuple[url.UrlKey, ...] = (
+    url.UrlKey("walk_view", "choice", VIEWS[0], choices=VIEWS),
+    url.UrlKey("walk_step", "choice", STEP_NAMES[0], choices=STEP_NAMES, rule=_step_rule, note="or its number 1..10"),
+    url.UrlKey("walk_hpage", "int", 1, lo=1, hi=_head_pages, note="1-based, as st.pagination counts"),
+    url.UrlKey("walk_head", "int", 0, lo=0, hi=url.setting("num_heads", -1)),
+    url.UrlKey("walk_i", "int", url.setting("seq_len", -1), lo=0, hi=url.setting("seq_len", -1)),
+    url.UrlKey("walk_j", "int", 0, lo=0, hi=url.setting("seq_len", -1)),
+    url.UrlKey("walk_cellcharts", "bool", False),
+    url.UrlKey("walk_drill", "bool", False),
+)
+URL_KEY_NAMES = url.names(URL_KEYS)
+URL_KEY_BY_NAME = {k.name: k for k in URL_KEYS}
+
+
+def parse_key(name: str, raw, settings) -> Parsed:
+    """One of the page's URL values from any raw value (lessons.url.parse_value on URL_KEYS): (value, ok)."""
+    value, fix = url.parse_value(URL_KEY_BY_NAME[name], raw, {"settings": settings})
+    return Parsed(value, fix is None)
+
+
+def parse_step(raw) -> Parsed:
+    """A step from a URL value: its name, or its number 1..10 (clamped). Anything else: the first step."""
+    return Parsed(STEP_NAMES[0], True) if url.missing(raw) else Parsed(*(lambda v, f: (v, f is None))(*_step_rule(raw, {})))
 
 
 def parse_view(raw) -> Parsed:
-    if raw is None or raw == "":
-        return Parsed(VIEWS[0], True)
-    text_ = str(raw).strip().lower()
-    return Parsed(text_, True) if text_ in VIEWS else Parsed(VIEWS[0], False)
+    value, fix = url.parse_value(URL_KEY_BY_NAME["walk_view"], raw)
+    return Parsed(value, fix is None)
 
 
 def parse_index(raw, n: int, default: int = 0) -> Parsed:
     """An index 0..n-1 from a URL value; out of range is clamped, garbage gives `default`."""
-    if raw is None or raw == "":
-        return Parsed(default, True)
-    return Parsed(*clamp_int(raw, 0, n - 1, default))
+    value, fix = url.parse_value(url.UrlKey("index", "int", default, lo=0, hi=n - 1), raw)
+    return Parsed(value, fix is None)
 
 
 def parse_flag(raw) -> Parsed:
-    """An on/off URL value as Streamlit writes a bound toggle ('true' / 'false'); anything else: off."""
-    if raw is None or raw == "":
-        return Parsed(False, True)
-    if isinstance(raw, bool):
-        return Parsed(raw, True)
-    text_ = str(raw).strip().lower()
-    if text_ in ("true", "false"):
-        return Parsed(text_ == "true", True)
-    return Parsed(False, False)
+    """An on/off URL value (true/false as Streamlit writes a bound toggle; 1/0, yes/no, on/off are read and
+    reported); anything else: off."""
+    value, fix = url.parse_value(URL_KEY_BY_NAME["walk_drill"], raw)
+    return Parsed(value, fix is None)
 
 
 def parse_page(raw, n_pages: int) -> Parsed:
     """A 1-based page number 1..n_pages (st.pagination counts from 1)."""
-    if raw is None or raw == "":
-        return Parsed(1, True)
-    return Parsed(*clamp_int(raw, 1, n_pages, 1))
+    value, fix = url.parse_value(url.UrlKey("page", "int", 1, lo=1, hi=n_pages), raw)
+    return Parsed(value, fix is None)
 
 
 # ------------------------------------------------------------------ the source of each step
@@ -583,10 +578,10 @@ def step_charts(run, name: str, heads: tuple[int, ...], role: str = "q") -> Step
 
 
 __all__ = ["DRILL_STEPS", "MIX_MAX_COLUMNS", "ROLES", "SIDE_BY_SIDE_MAX", "STEPS", "STEP_BY_NAME", "STEP_NAMES",
-           "STORY_COLUMNS", "URL_KEYS", "VIEWS", "CellStory", "Parsed", "ReferenceCheck", "Step", "StepCharts",
-           "UrlKey", "blocked_count", "cell_story", "concat_max_diff", "dot_terms", "drill_heatmap",
+           "STORY_COLUMNS", "URL_KEYS", "URL_KEY_NAMES", "VIEWS", "CellStory", "Parsed", "ReferenceCheck", "Step", "StepCharts",
+           "blocked_count", "cell_story", "concat_max_diff", "dot_terms", "drill_heatmap",
            "head_pages", "heads_heatmap", "heads_per_page", "mask_heatmap", "matrix_heatmap", "mix_heatmap",
-           "page_of_heads", "parse_flag", "parse_index", "parse_page", "parse_step", "parse_view", "pipeline",
+           "page_of_heads", "parse_flag", "parse_key", "parse_index", "parse_page", "parse_step", "parse_view", "pipeline",
            "reference_check", "reshape_chain", "row_sum_deviation", "shapes", "split_max_diff", "step_charts",
            "step_index", "step_shapes", "step_source", "step_tensor", "step_zrange", "story_rows",
            "top_contributions", "vectors_heatmap", "warm"]

@@ -77,14 +77,8 @@ def settle(key: str, parse, warnings: list) -> None:
 
 
 fixes: list[str] = []
-settle("walk_view", W.parse_view, fixes)
-settle("walk_step", W.parse_step, fixes)
-settle("walk_hpage", lambda raw: W.parse_page(raw, N_PAGES), fixes)
-settle("walk_head", lambda raw: W.parse_index(raw, h), fixes)
-settle("walk_i", lambda raw: W.parse_index(raw, T, default=T - 1), fixes)
-settle("walk_j", lambda raw: W.parse_index(raw, T), fixes)
-settle("walk_cellcharts", W.parse_flag, fixes)
-settle("walk_drill", W.parse_flag, fixes)
+for name in W.URL_KEY_NAMES:  # declared once in the lesson (lessons/url.py's UrlKey), parsed by lessons.url
+    settle(name, lambda raw, name=name: W.parse_key(name, raw, s), fixes)
 if "walk_drill" not in st.session_state and any(url_values(k) for k in ("walk_head", "walk_i", "walk_j", "walk_cellcharts")):
     st.session_state["walk_drill"] = True  # a link to a cell (or to its charts) opens the cell's story
 

@@ -329,7 +329,16 @@ def test_url_parsers_clamp():
     assert W.parse_index("nan", 4) == W.Parsed(0, False)
     assert W.parse_index("2", 4) == W.Parsed(2, True)
     assert W.parse_page("9", 3) == W.Parsed(3, False) and W.parse_page("abc", 3) == W.Parsed(1, False)
-    assert W.parse_flag("true") == W.Parsed(True, True) and W.parse_flag(" False ") == W.Parsed(False, True)
+    assert W.parse_flag("true") == W.Parsed(True, True) and W.parse_flag("false") == W.Parsed(False, True)
+    assert W.parse_flag(" False ") == W.Parsed(False, False)  # read, and said (lessons.url: a spelling fix)
+    assert W.parse_step("5") == W.Parsed("scale", True) and W.parse_step(" Softmax ") == W.Parsed("softmax", True)
+    assert W.parse_step("99") == W.Parsed("output", False)
+    s = settings(d_model=64, num_heads=16, seq_len=8)
+    assert W.parse_key("walk_hpage", "3", s) == W.Parsed(2, False)  # 16 heads: two pages of 8
+    assert W.parse_key("walk_i", None, s) == W.Parsed(7, True)  # the last query by default
+    assert W.parse_key("walk_head", "-3", s) == W.Parsed(0, False)
+    assert W.URL_KEY_NAMES == ("walk_view", "walk_step", "walk_hpage", "walk_head", "walk_i", "walk_j",
+                               "walk_cellcharts", "walk_drill")
     assert W.parse_flag("1e400") == W.Parsed(False, False)  # noqa: E501 and W.parse_flag(None) == W.Parsed(False, True)
 
 
