@@ -34,7 +34,7 @@ from core.limits import QUIZ_ANSWER_CHARS
 from core.masks import full_grid
 from core.scenario import Scenario, settings_mask
 from core.settings import Settings, head_choices
-from core.walkthrough import STEPS
+from lessons.walkthrough import STEPS
 
 # ------------------------------------------------------------------ what a set holds
 
@@ -78,7 +78,7 @@ class Question:
     kind: str  # shape | params | d_k | heads_change | mask_row | mask_count | row_sum
     answer_type: str  # shape | int | d_k | choice | cells | number
     answer: object  # tuple[int, ...] | int | int-or-None | str | tuple[int, ...] | float
-    step: str  # the walkthrough step that explains it (core.walkthrough.STEPS)
+    step: str  # the walkthrough step that explains it (lessons.walkthrough.STEPS)
     facts: dict = field(default_factory=dict)  # language-neutral values for the texts
     options: tuple = ()  # the choices (choice) or key positions (cells)
     mistakes: tuple = ()  # (wrong answer, mistake id) pairs: known mistakes this question can catch (quiz.mistake.<id>)

@@ -7,7 +7,7 @@ import streamlit as st
 
 from core import i18n, pretrained
 from core.figures import color_range, heads_figure, matrix_figure
-from core.source import source_text
+from lessons.source import source_text
 from ui import free_text
 from ui.cache import shared
 from ui.models import load_real_model

@@ -20,7 +20,7 @@ from core.accounting import tensor_shapes
 from core.attention import MultiHeadAttention, build_model
 from core.masks import causal_mask, padding_mask_from_lengths
 from core.settings import D_MODEL_CHOICES, SEQ_LEN_MAX, SEQ_LEN_MIN, Settings, head_choices
-from core.walkthrough import STEP_BY_NAME, STEP_NAMES
+from lessons.walkthrough import STEP_BY_NAME, STEP_NAMES
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 ROOT = Path(__file__).resolve().parent.parent
