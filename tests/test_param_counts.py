@@ -14,7 +14,7 @@ import pytest
 from conftest import run_app
 from core import quiz as Q
 from core import scenario
-from core import why_heads as W
+from lessons import why_heads as W
 from core.accounting import totals, weight_count
 from core.attention import build_model
 from core.frozen import freeze

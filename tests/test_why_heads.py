@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from core import i18n
-from core import why_heads as W
+from lessons import why_heads as W
 
 SEEDS = (0, 1, 2)
 TEST_STEPS = 100  # the smallest budget on the page; the effect is already complete there
@@ -191,14 +191,39 @@ def test_clamp_steps(raw, expected):
     assert W.clamp_steps(raw) == expected
 
 
-def test_loss_figure_and_thinning():
-    xs, ys = W.thin(list(range(1000)), max_points=100)
+def test_loss_chart_and_thinning():
+    from charts import lines
+
+    xs, ys = lines.thin(list(range(1000)), max_points=100)
     assert len(xs) <= 101 and xs[0] == 1 and xs[-1] == 1000 and ys[-1] == 999
-    fig = W.loss_figure([W.Curve("h = 1", 1, [2.0, 1.5]), W.Curve("h = 2", 2, [2.0, 0.1], dashed=True)],
-                        steps=400, chance_label="chance")
-    assert [tr.name for tr in fig.data] == ["chance", "h = 1", "h = 2"]
-    assert fig.data[0].y[0] == pytest.approx(math.log(W.VOCAB)) and fig.data[2].line.dash == "dash"
-    assert W.loss_figure([], steps=100).data  # nothing trained yet: still a valid chart
+    words = {"why.loss.chance": "chance"}
+    t = lambda key, **kw: words.get(key, key)  # noqa: E731
+    chart = lines.loss_chart([W.Curve("h = 1", 1, [2.0, 1.5]), W.Curve("h = 2", 2, [2.0, 0.1], dashed=True)],
+                             steps=400, chance=W.chance_loss(), t=t)
+    fig = lines.figure(chart)
+    assert [tr["name"] for tr in fig["data"]] == ["chance", "h = 1", "h = 2"]
+    assert fig["data"][0]["y"][0] == pytest.approx(math.log(W.VOCAB)) and fig["data"][2]["line"]["dash"] == "dash"
+    assert fig["layout"]["yaxis"]["range"] == [0, pytest.approx(math.log(W.VOCAB) * 1.15)]
+    assert fig["layout"]["xaxis"]["range"] == [0, 401]
+    assert lines.figure(lines.loss_chart([], steps=100, chance=W.chance_loss(), t=t))["data"]  # nothing trained yet
+    x_title, xs, columns = lines.table(chart)  # the table view: the runs, not the guessing line
+    assert xs == [1, 2] and columns == {"h = 1": [2.0, 1.5], "h = 2": [2.0, 0.1]}
+
+
+def test_heads_heatmap_is_the_example_weights_as_data():
+    """The heads tab's chart: one panel per head of the example's attention weights, labels with the marked digit."""
+    import numpy as np
+
+    result = W.train(2, seed=3, steps=5)
+    hm = W.heads_heatmap(result)
+    assert hm.role == "weights" and (hm.vmin, hm.vmax) == (0.0, 1.0) and len(hm.panels) == 2
+    for i, panel in enumerate(hm.panels):
+        assert np.array_equal(panel.values, result.example_weights[i].numpy())
+        assert panel.title.key == "why.panel.head" and panel.title.kw() == {"i": i}
+        assert panel.row_labels == panel.col_labels == ("3", "1", "4", "1", "5", "9*", "2", "6", "5", "3")
+        assert np.allclose(panel.values.sum(axis=1), 1.0, atol=1e-5)  # softmax rows
+    assert (hm.row_axis.key, hm.col_axis.key) == ("common.query", "common.key")
+    assert W.example_rows()[0] == (0, "3", None) and W.example_rows()[7] == (7, "6", (2, 9))
 
 
 def test_strings_have_both_languages_and_matching_placeholders():
@@ -221,7 +246,7 @@ def test_the_live_curve_draws_every_run_on_the_loss_charts_scale():
     import math
     import re
 
-    from core.live_curve import live_loss_html
+    from charts.live_curve import live_loss_html
 
     losses = [2.5, 2.0, 1.0, 0.5]
     html = live_loss_html([W.Curve("h = 1", 1, losses), W.Curve("h = 2", 2, [2.3])], steps=8, title="loss",
