@@ -12,7 +12,7 @@ import re
 import pytest
 
 from conftest import run_app
-from core import quiz as Q
+from lessons import quiz as Q
 from core import scenario
 from lessons import why_heads as W
 from core.accounting import totals, weight_count
