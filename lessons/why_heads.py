@@ -56,7 +56,9 @@ from core.limits import (MAX_TRAININGS_IN_FLIGHT, WHY_RESULTS_BYTES, WHY_SEED_MA
 from core.sizes import nbytes
 from core.settings import clamp_int
 from core.threads import single_thread
+from lessons import url
 from lessons.heatmap import Heatmap, Panel, readonly, text
+from lessons.url import UrlKey
 
 VOCAB = 10  # digits 0..9
 SEQ_LEN = 10
@@ -474,25 +476,14 @@ def clamp_steps(raw) -> tuple[int, bool]:
 
 
 # ---------------------------------------------------------------- what the page shows
-# The page's own URL keys, declared once (name, type, allowed values or range, default): the page corrects a bad
-# value with a notice (clamp_seed / clamp_steps) and the tab through ui.sections.lazy_tabs.
+# The page's URL keys, declared once (lessons/url.py parses them; ui/url_state.py reads and writes them back).
 VIEWS = ("results", "heads")  # the trained results as two lazy tabs: only the open one runs and draws
-
-
-@dataclass(frozen=True)
-class UrlKey:
-    name: str
-    type: str  # "int" | "choice"
-    allowed: tuple  # (lo, hi) inclusive, or the choices
-    default: object
-
-
 URL_KEYS: tuple[UrlKey, ...] = (
-    UrlKey("why_seed", "int", (SEED_MIN, SEED_MAX), 0),
-    UrlKey("why_steps", "choice", STEP_CHOICES, DEFAULT_STEPS),
-    UrlKey("why_tab", "choice", VIEWS, VIEWS[0]),
+    UrlKey("why_tab", "choice", VIEWS[0], choices=VIEWS),
+    UrlKey("why_seed", "int", 0, lo=SEED_MIN, hi=SEED_MAX),
+    UrlKey("why_steps", "choice", DEFAULT_STEPS, choices=STEP_CHOICES),  # the nearest offered step count
 )
-URL_KEY_NAMES = tuple(k.name for k in URL_KEYS)
+URL_KEY_NAMES = url.names(URL_KEYS)
 
 
 @dataclass(frozen=True)

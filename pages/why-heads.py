@@ -10,11 +10,12 @@ from charts import lines
 from charts.live_curve import live_loss_html
 from core import i18n
 from lessons import why_heads as W
+from ui import url_state
 from ui.cache import shared
 from ui.heatmaps import show_heatmap
 from ui.linecharts import show_lines
 from ui.sections import lazy_tabs
-from ui.shell import drop_url_value, page_context
+from ui.shell import page_context
 
 ctx = page_context()
 t = ctx.t
@@ -30,20 +31,6 @@ VIEW_LABELS = {"results": "why.results.header", "heads": "why.heatmaps.header"}
 def result_store() -> W.ResultStore:
     """One store for the whole server: a class revisiting the page (or a second student) never retrains."""
     return W.ResultStore()
-
-
-def settle(key: str, clamp) -> None:
-    """Correct a page setting (from the URL or an earlier run) before its widget is drawn."""
-    raw = st.session_state[key] if key in st.session_state else st.query_params.get(key)
-    if raw is None:
-        return
-    value, fixed = clamp(raw)
-    if fixed:
-        if key not in st.session_state:
-            drop_url_value(key)  # the widget takes the corrected value instead of parsing the bad one
-        st.session_state[key] = value
-        st.warning(i18n.t("notice.corrected", ctx.lang, key=key, given=i18n.plain(raw, 30), used=value),
-                   icon=":material/build:")
 
 
 def curves_for(results: dict, running=None, stopped=None) -> list:
@@ -101,8 +88,9 @@ st.write(t("why.model.text", d_model=W.D_MODEL, dks=", ".join(str(W.D_MODEL // h
 st.info(t("why.model.own", d_model=W.D_MODEL, T=W.SEQ_LEN, batch=W.BATCH_SIZE), icon=":material/info:")
 
 # ---------------------------------------------------------------- settings and training
-settle("why_seed", W.clamp_seed)
-settle("why_steps", W.clamp_steps)
+# The seed and steps from the URL or the widgets, corrected with a notice before the widgets are drawn
+# (lessons.why_heads.URL_KEYS; the tab id is ui.sections.lazy_tabs' own).
+url_state.settle(tuple(k for k in W.URL_KEYS if k.name != "why_tab"), {"settings": ctx.settings}, t=t, store="why_kept")
 c_seed, c_steps = st.columns(2)
 seed = int(c_seed.number_input(t("why.seed"), W.SEED_MIN, W.SEED_MAX, value=0, step=1, key="why_seed",
                                bind="query-params", help=t("why.seed.help")))

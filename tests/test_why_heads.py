@@ -263,3 +263,20 @@ def test_the_live_curve_draws_every_run_on_the_loss_charts_scale():
     assert points[-1] == (500.0, round(1000 * (1 - 0.5 / top), 1))  # step 4 of 8: the latest loss
     assert "#d62728" in svg and "#1f77b4" in svg  # the loss chart's colours per h
     assert ">guessing<" in html and ">step<" in html
+
+
+def test_url_keys_are_declared_once_and_bad_values_are_corrected():
+    """lessons.why_heads.URL_KEYS (lessons/url.py) is the page's one table: the names core/url_keys.py lists for
+    the page, and every bad value moved onto a valid one with a Fix the page shows."""
+    from core.url_keys import PAGE_KEYS
+    from lessons import url
+
+    assert W.URL_KEY_NAMES == PAGE_KEYS["why-heads"]
+    values, fixes = url.parse(W.URL_KEYS, {"why_seed": "-5", "why_steps": "500", "why_tab": "nope"}, {})
+    assert values == {"why_tab": "results", "why_seed": 0, "why_steps": 400}
+    assert {(f.key, f.reason) for f in fixes} == {("why_seed", "out_of_range"), ("why_steps", "out_of_range"),
+                                                  ("why_tab", "unreadable")}
+    values, fixes = url.parse(W.URL_KEYS, {"why_seed": "1e400", "why_steps": "abc"}, {})
+    assert values["why_seed"] == W.SEED_MAX and values["why_steps"] == W.DEFAULT_STEPS and len(fixes) == 2
+    assert url.parse(W.URL_KEYS, {"why_seed": "7", "why_steps": "1600", "why_tab": "heads"}, {}) == (
+        {"why_tab": "heads", "why_seed": 7, "why_steps": 1600}, [])
