@@ -192,3 +192,28 @@ def test_a_rerun_that_changes_nothing_builds_and_converts_no_heatmap(monkeypatch
         if page != "real-model":  # (its chart does not depend on the seed: another test may have built it)
             contrast = run_app(page, **SETTINGS, **extra, seed=4242, palette="contrast")
             assert not contrast.exception and len(calls) > built  # other display options: built for them
+
+
+def test_why_heads_draws_its_head_grids_as_data_one_component_each(monkeypatch):
+    """Why many heads' trained-weights grids go by the chart route (lessons.why_heads.heads_heatmap ->
+    ui.heatmaps.show_heatmap): no plotly heatmap is built for them, one component per model (h = 1, 2, 4), and
+    the loss chart is the one plotly chart (ui.linecharts)."""
+    import plotly.graph_objects as go
+    from chart_reader import heatmaps
+
+    import core.figures
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a plotly heatmap was built")
+
+    at = run_app("why-heads", lang="en", why_seed=90_077, why_steps=100)
+    at.button(key="why_train").click().run()
+    assert not at.exception
+    monkeypatch.setattr(go, "Heatmap", refuse)
+    monkeypatch.setattr(core.figures, "heads_figure", refuse)
+    at.query_params["why_tab"] = "heads"
+    at.run()
+    assert not at.exception
+    grids = heatmaps(at)
+    assert [len(g.arrays) for g in grids] == [1, 2, 4]
+    assert [c.kind for c in charts(at)] == ["plotly"] and not charts(at)[0].heatmaps  # the loss curves
