@@ -53,10 +53,12 @@ def show_lines(chart: lines.LineChart, *, name: str, key: str, t: Say, title: st
     """Draw `chart` with the session's display options, inside `where` (e.g. an st.empty) when given. `title`
     is spoken by a screen reader when the chart shows no title of its own."""
     options = display.current()
-    with where if where is not None else contextlib.nullcontext():
+    # an st.empty holds one element: the table view's caption and table go into one container in it
+    with where.container() if where is not None else contextlib.nullcontext():
         if options.table_view:
-            if chart.title:
-                st.caption(chart.title)
+            caption = " · ".join(x for x in (chart.title or title, chart.y_title) if x)  # what, and in which unit
+            if caption:
+                st.caption(caption)
             frame = table_frame(chart)
             return st.dataframe(frame, height=min(38 + 35 * len(frame), 420))
         spoken = chart.title or title
