@@ -54,7 +54,6 @@ from core.frozen import freeze
 from core.limits import (MAX_TRAININGS_IN_FLIGHT, WHY_RESULTS_BYTES, WHY_SEED_MAX, WHY_SEED_MIN, WHY_STEP_CHOICES,
                          check_range)
 from core.sizes import nbytes
-from core.settings import clamp_int
 from core.threads import single_thread
 from lessons import url
 from lessons.heatmap import Heatmap, Panel, readonly, text
@@ -461,18 +460,6 @@ class ResultStore:
 
     def __len__(self) -> int:
         return len(self._runs)
-
-
-def clamp_seed(raw) -> tuple[int, bool]:
-    """A valid training seed from any raw value, and whether it had to be corrected."""
-    value, ok = clamp_int(raw, SEED_MIN, SEED_MAX, 0)
-    return value, not ok
-
-
-def clamp_steps(raw) -> tuple[int, bool]:
-    """The nearest offered step count, and whether it had to be corrected."""
-    value, ok = clamp_int(raw, STEP_CHOICES[0], STEP_CHOICES[-1], DEFAULT_STEPS, STEP_CHOICES)
-    return value, not ok
 
 
 # ---------------------------------------------------------------- what the page shows

@@ -179,16 +179,25 @@ def test_result_store_keeps_finished_runs_only_and_forgets_the_oldest():
         kept[2].example_weights.zero_()
 
 
+def _parsed(name: str, raw) -> tuple[object, bool]:
+    """A URL value through the page's table (lessons.why_heads.URL_KEYS): (value, corrected?)."""
+    from lessons import url
+
+    value, fix = url.parse_value(next(k for k in W.URL_KEYS if k.name == name), raw)
+    return value, fix is not None
+
+
+# (None: the key is missing from the link: its default, silently, as lessons/url.py treats every missing key)
 @pytest.mark.parametrize("raw, expected", [(5, (5, False)), ("17", (17, False)), (-3, (0, True)),
-                                           (10**9, (W.SEED_MAX, True)), ("abc", (0, True)), (None, (0, True))])
+                                           (10**9, (W.SEED_MAX, True)), ("abc", (0, True)), (None, (0, False))])
 def test_clamp_seed(raw, expected):
-    assert W.clamp_seed(raw) == expected
+    assert _parsed("why_seed", raw) == expected
 
 
 @pytest.mark.parametrize("raw, expected", [(400, (400, False)), ("100", (100, False)), (500, (400, True)),
                                            (10**6, (W.STEP_CHOICES[-1], True)), ("x", (W.DEFAULT_STEPS, True))])
 def test_clamp_steps(raw, expected):
-    assert W.clamp_steps(raw) == expected
+    assert _parsed("why_steps", raw) == expected
 
 
 def test_loss_chart_and_thinning():
