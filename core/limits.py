@@ -63,8 +63,8 @@ QUIZ_ANSWER_CHARS = 100  # a longer quiz answer is refused (with a message) befo
 # one would pass the budget, and an entry larger than its whole budget is used once and not kept.
 # 200 MB in all. (The pretrained model, ~90 MB, is loaded once per process: not a cache, not in this sum.)
 SHARED_CACHE_BYTES = 176 * 2**20  # ui/cache.shared: runs, checks, figures, scenes, quiz sets of every page
-WHY_RESULTS_BYTES = 24 * 2**20  # core/why_heads.ResultStore: finished trainings
-MAX_TRAININGS_IN_FLIGHT = 8  # core/why_heads.ResultStore: half-done trainings kept for whoever asks next
+WHY_RESULTS_BYTES = 24 * 2**20  # lessons/why_heads.ResultStore: finished trainings
+MAX_TRAININGS_IN_FLIGHT = 8  # lessons/why_heads.ResultStore: half-done trainings kept for whoever asks next
 
 # URL values: every one goes through a bounded parser -- numbers through core.settings.clamp_int (at
 # most 30 characters are parsed; longer runs of digits just mean "huge"), the grid and the sentence

@@ -19,7 +19,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from core import quiz as Q
+from lessons import quiz as Q
 from core.accounting import PRESETS, kv_shapes
 from core.attention import build_input, build_model
 from core.limits import KV_CACHE_MAX_TOKENS

@@ -224,3 +224,28 @@ def test_the_walkthrough_builds_no_plotly_figure_and_draws_one_component_per_hea
     assert not at.exception, at.exception
     assert [d.header["name"] for d in heatmaps(at)] == WALK_HEATMAPS[extra]
     assert not charts(at)  # nothing through ui/charts.py (plotly or the old canvas)
+
+
+def test_why_heads_draws_its_head_grids_as_data_one_component_each(monkeypatch):
+    """Why many heads' trained-weights grids go by the chart route (lessons.why_heads.heads_heatmap ->
+    ui.heatmaps.show_heatmap): no plotly heatmap is built for them, one component per model (h = 1, 2, 4), and
+    the loss chart is the one plotly chart (ui.linecharts)."""
+    import plotly.graph_objects as go
+    from chart_reader import heatmaps
+
+    import core.figures
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a plotly heatmap was built")
+
+    at = run_app("why-heads", lang="en", why_seed=90_077, why_steps=100)
+    at.button(key="why_train").click().run()
+    assert not at.exception
+    monkeypatch.setattr(go, "Heatmap", refuse)
+    monkeypatch.setattr(core.figures, "heads_figure", refuse)
+    at.query_params["why_tab"] = "heads"
+    at.run()
+    assert not at.exception
+    grids = heatmaps(at)
+    assert [len(g.arrays) for g in grids] == [1, 2, 4]
+    assert [c.kind for c in charts(at)] == ["plotly"] and not charts(at)[0].heatmaps  # the loss curves
