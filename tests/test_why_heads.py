@@ -275,9 +275,9 @@ def test_the_live_curve_draws_every_run_on_the_loss_charts_scale():
 
 
 def test_url_keys_are_declared_once_and_bad_values_are_corrected():
-    """lessons.why_heads.URL_KEYS (lessons/url.py) is the page's one table: the names core/url_keys.py lists for
+    """lessons.why_heads.URL_KEYS (lessons/url.py) is the page's one table: the names lessons/url_keys.py lists for
     the page, and every bad value moved onto a valid one with a Fix the page shows."""
-    from core.url_keys import PAGE_KEYS
+    from lessons.url_keys import PAGE_KEYS
     from lessons import url
 
     assert W.URL_KEY_NAMES == PAGE_KEYS["why-heads"]
