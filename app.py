@@ -17,10 +17,11 @@ import torch  # imported once here so gc.freeze() below covers its objects
 # half-imported pandas ("partially initialized module 'pandas'"). Importing them here, before any
 # page draws, makes every session wait on the import lock until they are complete.
 
-from core import i18n, source
+from core import i18n
 from core.masks import MASK_KINDS
 from core.settings import (D_MODEL_CHOICES, DEFAULTS, SEED_MAX, SEED_MIN, SEQ_LEN_MAX, SEQ_LEN_MIN,
                            SETTING_KEYS, head_choices, sanitize)
+from lessons import walkthrough
 from ui import reclaim, seam
 from ui.choice import HIDDEN_CSS, labelled
 from ui.display import display_sidebar
@@ -36,8 +37,8 @@ def _tune_process() -> bool:
     # A class means many sessions at once on a small machine: one thread per torch call keeps the
     # thread pools from fighting over the cores (measured: 5-15x slower medians with 2 threads under load).
     torch.set_num_threads(1)
-    # The code the pages show is parsed now, once, not by 8 sessions' threads at once (core/source.py).
-    source.warm()
+    # The code the pages show is parsed now, once, not by 8 sessions' threads at once (lessons/source.py).
+    walkthrough.warm()
     # A slider step's ~40 messages reach the browser in one batch, not a trickle it redraws for each.
     # (and a number box sent NaN, inf or text resets with a notice instead of raising: ui/seam/widget_guard.py)
     seam.install()

@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from core import i18n  # noqa: E402
-from core.walkthrough import STEP_NAMES as WALK_STEPS  # noqa: E402
+from lessons.walkthrough import STEP_NAMES as WALK_STEPS  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))

@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 os.chdir(ROOT)  # the app reads static/ and .streamlit/ relative to the repository
 
 from core.settings import SEQ_LEN_MAX  # noqa: E402
-from core.walkthrough import STEP_NAMES  # noqa: E402
+from lessons.walkthrough import STEP_NAMES  # noqa: E402
 
 APP = ROOT / "app.py"
 FLOOR = ROOT / "benchmarks" / "floor_app.py"

@@ -85,13 +85,18 @@ def printed_codes(values: np.ndarray, decimals: int) -> np.ndarray | None:
 
 
 def payload(hm: Heatmap, *, palette: str = palettes.DEFAULT_PALETTE, cell_numbers: bool = False,
-            image_format: str = "png", words: Words | None = None, compact: bool = False) -> bytes:
+            image_format: str = "png", words: Words | None = None, compact: bool = False,
+            font_scale: float = 1.0, fit_height: int = 0) -> bytes:
     """The component's bytes for `hm` drawn with these display options and worded strings.
 
     `compact`: each panel whose values all print as int16 codes at `hm.decimals` (`printed_codes`: weights at
     4 decimals do) travels as those codes, half the bytes; the browser shows exactly the printed numbers
     (hover, cells), colours from the rounded values. Other panels stay float32. For a view near the 64 KB a
-    step may cost (issue 18); off by default: float32 is the values themselves."""
+    step may cost (issue 18); off by default: float32 is the values themselves.
+
+    For a projector (the walkthrough's presenter view): `font_scale` multiplies every text of the chart (tick
+    labels, axis and panel titles, cell numbers, the colour bar's numbers); `fit_height` > 0 makes the chart
+    as tall as the window leaves below its top, at least that many px (the cells' height follows)."""
     words = words or {}
     blobs = bytearray()
 
@@ -149,6 +154,8 @@ def payload(hm: Heatmap, *, palette: str = palettes.DEFAULT_PALETTE, cell_number
         "clickable": bool(hm.clickable),
         "panel_columns": int(hm.panel_columns),
         "cell_numbers": bool(cell_numbers),
+        "font_scale": _finite(float(font_scale), 1.0) if font_scale > 0 else 1.0,
+        "fit_height": max(0, int(fit_height)),
         "palette": palettes.palette_name(palette),
         "colours": palettes.colours(hm.role, palette, len(hm.states)),
         "format": fmt,

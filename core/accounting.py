@@ -12,8 +12,12 @@ cache bytes, W_k/W_v parameters, multiply-adds per generated token, and real mod
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from core.validation import check_kv_heads, check_model_dims, divisors
+
+if TYPE_CHECKING:  # torch is imported only by weight_count, when it is called
+    from torch import Tensor, nn
 
 BYTES_PER_FLOAT32 = 4
 
@@ -113,7 +117,7 @@ def totals(B: int, T_q: int, T_k: int, d_model: int, h: int, *, bias: bool = Tru
     )
 
 
-def totals_over_heads(B: int, T_q: int, T_k: int, d_model: int, **kw) -> list[Totals]:
+def totals_over_heads(B: int, T_q: int, T_k: int, d_model: int, **kw: bool) -> list[Totals]:
     """Totals for every valid h (every divisor of d_model)."""
     return [totals(B, T_q, T_k, d_model, h, **kw) for h in range(1, d_model + 1) if d_model % h == 0]
 
@@ -262,7 +266,7 @@ def kv_sharing_over_heads(d_model: int, num_heads: int, tokens: int, *, batch: i
             for h_kv in divisors(num_heads)]
 
 
-def weight_count(module) -> int:
+def weight_count(module: nn.Module) -> int:
     """The learned numbers of a torch module, counted from its layers' shapes.
 
     Why not `sum(p.numel() for p in module.parameters())`: a model shared by every session is frozen
@@ -287,7 +291,8 @@ def weight_count(module) -> int:
                 n *= size
             total += n * ((sub.weight is not None) + (sub.bias is not None))
         else:
-            own = [p for p in sub._parameters.values() if p is not None]
-            own += [b for name, b in sub._buffers.items() if b is not None and name in getattr(sub, FROZEN_PARAMETERS, ())]
+            own: list[Tensor] = [p for p in sub._parameters.values() if p is not None]
+            frozen = getattr(sub, FROZEN_PARAMETERS, ())
+            own += [b for name, b in sub._buffers.items() if b is not None and name in frozen]
             total += sum(t.numel() for t in own)
     return total

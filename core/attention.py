@@ -123,7 +123,8 @@ class MultiHeadAttention(nn.Module):
         output = self._attend(query, key, value, mask, keep=keep)
         return output, AttentionTrace(**keep)
 
-    def _attend(self, query, key, value, mask, keep):
+    def _attend(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, mask: torch.Tensor | None,
+                keep: dict[str, torch.Tensor] | None) -> torch.Tensor:
         B, T_q, _ = query.shape
         T_k = key.shape[1]
         if mask is not None:

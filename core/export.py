@@ -33,7 +33,9 @@ LIBRARIES = ("torch", "numpy", "streamlit", "plotly")
 
 # The axes of every exported tensor, by name: what a CSV slice's rows and columns are.
 # "batch" and "head" are picked by the user; "query"/"key" are token positions; "dim" is a feature column.
-_WEIGHT_AXES = {f"W_{r}.{p}": (("out", "in") if p == "weight" else ("out",)) for r in "qkvo" for p in ("weight", "bias")}
+_WEIGHT_AXES = {
+    f"W_{r}.{p}": (("out", "in") if p == "weight" else ("out",)) for r in "qkvo" for p in ("weight", "bias")
+}
 AXES: dict[str, tuple[str, ...]] = {
     "x": ("batch", "query", "dim"),
     "kv": ("batch", "key", "dim"),
@@ -133,7 +135,7 @@ def _recipe(settings: Settings, custom_text: str | None, tensors: dict, page: st
     }
 
 
-def from_scenario(run, custom_text: str | None = None, *, page: str = "walkthrough",
+def from_scenario(run: scenario.Scenario, custom_text: str | None = None, *, page: str = "walkthrough",
                   app_url: str | None = None) -> TensorSet:
     """A core.scenario.run(...) result (the walkthrough's and the heads page's example)."""
     tensors = collect(run.x, run.trace, run.model, run.mask)
@@ -142,8 +144,8 @@ def from_scenario(run, custom_text: str | None = None, *, page: str = "walkthrou
                      _recipe(run.settings, custom, tensors, page, app_url))
 
 
-def from_lab(run, settings: Settings, custom_text: str | None = None, *, app_url: str | None = None,
-             extra_query: dict | None = None) -> TensorSet:
+def from_lab(run: masks_lab.LabRun, settings: Settings, custom_text: str | None = None, *,
+             app_url: str | None = None, extra_query: dict[str, str] | None = None) -> TensorSet:
     """A core.masks_lab.run_lab(...) result: the lab's own choices (extra masks, batch, T_k, fill) go in the recipe."""
     setup = run.setup
     tensors = collect(run.x, run.trace, run.model, run.mask, kv=run.kv if setup.cross else None)
@@ -170,7 +172,7 @@ def npz_bytes(ts: TensorSet) -> bytes:
     if ts.k_tokens != ts.q_tokens:
         arrays["key_tokens"] = np.array(ts.k_tokens, dtype=str)  # (B, T_k)
     buf = io.BytesIO()
-    np.savez(buf, **arrays)  # uncompressed: random floats barely compress, and saving is faster
+    np.savez(buf, allow_pickle=False, **arrays)  # uncompressed: random floats barely compress, and saving is faster
     return buf.getvalue()
 
 
@@ -262,7 +264,8 @@ def csv_bytes(sl: Slice) -> bytes:
 
 
 def file_stem(settings: Settings) -> str:
-    return f"attention_d{settings.d_model}_h{settings.num_heads}_T{settings.seq_len}_{settings.mask}_seed{settings.seed}"
+    s = settings
+    return f"attention_d{s.d_model}_h{s.num_heads}_T{s.seq_len}_{s.mask}_seed{s.seed}"
 
 
 # ---------------------------------------------------------------- back from a recipe

@@ -17,11 +17,12 @@ would see the change. Frozen objects make such a write fail loudly, before anyth
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from types import MappingProxyType
+from typing import Any
 
 import torch
 import torch.nn as nn
-
 
 # Attribute a frozen module keeps: the names of its buffers that were parameters before freezing.
 FROZEN_PARAMETERS = "_frozen_parameter_names"
@@ -45,12 +46,16 @@ class ReadOnlyTensor(torch.Tensor):
     """A tensor that refuses every write (see the module docstring)."""
 
     @classmethod
-    def __torch_function__(cls, func, types, args=(), kwargs=None):
+    def __torch_function__(
+        cls, func: Callable[..., Any], types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+    ) -> Any:
         kwargs = kwargs or {}
         name = getattr(func, "__name__", "")
         target = args[0] if args else None
-        if isinstance(target, ReadOnlyTensor) and (name in _WRITERS or (name.endswith("_") and not name.startswith("__"))
-                                                   or name in ("__iadd__", "__isub__", "__imul__", "__itruediv__")):
+        in_place = name.endswith("_") and not name.startswith("__")
+        if isinstance(target, ReadOnlyTensor) and (
+            name in _WRITERS or in_place or name in ("__iadd__", "__isub__", "__imul__", "__itruediv__")
+        ):
             raise ReadOnlyError(f"this tensor is shared by every session and read-only ({name}); clone() it first")
         out = kwargs.get("out")
         if any(isinstance(o, ReadOnlyTensor) for o in (out if isinstance(out, (tuple, list)) else (out,))):
@@ -93,7 +98,7 @@ def freeze_module(module: nn.Module) -> nn.Module:
     return module
 
 
-def freeze(obj):
+def freeze(obj: Any) -> Any:
     """`obj` with every tensor and module inside it read-only (see the module docstring)."""
     if isinstance(obj, torch.Tensor):
         return freeze_tensor(obj)
@@ -111,7 +116,7 @@ def freeze(obj):
     return obj
 
 
-def is_frozen(obj) -> bool:
+def is_frozen(obj: object) -> bool:
     """True when no tensor reachable through `obj` (as `freeze` walks it) can be written in place."""
     if isinstance(obj, torch.Tensor):
         return isinstance(obj, ReadOnlyTensor)

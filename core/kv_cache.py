@@ -96,7 +96,8 @@ class KVCache:
     @property
     def shape(self) -> tuple[int, int, int, int]:
         """(B, h_kv, t, d_k) of `keys` (and of `values`)."""
-        return tuple(self.keys.shape)
+        B, h_kv, t, d_k = self.keys.shape
+        return B, h_kv, t, d_k
 
     @property
     def nbytes(self) -> int:

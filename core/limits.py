@@ -47,7 +47,7 @@ ROPE_FALLOFF_SAMPLES_MAX = 4096  # what a caller (the tests) may ask for instead
 # ~0.1 s with the cache and ~1.4 s without (256 causal passes; the time grows ~T^2 .. T^3 without).
 KV_CACHE_MAX_TOKENS = 256
 
-# ---------------------------------------------------------------- Softmax up close (core/softmax_numerics.py, core/tiled_attention.py)
+# --------------------------------------------- Softmax up close (core/softmax_numerics.py, core/tiled_attention.py)
 TILE_BLOCK_MIN, TILE_BLOCK_MAX = 1, SEQ_LEN_MAX  # block_q and block_k of the tiled (FlashAttention) walk
 SOFTMAX_ROW_MAX = 4096  # scores in one row of the three softmaxes (the online one loops over them in Python)
 VARIANCE_D_K_MAX = D_MODEL_CHOICES[-1]  # widest d_k whose q.k variance is measured (one head of the widest model)
@@ -63,8 +63,8 @@ QUIZ_ANSWER_CHARS = 100  # a longer quiz answer is refused (with a message) befo
 # one would pass the budget, and an entry larger than its whole budget is used once and not kept.
 # 200 MB in all. (The pretrained model, ~90 MB, is loaded once per process: not a cache, not in this sum.)
 SHARED_CACHE_BYTES = 176 * 2**20  # ui/cache.shared: runs, checks, figures, scenes, quiz sets of every page
-WHY_RESULTS_BYTES = 24 * 2**20  # core/why_heads.ResultStore: finished trainings
-MAX_TRAININGS_IN_FLIGHT = 8  # core/why_heads.ResultStore: half-done trainings kept for whoever asks next
+WHY_RESULTS_BYTES = 24 * 2**20  # lessons/why_heads.ResultStore: finished trainings
+MAX_TRAININGS_IN_FLIGHT = 8  # lessons/why_heads.ResultStore: half-done trainings kept for whoever asks next
 
 # URL values: every one goes through a bounded parser -- numbers through core.settings.clamp_int (at
 # most 30 characters are parsed; longer runs of digits just mean "huge"), the grid and the sentence
@@ -76,18 +76,18 @@ MAX_INT_CHARS = 30
 TEXT_LIMITS = {"masks_grid": MAX_GRID_CHARS, "real_text": MAX_TEXT_CHARS, "quiz_answer": QUIZ_ANSWER_CHARS}
 
 
-def too_long(raw, limit: int) -> bool:
+def too_long(raw: object, limit: int) -> bool:
     """True when `raw` as text is longer than `limit` characters (None is empty)."""
     return raw is not None and len(raw if isinstance(raw, str) else str(raw)) > limit
 
 
-def clip_text(raw, limit: int) -> str:
+def clip_text(raw: object, limit: int) -> str:
     """Any raw value as text of at most `limit` characters (None -> '')."""
     text = "" if raw is None else str(raw)
     return text[:limit]
 
 
-def check_range(name: str, value, lo: int, hi: int) -> int:
+def check_range(name: str, value: object, lo: int, hi: int) -> int:
     """`value` as an int in lo..hi, or a ValueError that says the limit."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{name} must be an integer from {lo} to {hi}, got {value!r}")

@@ -13,6 +13,8 @@ What a fully blocked row does, by fill value (defined behaviour, tested):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import torch
 
 from core.limits import MAX_GRID_CHARS
@@ -30,7 +32,7 @@ def causal_mask(T_q: int, T_k: int | None = None) -> torch.Tensor:
     return torch.ones(T_q, T_k, dtype=torch.bool).tril()[None, None]  # (1, 1, T_q, T_k)
 
 
-def padding_mask_from_lengths(lengths, T_k: int) -> torch.Tensor:
+def padding_mask_from_lengths(lengths: torch.Tensor | Sequence[int], T_k: int) -> torch.Tensor:
     """(B, 1, 1, T_k): in sequence b, keys at positions >= lengths[b] are padding."""
     lengths = torch.as_tensor(lengths, dtype=torch.long).reshape(-1)  # (B,)
     if (lengths < 0).any() or (lengths > T_k).any():
@@ -40,7 +42,7 @@ def padding_mask_from_lengths(lengths, T_k: int) -> torch.Tensor:
     return keep[:, None, None, :]  # (B, 1, 1, T_k)
 
 
-def padding_mask_from_flags(is_pad) -> torch.Tensor:
+def padding_mask_from_flags(is_pad: torch.Tensor | Sequence[bool] | Sequence[Sequence[bool]]) -> torch.Tensor:
     """(B, 1, 1, T_k) from a (B, T_k) or (T_k,) flag per key token, True = padding."""
     is_pad = torch.as_tensor(is_pad, dtype=torch.bool)
     if is_pad.dim() == 1:
@@ -50,7 +52,7 @@ def padding_mask_from_flags(is_pad) -> torch.Tensor:
     return (~is_pad)[:, None, None, :]  # (B, 1, 1, T_k)
 
 
-def custom_mask(matrix) -> torch.Tensor:
+def custom_mask(matrix: torch.Tensor | Sequence[Sequence[int]]) -> torch.Tensor:
     """(1, 1, T_q, T_k) from a hand-drawn (T_q, T_k) grid of 1 = keep / 0 = blocked."""
     m = torch.as_tensor(matrix)
     if m.dim() != 2:
@@ -89,7 +91,7 @@ def fully_blocked_rows(mask: torch.Tensor | None, B: int, T_q: int, T_k: int) ->
     return ~full_grid(mask, B, T_q, T_k).any(dim=-1)
 
 
-def mask_to_text(grid) -> str:
+def mask_to_text(grid: torch.Tensor | Sequence[Sequence[int]]) -> str:
     """A (T_q, T_k) keep-grid as URL-safe text: rows of 1/0 joined by '.', e.g. '10.11'."""
     g = torch.as_tensor(grid).bool()
     return ".".join("".join("1" if x else "0" for x in row) for row in g.tolist())

@@ -63,7 +63,7 @@ from core.limits import (
     SINUSOID_POSITIONS_MAX,
     check_range,
 )
-from core.pretrained import Pretrained, position_table
+from core.pretrained import Pretrained, encoder_layers, position_table
 from core.validation import check_mask
 
 ROPE_BASE = 10_000.0  # the RoFormer paper's and Llama 1/2's base
@@ -547,7 +547,7 @@ def real_first_layer_weights(model: Pretrained, ids: torch.Tensor, kind: str, *,
     T = ids.shape[1]
     check_range("tokens", T, 1, MAX_TEXT_TOKENS)
     emb = model.encoder.embeddings
-    attention = model.encoder.layers[0].attention
+    attention = encoder_layers(model)[0].attention
     with torch.no_grad():
         x = emb.word(ids) + emb.token_type(torch.zeros_like(ids))  # (1, T, 384)
         if kind == "learned":

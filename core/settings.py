@@ -6,15 +6,27 @@ returned as a `Correction` so the page can say what it changed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from core.i18n import LANGS
-from core.limits import (D_MODEL_CHOICES, MAX_HEADS, MAX_INT_CHARS, SEED_MAX, SEED_MIN,  # noqa: F401 (re-exported)
-                         SEQ_LEN_MAX, SEQ_LEN_MIN, check_range)
+from core.limits import (
+    D_MODEL_CHOICES,
+    MAX_HEADS,
+    MAX_INT_CHARS,
+    SEED_MAX,
+    SEED_MIN,
+    SEQ_LEN_MAX,
+    SEQ_LEN_MIN,
+    check_range,
+)
 from core.masks import MASK_KINDS
 from core.validation import divisors
 
-DEFAULTS = {"d_model": 64, "num_heads": 4, "seq_len": 8, "mask": "none", "seed": 0}
+T = TypeVar("T")
+
+DEFAULTS: dict[str, int | str] = {"d_model": 64, "num_heads": 4, "seq_len": 8, "mask": "none", "seed": 0}
 SETTING_KEYS = ("d_model", "num_heads", "seq_len", "mask", "seed", "lang")
 
 
@@ -32,7 +44,7 @@ class Settings:
     seed: int
     lang: str
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         """Settings outside the limits (core/limits.py) cannot exist: sanitize() corrects raw input,
         and code that builds Settings itself gets a clear ValueError instead of a huge run."""
         if self.d_model not in D_MODEL_CHOICES:
@@ -59,7 +71,7 @@ class Correction:
     used: str  # what is used instead
 
 
-def _as_int(raw) -> int | None:
+def _as_int(raw: object) -> int | None:
     if isinstance(raw, bool):
         return None
     if isinstance(raw, int):
@@ -81,12 +93,12 @@ def _as_int(raw) -> int | None:
         return int(round(value)) if abs(value) < 1e15 else (-1 if value < 0 else 1) * 10**18
 
 
-def _nearest(value: int, choices) -> int:
+def _nearest(value: int, choices: Sequence[int]) -> int:
     """The closest choice; ties go to the smaller one."""
     return min(choices, key=lambda c: (abs(c - value), c))
 
 
-def clamp_int(raw, lo: int, hi: int, default: int, choices=None) -> tuple[int, bool]:
+def clamp_int(raw: object, lo: int, hi: int, default: int, choices: Sequence[int] | None = None) -> tuple[int, bool]:
     """Any raw value (URL text, widget value, garbage) as an int in lo..hi, or the nearest of `choices`.
 
     Returns (value, ok): ok is False when the raw value had to be corrected. Unreadable values
@@ -101,12 +113,12 @@ def clamp_int(raw, lo: int, hi: int, default: int, choices=None) -> tuple[int, b
     return used, str(raw).strip() == str(used)
 
 
-def _shown(raw) -> str:
+def _shown(raw: object) -> str:
     text = str(raw)
     return text if len(text) <= 24 else text[:21] + "..."
 
 
-def sanitize(raw: dict, default_lang: str = "en") -> tuple[Settings, list[Correction]]:
+def sanitize(raw: Mapping[str, object], default_lang: str = "en") -> tuple[Settings, list[Correction]]:
     """Turn raw values (any type, any garbage, missing keys) into valid Settings.
 
     Missing keys take their default silently; present but invalid ones are corrected to
@@ -114,12 +126,14 @@ def sanitize(raw: dict, default_lang: str = "en") -> tuple[Settings, list[Correc
     """
     fixes: list[Correction] = []
 
-    def fix(key, given, used):
+    def fix(key: str, given: object, used: T) -> T:
         fixes.append(Correction(key, _shown(given), str(used)))
         return used
 
-    def number(key, lo, hi, choices=None):
-        default = DEFAULTS[key] if choices is None else _nearest(DEFAULTS[key], choices)
+    def number(key: str, lo: int, hi: int, choices: Sequence[int] | None = None) -> int:
+        base = DEFAULTS[key]
+        assert isinstance(base, int), key
+        default = base if choices is None else _nearest(base, choices)
         given = raw.get(key)
         if given is None or given == "":
             return default
@@ -132,16 +146,23 @@ def sanitize(raw: dict, default_lang: str = "en") -> tuple[Settings, list[Correc
     seq_len = number("seq_len", SEQ_LEN_MIN, SEQ_LEN_MAX)
     seed = number("seed", SEED_MIN, SEED_MAX)
 
-    mask = raw.get("mask", DEFAULTS["mask"])
-    if mask is None or mask == "":
-        mask = DEFAULTS["mask"]
-    elif mask not in MASK_KINDS:
-        mask = fix("mask", mask, DEFAULTS["mask"])
+    default_mask = str(DEFAULTS["mask"])
+    given_mask = raw.get("mask", default_mask)
+    mask = default_mask
+    if given_mask is None or given_mask == "":
+        pass
+    elif isinstance(given_mask, str) and given_mask in MASK_KINDS:
+        mask = given_mask
+    else:
+        fix("mask", given_mask, default_mask)
 
-    lang = raw.get("lang", default_lang)
-    if lang is None or lang == "":
-        lang = default_lang
-    elif lang not in LANGS:
-        lang = fix("lang", lang, default_lang)
+    given_lang = raw.get("lang", default_lang)
+    lang = default_lang
+    if given_lang is None or given_lang == "":
+        pass
+    elif isinstance(given_lang, str) and given_lang in LANGS:
+        lang = given_lang
+    else:
+        fix("lang", given_lang, default_lang)
 
     return Settings(d_model, num_heads, seq_len, mask, seed, lang), fixes

@@ -19,7 +19,7 @@ _SKIP = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, 
 _MAX_DEPTH = 24
 
 
-def nbytes(value) -> int:
+def nbytes(value: object) -> int:
     """Bytes held by `value` and everything it refers to (each object and tensor storage counted once)."""
     seen: set[int] = set()
     storages: set[tuple[int, int]] = set()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 import torch
@@ -13,7 +14,7 @@ _threads_before = 1
 
 
 @contextmanager
-def single_thread():
+def single_thread() -> Iterator[None]:
     """Run the block on one torch intra-op thread, then give the process its threads back.
 
     The app's tensors are tiny: a second thread buys nothing, and on a busy machine (a class on

@@ -13,11 +13,11 @@ def divisors(n: int) -> list[int]:
     return [d for d in range(1, n + 1) if n % d == 0]
 
 
-def _is_int(x) -> bool:
+def _is_int(x: object) -> bool:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
-def check_model_dims(d_model, num_heads) -> None:
+def check_model_dims(d_model: int, num_heads: int) -> None:
     if not _is_int(d_model) or not 1 <= d_model <= MAX_D_MODEL:
         raise ValueError(f"d_model must be an integer from 1 to {MAX_D_MODEL}, got {d_model!r}")
     if not _is_int(num_heads) or num_heads < 1:
@@ -29,7 +29,7 @@ def check_model_dims(d_model, num_heads) -> None:
         )
 
 
-def check_kv_heads(num_heads: int, num_kv_heads) -> int:
+def check_kv_heads(num_heads: int, num_kv_heads: object) -> int:
     """num_kv_heads as an int that divides num_heads (1 = multi-query, num_heads = plain MHA), or ValueError.
 
     Each group of num_heads // num_kv_heads query heads reads one K/V head, so the groups must be equal.

@@ -14,9 +14,15 @@ for every new setting and thrown away once drawn; these are a few arrays (issue 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
+
+if TYPE_CHECKING:
+    import torch
 
 ROLES = ("weights", "signed", "mask", "similarity", "state")
 # weights: 0..1 (softmax rows); signed: centred on 0 (scores, projections); mask: keep (1) / block (0);
@@ -34,7 +40,7 @@ class Text:
         return dict(self.params)
 
 
-def text(key: str, **params) -> Text:
+def text(key: str, **params: object) -> Text:
     return Text(key, tuple(sorted(params.items())))
 
 
@@ -102,7 +108,7 @@ class Selection:
     col: int
 
 
-def readonly(values) -> np.ndarray:
+def readonly(values: torch.Tensor | npt.ArrayLike) -> np.ndarray:
     """A read-only float32 numpy copy of a tensor or array (what a lesson hands out cannot be changed)."""
     if hasattr(values, "detach"):
         values = values.detach().cpu().numpy()
@@ -111,7 +117,7 @@ def readonly(values) -> np.ndarray:
     return a
 
 
-def value_range(role: str, arrays) -> tuple[float, float]:
+def value_range(role: str, arrays: Sequence[npt.ArrayLike]) -> tuple[float, float]:
     """The colour range a role implies: 0..1 for weights and masks, -1..1 for similarity, symmetric about
     0 over the finite values for signed, 0..max for state."""
     if role in ("weights", "mask"):

@@ -33,17 +33,34 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import torch
 import torch.nn.functional as F
 
-from core.accounting import (BYTES_PER_FLOAT16, BYTES_PER_FLOAT32, PRESETS, ModelPreset, decode_macs,
-                             kv_cache_bytes, kv_sharing_over_heads, preset_cache_bytes)
-from core.attention import AttentionTrace, build_input, build_model
-from core.kv_cache import (KVCache, bottom_right_causal_mask, decode_all, decode_step, generate_without_cache,
-                           head_groups, top_left_causal_mask)
+from core.accounting import (
+    BYTES_PER_FLOAT16,
+    BYTES_PER_FLOAT32,
+    PRESETS,
+    ModelPreset,
+    decode_macs,
+    kv_cache_bytes,
+    kv_sharing_over_heads,
+    preset_cache_bytes,
+)
+from core.attention import AttentionTrace, MultiHeadAttention, build_input, build_model
+from core.kv_cache import (
+    KVCache,
+    bottom_right_causal_mask,
+    decode_all,
+    decode_step,
+    head_groups,
+    top_left_causal_mask,
+)
 from core.limits import KV_CACHE_MAX_TOKENS
 from core.masks import causal_mask
 from core.scenario import PAD, padding_length, settings_mask
@@ -99,7 +116,7 @@ def default_kv_heads(num_heads: int) -> int:
     return gqa_value(num_heads) or num_heads
 
 
-def _h(env) -> int:
+def _h(env: url.Env) -> int:
     return env["settings"].num_heads
 
 
@@ -125,41 +142,41 @@ def _env(settings: Settings | None = None, num_heads: int = 1, seq_len: int = 1)
     return {"settings": settings}
 
 
-def _one(name: str, raw, env: dict | None = None):
+def _one(name: str, raw: object, env: dict | None = None) -> tuple[Any, Fix | None]:
     return url.parse_value(URL_KEY_BY_NAME[name], raw, env or _env())
 
 
-def parse_kv_tab(raw) -> tuple[str, Fix | None]:
+def parse_kv_tab(raw: object) -> tuple[str, Fix | None]:
     """The open section; an unknown id opens the first."""
     return _one("kv_tab", raw)
 
 
-def parse_kv_heads(raw, num_heads: int) -> tuple[int, Fix | None]:
+def parse_kv_heads(raw: object, num_heads: int) -> tuple[int, Fix | None]:
     """h_kv: the nearest divisor of num_heads (3 with h = 8 -> 2, ties go to the smaller; 0 -> 1; 99 -> h)."""
     return _one("kv_heads", raw, _env(num_heads=num_heads))
 
 
-def parse_kv_step(raw, seq_len: int) -> tuple[int, Fix | None]:
+def parse_kv_step(raw: object, seq_len: int) -> tuple[int, Fix | None]:
     """Decode step t in 1..T (after T shrinks, a step past it becomes T)."""
     return _one("kv_step", raw, _env(seq_len=seq_len))
 
 
-def parse_kv_head(raw, num_heads: int) -> tuple[int, Fix | None]:
+def parse_kv_head(raw: object, num_heads: int) -> tuple[int, Fix | None]:
     """The focused query head, 0..h-1."""
     return _one("kv_head", raw, _env(num_heads=num_heads))
 
 
-def parse_kv_model(raw) -> tuple[str, Fix | None]:
+def parse_kv_model(raw: object) -> tuple[str, Fix | None]:
     """A preset slug or 'ours'; anything else -> llama-3-8b."""
     return _one("kv_model", raw)
 
 
-def parse_kv_context(raw) -> tuple[int, Fix | None]:
+def parse_kv_context(raw: object) -> tuple[int, Fix | None]:
     """The table's context length: the nearest of CONTEXT_CHOICES (5000 -> 4096)."""
     return _one("kv_context", raw)
 
 
-def parse_kv_gen(raw) -> tuple[int, Fix | None]:
+def parse_kv_gen(raw: object) -> tuple[int, Fix | None]:
     """Tokens the timing generates, GEN_MIN..GEN_MAX (the cache's limit in core/limits.py)."""
     return _one("kv_gen", raw)
 
@@ -177,7 +194,7 @@ class PageValues:
     gen: int
 
 
-def parse_url(raw: dict, settings: Settings) -> tuple[PageValues, list[Fix]]:
+def parse_url(raw: Mapping[str, object], settings: Settings) -> tuple[PageValues, list[Fix]]:
     """Every page value from raw URL text (missing keys take their default); the corrections made, in key order.
 
     A shared link reproduces the view: the same URL gives the same values for the same shared settings.
@@ -198,8 +215,8 @@ class Axis:
     groups: tuple[int, ...] = ()  # colour group (K/V head) of each entry, when the page colours by group
 
 
-def _heatmap(name: str, values, rows: Axis, cols: Axis, role: str, *, blocked=None,
-             title: Text | None = None, rects: tuple[Rect, ...] = ()) -> Heatmap:
+def _heatmap(name: str, values: torch.Tensor | npt.ArrayLike, rows: Axis, cols: Axis, role: str, *,
+             blocked: np.ndarray | None = None, title: Text | None = None, rects: tuple[Rect, ...] = ()) -> Heatmap:
     """One panel as lessons.heatmap.Heatmap: the renderer's plain description (labels as text, axes as keys)."""
     a = readonly(values)
     vmin, vmax = value_range(role, [a])
@@ -315,7 +332,8 @@ def _column_groups(width: int, d_k: int, per_head: tuple[int, ...]) -> tuple[int
     return tuple(per_head[c // d_k] for c in range(width))
 
 
-def _sdpa_check(model, x: torch.Tensor, mask: torch.Tensor | None, output: torch.Tensor) -> tuple[float, int]:
+def _sdpa_check(model: MultiHeadAttention, x: torch.Tensor, mask: torch.Tensor | None,
+                output: torch.Tensor) -> tuple[float, int]:
     """Max abs difference of our output against torch's own GQA attention, over the rows that keep a key.
 
     A row with every key blocked is uniform with the seed's fill (-1e9) and NaN in SDPA: not compared.
@@ -390,7 +408,7 @@ def sharing_view(settings: Settings, kv_heads: int, *, custom_text: str | None =
     )
 
 
-def weights_heatmap(view: SharingView, heads) -> Heatmap:
+def weights_heatmap(view: SharingView, heads: Iterable[int]) -> Heatmap:
     """The weights of the chosen query heads, one panel each, titled with the K/V head they read (their group).
 
     One chart for the page (the renderer tiles the panels); the range is 0..1 for every head.
@@ -613,7 +631,7 @@ def memory_view(settings: Settings, kv_heads: int, model: str, context: int) -> 
 GROWTH_KINDS = ("linear", "quadratic", "cubic")
 
 
-def growth_exponent(lengths, values) -> float:
+def growth_exponent(lengths: npt.ArrayLike, values: npt.ArrayLike) -> float:
     """p in value ~ c * length^p: the least-squares slope of log(value) on log(length), over the larger half.
 
     The larger half only: at small lengths a fixed cost per step (Python, kernel launches) hides the
@@ -672,7 +690,7 @@ class TimingResult:
     wall_seconds: float  # the measurement's own wall-clock time
 
 
-def _frozen(values, dtype) -> np.ndarray:
+def _frozen(values: npt.ArrayLike, dtype: npt.DTypeLike) -> np.ndarray:
     a = np.array(values, dtype=dtype)
     a.setflags(write=False)
     return a
@@ -713,7 +731,7 @@ def measure_generation(settings: Settings, kv_heads: int, tokens: int, *, repeat
         return _measure(model, x, kv_heads, repeats, budget_s)
 
 
-def _generate_timed(model, x: torch.Tensor, cached: bool) -> tuple[list[float], torch.Tensor]:
+def _generate_timed(model: MultiHeadAttention, x: torch.Tensor, cached: bool) -> tuple[list[float], torch.Tensor]:
     """One generation of x's T tokens; the CPU seconds of each step, and the T output rows (1, T, d_model)."""
     T = x.shape[1]
     clock = time.thread_time
@@ -732,7 +750,7 @@ def _generate_timed(model, x: torch.Tensor, cached: bool) -> tuple[list[float], 
 
 
 @torch.no_grad()
-def _measure(model, x: torch.Tensor, kv_heads: int, repeats: int, budget_s: float) -> TimingResult:
+def _measure(model: MultiHeadAttention, x: torch.Tensor, kv_heads: int, repeats: int, budget_s: float) -> TimingResult:
     d_model, h, T = model.d_model, model.num_heads, x.shape[1]
     best_with, best_without = [math.inf] * T, [math.inf] * T
     start = time.perf_counter()
@@ -746,23 +764,23 @@ def _measure(model, x: torch.Tensor, kv_heads: int, repeats: int, budget_s: floa
     wall = time.perf_counter() - start
     # A step too short for the clock reads 0 s: count it as one tick, so every total is positive.
     tick = time.get_clock_info("thread_time").resolution
-    best_with, best_without = np.maximum(best_with, tick), np.maximum(best_without, tick)
-    total_with, total_without = np.cumsum(best_with), np.cumsum(best_without)
+    step_with, step_without = np.maximum(best_with, tick), np.maximum(best_without, tick)
+    total_with, total_without = np.cumsum(step_with), np.cumsum(step_without)
     lengths = timing_lengths(T)
     at = [L - 1 for L in lengths]
     macs_with = [sum(decode_macs(d_model, h, kv_heads, t).with_cache for t in range(1, L + 1)) for L in lengths]
     macs_without = [sum(decode_macs(d_model, h, kv_heads, t).without_cache for t in range(1, L + 1)) for L in lengths]
     e_with, e_without = growth_exponent(lengths, total_with[at]), growth_exponent(lengths, total_without[at])
     return TimingResult(
-        tokens=T, kv_heads=kv_heads, step_with=_frozen(best_with, np.float64),
-        step_without=_frozen(best_without, np.float64), total_with=_frozen(total_with, np.float64),
+        tokens=T, kv_heads=kv_heads, step_with=_frozen(step_with, np.float64),
+        step_without=_frozen(step_without, np.float64), total_with=_frozen(total_with, np.float64),
         total_without=_frozen(total_without, np.float64), lengths=_frozen(lengths, np.int64),
         macs_with=_frozen(macs_with, np.int64), macs_without=_frozen(macs_without, np.int64),
         exponent_with=e_with, exponent_without=e_without,
         kind_with=growth_kind(e_with), kind_without=growth_kind(e_without),
         macs_exponent_with=growth_exponent(lengths, macs_with),
         macs_exponent_without=growth_exponent(lengths, macs_without),
-        step_exponent_without=growth_exponent(lengths, best_without[at]),
+        step_exponent_without=growth_exponent(lengths, step_without[at]),
         speedup=float(total_without[-1] / total_with[-1]),
         outputs_max_abs_diff=float((out_with - out_without).abs().max()), repeats=done, wall_seconds=wall,
     )

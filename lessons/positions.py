@@ -41,15 +41,26 @@ at most ROPE_GRID_MAX; the per-head weights come whole ((h, T, T)) and the page 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import torch
 
 from core import positions as P
 from core import scenario
-from core.limits import (MAX_INT_CHARS, ROPE_BASE_MAX, ROPE_D_K_MAX, ROPE_D_K_MIN, ROPE_DISTANCE_MAX,
-                         ROPE_GRID_MAX, SHUFFLE_SEED_MAX, SHUFFLE_SEED_MIN, SINUSOID_POSITIONS_MAX)
+from core.limits import (
+    MAX_INT_CHARS,
+    ROPE_BASE_MAX,
+    ROPE_D_K_MAX,
+    ROPE_D_K_MIN,
+    ROPE_DISTANCE_MAX,
+    ROPE_GRID_MAX,
+    SHUFFLE_SEED_MAX,
+    SHUFFLE_SEED_MIN,
+    SINUSOID_POSITIONS_MAX,
+)
 from core.masks import causal_mask
 from core.pretrained import EXAMPLES, SPECIAL_TOKENS, Pretrained
 from core.settings import Settings, clamp_int
@@ -80,15 +91,15 @@ TRUE_WORDS = ("true", "1", "yes", "on")
 FALSE_WORDS = ("false", "0", "no", "off")
 
 
-def _fix(key: str, raw, used, reason: str) -> Fix:
+def _fix(key: str, raw: object, used: object, reason: str) -> Fix:
     return Fix(key, shown(raw), str(used), reason)
 
 
-def _missing(raw) -> bool:
+def _missing(raw: object) -> bool:
     return raw is None or (isinstance(raw, str) and raw.strip() == "")
 
 
-def _choice(key: str, raw, options: tuple, default):
+def _choice(key: str, raw: object, options: tuple[Any, ...], default: Any) -> tuple[Any, Fix | None]:
     """A choice from raw text: the option whose text it is, else the default (reason unreadable)."""
     if _missing(raw):
         return default, None
@@ -102,7 +113,7 @@ def _choice(key: str, raw, options: tuple, default):
     return default, _fix(key, raw, default, "unreadable")
 
 
-def _is_number(raw) -> bool:
+def _is_number(raw: object) -> bool:
     text = str(raw).strip()
     if len(text) > MAX_INT_CHARS:
         body = text[1:] if text[:1] in "+-" else text
@@ -113,7 +124,7 @@ def _is_number(raw) -> bool:
         return False
 
 
-def _int(key: str, raw, lo: int, hi: int, default: int):
+def _int(key: str, raw: object, lo: int, hi: int, default: int) -> tuple[int, Fix | None]:
     if _missing(raw):
         return default, None
     if not _is_number(raw) or isinstance(raw, bool):
@@ -140,7 +151,7 @@ def parse_pos_span(raw: object) -> tuple[int, Fix | None]:
 def parse_pos_shuffle(raw: object) -> tuple[int, Fix | None]:
     """The shuffle seed (the shuffle button draws a new one and writes it to the URL)."""
     lo, hi = URL_KEY["pos_shuffle"].lo, URL_KEY["pos_shuffle"].hi
-    return _int("pos_shuffle", raw, lo, hi, URL_KEY["pos_shuffle"].default)
+    return _int("pos_shuffle", raw, lo, hi, _int_default("pos_shuffle"))
 
 
 def parse_pos_causal(raw: object) -> tuple[bool, Fix | None]:
@@ -205,7 +216,7 @@ def parse_pos_base(raw: object) -> tuple[float, Fix | None]:
     """A RoPE base above 1, at most ROPE_BASE_MAX. At most 1 (or 0, negative) -> the default 10 000 with
     reason `base_at_most_1` (the page says why: with base 1 every pair turns alike; core raises for it);
     above the limit clamps; unreadable, NaN or infinite text -> the default."""
-    default = URL_KEY["pos_base"].default
+    default = _float_default("pos_base")
     if _missing(raw):
         return default, None
     if isinstance(raw, bool):
@@ -248,7 +259,7 @@ def parse_pos_pair(raw: object, d_k: int) -> tuple[int, Fix | None]:
 def parse_pos_at(raw: object) -> tuple[int, Fix | None]:
     """The position at which the RoPE section draws its pair turned, 0..ROPE_DISTANCE_MAX."""
     lo, hi = URL_KEY["pos_at"].lo, URL_KEY["pos_at"].hi
-    return _int("pos_at", raw, lo, hi, URL_KEY["pos_at"].default)
+    return _int("pos_at", raw, lo, hi, _int_default("pos_at"))
 
 
 @dataclass(frozen=True)
@@ -271,7 +282,7 @@ class PageValues:
     fixes: tuple[Fix, ...] = field(default=())
 
 
-def _heads_hi(env) -> int:
+def _heads_hi(env: url.Env) -> int:
     return heads_of(env["settings"], env["pos_model"]) - 1
 
 
@@ -296,12 +307,24 @@ URL_KEYS: tuple[UrlKey, ...] = (
     UrlKey("pos_span", "choice", 64, choices=SPANS, rule=lambda raw, env: parse_pos_span(raw)),
 )
 URL_KEY = {k.name: k for k in URL_KEYS}
+
+
+def _int_default(name: str) -> int:
+    value = URL_KEY[name].default
+    assert isinstance(value, int), name
+    return value
+
+
+def _float_default(name: str) -> float:
+    value = URL_KEY[name].default
+    assert isinstance(value, (int, float)), name
+    return float(value)
 FIELD = {"pos_tab": "tab", "pos_shuffle": "shuffle", "pos_causal": "causal", "pos_model": "model",
          "pos_head": "head", "pos_example": "example", "pos_dk": "d_k", "pos_base": "base", "pos_grid": "grid",
          "pos_pair": "pair", "pos_at": "at", "pos_span": "span"}  # URL key -> PageValues field
 
 
-def parse_url(raw: dict, settings: Settings) -> PageValues:
+def parse_url(raw: Mapping[str, object], settings: Settings) -> PageValues:
     """All of the page's URL values from a raw mapping (missing keys: defaults, silently)."""
     values, fixes = url.parse(URL_KEYS, raw, {"settings": settings})
     got = {FIELD[k]: v for k, v in values.items()}
@@ -556,6 +579,7 @@ def add_view(settings: Settings, model: str, head: int, base: float, shuffle_see
             if kind == "none":
                 none = w
                 scenario_gap = float((w - run.trace.weights[0]).abs().max())
+            assert none is not None  # KINDS starts with "none"
             results.append(KindResult(kind, True, "", _np(w), float((_unshuffle(w_s, inv) - w).abs().max()),
                                       None, float((w - none).abs().max()), added_norm=added))
         twin = None
@@ -590,12 +614,13 @@ def add_view(settings: Settings, model: str, head: int, base: float, shuffle_see
             if kind == "none":
                 none = w
             twin_gap = None if twin is None else float((w[:, twin[0]] - w[:, twin[1]]).abs().max())
+            assert none is not None  # KINDS starts with "none"
             results.append(KindResult(kind, True, "", _np(w), float((_unshuffle(w_s, inv) - w).abs().max()),
                                       twin_gap, float((w - none).abs().max()), trained=kind == "learned",
                                       added_norm=added_of[kind]))
     labels = _labels(tokens)
     shown = [r for r in results if r.available]
-    side = np.stack([r.weights[head] for r in shown])
+    side = np.stack([r.weights[head] for r in shown if r.weights is not None])
     side.setflags(write=False)
     return AddView(
         model=model, head=head, num_heads=h, d_model=d_model, d_k=d_k, table_width=width, base=float(base),
@@ -669,6 +694,7 @@ def rope_view(settings: Settings, d_k: int, base: float, head: int, grid: int, p
     if d_k == settings.d_k:
         run = _scenario(settings, run)
         head = min(max(int(head), 0), settings.num_heads - 1)
+        shown_head: int | None = head
         q = run.trace.q_heads[0, head, -1].clone()
         k = run.trace.k_heads[0, head, 0].clone()
         words = run.tokens
@@ -676,7 +702,7 @@ def rope_view(settings: Settings, d_k: int, base: float, head: int, grid: int, p
     else:
         gen = torch.Generator().manual_seed(settings.seed)
         q, k = torch.randn(d_k, generator=gen), torch.randn(d_k, generator=gen)
-        source, head, q_tok, k_tok = "random", None, None, None
+        source, shown_head, q_tok, k_tok = "random", None, None, None
         if settings.d_k % 2:
             notes.append("shared_d_k_odd")
         elif settings.d_k > ROPE_D_K_MAX:
@@ -699,7 +725,7 @@ def rope_view(settings: Settings, d_k: int, base: float, head: int, grid: int, p
     fall = P.distance_falloff(d_k, FALLOFF_DISTANCE, base, seed=settings.seed)
     dist = _np(fall.distances)
     return RopeView(
-        d_k=d_k, base=float(base), source=source, head=head, q_token=q_tok, k_token=k_tok, q=_np(q), k=_np(k),
+        d_k=d_k, base=float(base), source=source, head=shown_head, q_token=q_tok, k_token=k_tok, q=_np(q), k=_np(k),
         grid=_heatmap("rope-grid", [(gv, positions, positions, None)], "signed", *_signed_range(gv),
                       "query_position", "key_position"),
         diagonal_spread=spread, constant_on_diagonals=spread <= EQUAL_TOL, plain_score=plain,
@@ -860,6 +886,7 @@ def accepts(item: QuizItem, raw: str) -> bool:
         return False
     if item.answer_type == "number":
         try:
+            assert isinstance(item.answer, (int, float)), item.key
             return abs(float(text) - float(item.answer)) <= item.tolerance
         except ValueError:
             return False

@@ -26,7 +26,7 @@ import torch.nn.functional as F
 
 from core.accounting import weight_count
 from core.pretrained import (CLS, EXAMPLES, SEP, SPECIAL_TOKENS, Batch, Encoded, EncoderRun, Pretrained,
-                             reference_check)
+                             encoder_layers, reference_check)
 from lessons.heatmap import Heatmap, Panel, readonly, text
 from lessons.url import UrlKey, names
 
@@ -249,7 +249,7 @@ def ablation_baseline(model: Pretrained, batch: Batch, full: EncoderRun, layer: 
     if not 0 < k < h:
         return None
     if k == 1:
-        draws = [(i,) for i in range(h)]
+        draws: list[tuple[int, ...]] = [(i,) for i in range(h)]
     else:
         rng = random.Random(f"attention-lab-ablation:{layer}:{k}")
         draws = [tuple(sorted(rng.sample(range(h), k))) for _ in range(RANDOM_DRAWS)]
@@ -268,7 +268,7 @@ def param_count(model: Pretrained) -> int:
 
 def attention_param_share(model: Pretrained) -> float:
     """Share of the parameters that sit in the attention layers (W_q, W_k, W_v, W_o of every layer)."""
-    att = sum(_numel(layer.attention) for layer in model.encoder.layers)
+    att = sum(_numel(layer.attention) for layer in encoder_layers(model))
     return att / param_count(model)
 
 

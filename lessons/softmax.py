@@ -32,10 +32,12 @@ import math
 import random
 import re
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import torch
 import torch.nn.functional as F
 
@@ -44,10 +46,28 @@ from core.limits import QUIZ_ANSWER_CHARS, TILE_BLOCK_MAX, TILE_BLOCK_MIN
 from core.masks import FILL_SEED, full_grid
 from core.scenario import Scenario
 from core.settings import Settings
-from core.softmax_numerics import (DTYPES, SCALE_NAMES, divisor, dot_variance, entropy, gradient_size,
-                                   naive_failure, naive_softmax, online_softmax, overflow_threshold, safe_softmax)
-from core.tiled_attention import (LONG_CONTEXTS, attention_memory, causal_tile_counts, context_costs,
-                                  step_traffic, tile_bounds, tiled_attention)
+from core.softmax_numerics import (
+    DTYPES,
+    SCALE_NAMES,
+    divisor,
+    dot_variance,
+    entropy,
+    gradient_size,
+    naive_failure,
+    naive_softmax,
+    online_softmax,
+    overflow_threshold,
+    safe_softmax,
+)
+from core.tiled_attention import (
+    LONG_CONTEXTS,
+    attention_memory,
+    causal_tile_counts,
+    context_costs,
+    step_traffic,
+    tile_bounds,
+    tiled_attention,
+)
 from lessons import url
 from lessons.heatmap import Heatmap, Panel, Rect, Text, readonly, text, value_range
 from lessons.url import Fix, UrlKey, setting
@@ -70,7 +90,7 @@ STATE_KEYS = tuple(f"softmax.state.{n}" for n in STATE_NAMES)  # the words of a 
 ROW_WAITING, ROW_RUNNING, ROW_WRITTEN = 0, 1, 2
 
 
-def _ro(a) -> np.ndarray:
+def _ro(a: torch.Tensor | npt.ArrayLike) -> np.ndarray:
     """A read-only numpy copy of a tensor / array: shared by every student through the page's cache."""
     if isinstance(a, torch.Tensor):
         a = a.detach().cpu()
@@ -81,7 +101,7 @@ def _ro(a) -> np.ndarray:
 
 
 # ================================================================ URL keys and their corrections
-def _n_steps(env) -> int:
+def _n_steps(env: url.Env) -> int:
     return max(1, step_count(env["settings"], env["soft_bq"], env["soft_bk"], env.get("custom_text")))
 
 
@@ -115,7 +135,7 @@ class PageValues:
     step: int  # 1-based
 
     @classmethod
-    def of(cls, values: Mapping[str, object]) -> PageValues:
+    def of(cls, values: Mapping[str, Any]) -> PageValues:
         return cls(**{field: values[key] for key, field in FIELDS.items()})
 
 
@@ -124,8 +144,9 @@ def step_count(settings: Settings, block_q: int, block_k: int, custom_text: str 
     the step slider's length. A tile is skipped when it keeps no cell, unless one of its rows is blocked
     entirely (core/tiled_attention.py keeps such tiles: that row needs its -1e9 cells)."""
     T = settings.seq_len
-    keep = full_grid(scenario_mod.settings_mask(settings.mask, T, T, custom_text), 1, T, T)[0].numpy()  # (T, T)
-    blocked_row = ~keep.any(axis=-1)  # (T,)
+    grid = full_grid(scenario_mod.settings_mask(settings.mask, T, T, custom_text), 1, T, T)[0]  # (T, T)
+    keep = grid.numpy()  # (T, T)
+    blocked_row = (~grid.any(dim=-1)).numpy()  # (T,)
     n = 0
     for q0, q1 in tile_bounds(T, block_q):  # numpy, not torch: 1024 tiles at blocks 1 x 1 in ~2 ms
         row_blocked = bool(blocked_row[q0:q1].any())
@@ -163,13 +184,15 @@ SHOWN_FEATURES = 64  # output heatmaps carry the first d_k columns up to this (3
 SCALE_LABELS = ("÷1", "÷√d_k", "÷d_k")  # the scale heatmap's row labels, in SCALE_NAMES order (symbols, no words)
 
 
-def _labels(axis: str, positions, tokens: list[str]) -> tuple[str, ...]:
+def _labels(axis: str, positions: Iterable[int | np.integer], tokens: list[str]) -> tuple[str, ...]:
     return tuple(tokens[int(p)] if axis in ("query", "key") else str(int(p)) for p in positions)
 
 
-def heatmap(name: str, values, row_axis: str, col_axis: str, tokens: list[str], role: str, *, rows=None,
-            cols=None, vmin: float | None = None, vmax: float | None = None, blocked=None, rects: tuple = (),
-            title: Text | None = None, row_labels: tuple[str, ...] | None = None) -> Heatmap:
+def heatmap(name: str, values: torch.Tensor | npt.ArrayLike, row_axis: str, col_axis: str, tokens: list[str],
+            role: str, *, rows: npt.ArrayLike | None = None, cols: npt.ArrayLike | None = None,
+            vmin: float | None = None, vmax: float | None = None, blocked: npt.ArrayLike | None = None,
+            rects: Iterable[Rect] = (), title: Text | None = None,
+            row_labels: tuple[str, ...] | None = None) -> Heatmap:
     """One panel as a `lessons.heatmap.Heatmap` (the chart route's plain description). Axis keys become
     texts `softmax.axis.<axis>`; rows / cols: the positions the rows / columns stand for (their labels are
     the run's tokens on query/key axes, the numbers otherwise). The range defaults to the role's
@@ -366,8 +389,8 @@ class MaxRow:
     dtypes: tuple[DtypeRow, ...]  # float32, float16
     gains: np.ndarray  # (len(GAINS),) the gain choices
     naive_ok_by_gain: np.ndarray  # (len(GAINS), 2) bool: does naive survive each gain, float32 / float16
-    first_failing_gain: tuple[int | None, int | None]  # smallest gain of GAINS where naive breaks, per dtype
-    exp_overflow_gain: tuple[float | None, float | None]  # threshold / row_max: from here exp(max) overflows
+    first_failing_gain: tuple[int | None, ...]  # per DTYPE_NAMES: smallest gain of GAINS where naive breaks, per dtype
+    exp_overflow_gain: tuple[float | None, ...]  # per DTYPE_NAMES: threshold / row_max: from here exp(max) overflows
 
 
 def _gained(run: Scenario, head: int, row: int, gain: float) -> tuple[torch.Tensor, torch.Tensor]:
@@ -501,14 +524,16 @@ class TileStepView:
     # rects: the skipped tiles (style "skipped", runs of one query tile merged) and the current one (last)
     skipped_so_far: int  # skipped tiles before the current one in loop order
     skipped_total: int
-    output_so_far: Heatmap  # (T, min(d_k, SHOWN_FEATURES)) written rows = final, running rows = acc / l now, waiting rows = NaN
+    # (T, min(d_k, SHOWN_FEATURES)) written rows = final, running rows = acc / l now, waiting rows = NaN
+    output_so_far: Heatmap
     row_state: np.ndarray  # (T,) ROW_WAITING / ROW_RUNNING / ROW_WRITTEN
     m_rows: np.ndarray  # (T,)  running max of each row so far (NaN: its query tile has not started)
     l_rows: np.ndarray  # (T,)
     traffic_so_far: dict  # numbers moved by steps 1..step (read_q, read_k, read_v, write_o)
     tile_scores: Heatmap  # (r, c) this tile's scaled scores, rows/cols = its query/key positions, blocked NaN
     tile_p: Heatmap  # (r, c) exp(scores - m_new): this tile's unnormalised weights, each in 0..1
-    tile_acc: Heatmap  # (r, min(d_k, SHOWN_FEATURES)) the running unnormalised output of the tile's rows after this step
+    # (r, min(d_k, SHOWN_FEATURES)) the running unnormalised output of the tile's rows after this step
+    tile_acc: Heatmap
 
 
 def _skipped_rects(walk: TileWalk) -> tuple[Rect, ...]:
@@ -762,7 +787,7 @@ def _read_order(text: str) -> tuple[str, ...] | None:
     return order[::-1] if descending else order
 
 
-def check_answer(q: QuizQuestion, raw) -> Checked:
+def check_answer(q: QuizQuestion, raw: object) -> Checked:
     """Read a typed answer (bounded: longer than QUIZ_ANSWER_CHARS is not read) and say if it is right.
 
     int: an integer, digits may be grouped (16,640 / 16 640). number: within params["slack"]. bytes: an integer
@@ -774,7 +799,7 @@ def check_answer(q: QuizQuestion, raw) -> Checked:
         return Checked(None, False)
     if q.answer_type == "order":
         order = _read_order(text)
-        return Checked(order, order == tuple(q.answer))
+        return Checked(order, isinstance(q.answer, tuple) and order == q.answer)
     if q.answer_type == "bytes":
         m = re.fullmatch(r"\s*(.+?)\s*([kmgt]?i?b)\s*", text.lower())
         factor = 1
@@ -789,5 +814,6 @@ def check_answer(q: QuizQuestion, raw) -> Checked:
     if value is None:
         return Checked(None, False)
     if q.answer_type == "number":
+        assert isinstance(q.answer, (int, float)), q.kind
         return Checked(value, abs(value - q.answer) <= q.params["slack"])
     return Checked(value, value == q.answer)

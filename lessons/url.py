@@ -157,7 +157,9 @@ def parse_value(key: UrlKey, raw: object, env: Env | None = None) -> tuple[Any, 
     return (used, None) if ok else fix(used, "out_of_range")
 
 
-def parse(keys: Sequence[UrlKey], raw: Mapping[str, object], env: Env | None = None) -> tuple[dict[str, Any], list[Fix]]:
+def parse(
+    keys: Sequence[UrlKey], raw: Mapping[str, object], env: Env | None = None
+) -> tuple[dict[str, Any], list[Fix]]:
     """Every key's value from `raw` (missing keys take their defaults), in declaration order, each parsed value
     joining `env` for the keys below it. Returns (values by key name, the fixes made)."""
     scope: dict[str, Any] = dict(env or {})

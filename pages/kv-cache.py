@@ -1,16 +1,16 @@
 """Serving attention: the KV cache, and K/V heads shared by query heads (MQA, GQA). Thin: lessons/kv_cache.py
 computes every number; this file reads the settings and the page's URL values, calls it and shows the result."""
 
-import plotly.graph_objects as go
 import streamlit as st
 
+from charts import lines
 from core import i18n, scenario
 from core.i18n import plain
 from core.validation import divisors
 from lessons import kv_cache as K
 from ui.cache import shared
-from ui.charts import show_chart
 from ui.heatmaps import show_heatmap
+from ui.linecharts import show_lines
 from ui.sections import lazy_tabs
 from ui.shell import drop_url_value, page_context, url_values
 
@@ -233,22 +233,6 @@ def decode_section() -> None:
 
 
 # ------------------------------------------------------------------ 3. memory against context length
-def memory_figure(view: K.MemoryView) -> go.Figure:
-    fig = go.Figure()
-    for line in view.lines:
-        name = t("kv.mem.line", kv=line.kv_heads, kind=line.kind.upper()) + (t("kv.mem.actual") if line.actual else "")
-        fig.add_trace(go.Scatter(x=view.contexts.tolist(), y=(line.bytes / 2 ** 30).tolist(),
-                                 mode="lines+markers", name=name, line=dict(width=3 if line.actual else 2),
-                                 hovertemplate="%{x:,} → %{y:,.3f} GiB<extra>" + name + "</extra>"))
-    ticks = view.contexts.tolist()
-    fig.update_layout(xaxis=dict(type="log", title=t("kv.mem.axis.x"), tickvals=ticks,
-                                 ticktext=[f"{c // 1024}k" if c >= 1024 else str(c) for c in ticks]),
-                      yaxis=dict(type="log", title="GiB", dtick=1, tickformat="~g"),
-                      height=380, margin=dict(l=10, r=10, t=30, b=10),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
-    return fig
-
-
 def memory_section() -> None:
     st.subheader(t("kv.mem.title"))
     st.latex(r"\text{bytes} = 2 \times L \times h_{kv} \times d_k \times T \times B \times \text{bytes per value}")
@@ -265,7 +249,8 @@ def memory_section() -> None:
     view = shared("kv_memory", (*SK, kv_heads, model, context), lambda: K.memory_view(s, kv_heads, model, context))
     name = t("kv.mem.ours_name") if view.model == K.OURS else view.name
     st.markdown(t("kv.mem.chart", name=name, L=view.layers, h=view.heads, dk=view.head_dim, b=view.bytes_per_value))
-    show_chart(memory_figure(view), name=f"kv-cache-memory-{model}", title=t("kv.mem.title"), key="kv_memory_chart")
+    show_lines(lines.memory_chart(view, t), name=f"kv-cache-memory-{model}", key="kv_memory_chart", t=t,
+               title=t("kv.mem.title"))
     st.markdown(t("kv.mem.table", ctx=f"{context:,}"))
     st.table({
         t("kv.mem.col.model"): [p.name for p in view.presets],
@@ -286,17 +271,6 @@ def memory_section() -> None:
 
 
 # ------------------------------------------------------------------ 4. live timing, on a click
-def timing_figure(res: K.TimingResult) -> go.Figure:
-    x = list(range(1, res.tokens + 1))
-    fig = go.Figure()
-    for name, series in ((t("kv.time.with"), res.total_with), (t("kv.time.without"), res.total_without)):
-        fig.add_trace(go.Scatter(x=x, y=(series * 1000).tolist(), mode="lines", name=name,
-                                 hovertemplate="%{x} → %{y:.2f} ms<extra>" + name + "</extra>"))
-    fig.update_layout(xaxis=dict(title=t("kv.time.axis.x")), yaxis=dict(title=t("kv.time.axis.y")), height=360,
-                      margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
-    return fig
-
-
 def timing_section() -> None:
     st.subheader(t("kv.time.title"))
     st.write(t("kv.time.about"))
@@ -317,8 +291,8 @@ def timing_section() -> None:
     if res is None:
         st.caption(t("kv.time.none"))
         return
-    show_chart(timing_figure(res), name=f"kv-cache-timing-d{d}-h{h}-kv{kv_heads}-n{gen}", title=t("kv.time.title"),
-               key="kv_timing_chart")
+    show_lines(lines.timing_chart(res, t), name=f"kv-cache-timing-d{d}-h{h}-kv{kv_heads}-n{gen}", key="kv_timing_chart",
+               t=t, title=t("kv.time.title"))
     m1, m2, m3 = st.columns(3)
     m1.metric(t("kv.time.total_with", n=gen), f"{res.total_with[-1] * 1000:.1f} ms", border=True)
     m2.metric(t("kv.time.total_without", n=gen), f"{res.total_without[-1] * 1000:.1f} ms", border=True)

@@ -1,4 +1,4 @@
-"""Predict, then reveal: questions built from the shared settings (core.quiz), answered before the answer shows.
+"""Predict, then reveal: questions built from the shared settings (lessons.quiz, worded here with ui.words), answered before the answer shows.
 
 The set is fixed by the shared seed, so a class on the teacher's link gets the same questions in the same
 order. The score lives in this browser session's st.session_state only (never shared).
@@ -6,17 +6,24 @@ order. The score lives in this browser session's st.session_state only (never sh
 
 import streamlit as st
 
-from core import quiz as Q
 from core import scenario
 from core.frozen import freeze
 from core.i18n import plain
 from core.settings import Settings
+from lessons import quiz as Q
 from ui import free_text
 from ui.cache import shared_function
 from ui.shell import page_context, url_values
+from ui.words import word
 
 ctx = page_context()
 t, s = ctx.t, ctx.settings
+
+
+def say(words) -> str:
+    """A lesson's words (a key and its values) in the page's language."""
+    return word(words, t)
+
 
 INDEX, RECORDS, ERROR = "quiz_index", "quiz_records", "quiz_error"
 QPARAM = "quiz_q"  # the question number in the URL (1-based), so a teacher can send "question 5"
@@ -83,18 +90,18 @@ st.metric(t("quiz.score"), t("quiz.score.value", right=right, answered=answered)
 st.progress((index + 1) / len(questions), text=t("quiz.progress", n=index + 1, total=len(questions)))
 
 with st.container(border=True, key="quiz_card"):
-    st.markdown(f"**{index + 1}.** " + Q.prompt_text(q, ctx.lang))
+    st.markdown(f"**{index + 1}.** " + say(Q.prompt_text(q)))
     record = records.get(q.uid)
     if record is None:
         with st.form(f"quiz_form_{q.uid}", border=False):
             key = f"quiz_in_{q.uid}"
-            hint = Q.hint_text(q, ctx.lang)
+            hint = say(Q.hint_text(q))
             if q.answer_type == "choice":
                 st.radio(t("quiz.your_answer"), q.options, index=None, key=key,
-                         format_func=lambda o: Q.option_text(q, o, ctx.lang))
+                         format_func=lambda o: say(Q.option_text(q, o)))
             elif q.answer_type == "cells":
                 st.pills(t("quiz.your_answer") + " — " + hint, q.options, selection_mode="multi", key=key,
-                         format_func=lambda j: Q.option_text(q, j, ctx.lang, tokens))
+                         format_func=lambda j: say(Q.option_text(q, j, tokens)))
             else:
                 st.text_input(t("quiz.your_answer"), key=key, placeholder=hint,
                               max_chars=free_text.max_chars("quiz_answer"))
@@ -103,19 +110,19 @@ with st.container(border=True, key="quiz_card"):
                                   icon=":material/visibility:")
         error = st.session_state.get(ERROR)
         if error and error[0] == q.uid:
-            st.warning(t("quiz.not_counted") + Q.error_text(error[1], ctx.lang), icon=":material/edit_note:")
+            st.warning(t("quiz.not_counted") + say(Q.error_text(error[1])), icon=":material/edit_note:")
     else:
-        given = Q.format_value(q, record.value, ctx.lang)
+        given = say(Q.format_value(q, record.value))
         if record.correct:
             st.success(t("quiz.right", given=given), icon=":material/check_circle:")
         else:
-            mistake = Q.mistake_of(q, record.value)  # a known mistake is named, not just "not quite"
-            st.error(t("quiz.wrong", given=given) + ("\n\n" + t(f"quiz.mistake.{mistake}", **q.facts) if mistake else ""),
+            mistake = Q.mistake_text(q, record.value)  # a known mistake is named, not just "not quite"
+            st.error(t("quiz.wrong", given=given) + ("\n\n" + say(mistake) if mistake else ""),
                      icon=":material/cancel:")
-        st.markdown(f"**{t('quiz.answer', answer=Q.answer_text(q, ctx.lang))}**")
-        st.markdown(f"**{t('quiz.why')}** " + Q.why_text(q, ctx.lang))
-        link = Q.see_it_link(q, s, ctx.lang)  # the walkthrough step, or the lesson page's section
-        st.page_link(link.page, label=link.label, icon=link.icon, query_params=link.params)
+        st.markdown(f"**{t('quiz.answer', answer=say(Q.answer_text(q)))}**")
+        st.markdown(f"**{t('quiz.why')}** " + say(Q.why_text(q)))
+        link = Q.see_it_link(q, s)  # the walkthrough step, or the lesson page's section
+        st.page_link(link.page, label=say(link.label), icon=link.icon, query_params=link.params)
 
 b1, b2, b3 = st.columns(3)
 b1.button(t("quiz.prev"), icon=":material/arrow_back:", on_click=move, args=(-1,), disabled=index == 0,

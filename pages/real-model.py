@@ -10,8 +10,8 @@ import pandas as pd
 import streamlit as st
 
 from core import i18n, pretrained
-from core.source import source_text
 from lessons import real_heads as R
+from lessons.source import source_text
 from ui import free_text
 from ui.cache import shared
 from ui.models import load_real_model

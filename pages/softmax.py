@@ -3,20 +3,21 @@ tile by tile.
 
 Thin: the shared settings (ctx) -> the page's URL values, declared in lessons.softmax.URL_KEYS and settled by
 ui.url_state (a bad value shows a notice here and is corrected in the URL) -> the lesson's functions (computed once per inputs for the whole
-server, ui.cache.shared) -> text, tables, one line chart (ui.charts.show_cached_chart) and heatmaps handed as data to
+server, ui.cache.shared) -> text, tables, one line chart (ui.linecharts.show_lines, built by charts.lines) and heatmaps handed as data to
 ui.heatmaps.show_heatmap. Three sections as lazy tabs, the open one in the URL (`soft_tab`).
 """
 
 import streamlit as st
 
+from charts import lines
 from core import i18n, scenario
 from core.i18n import plain
 from core.limits import TILE_BLOCK_MAX, TILE_BLOCK_MIN
 from lessons import softmax as L
 from ui import url_state
 from ui.cache import shared
-from ui.charts import show_cached_chart
 from ui.heatmaps import show_heatmap
+from ui.linecharts import show_lines
 from ui.sections import lazy_tabs
 from ui.shell import page_context
 
@@ -83,32 +84,13 @@ pv = L.PageValues.of({"soft_tab": open_id, **values})
 
 
 # ---------------------------------------------------------------- 1. why divide by sqrt(d_k)
-def variance_figure(vc: L.VarianceCurve):
-    """Depends on the seed and the language only (the current d_k is in the caption below it): a step of h, T or
-    d_model sends the same figure, which the browser keeps instead of mounting a new plotly chart (3-6 frames)."""
-    import plotly.graph_objects as go
-
-    x = vc.d_ks.tolist()
-    fig = go.Figure()
-    fig.add_scatter(x=x, y=vc.expected.tolist(), mode="lines", name=t("softmax.scale.chart.line"),
-                    line={"dash": "dash", "color": "#888888"})
-    fig.add_scatter(x=x, y=vc.variance.tolist(), mode="lines+markers", name=t("softmax.scale.chart.measured"))
-    fig.add_scatter(x=x, y=vc.scaled_variance.tolist(), mode="lines+markers", name=t("softmax.scale.chart.scaled"))
-    fig.update_xaxes(type="log", title=t("softmax.scale.chart.x"), tickvals=x, ticktext=[str(v) for v in x])
-    fig.update_yaxes(type="log", title=t("softmax.scale.chart.y"), tickvals=x[::2], ticktext=[str(v) for v in x[::2]])
-    fig.update_layout(title=t("softmax.scale.chart.title"), height=360, margin={"l": 10, "r": 10, "t": 50, "b": 10},
-                      legend={"orientation": "h", "y": -0.25})
-    return fig
-
-
 def scale_section() -> None:
     st.subheader(t("softmax.scale.title"))
     st.latex(r"\operatorname{Var}(q\cdot k)=\sum_{i=1}^{d_k}\operatorname{Var}(q_i k_i)=d_k"
              r"\qquad\operatorname{Var}\!\left(\frac{q\cdot k}{\sqrt{d_k}}\right)=1")
     vc = shared("soft_variance", (s.seed, s.d_k), lambda: L.variance_curve(s))
     st.caption(t("softmax.scale.variance", draws=vc.draws, seed=vc.seed))
-    show_cached_chart(("soft_variance_chart", s.seed, s.lang), lambda: variance_figure(vc),
-                      name=f"qk-variance-seed{s.seed}", title=t("softmax.scale.chart.title"), key="soft_variance_chart")
+    show_lines(lines.variance_chart(vc, t), name=f"qk-variance-seed{s.seed}", key="soft_variance_chart", t=t)
     i = vc.current_index
     st.caption(t("softmax.scale.variance_now", d_k=s.d_k, var=float(vc.variance[i]),
                  scaled=float(vc.scaled_variance[i])))

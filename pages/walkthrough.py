@@ -1,32 +1,32 @@
 """Walkthrough: the whole multi-head attention computation, one step at a time.
 
 Every step shows its formula, the exact source line(s) that compute it (read from core by
-core.walkthrough), the shape with named axes and live sizes, and a heatmap per head.
-URL: walk_view (step | all | present), walk_step (a step name or 1..10), walk_hpage (page of
-heads), walk_head / walk_i / walk_j (the drilled-down cell), walk_cellcharts (the cell's charts on/off).
+lessons/walkthrough.py through lessons/source.py), the shape with named axes and live sizes, and a heatmap
+per head. URL: walk_view (step | all | present), walk_step (a step name or 1..10), walk_hpage (page of
+heads), walk_head / walk_i / walk_j (the followed cell), walk_cellcharts (the cell's charts on/off),
+walk_drill (the cell's story open): lessons.walkthrough.URL_KEYS.
 
-Speed (issue #10): the browser pays one or two animation frames per plotly chart on every redraw, so
-a view draws the charts of ONE step (the chosen one; in the all-steps view the others keep their
-formula, code and shape, and draw their tensors on a click), and the drill-down tells its story in
-text and a table, its charts one toggle away. Figures depend only on the settings and the choices
-on this page: they are built once for the whole server (ui.cache.shared) and each session draws its
-own copy (show_chart restyles the figure it is given).
+Speed (issue #10): a view draws the charts of ONE step (the chosen one; in the all-steps view the others
+keep their formula, code and shape, and draw their tensors on a click), and the drill-down tells its story
+in text and a table, its charts one toggle away. The heatmaps are plain data (lessons.heatmap.Heatmap)
+built once per settings and choices for the whole server (ui.cache.shared) and drawn by
+ui.heatmaps.show_heatmap (issue 18's chart route).
 """
 
 import pandas as pd
 import streamlit as st
 
 from core import scenario
-from core import walkthrough as W
-from core.figures import page_of_heads
 from core.frozen import freeze
 from core.i18n import plain
 from core.settings import Settings
+from lessons import walkthrough as W
+from lessons.heatmap import Heatmap
 from ui import seam  # Streamlit's DOM names (not public): ui/seam, entry 6
 from ui.cache import shared, shared_function
-from ui.charts import Projector, selected_points, show_cached_chart
 from ui.choice import HIDDEN_SUFFIX, labelled
 from ui.downloads import scenario_downloads
+from ui.heatmaps import show_heatmap
 from ui.keys import step_keys
 from ui.shell import drop_url_value, page_context, url_values
 
@@ -45,9 +45,14 @@ def computed(d_model: int, num_heads: int, seq_len: int, mask: str, seed: int, l
 
 run, check = computed(s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang, ctx.custom_text)
 T, h, d_k = s.seq_len, s.num_heads, s.d_k
-LABELS = {k: t(f"walk.axis.{k}") for k in ("token", "col", "query", "key", "head")}
 PER_PAGE = W.heads_per_page(T)
 N_PAGES = W.head_pages(h, T)
+FOLLOW = "walk_follow"  # the cell a click on the weights chose, applied before the cell's selectboxes exist
+
+# A click on the drill-down's weights (show_heatmap's Selection, seen after the selectboxes were drawn) is kept
+# here and the page run again: now, before any widget, it becomes the followed cell.
+if FOLLOW in st.session_state:
+    st.session_state["walk_i"], st.session_state["walk_j"] = st.session_state.pop(FOLLOW)
 
 
 # ------------------------------------------------------------------ URL values → valid widget state
@@ -72,14 +77,8 @@ def settle(key: str, parse, warnings: list) -> None:
 
 
 fixes: list[str] = []
-settle("walk_view", W.parse_view, fixes)
-settle("walk_step", W.parse_step, fixes)
-settle("walk_hpage", lambda raw: W.parse_page(raw, N_PAGES), fixes)
-settle("walk_head", lambda raw: W.parse_index(raw, h), fixes)
-settle("walk_i", lambda raw: W.parse_index(raw, T, default=T - 1), fixes)
-settle("walk_j", lambda raw: W.parse_index(raw, T), fixes)
-settle("walk_cellcharts", W.parse_flag, fixes)
-settle("walk_drill", W.parse_flag, fixes)
+for name in W.URL_KEY_NAMES:  # declared once in the lesson (lessons/url.py's UrlKey), parsed by lessons.url
+    settle(name, lambda raw, name=name: W.parse_key(name, raw, s), fixes)
 if "walk_drill" not in st.session_state and any(url_values(k) for k in ("walk_head", "walk_i", "walk_j", "walk_cellcharts")):
     st.session_state["walk_drill"] = True  # a link to a cell (or to its charts) opens the cell's story
 
@@ -91,32 +90,19 @@ def go(delta: int) -> None:
     st.session_state["walk_step"] = W.STEP_NAMES[index]
 
 
-def on_cell_click() -> None:
-    for point in selected_points("walk_click"):
-        cell = point.get("customdata")
-        if isinstance(cell, (list, tuple)) and len(cell) == 2:
-            st.session_state["walk_i"], st.session_state["walk_j"] = int(cell[0]), int(cell[1])
-            return
-
-
 # ------------------------------------------------------------------ drawing helpers
 SETTINGS_KEY = (s.d_model, h, T, s.mask, s.seed, s.lang, ctx.custom_text)
-PROJECTOR = Projector(font_scale=1.6, fit_height=True, min_height=300)
 PRESENT = False  # set below, once the view is known
+FONT_SCALE = 1.6  # the presenter view: every text of a chart (tick labels included) 1.6 times larger
 
 
-def chart(build, name: str, *choices, per_head: bool = True, **kw) -> None:
-    """Draw the figure `build()` makes, built once per (settings, name, choices) for the whole server.
-    `choices` must name everything else `build` reads (heads shown, panel size, the cell).
-    The file name of its download names h only when the figure depends on it (`per_head`): X, Q, K
-    and V do not, and an unchanged figure with an unchanged config is not redrawn by the browser
-    when the teacher moves h (a new file name alone made it redraw: ~2 frames)."""
-    sizes = f"d{s.d_model}-h{h}-T{T}" if per_head else f"d{s.d_model}-T{T}"
-    if PRESENT:  # the presenter view: large type, tick labels included; the step's main chart fills the window
-        kw.setdefault("projector", PROJECTOR)
-    show_cached_chart(("walk." + name,) + SETTINGS_KEY + choices,
-                      lambda: W.session_copy(shared("walk." + name, SETTINGS_KEY + choices, build)),
-                      name=f"{name}-{sizes}", **kw)
+def chart(hm: Heatmap, key: str, *, fit: int = 0):
+    """Draw a heatmap. In the presenter view its type is 1.6x larger and, with `fit` (the least height in px),
+    the chart fills the height the window leaves below it. compact: 4-decimal values as int16 codes (a step at
+    d_model 512, T 32 stays under 64 KB)."""
+    if PRESENT:
+        return show_heatmap(hm, key=key, t=t, compact=True, font_scale=FONT_SCALE, fit_height=fit)
+    return show_heatmap(hm, key=key, t=t, compact=True)
 
 
 def shape_markdown(step: W.Step, present: bool = False) -> str:
@@ -135,64 +121,46 @@ def shape_markdown(step: W.Step, present: bool = False) -> str:
     return "  \n".join(lines)
 
 
-def heads_for_page() -> list[int]:
+def heads_for_page() -> tuple[int, ...]:
     page = int(st.session_state.get("walk_hpage") or 1)
-    return page_of_heads(h, page - 1, PER_PAGE)
+    return tuple(W.page_of_heads(h, page - 1, PER_PAGE))
+
+
+def role_choice(label_key: str) -> str:
+    return st.segmented_control(t(label_key), W.ROLES, key="walk_role", default="q", required=True) or "q"
 
 
 def step_figures(step: W.Step, big: bool) -> None:
-    zrange = W.step_zrange(run, step.name)
-    panel = 330 if big else (280 if T > 12 else 230)
-    heads = tuple(heads_for_page())
     name = step.name
-    if name == "input":
-        chart(lambda: W.matrix(run, "x", zrange=zrange, labels=LABELS), "x", per_head=False)
-    elif name == "project" and s.d_model <= W.SIDE_BY_SIDE_MAX:
-        cols = st.columns(3)
-        for col, field in zip(cols, ("q", "k", "v")):
-            with col:  # one colour scale for the three: its bar is drawn once, beside V
-                chart(lambda field=field: W.matrix(run, field, zrange=zrange, labels=LABELS, title=field,
-                                                   showscale=field == "v"), field, per_head=False)
-    elif name == "project":  # wider than a third of the page has pixels: one at a time, full width
-        role = st.segmented_control(t("walk.project.role"), ("q", "k", "v"), key="walk_role", default="q",
-                                    required=True) or "q"
+    heads = heads_for_page() if step.per_head else ()
+    role = "q"
+    if name == "project" and s.d_model > W.SIDE_BY_SIDE_MAX:  # wider than a third of the page: one at a time
+        role = role_choice("walk.project.role")
         st.caption(t("walk.project.one", d_model=s.d_model))
-        chart(lambda: W.matrix(run, role.lower(), zrange=zrange, labels=LABELS, title=role), role.lower(),
-              per_head=False)
     elif name == "split":
-        role = st.segmented_control(t("walk.role"), ("q", "k", "v"), key="walk_role", default="q",
-                                    required=True) or "q"
-        field = role.lower()
-        whole = s.d_model <= W.SIDE_BY_SIDE_MAX  # wider: the band alone, the head panels give the values
+        role = role_choice("walk.role")
+        heads = heads if h > PER_PAGE else tuple(range(h))
+    charts = shared("walk.charts", SETTINGS_KEY + (name, heads, role), lambda: W.step_charts(run, name, heads, role))
+    if name == "split":
         if not PRESENT:  # the presenter view: the band and the heads' panels, no room for the legend
+            whole = charts.band is not None
             st.caption(t("walk.split.band" if whole else "walk.split.strip", role=role, d_k=d_k))
-        chart(lambda: W.head_band_figure(run, field, zrange=zrange, labels=LABELS, values=whole),
-              f"{field}-columns" if whole else "owners", whole,
-              projector=Projector(fit_height=False, height=170 if whole else 130))
-        shown = heads if h > PER_PAGE else tuple(range(h))
-        st.markdown(" · ".join(t("walk.split.map", i=i, a=i * d_k, b=(i + 1) * d_k - 1) for i in shown))
-        chart(lambda: W.per_head(run, f"{field}_heads", shown, zrange=zrange, labels=LABELS, signed=True,
-                                 panel_height=panel, global_columns=True), f"{field}-heads", shown, panel,
-              projector=Projector(min_height=220))  # below the band: what the window leaves
+        if charts.band is not None:
+            chart(charts.band, "walk_band")
+        st.markdown(" · ".join(t("walk.split.map", i=i, a=i * d_k, b=(i + 1) * d_k - 1) for i in heads))
+        chart(charts.main, "walk_chart", fit=220)  # below the band: what the window leaves
         st.success(t("walk.split.check", diff=W.split_max_diff(run.trace, h, d_k)), icon=":material/check:")
-    elif name in ("scores", "scale", "mask", "softmax", "mix"):
-        if name == "mask" and run.mask is not None:
-            left, right = st.columns([1, 2]) if not big or PRESENT else (st.container(), st.container())
-            with left:
-                st.caption(t("walk.mask.grid"))
-                chart(lambda: W.mask_figure(run, LABELS, height=300 if not big else None), f"mask-{s.mask}", big)
-            target = right
-        else:
-            target = st.container()
-        field = W.STEP_BY_NAME[name].fields[0]
-        with target:
-            chart(lambda: W.per_head(run, field, heads, zrange=zrange, labels=LABELS, signed=name != "softmax",
-                                     panel_height=panel), field, heads, panel)
-    elif name == "concat":
-        chart(lambda: W.head_band_figure(run, "concat", zrange=zrange, labels=LABELS), "concat")
-        st.success(t("walk.concat.check", diff=W.concat_max_diff(run.trace, h, d_k)), icon=":material/check:")
-    elif name == "output":
-        chart(lambda: W.matrix(run, "output", zrange=zrange, labels=LABELS), "output")
+    elif charts.mask is not None:
+        left, right = st.columns([1, 2]) if not big or PRESENT else (st.container(), st.container())
+        with left:
+            st.caption(t("walk.mask.grid"))
+            chart(charts.mask, "walk_mask")
+        with right:
+            chart(charts.main, "walk_chart", fit=300)
+    else:
+        chart(charts.main, "walk_chart", fit=300)
+        if name == "concat":
+            st.success(t("walk.concat.check", diff=W.concat_max_diff(run.trace, h, d_k)), icon=":material/check:")
 
 
 def step_text(step: W.Step, present: bool = False) -> str:
@@ -257,7 +225,7 @@ def story_text(story: W.CellStory, head: int, i: int, j: int, charts: bool) -> N
     st.markdown(t("walk.drill.s1", i=i, j=j, head=head, c0=story.columns[0], c1=story.columns[1], d_k=d_k))
     if charts:
         st.caption(t("walk.drill.vectors"))
-        chart(lambda: W.vectors_figure(story, LABELS), "qk", head, i, j)
+        chart(shared("walk.qk", SETTINGS_KEY + (head, i, j), lambda: W.vectors_heatmap(story)), "walk_qk")
     st.markdown(t("walk.drill.s2"))
     st.latex(rf"q_{{{i}}} \cdot k_{{{j}}} = \sum_{{c}} q_{{{i}}}[c]\,k_{{{j}}}[c] = {story.dot:.4f}")
     st.caption(W.dot_terms(story) + f" = {story.dot:.4f}")
@@ -302,8 +270,11 @@ def drill_down_inside() -> None:
         left, right = st.columns([2, 3], gap="medium")
         with left:
             st.caption(t("walk.drill.chart", head=head))
-            chart(lambda: W.drill_figure(run, head, i, j, LABELS, height=min(460, max(300, 90 + 14 * T))),
-                  f"weights-head{head}", i, j, key="walk_click", on_select=on_cell_click, selection_mode="points")
+            picked = chart(shared("walk.drill", SETTINGS_KEY + (head, i, j), lambda: W.drill_heatmap(run, head, i, j)),
+                           "walk_click")
+            if picked is not None and (picked.row, picked.col) != (i, j):  # follow the clicked cell
+                st.session_state[FOLLOW] = (picked.row, picked.col)  # applied before the selectboxes
+                st.rerun()
         with right:
             story_text(story, head, i, j, charts)
     else:
@@ -317,7 +288,7 @@ def drill_down_inside() -> None:
     st.markdown(t("walk.drill.s6", head=head, i=i, top=top))
     if charts:
         st.caption(t("walk.drill.mixchart"))
-        chart(lambda: W.mix_figure(story, run.tokens, LABELS), "mix", head, i)
+        chart(shared("walk.mix", SETTINGS_KEY + (head, i), lambda: W.mix_heatmap(story, run.tokens)), "walk_mix")
     st.caption(t("walk.drill.check", diff=story.check))
 
 

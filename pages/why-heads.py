@@ -1,26 +1,29 @@
 """Why many heads: train one, two and four heads live on a task that needs two attention
-patterns at once, and show what each head learned (core/why_heads.py has the task and model)."""
+patterns at once, and show what each head learned (lessons/why_heads.py has the task, the model and the heatmaps
+as data; charts/lines.py the loss chart, charts/live_curve.py its live HTML while training)."""
 
 import time
 
 import streamlit as st
 
+from charts import lines
+from charts.live_curve import live_loss_html
 from core import i18n
-from core import why_heads as W
-from core.figures import heads_figure
-from core.live_curve import live_loss_html
+from lessons import why_heads as W
+from ui import url_state
 from ui.cache import shared
-from ui.charts import show_chart
+from ui.heatmaps import show_heatmap
+from ui.linecharts import show_lines
 from ui.sections import lazy_tabs
-from ui.shell import drop_url_value, page_context
+from ui.shell import page_context
 
 ctx = page_context()
 t = ctx.t
 HS = W.HEAD_COUNTS
 UPDATES_PER_MODEL = 20  # live progress refreshes per model
 LIVE_EVERY_S = 0.25  # the live curve is redrawn at most this often (a few KB of HTML each time)
-# The trained results as two tabs: only the open one runs and draws (the head grids are 3 plotly charts).
-VIEWS = ("results", "heads")
+# The trained results as two tabs: only the open one runs and draws (the head grids are 3 charts).
+VIEWS = ("results", "heads")  # why_tab (lessons.why_heads.VIEWS; a literal for the fuzz test)
 VIEW_LABELS = {"results": "why.results.header", "heads": "why.heatmaps.header"}
 
 
@@ -28,20 +31,6 @@ VIEW_LABELS = {"results": "why.results.header", "heads": "why.heatmaps.header"}
 def result_store() -> W.ResultStore:
     """One store for the whole server: a class revisiting the page (or a second student) never retrains."""
     return W.ResultStore()
-
-
-def settle(key: str, clamp) -> None:
-    """Correct a page setting (from the URL or an earlier run) before its widget is drawn."""
-    raw = st.session_state[key] if key in st.session_state else st.query_params.get(key)
-    if raw is None:
-        return
-    value, fixed = clamp(raw)
-    if fixed:
-        if key not in st.session_state:
-            drop_url_value(key)  # the widget takes the corrected value instead of parsing the bad one
-        st.session_state[key] = value
-        st.warning(i18n.t("notice.corrected", ctx.lang, key=key, given=i18n.plain(raw, 30), used=value),
-                   icon=":material/build:")
 
 
 def curves_for(results: dict, running=None, stopped=None) -> list:
@@ -54,13 +43,12 @@ def curves_for(results: dict, running=None, stopped=None) -> list:
 
 
 def loss_chart(placeholder, curves, steps: int, key: str) -> None:
-    show_chart(W.loss_figure(curves, steps=steps, title=t("why.loss.title"), x_title=t("why.loss.x"),
-                             y_title=t("why.loss.y"), chance_label=t("why.loss.chance")),
-               name="training-loss", key=key, where=placeholder)
+    show_lines(lines.loss_chart(curves, steps=steps, chance=W.chance_loss(), t=t), name="training-loss", key=key, t=t,
+               where=placeholder)
 
 
 def live_chart(placeholder, curves, steps: int) -> None:
-    """The curves while training, as HTML (core/live_curve.py): shown at once, where a plotly chart replaced
+    """The curves while training, as HTML (charts/live_curve.py): shown at once, where a plotly chart replaced
     every fraction of a second was never seen (it needs a few frames to mount). No user text goes in."""
     placeholder.html(live_loss_html(curves, steps=steps, title=t("why.loss.title"), x_title=t("why.loss.x"),
                                     y_title=t("why.loss.y"), chance_label=t("why.loss.chance")))
@@ -74,17 +62,12 @@ def example_table(lang: str, focus: int = 7) -> str:
     """The example sequence and its answers as a Markdown table (static text: cheap on every rerun), one row
     per position: three columns fit a phone (a row per position would need 11 columns and cut off at 390 px,
     hiding position `focus`, the one the text explains, which is in bold)."""
-    example = W.example_batch()
-    answers = ["–"] + [f"({p}, {k})" for p, k in example.targets[0].tolist()]
-    marked = [label.replace("*", "\\*") for label in labels()]  # "9*" is the marked digit, not emphasis
     head = "| " + " | ".join(i18n.t(f"why.example.{c}", lang) for c in ("position", "digit", "answer")) + " |"
-    rows = [[str(i), marked[i], answers[i]] for i in range(W.SEQ_LEN)]
+    # "9*" is the marked digit, not emphasis
+    rows = [[str(i), label.replace("*", "\\*"), "–" if pair is None else f"({pair[0]}, {pair[1]})"]
+            for i, label, pair in W.example_rows()]
     rows[focus] = [f"**{v}**" for v in rows[focus]]
     return "\n".join([head, "|---|---|---|", *("| " + " | ".join(r) + " |" for r in rows)])
-
-
-def labels() -> list[str]:
-    return [f"{d}*" if i == W.EXAMPLE_MARKER else str(d) for i, d in enumerate(W.EXAMPLE_TOKENS)]
 
 
 # ---------------------------------------------------------------- the claim and the task
@@ -105,8 +88,9 @@ st.write(t("why.model.text", d_model=W.D_MODEL, dks=", ".join(str(W.D_MODEL // h
 st.info(t("why.model.own", d_model=W.D_MODEL, T=W.SEQ_LEN, batch=W.BATCH_SIZE), icon=":material/info:")
 
 # ---------------------------------------------------------------- settings and training
-settle("why_seed", W.clamp_seed)
-settle("why_steps", W.clamp_steps)
+# The seed and steps from the URL or the widgets, corrected with a notice before the widgets are drawn
+# (lessons.why_heads.URL_KEYS; the tab id is ui.sections.lazy_tabs' own).
+url_state.settle(tuple(k for k in W.URL_KEYS if k.name != "why_tab"), {"settings": ctx.settings}, t=t, store="why_kept")
 c_seed, c_steps = st.columns(2)
 seed = int(c_seed.number_input(t("why.seed"), W.SEED_MIN, W.SEED_MAX, value=0, step=1, key="why_seed",
                                bind="query-params", help=t("why.seed.help")))
@@ -234,13 +218,11 @@ if finished:
                 st.caption(t("why.partial_results", todo=", ".join(map(str, missing))))
         else:  # "heads"
             st.caption(t("why.heatmaps.caption", n=W.EVAL_SIZE, thr=W.MATCH_THRESHOLD))
-            lab = labels()
             for h, r in finished.items():
                 st.markdown(f"**{t('why.heatmaps.model', h=h, d_k=W.D_MODEL // h)}**")
-                fig = heads_figure(r.example_weights, range(h), lab, lab, head_label=t("common.head"),
-                                   zrange=(0.0, 1.0), max_cols=4, x_title=t("common.key"), y_title=t("common.query"),
-                                   panel_height=250)
-                show_chart(fig, name=f"trained-weights-h{h}", key=f"why_heads_{h}")
+                # one heatmap per model, built once per finished run for the whole server (its weights never change)
+                hm = shared("why-heads-hm", W.cache_key(h, r.seed, r.steps), lambda r=r: W.heads_heatmap(r))
+                show_heatmap(hm, key=f"why_heads_{h}", t=t)
                 roles = r.roles
                 st.table({
                     t("why.col.head"): list(range(h)),

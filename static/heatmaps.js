@@ -209,6 +209,14 @@ class Chart {
     this.lut = co.scale ? lut(co.scale) : null;
     this.stateRgb = (co.states || []).map(rgb);
     for (const p of panels) p.pixels = null;
+    // A projector (the walkthrough's presenter view): every text times font_scale, and with fit_height (> 0,
+    // the least height in px) the chart as tall as the window leaves below its top, redrawn on resize.
+    this.fs = h.font_scale > 0 ? h.font_scale : 1;
+    this.fit = h.fit_height > 0 ? h.fit_height : 0;
+    if (this.fit && !this.onResize) {
+      this.onResize = () => { if (this.fit) this.draw(); };
+      window.addEventListener("resize", this.onResize);
+    }
     this.canvas.setAttribute("aria-label", h.alt || "");
     this.button.title = h.download || "Download";
     this.button.setAttribute("aria-label", h.download || "Download");
@@ -229,10 +237,10 @@ class Chart {
   }
 
   // Where everything goes at this width: a grid of panel slots, labels, titles, the colour bar or legend.
-  layout(width) {
-    const h = this.header, panels = this.panels, size = MIN_FONT, g = {width, size};
+  layout(width, cellH) {
+    const h = this.header, panels = this.panels, fs = this.fs || 1, size = MIN_FONT * fs, g = {width, size, fs};
     const phone = width <= PHONE;
-    g.top = PAD + (h.title ? 24 : 0);
+    g.top = PAD + (h.title ? 24 * fs : 0);
     g.left = PAD + (h.row_axis ? size + 8 : 0);
     // The colour bar (continuous roles) or the states' legend, on the right.
     if (this.lut) {
@@ -264,7 +272,8 @@ class Chart {
     const pw = (avail - labs - (per - 1) * GAP) / per;
     // One cell size for every panel (panels are compared by eye), square-ish, within a height cap.
     const cw = Math.min(MAX_CELL, ...panels.map(p => pw / p.cols));
-    const ch = Math.max(Math.min(cw, MAX_CELL * 0.8, ...panels.map(p => MAX_PANEL_H / p.rows)), Math.min(6, ...panels.map(p => MAX_PANEL_H / p.rows)));
+    const ch = cellH > 0 ? cellH
+      : Math.max(Math.min(cw, MAX_CELL * 0.8, ...panels.map(p => MAX_PANEL_H / p.rows)), Math.min(6, ...panels.map(p => MAX_PANEL_H / p.rows)));
     g.cw = cw; g.ch = ch;
     const hasTitles = panels.some(p => p.title), hasColGroups = panels.some(p => p.col_groups);
     // x labels: all when they fit side by side (turned 45 degrees when wider than a cell), else every k-th.
@@ -276,10 +285,12 @@ class Chart {
     g.slots = [];
     let y = g.top;
     const rowsOf = Math.ceil(n / per);
+    g.cellRows = 0;  // the panel rows' heights in cells (fit_height scales the cell height to the window)
     for (let r = 0; r < rowsOf; r++) {
       const inRow = panels.slice(r * per, (r + 1) * per);
       const ph = Math.max(...inRow.map(p => p.rows * ch));
-      const top = y + (hasTitles ? 22 : 0) + (hasColGroups ? STRIP + 2 : 0);
+      g.cellRows += Math.max(...inRow.map(p => p.rows));
+      const top = y + (hasTitles ? 22 * fs : 0) + (hasColGroups ? STRIP + 2 : 0);
       let x = g.left;
       inRow.forEach((p, i) => {
         x += labW(i);
@@ -301,7 +312,7 @@ class Chart {
     if (!this.header) return;
     const width = this.box.clientWidth || 600, dpr = window.devicePixelRatio || 1;
     this.width = width;
-    const g = this.g = this.layout(width);
+    const g = this.g = this.fit ? this.fitted(width) : this.layout(width);
     this.canvas.width = Math.round(width * dpr);
     this.canvas.height = Math.round(g.height * dpr);
     this.canvas.style.height = g.height + "px";
@@ -310,6 +321,29 @@ class Chart {
     this.drawn = [];  // every text painted (titles, labels, cell numbers): what a test can read back
     this.paint(new CanvasSurface(ctx, this.drawn), g);
     this.box.setAttribute("data-drawn", String(++this.draws));  // (benchmarks: the last DOM change of a redraw)
+  }
+
+  // fit_height: the height the window leaves below the chart's top (at least the header's fit_height).
+  fitHeight() {
+    const top = this.box.getBoundingClientRect().top + window.scrollY;
+    return Math.round(Math.max(this.fit, window.innerHeight - top - 12));
+  }
+
+  // The layout whose cells fill that height: shorter cells when the chart would overflow it, taller when it
+  // leaves room (as the plotly-era projector view did). What is above may still move (a formula typeset): look again a few times.
+  fitted(width) {
+    const target = this.fitHeight(), g = this.layout(width);
+    const fixed = g.height - g.cellRows * g.ch;
+    const ch = Math.max(2, Math.min(MAX_CELL * 1.5, (target - fixed) / Math.max(1, g.cellRows)));
+    clearTimeout(this.refit);
+    const again = waits => {
+      if (!waits.length) return;
+      this.refit = setTimeout(() => {
+        if (this.fit && Math.abs(this.fitHeight() - target) > 2) this.draw(); else again(waits.slice(1));
+      }, waits[0]);
+    };
+    again([60, 250, 700, 1500]);
+    return Math.abs(ch - g.ch) < 0.01 ? g : this.layout(width, ch);
   }
 
   pixels(p) {
@@ -333,7 +367,7 @@ class Chart {
   paint(sf, g) {
     const h = this.header, size = g.size, co = h.colours;
     sf.rect(0, 0, g.width, g.height, PAPER);
-    if (h.title) sf.text(h.title, PAD, PAD, {size: size + 2, weight: 600, baseline: "top"});
+    if (h.title) sf.text(h.title, PAD, PAD, {size: size + 2 * g.fs, weight: 600, baseline: "top"});
     const gapped = g.cw >= 10 && g.ch >= 10;
     for (const p of this.panels) {
       const s = g.slots[p.index];
@@ -382,7 +416,7 @@ class Chart {
       const t = cellNumber(p.values[k], dec);
       texts.push(t); longest = Math.max(longest, t.length);
     }
-    const size = Math.min(MIN_FONT, g.ch * 0.62, (g.cw - 2) / (longest * 0.58));
+    const size = Math.min(g.size, g.ch * 0.62, (g.cw - 2) / (longest * 0.58));
     if (size < 8) return;  // too small to read: hover and the table view have the numbers
     for (let r = 0; r < p.rows; r++) for (let c = 0; c < p.cols; c++) {
       const k = r * p.cols + c, v = p.values[k];
@@ -419,8 +453,8 @@ class Chart {
   // A panel title fits its panel: set smaller down to MIN_FONT, then shortened with an ellipsis.
   paintTitle(sf, g, p, s) {
     const room = Math.max(s.w, 40) + GAP - 4;
-    let size = 14, t = p.title;
-    while (size > MIN_FONT && this.textWidth(t, size) > room) size -= 1;
+    let size = 14 * g.fs, t = p.title;
+    while (size > MIN_FONT * g.fs && this.textWidth(t, size) > room) size -= 1;
     while (t.length > 2 && this.textWidth(t, size) > room) t = t.slice(0, -2) + "…";
     sf.text(t, s.x + s.w / 2, s.titleY, {size, align: "center", baseline: "top"});
   }

@@ -17,10 +17,8 @@ from core import canvas_chart as cc
 from core import figures, scenario
 from core import masks_lab as lab
 from core import scene_wire as wire
-from core import walkthrough as W
 from core.settings import Settings
 
-LABELS = {"head": "head", "key": "key", "query": "query", "col": "column", "token": "token"}
 
 
 @pytest.fixture(scope="module")
@@ -43,15 +41,6 @@ def builders(run):
         "matrix": figures.matrix_figure(w[0], run.tokens, run.tokens, x_title="key", y_title="query"),
         "matrix clickable": figures.matrix_figure(w[0], run.tokens, run.tokens, clickable=True),
         "heads grid": figures.heads_figure(w, [0, 1, 2, 3], run.tokens, run.tokens, x_title="key", y_title="query"),
-        "walk input": W.matrix(run, "x", zrange=(-2, 2), labels=LABELS),
-        "walk weights": W.per_head(run, "weights", [0, 1, 2, 3], zrange=(0, 1), labels=LABELS, signed=False),
-        "walk masked scores": W.per_head(run, "masked_scores", [0, 1, 2, 3], zrange=(-2, 2), labels=LABELS, signed=True),
-        "walk mask": W.mask_figure(run, LABELS),
-        "walk drill": W.drill_figure(run, 1, 2, 1, LABELS),
-        "walk split band": W.head_band_figure(run, "q", zrange=(-2, 2), labels=LABELS),
-        "walk split heads": W.per_head(run, "q_heads", [0, 1, 2, 3], zrange=(-2, 2), labels=LABELS, signed=True,
-                                       global_columns=True),
-        "walk mix": W.per_head(run, "head_outputs", [0, 1], zrange=(-2, 2), labels=LABELS, signed=True),
         "masks lab": lab.lab_figure(lr, 0, 0, "keep", **kw),
         "masks lab clickable": lab.lab_figure(lab_run(("custom",)), 0, 0, "keep", clickable=True, **kw),
         # (the Heads page's W^Q blocks moved to the chart route: lessons/heads.weight_blocks_heatmap, tests/test_heads.py)
@@ -59,7 +48,8 @@ def builders(run):
 
 
 def test_every_heatmap_figure_of_the_pages_becomes_a_scene(run):
-    """(Every one the walkthrough, heads, masks, real-model and why-heads pages draw: none stays plotly.)"""
+    """(Every one the heads, masks, real-model and why-heads pages draw: none stays plotly. The walkthrough's
+    heatmaps are the chart route's now: lessons/walkthrough.py, tests/test_walkthrough.py.)"""
     for name, fig in builders(run).items():
         scene = cc.to_scene(fig)
         assert scene is not None, name
@@ -122,16 +112,6 @@ def test_positions_and_ranges_are_plotlys(run):
     assert ticks[0.0] == "0:the" and len(ticks) == 15  # every key of the three panels, by its token
 
 
-def test_autorange_reversed_puts_the_first_row_on_top(run):
-    fig = W.matrix(run, "x", zrange=(-2, 2), labels=LABELS)  # y: autorange 'reversed'
-    scene = cc.to_scene(fig)
-    bottom, top = scene["y"]["range"]
-    assert bottom > top  # plotly's [bottom, top]: the first token (position 0) at the top
-    assert (bottom, top) == (5.5, -0.5)
-    assert scene["x"]["type"] == "linear" and scene["x"]["range"] == [-0.5, 63.5]
-    assert [p for p, _ in scene["x"]["ticks"]] == [0, 10, 20, 30, 40, 50, 60]
-
-
 def test_colour_scale_is_the_traces_in_hex(run):
     fig = figures.matrix_figure(run.trace.weights[0, 0], run.tokens, run.tokens)
     figures.restyle(fig, palette="contrast")
@@ -155,12 +135,6 @@ def test_hover_templates_and_exact_values_for_clipped_cells(run):
     kept = nums[1, 0]  # row 1, key 0: kept, its exact score as the hover prints it (4 decimals)
     assert kept == pytest.approx(round(float(m[0, 1, 0]), 4), abs=1e-7)
     assert len(texts) <= layer["rows"] * layer["cols"] - layer["rows"]  # numbers go as floats, not as text
-    # The walkthrough draws blocked cells empty with a dark layer on top that names the fill value: the
-    # scores layer's own text for them can never show, so none is sent.
-    walk = cc.to_scene(W.per_head(run, "masked_scores", [0, 1], zrange=(-2, 2), labels=LABELS, signed=True))
-    scores, blocked = [layer for layer in walk["layers"] if layer["type"] == "heat"]
-    assert scores["custom"] == {"z": True, "fmt": ".4f"} and "z4" in scores
-    assert blocked["hover"].endswith("-1e+09") and "levels" in blocked
 
 
 def test_cell_numbers_and_click_targets(run):
@@ -184,28 +158,6 @@ def test_nice_ticks():
     assert all(math.isfinite(v) for v in cc.nice_ticks(-1e-9, 1e-9))
 
 
-def sent(fig) -> int:
-    """Bytes of a figure's scene as the component gets it (packed, before the chart's alt and name)."""
-    return sum(len(part) for part in wire.pack(cc.to_scene(fig)))
-
-
-def test_largest_settings_stay_within_the_byte_target():
-    """d_model 512, T 32: what a changed chart sends must keep a slider step under 64 KB (benchmarks). A
-    32 x 512 matrix is 16,384 int16 ten-thousandths (32 KB), the few values beyond 3.2767 sparse beside them."""
-    big = scenario.run(Settings(512, 16, 32, "causal", 0, "en"))
-    x = W.matrix(big, "x", zrange=(-3, 3), labels=LABELS)
-    assert "z4" in heat(cc.to_scene(x)) and sent(x) < 36_000
-    assert sent(W.head_band_figure(big, "concat", zrange=(-3, 3), labels=LABELS)) < 42_000  # concat: + its band
-    grid = W.per_head(big, "masked_scores", list(range(8)), zrange=(-3, 3), labels=LABELS, signed=True)
-    assert sent(grid) < 36_000  # 8 heads x 32 x 32 + the layer of blocked cells
-    for h in (1, 4, 16, 64):  # the split step at d_model 512: the owners' band, and a page of head slices
-        run_h = scenario.run(Settings(512, h, 32, "none", 0, "en"))
-        strip = W.head_band_figure(run_h, "q", zrange=(-3, 3), labels=LABELS, values=False)
-        panels = W.per_head(run_h, "q_heads", list(range(min(h, 4))), zrange=(-3, 3), labels=LABELS, signed=True,
-                            global_columns=True)
-        assert sent(strip) < 12_000 and sent(strip) + sent(panels) < 42_000, (h, sent(strip), sent(panels))
-
-
 def test_values_beyond_int16_and_rounding_ties_print_as_python_prints_them():
     z = np.arange(64, dtype="float64").reshape(8, 8) * 0.0137 - 0.4
     z[0, :4] = [3.5, -7.123456, 0.03125, -0.03125]  # beyond int16, and two exact ties (312.5 ten-thousandths)
@@ -225,17 +177,14 @@ def test_whole_numbers_with_an_exact_hover_go_as_int16():
     assert "z" in half  # not whole: exact float32
 
 
-def test_a_packed_scene_reads_back_exactly_and_sends_a_repeated_row_once(run):
+def test_a_packed_scene_reads_back_exactly():
     big = scenario.run(Settings(512, 16, 32, "none", 0, "en"))
-    scene = cc.to_scene(W.head_band_figure(big, "q", zrange=(-3, 3), labels=LABELS))
+    scene = cc.to_scene(figures.heads_figure(big.trace.scores[0], range(8), big.tokens, big.tokens, signed=True))
     text, blobs = wire.pack(scene)
-    band = json.loads(text)["layers"][0]  # the head band: a few identical rows of head numbers
-    assert band["zi"]["rows"] == [0] * band["rows"] and band["zi"]["$b"][1] == 2 * 512
     data = wire.payload(text, blobs, {"alt": "X", "file": "f"})
-    assert data[:4] == wire.MAGIC and json.loads(text)["layers"][1]["z4"]["$b"][0] % 4 == 0
     (n,) = struct.unpack("<I", data[4:8])
     start = len(data) - len(blobs)  # the blobs come last, at a multiple of 4 right after the header
-    assert start % 4 == 0 and start - (8 + n) < 4 and data[start:] == blobs
+    assert data[:4] == wire.MAGIC and start % 4 == 0 and start - (8 + n) < 4 and data[start:] == blobs
     assert json.loads(wire.header_text(data))["alt"] == "X"
     back = wire.unpack(data)
     assert back["alt"] == "X" and back["scene"] == json.loads(json.dumps(scene))  # every array, every field
@@ -243,9 +192,9 @@ def test_a_packed_scene_reads_back_exactly_and_sends_a_repeated_row_once(run):
 
 
 def test_click_targets_on_every_cell_travel_as_their_grid():
-    """The walkthrough's clickable weights at T = 32: 1,024 invisible markers, [row, col] each."""
+    """A clickable weights chart at T = 32: 1,024 invisible markers, [row, col] each."""
     big = scenario.run(Settings(512, 16, 32, "causal", 0, "en"))
-    fig = W.drill_figure(big, 0, 3, 2, LABELS)
+    fig = figures.matrix_figure(big.trace.weights[0, 0], big.tokens, big.tokens, clickable=True)
     scene = cc.to_scene(fig)
     marks = next(layer for layer in scene["layers"] if layer["type"] == "marks" and layer["opacity"] == 0)
     assert len(marks["custom"]) == 32 * 32
@@ -264,26 +213,8 @@ def test_an_unsupported_value_is_refused_not_guessed():
     assert cc.to_scene(go.Figure(go.Heatmap(z=[[1, 2]], x=["a", "b", "c"]))) is None  # labels do not fit z
 
 
-def test_split_heads_name_their_columns_of_d_model(run):
-    """The split step: head i's panel holds columns i*d_k .. of Q; hover and tick labels say which."""
-    fig = W.per_head(run, "q_heads", [0, 1, 2, 3], zrange=(-2, 2), labels=LABELS, signed=True, global_columns=True)
-    scene = cc.to_scene(fig)
-    layer = heat(scene)
-    assert layer["hover"] == "token %{y}<br>column %{customdata}<br>%{z:.4f}"
-    import base64
-
-    cols = np.frombuffer(base64.b64decode(layer["custom"]["num16"]), dtype="<i2").reshape(layer["rows"], layer["cols"])
-    first = fig.layout.meta["tiles"][1]["col"]  # head 1's first column in the tiling
-    assert cols[0, first] == 16 and layer["custom"]["fmt"] == "int"  # d_model 64 / h 4: head 1 starts at 16
-    labels = dict((p, t) for p, t in scene["x"]["ticks"])
-    assert labels[first] == "16"
-    band = cc.to_scene(W.head_band_figure(run, "q", zrange=(-2, 2), labels=LABELS))
-    assert len(band["shapes"]) == 3 and [n["text"] for n in band["notes"]] == ["0", "1", "2", "3"]
-
-
 def test_a_head_grid_at_t32_keeps_axis_titles_and_every_token_for_the_renderer_to_thin():
     """Issue 20: at seq_len 32 the panels lost query / key and their token labels (dropped above 16)."""
-    from core import walkthrough as W
     from core.figures import heads_figure
 
     toks = [f"w{i}" for i in range(32)]
@@ -292,4 +223,3 @@ def test_a_head_grid_at_t32_keeps_axis_titles_and_every_token_for_the_renderer_t
     assert scene["x"]["title"] == "key" and scene["y"]["title"] == "query"
     assert len(scene["y"]["ticks"]) == 2 * 32 and len(scene["x"]["ticks"]) == 4 * 32  # 2 rows, 4 columns of panels
     assert [t for _, t in scene["x"]["ticks"][:3]] == ["0:w0", "1:w1", "2:w2"]
-    assert W.heads_per_page(32) == 8 == W.heads_per_page(8)  # 8 heads a page at any T (was 4 above T = 12)

@@ -1,5 +1,7 @@
 """static/heatmap.js in Chromium, on the app's own pages: each cell is painted in its colour, the hover
-prints what plotly's would, a click target answers, the chart updates in place, and nothing is cut off."""
+prints what plotly's would, a click target answers, the chart updates in place, and nothing is cut off.
+The walkthrough's heatmaps are the chart route's (static/heatmaps.js, `.al-chart`): their checks here read
+that renderer (ROUTE, `route`)."""
 
 from __future__ import annotations
 
@@ -8,15 +10,18 @@ from conftest import open_app, sidebar_slider, wait_idle
 from playwright.sync_api import expect
 
 from core import figures, i18n, scenario
-from core import walkthrough as W
 from core.settings import Settings
+from lessons import walkthrough as W
 
 pytestmark = pytest.mark.browser
 CHART = ".al-heatmap"
 
 
-def ready(page, nth: int = 0):
-    chart = page.locator(CHART).nth(nth)
+ROUTE = ".al-chart"  # static/heatmaps.js, the chart route's renderer (the walkthrough)
+
+
+def ready(page, nth: int = 0, css: str = CHART):
+    chart = page.locator(css).nth(nth)
     chart.scroll_into_view_if_needed()
     page.wait_for_function("box => box.__alChart && box.__alChart.g", arg=chart.element_handle())
     return chart
@@ -35,6 +40,10 @@ def expected_rgb(stops, v: float, lo: float, hi: float) -> tuple[int, int, int]:
     return hex_to_rgb(stops[-1][1])
 
 
+def route(page, nth: int = 0):
+    return ready(page, nth, ROUTE)
+
+
 def hover_text(page, chart, layer: int, r: int, c: int) -> str:
     x, y = chart.evaluate("(box, a) => box.__alChart.cellPoint(...a)", [layer, r, c])
     page.mouse.move(x, y)
@@ -45,48 +54,53 @@ def hover_text(page, chart, layer: int, r: int, c: int) -> str:
 
 def test_cells_are_painted_in_their_colour_and_hover_prints_the_value(page, server):
     open_app(page, server, "walkthrough", lang="en", walk_step="softmax", d_model=64, num_heads=4, seq_len=5)
-    chart = ready(page)
+    chart = route(page)
     run = scenario.run(Settings(64, 4, 5, "none", 0, "en"))
     w = run.trace.weights[0]  # (h, T, T)
-    layer = chart.evaluate("box => { const l = box.__alChart.scene.layers[0]; return {lo: l.zmin, hi: l.zmax, "
-                           "scale: l.scale, cols: l.cols}; }")
-    for head, r, c in ((0, 0, 0), (0, 2, 3), (3, 4, 1)):
-        col = head * (5 + 1) + c  # heads tile side by side with one empty column between them (5 keys)
-        x, y = chart.evaluate("(box, a) => box.__alChart.cellPoint(...a)", [0, r, col])
+    header = chart.evaluate("box => { const h = box.__alChart.header; return {lo: h.vmin, hi: h.vmax, "
+                            "scale: h.colours.scale}; }")
+    half = chart.evaluate("box => [box.__alChart.g.cw / 2, box.__alChart.g.ch / 2]")
+    for head, r, c in ((0, 0, 0), (0, 2, 3), (3, 4, 1)):  # a panel a head
+        x, y = chart.evaluate("(box, a) => box.__alChart.cellPoint(...a)", [head, r, c])
+        x, y = x + half[0] - 1, y + half[1] - 1  # the cell's middle (its edge is the white line between cells)
         got = chart.evaluate("(box, p) => box.__alChart.pixel(...p)", [x, y])
-        want = expected_rgb(layer["scale"], float(w[head, r, c]), layer["lo"], layer["hi"])
+        want = expected_rgb(header["scale"], round(float(w[head, r, c]), 4), header["lo"], header["hi"])
         assert all(abs(g - e) <= 3 for g, e in zip(got, want)), (head, r, c, got, want)
     text = hover_text(page, chart, 0, 2, 3)
     tokens = figures.axis_labels(run.tokens)
     q, k = i18n.t("walk.axis.query", "en"), i18n.t("walk.axis.key", "en")
-    assert text.splitlines() == [f"{q} {tokens[2]}", f"{k} {tokens[3]}", f"{float(w[0, 2, 3]):.4f}"]
+    assert text.splitlines() == ["head 0", f"{q} {tokens[2]}", f"{k} {tokens[3]}", f"{float(w[0, 2, 3]):.4f}"]
 
 
 def test_a_blocked_score_hovers_with_the_fill_value(page, server):
     open_app(page, server, "walkthrough", lang="en", walk_step="mask", mask="causal", d_model=64, num_heads=4,
              seq_len=5)
-    chart = page.locator(CHART)
-    expect(chart).to_have_count(2)  # the mask grid, and the tiled masked scores
-    scores = ready(page, 1)
-    assert hover_text(page, scores, 1, 0, 3).splitlines()[-1] == "-1e+09"  # row 0 cannot see key 3
+    chart = page.locator(ROUTE)
+    expect(chart).to_have_count(2)  # the mask grid, and the heads' masked scores
+    scores = route(page, 1)
+    blocked = i18n.t("display.blocked", "en")
+    assert hover_text(page, scores, 1, 0, 3).splitlines()[-1] == f"{blocked} (-1000000000.0000)"  # row 0, key 3
     kept = hover_text(page, scores, 0, 3, 1).splitlines()[-1]
     run = scenario.run(Settings(64, 4, 5, "causal", 0, "en"))
     assert kept == f"{float(run.trace.masked_scores[0, 0, 3, 1]):.4f}"
 
 
 def test_a_slider_step_repaints_the_same_canvas(page, server):
+    """The heads page's grid (now the chart route's renderer, static/heatmaps.js) is keyed: a step repaints it in
+    place, with the new token's label."""
     open_app(page, server, "heads", lang="en", heads_tab="heads")
-    chart = ready(page)
-    canvas = chart.locator("canvas").element_handle()
-    before = chart.evaluate("box => box.__alChart.scene.layers[0].cols")
+    chart = page.locator(".al-chart").first
+    page.wait_for_function("box => box.__alChart && box.__alChart.header", arg=chart.element_handle())
+    canvas = chart.locator("canvas").first.element_handle()
+    before = chart.evaluate("box => box.__alChart.panels[0].cols")
     thumb = sidebar_slider(page, 2)  # seq_len 8 -> 9
     thumb.focus()
     page.keyboard.press("ArrowRight")
     wait_idle(page)
-    page.wait_for_function("(a) => a[0].__alChart.scene.layers[0].cols !== a[1]", arg=[chart.element_handle(), before])
+    page.wait_for_function("(a) => a[0].__alChart.panels[0].cols !== a[1]", arg=[chart.element_handle(), before])
     assert canvas.evaluate("c => c.isConnected")  # kept in place (keyed), not mounted anew
     labels = chart.evaluate("box => box.__alChart.drawn")
-    assert "8:was" in labels  # the new token's label is painted
+    assert "was" in labels  # the new token's label is painted
 
 
 @pytest.mark.parametrize("width", [1400, 390])
@@ -122,27 +136,27 @@ def test_the_masks_lab_hover_names_the_key_and_the_mask_value(page, server):
 
 
 def test_a_packed_scene_hovers_exactly_at_the_largest_settings(page, server):
-    """d_model 512, T 32: X goes as int16 ten-thousandths with its few values beyond 3.2767 beside them,
-    and the split step's head band as one row sent once (core/scene_wire.pack): the hover still prints
-    every value as Python does."""
+    """d_model 512, T 32: X, with values beyond 3.2767, goes as int16 thousandths (lessons.walkthrough.as_printed,
+    charts/payload compact), and the split step's heads as panels naming Q's own columns: the hover prints
+    every value as Python does at the chart's decimals."""
     run = scenario.run(Settings(512, 16, 32, "none", 0, "en"))
     x = W.step_tensor(run, "x")  # (T, d_model)
     big = (x.abs() >= 3.2767).nonzero()
     assert len(big), "the example has values beyond int16 ten-thousandths"
     r, c = (int(v) for v in big[0])
     open_app(page, server, "walkthrough", lang="en", walk_step="input", d_model=512, num_heads=16, seq_len=32)
-    chart = ready(page)
-    assert hover_text(page, chart, 0, r, c).splitlines()[-1] == f"{float(x[r, c]):.4f}"
-    assert hover_text(page, chart, 0, 2, 7).splitlines()[-1] == f"{float(x[2, 7]):.4f}"
+    chart = route(page)
+    assert chart.evaluate("box => box.__alChart.header.decimals") == 3
+    assert hover_text(page, chart, 0, r, c).splitlines()[-1] == f"{float(x[r, c]):.3f}"
+    assert hover_text(page, chart, 0, 2, 7).splitlines()[-1] == f"{float(x[2, 7]):.3f}"
     open_app(page, server, "walkthrough", lang="en", walk_step="split", d_model=512, num_heads=16, seq_len=32)
-    band, panels = ready(page, 0), ready(page, 1)
-    col, head = i18n.t("walk.axis.col", "en"), i18n.t("walk.axis.head", "en")
-    rows = band.evaluate("box => box.__alChart.scene.layers.length === 1 && box.__alChart.scene.layers[0].rows")
-    assert rows > 1  # the band alone at d_model 512 (the head panels give the values)
-    assert hover_text(page, band, 0, rows - 1, 100) == f"{col} 100 → {head} 3, {col} 4"  # d_k = 32
+    expect(page.locator(ROUTE)).to_have_count(1)  # no whole-Q band at d_model 512: each head's strip says whose
+    panels = route(page)
+    col = i18n.t("walk.axis.col", "en")
     q = W.step_tensor(run, "q")
-    assert hover_text(page, panels, 0, 5, 1 * (32 + 3) + 4).splitlines()[-2:] == [
-        f"{col} 36", f"{float(q[5, 36]):.4f}"]  # head 1's column 4 is Q's column 36 (panels 3 apart)
+    d = panels.evaluate("box => box.__alChart.header.decimals")
+    assert hover_text(page, panels, 1, 5, 4).splitlines()[-2:] == [
+        f"{col} 36", f"{float(q[5, 36]):.{d}f}"]  # head 1's column 4 is Q's column 36
 
 
 def test_the_masks_lab_scores_and_weights_have_colour_bars(page, server):
@@ -203,18 +217,21 @@ def test_per_head_panels_at_t32_keep_their_axis_titles_and_tokens(page, server):
     """Issue 20: at seq_len 32 the head panels lost the query / key titles and every token label, and only 4
     heads fit a page. Now 8 heads a page, titled axes, and tokens thinned alike in every panel."""
     open_app(page, server, "walkthrough", lang="en", walk_step="softmax", d_model=64, num_heads=8, seq_len=32)
-    chart = ready(page)
+    chart = route(page)
     drawn = chart.evaluate("box => box.__alChart.drawn")
     run = scenario.run(Settings(64, 8, 32, "none", 0, "en"))
     tokens = figures.axis_labels(run.tokens)
-    assert i18n.t("walk.axis.query", "en") in drawn and i18n.t("walk.axis.key", "en") in drawn
+    for axis in ("walk.axis.query", "walk.axis.key"):  # the title, saying how its labels are thinned
+        assert any(t.startswith(i18n.t(axis, "en")) for t in drawn), axis
     assert [f"head {h}" for h in range(8)] == [t for t in drawn if t.startswith("head ")]
-    assert drawn.count(tokens[0]) >= 2 + 4  # query labels of both panel rows, key labels under all 4 columns
+    assert drawn.count(tokens[0]) >= 2 + 4  # query labels of both panel rows, key labels under every panel
     shown = [t for t in tokens if t in drawn]
     assert len(shown) >= 8, shown  # thinned (every k-th), not dropped as at 16 tokens and more before
 
 
-@pytest.mark.parametrize("width,seq_len,note", [(1400, 8, None), (390, 8, "display.numbers.small"),
+# (The phone case, "display.numbers.small", was the heads page's grid of 4 panels side by side; the heads page is on the
+# chart route now, and the masks lab stacks its panels full-width on a phone, where they print.)
+@pytest.mark.parametrize("width,seq_len,note", [(1400, 8, None), (390, 8, None),
                                                 (1400, 16, "display.numbers.large")])
 def test_numbers_in_the_cells_print_per_panel_or_say_why_not(browser, server, width, seq_len, note):
     """Issue 20: at the defaults (4 heads x 8 tokens) "Numbers in the cells" silently printed nothing. Each head's
@@ -223,14 +240,15 @@ def test_numbers_in_the_cells_print_per_panel_or_say_why_not(browser, server, wi
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     try:
-        open_app(page, server, "walkthrough", lang="en", walk_step="softmax", seq_len=seq_len, cell_numbers="true")
+        # (the masks lab: the walkthrough's and the heads page's heatmaps are the chart route's, with no such note)
+        open_app(page, server, "masks", lang="en", seq_len=seq_len, cell_numbers="true")
         chart = ready(page)
         run = scenario.run(Settings(64, 4, seq_len, "none", 0, "en"))
-        value = figures.short_number(float(run.trace.weights[0, 2, 1, 3]))
+        value = figures.short_number(float(run.trace.weights[0, 0, 1, 3]))
         drawn = chart.evaluate("box => box.__alChart.drawn")
         shown = chart.locator(".al-note")
         if note is None:
-            assert value in drawn and len([t for t in drawn if t.startswith("0.")]) >= 4 * 64
+            assert value in drawn and len([t for t in drawn if t.startswith("0.")]) >= 64  # head 0's weights
             expect(shown).to_be_hidden()
         else:
             assert len([t for t in drawn if t.startswith("0.")]) < 10  # the colour bar's ticks, no cell number

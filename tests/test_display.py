@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from chart_reader import charts
-from chart_reader import heatmaps as routed_heatmaps
+from chart_reader import charts, heatmaps as route_heatmaps
 from chart_reader import role as role_in
 from chart_reader import stops as chart_stops
 from conftest import run_app
@@ -15,9 +14,9 @@ from conftest import run_app
 from core import figures, i18n, scenario
 from ui import heads_charts
 from core import masks_lab as lab
-from core import walkthrough as W
 from core.accounting import totals_over_heads
 from core.settings import Settings
+from lessons import walkthrough as W
 from ui import display
 from ui.charts import chart_config
 
@@ -44,19 +43,10 @@ def all_figures(T=5, d_model=16, h=4):
     toks = run.tokens
     weights = run.trace.weights[0]
     keep = torch.tril(torch.ones(T, T, dtype=torch.bool))
-    story = W.cell_story(run, 0, T - 1, 0)
     return {
         "matrix": figures.matrix_figure(weights[0], toks, toks),
         "matrix_signed": figures.matrix_figure(run.trace.scores[0, 0], toks, toks, signed=True),
         "heads": figures.heads_figure(weights, range(h), toks, toks),
-        "walk_x": W.matrix(run, "x", zrange=(-1, 1), labels=LABELS),
-        "walk_weights": W.per_head(run, "weights", range(h), zrange=(0, 1), labels=LABELS, signed=False),
-        "walk_masked": W.per_head(run, "masked_scores", range(h), zrange=(-1, 1), labels=LABELS, signed=True),
-        "walk_band": W.head_band_figure(run, "q", zrange=(-1, 1), labels=LABELS),
-        "walk_mask": W.mask_figure(run, LABELS),
-        "walk_drill": W.drill_figure(run, 0, T - 1, 0, LABELS),
-        "walk_vectors": W.vectors_figure(story, LABELS),
-        "walk_mix": W.mix_figure(story, toks, LABELS),
         # (the Heads page's W^Q blocks are drawn by the chart route now: lessons/heads.py, tests/test_heads.py)
         "lab_mask": lab.mask_figure(keep, "keep", toks, toks, title="m", x_title="k", y_title="q"),
         "lab_scores": lab.scores_figure(run.trace.masked_scores[0, 0], keep, "-1e9", toks, toks, title="s",
@@ -103,8 +93,7 @@ def test_contrast_palette_has_no_pale_end_for_signed_values_and_a_visible_keep_c
     assert luminance(figures.scale("mask", "contrast")[-1][1]) < 0.8
 
 
-@pytest.mark.parametrize("name", ["matrix", "matrix_signed", "heads", "walk_x", "walk_weights", "walk_masked",
-                                  "walk_band", "walk_mask", "walk_drill", "walk_vectors", "walk_mix"])
+@pytest.mark.parametrize("name", ["matrix", "matrix_signed", "heads"])
 def test_restyle_gives_every_role_the_palettes_scale_and_leaves_other_heatmaps(name):
     fig = all_figures()[name]
     before = [(figures.role_of(t), stops(t.colorscale)) for t in heatmaps(fig)]
@@ -150,13 +139,12 @@ def test_cell_numbers_print_the_exact_values_of_small_panels():
 
 
 def test_cell_numbers_skip_blocked_scores_and_show_kept_ones_exactly():
-    """A blocked score is an empty cell on the dark background (its -1e9 is in the hover and the table)."""
+    """A blocked score is a hatched cell (the walkthrough, lessons.walkthrough: its -1e9 in the hover and the
+    table); a clipped one (plotly route) prints the fill."""
     run = run_for(T=5, mask="causal")
-    fig = W.per_head(run, "masked_scores", range(2), zrange=(-1, 1), labels=LABELS, signed=True)
-    figures.restyle(fig, cell_text=True)
-    text = heatmaps(fig)[0].text
-    assert text[0][4] == ""  # query 0 may not see key 4
-    assert float(text[4][0]) == pytest.approx(float(run.trace.masked_scores[0, 0, 4, 0]), abs=0.005)
+    hm = W.heads_heatmap(run, "masked_scores", range(2), zrange=(-1, 1))
+    assert hm.panels[0].blocked[0, 4] and not hm.panels[0].blocked[4, 0]  # query 0 may not see key 4
+    assert float(hm.panels[0].values[4, 0]) == pytest.approx(float(run.trace.masked_scores[0, 0, 4, 0]), abs=5e-5)
     clipped = figures.matrix_figure(run.trace.masked_scores[0, 0], run.tokens, run.tokens, signed=True,
                                     zrange=(-1, 1))
     figures.restyle(clipped, cell_text=True)  # clipped for colour, not empty: the fill is printed
@@ -214,13 +202,17 @@ def test_no_text_smaller_than_13px_after_restyle(palette):
 
 # ---------------------------------------------------------------- table view
 def test_table_view_gives_one_table_per_head_with_token_labels_and_exact_values():
+    from charts.table import tables as route_tables
+    from ui.heatmaps import words
+
     run = run_for(T=6)
-    fig = W.per_head(run, "weights", [1, 3], zrange=(0, 1), labels=LABELS, signed=False)
-    tables = figures.figure_tables(fig)
-    assert [t[0] for t in tables] == ["head 1", "head 3"]
-    for (title, rows, cols, values), h in zip(tables, [1, 3]):
-        assert rows == cols == figures.axis_labels(run.tokens)
-        assert torch.allclose(torch.tensor(values), run.trace.weights[0, h])
+    hm = W.heads_heatmap(run, "weights", [1, 3], zrange=(0, 1))
+    tables = route_tables(hm, words(hm, lambda key, **kw: i18n.t(key, "en", **kw)))
+    assert [t.title for t in tables] == ["head 1", "head 3"]
+    for table, h in zip(tables, [1, 3]):
+        assert table.row_labels == table.col_labels == figures.axis_labels(run.tokens)
+        assert torch.allclose(torch.tensor([[float(v) for v in row] for row in table.rows]), run.trace.weights[0, h],
+                              atol=5e-5)
 
 
 def test_table_view_of_masked_scores_shows_the_fill_and_skips_overlays():
@@ -230,9 +222,11 @@ def test_table_view_of_masked_scores_shows_the_fill_and_skips_overlays():
                             x_title="k", y_title="q")
     (title, rows, cols, values), = figures.figure_tables(fig)  # the grey overlay of blocked cells is no table
     assert title == "s" and values[0][4] == "-1e9"
-    band = W.head_band_figure(run, "q", zrange=(-1, 1), labels=LABELS)
-    (_, rows, cols, values), = figures.figure_tables(band)  # the head-colour band is no table
-    assert torch.allclose(torch.tensor(values), run.trace.q[0])
+    from charts.table import tables as route_tables
+
+    band = W.matrix_heatmap(run, "q", zrange=(-1, 1), groups=True)  # the heads' colour strip is no table
+    (table,) = route_tables(band)
+    assert torch.allclose(torch.tensor([[float(v) for v in row] for row in table.rows]), run.trace.q[0], atol=5e-5)
 
 
 def test_table_view_and_spoken_name_cut_a_tiled_grid_of_heads_back_into_its_heads():
@@ -301,6 +295,10 @@ def test_every_page_with_every_display_option(page, lang, option):
         assert str(at.session_state[key]).lower() == value
     assert at.sidebar.header[-1].value == i18n.t("display.header", lang)
     drawn = charts(at)
+    routed = route_heatmaps(at)  # the chart route's heatmaps (walkthrough, heads, real heads)
+    for chart in routed:
+        assert chart.header["palette"] == "contrast" and chart.header["cell_numbers"] is True
+        assert chart.header["format"] == "svg"
     for chart in drawn:
         if chart.kind == "plotly":
             assert chart.config["displayModeBar"] is not False
@@ -313,18 +311,16 @@ def test_every_page_with_every_display_option(page, lang, option):
                 assert chart.stops(i) == chart_stops(figures.scale(kind, "contrast"))
     if option == "tables" and page in ("walkthrough", "heads", "masks", "real-model"):
         assert len(at.dataframe) >= 2  # the heatmaps' tables
-    routed = routed_heatmaps(at)  # pages on the chart route (ui/heatmaps.py): the options travel in the payload
-    for hm in routed:
-        assert option != "tables", "with the table view, no heatmap is drawn"
-        assert (hm.header["palette"], hm.header["cell_numbers"], hm.header["format"]) == ("contrast", True, "svg")
     if page in ("walkthrough", "heads", "masks", "real-model"):
         assert drawn or routed or option == "tables"
+    if option == "tables":
+        assert not routed, "with the table view, no heatmap is drawn"
 
 
 def test_every_chart_has_an_accessible_name_in_the_language():
     for lang in ("zh", "en"):
         at = run_app("walkthrough", lang=lang, walk_step="softmax", seq_len=5)
-        alts = [c.alt for c in charts(at)]
+        alts = [c.alt for c in route_heatmaps(at)]
         assert alts and all(alts)
         head = i18n.t("common.head", lang)
         names = ", ".join(f"{head} {i}" for i in range(4))

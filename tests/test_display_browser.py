@@ -14,7 +14,7 @@ from chart_reader import BROWSER_CHART as CHART
 from conftest import open_app, wait_idle
 from playwright.sync_api import expect
 
-from core import figures, scenario
+from core import scenario
 from core.settings import Settings
 
 pytestmark = pytest.mark.browser
@@ -59,7 +59,7 @@ def test_camera_button_saves_a_real_png_at_twice_the_size(page, server):
     tried = offline(page, server)  # the image is made in the page: no internet needed
     open_app(page, server, "walkthrough", lang="en", walk_step="softmax", d_model=64, num_heads=4, seq_len=5)
     chart, name, data = save_first_chart(page)
-    assert name == "attention-lab-weights-d64-h4-T5.png"
+    assert name == "attention-lab-weights.png"  # the chart route's file name: the chart, not the settings
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", data[16:24])  # the IHDR chunk
     shown = chart.locator("canvas, .main-svg").first.bounding_box()
@@ -141,9 +141,9 @@ def test_keyboard_reaches_the_drill_down_and_the_chart_download(page, server):
 
 def test_keyboard_turns_on_cell_numbers_and_the_link_carries_them(page, server):
     open_app(page, server, "walkthrough", lang="en", walk_step="softmax", d_model=64, num_heads=4, seq_len=5)
-    chart = page.locator(".al-heatmap").first  # the weights: a heatmap, painted on a canvas
+    chart = page.locator(".al-chart").first  # the weights: the chart route's heatmap, painted on a canvas
     w = scenario.run(Settings(64, 4, 5, "none", 0, "en")).trace.weights[0, 0, 0, 0]
-    number = figures.short_number(float(w))
+    number = f"{round(float(w), 4):.2f}"  # a cell prints 2 decimals (static/heatmaps.js cellNumber)
     painted = "(box, n) => box.__alChart.drawn.includes(n)"  # the texts the renderer painted
     expect(chart).to_be_visible()
     assert not chart.evaluate(painted, number)
@@ -151,9 +151,7 @@ def test_keyboard_turns_on_cell_numbers_and_the_link_carries_them(page, server):
     page.keyboard.press("Space")
     wait_idle(page)
     expect(page).to_have_url(re.compile(r"cell_numbers=true"))
-    page.wait_for_function(f"() => [...document.querySelectorAll('*')].some(e => e.shadowRoot && "
-                           f"e.shadowRoot.querySelector('.al-heatmap') && "
-                           f"e.shadowRoot.querySelector('.al-heatmap').__alChart.drawn.includes({number!r}))")
+    page.wait_for_function("(a) => a[0].__alChart.drawn.includes(a[1])", arg=[chart.element_handle(), number])
 
 
 def test_keyboard_toggles_a_cell_of_the_hand_drawn_mask(page, server):

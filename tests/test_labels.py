@@ -13,7 +13,7 @@ import pytest
 from conftest import ROOT, run_app
 
 from core import i18n
-from core import walkthrough as W
+from lessons import walkthrough as W
 from core.strings.common import STRINGS as COMMON
 from core.strings.heads import STRINGS as HEADS
 from core.strings.quiz import STRINGS as QUIZ

@@ -87,7 +87,7 @@ def test_presenter_view_fits_the_projector(browser, server, width, height, lang)
                 page.goto(re.sub(r"walk_step=\w+", f"walk_step={step}", page.url))
                 wait_idle(page)
             present = page.locator(".st-key-walk_present")
-            chart = present.locator(".al-heatmap").last
+            chart = present.locator(".al-chart").last
             expect(chart).to_be_visible()
             page.wait_for_function("el => el.__alChart && el.__alChart.g", arg=chart.element_handle())
             page.wait_for_timeout(1800)  # the chart re-fits while what is above it settles
@@ -96,9 +96,9 @@ def test_presenter_view_fits_the_projector(browser, server, width, height, lang)
             for what, box in (("formula", formula.bounding_box()), ("shape", shape.bounding_box()),
                               ("heatmap", chart.bounding_box())):
                 assert box and box["y"] >= 0 and box["y"] + box["height"] <= height + 1, (step, what, box)
-            scene = chart.evaluate("el => { const s = el.__alChart.scene; return [s.x.size, s.y.size, s.height]; }")
-            assert min(scene[:2]) >= 20, scene  # tick labels 13-14 px × 1.6
-            assert scene[2] >= (220 if step == "split" else 300), (step, scene)  # split: below its band
+            drawn = chart.evaluate("el => { const g = el.__alChart.g; return [g.size, g.height]; }")
+            assert drawn[0] >= 20, drawn  # every text of the chart, tick labels included: 13 px × 1.6
+            assert drawn[1] >= (220 if step == "split" else 300), (step, drawn)  # split: below its band
             size = present.locator("[data-testid=stMarkdownContainer] p").first.evaluate(
                 "el => parseFloat(getComputedStyle(el).fontSize)")
             assert size >= 22

@@ -64,7 +64,7 @@ def test_the_lesson_imports_only_core_numpy_torch_lessons_heatmap_url_and_the_st
                  or n in ("core.i18n", "core.figures", "core.canvas_chart") or n.startswith("core.strings")]
     assert forbidden == []
     third_party = {n.split(".")[0] for n in names} - {"__future__", "itertools", "math", "random", "re", "zlib",
-                                                      "collections", "dataclasses"}
+                                                      "collections", "dataclasses", "typing"}
     assert third_party == {"core", "lessons", "numpy", "torch"}
     # the chart route's data types and the URL keys' declaration type
     assert {n for n in names if n.startswith("lessons")} <= {"lessons", "lessons.heatmap", "lessons.url"}

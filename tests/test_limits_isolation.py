@@ -12,7 +12,7 @@ import torch
 
 from core import frozen, limits, scenario
 from core import masks_lab as lab
-from core import why_heads as W
+from lessons import why_heads as W
 from core.masks import mask_from_text
 from core.settings import Settings, sanitize
 
@@ -271,8 +271,8 @@ def test_the_heads_diagrams_escape_their_labels():
 
 
 def test_the_live_loss_curve_escapes_its_labels():
-    from core.live_curve import live_loss_html
-    from core.why_heads import Curve
+    from charts.live_curve import live_loss_html
+    from lessons.why_heads import Curve
 
     bad = '<script>window.__xss=1</script>"\'><img src=x onerror=1>'
     out = live_loss_html([Curve(bad, 2, [2.3, 1.0])], steps=10, title=bad, x_title=bad, y_title=bad, chance_label=bad)

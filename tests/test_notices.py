@@ -1,6 +1,6 @@
 """Issue 24.3: a notice that quotes user text shows it as literal text.
 
-Every URL key of every page (core/url_keys.py, the one table of them) gets markup payloads: an image from
+Every URL key of every page (lessons/url_keys.py, the one table of them) gets markup payloads: an image from
 another host, a "Sign in" link, a colour directive, KaTeX (a formula 97,000 px tall), raw HTML, a bidi
 override (U+202E reversed a whole notice) and a NUL. Every quoted value in every notice must be i18n.plain's
 output: a markdown code span (never parsed: no link, image, LaTeX, directive, HTML), no control or bidi
@@ -15,7 +15,8 @@ import re
 import pytest
 from conftest import run_app
 
-from core import i18n, url_keys
+from core import i18n
+from lessons import url_keys
 from core.i18n import literal, plain
 
 PAYLOADS = [

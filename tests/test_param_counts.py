@@ -12,9 +12,9 @@ import re
 import pytest
 
 from conftest import run_app
-from core import quiz as Q
+from lessons import quiz as Q
 from core import scenario
-from core import why_heads as W
+from lessons import why_heads as W
 from core.accounting import totals, weight_count
 from core.attention import build_model
 from core.frozen import freeze

@@ -15,12 +15,13 @@ import torch.nn as nn
 from conftest import run_app
 
 from core import i18n, scenario
-from core import quiz as Q
+from lessons import quiz as Q
+from ui.words import in_language
 from core.accounting import tensor_shapes
 from core.attention import MultiHeadAttention, build_model
 from core.masks import causal_mask, padding_mask_from_lengths
 from core.settings import D_MODEL_CHOICES, SEQ_LEN_MAX, SEQ_LEN_MIN, Settings, head_choices
-from core.walkthrough import STEP_BY_NAME, STEP_NAMES
+from lessons.walkthrough import STEP_BY_NAME, STEP_NAMES
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 ROOT = Path(__file__).resolve().parent.parent
@@ -179,7 +180,7 @@ def test_both_languages_get_the_same_questions():
 
 def test_the_set_is_the_same_in_another_process():
     """A class is many processes and machines: the set must not depend on hash randomisation."""
-    code = ("from core import scenario, quiz; from core.settings import Settings; "
+    code = ("from core import scenario; from lessons import quiz; from core.settings import Settings; "
             "print([(q.kind, q.answer) for q in quiz.build_quiz(scenario.run(Settings(64, 4, 8, 'none', 31, 'en')))])")
     outs = {subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
@@ -204,7 +205,7 @@ def test_shapes_parse_in_every_usual_form(text):
 def test_bad_shapes_are_refused_with_a_reason(text, error):
     parsed = Q.parse_shape(text)
     assert not parsed.ok and parsed.error == error
-    assert i18n.t(f"quiz.err.{error}", "zh", **parsed.args) and Q.error_text(parsed, "en")
+    assert i18n.t(f"quiz.err.{error}", "zh", **parsed.args) and in_language(Q.error_text(parsed), "en")
 
 
 @pytest.mark.parametrize("text,value", [("16640", 16640), ("16,640", 16640), ("16 640", 16640), ("16_640", 16640),
@@ -288,8 +289,8 @@ def test_every_text_renders_in_both_languages_with_the_numbers(s):
     _, questions = quiz_for(s)
     for q in questions:
         for lang in i18n.LANGS:
-            prompt, why, answer = Q.prompt_text(q, lang), Q.why_text(q, lang), Q.answer_text(q, lang)
-            assert prompt and why and answer and Q.hint_text(q, lang)
+            prompt, why, answer = in_language(Q.prompt_text(q), lang), in_language(Q.why_text(q), lang), in_language(Q.answer_text(q), lang)
+            assert prompt and why and answer and in_language(Q.hint_text(q), lang)
             if q.kind == "shape":
                 assert q.facts["tensor"] in prompt and str(q.answer[-1]) in answer
             if q.kind in ("d_k", "shape", "params"):
@@ -346,13 +347,13 @@ def test_the_page_answers_every_question_right(lang, params):
     questions = full_set(s)
     assert signature(questions[:len(Q.PLAN)]) == signature(quiz_for(s)[1])  # the walkthrough's 11 come first
     for n, q in enumerate(questions):
-        assert Q.prompt_text(q, lang) in card_texts(at)
+        assert in_language(Q.prompt_text(q), lang) in card_texts(at)
         raw = raw_answer(q, lang)
         answer_on_page(at, q, raw)
         assert not at.exception, at.exception
-        given = Q.format_value(q, Q.parse_answer(q, raw).value, lang)
+        given = in_language(Q.format_value(q, Q.parse_answer(q, raw).value), lang)
         assert [m.value for m in at.success][0] == i18n.t("quiz.right", lang, given=given)
-        assert Q.why_text(q, lang) in card_texts(at)
+        assert in_language(Q.why_text(q), lang) in card_texts(at)
         link = at.get("page_link")[0].proto
         if q.source == "walkthrough":
             assert link.page == "walkthrough" and f"walk_step={q.step}" in link.query_string
@@ -371,7 +372,7 @@ def test_a_wrong_answer_reveals_and_counts():
     q = quiz_for(Settings(64, 4, 8, "none", 5, "en"))[1][0]
     answer_on_page(at, q, wrong_answer(q))
     assert at.error and at.error[0].value.startswith("Not quite.")
-    assert f"Right answer: {Q.answer_text(q, 'en')}" in card_texts(at)
+    assert f"Right answer: {in_language(Q.answer_text(q), 'en')}" in card_texts(at)
     assert score_of(at) == "0 / 1"
     at.button(key="quiz_next").click().run()
     assert score_of(at) == "0 / 1" and not at.error  # the next question waits for its answer
@@ -436,7 +437,7 @@ def test_a_new_seed_mid_quiz_gives_the_new_set_and_keeps_the_session_score():
     assert score_of(at) == "1 / 1"
     at.sidebar.number_input(key="seed").set_value(1).run()
     q1 = quiz_for(Settings(64, 4, 8, "none", 1, "en"))[1][0]
-    assert not at.exception and Q.prompt_text(q1, "en") in card_texts(at)
+    assert not at.exception and in_language(Q.prompt_text(q1), "en") in card_texts(at)
     assert [b for b in at.button if b.key and b.key.startswith("FormSubmitter:")]  # open, not revealed
     assert score_of(at) == "1 / 1"
 
@@ -501,10 +502,10 @@ def test_the_question_number_is_in_the_url():
     questions = full_set(s)
     at = run_app("quiz", lang="en", seed=0, quiz_q=5)
     assert not at.exception and not at.warning
-    assert Q.prompt_text(questions[4], "en") in card_texts(at)
+    assert in_language(Q.prompt_text(questions[4]), "en") in card_texts(at)
     assert at.main.get("progress")[0].proto.text == f"Question 5 of {len(questions)}" == "Question 5 of 28"
     at.button(key="quiz_next").click().run()
-    assert at.query_params["quiz_q"] == "6" and Q.prompt_text(questions[5], "en") in card_texts(at)
+    assert at.query_params["quiz_q"] == "6" and in_language(Q.prompt_text(questions[5]), "en") in card_texts(at)
     at.button(key="quiz_prev").click().run()
     at.button(key="quiz_prev").click().run()
     assert at.query_params["quiz_q"] == "4"
@@ -515,6 +516,6 @@ def test_a_bad_question_number_gets_a_notice(given, used):
     at = run_app("quiz", lang="en", seed=0, quiz_q=given)
     assert not at.exception
     questions = full_set(Settings(64, 4, 8, "none", 0, "en"))
-    assert Q.prompt_text(questions[used - 1], "en") in card_texts(at)
+    assert in_language(Q.prompt_text(questions[used - 1]), "en") in card_texts(at)
     assert at.query_params["quiz_q"] == str(used)
     assert at.warning[0].value == i18n.t("quiz.bad_q", "en", given=i18n.plain(given), total=28, used=used)

@@ -7,7 +7,8 @@ from conftest import open_app, wait_idle
 from playwright.sync_api import expect
 
 from core import i18n, scenario
-from core import quiz as Q
+from lessons import quiz as Q
+from ui.words import in_language
 from core.settings import Settings
 
 pytestmark = pytest.mark.browser
@@ -21,7 +22,7 @@ def first_question():
 
 def prompt(page, q, lang="en"):
     """The question's paragraph (its `code` spans split the text into several nodes)."""
-    return page.locator("[data-testid=stMarkdownContainer]", has_text=Q.prompt_text(q, lang).replace("`", ""))
+    return page.locator("[data-testid=stMarkdownContainer]", has_text=in_language(Q.prompt_text(q), lang).replace("`", ""))
 
 
 def score(page):
@@ -38,8 +39,8 @@ def test_answering_reveals_and_scores_and_another_session_has_its_own_score(page
     page.get_by_role("textbox", name="Your answer").fill("1×" + "×".join(map(str, q.answer[1:])))
     page.get_by_role("button", name="Check and reveal").click()
     wait_idle(page)
-    expect(page.get_by_text(f"Right! Your answer: {Q.format_value(q, q.answer, 'en')}")).to_be_visible()
-    expect(page.get_by_text(f"Right answer: {Q.answer_text(q, 'en')}")).to_be_visible()
+    expect(page.get_by_text(f"Right! Your answer: {in_language(Q.format_value(q, q.answer), 'en')}")).to_be_visible()
+    expect(page.get_by_text(f"Right answer: {in_language(Q.answer_text(q), 'en')}")).to_be_visible()
     expect(score(page)).to_have_text("1 / 1")
 
     # A second student (another browser context = another session) starts from zero, on an open question.
@@ -74,7 +75,7 @@ def test_the_link_opens_the_step_with_the_same_settings_and_the_score_survives(p
     box.fill(str(q.answer))
     box.press("Enter")  # Enter submits the form too
     wait_idle(page)
-    expect(page.get_by_text(t("quiz.right", given=Q.format_value(q, q.answer, "zh")))).to_be_visible()
+    expect(page.get_by_text(t("quiz.right", given=in_language(Q.format_value(q, q.answer), "zh")))).to_be_visible()
     expect(score(page)).to_have_text("1 / 1")
 
     link = page.get_by_role("link", name=t("quiz.link", step=t(f"walk.{q.step}.title")))

@@ -1,7 +1,7 @@
 """The KV cache, Softmax up close and Positions pages' predict-then-reveal questions on the Quiz page.
 
 Each lesson builds its questions as data (lessons/*.quiz_questions / quiz_items) and grades them itself where it
-reads typed text (softmax.check_answer, positions.accepts); core/quiz.py's LessonSource adapters join them after
+reads typed text (softmax.check_answer, positions.accepts); lessons/quiz.py's LessonSource adapters join them after
 the walkthrough's 11, which stay as they were. Checked here: the join (order, uids, numbers), the wording in zh and
 en at the smallest and largest settings, right and wrong answers through the page, quiz_q, the "see it" links.
 """
@@ -10,7 +10,8 @@ import pytest
 from conftest import run_app
 
 from core import i18n, scenario
-from core import quiz as Q
+from lessons import quiz as Q
+from ui.words import in_language
 from core.settings import D_MODEL_CHOICES, SEQ_LEN_MAX, SEQ_LEN_MIN, Settings, head_choices
 from lessons import kv_cache as KV
 from lessons import positions as POS
@@ -111,12 +112,12 @@ def test_the_intro_names_the_pages_the_new_questions_come_from():
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_every_lesson_question_is_worded_with_its_numbers(s, lang):
     for q in lesson_questions(s):
-        prompt, why, answer, hint = Q.prompt_text(q, lang), Q.why_text(q, lang), Q.answer_text(q, lang), \
-            Q.hint_text(q, lang)
+        prompt, why, answer, hint = in_language(Q.prompt_text(q), lang), in_language(Q.why_text(q), lang), in_language(Q.answer_text(q), lang), \
+            in_language(Q.hint_text(q), lang)
         assert prompt and why and answer and hint and prompt != why
         assert "{" not in prompt + why + answer + hint, q.kind
         if lang == "zh":  # the Chinese text is Chinese, not the English one
-            assert prompt != Q.prompt_text(q, "en") and hint != Q.hint_text(q, "en")
+            assert prompt != in_language(Q.prompt_text(q), "en") and hint != in_language(Q.hint_text(q), "en")
         if q.answer_type in ("int", "bytes") and q.source != "positions":
             assert str(q.answer) in answer.replace(",", ""), (q.kind, answer)
         if q.answer_type == "shape":
@@ -125,21 +126,21 @@ def test_every_lesson_question_is_worded_with_its_numbers(s, lang):
             assert abs(float(answer) - float(q.answer)) <= max(q.item.params.get("slack", 0), 1e-4) \
                 if q.source == "softmax" else abs(float(answer) - q.answer) < 1e-4
         for option in q.options if q.answer_type in ("choice", "cells") else ():  # the widgets' labels
-            assert Q.option_text(q, option, lang)
+            assert in_language(Q.option_text(q, option), lang)
     kv_share = next(q for q in lesson_questions(s) if q.kind == "kv.shared_heads")
-    assert Q.option_text(kv_share, 0, lang) == i18n.t("quiz.head", lang, j=0)  # query heads, not key positions
+    assert in_language(Q.option_text(kv_share, 0), lang) == i18n.t("quiz.head", lang, j=0)  # query heads, not key positions
 
 
 @pytest.mark.parametrize("s", [SMALLEST, LARGEST, DEFAULT], ids=["smallest", "largest", "default"])
 def test_each_see_it_link_opens_its_page_and_section(s):
     for q in lesson_questions(s):
-        link = Q.see_it_link(q, s, s.lang)
+        link = Q.see_it_link(q, s)
         page, tab_key = PAGE_OF[q.source]
         assert link.page == f"pages/{page}.py"
         assert link.params[tab_key] == q.section
         assert {k: link.params[k] for k in ("d_model", "num_heads", "seq_len", "mask", "seed", "lang")} == \
             Q.settings_params(s)
-        assert i18n.t(f"page.{page}", s.lang) in link.label
+        assert i18n.t(f"page.{page}", s.lang) in in_language(link.label, s.lang)
     sections = {q.kind: q.section for q in lesson_questions(s)}
     assert sections == {
         "kv.cache_shape": "decode", "kv.preset_bytes": "memory", "kv.shared_heads": "sharing",
@@ -149,7 +150,7 @@ def test_each_see_it_link_opens_its_page_and_section(s):
         "pos.q.front_self": "shuffle", "pos.q.rope_diagonal": "rope", "pos.q.rope_angle": "rope",
         "pos.q.rope_odd": "rope", "pos.q.sinusoid": "add"}
     shape_q = next(q for q in lesson_questions(s) if q.kind == "kv.cache_shape")
-    assert Q.see_it_link(shape_q, s, s.lang).params["kv_heads"] == str(shape_q.facts["h_kv"])  # the same cache
+    assert Q.see_it_link(shape_q, s).params["kv_heads"] == str(shape_q.facts["h_kv"])  # the same cache
 
 
 @pytest.mark.parametrize("s", [SMALLEST, LARGEST, DEFAULT], ids=["smallest", "largest", "default"])
@@ -175,14 +176,14 @@ def test_a_wrong_answer_to_each_lesson_question_is_marked_wrong_on_the_page(lang
         q = questions[n - 1]
         at = page_at(s, n)
         assert not at.exception and not at.warning
-        assert f"**{n}.** " + Q.prompt_text(q, lang) in card_texts(at)
+        assert f"**{n}.** " + in_language(Q.prompt_text(q), lang) in card_texts(at)
         assert at.main.get("progress")[0].proto.text == i18n.t("quiz.progress", lang, n=n, total=28)
         answer_on_page(at, q, wrong_answer(q))
         assert not at.exception, at.exception
-        given = Q.format_value(q, Q.parse_answer(q, wrong_answer(q)).value, lang)
+        given = in_language(Q.format_value(q, Q.parse_answer(q, wrong_answer(q)).value), lang)
         assert at.error[0].value.startswith(i18n.t("quiz.wrong", lang, given=given)), q.kind
         assert not at.success and at.metric[0].value == "0 / 1"
-        assert f"{i18n.t('quiz.answer', lang, answer=Q.answer_text(q, lang))}" in card_texts(at)
+        assert f"{i18n.t('quiz.answer', lang, answer=in_language(Q.answer_text(q), lang))}" in card_texts(at)
         link = at.get("page_link")[0].proto
         page, tab_key = PAGE_OF[q.source]
         assert link.page == page and f"{tab_key}={q.section}" in link.query_string and f"lang={lang}" in link.query_string
@@ -196,7 +197,7 @@ def test_a_right_answer_to_a_lesson_question_is_marked_right_and_counts():
         at = page_at(s, n)
         answer_on_page(at, q, raw_answer(q))
         assert at.success and at.success[0].value.startswith("Right!") and at.metric[0].value == "1 / 1"
-        assert Q.why_text(q, "en") in card_texts(at)
+        assert in_language(Q.why_text(q), "en") in card_texts(at)
     assert at.info and at.info[0].value == i18n.t("quiz.done", "en", answered=1, right=1)  # the last question
 
 

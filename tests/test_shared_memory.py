@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from core import limits
-from core import why_heads as W
+from lessons import why_heads as W
 from core.sizes import nbytes
 
 

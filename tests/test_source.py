@@ -1,4 +1,4 @@
-"""The code the pages show is parsed under one lock, once per process (core/source.py).
+"""The code the pages show is parsed under one lock, once per process (lessons/source.py).
 
 Python 3.11's ast.parse can fail with "SystemError: AST constructor recursion depth mismatch"
 when threads parse at once; Streamlit runs each session in its own thread (seen in the 8-session
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from conftest import run_app
 
-from core import source, walkthrough
+from lessons import source, walkthrough
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,17 +37,17 @@ def test_every_parse_happens_under_the_lock(monkeypatch):
         return real_parse(*args, **kwargs)
 
     monkeypatch.setattr(source.inspect, "getsource", getsource)
-    monkeypatch.setattr(walkthrough.ast, "parse", parse)
+    monkeypatch.setattr(source.ast, "parse", parse)
     source._source.cache_clear()
-    walkthrough._source_for_unlocked.cache_clear()
-    source.warm()
+    source._source_of_unlocked.cache_clear()
+    walkthrough.warm()
     assert len(held) >= len(source.shown_sources()) + len(walkthrough.STEPS) - 1
     assert all(held)
 
 
 def test_many_threads_at_once_get_the_same_source():
     source._source.cache_clear()
-    walkthrough._source_for_unlocked.cache_clear()
+    source._source_of_unlocked.cache_clear()
     results, errors = [], []
 
     def read():
@@ -71,8 +71,10 @@ def test_the_server_reads_the_shown_code_when_the_process_starts():
     run_app("quiz")
     st.cache_resource.clear()  # a new server process: app.py's once-per-process set-up runs again
     source._source.cache_clear()
+    source._source_of_unlocked.cache_clear()
     run_app("quiz")  # a page that shows no code: the warm-up in app.py still read it all
     assert source._source.cache_info().currsize >= len(source.shown_sources())
+    assert source._source_of_unlocked.cache_info().currsize >= len(walkthrough.STEPS)  # every step's lines
 
 
 def test_pages_read_their_own_source_through_the_lock():

@@ -15,23 +15,26 @@ import torch
 from chart_reader import charts, heatmaps
 from conftest import ROOT, run_app
 
-from core import walkthrough as W
 from core.figures import heads_figure
+from lessons import walkthrough as W
 
 SETTINGS = dict(d_model=64, num_heads=16, seq_len=8)
 
 # (page, extra URL params) -> (charts, traces, subplots) at most, at SETTINGS.
 PINS = {
     ("home", ()): (0, 0, 0),
-    ("walkthrough", ()): (1, 1, 1),
-    ("walkthrough", (("walk_step", "softmax"),)): (1, 1, 1),  # the cell's story: text and a table
-    ("walkthrough", (("walk_step", "softmax"), ("walk_cellcharts", "true"))): (4, 6, 4),  # its charts, asked for
-    ("walkthrough", (("walk_view", "all"),)): (1, 1, 1),  # ten steps' text; one step's tensors
-    ("walkthrough", (("walk_view", "all"), ("walk_step", "softmax"))): (1, 1, 1),
-    ("walkthrough", (("walk_step", "mask"), ("mask", "causal"))): (2, 3, 2),  # mask grid; tiled scores + blocked
-    ("walkthrough", (("walk_step", "split"),)): (2, 3, 2),  # Q with its head band (2 layers); Q's heads tiled
-    ("walkthrough", (("walk_step", "mix"),)): (1, 1, 1),  # every head's output, tiled
-    ("walkthrough", (("walk_step", "concat"),)): (1, 2, 1),
+    # Walkthrough: its heatmaps go through the chart route (ui/heatmaps.py, not counted here; one component a
+    # heatmap: WALK_HEATMAPS below); pinned for the bytes
+    ("walkthrough", ()): (0, 0, 0),
+    ("walkthrough", (("walk_step", "softmax"),)): (0, 0, 0),  # the cell's story: text and a table
+    ("walkthrough", (("walk_step", "softmax"), ("walk_cellcharts", "true"))): (0, 0, 0),  # its charts, asked for
+    ("walkthrough", (("walk_view", "all"),)): (0, 0, 0),  # ten steps' text; one step's tensors
+    ("walkthrough", (("walk_view", "all"), ("walk_step", "softmax"))): (0, 0, 0),
+    ("walkthrough", (("walk_view", "present"), ("walk_step", "softmax"))): (0, 0, 0),
+    ("walkthrough", (("walk_step", "mask"), ("mask", "causal"))): (0, 0, 0),  # mask grid; the heads' scores
+    ("walkthrough", (("walk_step", "split"),)): (0, 0, 0),  # Q with its heads' columns marked; Q's heads
+    ("walkthrough", (("walk_step", "mix"),)): (0, 0, 0),  # every head's output
+    ("walkthrough", (("walk_step", "concat"),)): (0, 0, 0),
     ("heads", ()): (0, 0, 0),  # the shapes section: the flow diagram is HTML
     # Heads: its heatmaps go through the chart route (ui/heatmaps.py, not counted here); cost: two bar charts
     ("heads", (("heads_tab", "heads"),)): (0, 0, 0),  # the grid (one heatmap); the focus overview is HTML
@@ -232,7 +235,7 @@ def test_a_rerun_that_changes_nothing_builds_and_converts_no_heatmap(monkeypatch
     calls = []
     original = core.canvas_chart.to_scene
     monkeypatch.setattr(core.canvas_chart, "to_scene", lambda fig: calls.append(1) or original(fig))
-    for page, extra in (("walkthrough", dict(walk_step="softmax")), ("masks", dict())):
+    for page, extra in (("masks", dict()),):
         first = run_app(page, **SETTINGS, **extra, seed=4242)  # a seed no other test uses: a cold cache
         assert not first.exception and charts(first), page
         built = len(calls)
@@ -244,3 +247,58 @@ def test_a_rerun_that_changes_nothing_builds_and_converts_no_heatmap(monkeypatch
         if page != "real-model":  # (its chart does not depend on the seed: another test may have built it)
             contrast = run_app(page, **SETTINGS, **extra, seed=4242, palette="contrast")
             assert not contrast.exception and len(calls) > built  # other display options: built for them
+
+
+# The walkthrough's views -> the heatmaps (chart-route components) each draws at SETTINGS: one per heatmap.
+WALK_HEATMAPS = {
+    (): ["x"],
+    (("walk_step", "project"),): ["qkv"],  # q, k, v: one chart of three panels
+    (("walk_step", "split"),): ["q", "q_heads"],  # Q with its heads' columns marked; a panel a head
+    (("walk_step", "mask"), ("mask", "causal")): ["mask-causal", "masked_scores"],
+    (("walk_step", "softmax"), ("walk_cellcharts", "true")): ["weights", "weights-head0", "qk", "mix"],
+    (("walk_view", "all"), ("walk_step", "mix")): ["head_outputs"],
+    (("walk_view", "present"), ("walk_step", "concat")): ["concat"],
+}
+
+
+@pytest.mark.parametrize("extra", list(WALK_HEATMAPS), ids=["-".join(v for _, v in e) or "input" for e in WALK_HEATMAPS])
+def test_the_walkthrough_builds_no_plotly_figure_and_draws_one_component_per_heatmap(monkeypatch, extra):
+    """Issue 18: at a setting nobody opened (a new seed), the walkthrough builds no plotly figure for a heatmap
+    (go.Figure and go.Heatmap raise) and sends each heatmap as one chart-route component."""
+    import plotly.graph_objects as go
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the walkthrough built a plotly object")
+
+    monkeypatch.setattr(go, "Figure", refuse)
+    monkeypatch.setattr(go, "Heatmap", refuse)
+    seed = 31000 + list(WALK_HEATMAPS).index(extra)  # seeds no other test uses: nothing cached
+    at = run_app("walkthrough", **SETTINGS, seed=seed, **dict(extra))
+    assert not at.exception, at.exception
+    assert [d.header["name"] for d in heatmaps(at)] == WALK_HEATMAPS[extra]
+    assert not charts(at)  # nothing through ui/charts.py (plotly or the old canvas)
+
+
+def test_why_heads_draws_its_head_grids_as_data_one_component_each(monkeypatch):
+    """Why many heads' trained-weights grids go by the chart route (lessons.why_heads.heads_heatmap ->
+    ui.heatmaps.show_heatmap): no plotly heatmap is built for them, one component per model (h = 1, 2, 4), and
+    the loss chart is the one plotly chart (ui.linecharts)."""
+    import plotly.graph_objects as go
+    from chart_reader import heatmaps
+
+    import core.figures
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a plotly heatmap was built")
+
+    at = run_app("why-heads", lang="en", why_seed=90_077, why_steps=100)
+    at.button(key="why_train").click().run()
+    assert not at.exception
+    monkeypatch.setattr(go, "Heatmap", refuse)
+    monkeypatch.setattr(core.figures, "heads_figure", refuse)
+    at.query_params["why_tab"] = "heads"
+    at.run()
+    assert not at.exception
+    grids = heatmaps(at)
+    assert [len(g.arrays) for g in grids] == [1, 2, 4]
+    assert [c.kind for c in charts(at)] == ["plotly"] and not charts(at)[0].heatmaps  # the loss curves

@@ -1,26 +1,29 @@
-"""Walkthrough page: the source shown per step, the shapes, URL handling, the drill-down maths."""
+"""Walkthrough page: the source shown per step, the shapes, URL handling, the drill-down maths, and the
+heatmaps the lesson hands to the chart route (lessons/walkthrough.py -> ui.heatmaps.show_heatmap)."""
 
 from __future__ import annotations
 
 import ast
-import json
 import math
+import subprocess
+import sys
 import textwrap
 
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from chart_reader import charts
+from chart_reader import heatmaps
 from conftest import ROOT, run_app
 
-from core import figures, i18n, scenario
-from core import walkthrough as W
+from charts import payload, table
+from core import i18n, scenario
 from core.i18n import plain
 from core.attention import AttentionTrace, build_input
 from core.settings import sanitize
 from core.masks import full_grid
 from core.validation import check_mask
+from lessons import walkthrough as W
 
 
 def settings(**kw):
@@ -132,7 +135,11 @@ def test_drill_down_cell_from_the_url_and_next_button():
 
 
 def chart_specs(at) -> list:
-    return charts(at)
+    return heatmaps(at)
+
+
+def titles(drawn) -> list[str]:
+    return [p["title"] for p in drawn.header["panels"]]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -142,8 +149,8 @@ def test_all_steps_view_draws_the_chosen_steps_tensors_and_a_button_for_every_ot
     at = run_app("walkthrough", walk_view="all", walk_step="scores", d_model=32, num_heads=4, seq_len=6, lang=lang)
     assert not at.exception
     specs = chart_specs(at)
-    assert len(specs) == 1 and "-scores-" in specs[0].file  # the chosen step's heads
-    assert [t for t in specs[0].titles] == [f"{i18n.t('walk.axis.head', lang)} {i}" for i in range(4)]
+    assert len(specs) == 1 and specs[0].header["name"] == "scores"  # the chosen step's heads
+    assert titles(specs[0]) == [f"{i18n.t('walk.axis.head', lang)} {i}" for i in range(4)]
     buttons = {b.key: b for b in at.button if b.key and b.key.startswith("walk_show_")}
     assert set(buttons) == {f"walk_show_{n}" for n in W.STEP_NAMES if n != "scores"}
     assert buttons["walk_show_mix"].label == i18n.t("walk.all.show", lang, n=8)
@@ -153,31 +160,32 @@ def test_all_steps_view_draws_the_chosen_steps_tensors_and_a_button_for_every_ot
     assert not at.exception and at.session_state["walk_step"] == "mix"
     assert at.query_params.get("walk_step") == "mix"  # a teacher's link opens the same step
     (mix,) = chart_specs(at)  # head_outputs: a (T, d_v) panel per head
-    assert mix.titles == [f"{i18n.t('walk.axis.head', lang)} {i}" for i in range(4)]
+    assert titles(mix) == [f"{i18n.t('walk.axis.head', lang)} {i}" for i in range(4)]
+    assert mix.header["name"] == "head_outputs" and mix.values(0).shape == (6, 8)
     assert "walk_show_scores" in {b.key for b in at.button} and "walk_show_mix" not in {b.key for b in at.button}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_projection_step_shows_q_k_v_side_by_side_until_they_are_too_wide(lang):
-    """Three charts while a third of the page still has pixels for every column; wider, one at a time with
-    a Q/K/V choice, at full width and on the colour scale all three share."""
+    """Three panels side by side while a third of the page still has pixels for every column; wider, one at a
+    time with a Q/K/V choice, at full width and on the colour scale all three share."""
     small = run_app("walkthrough", walk_step="project", d_model=W.SIDE_BY_SIDE_MAX, num_heads=4, seq_len=6,
                     lang=lang)
     assert not small.exception
-    assert len(chart_specs(small)) == 3
+    (qkv,) = chart_specs(small)
+    assert titles(qkv) == ["q", "k", "v"] and qkv.header["panel_columns"] == 3
     at = run_app("walkthrough", walk_step="project", d_model=512, num_heads=16, seq_len=32, lang=lang)
     assert not at.exception
     (q,) = chart_specs(at)
     run = scenario.run(settings(d_model=512, num_heads=16, seq_len=32))
     lo, hi = W.step_zrange(run, "project")
-    layer = q.heatmaps[0]
-    assert (layer["zmin"], layer["zmax"]) == (lo, hi) and q.z().shape == (32, 512)
-    assert np.allclose(q.z(), W.step_tensor(run, "q").numpy(), atol=5.1e-5)  # what the hover prints
+    assert (q.header["vmin"], q.header["vmax"]) == pytest.approx((lo, hi)) and q.values().shape == (32, 512)
+    assert np.allclose(q.values(), W.step_tensor(run, "q").numpy(), atol=5.1e-5)  # what the hover prints
     assert i18n.t("walk.project.one", lang, d_model=512) in texts(at, "caption")
     at.segmented_control(key="walk_role").set_value("v").run()
     assert not at.exception
     (v,) = chart_specs(at)
-    assert "-v-" in v.file and np.allclose(v.z(), W.step_tensor(run, "v").numpy(), atol=5.1e-5)
+    assert v.header["name"] == "v" and np.allclose(v.values(), W.step_tensor(run, "v").numpy(), atol=5.1e-5)
 
 
 def test_the_cell_story_is_one_closed_expander_until_opened_or_linked():
@@ -211,27 +219,48 @@ def test_the_cell_story_is_text_and_a_table_its_charts_on_request():
     assert len(chart_specs(run_app("walkthrough", walk_step="softmax", walk_cellcharts="true"))) == 4  # by link
 
 
-def test_a_figure_shared_by_every_session_is_never_restyled_in_place():
+def test_a_heatmap_shared_by_every_session_cannot_be_changed():
+    """The page keeps each step's heatmaps once for every session (ui.cache.shared): their arrays are
+    read-only, and drawing one with a session's display options writes nothing into it."""
     run = scenario.run(settings(d_model=32, num_heads=4, seq_len=6, mask="causal"))
-    labels = {k: k for k in ("token", "col", "query", "key", "head")}
-    shared = W.per_head(run, "masked_scores", [0, 1, 2, 3], zrange=W.step_zrange(run, "mask"), labels=labels,
-                        signed=True)
-    spec = lambda fig: json.loads(fig.to_json(validate=False))  # noqa: E731
-    before = spec(shared)
-    mine = W.session_copy(shared)
-    assert spec(mine) == before and mine is not shared
-    figures.restyle(mine, palette="contrast", cell_text=True)  # what show_chart does for one student
-    assert spec(mine) != before
-    assert spec(shared) == before  # the other students' figure is unchanged
-    assert [t for t, *_ in figures.figure_tables(mine)] == [t for t, *_ in figures.figure_tables(shared)]
+    hm = W.heads_heatmap(run, "masked_scores", (0, 1, 2, 3), zrange=W.step_zrange(run, "mask"))
+    before = [p.values.copy() for p in hm.panels]
+    for p in hm.panels:
+        assert not p.values.flags.writeable
+        with pytest.raises(ValueError):
+            p.values[0, 0] = 1.0
+    payload.payload(hm, palette="contrast", cell_numbers=True, compact=True)  # what one student's view does
+    assert all(np.array_equal(a, p.values) for a, p in zip(before, hm.panels))
 
 
 def test_moving_h_leaves_the_input_chart_unchanged():
-    """X does not depend on h: same figure and same config (file name), so the browser does not redraw it."""
+    """X does not depend on h: the same bytes reach the browser (its chart keeps its key and is not redrawn)."""
     first, second = (run_app("walkthrough", d_model=64, num_heads=h, seq_len=8) for h in (4, 8))
-    a, b = charts(first)[0], charts(second)[0]
-    assert a.text == b.text and a.kind == "canvas"
-    assert "x-d64-T8" in a.file
+    a, b = heatmaps(first)[0], heatmaps(second)[0]
+    assert a.header == b.header and a.header["name"] == "x" and a.header["file"] == "attention-lab-x"
+    assert np.array_equal(a.values(), b.values()) and a.values().shape == (8, 64)
+
+
+def test_the_presenter_view_asks_for_large_type_and_a_chart_that_fills_the_window():
+    """walk_view=present: every chart's text 1.6x (tick labels 13 px -> 20.8 px) and the step's main chart
+    as tall as the window leaves (at least 300 px; the split's heads 220 px below their band); the step view
+    asks for neither."""
+    at = run_app("walkthrough", walk_view="present", walk_step="split", d_model=32, num_heads=4, seq_len=8)
+    band, heads = heatmaps(at)
+    assert band.header["font_scale"] == heads.header["font_scale"] == 1.6
+    assert band.header["fit_height"] == 0 and heads.header["fit_height"] == 220
+    (main,) = heatmaps(run_app("walkthrough", walk_view="present", walk_step="softmax"))
+    assert main.header["font_scale"] == 1.6 and main.header["fit_height"] == 300
+    (plain_view,) = heatmaps(run_app("walkthrough", walk_step="softmax"))
+    assert plain_view.header["font_scale"] == 1.0 and plain_view.header["fit_height"] == 0
+
+
+def test_the_lesson_builds_no_figure_and_imports_no_streamlit():
+    """lessons/walkthrough.py hands out plain data: importing it loads neither plotly nor streamlit."""
+    code = ("import sys; import lessons.walkthrough, lessons.source; "
+            "print(sorted(m for m in ('plotly', 'streamlit') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr
 
 
 # ------------------------------------------------------------------ core maths and figures
@@ -253,32 +282,43 @@ def test_large_settings_page_the_heads_with_one_colour_scale():
     run = scenario.run(settings(d_model=512, num_heads=16, seq_len=32))
     per_page = W.heads_per_page(32)
     assert per_page <= 8 and W.head_pages(16, 32) == math.ceil(16 / per_page)
+    assert W.page_of_heads(16, 1, per_page) == list(range(8, 16)) and W.page_of_heads(16, 9, 8) == list(range(8, 16))
+    assert W.page_of_heads(3, 0) == [0, 1, 2] and W.page_of_heads(3, -2) == [0, 1, 2]
     zrange = W.step_zrange(run, "scores")
-    labels = {k: k for k in ("token", "col", "query", "key", "head")}
-    fig = W.per_head(run, "scores", [4, 5, 6, 7], zrange=zrange, labels=labels, signed=True)
-    maps = [tr for tr in fig.data if tr.type == "heatmap"]
-    assert len(maps) == 1 and (maps[0].zmin, maps[0].zmax) == zrange  # one tiled trace for the page of heads
-    assert [a.text for a in fig.layout.annotations] == ["head 4", "head 5", "head 6", "head 7"]
+    hm = W.heads_heatmap(run, "scores", [4, 5, 6, 7], zrange=zrange)
+    assert (hm.vmin, hm.vmax) == zrange and len(hm.panels) == 4  # one chart for the page of heads
+    assert [(p.title.key, p.title.kw()) for p in hm.panels] == [("walk.chart.head", {"head": k}) for k in (4, 5, 6, 7)]
+    for k, p in zip((4, 5, 6, 7), hm.panels):
+        assert np.allclose(p.values, run.trace.scores[0, k].numpy(), atol=0.5 * 10 ** -hm.decimals + 1e-6)
     all_scores = run.trace.scores
     assert zrange[1] == pytest.approx(float(all_scores.abs().max()))  # over all 16 heads, not the page
 
 
-def test_blocked_scores_are_empty_cells_on_a_dark_overlay_in_one_tiled_chart():
+def test_blocked_scores_are_hatched_cells_that_keep_the_fill_value():
     run = scenario.run(settings(d_model=32, num_heads=4, seq_len=5, mask="causal"))
-    labels = {k: k for k in ("token", "col", "query", "key", "head")}
-    fig = W.per_head(run, "masked_scores", range(4), zrange=W.step_zrange(run, "mask"), labels=labels, signed=True)
-    scores, blocked = fig.data
-    assert sorted(k for k in fig.to_plotly_json()["layout"] if k.startswith("xaxis")) == ["xaxis"]  # one subplot
-    assert figures.role_of(blocked) == "mask" and "-1e+09" in blocked.hovertemplate
-    grid = full_grid(run.mask, 1, 5, 5)[0]  # (T_q, T_k) True = keep
-    for tile, h in zip(fig.layout.meta["tiles"], range(4)):
-        r, c = tile["row"], tile["col"]
-        z = torch.tensor(scores.z[r:r + 5, c:c + 5].tolist())
-        over = torch.tensor(blocked.z[r:r + 5, c:c + 5].tolist())
-        assert torch.equal(torch.isnan(z), ~grid) and torch.equal(~torch.isnan(over), ~grid)
-        assert torch.allclose(z[grid], run.trace.masked_scores[0, h][grid])  # kept scores exact
-    exact = figures.figure_tables(fig)  # the table view still gives the -1e9 that enters the softmax
-    assert exact[0][3][0][4] == "-1e+09" and len(exact) == 4
+    hm = W.heads_heatmap(run, "masked_scores", range(4), zrange=W.step_zrange(run, "mask"))
+    grid = full_grid(run.mask, 1, 5, 5)[0].numpy()  # (T_q, T_k) True = keep
+    lo, hi = W.step_zrange(run, "mask")
+    assert -1e8 < lo < 0 < hi < 1e8  # the colours span the real scores, not the -1e9
+    for h, p in enumerate(hm.panels):
+        assert np.array_equal(p.blocked, ~grid)
+        exact = run.trace.masked_scores[0, h].numpy()  # kept scores as printed (hm.decimals), the -1e9 kept
+        assert np.allclose(p.values, exact, atol=0.5 * 10 ** -hm.decimals + 1e-6) and (p.values[~grid] == -1e9).all()
+    _, arrays = payload.unpack(payload.payload(hm, compact=True))
+    assert np.array_equal(arrays[0]["blocked"], ~grid)
+    exact = table.tables(hm)  # the table view still gives the -1e9 that enters the softmax
+    assert exact[0].rows[0][4] == "-1000000000.0000" and len(exact) == 4
+    assert W.mask_heatmap(run).role == "mask" and np.array_equal(W.mask_heatmap(run).panels[0].values, grid)
+
+
+def test_the_drill_heatmap_is_one_heads_weights_clickable_with_the_followed_cell_outlined():
+    run = scenario.run(settings(d_model=32, num_heads=4, seq_len=6, mask="causal"))
+    hm = W.drill_heatmap(run, 2, 4, 1)
+    assert hm.clickable and hm.role == "weights" and (hm.vmin, hm.vmax) == (0.0, 1.0)
+    assert np.array_equal(hm.panels[0].values, run.trace.weights[0, 2].numpy())
+    (rect,) = hm.rects
+    assert (rect.panel, rect.r0, rect.r1, rect.c0, rect.c1) == (0, 4, 5, 1, 2)
+    assert hm.panels[0].row_labels[4] == f"4:{run.tokens[4]}"
 
 
 def test_url_parsers_clamp():
@@ -289,20 +329,39 @@ def test_url_parsers_clamp():
     assert W.parse_index("nan", 4) == W.Parsed(0, False)
     assert W.parse_index("2", 4) == W.Parsed(2, True)
     assert W.parse_page("9", 3) == W.Parsed(3, False) and W.parse_page("abc", 3) == W.Parsed(1, False)
-    assert W.parse_flag("true") == W.Parsed(True, True) and W.parse_flag(" False ") == W.Parsed(False, True)
+    assert W.parse_flag("true") == W.Parsed(True, True) and W.parse_flag("false") == W.Parsed(False, True)
+    assert W.parse_flag(" False ") == W.Parsed(False, False)  # read, and said (lessons.url: a spelling fix)
+    assert W.parse_step("5") == W.Parsed("scale", True) and W.parse_step(" Softmax ") == W.Parsed("softmax", True)
+    assert W.parse_step("99") == W.Parsed("output", False)
+    s = settings(d_model=64, num_heads=16, seq_len=8)
+    assert W.parse_key("walk_hpage", "3", s) == W.Parsed(2, False)  # 16 heads: two pages of 8
+    assert W.parse_key("walk_i", None, s) == W.Parsed(7, True)  # the last query by default
+    assert W.parse_key("walk_head", "-3", s) == W.Parsed(0, False)
+    assert W.URL_KEY_NAMES == ("walk_view", "walk_step", "walk_hpage", "walk_head", "walk_i", "walk_j",
+                               "walk_cellcharts", "walk_drill")
     assert W.parse_flag("1e400") == W.Parsed(False, False)  # noqa: E501 and W.parse_flag(None) == W.Parsed(False, True)
 
 
-def test_the_mix_of_v_prints_its_values_until_a_head_is_too_wide_to_hover():
-    """The cell story's weights · V: every value in the hover up to MIX_EXACT_CELLS; a head of 512 columns
-    (h = 1 at d_model 512) is drawn by colour alone, its hover naming the row and column."""
-    from core import canvas_chart as cc
-
-    labels = {k: k for k in ("token", "col", "query", "key", "head")}
-    for h, exact in ((16, True), (1, False)):
+def test_the_mix_of_v_shows_a_wide_heads_first_columns_and_says_so():
+    """The cell story's weights · V over the head's columns, the last row their sum (the head's output row);
+    a head of 512 columns (h = 1 at d_model 512) shows its first MIX_MAX_COLUMNS, its title saying which."""
+    x = W.matrix_heatmap(scenario.run(settings(d_model=512, num_heads=1, seq_len=32)), "x", zrange=(-5, 5))
+    assert x.decimals == 3  # |x| passes 3.2767 here: 3 decimals, so X still travels as int16 codes
+    assert payload.unpack(payload.payload(x, compact=True))[0]["panels"][0].get("codes")
+    for h, cols in ((16, 32), (1, W.MIX_MAX_COLUMNS)):
         run = scenario.run(settings(d_model=512, num_heads=h, seq_len=32))
         story = W.cell_story(run, 0, 3, 2)
-        layer = cc.to_scene(W.mix_figure(story, run.tokens, labels))["layers"][0]
-        assert ("%{z" in layer["hover"]) is exact and ("z4" in layer) is exact and ("levels" in layer) is not exact
-        assert "%{y}" in layer["hover"] and "%{x}" in layer["hover"]
-        assert layer["rows"] == 33 and layer["cols"] == 512 // h
+        hm = W.mix_heatmap(story, run.tokens)
+        (p,) = hm.panels
+        assert p.values.shape == (33, cols) and p.col_labels[-1] == str(cols - 1)
+        atol = 0.5 * 10 ** -hm.decimals + 1e-6
+        assert np.allclose(p.values[-1], story.out[:cols].numpy(), atol=atol)  # the sum row: head 0's output row 3
+        assert np.allclose(p.values[:-1], story.contributions[:, :cols].numpy(), atol=atol)
+        assert p.row_labels[-1] == "Σ = head_0[3]"
+        assert (p.title is None) is (h == 16)
+        header, arrays = payload.unpack(payload.payload(hm, compact=True))
+        assert header["panels"][0].get("codes")  # half the bytes of float32
+    assert p.title.kw() == dict(a=0, b=W.MIX_MAX_COLUMNS - 1, d_k=512)
+    vec = W.vectors_heatmap(story)
+    assert np.allclose(vec.panels[0].values[2], (story.q_i * story.k_j).numpy(), atol=0.5 * 10 ** -vec.decimals + 1e-6)
+    assert vec.panels[0].col_labels[0] == "0" and len(vec.panels[0].col_labels) == 512

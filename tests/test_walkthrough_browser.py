@@ -46,7 +46,8 @@ def test_clicking_a_weight_cell_drills_down(page, server):
     drill = charts.nth(1)  # after the per-head weights: one head's weights, a click target per cell
     drill.scroll_into_view_if_needed()
     page.wait_for_function("box => box.__alChart && box.__alChart.g", arg=drill.element_handle())
-    x, y = drill.evaluate("box => box.__alChart.clientPoint([2, 1])")  # row 2, column 1
+    assert drill.evaluate("box => box.__alChart.header.clickable") is True
+    x, y = drill.evaluate("box => box.__alChart.cellPoint(0, 2, 1)")  # row 2, column 1
     page.mouse.click(x, y)
     wait_idle(page)
     expect(page.get_by_text("Head 0, query a = 2 (“sat”), key b = 1 (“cat”)")).to_be_visible()

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from core import i18n
-from core import why_heads as W
+from lessons import why_heads as W
 
 SEEDS = (0, 1, 2)
 TEST_STEPS = 100  # the smallest budget on the page; the effect is already complete there
@@ -179,26 +179,60 @@ def test_result_store_keeps_finished_runs_only_and_forgets_the_oldest():
         kept[2].example_weights.zero_()
 
 
+def _parsed(name: str, raw) -> tuple[object, bool]:
+    """A URL value through the page's table (lessons.why_heads.URL_KEYS): (value, corrected?)."""
+    from lessons import url
+
+    value, fix = url.parse_value(next(k for k in W.URL_KEYS if k.name == name), raw)
+    return value, fix is not None
+
+
+# (None: the key is missing from the link: its default, silently, as lessons/url.py treats every missing key)
 @pytest.mark.parametrize("raw, expected", [(5, (5, False)), ("17", (17, False)), (-3, (0, True)),
-                                           (10**9, (W.SEED_MAX, True)), ("abc", (0, True)), (None, (0, True))])
+                                           (10**9, (W.SEED_MAX, True)), ("abc", (0, True)), (None, (0, False))])
 def test_clamp_seed(raw, expected):
-    assert W.clamp_seed(raw) == expected
+    assert _parsed("why_seed", raw) == expected
 
 
 @pytest.mark.parametrize("raw, expected", [(400, (400, False)), ("100", (100, False)), (500, (400, True)),
                                            (10**6, (W.STEP_CHOICES[-1], True)), ("x", (W.DEFAULT_STEPS, True))])
 def test_clamp_steps(raw, expected):
-    assert W.clamp_steps(raw) == expected
+    assert _parsed("why_steps", raw) == expected
 
 
-def test_loss_figure_and_thinning():
-    xs, ys = W.thin(list(range(1000)), max_points=100)
+def test_loss_chart_and_thinning():
+    from charts import lines
+
+    xs, ys = lines.thin(list(range(1000)), max_points=100)
     assert len(xs) <= 101 and xs[0] == 1 and xs[-1] == 1000 and ys[-1] == 999
-    fig = W.loss_figure([W.Curve("h = 1", 1, [2.0, 1.5]), W.Curve("h = 2", 2, [2.0, 0.1], dashed=True)],
-                        steps=400, chance_label="chance")
-    assert [tr.name for tr in fig.data] == ["chance", "h = 1", "h = 2"]
-    assert fig.data[0].y[0] == pytest.approx(math.log(W.VOCAB)) and fig.data[2].line.dash == "dash"
-    assert W.loss_figure([], steps=100).data  # nothing trained yet: still a valid chart
+    words = {"why.loss.chance": "chance"}
+    t = lambda key, **kw: words.get(key, key)  # noqa: E731
+    chart = lines.loss_chart([W.Curve("h = 1", 1, [2.0, 1.5]), W.Curve("h = 2", 2, [2.0, 0.1], dashed=True)],
+                             steps=400, chance=W.chance_loss(), t=t)
+    fig = lines.figure(chart)
+    assert [tr["name"] for tr in fig["data"]] == ["chance", "h = 1", "h = 2"]
+    assert fig["data"][0]["y"][0] == pytest.approx(math.log(W.VOCAB)) and fig["data"][2]["line"]["dash"] == "dash"
+    assert fig["layout"]["yaxis"]["range"] == [0, pytest.approx(math.log(W.VOCAB) * 1.15)]
+    assert fig["layout"]["xaxis"]["range"] == [0, 401]
+    assert lines.figure(lines.loss_chart([], steps=100, chance=W.chance_loss(), t=t))["data"]  # nothing trained yet
+    x_title, xs, columns = lines.table(chart)  # the table view: the runs, not the guessing line
+    assert xs == [1, 2] and columns == {"h = 1": [2.0, 1.5], "h = 2": [2.0, 0.1]}
+
+
+def test_heads_heatmap_is_the_example_weights_as_data():
+    """The heads tab's chart: one panel per head of the example's attention weights, labels with the marked digit."""
+    import numpy as np
+
+    result = W.train(2, seed=3, steps=5)
+    hm = W.heads_heatmap(result)
+    assert hm.role == "weights" and (hm.vmin, hm.vmax) == (0.0, 1.0) and len(hm.panels) == 2
+    for i, panel in enumerate(hm.panels):
+        assert np.array_equal(panel.values, result.example_weights[i].numpy())
+        assert panel.title.key == "why.panel.head" and panel.title.kw() == {"i": i}
+        assert panel.row_labels == panel.col_labels == ("3", "1", "4", "1", "5", "9*", "2", "6", "5", "3")
+        assert np.allclose(panel.values.sum(axis=1), 1.0, atol=1e-5)  # softmax rows
+    assert (hm.row_axis.key, hm.col_axis.key) == ("common.query", "common.key")
+    assert W.example_rows()[0] == (0, "3", None) and W.example_rows()[7] == (7, "6", (2, 9))
 
 
 def test_strings_have_both_languages_and_matching_placeholders():
@@ -221,7 +255,7 @@ def test_the_live_curve_draws_every_run_on_the_loss_charts_scale():
     import math
     import re
 
-    from core.live_curve import live_loss_html
+    from charts.live_curve import live_loss_html
 
     losses = [2.5, 2.0, 1.0, 0.5]
     html = live_loss_html([W.Curve("h = 1", 1, losses), W.Curve("h = 2", 2, [2.3])], steps=8, title="loss",
@@ -238,3 +272,20 @@ def test_the_live_curve_draws_every_run_on_the_loss_charts_scale():
     assert points[-1] == (500.0, round(1000 * (1 - 0.5 / top), 1))  # step 4 of 8: the latest loss
     assert "#d62728" in svg and "#1f77b4" in svg  # the loss chart's colours per h
     assert ">guessing<" in html and ">step<" in html
+
+
+def test_url_keys_are_declared_once_and_bad_values_are_corrected():
+    """lessons.why_heads.URL_KEYS (lessons/url.py) is the page's one table: the names lessons/url_keys.py lists for
+    the page, and every bad value moved onto a valid one with a Fix the page shows."""
+    from lessons.url_keys import PAGE_KEYS
+    from lessons import url
+
+    assert W.URL_KEY_NAMES == PAGE_KEYS["why-heads"]
+    values, fixes = url.parse(W.URL_KEYS, {"why_seed": "-5", "why_steps": "500", "why_tab": "nope"}, {})
+    assert values == {"why_tab": "results", "why_seed": 0, "why_steps": 400}
+    assert {(f.key, f.reason) for f in fixes} == {("why_seed", "out_of_range"), ("why_steps", "out_of_range"),
+                                                  ("why_tab", "unreadable")}
+    values, fixes = url.parse(W.URL_KEYS, {"why_seed": "1e400", "why_steps": "abc"}, {})
+    assert values["why_seed"] == W.SEED_MAX and values["why_steps"] == W.DEFAULT_STEPS and len(fixes) == 2
+    assert url.parse(W.URL_KEYS, {"why_seed": "7", "why_steps": "1600", "why_tab": "heads"}, {}) == (
+        {"why_tab": "heads", "why_seed": 7, "why_steps": 1600}, [])

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from chart_reader import charts
+from chart_reader import charts, heatmaps
 from conftest import run_app
 
 
@@ -55,7 +55,13 @@ def test_train_button_trains_reports_and_shares_the_results():
     at.query_params["why_tab"] = "heads"  # what a click on the tab writes (AppTest cannot click a tab)
     at.run()
     assert not at.exception
-    assert len(charts(at)) == 4  # the loss curves and one head grid per model
+    assert len(charts(at)) == 1  # the loss curves (plotly) ...
+    grids = heatmaps(at)  # ... and one head grid per model through the chart route (ui/heatmaps.py)
+    assert [len(g.arrays) for g in grids] == [1, 2, 4]
+    assert grids[2].header["file"] == "attention-lab-trained-weights-h4"  # the download file name, as before
+    for g in grids:  # softmax rows of the example sequence
+        for panel in range(len(g.arrays)):
+            assert abs(float(g.values(panel).sum()) - 10.0) < 1e-3
     assert any(m.startswith("**h = 4 (d_k = 8)**") for m in texts(at.markdown))
 
     # A second student (a new session) with the same settings gets the results without training.
@@ -63,10 +69,10 @@ def test_train_button_trains_reports_and_shares_the_results():
     assert not other.exception
     assert any("already in the server's cache" in s for s in texts(other.success))
     assert "why_run" not in other.session_state
-    assert len(charts(other)) == 1
+    assert len(charts(other)) == 1 and not heatmaps(other)
     linked = run_app("why-heads", lang="zh", why_seed=90_002, why_steps=100, why_tab="heads")  # a teacher's link
     assert not linked.exception
-    assert len(charts(linked)) == 4
+    assert len(charts(linked)) == 1 and len(heatmaps(linked)) == 3
     bad = run_app("why-heads", lang="en", why_seed=90_002, why_steps=100, why_tab="nope")
     assert not bad.exception and bad.query_params["why_tab"] == "results"
     assert any("why_tab" in w for w in texts(bad.warning))

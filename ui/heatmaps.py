@@ -81,19 +81,23 @@ def _selection(hm: Heatmap, click: object) -> Selection | None:
     return Selection(panel, row, col) if 0 <= row < rows and 0 <= col < cols else None
 
 
-def show_heatmap(hm: Heatmap, *, key: str, t: Say, compact: bool = False) -> Selection | None:
+def show_heatmap(hm: Heatmap, *, key: str, t: Say, compact: bool = False, font_scale: float = 1.0,
+                 fit_height: int = 0) -> Selection | None:
     """Draw `hm` with the session's display options (or its tables when the table view is on). `key` keeps
     the chart in place across reruns; `t` is the page's ctx.t. Returns the cell a click selected, in the
     rerun that click caused, when `hm.clickable`; else None. `compact`: send panels whose values print as
     int16 codes at `hm.decimals` as those codes (half the bytes; charts.payload.payload) — for a view near the
-    64 KB a step may cost, e.g. 16 heads of 32 x 32 weights."""
+    64 KB a step may cost, e.g. 16 heads of 32 x 32 weights. For a projector (the walkthrough's presenter
+    view): `font_scale` makes every text of the chart larger (tick labels included), `fit_height` > 0 fills
+    the height the window leaves below the chart (at least that many px); charts.payload.payload."""
     options = display.current()
     w = words(hm, t, options.image_format)
     if options.table_view:
         show_tables(hm, w)
         return None
     data = payload.payload(hm, palette=options.palette, cell_numbers=options.cell_numbers,
-                           image_format=options.image_format, words=w, compact=compact)
+                           image_format=options.image_format, words=w, compact=compact,
+                           font_scale=font_scale, fit_height=fit_height)
     result = HEATMAPS(data=data, key=key, on_click_change=lambda: None)
     return _selection(hm, getattr(result, "click", None))
 

@@ -1,4 +1,4 @@
-"""Strings of the Predict-then-reveal quiz page (core/quiz.py builds the questions)."""
+"""Strings of the Predict-then-reveal quiz page (lessons/quiz.py builds the questions)."""
 
 STRINGS = {
     "quiz.intro": {
@@ -31,7 +31,7 @@ STRINGS = {
     "quiz.reset": {"zh": "重新开始", "en": "Start again"},
     "quiz.right": {"zh": "答对了！你的答案：{given}", "en": "Right! Your answer: {given}"},
     "quiz.wrong": {"zh": "还差一点。你的答案：{given}", "en": "Not quite. Your answer: {given}"},
-    # ---------------------------------------------------------------- known mistakes (core.quiz.mistake_of)
+    # ---------------------------------------------------------------- known mistakes (lessons.quiz.mistake_of)
     "quiz.mistake.no_head_axis": {
         "zh": "你的形状少了头这一维 h = {h}：拆分之后每个头都有自己的一份，形状是 (B, h, …)。",
         "en": "Your shape is missing the head axis h = {h}: after the split every head has its own copy, (B, h, …).",

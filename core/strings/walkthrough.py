@@ -70,6 +70,11 @@ STRINGS = {
     "walk.axis.query": {"zh": "查询", "en": "query"},
     "walk.axis.key": {"zh": "键", "en": "key"},
     "walk.axis.head": {"zh": "头", "en": "head"},
+    "walk.axis.vector": {"zh": "向量", "en": "vector"},
+    "walk.axis.term": {"zh": "项", "en": "term"},
+    "walk.chart.tensor": {"zh": "{name}", "en": "{name}"},  # a tensor's code name (x, q, k, v, concat, output)
+    "walk.chart.head": {"zh": "头 {head}", "en": "head {head}"},  # a head's panel
+    "walk.chart.mix_part": {"zh": "这个头 {d_k} 列中的第 {a}–{b} 列", "en": "columns {a}–{b} of this head's {d_k}"},
     # --- step names on the step pills (the URL keeps the neutral name: walk_step=softmax)
     "walk.input.short": {"zh": "输入", "en": "input"},
     "walk.project.short": {"zh": "投影", "en": "project"},
@@ -130,10 +135,10 @@ STRINGS = {
               "each head gets, its columns numbered as in {role}.",
     },
     "walk.split.strip": {
-        "zh": "色带：{role} 的每一列属于哪个头（每块 d_k = {d_k} 列；{role} 本身见第 2 步）。下方：每个头得到的 T × d_k 切片，"
-              "列号沿用 {role} 中的原列号。",
-        "en": "The band: which head owns each column of {role} (blocks of d_k = {d_k}; {role} itself is step 2). "
-              "Below: the T × d_k slice each head gets, its columns numbered as in {role}.",
+        "zh": "每个头一个面板：它得到的 {role} 的 T × d_k 切片（每块 d_k = {d_k} 列，列号沿用 {role} 中的原列号；{role} 本身见第 2 步），"
+              "上方的色条是这个头的颜色。",
+        "en": "One panel per head: the T × d_k slice of {role} it gets (blocks of d_k = {d_k} columns, numbered as in "
+              "{role}; {role} itself is step 2), the strip above it in the head's colour.",
     },
     "walk.split.latex": {"zh": r"\begin{gathered} q_i = (XW^Q + b^Q)[:,\; i d_k : (i+1) d_k] \\ = XW^Q_i + b^Q_i \in \mathbb{R}^{T \times d_k} \\ W^Q_i = W^Q[:,\; i d_k : (i+1) d_k] \in \mathbb{R}^{d_{model} \times d_k} \\ d_k = d_{model} / h \end{gathered}",
                         "en": r"\begin{gathered} q_i = (XW^Q + b^Q)[:,\; i d_k : (i+1) d_k] \\ = XW^Q_i + b^Q_i \in \mathbb{R}^{T \times d_k} \\ W^Q_i = W^Q[:,\; i d_k : (i+1) d_k] \in \mathbb{R}^{d_{model} \times d_k} \\ d_k = d_{model} / h \end{gathered}"},

@@ -89,6 +89,7 @@ STRINGS = {
               "unfinished models from the start.",
     },
     "why.stopped_curve": {"zh": "h = {h}（已停止）", "en": "h = {h} (stopped)"},
+    "why.panel.head": {"zh": "头 {i}", "en": "head {i}"},
     # Charts and tables
     "why.loss.title": {"zh": "训练损失", "en": "Training loss"},
     "why.loss.x": {"zh": "训练步数", "en": "step"},

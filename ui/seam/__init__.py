@@ -69,14 +69,11 @@ A/B on a busy machine (benchmarks/bench_browser.py --quick --only heads, load 13
    modules own them). Their public twins (fig.to_dict(), fig.to_plotly_json()) deep-copy every array: on a
    16-head 32 x 32 heads_figure, _figure_dicts 0.00 ms against to_plotly_json 7.5 ms; session_copy 5.2 ms
    against go.Figure(fig.to_dict(), _validate=False) 8.9 ms and go.Figure(fig) 31.7 ms (measured 2026-12-01).
-   (Line numbers as of this commit; tests/test_seam.py checks that these four functions are the only readers.)
+   (Line numbers as of this commit; tests/test_seam.py checks that these three functions are the only readers.)
    - core/canvas_chart.py:389 `_figure_dicts`: fig._data, fig._layout (plotly's own dicts; reading the property
      objects costs ~1 ms an annotation). Guarded: without them it uses fig.to_plotly_json().
    - core/figures.py:362 `_subplot_titles`: fig._grid_ref (make_subplots' panel map, the table view's titles).
      Guarded: without it, the table view has no panel titles.
-   - core/walkthrough.py:320 `session_copy`: go.Figure({"data": fig._data, "layout": fig._layout},
-     _validate=False) and fig._grid_ref: a session's own copy of a figure shared by all sessions, without
-     building it again (5-20 ms). Not guarded: the canary fails first.
    - core/masks_lab.py:615 `figure_from_json`: go.Figure(json, _validate=False), the masks lab's cached figure
      for a session without validating every cell again (~3 ms against ~50 ms for three panels). Not guarded.
 8. A number box that cannot read its value (widget_guard.py): wraps NumberInputSerde.deserialize, which raises

@@ -1,4 +1,4 @@
-"""Why many heads: a tiny task that needs two attention patterns at once, a tiny model built
+"""Why many heads (the lesson of pages/why-heads.py, plain data): a tiny task that needs two attention patterns at once, a tiny model built
 on our MultiHeadAttention, a deterministic training loop, and the measurements the page reports.
 
 The task ("previous digit + marked digit")
@@ -54,8 +54,10 @@ from core.frozen import freeze
 from core.limits import (MAX_TRAININGS_IN_FLIGHT, WHY_RESULTS_BYTES, WHY_SEED_MAX, WHY_SEED_MIN, WHY_STEP_CHOICES,
                          check_range)
 from core.sizes import nbytes
-from core.settings import clamp_int
 from core.threads import single_thread
+from lessons import url
+from lessons.heatmap import Heatmap, Panel, readonly, text
+from lessons.url import UrlKey
 
 VOCAB = 10  # digits 0..9
 SEQ_LEN = 10
@@ -460,58 +462,50 @@ class ResultStore:
         return len(self._runs)
 
 
-def clamp_seed(raw) -> tuple[int, bool]:
-    """A valid training seed from any raw value, and whether it had to be corrected."""
-    value, ok = clamp_int(raw, SEED_MIN, SEED_MAX, 0)
-    return value, not ok
-
-
-def clamp_steps(raw) -> tuple[int, bool]:
-    """The nearest offered step count, and whether it had to be corrected."""
-    value, ok = clamp_int(raw, STEP_CHOICES[0], STEP_CHOICES[-1], DEFAULT_STEPS, STEP_CHOICES)
-    return value, not ok
-
-
-# ---------------------------------------------------------------- drawing
-HEAD_COLORS = {1: "#d62728", 2: "#1f77b4", 4: "#2ca02c"}
-
-
-def thin(losses, max_points: int = 400) -> tuple[list[int], list[float]]:
-    """(steps, losses) with at most about max_points points (every k-th step, the last one kept)."""
-    n = len(losses)
-    stride = max(1, math.ceil(n / max_points))
-    idx = list(range(0, n, stride))
-    if n and idx[-1] != n - 1:
-        idx.append(n - 1)
-    return [i + 1 for i in idx], [float(losses[i]) for i in idx]
+# ---------------------------------------------------------------- what the page shows
+# The page's URL keys, declared once (lessons/url.py parses them; ui/url_state.py reads and writes them back).
+VIEWS = ("results", "heads")  # the trained results as two lazy tabs: only the open one runs and draws
+URL_KEYS: tuple[UrlKey, ...] = (
+    UrlKey("why_tab", "choice", VIEWS[0], choices=VIEWS),
+    UrlKey("why_seed", "int", 0, lo=SEED_MIN, hi=SEED_MAX),
+    UrlKey("why_steps", "choice", DEFAULT_STEPS, choices=STEP_CHOICES),  # the nearest offered step count
+)
+URL_KEY_NAMES = url.names(URL_KEYS)
 
 
 @dataclass(frozen=True)
 class Curve:
+    """One run's training loss for the loss chart: `label` is worded by the page (h = 2, or "h = 1 (stopped)")."""
+
     label: str
     num_heads: int
     losses: tuple[float, ...] | list[float]
     dashed: bool = False
 
 
-def loss_figure(curves, *, steps: int, title: str = "", x_title: str = "", y_title: str = "",
-                chance_label: str = "", height: int = 340):
-    """Training loss of several runs on one chart, with the guessing level ln(VOCAB) as a dotted line."""
-    import plotly.graph_objects as go
+def chance_loss() -> float:
+    """The loss of a model that guesses: ln(VOCAB) nats per answer (the loss chart's dotted line)."""
+    return math.log(VOCAB)
 
-    fig = go.Figure()
-    chance = math.log(VOCAB)
-    fig.add_trace(go.Scatter(x=[1, steps], y=[chance, chance], mode="lines", name=chance_label,
-                             line=dict(color="#888888", dash="dot", width=1), hoverinfo="skip"))
-    for c in curves:
-        xs, ys = thin(c.losses)
-        fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", name=c.label,
-                                 line=dict(color=HEAD_COLORS.get(c.num_heads), width=2,
-                                           dash="dash" if c.dashed else "solid"),
-                                 hovertemplate="%{x}: %{y:.4f}<extra>" + c.label + "</extra>"))
-    top = max([chance * 1.15] + [max(c.losses[:50]) * 1.05 for c in curves if len(c.losses)])
-    fig.update_layout(title=title, height=height, margin=dict(l=10, r=10, t=40 if title else 10, b=10),
-                      legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0), hovermode="x unified")
-    fig.update_xaxes(title=x_title, range=[0, steps + 1])
-    fig.update_yaxes(title=y_title, range=[0, top], rangemode="tozero")
-    return fig
+
+def example_labels() -> tuple[str, ...]:
+    """The example's digits as axis labels, the marked one with a star ("9*")."""
+    return tuple(f"{d}*" if i == EXAMPLE_MARKER else str(d) for i, d in enumerate(EXAMPLE_TOKENS))
+
+
+def example_rows() -> tuple[tuple[int, str, tuple[int, int] | None], ...]:
+    """The example sequence, one row per position: (position, digit label, (previous, marked) answer or None at
+    position 0, which has no previous digit)."""
+    answers = [None] + [tuple(pair) for pair in example_batch().targets[0].tolist()]
+    return tuple((i, label, answers[i]) for i, label in enumerate(example_labels()))
+
+
+def heads_heatmap(result: RunResult) -> Heatmap:
+    """A trained model's attention weights on the example sequence, one panel per head (query rows, key columns),
+    four panels a row on a wide screen."""
+    labels = example_labels()
+    weights = result.example_weights
+    panels = tuple(Panel(readonly(weights[i]), title=text("why.panel.head", i=i), row_labels=labels,
+                         col_labels=labels) for i in range(int(weights.shape[0])))
+    return Heatmap(f"trained-weights-h{result.num_heads}", panels, "weights", 0.0, 1.0, text("common.query"),
+                   text("common.key"), panel_columns=4)

@@ -1,4 +1,5 @@
-"""Predict, then reveal: questions generated from the shared settings, answers read from the core.
+"""Predict, then reveal (the lesson of pages/quiz.py, plain data): questions generated from the shared settings,
+answers read from the core.
 
 No answer is a formula written again here; each one is read from the code that the other pages run:
 - shapes from the traced tensors of scenario.run (the AttentionTrace), named axes from core.accounting;
@@ -9,10 +10,13 @@ No answer is a formula written again here; each one is read from the code that t
 - a row's sum from the traced attention weights.
 
 The question set depends only on the settings and the shared seed: a class that opens the teacher's
-link gets the same questions in the same order. Pure Python + torch: no Streamlit.
+link gets the same questions in the same order. Pure Python + torch: no Streamlit, no wording: every text is
+returned as `Words` -- a strings key with its values (lessons.heatmap.Text, whose values may be Words themselves),
+a Join of Words, a Quoted user text, or a plain language-neutral string such as a shape -- and the page words it
+(ui.words.word with its ctx.t).
 
 build_quiz makes the walkthrough's 11; quiz_set (the Quiz page) adds the KV cache, Softmax and Positions pages'
-own questions after them, each page through one LessonSource adapter (the end of this file).
+own questions after them (28 at the defaults), each page through one LessonSource adapter (the end of this file).
 """
 
 from __future__ import annotations
@@ -27,14 +31,36 @@ from dataclasses import dataclass, field
 
 import torch
 
-from core import i18n
 from core.accounting import tensor_shapes, weight_count
 from core.attention import MultiHeadAttention
 from core.limits import QUIZ_ANSWER_CHARS
 from core.masks import full_grid
 from core.scenario import Scenario, settings_mask
 from core.settings import Settings, head_choices
-from core.walkthrough import STEPS
+from lessons.walkthrough import STEPS
+from lessons import kv_cache as KV
+from lessons import positions as POS
+from lessons import softmax as SM
+from lessons.heatmap import Text, text
+
+
+@dataclass(frozen=True)
+class Join:
+    """Words joined by `sep` (e.g. the heads of an answer: "head 0, head 3")."""
+
+    parts: tuple
+    sep: str = ", "
+
+
+@dataclass(frozen=True)
+class Quoted:
+    """A student's own text, quoted when shown (the page passes it through core.i18n.plain, at most `limit`)."""
+
+    value: object
+    limit: int = 40
+
+
+Words = Text | Join | Quoted | str  # a plain str is language-neutral: a shape, a number, a token
 
 # ------------------------------------------------------------------ what a set holds
 
@@ -78,7 +104,7 @@ class Question:
     kind: str  # shape | params | d_k | heads_change | mask_row | mask_count | row_sum
     answer_type: str  # shape | int | d_k | choice | cells | number
     answer: object  # tuple[int, ...] | int | int-or-None | str | tuple[int, ...] | float
-    step: str  # the walkthrough step that explains it (core.walkthrough.STEPS)
+    step: str  # the walkthrough step that explains it (lessons.walkthrough.STEPS)
     facts: dict = field(default_factory=dict)  # language-neutral values for the texts
     options: tuple = ()  # the choices (choice) or key positions (cells)
     mistakes: tuple = ()  # (wrong answer, mistake id) pairs: known mistakes this question can catch (quiz.mistake.<id>)
@@ -432,92 +458,98 @@ def _fmt_shape(sizes) -> str:
     return "(" + ", ".join(str(n) for n in sizes) + ")"
 
 
-def format_value(q: Question, value, lang: str) -> str:
-    """An answer (the right one, or a parsed one) as text."""
+def format_value(q: Question, value) -> Words:
+    """An answer (the right one, or a parsed one) as words."""
     source = lesson_source(q)
-    return source.value_text(q, value, lang) if source else _format_core(q, value, lang)
+    return source.value_text(q, value) if source else _format_core(q, value)
 
 
-def _format_core(q: Question, value, lang: str) -> str:
+def _format_core(q: Question, value) -> Words:
     if q.answer_type == "shape":
         return _fmt_shape(value)
     if q.answer_type == "int":
         return f"{value:,}"
     if q.answer_type == "d_k":
-        return i18n.t("quiz.not_allowed", lang) if value is None else str(value)
+        return text("quiz.not_allowed") if value is None else str(value)
     if q.answer_type == "number":
         return f"{value:g}"
     if q.answer_type == "choice":
-        return i18n.t(f"quiz.choice.{value}", lang, **q.facts)
+        return text(f"quiz.choice.{value}", **q.facts)
     if q.answer_type == "cells":
-        return ", ".join(str(j) for j in value) if value else i18n.t("quiz.cells.none", lang)
+        return ", ".join(str(j) for j in value) if value else text("quiz.cells.none")
     raise ValueError(q.answer_type)
 
 
-def _mask_name(q: Question, lang: str) -> str:
-    return i18n.t(f"mask.{q.facts['mask']}", lang)
+def _mask_name(q: Question) -> Text:
+    return text(f"mask.{q.facts['mask']}")
 
 
-def prompt_text(q: Question, lang: str) -> str:
+def prompt_text(q: Question) -> Words:
     if source := lesson_source(q):
-        return source.prompt(q, lang)
+        return source.prompt(q)
     f = q.facts
     if q.kind == "shape":
-        return i18n.t("quiz.shape.prompt", lang, what=i18n.t(f"quiz.tensor.{f['tensor']}", lang), **f)
+        return text("quiz.shape.prompt", what=text(f"quiz.tensor.{f['tensor']}"), **f)
     if q.kind == "params":
-        return i18n.t(f"quiz.params.{f['target']}.prompt", lang, **f)
+        return text(f"quiz.params.{f['target']}.prompt", **f)
     if q.kind in ("mask_row", "mask_count"):
-        return i18n.t(f"quiz.{q.kind}.prompt", lang, mask_name=_mask_name(q, lang), **f)
-    return i18n.t(f"quiz.{q.kind}.prompt", lang, **f)
+        return text(f"quiz.{q.kind}.prompt", mask_name=_mask_name(q), **f)
+    return text(f"quiz.{q.kind}.prompt", **f)
 
 
-def hint_text(q: Question, lang: str) -> str:
+def hint_text(q: Question) -> Words:
     if source := lesson_source(q):
-        return source.hint(q, lang)
-    return i18n.t(f"quiz.hint.{q.answer_type}", lang)
+        return source.hint(q)
+    return text(f"quiz.hint.{q.answer_type}")
 
 
-def answer_text(q: Question, lang: str) -> str:
+def answer_text(q: Question) -> Words:
     if source := lesson_source(q):
-        return source.answer(q, lang)
+        return source.answer(q)
     if q.kind == "shape":
         return f"({q.facts['axes']}) = {_fmt_shape(q.answer)}"
     if q.kind == "row_sum":
-        return i18n.t("quiz.row_sum.answer", lang, total=q.answer)
-    return format_value(q, q.answer, lang)
+        return text("quiz.row_sum.answer", total=q.answer)
+    return format_value(q, q.answer)
 
 
-def why_text(q: Question, lang: str) -> str:
+def why_text(q: Question) -> Words:
     if source := lesson_source(q):
-        return source.why(q, lang)
+        return source.why(q)
     f = q.facts
     if q.kind == "shape":
-        return i18n.t(f"quiz.why.shape.{SHAPE_WHY[f['tensor']]}", lang, **f)
+        return text(f"quiz.why.shape.{SHAPE_WHY[f['tensor']]}", **f)
     if q.kind == "params":
-        return i18n.t(f"quiz.why.params.{f['target']}", lang, **f)
+        return text(f"quiz.why.params.{f['target']}", **f)
     if q.kind == "d_k":
         key = "quiz.why.d_k.fits" if q.answer is not None else "quiz.why.d_k.misfits"
-        return i18n.t(key, lang, d_k=q.answer, **f)
+        return text(key, d_k=q.answer, **f)
     if q.kind in ("mask_row", "mask_count"):
-        return i18n.t(f"quiz.why.{q.kind}.{f['mask']}", lang, mask_name=_mask_name(q, lang), **f)
+        return text(f"quiz.why.{q.kind}.{f['mask']}", mask_name=_mask_name(q), **f)
     if q.kind == "heads_change":
-        return i18n.t("quiz.why.heads_change", lang, **f)
+        return text("quiz.why.heads_change", **f)
     if q.kind == "row_sum":
-        return i18n.t("quiz.why.row_sum", lang, total=q.answer, **f)
+        return text("quiz.why.row_sum", total=q.answer, **f)
     raise ValueError(q.kind)
 
 
-def option_text(q: Question, option, lang: str, tokens=()) -> str:
+def option_text(q: Question, option, tokens=()) -> Words:
     """The label of one choice (a radio option) or one cell (a pill: a key position and its token)."""
     if source := lesson_source(q):
-        return source.option(q, option, lang)
+        return source.option(q, option)
     if q.answer_type == "cells":
         return f"{option} · {tokens[option]}"
-    return i18n.t(f"quiz.choice.{option}", lang, **q.facts)
+    return text(f"quiz.choice.{option}", **q.facts)
 
 
-def error_text(parsed: Parsed, lang: str) -> str:
-    return i18n.t(f"quiz.err.{parsed.error}", lang, **parsed.args)
+def error_text(parsed: Parsed) -> Words:
+    return text(f"quiz.err.{parsed.error}", **parsed.args)
+
+
+def mistake_text(q: Question, value) -> Words | None:
+    """The known mistake a wrong answer shows, worded (quiz.mistake.<id>), or None."""
+    mistake = mistake_of(q, value)
+    return None if mistake is None else text(f"quiz.mistake.{mistake}", **q.facts)
 
 
 # ------------------------------------------------------------------ links and the score
@@ -549,18 +581,18 @@ def walk_link_params(settings: Settings, step: str) -> dict[str, str]:
 
 @dataclass(frozen=True)
 class Link:
-    """A question's "see it" link: the page file, its label and query params."""
+    """A question's "see it" link: the page file, its label (words) and query params."""
     page: str
-    label: str
+    label: Words
     params: dict
     icon: str
 
 
-def see_it_link(q: Question, settings: Settings, lang: str) -> Link:
+def see_it_link(q: Question, settings: Settings) -> Link:
     """Where the reveal sends the student: the walkthrough step, or the lesson page's section."""
     if source := lesson_source(q):
-        return source.link(q, settings, lang)
-    return Link("pages/walkthrough.py", i18n.t("quiz.link", lang, step=i18n.t(f"walk.{q.step}.title", lang)),
+        return source.link(q, settings)
+    return Link("pages/walkthrough.py", text("quiz.link", step=text(f"walk.{q.step}.title")),
                 walk_link_params(settings, q.step), ":material/stairs:")
 
 
@@ -601,30 +633,29 @@ class LessonSource:
     def correct(self, q: Question, value) -> bool:
         return _is_correct_core(q, value)
 
-    def value_text(self, q: Question, value, lang: str) -> str:
-        return _format_core(q, value, lang)
+    def value_text(self, q: Question, value) -> Words:
+        return _format_core(q, value)
 
-    def prompt(self, q: Question, lang: str) -> str:
+    def prompt(self, q: Question) -> Words:
         raise NotImplementedError
 
-    def why(self, q: Question, lang: str) -> str:
+    def why(self, q: Question) -> Words:
         raise NotImplementedError
 
-    def hint(self, q: Question, lang: str) -> str:
-        return i18n.t(f"quiz.hint.{q.answer_type}", lang)
+    def hint(self, q: Question) -> Words:
+        return text(f"quiz.hint.{q.answer_type}")
 
-    def answer(self, q: Question, lang: str) -> str:
-        return self.value_text(q, q.answer, lang)
+    def answer(self, q: Question) -> Words:
+        return self.value_text(q, q.answer)
 
-    def option(self, q: Question, option, lang: str) -> str:
-        return i18n.t(f"quiz.choice.{option}", lang)
+    def option(self, q: Question, option) -> Words:
+        return text(f"quiz.choice.{option}")
 
     def link_params(self, q: Question) -> dict[str, str]:
         return {self.tab_key: q.section}
 
-    def link(self, q: Question, settings: Settings, lang: str) -> Link:
-        label = i18n.t("quiz.link.page", lang, page=i18n.t(self.title, lang),
-                       section=i18n.t(f"{self.tab_strings}.{q.section}", lang))
+    def link(self, q: Question, settings: Settings) -> Link:
+        label = text("quiz.link.page", page=text(self.title), section=text(f"{self.tab_strings}.{q.section}"))
         return Link(self.page, label, {**settings_params(settings), **self.link_params(q)}, ":material/school:")
 
 
@@ -632,7 +663,6 @@ class KvCacheSource(LessonSource):
     """lessons/kv_cache.quiz_questions: shape / int / cells are this module's own answer types."""
 
     def questions(self, run, custom_text, start):
-        from lessons import kv_cache as KV
         s = run.settings
         kv_heads = KV.default_kv_heads(s.num_heads)  # the page's own default
         out = []
@@ -658,29 +688,29 @@ class KvCacheSource(LessonSource):
                 out.append((item.answer // 2, "kv_only_k"))
         return _first_wins(out, item.answer)
 
-    def prompt(self, q, lang):  # kind "kv.cache_shape" is worded by "kv.quiz.cache_shape"
-        return i18n.t(q.kind.replace("kv.", "kv.quiz.", 1), lang, **q.facts)
+    def prompt(self, q):  # kind "kv.cache_shape" is worded by "kv.quiz.cache_shape"
+        return text(q.kind.replace("kv.", "kv.quiz.", 1), **q.facts)
 
-    def why(self, q, lang):
-        return i18n.t(q.kind.replace("kv.", "kv.quiz.", 1) + ".why", lang, **q.facts)
+    def why(self, q):
+        return text(q.kind.replace("kv.", "kv.quiz.", 1) + ".why", **q.facts)
 
-    def hint(self, q, lang):
-        return i18n.t("quiz.hint.heads" if q.answer_type == "cells" else f"quiz.hint.{q.answer_type}", lang)
+    def hint(self, q):
+        return text("quiz.hint.heads" if q.answer_type == "cells" else f"quiz.hint.{q.answer_type}")
 
-    def value_text(self, q, value, lang):
+    def value_text(self, q, value):
         if q.answer_type == "cells":
-            return ", ".join(self.option(q, j, lang) for j in value) if value else i18n.t("quiz.heads.none", lang)
+            return Join(tuple(self.option(q, j) for j in value)) if value else text("quiz.heads.none")
         if q.answer_type == "int":
             return f"{value:,} MiB"
-        return _format_core(q, value, lang)
+        return _format_core(q, value)
 
-    def answer(self, q, lang):
+    def answer(self, q):
         if q.answer_type == "shape":
             return f"({q.facts['axes']}) = {_fmt_shape(q.answer)}"
-        return self.value_text(q, q.answer, lang)
+        return self.value_text(q, q.answer)
 
-    def option(self, q, option, lang):
-        return i18n.t("quiz.head", lang, j=option)
+    def option(self, q, option):
+        return text("quiz.head", j=option)
 
     def link_params(self, q):
         """The section, and for a question about our model the h_kv it was asked with (the page shows that one)."""
@@ -696,7 +726,6 @@ class SoftmaxSource(LessonSource):
                "dot_variance": "scale", "overflow_threshold": "max"}
 
     def questions(self, run, custom_text, start):
-        from lessons import softmax as SM
         s = run.settings
         out = []
         for n, item in enumerate(SM.quiz_questions(s, run, custom_text)):
@@ -711,23 +740,20 @@ class SoftmaxSource(LessonSource):
         return out
 
     def parse(self, q, raw):
-        from lessons import softmax as SM
-        text, refused = _clean(raw)
+        given, refused = _clean(raw)
         if refused:
             return refused
-        if SM.check_answer(q.item, text).value is None:
+        if SM.check_answer(q.item, given).value is None:
             return Parsed(error="not_order" if q.answer_type == "order" else "not_number")
-        return Parsed(text)
+        return Parsed(given)
 
     def correct(self, q, value):
-        from lessons import softmax as SM
         return SM.check_answer(q.item, value).correct
 
-    def value_text(self, q, value, lang):
-        return i18n.plain(value, 40)
+    def value_text(self, q, value):
+        return Quoted(value, 40)
 
-    def answer(self, q, lang):
-        from lessons import softmax as SM
+    def answer(self, q):
         if q.answer_type == "order":
             return " < ".join(SM.SCALE_LABELS[SM.SCALE_NAMES.index(n)] for n in q.answer)
         if q.answer_type == "bytes":
@@ -737,11 +763,11 @@ class SoftmaxSource(LessonSource):
     def _kind(self, q):
         return q.kind.split(".", 1)[1]
 
-    def prompt(self, q, lang):
-        return i18n.t(f"softmax.quiz.{self._kind(q)}.prompt", lang, **q.facts)
+    def prompt(self, q):
+        return text(f"softmax.quiz.{self._kind(q)}.prompt", **q.facts)
 
-    def why(self, q, lang):
-        return i18n.t(f"softmax.quiz.{self._kind(q)}.why", lang, answer=q.answer, **q.facts)
+    def why(self, q):
+        return text(f"softmax.quiz.{self._kind(q)}.why", answer=q.answer, **q.facts)
 
 
 class PositionsSource(LessonSource):
@@ -751,7 +777,6 @@ class PositionsSource(LessonSource):
                "rope_diagonal": "rope", "rope_angle": "rope", "rope_odd": "rope", "sinusoid": "add"}
 
     def questions(self, run, custom_text, start):
-        from lessons import positions as POS
         s = run.settings
         out = []
         for n, item in enumerate(POS.quiz_items(s, POS.parse_url({}, s), run)):
@@ -765,40 +790,39 @@ class PositionsSource(LessonSource):
     def parse(self, q, raw):
         if q.answer_type == "choice":
             return parse_choice(raw, q.options)
-        text, refused = _clean(raw)
+        given, refused = _clean(raw)
         if refused:
             return refused
-        if q.answer_type == "number" and not _number(text).ok:
-            return _number(text)
-        if q.answer_type == "int" and text.lower() not in q.item.accepted and not parse_int(text).ok:
-            return parse_int(text)
-        return Parsed(text)
+        if q.answer_type == "number" and not _number(given).ok:
+            return _number(given)
+        if q.answer_type == "int" and given.lower() not in q.item.accepted and not parse_int(given).ok:
+            return parse_int(given)
+        return Parsed(given)
 
     def correct(self, q, value):
-        from lessons import positions as POS
         return POS.accepts(q.item, value)
 
-    def value_text(self, q, value, lang):
-        return self.option(q, value, lang) if q.answer_type == "choice" else i18n.plain(value, 40)
+    def value_text(self, q, value):
+        return self.option(q, value) if q.answer_type == "choice" else Quoted(value, 40)
 
-    def _shown(self, q, lang):
+    def _shown(self, q):
         if q.answer_type == "choice":
-            return self.option(q, q.answer, lang)
+            return self.option(q, q.answer)
         return f"{q.answer:.4f}" if q.answer_type == "number" else str(q.answer)
 
-    def answer(self, q, lang):
+    def answer(self, q):
         if q.answer_type == "int" and "token" in q.facts:
             return f"{q.answer} · {q.facts['token']}"
-        return self._shown(q, lang)
+        return self._shown(q)
 
-    def prompt(self, q, lang):
-        return i18n.t(f"{q.kind}.prompt", lang, **q.facts)
+    def prompt(self, q):
+        return text(f"{q.kind}.prompt", **q.facts)
 
-    def why(self, q, lang):
-        return i18n.t(f"{q.kind}.why", lang, **{**q.facts, "answer": self._shown(q, lang)})
+    def why(self, q):
+        return text(f"{q.kind}.why", **{**q.facts, "answer": self._shown(q)})
 
-    def hint(self, q, lang):
-        return i18n.t("quiz.hint.row" if q.answer_type == "int" else f"quiz.hint.{q.answer_type}", lang)
+    def hint(self, q):
+        return text("quiz.hint.row" if q.answer_type == "int" else f"quiz.hint.{q.answer_type}")
 
 
 # The pages whose questions join the quiz, in this order, after the walkthrough's questions.

@@ -3,10 +3,11 @@
 Why not plotly: the live curve is redrawn every fraction of a second, and Streamlit mounts a new plotly
 chart for every new figure (a few frames, longer on a loaded machine or before plotly.js has loaded). A chart
 replaced before it has mounted is never seen: 3 s into training the area under the progress bar was still
-empty (issue 20). HTML shows at once. When training ends the page draws the full plotly chart (hover, zoom).
+empty (issue 20). HTML shows at once. When training ends the page draws the full plotly chart (hover, zoom: ui/linecharts.py).
 
-Pure Python: the same curves as `why_heads.loss_figure` (`why_heads.Curve`), its colours and scale (0 up to
-the guessing level ln(VOCAB) x 1.15, or the first steps' loss if higher). No user text goes in: the labels
+Pure Python: the same curves as the finished chart (charts.lines.loss_chart, `lessons.why_heads.Curve`), its
+colours and scale (charts.lines.loss_top: 0 up to the guessing level ln(VOCAB) x 1.15, or the first steps' loss if
+higher). No user text goes in: the labels
 are the app's own strings and numbers, escaped all the same.
 """
 
@@ -16,7 +17,8 @@ import base64
 import math
 from html import escape
 
-from core.why_heads import HEAD_COLORS, VOCAB, thin
+from charts.lines import HEAD_COLORS, loss_top, thin
+from lessons.why_heads import chance_loss
 
 MAX_POINTS = 200  # per curve: plenty for a 300 px high chart, a few KB a redraw
 
@@ -31,8 +33,8 @@ def live_loss_html(curves, *, steps: int, title: str, x_title: str, y_title: str
                    height: int = 300) -> str:
     """The curves on axes 0..steps by 0..top: a title, a legend, an SVG of the lines (stretched to the width,
     strokes kept 2 px) and HTML tick labels placed in percent, so the text stays its size on any screen."""
-    chance = math.log(VOCAB)
-    top = max([chance * 1.15] + [max(c.losses[:50]) * 1.05 for c in curves if len(c.losses)])
+    chance = chance_loss()
+    top = loss_top(curves, chance)
     steps = max(1, int(steps))
 
     def x(step: float) -> float:
