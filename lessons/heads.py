@@ -21,9 +21,9 @@ import math
 import re
 import statistics
 import time
-from html import escape
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from html import escape
 
 import numpy as np
 import torch
@@ -59,8 +59,12 @@ CURRENT_COLOR, OTHER_COLOR = "#2a6fdb", "#a9bedf"  # bars: the current h vs the 
 # steps under Q and K, V running down on the right until it meets the weights.
 FLOW_LAYOUT = (
     ("x", 1.0, 0, 1.0),
-    ("q", 0.0, 1, 0.94), ("k", 1.0, 1, 0.94), ("v", 2.0, 1, 0.94),
-    ("q_heads", 0.0, 2, 0.94), ("k_heads", 1.0, 2, 0.94), ("v_heads", 2.0, 2, 0.94),
+    ("q", 0.0, 1, 0.94),
+    ("k", 1.0, 1, 0.94),
+    ("v", 2.0, 1, 0.94),
+    ("q_heads", 0.0, 2, 0.94),
+    ("k_heads", 1.0, 2, 0.94),
+    ("v_heads", 2.0, 2, 0.94),
     ("scores", 0.5, 3, 1.94),
     ("scaled_scores", 0.5, 4, 1.94),
     ("masked_scores", 0.5, 5, 1.94),
@@ -94,17 +98,24 @@ class FlowBox:
         return self.prev_shape is not None and self.prev_shape.sizes != self.shape.sizes
 
 
-def shape_flow(d_model: int, h: int, T_q: int, T_k: int | None = None, *, B: int = 1,
-               prev_h: int | None = None) -> list[FlowBox]:
+def shape_flow(
+    d_model: int, h: int, T_q: int, T_k: int | None = None, *, B: int = 1, prev_h: int | None = None
+) -> list[FlowBox]:
     """Every box of the diagram with its live shape; `prev_h` (if it divides d_model) adds the old shapes."""
     T_k = T_q if T_k is None else T_k
     shapes = tensor_shapes(B, T_q, T_k, d_model, h)
     prev = None
-    if isinstance(prev_h, int) and not isinstance(prev_h, bool) and prev_h >= 1 and d_model % prev_h == 0 \
-            and prev_h != h:
+    if (
+        isinstance(prev_h, int)
+        and not isinstance(prev_h, bool)
+        and prev_h >= 1
+        and d_model % prev_h == 0
+        and prev_h != h
+    ):
         prev = tensor_shapes(B, T_q, T_k, d_model, prev_h)
-    return [FlowBox(name, shapes[name], prev[name] if prev else None, x, row, width)
-            for name, x, row, width in FLOW_LAYOUT]
+    return [
+        FlowBox(name, shapes[name], prev[name] if prev else None, x, row, width) for name, x, row, width in FLOW_LAYOUT
+    ]
 
 
 def _sizes(shape: Shape) -> str:
@@ -117,7 +128,10 @@ def _axes(shape: Shape) -> str:
 
 def parse_sizes(box_text: str) -> tuple[int, ...]:
     """The live sizes written in a box of shape_flow_html (its bold third line), back as integers: for tests."""
-    inner = re.search(r"class='al-sizes'>\(([^)]*)\)</b>", box_text).group(1)
+    found = re.search(r"class='al-sizes'>\(([^)]*)\)</b>", box_text)
+    if found is None:
+        raise ValueError("no sizes in this box")
+    inner = found.group(1)
     return tuple(int(p) for p in inner.split(","))
 
 
@@ -148,14 +162,24 @@ FLOW_CSS = f"""
 
 def _stack_shadow(h: int) -> str:
     """The heads behind a per-head box: up to three offset cards, up and to the right."""
-    cards = [f"{4 * k}px {-4 * k}px 0 -1px {DEPENDS_FILL}, {4 * k}px {-4 * k}px 0 0 {DEPENDS_LINE}"
-             for k in range(1, min(max(h, 1), 4))]
+    cards = [
+        f"{4 * k}px {-4 * k}px 0 -1px {DEPENDS_FILL}, {4 * k}px {-4 * k}px 0 0 {DEPENDS_LINE}"
+        for k in range(1, min(max(h, 1), 4))
+    ]
     return f"box-shadow:{', '.join(cards)};" if cards else ""
 
 
-def shape_flow_html(boxes: Sequence[FlowBox], titles: dict[str, str], *, legend_depends: str,
-                    legend_same: str, legend_changed: str = "changed", was: str = "was {sizes}",
-                    numbers: str = "{n} numbers", h: int = 1) -> str:
+def shape_flow_html(
+    boxes: Sequence[FlowBox],
+    titles: dict[str, str],
+    *,
+    legend_depends: str,
+    legend_same: str,
+    legend_changed: str = "changed",
+    was: str = "was {sizes}",
+    numbers: str = "{n} numbers",
+    h: int = 1,
+) -> str:
     """The layer as a flow of labelled boxes in plain HTML/CSS (one `data-name` box per tensor).
 
     HTML, not a chart: a redraw of text and boxes costs the browser almost nothing, where the same
@@ -169,30 +193,41 @@ def shape_flow_html(boxes: Sequence[FlowBox], titles: dict[str, str], *, legend_
     for b in boxes:
         first, span = _grid_span(b.x, b.width)
         kind = "al-dep" if b.depends_on_h else "al-same"
-        classes = " ".join(c for c in ("al-box", kind, "al-changed" if b.changed else "",
-                                       "al-top" if b.row == 0 else "") if c)
+        classes = " ".join(
+            c for c in ("al-box", kind, "al-changed" if b.changed else "", "al-top" if b.row == 0 else "") if c
+        )
         title = titles.get(b.name, b.name)
         tip = f"{title}: {b.shape.text()}, " + numbers.format(n=f"{b.shape.numel:,}")
-        lines = [f"<b>{escape(title)}</b>", f"<span class='al-axes'>{escape(_axes(b.shape))}</span>",
-                 f"<b class='al-sizes'>{_sizes(b.shape)}</b>"]
-        if b.changed:
+        lines = [
+            f"<b>{escape(title)}</b>",
+            f"<span class='al-axes'>{escape(_axes(b.shape))}</span>",
+            f"<b class='al-sizes'>{_sizes(b.shape)}</b>",
+        ]
+        if b.changed and b.prev_shape is not None:
             lines.append(f"<span class='al-was'>{escape(was.format(sizes=_sizes(b.prev_shape)))}</span>")
         style = f"grid-column:{first}/span {span};grid-row:{b.row + 1};" + (_stack_shadow(h) if b.depends_on_h else "")
-        cells.append(f"<div class='{classes}' data-name='{b.name}' title='{escape(tip, quote=True)}' "
-                     f"style='{style}'>{'<br>'.join(lines)}</div>")
+        cells.append(
+            f"<div class='{classes}' data-name='{b.name}' title='{escape(tip, quote=True)}' "
+            f"style='{style}'>{'<br>'.join(lines)}</div>"
+        )
     # V skips the score rows: a wire down its column from v_heads to head_outputs.
     v, out = by_name["v_heads"], by_name["head_outputs"]
     first, span = _grid_span(v.x, v.width)
     if out.row - v.row > 1:
-        cells.append(f"<div class='al-wire' style='grid-column:{first}/span {span};"
-                     f"grid-row:{v.row + 2}/{out.row + 1}'></div>")
-    legend = [(legend_depends, f"background:{DEPENDS_FILL};border:1.5px solid {DEPENDS_LINE}"),
-              (legend_same, f"background:{SAME_FILL};border:1.5px solid {SAME_LINE}")]
+        cells.append(
+            f"<div class='al-wire' style='grid-column:{first}/span {span};grid-row:{v.row + 2}/{out.row + 1}'></div>"
+        )
+    legend = [
+        (legend_depends, f"background:{DEPENDS_FILL};border:1.5px solid {DEPENDS_LINE}"),
+        (legend_same, f"background:{SAME_FILL};border:1.5px solid {SAME_LINE}"),
+    ]
     if any(b.changed for b in boxes):
         legend.append((legend_changed, f"background:{DEPENDS_FILL};border:3px solid {CHANGED_LINE}"))
     keys = "".join(f"<span><span class='al-key' style='{css}'></span>{escape(text)}</span>" for text, css in legend)
-    return (f"<style>{FLOW_CSS}</style><div class='al-legend'>{keys}</div>"
-            f"<div class='al-flow' role='list'>{''.join(cells)}</div>")
+    return (
+        f"<style>{FLOW_CSS}</style><div class='al-legend'>{keys}</div>"
+        f"<div class='al-flow' role='list'>{''.join(cells)}</div>"
+    )
 
 
 def flow_box_texts(html: str) -> dict[str, str]:
@@ -215,8 +250,10 @@ class CostRow:
 def cost_rows(B: int, T_q: int, T_k: int, d_model: int, h: int, *, masked: bool) -> list[CostRow]:
     """core.accounting.step_costs joined with the shape each step produces."""
     shapes = tensor_shapes(B, T_q, T_k, d_model, h)
-    return [CostRow(c.step, shapes[c.step], c.params, c.macs, c.elementwise)
-            for c in step_costs(B, T_q, T_k, d_model, h, masked=masked)]
+    return [
+        CostRow(c.step, shapes[c.step], c.params, c.macs, c.elementwise)
+        for c in step_costs(B, T_q, T_k, d_model, h, masked=masked)
+    ]
 
 
 def all_head_counts(d_model: int) -> list[int]:
@@ -227,12 +264,14 @@ def all_head_counts(d_model: int) -> list[int]:
 NBSP = "\u00a0"
 
 
-def shape_table(rows, titles: dict, *, step: str, axes: str, sizes: str) -> dict:
+def shape_table(rows: Sequence[CostRow], titles: dict, *, step: str, axes: str, sizes: str) -> dict:
     """The cost rows' output shapes as a table of three columns: step, named axes, sizes. Inside a shape the
     spaces do not break ("(1, 4, 8, 16)" stays on one line): a phone wraps the step's words instead."""
-    return {step: [titles[r.step] for r in rows],
-            axes: ["(" + ("," + NBSP).join(r.shape.axes) + ")" for r in rows],
-            sizes: ["(" + ("," + NBSP).join(str(n) for n in r.shape.sizes) + ")" for r in rows]}
+    return {
+        step: [titles[r.step] for r in rows],
+        axes: ["(" + ("," + NBSP).join(r.shape.axes) + ")" for r in rows],
+        sizes: ["(" + ("," + NBSP).join(str(n) for n in r.shape.sizes) + ")" for r in rows],
+    }
 
 
 def ratio_text(value: int | float, base: int | float) -> str:
@@ -265,10 +304,17 @@ class Timing:
     inner: int  # forward calls averaged inside one repeat (short calls are batched)
 
 
-def time_forward(d_model: int, seq_len: int, seed: int, heads: Sequence[int] | None = None, *,
-                 repeats: int = 5, sample_seconds: float = 0.004,
-                 on_progress: Callable[[int, int, int], None] | None = None,
-                 clock: Callable[[], float] = time.perf_counter) -> list[Timing]:
+def time_forward(
+    d_model: int,
+    seq_len: int,
+    seed: int,
+    heads: Sequence[int] | None = None,
+    *,
+    repeats: int = 5,
+    sample_seconds: float = 0.004,
+    on_progress: Callable[[int, int, int], None] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
+) -> list[Timing]:
     """Time MultiHeadAttention.forward(x, x, x) (B = 1, no mask, no grad) for every h in `heads`.
 
     Each h: same weights (build_model), one warm-up call, then `repeats` samples; a sample is the
@@ -281,7 +327,16 @@ def time_forward(d_model: int, seq_len: int, seed: int, heads: Sequence[int] | N
         return _time_heads(d_model, seq_len, seed, heads, max(1, int(repeats)), sample_seconds, on_progress, clock)
 
 
-def _time_heads(d_model, seq_len, seed, heads, repeats, sample_seconds, on_progress, clock) -> list[Timing]:
+def _time_heads(
+    d_model: int,
+    seq_len: int,
+    seed: int,
+    heads: Sequence[int],
+    repeats: int,
+    sample_seconds: float,
+    on_progress: Callable[[int, int, int], None] | None,
+    clock: Callable[[], float],
+) -> list[Timing]:
     x = build_input(1, seq_len, d_model, seed)  # (1, T, d_model), the same for every h
     out: list[Timing] = []
     for i, h in enumerate(heads):
@@ -321,7 +376,9 @@ def full_weight(model: MultiHeadAttention, role: str = "q") -> torch.Tensor:
     return {"q": model.W_q, "k": model.W_k, "v": model.W_v}[role].weight.detach().T
 
 
-def block_slices(model: MultiHeadAttention, x: torch.Tensor, per_head: torch.Tensor, role: str = "q") -> list[BlockSlice]:
+def block_slices(
+    model: MultiHeadAttention, x: torch.Tensor, per_head: torch.Tensor, role: str = "q"
+) -> list[BlockSlice]:
     """For every head: cut the big W into column blocks and compare with model.head_projection.
 
     `per_head` is the traced (B, h, T, d_k) tensor of that role (trace.q_heads for 'q').
@@ -334,8 +391,8 @@ def block_slices(model: MultiHeadAttention, x: torch.Tensor, per_head: torch.Ten
         for i in range(model.num_heads):
             cols = (i * d_k, (i + 1) * d_k)
             w_i, b_i = model.head_projection(role, i)  # (d_model, d_k), (d_k,)
-            w_diff = float((W[:, cols[0]:cols[1]] - w_i).abs().max())
-            b_diff = 0.0 if b_i is None else float((layer.bias[cols[0]:cols[1]] - b_i).abs().max())
+            w_diff = float((W[:, cols[0] : cols[1]] - w_i).abs().max())
+            b_diff = 0.0 if b_i is None else float((layer.bias[cols[0] : cols[1]] - b_i).abs().max())
             direct = x @ w_i + (0 if b_i is None else b_i)  # (B, T, d_k): this head's own projection
             o_diff = float((per_head[:, i] - direct).abs().max())
             out.append(BlockSlice(i, cols, w_diff, b_diff, o_diff))
@@ -372,8 +429,13 @@ def _params(model: torch.nn.Module) -> int:
     return weight_count(model)  # from the layer shapes: `model` may be a frozen shared one (no parameters())
 
 
-def single_vs_multi(model: MultiHeadAttention, x: torch.Tensor, mask: torch.Tensor | None, seed: int,
-                    multi: AttentionTrace | None = None) -> SingleVsMulti:
+def single_vs_multi(
+    model: MultiHeadAttention,
+    x: torch.Tensor,
+    mask: torch.Tensor | None,
+    seed: int,
+    multi: AttentionTrace | None = None,
+) -> SingleVsMulti:
     """The same X (and mask) through one full-width head and through `model`'s h heads, same weights."""
     one = build_model(model.d_model, 1, seed, bias=model.W_q.bias is not None, fill_value=model.fill_value)
     with torch.no_grad():
@@ -398,36 +460,47 @@ def totals_for(seq_len: int, d_model: int, h: int, *, masked: bool) -> Totals:
     return totals(1, seq_len, seq_len, d_model, h, masked=masked)
 
 
-def focus_html(focus: torch.Tensor, shown: Sequence[int], *, uniform: float, axis_title: str,
-               head_label: str = "head", height_px: int = 120) -> str:
+def focus_html(
+    focus: torch.Tensor,
+    shown: Sequence[int],
+    *,
+    uniform: float,
+    axis_title: str,
+    head_label: str = "head",
+    height_px: int = 120,
+) -> str:
     """One bar per head (the overview for many heads) in plain HTML: `head_focus`, the heads on display
     darker, a dotted line at 1/T_k (a head that spreads its attention evenly). Hovering a bar gives its
     value. HTML, not a chart: it redraws at no cost in the browser (a plotly bar chart cost a frame or two).
     """
-    shown = set(shown)
+    on_display = set(shown)
     n = focus.shape[0]
     values = [float(v) for v in focus]
     top = max([uniform, *[v for v in values if v == v]]) or 1.0  # NaN-free maximum (a head with no rows is NaN)
     bars = []
     for i, v in enumerate(values):
         pct = 0.0 if v != v else 100.0 * v / top
-        color = CURRENT_COLOR if i in shown else OTHER_COLOR
+        color = CURRENT_COLOR if i in on_display else OTHER_COLOR
         label = str(i) if n <= 16 or i % 4 == 0 else ""
-        bars.append(f"<div class='al-col' title='{escape(head_label)} {i}: {v:.3f}' data-head='{i}'>"
-                    f"<div class='al-bar' style='height:{pct:.1f}%;background:{color}'></div>"
-                    f"<span class='al-tick'>{label}</span></div>")
+        bars.append(
+            f"<div class='al-col' title='{escape(head_label)} {i}: {v:.3f}' data-head='{i}'>"
+            f"<div class='al-bar' style='height:{pct:.1f}%;background:{color}'></div>"
+            f"<span class='al-tick'>{label}</span></div>"
+        )
     line = 100.0 * uniform / top
-    return (f"<style>.al-focus{{display:flex;align-items:flex-end;gap:2px;height:{height_px}px;position:relative;"
-            f"border-bottom:1px solid #888;margin:18px 0 22px;max-width:900px}}"
-            ".al-col{flex:1 1 0;height:100%;display:flex;flex-direction:column;justify-content:flex-end;"
-            "position:relative;min-width:0}.al-bar{width:100%;border-radius:2px 2px 0 0}"
-            ".al-tick{position:absolute;bottom:-19px;left:50%;transform:translateX(-50%);font-size:13px;color:#444}"
-            ".al-uniform{position:absolute;left:0;right:0;border-top:1.5px dotted #555}"
-            ".al-focus-title{font-size:13px;color:#444;margin-top:6px}</style>"
-            f"<div class='al-focus-title'>{escape(axis_title)} (▮ {top:.3f} · ┄ 1/T = {uniform:.3f})</div>"
-            f"<div class='al-focus' role='img' aria-label='{escape(axis_title, quote=True)}'>{''.join(bars)}"
-            f"<div class='al-uniform' style='bottom:{line:.1f}%' title='1/T = {uniform:.3f}'></div></div>"
-            f"<div class='al-focus-title'>{escape(head_label)}</div>")
+    return (
+        f"<style>.al-focus{{display:flex;align-items:flex-end;gap:2px;height:{height_px}px;position:relative;"
+        f"border-bottom:1px solid #888;margin:18px 0 22px;max-width:900px}}"
+        ".al-col{flex:1 1 0;height:100%;display:flex;flex-direction:column;justify-content:flex-end;"
+        "position:relative;min-width:0}.al-bar{width:100%;border-radius:2px 2px 0 0}"
+        ".al-tick{position:absolute;bottom:-19px;left:50%;transform:translateX(-50%);font-size:13px;color:#444}"
+        ".al-uniform{position:absolute;left:0;right:0;border-top:1.5px dotted #555}"
+        ".al-focus-title{font-size:13px;color:#444;margin-top:6px}</style>"
+        f"<div class='al-focus-title'>{escape(axis_title)} (▮ {top:.3f} · ┄ 1/T = {uniform:.3f})</div>"
+        f"<div class='al-focus' role='img' aria-label='{escape(axis_title, quote=True)}'>{''.join(bars)}"
+        f"<div class='al-uniform' style='bottom:{line:.1f}%' title='1/T = {uniform:.3f}'></div></div>"
+        f"<div class='al-focus-title'>{escape(head_label)}</div>"
+    )
 
 
 # ---------------------------------------------------------------- the heatmaps (plain descriptions)
@@ -440,7 +513,7 @@ def page_of_heads(h: int, page: int, per_page: int = PER_PAGE) -> list[int]:
     return list(range(page * per_page, min(h, (page + 1) * per_page)))
 
 
-def data_range(values) -> tuple[float, float]:
+def data_range(values: torch.Tensor | np.ndarray) -> tuple[float, float]:
     """min..max over the finite values (NaN, inf and a mask's -1e9 are skipped), widened by 1 when flat:
     one colour range for a whole set of heads, even those not drawn. (In numpy: a shared, read-only tensor
     pays a Python hook per torch operation.)"""
@@ -454,39 +527,71 @@ def data_range(values) -> tuple[float, float]:
     return (lo, hi) if lo < hi else (lo - 1.0, hi + 1.0)
 
 
-def signed_range(values) -> tuple[float, float]:
+def signed_range(values: torch.Tensor | np.ndarray) -> tuple[float, float]:
     """data_range made symmetric about 0 (signed values: weights of a projection)."""
     lo, hi = data_range(values)
     m = max(abs(lo), abs(hi))
     return -m, m
 
 
-def heads_heatmap(name: str, weights: torch.Tensor, heads: Sequence[int], tokens: Sequence[str], *,
-                  vrange: tuple[float, float], columns: int = 0) -> Heatmap:
+def heads_heatmap(
+    name: str,
+    weights: torch.Tensor,
+    heads: Sequence[int],
+    tokens: Sequence[str],
+    *,
+    vrange: tuple[float, float],
+    columns: int = 0,
+) -> Heatmap:
     """Attention weights (h, T_q, T_k) of the chosen heads, one panel per head titled "head i"
     (text "heads.hm.head"), rows the queries and columns the keys (their tokens as labels)."""
     labels = tuple(str(tok) for tok in tokens)
     rows, cols = weights.shape[-2], weights.shape[-1]
-    panels = tuple(Panel(values=readonly(weights[i]), title=text("heads.hm.head", i=int(i)),
-                         row_labels=labels[:rows], col_labels=labels[:cols]) for i in heads)
-    return Heatmap(name=name, panels=panels, role="weights", vmin=float(vrange[0]), vmax=float(vrange[1]),
-                   row_axis=text("common.query"), col_axis=text("common.key"), panel_columns=columns)
+    panels = tuple(
+        Panel(
+            values=readonly(weights[i]),
+            title=text("heads.hm.head", i=int(i)),
+            row_labels=labels[:rows],
+            col_labels=labels[:cols],
+        )
+        for i in heads
+    )
+    return Heatmap(
+        name=name,
+        panels=panels,
+        role="weights",
+        vmin=float(vrange[0]),
+        vmax=float(vrange[1]),
+        row_axis=text("common.query"),
+        col_axis=text("common.key"),
+        panel_columns=columns,
+    )
 
 
-def one_head_heatmap(name: str, weights: torch.Tensor, tokens: Sequence[str], *,
-                     vrange: tuple[float, float]) -> Heatmap:
+def one_head_heatmap(
+    name: str, weights: torch.Tensor, tokens: Sequence[str], *, vrange: tuple[float, float]
+) -> Heatmap:
     """One (T_q, T_k) matrix of weights (the single full-width head), rows queries, columns keys."""
     labels = tuple(str(tok) for tok in tokens)
-    panel = Panel(values=readonly(weights), row_labels=labels[:weights.shape[0]], col_labels=labels[:weights.shape[1]])
-    return Heatmap(name=name, panels=(panel,), role="weights", vmin=float(vrange[0]), vmax=float(vrange[1]),
-                   row_axis=text("common.query"), col_axis=text("common.key"))
+    panel = Panel(
+        values=readonly(weights), row_labels=labels[: weights.shape[0]], col_labels=labels[: weights.shape[1]]
+    )
+    return Heatmap(
+        name=name,
+        panels=(panel,),
+        role="weights",
+        vmin=float(vrange[0]),
+        vmax=float(vrange[1]),
+        row_axis=text("common.query"),
+        col_axis=text("common.key"),
+    )
 
 
 def _no_negative_zero(values: np.ndarray, decimals: int = 4) -> np.ndarray:
     """`values` with the few tiny negatives that would print as "-0.0000" set to 0: the page sends these
     heatmaps as int16 codes of their printed numbers (ui.heatmaps compact, 16 x 512 twice at h = 1 passes
     64 KB as float32), and a code has no signed zero. Every other value is untouched."""
-    tiny = (values < 0) & (values > -0.5 * 10.0 ** -decimals)
+    tiny = (values < 0) & (values > -0.5 * 10.0**-decimals)
     if not tiny.any():
         return values
     out = np.where(tiny, np.float32(0.0), values).astype(np.float32)
@@ -494,8 +599,9 @@ def _no_negative_zero(values: np.ndarray, decimals: int = 4) -> np.ndarray:
     return out
 
 
-def weight_blocks_heatmap(W: torch.Tensor, d_k: int, head: int, *, vrange: tuple[float, float],
-                          rows_shown: int) -> Heatmap:
+def weight_blocks_heatmap(
+    W: torch.Tensor, d_k: int, head: int, *, vrange: tuple[float, float], rows_shown: int
+) -> Heatmap:
     """The first `rows_shown` rows of the big W (d_model in x d_model out): every head's block of d_k
     columns outlined (and marked by a colour strip above its columns), `head`'s block as the current one."""
     view = _no_negative_zero(readonly(W[:rows_shown]))
@@ -503,22 +609,45 @@ def weight_blocks_heatmap(W: torch.Tensor, d_k: int, head: int, *, vrange: tuple
     h = max(1, n_cols // d_k)
     rects = tuple(Rect(0, 0, n_rows, i * d_k, (i + 1) * d_k, "done") for i in range(h) if i != head)
     rects += (Rect(0, 0, n_rows, head * d_k, (head + 1) * d_k, "current"),)
-    panel = Panel(values=view, title=text("heads.hm.big", i=int(head)),
-                  row_labels=tuple(str(r) for r in range(n_rows)), col_labels=tuple(str(c) for c in range(n_cols)),
-                  col_groups=tuple(c // d_k for c in range(n_cols)))
-    return Heatmap(name=f"W_q-d{n_cols}-h{h}", panels=(panel,), role="signed", vmin=float(vrange[0]),
-                   vmax=float(vrange[1]), row_axis=text("heads.axis.in"), col_axis=text("heads.axis.out"), rects=rects)
+    panel = Panel(
+        values=view,
+        title=text("heads.hm.big", i=int(head)),
+        row_labels=tuple(str(r) for r in range(n_rows)),
+        col_labels=tuple(str(c) for c in range(n_cols)),
+        col_groups=tuple(c // d_k for c in range(n_cols)),
+    )
+    return Heatmap(
+        name=f"W_q-d{n_cols}-h{h}",
+        panels=(panel,),
+        role="signed",
+        vmin=float(vrange[0]),
+        vmax=float(vrange[1]),
+        row_axis=text("heads.axis.in"),
+        col_axis=text("heads.axis.out"),
+        rects=rects,
+    )
 
 
-def head_weight_heatmap(w_i: torch.Tensor, head: int, *, vrange: tuple[float, float], rows_shown: int,
-                        first_col: int) -> Heatmap:
+def head_weight_heatmap(
+    w_i: torch.Tensor, head: int, *, vrange: tuple[float, float], rows_shown: int, first_col: int
+) -> Heatmap:
     """W_i (d_model x d_k), its first `rows_shown` rows; the columns are labelled with the big W's column
     numbers (first_col ...), so a hover reads the same cell in both charts."""
     view = _no_negative_zero(readonly(w_i[:rows_shown]))
     n_rows, n_cols = view.shape
-    panel = Panel(values=view, title=text("heads.hm.small", i=int(head)),
-                  row_labels=tuple(str(r) for r in range(n_rows)),
-                  col_labels=tuple(str(first_col + c) for c in range(n_cols)))
+    panel = Panel(
+        values=view,
+        title=text("heads.hm.small", i=int(head)),
+        row_labels=tuple(str(r) for r in range(n_rows)),
+        col_labels=tuple(str(first_col + c) for c in range(n_cols)),
+    )
     d_model = w_i.shape[0]
-    return Heatmap(name=f"W_q-head{head}-d{d_model}-h{d_model // max(1, n_cols)}", panels=(panel,), role="signed", vmin=float(vrange[0]),
-                   vmax=float(vrange[1]), row_axis=text("heads.axis.in"), col_axis=text("heads.axis.dk"))
+    return Heatmap(
+        name=f"W_q-head{head}-d{d_model}-h{d_model // max(1, n_cols)}",
+        panels=(panel,),
+        role="signed",
+        vmin=float(vrange[0]),
+        vmax=float(vrange[1]),
+        row_axis=text("heads.axis.in"),
+        col_axis=text("heads.axis.dk"),
+    )

@@ -25,8 +25,18 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from core.accounting import weight_count
-from core.pretrained import (CLS, EXAMPLES, SEP, SPECIAL_TOKENS, Batch, Encoded, EncoderRun, Pretrained,
-                             encoder_layers, reference_check)
+from core.pretrained import (
+    CLS,
+    EXAMPLES,
+    SEP,
+    SPECIAL_TOKENS,
+    Batch,
+    Encoded,
+    EncoderRun,
+    Pretrained,
+    encoder_layers,
+    reference_check,
+)
 from lessons.heatmap import Heatmap, Panel, readonly, text
 from lessons.url import UrlKey, names
 
@@ -70,8 +80,8 @@ def default_link(encoded: Encoded) -> tuple[int, int]:
     words = [i for i, tok in enumerate(tokens) if tok not in SPECIAL_TOKENS]
     if not words:
         return 0, 0
-    for text, q_word, k_word in EXAMPLES:
-        if encoded.text.strip() == text:
+    for sentence, q_word, k_word in EXAMPLES:
+        if encoded.text.strip() == sentence:
             k = find_token(tokens, k_word)
             q = find_token(tokens, q_word, after=(k or 0) + 1)
             if q is not None and k is not None:
@@ -80,7 +90,6 @@ def default_link(encoded: Encoded) -> tuple[int, int]:
         if tokens[i] in PRONOUNS and i != words[0]:
             return i, words[0]
     return words[-1], words[0]
-
 
 
 @dataclass(frozen=True)
@@ -105,10 +114,14 @@ def read(model: Pretrained, encoded: Encoded) -> Reading:
     weights = run.weights[:, 0]  # (layers, h, T, T) for this one sentence
     scores = pattern_scores(weights, encoded.tokens)
     return Reading(
-        encoded=encoded, batch=batch, run=run, weights=weights,
+        encoded=encoded,
+        batch=batch,
+        run=run,
+        weights=weights,
         best={name: best_heads(scores[name], 1)[0] for name in PATTERNS},
         special_share=tuple(float(special_share(w, encoded.tokens).mean()) for w in weights),
-        check=reference_check(model, run), link=default_link(encoded),
+        check=reference_check(model, run),
+        link=default_link(encoded),
     )
 
 
@@ -118,7 +131,7 @@ def hide_special(weights: torch.Tensor, tokens: Sequence[str]) -> torch.Tensor:
     Nothing is renormalised: the word-to-word numbers stay the real weights, and a colour
     scale computed over what is left (NaN is skipped) stretches to show their pattern.
     """
-    special = torch.tensor([tok in SPECIAL_TOKENS for tok in tokens[:weights.shape[-1]]])
+    special = torch.tensor([tok in SPECIAL_TOKENS for tok in tokens[: weights.shape[-1]]])
     blank = special[:, None] | special[None, :]  # (T, T)
     return weights.masked_fill(blank, float("nan"))
 
@@ -212,7 +225,8 @@ def ablate(model: Pretrained, batch: Batch, full: EncoderRun, layer: int, heads:
     a, b = cut.hidden[layer + 1][0, :n], full.hidden[layer + 1][0, :n]
     change = float((a - b).norm() / b.norm().clamp(min=1e-12))
     return Ablation(
-        heads=heads, layer=layer,
+        heads=heads,
+        layer=layer,
         embedding_cosine=float(cosine(cut.sentence_embedding()[0], full.sentence_embedding()[0])),
         layer_change=change,
         token_cosine=cosine(a, b).tolist(),
@@ -227,6 +241,7 @@ RANDOM_DRAWS = 12  # how many random choices of heads an ablation is compared wi
 class Baseline:
     """What switching off the same number of heads of the same layer does when they are not chosen:
     every single head of the layer (one head off), else RANDOM_DRAWS random sets of that size."""
+
     k: int  # heads off in each draw
     draws: tuple  # the head sets tried, each sorted, from 0
     layer_change: tuple  # Ablation.layer_change of each draw
@@ -295,20 +310,41 @@ def grid_heatmap(weights: torch.Tensor, layer: int, tokens: Sequence[str], *, bl
     label rows (queries) and columns (keys). Blanked cells are NaN (gaps, "no value" on hover)."""
     w = layer_weights(weights, layer, tokens, blank=blank)
     lo, hi = weights_range(w)
-    labels = tuple(str(tok) for tok in tokens[:w.shape[-1]])
-    panels = tuple(Panel(values=readonly(w[i]), title=text("real.hm.head", head=i), row_labels=labels,
-                         col_labels=labels) for i in range(w.shape[0]))
-    return Heatmap(name=f"MiniLM-layer{layer}-heads", panels=panels, role="weights", vmin=lo, vmax=hi,
-                   row_axis=text("common.query"), col_axis=text("common.key"), panel_columns=4,
-                   title=text("real.hm.layer", layer=layer))
+    labels = tuple(str(tok) for tok in tokens[: w.shape[-1]])
+    panels = tuple(
+        Panel(values=readonly(w[i]), title=text("real.hm.head", head=i), row_labels=labels, col_labels=labels)
+        for i in range(w.shape[0])
+    )
+    return Heatmap(
+        name=f"MiniLM-layer{layer}-heads",
+        panels=panels,
+        role="weights",
+        vmin=lo,
+        vmax=hi,
+        row_axis=text("common.query"),
+        col_axis=text("common.key"),
+        panel_columns=4,
+        title=text("real.hm.layer", layer=layer),
+    )
 
 
 def head_heatmap(weights: torch.Tensor, layer: int, head: int, tokens: Sequence[str], *, blank: bool) -> Heatmap:
     """One head enlarged, with the same colour range as its layer's grid."""
     w = layer_weights(weights, layer, tokens, blank=blank)
     lo, hi = weights_range(w)
-    labels = tuple(str(tok) for tok in tokens[:w.shape[-1]])
-    panel = Panel(values=readonly(w[head]), title=text("real.big.title", layer=layer, head=head), row_labels=labels,
-                  col_labels=labels)
-    return Heatmap(name=f"MiniLM-layer{layer}-head{head}", panels=(panel,), role="weights", vmin=lo, vmax=hi,
-                   row_axis=text("common.query"), col_axis=text("common.key"))
+    labels = tuple(str(tok) for tok in tokens[: w.shape[-1]])
+    panel = Panel(
+        values=readonly(w[head]),
+        title=text("real.big.title", layer=layer, head=head),
+        row_labels=labels,
+        col_labels=labels,
+    )
+    return Heatmap(
+        name=f"MiniLM-layer{layer}-head{head}",
+        panels=(panel,),
+        role="weights",
+        vmin=lo,
+        vmax=hi,
+        row_axis=text("common.query"),
+        col_axis=text("common.key"),
+    )

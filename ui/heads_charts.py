@@ -24,9 +24,15 @@ MACS_COLOR, ELEMENTWISE_COLOR, MEMORY_COLOR = "#2a6fdb", "#e8893a", "#c0504d"
 def plot_config(image_format: str, name: str) -> dict:
     """Plotly config: the modebar on hover, its camera button saving `image_format` offline (plotly.js renders
     the image in the browser: nothing is fetched)."""
-    return {"displaylogo": False, "displayModeBar": "hover",
-            "toImageButtonOptions": {"format": image_format if image_format in display.IMAGE_FORMATS else "png",
-                                     "filename": file_name(name), "scale": 2}}
+    return {
+        "displaylogo": False,
+        "displayModeBar": "hover",
+        "toImageButtonOptions": {
+            "format": image_format if image_format in display.IMAGE_FORMATS else "png",
+            "filename": file_name(name),
+            "scale": 2,
+        },
+    }
 
 
 def show_plot(fig: go.Figure | dict, *, name: str, title: str, alt_word: str, key: str, where=None):
@@ -34,8 +40,9 @@ def show_plot(fig: go.Figure | dict, *, name: str, title: str, alt_word: str, ke
     alt remounts the chart)."""
     options = display.current()
     target = where if where is not None else st
-    return target.plotly_chart(fig, key=key, config=plot_config(options.image_format, name),
-                               alt=f"{title}: {alt_word}" if title else alt_word)
+    return target.plotly_chart(
+        fig, key=key, config=plot_config(options.image_format, name), alt=f"{title}: {alt_word}" if title else alt_word
+    )
 
 
 def _h_axis(rows: Sequence[Totals]) -> tuple[list[str], list[str]]:
@@ -44,8 +51,9 @@ def _h_axis(rows: Sequence[Totals]) -> tuple[list[str], list[str]]:
     return cats, ticks
 
 
-def _bar_colors(rows: Sequence[Totals], current_h: int, base: str = OTHER_COLOR,
-                current: str = CURRENT_COLOR) -> list[str]:
+def _bar_colors(
+    rows: Sequence[Totals], current_h: int, base: str = OTHER_COLOR, current: str = CURRENT_COLOR
+) -> list[str]:
     return [current if r.h == current_h else base for r in rows]
 
 
@@ -54,13 +62,31 @@ def _category_axis(cats: list[str], ticks: list[str], **extra) -> dict:
 
 
 def _subplot_title(text: str, y: float) -> dict:
-    return {"font": {"size": 16}, "showarrow": False, "text": text, "x": 0.5, "xanchor": "center", "xref": "paper",
-            "y": y, "yanchor": "bottom", "yref": "paper"}
+    return {
+        "font": {"size": 16},
+        "showarrow": False,
+        "text": text,
+        "x": 0.5,
+        "xanchor": "center",
+        "xref": "paper",
+        "y": y,
+        "yanchor": "bottom",
+        "yref": "paper",
+    }
 
 
-def cost_specs(rows: Sequence[Totals], current_h: int, *, params_title: str, ops_title: str,
-               memory_title: str, macs_name: str, elementwise_name: str, axis_title: str,
-               memory_name: str = "memory") -> tuple[dict, dict]:
+def cost_specs(
+    rows: Sequence[Totals],
+    current_h: int,
+    *,
+    params_title: str,
+    ops_title: str,
+    memory_title: str,
+    macs_name: str,
+    elementwise_name: str,
+    axis_title: str,
+    memory_name: str = "memory",
+) -> tuple[dict, dict]:
     """(parameters + operations against h, memory of the attention weights against h) as plain plotly figure
     dicts (what make_subplots would build, written out: st.plotly_chart validates a dict once, where building a
     go.Figure with make_subplots and its updates, then validating it again, cost ~3 times as much per step).
@@ -71,40 +97,88 @@ def cost_specs(rows: Sequence[Totals], current_h: int, *, params_title: str, ops
     cats, ticks = _h_axis(rows)
     compute = {
         "data": [
-            {"type": "bar", "x": cats, "y": [r.params for r in rows], "xaxis": "x", "yaxis": "y", "showlegend": False,
-             "marker": {"color": _bar_colors(rows, current_h)}, "hovertemplate": "h = %{x}<br>%{y:,}<extra></extra>"},
-            {"type": "bar", "x": cats, "y": [r.macs for r in rows], "xaxis": "x2", "yaxis": "y2", "name": macs_name,
-             "marker": {"color": _bar_colors(rows, current_h, "#9fb8e3", MACS_COLOR)},
-             "hovertemplate": "h = %{x}<br>%{y:,}<extra>" + macs_name + "</extra>"},
-            {"type": "bar", "x": cats, "y": [r.elementwise for r in rows], "xaxis": "x2", "yaxis": "y2",
-             "name": elementwise_name, "marker": {"color": _bar_colors(rows, current_h, "#f3c29b", ELEMENTWISE_COLOR)},
-             "hovertemplate": "h = %{x}<br>%{y:,}<extra>" + elementwise_name + "</extra>"},
+            {
+                "type": "bar",
+                "x": cats,
+                "y": [r.params for r in rows],
+                "xaxis": "x",
+                "yaxis": "y",
+                "showlegend": False,
+                "marker": {"color": _bar_colors(rows, current_h)},
+                "hovertemplate": "h = %{x}<br>%{y:,}<extra></extra>",
+            },
+            {
+                "type": "bar",
+                "x": cats,
+                "y": [r.macs for r in rows],
+                "xaxis": "x2",
+                "yaxis": "y2",
+                "name": macs_name,
+                "marker": {"color": _bar_colors(rows, current_h, "#9fb8e3", MACS_COLOR)},
+                "hovertemplate": "h = %{x}<br>%{y:,}<extra>" + macs_name + "</extra>",
+            },
+            {
+                "type": "bar",
+                "x": cats,
+                "y": [r.elementwise for r in rows],
+                "xaxis": "x2",
+                "yaxis": "y2",
+                "name": elementwise_name,
+                "marker": {"color": _bar_colors(rows, current_h, "#f3c29b", ELEMENTWISE_COLOR)},
+                "hovertemplate": "h = %{x}<br>%{y:,}<extra>" + elementwise_name + "</extra>",
+            },
         ],
         "layout": {
             "xaxis": _category_axis(cats, ticks, anchor="y", domain=[0.0, 1.0], matches="x2", showticklabels=False),
             "xaxis2": _category_axis(cats, ticks, anchor="y2", domain=[0.0, 1.0], title={"text": axis_title}),
-            "yaxis": {"anchor": "x", "domain": [0.57, 1.0], "rangemode": "tozero", "separatethousands": True,
-                      "fixedrange": True},
-            "yaxis2": {"anchor": "x2", "domain": [0.0, 0.43], "rangemode": "tozero", "separatethousands": True,
-                       "fixedrange": True},
+            "yaxis": {
+                "anchor": "x",
+                "domain": [0.57, 1.0],
+                "rangemode": "tozero",
+                "separatethousands": True,
+                "fixedrange": True,
+            },
+            "yaxis2": {
+                "anchor": "x2",
+                "domain": [0.0, 0.43],
+                "rangemode": "tozero",
+                "separatethousands": True,
+                "fixedrange": True,
+            },
             "annotations": [_subplot_title(params_title, 1.0), _subplot_title(ops_title, 0.43)],
-            "barmode": "stack", "height": 460, "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+            "barmode": "stack",
+            "height": 460,
+            "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
             "legend": {"orientation": "h", "x": 0, "y": -0.22, "xanchor": "left", "yanchor": "top"},
         },
     }
     top = max(r.weights_bytes for r in rows)
     unit, size = ("MiB", 1 << 20) if top >= 8 << 20 else ("KiB", 1 << 10) if top >= 4 << 10 else ("B", 1)
     memory = {
-        "data": [{"type": "bar", "x": cats, "y": [r.weights_bytes / size for r in rows], "name": memory_name,
-                  "marker": {"color": _bar_colors(rows, current_h, "#e6b3b1", MEMORY_COLOR)},
-                  "customdata": [human_bytes(r.weights_bytes) for r in rows],
-                  "hovertemplate": "h = %{x}<br>%{customdata}<extra></extra>"}],
+        "data": [
+            {
+                "type": "bar",
+                "x": cats,
+                "y": [r.weights_bytes / size for r in rows],
+                "name": memory_name,
+                "marker": {"color": _bar_colors(rows, current_h, "#e6b3b1", MEMORY_COLOR)},
+                "customdata": [human_bytes(r.weights_bytes) for r in rows],
+                "hovertemplate": "h = %{x}<br>%{customdata}<extra></extra>",
+            }
+        ],
         "layout": {
             "xaxis": _category_axis(cats, ticks, anchor="y", domain=[0.0, 1.0], title={"text": axis_title}),
-            "yaxis": {"anchor": "x", "domain": [0.0, 1.0], "rangemode": "tozero", "title": {"text": unit},
-                      "fixedrange": True},
+            "yaxis": {
+                "anchor": "x",
+                "domain": [0.0, 1.0],
+                "rangemode": "tozero",
+                "title": {"text": unit},
+                "fixedrange": True,
+            },
             "annotations": [_subplot_title(memory_title, 1.0)],
-            "height": 460, "margin": {"l": 10, "r": 10, "t": 40, "b": 10}, "showlegend": False,
+            "height": 460,
+            "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
+            "showlegend": False,
         },
     }
     return compute, memory
@@ -116,28 +190,58 @@ def cost_figures(rows: Sequence[Totals], current_h: int, **words) -> tuple[go.Fi
     return go.Figure(compute), go.Figure(memory)
 
 
-
-def timing_figure(timings: Sequence[Timing], rows: Sequence[Totals], current_h: int, *, measured_name: str,
-                  predicted_name: str, axis_title: str, ms_title: str = "ms", ops_title: str = "ops") -> go.Figure:
+def timing_figure(
+    timings: Sequence[Timing],
+    rows: Sequence[Totals],
+    current_h: int,
+    *,
+    measured_name: str,
+    predicted_name: str,
+    axis_title: str,
+    ms_title: str = "ms",
+    ops_title: str = "ops",
+) -> go.Figure:
     """Measured median time (bars from min to max) beside the predicted operation count, against h."""
     by_h = {r.h: r for r in rows}
     tim = [t for t in timings if t.h in by_h]
     cats, ticks = _h_axis([by_h[t.h] for t in tim])
     fig = make_subplots(specs=[[{"secondary_y": True}]])
-    fig.add_trace(go.Scatter(
-        x=cats, y=[t.median_ms for t in tim], name=measured_name, mode="lines+markers",
-        line=dict(color=CURRENT_COLOR, width=2.5),
-        marker=dict(size=[12 if t.h == current_h else 8 for t in tim], color=CURRENT_COLOR),
-        error_y=dict(type="data", symmetric=False, array=[t.max_ms - t.median_ms for t in tim],
-                     arrayminus=[t.median_ms - t.min_ms for t in tim], color="#7d9fd6"),
-        hovertemplate="h = %{x}<br>%{y:.3f} ms<extra></extra>"), secondary_y=False)
-    fig.add_trace(go.Scatter(
-        x=cats, y=[by_h[t.h].macs + by_h[t.h].elementwise for t in tim], name=predicted_name,
-        mode="lines+markers", line=dict(color=ELEMENTWISE_COLOR, width=2, dash="dash"),
-        hovertemplate="h = %{x}<br>%{y:,}<extra></extra>"), secondary_y=True)
+    fig.add_trace(
+        go.Scatter(
+            x=cats,
+            y=[t.median_ms for t in tim],
+            name=measured_name,
+            mode="lines+markers",
+            line=dict(color=CURRENT_COLOR, width=2.5),
+            marker=dict(size=[12 if t.h == current_h else 8 for t in tim], color=CURRENT_COLOR),
+            error_y=dict(
+                type="data",
+                symmetric=False,
+                array=[t.max_ms - t.median_ms for t in tim],
+                arrayminus=[t.median_ms - t.min_ms for t in tim],
+                color="#7d9fd6",
+            ),
+            hovertemplate="h = %{x}<br>%{y:.3f} ms<extra></extra>",
+        ),
+        secondary_y=False,
+    )
+    fig.add_trace(
+        go.Scatter(
+            x=cats,
+            y=[by_h[t.h].macs + by_h[t.h].elementwise for t in tim],
+            name=predicted_name,
+            mode="lines+markers",
+            line=dict(color=ELEMENTWISE_COLOR, width=2, dash="dash"),
+            hovertemplate="h = %{x}<br>%{y:,}<extra></extra>",
+        ),
+        secondary_y=True,
+    )
     fig.update_xaxes(type="category", tickvals=cats, ticktext=ticks, title=axis_title)
     fig.update_yaxes(rangemode="tozero", title=ms_title, secondary_y=False)
     fig.update_yaxes(rangemode="tozero", title=ops_title, secondary_y=True, showgrid=False, separatethousands=True)
-    fig.update_layout(height=400, margin=dict(l=10, r=10, t=20, b=10),
-                      legend=dict(orientation="h", x=0, y=-0.25, xanchor="left", yanchor="top"))
+    fig.update_layout(
+        height=400,
+        margin=dict(l=10, r=10, t=20, b=10),
+        legend=dict(orientation="h", x=0, y=-0.25, xanchor="left", yanchor="top"),
+    )
     return fig
