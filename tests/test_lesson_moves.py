@@ -14,7 +14,9 @@ import pytest
 from core import scenario
 from core.i18n import plain
 from core.settings import Settings
+from lessons import heads as HEADS
 from lessons import quiz as Q
+from lessons import real_heads as REAL
 from lessons import why_heads as W
 from lessons.heatmap import Text, text
 from ui.words import in_language, word
@@ -33,7 +35,7 @@ def imports_of(module) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("module", [W, Q], ids=["why_heads", "quiz"])
+@pytest.mark.parametrize("module", [W, Q, HEADS, REAL], ids=["why_heads", "quiz", "heads", "real_heads"])
 def test_imports_only_core_lessons_torch_and_the_standard_library(module):
     names = imports_of(module)
     assert not {n for n in names if any(n == b or n.startswith(b + ".") for b in BANNED)}, names
@@ -45,6 +47,8 @@ def test_core_keeps_no_copy_of_the_moved_modules():
     root = Path(__file__).resolve().parent.parent
     assert not (root / "core" / "why_heads.py").exists() and not (root / "core" / "quiz.py").exists()
     assert not (root / "core" / "live_curve.py").exists() and (root / "charts" / "live_curve.py").exists()
+    assert not (root / "core" / "heads.py").exists()  # lessons/heads.py; core/pretrained.py keeps loading only
+    assert not any(hasattr(__import__("core.pretrained").pretrained, f) for f in ("read", "ablate", "pattern_scores"))
 
 
 @pytest.mark.parametrize("settings", [Settings(64, 4, 8, "none", 0, "zh"), Settings(8, 1, 2, "causal", 3, "zh")],
