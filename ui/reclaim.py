@@ -18,6 +18,10 @@ import gc
 import threading
 import time
 
+from core.limits import SHARED_CACHE_IDLE_SECONDS
+from ui import seam
+from ui.cache import CACHE
+
 PERIOD = 30.0  # seconds between collections
 _started = False
 _lock = threading.Lock()
@@ -32,7 +36,16 @@ def _trim():
 
 
 def reclaim() -> None:
-    """One full collection, then free heap pages back to the system (glibc)."""
+    """Let go of what a class that has left still holds, one full collection, then free heap pages back to
+    the system (glibc)."""
+    # Disconnected sessions past their reconnect window (server.disconnectedSessionTTL): each one keeps its
+    # pages' whole namespaces (runs, models, figures) through its widgets' callbacks (ui/seam/sessions.py).
+    if seam.enabled():
+        from ui.seam import sessions
+
+        sessions.reap()
+    # Shared runs and figures nobody asked for in SHARED_CACHE_IDLE_SECONDS.
+    CACHE.drop_idle(SHARED_CACHE_IDLE_SECONDS)
     gc.collect()
     trim = _trim()
     if trim is not None:
