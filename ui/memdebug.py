@@ -7,15 +7,16 @@
 A report, after one full collection: RSS and glibc's heap (mallinfo2: bytes in use vs. free but kept);
 Streamlit's sessions (active, and disconnected ones kept for reconnecting) with the bytes each one's
 state refers to; the app's shared cache; gc-tracked objects by type; and the bytes of every live torch
-tensor storage / NumPy buffer, grouped by what refers to them (gc.get_referrers, a few levels up).
+tensor storage / NumPy buffer, grouped by the chain of what refers to them (gc.get_referents, one pass
+over every tracked object per level), and the tensor MB reachable from each place the server keeps things.
 Slow (seconds) and for diagnosis only: nothing starts it in a class.
 """
 
 from __future__ import annotations
 
 import ctypes
-import dataclasses
 import ctypes.util
+import dataclasses
 import gc
 import json
 import os
@@ -140,7 +141,7 @@ def reach_mb(root, limit: int = 3_000_000) -> float:
                 if st.data_ptr() not in storages:
                     storages.add(st.data_ptr())
                     mb += st.nbytes() / (1 << 20)
-            except Exception:  # noqa: BLE001
+            except Exception:  # noqa: BLE001, S110  (a tensor without storage: nothing to count)
                 pass
         elif isinstance(o, np.ndarray) and o.base is None and o.ctypes.data not in storages:
             storages.add(o.ctypes.data)
@@ -209,7 +210,7 @@ def buffers(top: int = 120, min_bytes: int = 1 << 16) -> dict:
             try:
                 st = o.untyped_storage()
                 key, n = st.data_ptr(), st.nbytes()
-            except Exception:  # noqa: BLE001  (meta tensors, etc.)
+            except Exception:  # noqa: BLE001, S112  (meta tensors, etc.)
                 continue
             kind = "torch_MB"
         elif isinstance(o, np.ndarray):
