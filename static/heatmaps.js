@@ -30,6 +30,7 @@ function unpack(data) {
     return {
       ...p, index: i, values, codes,
       blocked: p.blocked ? new Uint8Array(buf, start + p.blocked[0], p.blocked[1]) : null,
+      marks: p.marks ? new Uint8Array(buf, start + p.marks[0], p.marks[1]) : null,
       rowLabels: labels(p.row_labels, p.rows), colLabels: labels(p.col_labels, p.cols),
     };
   });
@@ -348,6 +349,7 @@ class Chart {
       }
       if (p.blocked && g.cw >= 4 && g.ch >= 4) this.paintHatch(sf, g, p, s);
       if (h.cell_numbers && h.role !== "mask" && h.role !== "state") this.paintNumbers(sf, g, p, s);
+      if (p.marks) this.paintMarks(sf, g, p, s);
       this.paintGroups(sf, g, p, s);
       this.paintLabels(sf, g, p, s);
       if (p.title) this.paintTitle(sf, g, p, s);
@@ -386,9 +388,27 @@ class Chart {
     if (size < 8) return;  // too small to read: hover and the table view have the numbers
     for (let r = 0; r < p.rows; r++) for (let c = 0; c < p.cols; c++) {
       const k = r * p.cols + c, v = p.values[k];
-      if (!texts[k] || (p.blocked && p.blocked[k])) continue;
+      if (!texts[k] || (p.blocked && p.blocked[k]) || (p.marks && p.marks[k])) continue;
       sf.text(texts[k], s.x + (c + 0.5) * g.cw, s.y + (r + 0.5) * g.ch + 0.5, {size, align: "center", baseline: "middle",
         color: luminance(this.color(v)) < 0.18 ? "#ffffff" : "#1b1f24"});
+    }
+  }
+
+  // A marked cell's word (header.marks: a mask's stored 0/1, a fill value, NaN), printed whatever the
+  // "numbers in the cells" option, where it fits; dark or white for contrast with what is painted under it.
+  paintMarks(sf, g, p, s) {
+    const marks = this.header.marks || [];
+    let longest = 1;
+    for (let k = 0; k < p.rows * p.cols; k++) if (p.marks[k]) longest = Math.max(longest, (marks[p.marks[k] - 1] || {cell: ""}).cell.length);
+    const size = Math.min(MIN_FONT, g.ch * 0.62, (g.cw - 2) / (longest * 0.58));
+    if (size < 8) return;  // too small to read: the hover and the table view say it
+    const blockedFill = rgb(this.header.colours.blocked.fill), paper = rgb(PAPER);
+    for (let r = 0; r < p.rows; r++) for (let c = 0; c < p.cols; c++) {
+      const k = r * p.cols + c, m = p.marks[k] && marks[p.marks[k] - 1];
+      if (!m) continue;
+      const v = p.values[k], under = p.blocked && p.blocked[k] ? blockedFill : Number.isNaN(v) ? paper : this.color(v);
+      sf.text(m.cell, s.x + (c + 0.5) * g.cw, s.y + (r + 0.5) * g.ch + 0.5, {size, align: "center", baseline: "middle",
+        color: luminance(under) < 0.18 ? "#ffffff" : "#1b1f24"});
     }
   }
 
@@ -480,6 +500,8 @@ class Chart {
     lines.push(`${h.row_axis} ${p.rowLabels[r]}`.trim(), `${h.col_axis} ${p.colLabels[c]}`.trim());
     let value = h.role === "state" ? (h.states[Math.round(v)] ?? number(v, 0))
       : p.codes ? codeText(p.codes[k], h.decimals) : number(v, h.decimals);
+    const mark = p.marks && p.marks[k] && (h.marks || [])[p.marks[k] - 1];
+    if (mark) value = mark.hover || mark.cell;
     if (p.blocked && p.blocked[k]) value = h.blocked_word + (value ? " (" + value + ")" : "");
     if (value) lines.push(value);
     return lines.join("\n");

@@ -93,7 +93,7 @@ STREAMLIT_PRIVATE = ("streamlit.runtime", "streamlit.navigation", "streamlit.web
 PLOTLY_PRIVATE = {n for w, n in seam.PRIVATE_NAMES if w.startswith("plotly")}
 # Where the app reads plotly's private attributes (entry 7 of ui/seam/__init__.py names each function).
 PLOTLY_READERS = {("core/canvas_chart.py", "_figure_dicts"), ("core/figures.py", "_subplot_titles"),
-                  ("core/walkthrough.py", "session_copy"), ("core/masks_lab.py", "figure_from_json")}
+                  ("core/walkthrough.py", "session_copy")}
 
 
 def test_private_streamlit_is_touched_only_in_the_seam():

@@ -77,8 +77,6 @@ A/B on a busy machine (benchmarks/bench_browser.py --quick --only heads, load 13
    - core/walkthrough.py:320 `session_copy`: go.Figure({"data": fig._data, "layout": fig._layout},
      _validate=False) and fig._grid_ref: a session's own copy of a figure shared by all sessions, without
      building it again (5-20 ms). Not guarded: the canary fails first.
-   - core/masks_lab.py:615 `figure_from_json`: go.Figure(json, _validate=False), the masks lab's cached figure
-     for a session without validating every cell again (~3 ms against ~50 ms for three panels). Not guarded.
 8. A number box that cannot read its value (widget_guard.py): wraps NumberInputSerde.deserialize, which raises
    on a crafted NaN, inf or text value before any app code runs, breaking that session on every later rerun.
    Wrapped, the box takes its default and app.py says so (notice.number_reset). Buys: no session broken for
