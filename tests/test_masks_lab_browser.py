@@ -29,7 +29,7 @@ def open_section(page, sid: str) -> None:
 def test_clicking_a_cell_blocks_it_and_the_link_keeps_it(server, page):
     # T = 4, default hand-drawn grid "1000.1100.1110.0111"; the first section has the editor and the chart
     open_app(page, server, "masks", mask="custom", seq_len=4, lang="en")
-    expect(page.locator(CHART)).to_have_count(1)  # mask | scores | weights: one chart
+    expect(page.locator(CHART)).to_have_count(3)  # mask | scores | weights: three charts side by side
     click_mask_cell(page, 2, 1)
     expect(page).to_have_url(re.compile(r"masks_grid=1000\.1100\.1010\.0111"))
     wait_idle(page)
@@ -58,15 +58,17 @@ def test_clicking_a_cell_blocks_it_and_the_link_keeps_it(server, page):
 
 
 def test_on_a_phone_the_stacked_mask_panel_still_takes_a_click(browser, server):
-    """Issue 20: the panels stack at 390 px; a click on the (stacked) mask panel toggles that cell."""
+    """Issue 20: the charts stack at 390 px; a click on the (stacked) mask chart toggles that cell."""
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     try:
         open_app(page, server, "masks", mask="custom", seq_len=4, lang="en")
-        chart = page.locator(".al-heatmap")
-        chart.scroll_into_view_if_needed()
-        page.wait_for_function("box => box.__alChart && box.__alChart.parts && box.__alChart.parts.length === 3",
-                               arg=chart.element_handle())
+        charts = page.locator(".al-chart")
+        expect(charts).to_have_count(3)
+        charts.nth(0).scroll_into_view_if_needed()
+        boxes = [charts.nth(i).bounding_box() for i in range(3)]  # stacked: each the full width, one under another
+        assert all(b["width"] > 300 for b in boxes), boxes
+        assert boxes[0]["y"] + boxes[0]["height"] <= boxes[1]["y"] and boxes[1]["y"] + boxes[1]["height"] <= boxes[2]["y"]
         click_mask_cell(page, 2, 1)
         expect(page).to_have_url(re.compile(r"masks_grid=1000\.1100\.1010\.0111"))
     finally:
