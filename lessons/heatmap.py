@@ -100,7 +100,8 @@ class Heatmap:
         for p in self.panels:
             if p.values.ndim != 2:
                 raise ValueError(f"a panel is a 2-D matrix, got shape {p.values.shape}")
-            if p.marks is not None and (np.shape(p.marks) != p.values.shape or int(np.max(p.marks, initial=0)) > len(self.marks)):
+            if p.marks is not None and (np.shape(p.marks) != p.values.shape
+                                        or int(np.max(p.marks, initial=0)) > len(self.marks)):
                 raise ValueError("a panel's marks must match its values and name one of the Heatmap's marks")
         if not self.vmin <= self.vmax:
             raise ValueError(f"vmin {self.vmin} > vmax {self.vmax}")

@@ -380,18 +380,21 @@ def scores_heatmap(masked, keep, fill: str, q_labels, k_labels, *, title: Text |
 
 
 def weights_heatmap(weights_list, q_labels, k_labels, *, titles, name: str) -> Heatmap:
-    """Softmax weights on 0..1, one panel per matrix given; a NaN cell (a fully blocked row under -inf) has
-    no colour and prints NaN (cell and hover)."""
+    """Softmax weights on 0..1, one panel per matrix given; a NaN cell (a fully blocked row under -inf) is drawn
+    as blocked (hatched: every key of its row is) and prints NaN (cell and hover: 'blocked (NaN)')."""
     rows, cols = axis_labels(q_labels), axis_labels(k_labels)
     panels = []
     for w, title in zip(weights_list, titles):
         values = readonly(w)
         nan = np.isnan(values)
-        marks = None
+        marks = blocked = None
         if nan.any():
             marks = nan.astype(np.uint8)
             marks.setflags(write=False)
-        panels.append(Panel(values=values, title=title, row_labels=rows, col_labels=cols, marks=marks))
+            blocked = nan.copy()
+            blocked.setflags(write=False)
+        panels.append(Panel(values=values, title=title, row_labels=rows, col_labels=cols, blocked=blocked,
+                            marks=marks))
     return Heatmap(name=name, panels=tuple(panels), role="weights", vmin=0.0, vmax=1.0, decimals=4,
                    row_axis=text("common.query"), col_axis=text("common.key"), marks=(Mark("NaN"),))
 

@@ -401,7 +401,7 @@ class Chart {
     let longest = 1;
     for (let k = 0; k < p.rows * p.cols; k++) if (p.marks[k]) longest = Math.max(longest, (marks[p.marks[k] - 1] || {cell: ""}).cell.length);
     const size = Math.min(MIN_FONT, g.ch * 0.62, (g.cw - 2) / (longest * 0.58));
-    if (size < 8) return;  // too small to read: the hover and the table view say it
+    if (size < 9) return;  // too small to read (a wall of tiny digits): the hover and the table view say it
     const blockedFill = rgb(this.header.colours.blocked.fill), paper = rgb(PAPER);
     for (let r = 0; r < p.rows; r++) for (let c = 0; c < p.cols; c++) {
       const k = r * p.cols + c, m = p.marks[k] && marks[p.marks[k] - 1];

@@ -136,6 +136,7 @@ def test_heatmaps_show_fill_and_nan():
     assert marked(view.scores) == [["-inf"] * 3] * 2  # blocked cells are labelled with the fill value
     assert view.scores.panels[0].blocked.all()  # and drawn hatched, their hover says "blocked (-inf)"
     assert np.isnan(view.weights.panels[0].values).all() and marked(view.weights) == [["NaN"] * 3] * 2
+    assert view.weights.panels[0].blocked.all()  # hatched: a fully blocked row (else an invisible gap)
     assert view.mask.clickable and not view.scores.clickable and not view.weights.clickable
     assert marked(view.mask) == [["0"] * 3] * 2  # nothing kept: the stored 0 of "1 = keep"
     assert view.mask.marks[0].hover.key == "masks.hover.mask.keep"

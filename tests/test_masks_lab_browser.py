@@ -115,5 +115,5 @@ def test_hover_names_the_mask_value_the_fill_and_the_weight(page, server, lang):
 def test_a_fully_blocked_row_under_inf_shows_nan(page, server):
     open_app(page, server, "masks", lang="en", mask="custom", seq_len=3, masks_grid="000.110.011", masks_fill="-inf")
     weights = ready(page, 2)
-    assert hover_text(page, weights, 0, 0, 1).splitlines()[-1] == "NaN"
+    assert hover_text(page, weights, 0, 0, 1).splitlines()[-1] == f"{i18n.t('display.blocked', 'en')} (NaN)"
     assert weights.evaluate("box => box.__alChart.drawn.filter(t => t === 'NaN').length") == 3

@@ -116,9 +116,10 @@ STRINGS = {
     "masks.fig.bug": {"zh": "错误的极性，头 {h}", "en": "wrong polarity, head {h}"},
     "masks.legend": {
         "zh": "掩码：浅色 = 保留，深色 = 屏蔽。分数：灰色斜线格子在 softmax 之前被填成 {fill}（颜色只显示未被屏蔽的分数）。"
-              "权重：被屏蔽的格子正好是 0；没有颜色、写着 NaN 的格子是 NaN。",
+              "权重：被屏蔽的格子正好是 0；灰色斜线、写着 NaN 的格子是 NaN（整行都被屏蔽）。",
         "en": "Mask: light = keep, dark = blocked. Scores: hatched grey cells hold {fill} before the softmax (the colours "
-              "only cover the kept scores). Weights: blocked cells are exactly 0; an empty cell marked NaN is NaN.",
+              "only cover the kept scores). Weights: blocked cells are exactly 0; a hatched cell marked NaN is NaN "
+              "(its whole row is blocked).",
     },
     "masks.numbers_hint": {
         "zh": "悬停在格子上可以看到精确数值；打开侧边栏的“在格子里显示数值”，分数和权重会直接写在格子里"
