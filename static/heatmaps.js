@@ -283,9 +283,12 @@ class Chart {
       const top = y + (hasTitles ? 22 : 0) + (hasColGroups ? STRIP + 2 : 0);
       let x = g.left;
       inRow.forEach((p, i) => {
-        x += labW(i);
-        g.slots[p.index] = {x, y: top, w: p.cols * cw, h: p.rows * ch, titleY: y + 2, labels: i === 0 || !shareY};
-        x += p.cols * cw + GAP;
+        // A title wider than its (small) panel gets room beside it, up to the panel's share of the row.
+        const w = p.cols * cw, room = p.title ? Math.min(this.textWidth(p.title, 14) + 4, pw) : 0;
+        const extra = Math.max(0, room - w) / 2;
+        x += labW(i) + extra;
+        g.slots[p.index] = {x, y: top, w, h: p.rows * ch, titleY: y + 2, labels: i === 0 || !shareY, room};
+        x += w + extra + GAP;
       });
       y = top + ph + 6 + xh + 4;
     }
@@ -438,7 +441,7 @@ class Chart {
 
   // A panel title fits its panel: set smaller down to MIN_FONT, then shortened with an ellipsis.
   paintTitle(sf, g, p, s) {
-    const room = Math.max(s.w, 40) + GAP - 4;
+    const room = Math.max(s.w + GAP - 4, s.room || 0, 40);
     let size = 14, t = p.title;
     while (size > MIN_FONT && this.textWidth(t, size) > room) size -= 1;
     while (t.length > 2 && this.textWidth(t, size) > room) t = t.slice(0, -2) + "…";
