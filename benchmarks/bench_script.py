@@ -51,8 +51,11 @@ SECTIONS = {
     "masks": ("masks_tab", ("grid", "row", "full", "polarity")),
     "real-model": ("real_tab", ("grid", "head", "patterns", "link", "ablate", "core")),
     "why-heads": ("why_tab", ("results", "heads")),
+    "kv-cache": ("kv_tab", ("sharing", "decode", "memory", "timing")),
+    "softmax": ("soft_tab", ("scale", "max", "tiles")),
+    "positions": ("pos_tab", ("shuffle", "add", "rope", "learned")),
 }
-PAGES = ("", "walkthrough", "heads", "masks", "real-model", "why-heads", "quiz")
+PAGES = ("", "walkthrough", "heads", "masks", "real-model", "why-heads", "quiz", "kv-cache", "softmax", "positions")
 
 
 def views(pages=PAGES) -> list[tuple[str, str, dict]]:

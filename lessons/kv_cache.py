@@ -47,11 +47,13 @@ from core.kv_cache import (KVCache, bottom_right_causal_mask, decode_all, decode
 from core.limits import KV_CACHE_MAX_TOKENS
 from core.masks import causal_mask
 from core.scenario import PAD, padding_length, settings_mask
-from core.settings import Correction, Settings, clamp_int
+from core.settings import Settings
 from core.threads import single_thread
 from core.tokens import tokens as sentence_tokens
 from core.validation import divisors
+from lessons import url
 from lessons.heatmap import Heatmap, Panel, Rect, Text, readonly, text, value_range
+from lessons.url import Fix, UrlKey, setting
 
 # ------------------------------------------------------------------ the page's own values
 
@@ -97,92 +99,69 @@ def default_kv_heads(num_heads: int) -> int:
     return gqa_value(num_heads) or num_heads
 
 
-@dataclass(frozen=True)
-class UrlKey:
-    """One URL value of the page: what it may hold and what it falls back to."""
-
-    name: str
-    kind: str  # "choice" (one of `choices`) | "int" (lo..hi, or the nearest of `choices` when they depend on settings)
-    choices: tuple = ()  # fixed options; empty when they depend on the settings (see `range_rule`)
-    range_rule: str = ""  # how the allowed values follow from the shared settings, when they do
-    default: object = None  # the value, or the rule's name when it depends on the settings
-    why: str = ""
+def _h(env) -> int:
+    return env["settings"].num_heads
 
 
+# The page's URL keys, declared once (lessons/url.py parses them; the tab id is ui.sections.lazy_tabs' own).
 URL_KEYS: tuple[UrlKey, ...] = (
-    UrlKey("kv_tab", "choice", SECTIONS, default=DEFAULT_TAB, why="the open section (lazy tab)"),
-    UrlKey("kv_heads", "int", range_rule="divisors of num_heads", default="gqa_value(num_heads) or num_heads",
-           why="K/V heads h_kv: 1 = MQA, num_heads = MHA"),
-    UrlKey("kv_step", "int", range_rule="1..seq_len", default=DEFAULT_STEP, why="decode step t: tokens in the cache"),
-    UrlKey("kv_head", "int", range_rule="0..num_heads-1", default=DEFAULT_HEAD,
-           why="the query head whose K/V cache the decode view shows"),
-    UrlKey("kv_model", "choice", MODEL_CHOICES, default=DEFAULT_MODEL, why="the model of the memory chart"),
-    UrlKey("kv_context", "int", CONTEXT_CHOICES, default=DEFAULT_CONTEXT, why="context length of the memory table"),
-    UrlKey("kv_gen", "int", range_rule=f"{GEN_MIN}..{GEN_MAX}", default=DEFAULT_GEN, why="tokens the timing generates"),
+    UrlKey("kv_tab", "choice", DEFAULT_TAB, choices=SECTIONS, note="the open section (lazy tab)"),
+    UrlKey("kv_heads", "choice", lambda env: default_kv_heads(_h(env)), choices=lambda env: divisors(_h(env)),
+           note="K/V heads h_kv, a divisor of num_heads (the nearest one): 1 = MQA, num_heads = MHA"),
+    UrlKey("kv_step", "int", DEFAULT_STEP, lo=1, hi=setting("seq_len"), note="decode step t: tokens in the cache"),
+    UrlKey("kv_head", "int", DEFAULT_HEAD, lo=0, hi=setting("num_heads", -1),
+           note="the query head whose K/V cache the decode view shows"),
+    UrlKey("kv_model", "choice", DEFAULT_MODEL, choices=MODEL_CHOICES, note="the model of the memory chart"),
+    UrlKey("kv_context", "choice", DEFAULT_CONTEXT, choices=CONTEXT_CHOICES, note="context length of the memory table"),
+    UrlKey("kv_gen", "int", DEFAULT_GEN, lo=GEN_MIN, hi=GEN_MAX, note="tokens the timing generates"),
 )
 URL_KEY_BY_NAME = {k.name: k for k in URL_KEYS}
 
 
-def _shown(raw) -> str:
-    text = str(raw)
-    return text if len(text) <= 24 else text[:21] + "..."
+def _env(settings: Settings | None = None, num_heads: int = 1, seq_len: int = 1) -> dict:
+    """The keys' bounds depend on the shared settings; a parse_* of one key may give just the number it needs."""
+    if settings is None:
+        settings = type("_S", (), {"num_heads": num_heads, "seq_len": seq_len})()
+    return {"settings": settings}
 
 
-def _missing(raw) -> bool:
-    return raw is None or (isinstance(raw, str) and raw.strip() == "")
+def _one(name: str, raw, env: dict | None = None):
+    return url.parse_value(URL_KEY_BY_NAME[name], raw, env or _env())
 
 
-def _int_value(key: str, raw, lo: int, hi: int, default: int, choices=None) -> tuple[int, Correction | None]:
-    """Any raw value as an int of the key's range (nearest choice); missing -> default, silently."""
-    if _missing(raw):
-        return default, None
-    value, ok = clamp_int(raw, lo, hi, default, choices)
-    return value, None if ok else Correction(key, _shown(raw), str(value))
-
-
-def _choice_value(key: str, raw, choices: tuple[str, ...], default: str) -> tuple[str, Correction | None]:
-    if _missing(raw):
-        return default, None
-    text = str(raw).strip().lower()
-    if text in choices:
-        return text, None if text == str(raw) else Correction(key, _shown(raw), text)
-    return default, Correction(key, _shown(raw), default)
-
-
-def parse_kv_tab(raw) -> tuple[str, Correction | None]:
+def parse_kv_tab(raw) -> tuple[str, Fix | None]:
     """The open section; an unknown id opens the first."""
-    return _choice_value("kv_tab", raw, SECTIONS, DEFAULT_TAB)
+    return _one("kv_tab", raw)
 
 
-def parse_kv_heads(raw, num_heads: int) -> tuple[int, Correction | None]:
+def parse_kv_heads(raw, num_heads: int) -> tuple[int, Fix | None]:
     """h_kv: the nearest divisor of num_heads (3 with h = 8 -> 2, ties go to the smaller; 0 -> 1; 99 -> h)."""
-    allowed = divisors(num_heads)
-    return _int_value("kv_heads", raw, 1, num_heads, default_kv_heads(num_heads), allowed)
+    return _one("kv_heads", raw, _env(num_heads=num_heads))
 
 
-def parse_kv_step(raw, seq_len: int) -> tuple[int, Correction | None]:
+def parse_kv_step(raw, seq_len: int) -> tuple[int, Fix | None]:
     """Decode step t in 1..T (after T shrinks, a step past it becomes T)."""
-    return _int_value("kv_step", raw, 1, seq_len, DEFAULT_STEP)
+    return _one("kv_step", raw, _env(seq_len=seq_len))
 
 
-def parse_kv_head(raw, num_heads: int) -> tuple[int, Correction | None]:
+def parse_kv_head(raw, num_heads: int) -> tuple[int, Fix | None]:
     """The focused query head, 0..h-1."""
-    return _int_value("kv_head", raw, 0, num_heads - 1, DEFAULT_HEAD)
+    return _one("kv_head", raw, _env(num_heads=num_heads))
 
 
-def parse_kv_model(raw) -> tuple[str, Correction | None]:
+def parse_kv_model(raw) -> tuple[str, Fix | None]:
     """A preset slug or 'ours'; anything else -> llama-3-8b."""
-    return _choice_value("kv_model", raw, MODEL_CHOICES, DEFAULT_MODEL)
+    return _one("kv_model", raw)
 
 
-def parse_kv_context(raw) -> tuple[int, Correction | None]:
+def parse_kv_context(raw) -> tuple[int, Fix | None]:
     """The table's context length: the nearest of CONTEXT_CHOICES (5000 -> 4096)."""
-    return _int_value("kv_context", raw, CONTEXT_CHOICES[0], CONTEXT_CHOICES[-1], DEFAULT_CONTEXT, CONTEXT_CHOICES)
+    return _one("kv_context", raw)
 
 
-def parse_kv_gen(raw) -> tuple[int, Correction | None]:
+def parse_kv_gen(raw) -> tuple[int, Fix | None]:
     """Tokens the timing generates, GEN_MIN..GEN_MAX (the cache's limit in core/limits.py)."""
-    return _int_value("kv_gen", raw, GEN_MIN, GEN_MAX, DEFAULT_GEN)
+    return _one("kv_gen", raw)
 
 
 @dataclass(frozen=True)
@@ -198,18 +177,13 @@ class PageValues:
     gen: int
 
 
-def parse_url(raw: dict, settings: Settings) -> tuple[PageValues, list[Correction]]:
+def parse_url(raw: dict, settings: Settings) -> tuple[PageValues, list[Fix]]:
     """Every page value from raw URL text (missing keys take their default); the corrections made, in key order.
 
     A shared link reproduces the view: the same URL gives the same values for the same shared settings.
     """
-    h, T = settings.num_heads, settings.seq_len
-    parsed = (parse_kv_tab(raw.get("kv_tab")), parse_kv_heads(raw.get("kv_heads"), h),
-              parse_kv_step(raw.get("kv_step"), T), parse_kv_head(raw.get("kv_head"), h),
-              parse_kv_model(raw.get("kv_model")), parse_kv_context(raw.get("kv_context")),
-              parse_kv_gen(raw.get("kv_gen")))
-    values = PageValues(*(v for v, _ in parsed))
-    return values, [c for _, c in parsed if c is not None]
+    values, fixes = url.parse(URL_KEYS, raw, _env(settings))
+    return PageValues(*values.values()), fixes
 
 
 # ------------------------------------------------------------------ plain heatmap data

@@ -54,7 +54,9 @@ from core.masks import causal_mask
 from core.pretrained import EXAMPLES, SPECIAL_TOKENS, Pretrained
 from core.settings import Settings, clamp_int
 from core.tokens import tokens as sentence_tokens
+from lessons import url
 from lessons.heatmap import Heatmap, Panel, text
+from lessons.url import Fix, UrlKey, shown
 
 # ================================================================ the page's own URL keys
 TABS = ("shuffle", "add", "rope", "learned")  # the sections, in the page's order
@@ -78,61 +80,8 @@ TRUE_WORDS = ("true", "1", "yes", "on")
 FALSE_WORDS = ("false", "0", "no", "off")
 
 
-@dataclass(frozen=True)
-class UrlKey:
-    """One URL key of the page: what it holds, what is allowed, what it starts at.
-
-    `allowed` is the tuple of options (choice), the (lo, hi) range (int / float), or () for a bool.
-    `default` is None when it depends on the shared settings (then `default_rule` names the rule).
-    """
-
-    name: str
-    type: str  # "choice" | "int" | "float" | "bool" | "even_int"
-    allowed: tuple
-    default: object
-    section: str  # the tab that uses it ("all": every tab)
-    default_rule: str = ""
-
-
-URL_KEYS: tuple[UrlKey, ...] = (
-    UrlKey("pos_tab", "choice", TABS, "shuffle", "all"),
-    UrlKey("pos_shuffle", "int", (SHUFFLE_SEED_MIN, SHUFFLE_SEED_MAX), 1, "shuffle"),
-    UrlKey("pos_causal", "bool", (), False, "shuffle"),
-    UrlKey("pos_head", "int", (0, None), 0, "shuffle add rope", "0..h-1 of the section's model (12 on the real one)"),
-    UrlKey("pos_model", "choice", MODELS, "random", "add"),
-    UrlKey("pos_example", "int", (0, len(EXAMPLES) - 1), 0, "add"),
-    UrlKey("pos_dk", "even_int", (ROPE_D_K_MIN, ROPE_D_K_MAX), None, "rope",
-           "the shared d_k when it is even, else the nearest even d_k (d_k 1 -> 2)"),
-    UrlKey("pos_base", "float", (1.0, ROPE_BASE_MAX), P.ROPE_BASE, "add rope", "above 1 (1 itself is refused)"),
-    UrlKey("pos_grid", "int", (2, ROPE_GRID_MAX), GRID_DEFAULT, "rope"),
-    UrlKey("pos_pair", "int", (0, None), 0, "rope", "0..d_k/2-1"),
-    UrlKey("pos_at", "int", (0, ROPE_DISTANCE_MAX), 3, "rope"),
-    UrlKey("pos_span", "choice", SPANS, 64, "learned"),
-)
-URL_KEY = {k.name: k for k in URL_KEYS}
-
-
-@dataclass(frozen=True)
-class Fix:
-    """What a parse_* changed: the raw value (shortened), the value used, and why (a key the page words).
-
-    reason: "unreadable" (not a number / not an option: the default is used), "out_of_range" (clamped),
-    "odd_d_k" (RoPE needs pairs: the nearest even d_k), "base_at_most_1" (the default base is used).
-    """
-
-    key: str
-    given: str
-    used: str
-    reason: str
-
-
-def _shown(raw) -> str:
-    text = str(raw)
-    return text if len(text) <= 24 else text[:21] + "..."
-
-
 def _fix(key: str, raw, used, reason: str) -> Fix:
-    return Fix(key, _shown(raw), str(used), reason)
+    return Fix(key, shown(raw), str(used), reason)
 
 
 def _missing(raw) -> bool:
@@ -190,7 +139,7 @@ def parse_pos_span(raw: object) -> tuple[int, Fix | None]:
 
 def parse_pos_shuffle(raw: object) -> tuple[int, Fix | None]:
     """The shuffle seed (the shuffle button draws a new one and writes it to the URL)."""
-    lo, hi = URL_KEY["pos_shuffle"].allowed
+    lo, hi = URL_KEY["pos_shuffle"].lo, URL_KEY["pos_shuffle"].hi
     return _int("pos_shuffle", raw, lo, hi, URL_KEY["pos_shuffle"].default)
 
 
@@ -220,7 +169,7 @@ def parse_pos_head(raw: object, num_heads: int) -> tuple[int, Fix | None]:
 
 def parse_pos_example(raw: object) -> tuple[int, Fix | None]:
     """Which of the real model's example sentences (core.pretrained.EXAMPLES) the section reads."""
-    lo, hi = URL_KEY["pos_example"].allowed
+    lo, hi = URL_KEY["pos_example"].lo, URL_KEY["pos_example"].hi
     return _int("pos_example", raw, lo, hi, 0)
 
 
@@ -287,7 +236,7 @@ def _num(value: float) -> str:
 
 def parse_pos_grid(raw: object) -> tuple[int, Fix | None]:
     """Positions per side of the RoPE (m, n) grid, 2..ROPE_GRID_MAX."""
-    lo, hi = URL_KEY["pos_grid"].allowed
+    lo, hi = URL_KEY["pos_grid"].lo, URL_KEY["pos_grid"].hi
     return _int("pos_grid", raw, lo, hi, GRID_DEFAULT)
 
 
@@ -298,7 +247,7 @@ def parse_pos_pair(raw: object, d_k: int) -> tuple[int, Fix | None]:
 
 def parse_pos_at(raw: object) -> tuple[int, Fix | None]:
     """The position at which the RoPE section draws its pair turned, 0..ROPE_DISTANCE_MAX."""
-    lo, hi = URL_KEY["pos_at"].allowed
+    lo, hi = URL_KEY["pos_at"].lo, URL_KEY["pos_at"].hi
     return _int("pos_at", raw, lo, hi, URL_KEY["pos_at"].default)
 
 
@@ -322,30 +271,41 @@ class PageValues:
     fixes: tuple[Fix, ...] = field(default=())
 
 
+def _heads_hi(env) -> int:
+    return heads_of(env["settings"], env["pos_model"]) - 1
+
+
+# The page's URL keys, declared once (lessons/url.py parses them in this order: pos_head's range depends on
+# pos_model, pos_pair's on pos_dk). Keys whose correction the page explains with its own reason (RoPE's odd
+# d_k, a base at most 1, a toggle written another way) name their rule.
+URL_KEYS: tuple[UrlKey, ...] = (
+    UrlKey("pos_tab", "choice", "shuffle", choices=TABS, rule=lambda raw, env: parse_pos_tab(raw)),
+    UrlKey("pos_shuffle", "int", 1, lo=SHUFFLE_SEED_MIN, hi=SHUFFLE_SEED_MAX),
+    UrlKey("pos_causal", "bool", False, rule=lambda raw, env: parse_pos_causal(raw)),
+    UrlKey("pos_model", "choice", "random", choices=MODELS, rule=lambda raw, env: parse_pos_model(raw)),
+    UrlKey("pos_head", "int", 0, lo=0, hi=_heads_hi, note="0..h-1 of the section's model (12 on the real one)"),
+    UrlKey("pos_example", "int", 0, lo=0, hi=len(EXAMPLES) - 1),
+    UrlKey("pos_dk", "even_int", lambda env: default_dk(env["settings"]), lo=ROPE_D_K_MIN, hi=ROPE_D_K_MAX,
+           rule=lambda raw, env: parse_pos_dk(raw, env["settings"]),
+           note="the shared d_k when it is even, else the nearest even d_k (d_k 1 -> 2)"),
+    UrlKey("pos_base", "float", P.ROPE_BASE, lo=1.0, hi=ROPE_BASE_MAX, rule=lambda raw, env: parse_pos_base(raw),
+           note="above 1 (1 itself is refused)"),
+    UrlKey("pos_grid", "int", GRID_DEFAULT, lo=2, hi=ROPE_GRID_MAX),
+    UrlKey("pos_pair", "int", 0, lo=0, hi=lambda env: env["pos_dk"] // 2 - 1, note="0..d_k/2-1"),
+    UrlKey("pos_at", "int", 3, lo=0, hi=ROPE_DISTANCE_MAX),
+    UrlKey("pos_span", "choice", 64, choices=SPANS, rule=lambda raw, env: parse_pos_span(raw)),
+)
+URL_KEY = {k.name: k for k in URL_KEYS}
+FIELD = {"pos_tab": "tab", "pos_shuffle": "shuffle", "pos_causal": "causal", "pos_model": "model",
+         "pos_head": "head", "pos_example": "example", "pos_dk": "d_k", "pos_base": "base", "pos_grid": "grid",
+         "pos_pair": "pair", "pos_at": "at", "pos_span": "span"}  # URL key -> PageValues field
+
+
 def parse_url(raw: dict, settings: Settings) -> PageValues:
     """All of the page's URL values from a raw mapping (missing keys: defaults, silently)."""
-    got = {}
-    fixes: list[Fix] = []
-
-    def take(name, value_fix):
-        value, fix = value_fix
-        got[name] = value
-        if fix is not None:
-            fixes.append(fix)
-
-    take("tab", parse_pos_tab(raw.get("pos_tab")))
-    take("shuffle", parse_pos_shuffle(raw.get("pos_shuffle")))
-    take("causal", parse_pos_causal(raw.get("pos_causal")))
-    take("model", parse_pos_model(raw.get("pos_model")))
-    take("head", parse_pos_head(raw.get("pos_head"), heads_of(settings, got["model"])))
+    values, fixes = url.parse(URL_KEYS, raw, {"settings": settings})
+    got = {FIELD[k]: v for k, v in values.items()}
     got["head_random"] = min(got["head"], settings.num_heads - 1)
-    take("example", parse_pos_example(raw.get("pos_example")))
-    take("d_k", parse_pos_dk(raw.get("pos_dk"), settings))
-    take("base", parse_pos_base(raw.get("pos_base")))
-    take("grid", parse_pos_grid(raw.get("pos_grid")))
-    take("pair", parse_pos_pair(raw.get("pos_pair"), got["d_k"]))
-    take("at", parse_pos_at(raw.get("pos_at")))
-    take("span", parse_pos_span(raw.get("pos_span")))
     return PageValues(**got, fixes=tuple(fixes))
 
 

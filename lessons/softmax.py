@@ -43,12 +43,14 @@ from core import scenario as scenario_mod
 from core.limits import QUIZ_ANSWER_CHARS, TILE_BLOCK_MAX, TILE_BLOCK_MIN
 from core.masks import FILL_SEED, full_grid
 from core.scenario import Scenario
-from core.settings import Correction, Settings, clamp_int
+from core.settings import Settings
 from core.softmax_numerics import (DTYPES, SCALE_NAMES, divisor, dot_variance, entropy, gradient_size,
                                    naive_failure, naive_softmax, online_softmax, overflow_threshold, safe_softmax)
 from core.tiled_attention import (LONG_CONTEXTS, attention_memory, causal_tile_counts, context_costs,
                                   step_traffic, tile_bounds, tiled_attention)
+from lessons import url
 from lessons.heatmap import Heatmap, Panel, Rect, Text, readonly, text, value_range
+from lessons.url import Fix, UrlKey, setting
 
 PAGE = "softmax"  # url_path
 SECTIONS = ("scale", "max", "tiles")  # soft_tab values, in the order of the lesson
@@ -79,27 +81,25 @@ def _ro(a) -> np.ndarray:
 
 
 # ================================================================ URL keys and their corrections
-@dataclass(frozen=True)
-class UrlKey:
-    """One URL key of the page. A bound or default given as text names a value that depends on the settings
-    (see `url_bounds`): "num_heads-1", "seq_len-1", "n_steps"."""
-
-    name: str
-    type: str  # "choice" or "int"
-    allowed: tuple  # the choices, or (lo, hi) inclusive
-    default: object
+def _n_steps(env) -> int:
+    return max(1, step_count(env["settings"], env["soft_bq"], env["soft_bk"], env.get("custom_text")))
 
 
+# The page's URL keys, declared once (lessons/url.py parses them; ui/url_state.py reads and writes them back).
+# Parsed in this order: soft_step's range depends on the block sizes and the mask.
 URL_KEYS: tuple[UrlKey, ...] = (
-    UrlKey("soft_tab", "choice", SECTIONS, SECTIONS[0]),
-    UrlKey("soft_head", "int", (0, "num_heads-1"), 0),  # 0-based, like masks_head
-    UrlKey("soft_row", "int", (0, "seq_len-1"), "seq_len-1"),  # the last row: it sees every key under causal
-    UrlKey("soft_gain", "choice", GAINS, GAINS[0]),
-    UrlKey("soft_bq", "int", (TILE_BLOCK_MIN, TILE_BLOCK_MAX), DEFAULT_BLOCK),
-    UrlKey("soft_bk", "int", (TILE_BLOCK_MIN, TILE_BLOCK_MAX), DEFAULT_BLOCK),
-    UrlKey("soft_step", "int", (1, "n_steps"), 1),  # 1-based: "step s of n"
+    UrlKey("soft_tab", "choice", SECTIONS[0], choices=SECTIONS),
+    UrlKey("soft_head", "int", 0, lo=0, hi=setting("num_heads", -1)),  # 0-based, like masks_head
+    # the last row by default: it sees every key under causal
+    UrlKey("soft_row", "int", setting("seq_len", -1), lo=0, hi=setting("seq_len", -1)),
+    UrlKey("soft_gain", "choice", GAINS[0], choices=GAINS),
+    UrlKey("soft_bq", "int", DEFAULT_BLOCK, lo=TILE_BLOCK_MIN, hi=TILE_BLOCK_MAX),
+    UrlKey("soft_bk", "int", DEFAULT_BLOCK, lo=TILE_BLOCK_MIN, hi=TILE_BLOCK_MAX),
+    UrlKey("soft_step", "int", 1, lo=1, hi=_n_steps),  # 1-based: "step s of n"
 )
-URL_KEY_NAMES = tuple(k.name for k in URL_KEYS)
+URL_KEY_NAMES = url.names(URL_KEYS)
+FIELDS = {"soft_tab": "tab", "soft_head": "head", "soft_row": "row", "soft_gain": "gain", "soft_bq": "block_q",
+          "soft_bk": "block_k", "soft_step": "step"}  # URL key -> PageValues field
 
 
 @dataclass(frozen=True)
@@ -114,53 +114,9 @@ class PageValues:
     block_k: int
     step: int  # 1-based
 
-
-def _given(raw) -> str:
-    text = str(raw)
-    return text if len(text) <= 24 else text[:21] + "..."
-
-
-def _parse_int(key: str, raw, lo: int, hi: int, default: int, choices=None) -> tuple[int, Correction | None]:
-    """Missing/empty: the default, silently. Anything else: clamp_int (nearest choice); a change is reported."""
-    if raw is None or raw == "":
-        return default, None
-    value, ok = clamp_int(raw, lo, hi, default, choices)
-    return value, None if ok else Correction(key, _given(raw), str(value))
-
-
-def parse_tab(raw) -> tuple[str, Correction | None]:
-    """soft_tab: a section id (case and spaces forgiven); anything else opens the first section."""
-    if raw is None or raw == "":
-        return SECTIONS[0], None
-    text = str(raw)[:40].strip().lower()
-    if text in SECTIONS:
-        return text, None if text == str(raw) else Correction("soft_tab", _given(raw), text)
-    return SECTIONS[0], Correction("soft_tab", _given(raw), SECTIONS[0])
-
-
-def parse_head(raw, settings: Settings) -> tuple[int, Correction | None]:
-    """soft_head: 0 .. num_heads - 1 (clamped; garbage gives head 0)."""
-    return _parse_int("soft_head", raw, 0, settings.num_heads - 1, 0)
-
-
-def parse_row(raw, settings: Settings) -> tuple[int, Correction | None]:
-    """soft_row: a query position 0 .. seq_len - 1 (clamped; garbage gives the last row)."""
-    return _parse_int("soft_row", raw, 0, settings.seq_len - 1, settings.seq_len - 1)
-
-
-def parse_gain(raw) -> tuple[int, Correction | None]:
-    """soft_gain: one of GAINS; another number goes to the nearest gain, garbage to 1."""
-    return _parse_int("soft_gain", raw, GAINS[0], GAINS[-1], GAINS[0], GAINS)
-
-
-def parse_block(raw, key: str = "soft_bq") -> tuple[int, Correction | None]:
-    """soft_bq / soft_bk: a block size TILE_BLOCK_MIN .. TILE_BLOCK_MAX (a block longer than T is one tile)."""
-    return _parse_int(key, raw, TILE_BLOCK_MIN, TILE_BLOCK_MAX, DEFAULT_BLOCK)
-
-
-def parse_step(raw, n_steps: int) -> tuple[int, Correction | None]:
-    """soft_step: 1 .. n_steps (the processed tiles of the walk); garbage gives step 1."""
-    return _parse_int("soft_step", raw, 1, max(1, n_steps), 1)
+    @classmethod
+    def of(cls, values: Mapping[str, object]) -> PageValues:
+        return cls(**{field: values[key] for key, field in FIELDS.items()})
 
 
 def step_count(settings: Settings, block_q: int, block_k: int, custom_text: str | None = None) -> int:
@@ -178,35 +134,27 @@ def step_count(settings: Settings, block_q: int, block_k: int, custom_text: str 
     return n
 
 
+def env_of(settings: Settings, custom_text: str | None = None) -> dict:
+    """What the keys' bounds depend on: the shared settings and the custom mask's text."""
+    return {"settings": settings, "custom_text": custom_text}
+
+
 def url_bounds(settings: Settings, block_q: int = DEFAULT_BLOCK, block_k: int = DEFAULT_BLOCK,
                custom_text: str | None = None) -> dict[str, tuple]:
     """Every key's concrete allowed values for these settings: (lo, hi, default) or (choices, default)."""
-    return {"soft_tab": (SECTIONS, SECTIONS[0]), "soft_head": (0, settings.num_heads - 1, 0),
-            "soft_row": (0, settings.seq_len - 1, settings.seq_len - 1), "soft_gain": (GAINS, GAINS[0]),
-            "soft_bq": (TILE_BLOCK_MIN, TILE_BLOCK_MAX, DEFAULT_BLOCK),
-            "soft_bk": (TILE_BLOCK_MIN, TILE_BLOCK_MAX, DEFAULT_BLOCK),
-            "soft_step": (1, step_count(settings, block_q, block_k, custom_text), 1)}
+    env = {**env_of(settings, custom_text), "soft_bq": block_q, "soft_bk": block_k}
+    out: dict[str, tuple] = {}
+    for key in URL_KEYS:
+        r = key.resolved(env)
+        out[key.name] = (r["choices"], r["default"]) if key.kind == "choice" else (r["lo"], r["hi"], r["default"])
+    return out
 
 
-def parse_url(settings: Settings, raw: Mapping, custom_text: str | None = None) -> tuple[PageValues, list[Correction]]:
-    """All of the page's URL values from raw text (any garbage), in dependency order: the step's range
-    depends on the block sizes and the mask. Never raises; returns what was corrected."""
-    fixes: list[Correction] = []
-
-    def take(result):
-        value, fix = result
-        if fix is not None:
-            fixes.append(fix)
-        return value
-
-    tab = take(parse_tab(raw.get("soft_tab")))
-    head = take(parse_head(raw.get("soft_head"), settings))
-    row = take(parse_row(raw.get("soft_row"), settings))
-    gain = take(parse_gain(raw.get("soft_gain")))
-    block_q = take(parse_block(raw.get("soft_bq"), "soft_bq"))
-    block_k = take(parse_block(raw.get("soft_bk"), "soft_bk"))
-    step = take(parse_step(raw.get("soft_step"), step_count(settings, block_q, block_k, custom_text)))
-    return PageValues(tab, head, row, gain, block_q, block_k, step), fixes
+def parse_url(settings: Settings, raw: Mapping, custom_text: str | None = None) -> tuple[PageValues, list[Fix]]:
+    """All of the page's URL values from raw text (any garbage), in dependency order. Never raises; returns
+    what was corrected."""
+    values, fixes = url.parse(URL_KEYS, raw, env_of(settings, custom_text))
+    return PageValues.of(values), fixes
 
 
 # ================================================================ shared pieces

@@ -16,23 +16,22 @@ from core.i18n import plain
 from core.limits import (ROPE_BASE_MAX, ROPE_D_K_MAX, ROPE_D_K_MIN, ROPE_DISTANCE_MAX, ROPE_GRID_MAX,
                          SHUFFLE_SEED_MAX, SHUFFLE_SEED_MIN)
 from lessons import positions as L
+from lessons.url import Fix, as_url
 from ui.cache import shared
 from ui.models import load_real_model
 from ui.heatmaps import show_heatmap
 from ui.sections import lazy_tabs
-from ui.shell import drop_url_value, page_context, url_values
+from ui import url_state
+from ui.shell import page_context
 
 ctx = page_context()
 t, s = ctx.t, ctx.settings
 SK = (s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang, ctx.custom_text)  # the same key as other pages
 KEPT = "pos_kept"  # values of widgets drawn inside a tab, kept while their tab is closed
-# Keys bound to their widget through bind="query-params"; pos_model and pos_example are written to the URL
-# by their widget's callback instead (their labels are translated, the URL keeps the neutral value).
-BOUND = ("pos_shuffle", "pos_causal", "pos_head", "pos_dk", "pos_base", "pos_grid", "pos_pair", "pos_at", "pos_span")
+# pos_model and pos_example are written to the URL by their widget's callback (their labels are translated, the
+# URL keeps the neutral value); the others are bound to their widget; the tab id is ui.sections.lazy_tabs' own.
 BY_CALLBACK = ("pos_model", "pos_example")
-FIELD = {"pos_shuffle": "shuffle", "pos_causal": "causal", "pos_model": "model", "pos_head": "head",
-         "pos_example": "example", "pos_dk": "d_k", "pos_base": "base", "pos_grid": "grid", "pos_pair": "pair",
-         "pos_at": "at", "pos_span": "span"}
+WIDGET_KEYS = tuple(k for k in L.URL_KEYS if k.name != "pos_tab")
 
 
 load_real = load_real_model  # the real heads model, one read-only copy per server (ui/models.py)
@@ -49,63 +48,26 @@ def real_model() -> pretrained.Pretrained | None:
 
 
 def kept() -> dict:
-    return st.session_state.setdefault(KEPT, {})
+    return url_state.kept(KEPT)
 
 
 # ---------------------------------------------------------------- URL values -> valid widget state
-def raw_values() -> tuple[dict, set]:
-    """Each page key's raw value: the widget's (drawn in this session), else the one kept while its tab was
-    closed, else the link's. Also which keys came from the link (their corrections are shown)."""
-    raw, from_url = {}, set()
-    for key in BOUND:
-        if key in st.session_state:
-            raw[key] = st.session_state[key]
-        elif key in kept():
-            raw[key] = kept()[key]
-        elif url_values(key):
-            values = url_values(key)
-            raw[key] = values[0] if len(values) == 1 else "|".join(values)  # a repeated key is not readable
-            from_url.add(key)
-    # the URL decides (written by the widget's callback), else the kept value
-    for key, first in (("pos_model", st.query_params.get("pos_model")),
-                       ("pos_example", st.query_params.get("pos_example"))):
-        if first is not None:
-            values = url_values(key)
-            raw[key] = values[0] if len(values) == 1 else "|".join(values)
-            from_url.add(key)
-        elif key in kept():
-            raw[key] = kept()[key]
-    return raw, from_url
-
-
-def as_url(value) -> str:
-    return str(value).lower() if isinstance(value, bool) else str(value)
+def notice(fix: Fix, from_link: bool) -> str | None:
+    """A link's corrections are shown; so are the ones the lesson explains (a typed odd d_k, a base <= 1)."""
+    if from_link or fix.reason in ("odd_d_k", "base_at_most_1"):
+        return t(f"pos.fix.{fix.reason}", param=fix.key, given=plain(fix.given), used=fix.used)
+    return None
 
 
 def settle() -> L.PageValues:
-    """Parse every page key (lessons.positions.parse_url), show what a link got wrong, and put the corrected
-    values where their widgets will read them, before any widget is drawn."""
-    raw, from_url = raw_values()
-    values = L.parse_url(raw, s)
-    for fix in values.fixes:
-        if fix.key in from_url or fix.reason in ("odd_d_k", "base_at_most_1"):  # typed ones are explained too
-            st.warning(t(f"pos.fix.{fix.reason}", param=fix.key, given=plain(fix.given), used=fix.used),
-                       icon=":material/build:")
-    for key, field in FIELD.items():
-        value = getattr(values, field)
-        if key in BOUND:
-            if key in from_url and url_values(key) != [as_url(value)]:
-                drop_url_value(key)  # the widget takes the corrected value instead of parsing the bad one
-            if st.session_state.get(key) != value or type(st.session_state.get(key)) is not type(value):
-                st.session_state[key] = value
-        elif key in from_url and url_values(key) != [as_url(value)]:
-            st.query_params[key] = as_url(value)  # once: the next run reads a valid value
-        kept()[key] = value
-    return values
+    """Every page key (declared in lessons.positions.URL_KEYS), corrected by ui.url_state.settle before any
+    widget is drawn: a link's bad value gets a notice and is corrected in the URL."""
+    values = url_state.settle(WIDGET_KEYS, {"settings": s}, t=t, store=KEPT, url_first=BY_CALLBACK, notice=notice)
+    return L.parse_url(values, s)
 
 
 def keep(key: str) -> None:
-    kept()[key] = st.session_state.get(key)
+    url_state.keep_value(KEPT, key)
 
 
 def choose(key: str, options: tuple, label_of, label: str, widget: str = "segmented_control", **kw):

@@ -1,8 +1,8 @@
 """Softmax up close (issue 22): why ÷√d_k, why subtract the max, and how a fused kernel gets the same numbers
 tile by tile.
 
-Thin: the shared settings (ctx) -> the page's URL values, corrected by lessons.softmax.parse_url (a bad value
-shows a notice here and is corrected in the URL) -> the lesson's functions (computed once per inputs for the whole
+Thin: the shared settings (ctx) -> the page's URL values, declared in lessons.softmax.URL_KEYS and settled by
+ui.url_state (a bad value shows a notice here and is corrected in the URL) -> the lesson's functions (computed once per inputs for the whole
 server, ui.cache.shared) -> text, tables, one line chart (ui.charts.show_cached_chart) and heatmaps handed as data to
 ui.heatmaps.show_heatmap. Three sections as lazy tabs, the open one in the URL (`soft_tab`).
 """
@@ -13,12 +13,12 @@ from core import i18n, scenario
 from core.i18n import plain
 from core.limits import TILE_BLOCK_MAX, TILE_BLOCK_MIN
 from lessons import softmax as L
-from ui import seam
+from ui import url_state
 from ui.cache import shared
 from ui.charts import show_cached_chart
 from ui.heatmaps import show_heatmap
 from ui.sections import lazy_tabs
-from ui.shell import drop_url_value, page_context, url_values
+from ui.shell import page_context
 
 ctx = page_context()
 t, s = ctx.t, ctx.settings
@@ -29,51 +29,23 @@ run = shared("run", SK, lambda: scenario.run(s, custom_text=ctx.custom_text))
 SECTIONS = ("scale", "max", "tiles")  # soft_tab (lessons/softmax.py SECTIONS; a literal for the fuzz test)
 SATURATED = 0.9  # a ÷1 row whose largest weight is below this is not one-hot yet: the page suggests a larger d_k
 KEPT = "soft_kept"  # the page's values while the widgets showing them are in a closed tab
-FIELDS = {"soft_head": "head", "soft_row": "row", "soft_gain": "gain", "soft_bq": "block_q", "soft_bk": "block_k",
-          "soft_step": "step"}  # URL key -> PageValues field
+WIDGET_KEYS = tuple(k for k in L.URL_KEYS if k.name != "soft_tab")  # the tab id is ui.sections.lazy_tabs' own
 
 
 def kept() -> dict:
-    return st.session_state.setdefault(KEPT, {})
+    return url_state.kept(KEPT)
 
 
-def settle() -> L.PageValues:
-    """The page's values, valid for the current settings, in session state before any widget is drawn.
-
-    A value comes from its widget (this session), else from the one kept while its tab was closed, else from
-    the link. A link's bad value is corrected with a notice in the main area and dropped from the URL (its
-    widget then takes the corrected value); a widget's value that new settings put out of range (a row past
-    the new T, a step past the new walk) is moved silently."""
-    raw, from_url = {}, set()
+def settle() -> dict:
+    """The page's values, valid for the current settings, in session state before any widget is drawn
+    (ui.url_state.settle: a link's bad value gets a notice and is corrected in the URL)."""
     if kept().pop("restart", False):
         st.session_state["soft_step"] = kept()["soft_step"] = 1
-    for key in FIELDS:
-        if key in st.session_state:
-            raw[key] = st.session_state[key]
-        elif key in kept():
-            raw[key] = kept()[key]
-        elif url_values(key):
-            raw[key], from_url = url_values(key)[-1], from_url | {key}
-    values, fixes = L.parse_url(s, raw, ctx.custom_text)
-    for fix in fixes:
-        if fix.key in from_url:
-            st.warning(t("notice.page_param", param=fix.key, given=plain(fix.given), used=fix.used),
-                       icon=":material/build:")
-    for key, field in FIELDS.items():
-        value = getattr(values, field)
-        if key in from_url and url_values(key) != [str(value)]:
-            drop_url_value(key)
-        else:
-            # A widget whose range changed (new T, h or blocks) is a new widget, and Streamlit would seed it from
-            # the link the page was loaded with (ui/seam entry 4): from here on the session's value decides.
-            seam.forget_initial_url_value(key)
-        st.session_state[key] = value  # every run: a re-created widget takes it instead of its default
-        kept()[key] = value
-    return values
+    return url_state.settle(WIDGET_KEYS, L.env_of(s, ctx.custom_text), t=t, store=KEPT)
 
 
 def keep_value(key: str) -> None:
-    kept()[key] = st.session_state.get(key)
+    url_state.keep_value(KEPT, key)
 
 
 def blocks_changed(key: str) -> None:
@@ -105,8 +77,9 @@ def number(v: float) -> str:
 
 st.title(t("page.softmax"))
 st.markdown(t("softmax.intro"))
-pv = settle()
+values = settle()
 open_id, tabs = lazy_tabs("soft_tab", SECTIONS, lambda sid, lang: i18n.t(f"softmax.tab.{sid}", lang), ctx.lang)
+pv = L.PageValues.of({"soft_tab": open_id, **values})
 
 
 # ---------------------------------------------------------------- 1. why divide by sqrt(d_k)

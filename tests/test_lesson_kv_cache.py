@@ -85,7 +85,7 @@ def test_url_table_lists_every_key_with_its_parser():
         assert callable(getattr(K, f"parse_{key.name}"))
     assert K.URL_KEY_BY_NAME["kv_model"].choices == ("gpt2-small", "llama-2-7b", "llama-3-8b", "mistral-7b",
                                                      "falcon-7b", "ours")
-    assert K.URL_KEY_BY_NAME["kv_gen"].range_rule == f"8..{KV_CACHE_MAX_TOKENS}"
+    assert (K.URL_KEY_BY_NAME["kv_gen"].lo, K.URL_KEY_BY_NAME["kv_gen"].hi) == (8, KV_CACHE_MAX_TOKENS)
 
 
 def test_missing_values_take_the_defaults_silently():

@@ -64,7 +64,7 @@ def test_lesson_imports_no_ui():
     assert names, "no imports found"
     for name in names:
         top = name.split(".")[0]
-        assert top in ("core", "numpy", "torch", "math", "dataclasses", "__future__") or name == "lessons.heatmap", name
+        assert top in ("core", "numpy", "torch", "math", "dataclasses", "__future__") or name in ("lessons", "lessons.heatmap", "lessons.url"), name
         assert name not in ("core.i18n", "core.strings", "core.figures", "core.canvas_chart"), name
     code = ("import sys, lessons.positions; bad = [m for m in sys.modules if m.split('.')[0] in "
             "('streamlit', 'plotly') or m == 'core.figures']; print(bad); sys.exit(1 if bad else 0)")
@@ -396,12 +396,12 @@ def test_learned_view_against_numpy_cosines(real, span):
 
 # ================================================================ URL keys
 def test_url_keys_table():
-    assert [k.name for k in L.URL_KEYS] == ["pos_tab", "pos_shuffle", "pos_causal", "pos_head", "pos_model",
+    assert [k.name for k in L.URL_KEYS] == ["pos_tab", "pos_shuffle", "pos_causal", "pos_model", "pos_head",
                                             "pos_example", "pos_dk", "pos_base", "pos_grid", "pos_pair", "pos_at",
                                             "pos_span"]
     for k in L.URL_KEYS:
-        assert k.name.startswith("pos_") and k.type in ("choice", "int", "float", "bool", "even_int")
-        assert k.default is not None or k.default_rule
+        assert k.name.startswith("pos_") and k.kind in ("choice", "int", "float", "bool", "even_int")
+        assert k.default is not None
     v = L.parse_url({}, DEFAULT)
     assert v.fixes == ()
     assert (v.tab, v.shuffle, v.causal, v.model, v.head, v.example, v.d_k, v.base, v.grid, v.pair, v.at, v.span) \

@@ -52,7 +52,7 @@ def softmax64(x):
 
 
 # ---------------------------------------------------------------- the module's imports
-def test_the_lesson_imports_only_core_numpy_torch_lessons_heatmap_and_the_standard_library():
+def test_the_lesson_imports_only_core_numpy_torch_lessons_heatmap_url_and_the_standard_library():
     tree = ast.parse((ROOT / "lessons" / "softmax.py").read_text(encoding="utf-8"))
     names = set()
     for node in ast.walk(tree):
@@ -66,7 +66,8 @@ def test_the_lesson_imports_only_core_numpy_torch_lessons_heatmap_and_the_standa
     third_party = {n.split(".")[0] for n in names} - {"__future__", "itertools", "math", "random", "re", "zlib",
                                                       "collections", "dataclasses"}
     assert third_party == {"core", "lessons", "numpy", "torch"}
-    assert {n for n in names if n.startswith("lessons")} == {"lessons.heatmap"}  # the chart route's data types
+    # the chart route's data types and the URL keys' declaration type
+    assert {n for n in names if n.startswith("lessons")} <= {"lessons", "lessons.heatmap", "lessons.url"}
 
 
 # ---------------------------------------------------------------- URL keys

@@ -1,0 +1,65 @@
+"""lessons/url.py: one declaration type and one parser for every page's URL keys."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.settings import Settings
+from lessons.url import Fix, UrlKey, as_url, parse, parse_value, setting
+
+S = Settings(64, 4, 8, "none", 0, "en")
+HEAD = UrlKey("x_head", "int", 0, lo=0, hi=setting("num_heads", -1))
+ROW = UrlKey("x_row", "int", setting("seq_len", -1), lo=0, hi=setting("seq_len", -1))
+TAB = UrlKey("x_tab", "choice", "a", choices=("a", "bb"))
+SPAN = UrlKey("x_span", "choice", 64, choices=(16, 64, 256))
+FLAG = UrlKey("x_flag", "bool", False)
+BASE = UrlKey("x_base", "float", 10000.0, lo=1.0001, hi=1e6)
+EVEN = UrlKey("x_even", "even_int", 8, lo=2, hi=64)
+ENV = {"settings": S}
+
+
+@pytest.mark.parametrize("key,raw,value,reason", [
+    (HEAD, None, 0, None), (HEAD, "", 0, None), (HEAD, "3", 3, None), (HEAD, "7", 3, "out_of_range"),
+    (HEAD, "-1", 0, "out_of_range"), (HEAD, "abc", 0, "unreadable"), (HEAD, "1e400", 3, "out_of_range"),
+    (HEAD, "9" * 200, 3, "out_of_range"), (HEAD, "nan", 0, "unreadable"), (HEAD, "2.0", 2, "out_of_range"),
+    (ROW, None, 7, None), (ROW, "x", 7, "unreadable"), (ROW, "99", 7, "out_of_range"),
+    (TAB, "bb", "bb", None), (TAB, " BB ", "bb", "spelling"), (TAB, "zz", "a", "unreadable"),
+    (TAB, "<script>", "a", "unreadable"),
+    (SPAN, "256", 256, None), (SPAN, "100", 64, "out_of_range"), (SPAN, "1e9", 256, "out_of_range"),
+    (SPAN, "big", 64, "unreadable"),
+    (FLAG, "true", True, None), (FLAG, "false", False, None), (FLAG, True, True, None), (FLAG, "1", True, "spelling"),
+    (FLAG, "maybe", False, "unreadable"),
+    (BASE, "500", 500.0, None), (BASE, "1", 1.0001, "out_of_range"), (BASE, "inf", 1e6, "out_of_range"),
+    (BASE, "nan", 10000.0, "unreadable"),
+    (EVEN, "8", 8, None), (EVEN, "7", 8, "odd"), (EVEN, "65", 64, "out_of_range"), (EVEN, "3", 4, "odd"),
+])
+def test_every_kind_takes_any_raw_value_and_says_what_it_changed(key, raw, value, reason):
+    used, fix = parse_value(key, raw, ENV)
+    assert used == value and type(used) is type(value)
+    if reason is None:
+        assert fix is None
+    else:
+        assert isinstance(fix, Fix) and fix.key == key.name and fix.reason == reason and fix.used == as_url(value)
+        assert len(fix.given) <= 24  # a notice quotes at most 24 characters of what came in
+
+
+def test_keys_are_parsed_in_order_and_a_later_bound_may_depend_on_an_earlier_value():
+    block = UrlKey("x_block", "int", 4, lo=1, hi=32)
+    step = UrlKey("x_step", "int", 1, lo=1, hi=lambda env: 32 // env["x_block"])
+    values, fixes = parse([block, step], {"x_block": "8", "x_step": "9"}, ENV)
+    assert values == {"x_block": 8, "x_step": 4}
+    assert [(f.key, f.used) for f in fixes] == [("x_step", "4")]
+    values, fixes = parse([block, step], {}, ENV)
+    assert values == {"x_block": 4, "x_step": 1} and fixes == []
+
+
+def test_an_unknown_kind_is_refused_where_it_is_declared():
+    with pytest.raises(ValueError):
+        UrlKey("x", "list", ())
+
+
+def test_the_pages_that_declare_their_keys_use_this_type():
+    from lessons import softmax
+
+    assert all(isinstance(k, UrlKey) for k in softmax.URL_KEYS)
+    assert softmax.URL_KEY_NAMES == tuple(k.name for k in softmax.URL_KEYS)

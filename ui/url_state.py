@@ -1,0 +1,90 @@
+"""The one helper that reads a page's URL keys, corrects them with a notice and writes them back.
+
+A page declares its keys once, in its lesson (`URL_KEYS`, lessons/url.py's `UrlKey`), and calls
+`settle(L.URL_KEYS, env, t=ctx.t, store="<page>_kept")` before drawing any widget bound to them. Each key's
+raw value comes from its widget (this session), else from the value kept while its tab was closed (a widget
+that is not drawn loses its state), else from the link. `lessons.url.parse` makes every value valid for the
+current settings. A correction the *link* caused is shown as a notice in the main area and the bad value is
+dropped from the URL (the bound widget then takes the corrected value); a widget value that new settings put
+out of range (a row past a shorter T) is moved silently. Every value is put in session state, so a re-created
+widget starts from it, and kept for when its tab closes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import streamlit as st
+
+from core.i18n import plain
+from lessons.url import Env, Fix, UrlKey, as_url, parse
+from ui import seam
+from ui.shell import drop_url_value, url_values
+
+
+def kept(store: str) -> dict:
+    """The page's values while the widgets showing them are in a closed tab."""
+    return st.session_state.setdefault(store, {})
+
+
+def keep_value(store: str, key: str) -> None:
+    """on_change of a widget in a tab that may close: remember its value."""
+    kept(store)[key] = st.session_state.get(key)
+
+
+def default_notice(t: Callable[..., str]) -> Callable[[Fix, bool], str | None]:
+    """The common notice: only corrections a link caused are shown ("<key>=<given> is not valid: <used>")."""
+    def notice(fix: Fix, from_link: bool) -> str | None:
+        return t("notice.page_param", param=fix.key, given=plain(fix.given), used=fix.used) if from_link else None
+    return notice
+
+
+def settle(keys: Sequence[UrlKey], env: Env, *, t: Callable[..., str], store: str,
+           url_first: Sequence[str] = (), notice: Callable[[Fix, bool], str | None] | None = None) -> dict[str, Any]:
+    """Every key's valid value (see the module's doc). `url_first`: keys whose widget is not bound to the URL but
+    writes it in its callback (a translated choice, ui/choice.py): the URL decides, a correction is written to
+    the URL, and session state is left to the widget. `notice(fix, from_link)`: the text of the notice a
+    correction gets, or None for none (default: the common notice, for corrections a link caused)."""
+    notice = notice or default_notice(t)
+    first = set(url_first)
+    store_values = kept(store)
+    raw: dict[str, object] = {}
+    from_url: set[str] = set()
+    for key in keys:
+        name = key.name
+        if name in first and url_values(name):
+            raw[name] = url_values(name)[-1]
+            from_url.add(name)
+        elif name not in first and name in st.session_state:
+            raw[name] = st.session_state[name]
+        elif name in store_values:
+            raw[name] = store_values[name]
+        elif url_values(name):
+            raw[name] = url_values(name)[-1]
+            from_url.add(name)
+    values, fixes = parse(keys, raw, env)
+    for fix in fixes:
+        text = notice(fix, fix.key in from_url)
+        if text:
+            st.warning(text, icon=":material/build:")
+    for key in keys:
+        name, value = key.name, values[key.name]
+        store_values[name] = value
+        if name in first:
+            if name in from_url and url_values(name) != [as_url(value)]:
+                st.query_params[name] = as_url(value)  # once: the next run reads a valid value
+            continue
+        if name in from_url and url_values(name) != [as_url(value)]:
+            drop_url_value(name)  # the bound widget takes the corrected value instead of parsing the bad one
+        else:
+            # A widget whose range changed (new T or h) is a new widget, and Streamlit would seed it from the link
+            # the page was loaded with (ui/seam entry 4): from here on the session's value decides.
+            seam.forget_initial_url_value(name)
+        current = st.session_state.get(name)
+        if current != value or type(current) is not type(value):
+            st.session_state[name] = value  # a re-created widget takes it instead of its default
+    return values
+
+
+__all__ = ["default_notice", "keep_value", "kept", "settle"]
