@@ -25,6 +25,7 @@ from core.limits import MAX_GRID_CHARS, SEQ_LEN_MAX, SEQ_LEN_MIN, T_K_MAX, T_K_M
 from core.settings import Settings
 from core.tokens import tokens as sentence_tokens
 from lessons.heatmap import Heatmap, Mark, Panel, Text, readonly, text, value_range
+from lessons.url import UrlKey, setting
 
 PARTS = ("causal", "padding", "custom")  # the masks that can be combined (AND)
 EXTRA_PARTS = ("causal", "padding")  # offered on the page on top of the sidebar's kind
@@ -39,33 +40,30 @@ GRID_ACTIONS = ("all_on", "all_off", "causal", "invert")
 SECTIONS = ("grid", "row", "full", "polarity")  # the page's lazy tabs, in the order of a lesson
 
 
-@dataclass(frozen=True)
-class UrlKey:
-    """One URL key of the page. A bound or default given as text names a value that depends on the settings
-    or on another choice ("num_heads-1", "seq_len-1", "T_k", ...)."""
-
-    name: str
-    type: str  # "choice" | "choices" (several) | "int" | "bool" | "grid" (the hand-drawn mask's text)
-    allowed: tuple  # the choices, or (lo, hi) inclusive, or () for bool / grid
-    default: object
+def _T_k(env) -> int:
+    """The keys' length: the cross-attention slider's T_k, else the queries' (self-attention)."""
+    return int(env["masks_tk"]) if env["masks_cross"] else env["settings"].seq_len
 
 
+# The page's URL keys (lessons/url.py; ui.url_state.settle reads, corrects and writes them back), in the order
+# they depend on each other. Three more have their own handlers: masks_tab (ui.sections.lazy_tabs: one of
+# SECTIONS, else the first), masks_extra (several of EXTRA_PARTS: ui.choice.labelled's pills drop the rest) and
+# masks_grid (the hand-drawn mask's text: ui.free_text, parse_grid; a grid that does not fit falls back).
 URL_KEYS: tuple[UrlKey, ...] = (
-    UrlKey("masks_tab", "choice", SECTIONS, SECTIONS[0]),
-    UrlKey("masks_extra", "choices", EXTRA_PARTS, ()),
-    UrlKey("masks_cross", "bool", (), False),
-    UrlKey("masks_tk", "int", (T_K_MIN, T_K_MAX), DEFAULT_T_K),  # cross-attention only
-    UrlKey("masks_batch", "choice", ("1", "2"), "1"),  # padding only
-    UrlKey("masks_pad", "int", (0, "T_k"), "default_padding(T_k)"),  # batch of one
-    UrlKey("masks_len0", "int", (0, "T_k"), "T_k"),  # batch of two
-    UrlKey("masks_len1", "int", (0, "T_k"), "max(1, T_k // 2)"),
-    UrlKey("masks_polarity", "choice", POLARITIES, "keep"),
-    UrlKey("masks_fill", "choice", FILLS, "-1e9"),
-    UrlKey("masks_head", "int", (0, "num_heads-1"), 0),
-    UrlKey("masks_row", "int", (0, "seq_len-1"), "min(2, seq_len-1)"),  # section "row"
-    UrlKey("masks_seq", "choice", ("0", "1"), "0"),  # section "row", batch of two
-    UrlKey("masks_grid", "grid", (), ""),  # mask=custom: '1000.1100...', T_q rows of T_k 0/1; "" = default grid
+    UrlKey("masks_cross", "bool", False),
+    UrlKey("masks_tk", "int", DEFAULT_T_K, lo=T_K_MIN, hi=T_K_MAX, note="cross-attention only"),
+    UrlKey("masks_batch", "choice", "1", choices=("1", "2"), note="padding only"),
+    UrlKey("masks_pad", "int", lambda env: default_padding(_T_k(env)), lo=0, hi=_T_k, note="0..T_k, batch of one"),
+    UrlKey("masks_len0", "int", lambda env: default_lengths(_T_k(env))[0], lo=0, hi=_T_k, note="batch of two"),
+    UrlKey("masks_len1", "int", lambda env: default_lengths(_T_k(env))[1], lo=0, hi=_T_k, note="batch of two"),
+    UrlKey("masks_polarity", "choice", "keep", choices=POLARITIES),
+    UrlKey("masks_fill", "choice", "-1e9", choices=FILLS),
+    UrlKey("masks_head", "int", 0, lo=0, hi=setting("num_heads", -1)),
+    UrlKey("masks_row", "int", lambda env: min(2, env["settings"].seq_len - 1), lo=0, hi=setting("seq_len", -1),
+           note="section row"),
+    UrlKey("masks_seq", "choice", "0", choices=("0", "1"), note="section row, batch of two"),
 )
+OWN_HANDLERS = ("masks_tab", "masks_extra", "masks_grid")
 URL_KEY_NAMES = tuple(k.name for k in URL_KEYS)
 
 

@@ -15,15 +15,15 @@ from core import i18n
 from core.i18n import plain
 from core.masks import mask_to_text
 from core.reference import max_abs_diff, torch_reference
-from core.settings import clamp_int
 from lessons import masks_lab as lab
-from ui import display, free_text
+from lessons.url import Fix
+from ui import display, free_text, url_state
 from ui.cache import shared
 from ui.choice import labelled
 from ui.downloads import lab_downloads
 from ui.heatmaps import show_heatmap
 from ui.sections import lazy_tabs
-from ui.shell import CUSTOM_MASK_KEY, drop_url_value, page_context, url_values
+from ui.shell import CUSTOM_MASK_KEY, page_context
 
 ctx = page_context()
 t, s = ctx.t, ctx.settings
@@ -33,39 +33,17 @@ numbers = display.current().cell_numbers
 GRID_KEY = "masks_grid"  # the hand-drawn grid: its text box and its URL parameter
 KEPT = "masks_kept"  # values of widgets drawn inside a tab, kept while their tab is closed
 CLICKED = "masks_clicked"  # a click on the hand-drawn mask, applied at the start of the next run
-SECTIONS = lab.SECTIONS  # in the order of a lesson; the first is the main point
+SECTIONS = ("grid", "row", "full", "polarity")  # masks_tab (lessons/masks_lab.py SECTIONS; a literal for the fuzz test)
 
 
 # ------------------------------------------------------------------ page-local state
 def kept() -> dict:
-    return st.session_state.setdefault(KEPT, {})
+    return url_state.kept(KEPT)
 
 
-def settle_int(key: str, lo: int, hi: int, default: int, what: str) -> int:
-    """Make an int widget's value valid before the widget is drawn (URL on the first run, then the widget)."""
-    raw = st.session_state[key] if key in st.session_state else kept().get(key, st.query_params.get(key))
-    value = default if raw is None or raw == "" else clamp_int(raw, lo, hi, min(max(default, lo), hi))[0]
-    if raw not in (None, "") and str(raw).strip() != str(value):
-        st.warning(t("masks.fixed", what=what, given=plain(raw), used=value), icon=":material/build:")
-    if key not in st.session_state and url_values(key) != [str(value)]:
-        drop_url_value(key)  # its widget must take the corrected value, not parse the bad one itself
-    if key not in st.session_state or st.session_state[key] != value:
-        st.session_state[key] = value
-    kept()[key] = value
-    return value
-
-
-def settle_choice(key: str, options, default):
-    raw = st.session_state[key] if key in st.session_state else kept().get(key, st.query_params.get(key))
-    value = raw if raw in options else default
-    if raw not in (None, "") and raw != value:
-        st.warning(t("masks.fixed", what=key, given=plain(raw), used=value), icon=":material/build:")
-    if key not in st.session_state and url_values(key) != [str(value)]:
-        drop_url_value(key)
-    if key not in st.session_state or st.session_state[key] != value:
-        st.session_state[key] = value
-    kept()[key] = value
-    return value
+def notice(fix: Fix, from_link: bool) -> str | None:
+    """A link's corrections are shown, in the lab's words ("<key>=<given> is not valid here: <used>")."""
+    return t("masks.fixed", what=fix.key, given=plain(fix.given), used=fix.used) if from_link else None
 
 
 def settle_grid() -> str:
@@ -138,9 +116,8 @@ st.code("attn_scores = attn_scores.masked_fill(mask == 0, -1e9)\nattn_probs = F.
         language="python")
 
 # ------------------------------------------------------------------ controls (every section uses them)
-settle_choice("masks_polarity", lab.POLARITIES, "keep")
-settle_choice("masks_fill", lab.FILLS, "-1e9")
-settle_choice("masks_batch", ("1", "2"), "1")
+# Every page key declared in lessons.masks_lab.URL_KEYS, valid for these settings before any widget is drawn.
+url_state.settle(lab.URL_KEYS, {"settings": s}, t=t, store=KEPT, notice=notice)
 
 with st.container(border=True):
     st.markdown(f"**{t('masks.controls')}**")
@@ -155,7 +132,6 @@ with st.container(border=True):
                           help=t("masks.cross.help"))
         T_q = s.seq_len
         if cross:
-            settle_int("masks_tk", lab.T_K_MIN, lab.T_K_MAX, lab.DEFAULT_T_K, "T_k")
             T_k = st.slider(t("masks.tk"), lab.T_K_MIN, lab.T_K_MAX, value=lab.DEFAULT_T_K, key="masks_tk",
                             bind="query-params")
         else:
@@ -170,12 +146,10 @@ with st.container(border=True):
                 lengths = []
                 for b in range(2):
                     key = f"masks_len{b}"
-                    settle_int(key, 0, T_k, defaults[b], key)
                     lengths.append(st.slider(t("masks.len", b=b), 0, T_k, value=defaults[b], key=key,
                                              bind="query-params"))
             else:
                 default_pad = lab.default_padding(T_k)
-                settle_int("masks_pad", 0, T_k, default_pad, "masks_pad")
                 pad = st.slider(t("masks.pad"), 0, T_k, value=default_pad, key="masks_pad", bind="query-params")
                 lengths = [T_k - pad]
     with c3:
@@ -186,7 +160,6 @@ with st.container(border=True):
         fill = st.segmented_control(t("masks.fill"), lab.FILLS, key="masks_fill", bind="query-params",
                                     default="-1e9", required=True, help=t("masks.fill.help"))
         h_max = s.num_heads - 1
-        settle_int("masks_head", 0, h_max, 0, "masks_head")
         head = int(st.number_input(t("masks.head"), 0, h_max, value=0, step=1, key="masks_head",
                                    bind="query-params", help=t("masks.head.help"), disabled=h_max == 0))
     if parts:
@@ -283,9 +256,7 @@ if open_id == "row":
         r1, r2 = st.columns(2)
         seq = 0
         if B > 1:
-            settle_choice("masks_seq", ("0", "1"), "0")
             seq = int(r2.segmented_control(t("masks.row.seq"), ("0", "1"), key="masks_seq", default="0", required=True))
-        settle_int("masks_row", 0, T_q - 1, min(2, T_q - 1), "masks_row")
         row = int(r1.number_input(t("masks.row.query"), 0, T_q - 1, value=min(2, T_q - 1), step=1, key="masks_row"))
         st.caption(t("masks.row.caption", i=row, tok=run.q_labels[seq][row], h=head))
         shown = lab.shown_values(run.keep[seq, row], polarity)  # (T_k,)
