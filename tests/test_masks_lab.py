@@ -305,3 +305,26 @@ def test_the_page_words_titles_axes_and_the_mask_legend(lang):
     assert scores.header["col_axis"] == i18n.t("common.key", lang)
     assert scores.header["blocked_word"] == i18n.t("display.blocked", lang)
     assert weights.header["panels"][0]["title"] == i18n.t("masks.fig.weights", lang, h=0)
+
+
+def test_the_page_url_keys_parse_against_the_settings_and_each_other():
+    """lessons.masks_lab.URL_KEYS (lessons/url.py): T_k follows masks_cross and masks_tk, the padding and the
+    lengths follow T_k, the head and the row follow the settings; bad values are corrected and reported."""
+    from core import url_keys
+    from core.limits import T_K_MAX
+    from lessons.url import parse
+
+    env = {"settings": cfg(seq_len=6, num_heads=4)}
+    raw = {"masks_cross": "true", "masks_tk": "999", "masks_pad": "-5", "masks_head": "9", "masks_fill": "nan",
+           "masks_polarity": "block"}
+    values, fixes = parse(lab.URL_KEYS, raw, env)
+    assert values["masks_cross"] is True and values["masks_tk"] == T_K_MAX
+    assert values["masks_pad"] == 0 and values["masks_len1"] == T_K_MAX // 2 and values["masks_len0"] == T_K_MAX
+    assert (values["masks_head"], values["masks_fill"], values["masks_polarity"]) == (3, "-1e9", "block")
+    assert values["masks_row"] == 2 and values["masks_seq"] == "0"
+    assert {f.key for f in fixes} == {"masks_tk", "masks_pad", "masks_head", "masks_fill"}
+    plain, fixes = parse(lab.URL_KEYS, {}, env)  # self-attention: T_k = seq_len
+    assert not fixes and plain["masks_pad"] == lab.default_padding(6) and plain["masks_len1"] == 3
+    # with the three keys that have their own handlers, every key core/url_keys.py lists for the page (the grid: for
+    # every page; plus the row inspector's two, read from a link too)
+    assert set(lab.URL_KEY_NAMES) | set(lab.OWN_HANDLERS) == {*url_keys.PAGE_KEYS["masks"], url_keys.GRID, "masks_row", "masks_seq"}
