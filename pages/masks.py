@@ -84,8 +84,8 @@ def edit_grid(action: str, T_q: int, T_k: int, cell=None, row_key=None):
 
 
 def apply_click(T_q: int, T_k: int) -> None:
-    """The cell a click on the hand-drawn mask selected (kept by the run it caused, see `show_grid_chart`):
-    toggled once, before the grid's text box is drawn, as a button's callback would."""
+    """The cell a click on the hand-drawn mask selected (show_heatmap returns it in the run the click caused, which
+    keeps it under CLICKED and reruns): toggled once, before the grid's text box is drawn, as a callback would."""
     click = st.session_state.pop(CLICKED, None)
     if click is not None and click[3:] == (T_q, T_k):
         row, col, seq = click[:3]
