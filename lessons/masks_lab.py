@@ -251,20 +251,24 @@ class PolarityBug:
         """Per query: weight on keys 0..i (past and itself) and on keys > i (future), right vs bug."""
         T = self.intended.shape[0]
         future = torch.ones(T, T, dtype=torch.bool).triu(1)  # (T, T) j > i
-        rows = []
-        for i in range(T):
-            c, b = self.correct[head, i], self.bug[head, i]
-            rows.append({"i": i, "token": self.labels[i],
-                         "correct_past": float(c[~future[i]].sum()), "correct_future": float(c[future[i]].sum()),
-                         "bug_past": float(b[~future[i]].sum()), "bug_future": float(b[future[i]].sum()),
-                         "bug_nan": bool(torch.isnan(b).any())})
-        return rows
+        c, b = self.correct[head], self.bug[head]  # (T, T)
+
+        def part(w: torch.Tensor, where: torch.Tensor) -> list[float]:
+            """Row sums over `where` only (a NaN elsewhere in the row stays out)."""
+            return torch.where(where, w, torch.zeros(())).sum(-1).tolist()
+
+        cols = zip(part(c, ~future), part(c, future), part(b, ~future), part(b, future),
+                   torch.isnan(b).any(-1).tolist())
+        return [{"i": i, "token": self.labels[i], "correct_past": cp, "correct_future": cf, "bug_past": bp,
+                 "bug_future": bf, "bug_nan": bool(nan)} for i, (cp, cf, bp, bf, nan) in enumerate(cols)]
 
 
-def polarity_bug(settings: Settings, fill: str) -> PolarityBug:
-    """A causal mask built as True = blocked, fed to the seed's `masked_fill(mask == 0, ...)`."""
+def polarity_bug(settings: Settings, fill: str, model: MultiHeadAttention | None = None) -> PolarityBug:
+    """A causal mask built as True = blocked, fed to the seed's `masked_fill(mask == 0, ...)`. `model`: the same
+    settings' model with this fill value when the caller has it (a run of the lab), else built here."""
     T = settings.seq_len
-    model = build_model(settings.d_model, settings.num_heads, settings.seed, fill_value=FILL_VALUES[fill])
+    if model is None or model.fill_value != FILL_VALUES[fill]:
+        model = build_model(settings.d_model, settings.num_heads, settings.seed, fill_value=FILL_VALUES[fill])
     x = build_input(1, T, settings.d_model, settings.seed)  # (1, T, d_model)
     intended = causal_mask(T)  # (1, 1, T, T) True = keep
     stored = flip_polarity(intended)  # True = blocked, as nn.MultiheadAttention expects

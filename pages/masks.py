@@ -310,7 +310,7 @@ if open_id == "polarity":
             st.caption(t("masks.pol.check", diff=diff))
 
         st.markdown(f"**{t('masks.bug')}**")
-        bug = shared("masks_bug", SK + (fill,), lambda: lab.polarity_bug(s, fill))
+        bug = shared("masks_bug", SK + (fill,), lambda: lab.polarity_bug(s, fill, run.model))  # the same weights
         st.write(t("masks.bug.setup", T=s.seq_len, fill=fill))
         bug_view = shared("masks_bug_view", SK + (fill, head), lambda: lab.bug_view(bug, head))
         show_heatmap(bug_view.masks, key="masks_bug_masks", t=t)

@@ -328,3 +328,21 @@ def test_the_page_url_keys_parse_against_the_settings_and_each_other():
     # with the three keys that have their own handlers, every key core/url_keys.py lists for the page (the grid: for
     # every page; plus the row inspector's two, read from a link too)
     assert set(lab.URL_KEY_NAMES) | set(lab.OWN_HANDLERS) == {*url_keys.PAGE_KEYS["masks"], url_keys.GRID, "masks_row", "masks_seq"}
+
+
+@pytest.mark.parametrize("fill", lab.FILLS)
+def test_the_polarity_bug_reuses_the_runs_model_and_gives_the_same_numbers(fill):
+    s = cfg(seq_len=5)
+    run = lab.run_lab(s, lab.LabSetup(("causal",), 5, 5, fill=fill))
+    reused, built = lab.polarity_bug(s, fill, run.model), lab.polarity_bug(s, fill)
+    assert torch.equal(reused.correct, built.correct)
+    assert torch.equal(torch.nan_to_num(reused.bug, 7.0), torch.nan_to_num(built.bug, 7.0))
+    other = lab.polarity_bug(s, "-inf" if fill == "-1e9" else "-1e9", run.model)  # another fill: its own model
+    assert torch.isnan(other.bug[:, -1]).all() == (fill == "-1e9")
+    rows = built.summary(2)  # the sums per query, against a plain loop over the keys
+    for i, r in enumerate(rows):
+        c, b = built.correct[2, i], built.bug[2, i]
+        assert r["correct_past"] == pytest.approx(float(c[: i + 1].sum()), abs=1e-6)
+        assert r["correct_future"] == pytest.approx(float(c[i + 1:].sum()), abs=1e-6)
+        if not r["bug_nan"]:
+            assert r["bug_future"] == pytest.approx(float(b[i + 1:].sum()), abs=1e-6)
