@@ -74,8 +74,6 @@ A/B on a busy machine (benchmarks/bench_browser.py --quick --only heads, load 13
      objects costs ~1 ms an annotation). Guarded: without them it uses fig.to_plotly_json().
    - core/figures.py:362 `_subplot_titles`: fig._grid_ref (make_subplots' panel map, the table view's titles).
      Guarded: without it, the table view has no panel titles.
-   - core/masks_lab.py:615 `figure_from_json`: go.Figure(json, _validate=False), the masks lab's cached figure
-     for a session without validating every cell again (~3 ms against ~50 ms for three panels). Not guarded.
 8. A number box that cannot read its value (widget_guard.py): wraps NumberInputSerde.deserialize, which raises
    on a crafted NaN, inf or text value before any app code runs, breaking that session on every later rerun.
    Wrapped, the box takes its default and app.py says so (notice.number_reset). Buys: no session broken for
