@@ -310,7 +310,7 @@ def test_the_page_words_titles_axes_and_the_mask_legend(lang):
 def test_the_page_url_keys_parse_against_the_settings_and_each_other():
     """lessons.masks_lab.URL_KEYS (lessons/url.py): T_k follows masks_cross and masks_tk, the padding and the
     lengths follow T_k, the head and the row follow the settings; bad values are corrected and reported."""
-    from core import url_keys
+    from lessons import url_keys
     from core.limits import T_K_MAX
     from lessons.url import parse
 
@@ -325,7 +325,7 @@ def test_the_page_url_keys_parse_against_the_settings_and_each_other():
     assert {f.key for f in fixes} == {"masks_tk", "masks_pad", "masks_head", "masks_fill"}
     plain, fixes = parse(lab.URL_KEYS, {}, env)  # self-attention: T_k = seq_len
     assert not fixes and plain["masks_pad"] == lab.default_padding(6) and plain["masks_len1"] == 3
-    # with the three keys that have their own handlers, every key core/url_keys.py lists for the page (the grid: for
+    # with the three keys that have their own handlers, every key lessons/url_keys.py lists for the page (the grid: for
     # every page; plus the row inspector's two, read from a link too)
     assert set(lab.URL_KEY_NAMES) | set(lab.OWN_HANDLERS) == {*url_keys.PAGE_KEYS["masks"], url_keys.GRID, "masks_row", "masks_seq"}
 
