@@ -22,7 +22,7 @@ from core.masks import MASK_KINDS
 from core.settings import (D_MODEL_CHOICES, DEFAULTS, SEED_MAX, SEED_MIN, SEQ_LEN_MAX, SEQ_LEN_MIN,
                            SETTING_KEYS, head_choices, sanitize)
 from lessons import walkthrough
-from ui import reclaim, seam
+from ui import memdebug, reclaim, seam
 from ui.choice import HIDDEN_CSS, labelled
 from ui.display import display_sidebar
 from ui.seam import widget_guard
@@ -44,6 +44,8 @@ def _tune_process() -> bool:
     seam.install()
     # Memory comes back after a class leaves: a full collection and malloc_trim every 30 s (ui/reclaim.py).
     reclaim.start()
+    # What holds memory, on request: off unless ATTENTION_LAB_MEMDEBUG names a folder (ui/memdebug.py).
+    memdebug.start()
     return True
 
 

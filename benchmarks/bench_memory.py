@@ -6,12 +6,17 @@ bench_sessions.py), each opening the walkthrough, heads and masks pages with its
 another in small waves; they disconnect; RSS right after and `--wait` seconds later.
 
     .venv/bin/python benchmarks/bench_memory.py --sessions 40 --wait 60
+    .venv/bin/python benchmarks/bench_memory.py --report /tmp/memdebug   # + what holds it (ui/memdebug.py)
+
+The server inherits this process's environment (e.g. MALLOC_ARENA_MAX=2 in front of the command).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -52,27 +57,62 @@ async def main_async(server, n: int, wave: int) -> list:
     return errors
 
 
+def ask_report(folder: Path | None, label: str) -> None:
+    """Have the server write a ui/memdebug.py report and print its summary."""
+    if folder is None:
+        return
+    ask = folder / "ask"
+    before = set(folder.glob("report-*.json"))
+    ask.write_text(label)
+    deadline = time.monotonic() + 300
+    while ask.exists() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    new = sorted(set(folder.glob("report-*.json")) - before, key=lambda p: p.stat().st_mtime)
+    if not new:
+        print(f"[{label}] no report")
+        return
+    data = json.loads(new[-1].read_text())
+    new[-1].rename(folder / f"{label}.json")
+    buf = data.get("buffers", {})
+    print(f"[{label}] RSS {data['rss_MB']:.0f} MB, heap {data.get('heap')}, sessions {data.get('sessions')}, "
+          f"shared cache {data.get('shared_cache')}, gc objects {data.get('gc_objects')}, "
+          f"torch {buf.get('torch_MB', 0):.0f} MB, numpy {buf.get('numpy_MB', 0):.0f} MB")
+    print("    reachable from (MB):", {k: (round(v, 1) if isinstance(v, float) else v)
+                                     for k, v in (data.get("roots_MB") or {}).items()})
+    for who, (mb, n) in list(buf.get("by_owner_MB", {}).items())[:10]:
+        print(f"    {mb:8.1f} MB in {n:4d}: {who[:300]}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sessions", type=int, default=40)
     ap.add_argument("--wave", type=int, default=4)
     ap.add_argument("--wait", type=float, default=60)
+    ap.add_argument("--report", type=Path, default=None,
+                    help="folder for ui/memdebug.py reports (sets ATTENTION_LAB_MEMDEBUG for the server)")
     args = ap.parse_args()
+    if args.report:
+        args.report.mkdir(parents=True, exist_ok=True)
+        os.environ["ATTENTION_LAB_MEMDEBUG"] = str(args.report)
+    print("MALLOC_ARENA_MAX =", os.environ.get("MALLOC_ARENA_MAX", "(unset)"))
     server = Server()
     try:
         start_rss = server.rss_kb()
         t0 = time.perf_counter()
         errors = asyncio.run(main_async(server, 1, 1))
         warm_rss = server.rss_kb()
+        ask_report(args.report, "warm")
         errors += asyncio.run(main_async(server, args.sessions, args.wave))
         load_s = time.perf_counter() - t0
         end_rss = server.rss_kb()
+        ask_report(args.report, "after")
         samples = []
         for _ in range(int(args.wait // 30)):
             time.sleep(30)
             samples.append(server.rss_kb() // 1024)
         time.sleep(args.wait % 30)
         later_rss = server.rss_kb()
+        ask_report(args.report, "later")
         print("every 30 s (MB):", samples)
         print(f"sessions {args.sessions} in {load_s:.0f} s, errors {len(errors)} {errors[:3]}")
         print(f"RSS MB: started {start_rss / 1024:.0f}, warm {warm_rss / 1024:.0f}, after load {end_rss / 1024:.0f}, "

@@ -45,6 +45,7 @@ class Words(TypedDict, total=False):
     thinned: str  # added to an axis title when its labels are thinned; "{k}" = every k-th labelled
     download: str  # the download button's label
     alt: str  # the accessible name (charts.alt.alt_text)
+    marks: list[str]  # one per Heatmap mark: what its hover says
 
 
 def file_name(name: str) -> str:
@@ -137,6 +138,11 @@ def payload(hm: Heatmap, *, palette: str = palettes.DEFAULT_PALETTE, cell_number
                 raise ValueError(f"panel {i}: blocked {blocked.shape} != values {(rows, cols)}")
             if blocked.any():
                 entry["blocked"] = put(blocked.tobytes())
+        if p.marks is not None and np.any(p.marks):
+            marks = np.ascontiguousarray(np.asarray(p.marks), dtype=np.uint8)
+            if marks.shape != (rows, cols):
+                raise ValueError(f"panel {i}: marks {marks.shape} != values {(rows, cols)}")
+            entry["marks"] = put(marks.tobytes())
         if p.row_groups:
             entry["row_groups"] = [int(g) for g in p.row_groups]
         if p.col_groups:
@@ -144,6 +150,7 @@ def payload(hm: Heatmap, *, palette: str = palettes.DEFAULT_PALETTE, cell_number
         panels.append(entry)
 
     fmt = image_format if image_format in IMAGE_FORMATS else "png"
+    hovers = list(words.get("marks") or [])
     header = {
         "v": 1,
         "name": hm.name,
@@ -170,6 +177,8 @@ def payload(hm: Heatmap, *, palette: str = palettes.DEFAULT_PALETTE, cell_number
         "alt": words.get("alt", ""),
         "labels": labels,
         "panels": panels,
+        "marks": [{"cell": m.cell, "hover": hovers[k] if k < len(hovers) and hovers[k] else m.cell}
+                  for k, m in enumerate(hm.marks)],
         "rects": [{"panel": r.panel, "r0": r.r0, "r1": r.r1, "c0": r.c0, "c1": r.c1, "style": r.style}
                   for r in hm.rects],
     }
@@ -180,7 +189,7 @@ def payload(hm: Heatmap, *, palette: str = palettes.DEFAULT_PALETTE, cell_number
 
 def unpack(data: bytes) -> tuple[dict, list[dict[str, np.ndarray]]]:
     """A payload read back: (header, per panel {"values": float32 (rows, cols), "blocked": bool (rows, cols)
-    when sent, and for a compact panel "codes": its int16 codes}). The arrays are copies."""
+    when sent, "marks": uint8 (rows, cols) when sent, and for a compact panel "codes": its int16 codes}). The arrays are copies."""
     if data[:4] != MAGIC:
         raise ValueError("not a heatmap payload")
     (n,) = struct.unpack_from("<I", data, 4)
@@ -199,6 +208,9 @@ def unpack(data: bytes) -> tuple[dict, list[dict[str, np.ndarray]]]:
         if "blocked" in p:
             off, length = p["blocked"]
             out["blocked"] = np.frombuffer(data, dtype=np.uint8, count=length, offset=start + off).reshape(shape) != 0
+        if "marks" in p:
+            off, length = p["marks"]
+            out["marks"] = np.frombuffer(data, dtype=np.uint8, count=length, offset=start + off).reshape(shape).copy()
         arrays.append(out)
     return header, arrays
 

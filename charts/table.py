@@ -34,7 +34,8 @@ def unique(labels: list[str]) -> list[str]:
 
 
 def tables(hm: Heatmap, words: Words | None = None) -> list[Table]:
-    """One Table per panel. Labels default to 0..n-1; role "state" prints each code's worded name."""
+    """One Table per panel. Labels default to 0..n-1; role "state" prints each code's worded name; a
+    marked cell prints its mark."""
     words = words or {}
     titles = list(words.get("panels") or [])
     states = list(words.get("states") or hm.states)
@@ -51,6 +52,9 @@ def tables(hm: Heatmap, words: Words | None = None) -> list[Table]:
             def cell(v: float) -> str:
                 return number(v, hm.decimals)
         printed = [[cell(v) for v in row] for row in p.values.tolist()]
+        if p.marks is not None:  # a marked cell prints its mark (a mask's stored 0/1, a fill value, NaN)
+            for r, c in zip(*(p.marks > 0).nonzero()):
+                printed[r][c] = hm.marks[int(p.marks[r, c]) - 1].cell
         out.append(Table(title=titles[i] if i < len(titles) else "",
                          row_labels=unique(list(p.row_labels)) if p.row_labels else [str(r) for r in range(rows)],
                          col_labels=unique(list(p.col_labels)) if p.col_labels else [str(c) for c in range(cols)],

@@ -21,10 +21,11 @@ from urllib.parse import urlencode
 import numpy as np
 import torch
 
-from core import masks_lab, scenario
+from core import scenario
 from core.attention import AttentionTrace
 from core.masks import mask_from_text, mask_to_text
 from core.settings import SETTING_KEYS, Settings, sanitize
+from lessons import masks_lab
 
 FORMAT = "attention-lab/tensors"
 FORMAT_VERSION = 1
@@ -146,7 +147,7 @@ def from_scenario(run: scenario.Scenario, custom_text: str | None = None, *, pag
 
 def from_lab(run: masks_lab.LabRun, settings: Settings, custom_text: str | None = None, *,
              app_url: str | None = None, extra_query: dict[str, str] | None = None) -> TensorSet:
-    """A core.masks_lab.run_lab(...) result: the lab's own choices (extra masks, batch, T_k, fill) go in the recipe."""
+    """A lessons.masks_lab.run_lab(...) result: the lab's own choices (extra masks, batch, T_k, fill) go in the recipe."""
     setup = run.setup
     tensors = collect(run.x, run.trace, run.model, run.mask, kv=run.kv if setup.cross else None)
     lab = {

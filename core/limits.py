@@ -63,6 +63,10 @@ QUIZ_ANSWER_CHARS = 100  # a longer quiz answer is refused (with a message) befo
 # one would pass the budget, and an entry larger than its whole budget is used once and not kept.
 # 200 MB in all. (The pretrained model, ~90 MB, is loaded once per process: not a cache, not in this sum.)
 SHARED_CACHE_BYTES = 176 * 2**20  # ui/cache.shared: runs, checks, figures, scenes, quiz sets of every page
+# An entry nobody has asked for in this long is forgotten (ui/reclaim.py, every 30 s): the cache serves a class
+# asking for the same thing within seconds; after a quiet half minute the next asker rebuilds it (a few ms to
+# ~100 ms). Without it the budget stays full after the class has left (issue 24.4: ~170 MB of the growth).
+SHARED_CACHE_IDLE_SECONDS = 30
 WHY_RESULTS_BYTES = 24 * 2**20  # lessons/why_heads.ResultStore: finished trainings
 MAX_TRAININGS_IN_FLIGHT = 8  # lessons/why_heads.ResultStore: half-done trainings kept for whoever asks next
 

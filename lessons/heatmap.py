@@ -57,6 +57,15 @@ class Rect:
 
 
 @dataclass(frozen=True)
+class Mark:
+    """A word a cell shows instead of its number (a mask's stored 0/1, a fill value, NaN): `cell` is printed in
+    the cell as is (language-neutral: digits, '-inf'), `hover` is what its hover says (worded; default `cell`)."""
+
+    cell: str
+    hover: Text | None = None
+
+
+@dataclass(frozen=True)
 class Panel:
     """One matrix of a chart."""
 
@@ -67,6 +76,7 @@ class Panel:
     blocked: np.ndarray | None = None  # (rows, cols) bool: cells a mask blocks (drawn hatched / grey)
     row_groups: tuple[int, ...] = ()  # a colour group per row (e.g. the K/V head a query head reads)
     col_groups: tuple[int, ...] = ()
+    marks: np.ndarray | None = None  # (rows, cols) uint8: 0 = none, k = the Heatmap's marks[k - 1]
 
 
 @dataclass(frozen=True)
@@ -86,6 +96,7 @@ class Heatmap:
     states: tuple[str, ...] = ()  # role "state": the key of each integer code
     panel_columns: int = 0  # panels per row on a wide screen (0 = as many as fit); a phone stacks them
     title: Text | None = None
+    marks: tuple[Mark, ...] = ()  # what a marked cell prints and hovers (Panel.marks numbers them from 1)
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:
@@ -95,6 +106,9 @@ class Heatmap:
         for p in self.panels:
             if p.values.ndim != 2:
                 raise ValueError(f"a panel is a 2-D matrix, got shape {p.values.shape}")
+            if p.marks is not None and (np.shape(p.marks) != p.values.shape
+                                        or int(np.max(p.marks, initial=0)) > len(self.marks)):
+                raise ValueError("a panel's marks must match its values and name one of the Heatmap's marks")
         if not self.vmin <= self.vmax:
             raise ValueError(f"vmin {self.vmin} > vmax {self.vmax}")
 
@@ -132,4 +146,4 @@ def value_range(role: str, arrays: Sequence[npt.ArrayLike]) -> tuple[float, floa
     return -(top or 1.0), (top or 1.0)
 
 
-__all__ = ["ROLES", "Heatmap", "Panel", "Rect", "Selection", "Text", "readonly", "text", "value_range"]
+__all__ = ["ROLES", "Heatmap", "Mark", "Panel", "Rect", "Selection", "Text", "readonly", "text", "value_range"]

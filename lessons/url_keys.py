@@ -10,7 +10,7 @@ listed by that table: its names, ranges and defaults are written once, there. Ke
 from __future__ import annotations
 
 from core.settings import SETTING_KEYS
-from lessons import kv_cache, positions, softmax, walkthrough, why_heads
+from lessons import kv_cache, masks_lab, positions, softmax, walkthrough, why_heads
 from lessons.url import UrlKey, names
 
 # The shared settings (app.py's sidebar, core/settings.py): on every page.
@@ -25,20 +25,22 @@ EVERY_PAGE: tuple[str, ...] = SETTINGS + DISPLAY + (GRID,)
 # The pages whose lesson declares its keys (lessons/url.py's UrlKey: name, kind, range, default).
 DECLARED: dict[str, tuple[UrlKey, ...]] = {
     "walkthrough": walkthrough.URL_KEYS,
+    "masks": masks_lab.URL_KEYS,
     "why-heads": why_heads.URL_KEYS,
     "kv-cache": kv_cache.URL_KEYS,
     "softmax": softmax.URL_KEYS,
     "positions": positions.URL_KEYS,
 }
+# Keys of a declaring page that it parses with a handler of its own (the lab's tab, its extra masks menu; the
+# grid is every page's, above).
+OWN_HANDLERS: dict[str, tuple[str, ...]] = {"masks": tuple(k for k in masks_lab.OWN_HANDLERS if k != GRID)}
 # Each page's own keys (its url_path as in app.py's PAGES; "" is home): a declaring page's are its table's names.
 PAGE_KEYS: dict[str, tuple[str, ...]] = {
     "": (),
     "heads": ("heads_tab",),
-    "masks": ("masks_tab", "masks_extra", "masks_cross", "masks_tk", "masks_batch", "masks_len0", "masks_len1",
-              "masks_pad", "masks_polarity", "masks_fill", "masks_head"),
     "real-model": ("real_text", "real_tab", "real_layer", "real_head", "real_hide", "real_off"),
     "quiz": ("quiz_q",),
-    **{page: names(keys) for page, keys in DECLARED.items()},
+    **{page: names(keys) + OWN_HANDLERS.get(page, ()) for page, keys in DECLARED.items()},
 }
 
 

@@ -5,66 +5,45 @@ The page's controls (which masks, batch, T_k, polarity, fill value, head) sit ab
 shown as lazy tabs (ui/sections.py): only the open one runs and draws, and its id is in the URL
 (?masks_tab=row) so a teacher's link opens the same section for the class. Everything built from
 the settings and these choices alone is computed once per server (ui/cache.py): a class shares them.
+The computation and the heatmaps (plain data) are lessons/masks_lab.py; the heatmaps are drawn by
+ui.heatmaps.show_heatmap (the page's URL keys: lessons.masks_lab.URL_KEYS).
 """
-
-from functools import partial
 
 import streamlit as st
 
 from core import i18n
-from core import masks_lab as lab
 from core.i18n import plain
 from core.masks import mask_to_text
 from core.reference import max_abs_diff, torch_reference
-from core.settings import clamp_int
-from ui import display, free_text
+from lessons import masks_lab as lab
+from lessons.url import Fix
+from ui import display, free_text, url_state
 from ui.cache import shared
-from ui.charts import selected_points, show_cached_chart, show_chart
 from ui.choice import labelled
 from ui.downloads import lab_downloads
+from ui.heatmaps import show_heatmap
 from ui.sections import lazy_tabs
-from ui.shell import CUSTOM_MASK_KEY, drop_url_value, page_context, url_values
+from ui.shell import CUSTOM_MASK_KEY, page_context
 
 ctx = page_context()
 t, s = ctx.t, ctx.settings
 # The lab's charts print the mask's 0/1 always and the scores and weights with "Numbers in the cells".
-palette, numbers = display.current().palette, display.current().cell_numbers
+numbers = display.current().cell_numbers
 
 GRID_KEY = "masks_grid"  # the hand-drawn grid: its text box and its URL parameter
 KEPT = "masks_kept"  # values of widgets drawn inside a tab, kept while their tab is closed
-SECTIONS = ("grid", "row", "full", "polarity")  # in the order of a lesson; the first is the main point
+CLICKED = "masks_clicked"  # a click on the hand-drawn mask, applied at the start of the next run
+SECTIONS = ("grid", "row", "full", "polarity")  # masks_tab (lessons/masks_lab.py SECTIONS; a literal for the fuzz test)
 
 
 # ------------------------------------------------------------------ page-local state
 def kept() -> dict:
-    return st.session_state.setdefault(KEPT, {})
+    return url_state.kept(KEPT)
 
 
-def settle_int(key: str, lo: int, hi: int, default: int, what: str) -> int:
-    """Make an int widget's value valid before the widget is drawn (URL on the first run, then the widget)."""
-    raw = st.session_state[key] if key in st.session_state else kept().get(key, st.query_params.get(key))
-    value = default if raw is None or raw == "" else clamp_int(raw, lo, hi, min(max(default, lo), hi))[0]
-    if raw not in (None, "") and str(raw).strip() != str(value):
-        st.warning(t("masks.fixed", what=what, given=plain(raw), used=value), icon=":material/build:")
-    if key not in st.session_state and url_values(key) != [str(value)]:
-        drop_url_value(key)  # its widget must take the corrected value, not parse the bad one itself
-    if key not in st.session_state or st.session_state[key] != value:
-        st.session_state[key] = value
-    kept()[key] = value
-    return value
-
-
-def settle_choice(key: str, options, default):
-    raw = st.session_state[key] if key in st.session_state else kept().get(key, st.query_params.get(key))
-    value = raw if raw in options else default
-    if raw not in (None, "") and raw != value:
-        st.warning(t("masks.fixed", what=key, given=plain(raw), used=value), icon=":material/build:")
-    if key not in st.session_state and url_values(key) != [str(value)]:
-        drop_url_value(key)
-    if key not in st.session_state or st.session_state[key] != value:
-        st.session_state[key] = value
-    kept()[key] = value
-    return value
+def notice(fix: Fix, from_link: bool) -> str | None:
+    """A link's corrections are shown, in the lab's words ("<key>=<given> is not valid here: <used>")."""
+    return t("masks.fixed", what=fix.key, given=plain(fix.given), used=fix.used) if from_link else None
 
 
 def settle_grid() -> str:
@@ -104,12 +83,13 @@ def edit_grid(action: str, T_q: int, T_k: int, cell=None, row_key=None):
             st.session_state["masks_seq"] = kept()["masks_seq"] = row_key
 
 
-def on_cell_click(chart_key: str, T_q: int, T_k: int, seq: int):
-    """A click selects one click target: toggle that cell once (the click is gone on the next run)."""
-    for point in selected_points(chart_key)[-1:]:
-        cell = lab.cell_from_point(point)
-        if cell is not None and 0 <= cell[0] < T_q and 0 <= cell[1] < T_k:
-            edit_grid("toggle", T_q, T_k, cell, str(seq))
+def apply_click(T_q: int, T_k: int) -> None:
+    """The cell a click on the hand-drawn mask selected (show_heatmap returns it in the run the click caused, which
+    keeps it under CLICKED and reruns): toggled once, before the grid's text box is drawn, as a callback would."""
+    click = st.session_state.pop(CLICKED, None)
+    if click is not None and click[3:] == (T_q, T_k):
+        row, col, seq = click[:3]
+        edit_grid("toggle", T_q, T_k, (row, col), str(seq))
 
 
 def toggle_chosen_cell(T_q: int, T_k: int):
@@ -136,9 +116,8 @@ st.code("attn_scores = attn_scores.masked_fill(mask == 0, -1e9)\nattn_probs = F.
         language="python")
 
 # ------------------------------------------------------------------ controls (every section uses them)
-settle_choice("masks_polarity", lab.POLARITIES, "keep")
-settle_choice("masks_fill", lab.FILLS, "-1e9")
-settle_choice("masks_batch", ("1", "2"), "1")
+# Every page key declared in lessons.masks_lab.URL_KEYS, valid for these settings before any widget is drawn.
+url_state.settle(lab.URL_KEYS, {"settings": s}, t=t, store=KEPT, notice=notice)
 
 with st.container(border=True):
     st.markdown(f"**{t('masks.controls')}**")
@@ -153,7 +132,6 @@ with st.container(border=True):
                           help=t("masks.cross.help"))
         T_q = s.seq_len
         if cross:
-            settle_int("masks_tk", lab.T_K_MIN, lab.T_K_MAX, lab.DEFAULT_T_K, "T_k")
             T_k = st.slider(t("masks.tk"), lab.T_K_MIN, lab.T_K_MAX, value=lab.DEFAULT_T_K, key="masks_tk",
                             bind="query-params")
         else:
@@ -168,12 +146,10 @@ with st.container(border=True):
                 lengths = []
                 for b in range(2):
                     key = f"masks_len{b}"
-                    settle_int(key, 0, T_k, defaults[b], key)
                     lengths.append(st.slider(t("masks.len", b=b), 0, T_k, value=defaults[b], key=key,
                                              bind="query-params"))
             else:
                 default_pad = lab.default_padding(T_k)
-                settle_int("masks_pad", 0, T_k, default_pad, "masks_pad")
                 pad = st.slider(t("masks.pad"), 0, T_k, value=default_pad, key="masks_pad", bind="query-params")
                 lengths = [T_k - pad]
     with c3:
@@ -184,7 +160,6 @@ with st.container(border=True):
         fill = st.segmented_control(t("masks.fill"), lab.FILLS, key="masks_fill", bind="query-params",
                                     default="-1e9", required=True, help=t("masks.fill.help"))
         h_max = s.num_heads - 1
-        settle_int("masks_head", 0, h_max, 0, "masks_head")
         head = int(st.number_input(t("masks.head"), 0, h_max, value=0, step=1, key="masks_head",
                                    bind="query-params", help=t("masks.head.help"), disabled=h_max == 0))
     if parts:
@@ -194,6 +169,7 @@ with st.container(border=True):
 
 custom_grid, grid_text = None, ""
 if "custom" in parts:
+    apply_click(T_q, T_k)
     grid_text = settle_grid()
     free_text.show_refusal(GRID_KEY, ctx.lang)
     custom_grid, fitted = lab.parse_grid(grid_text, T_q, T_k)
@@ -208,8 +184,6 @@ LK = (parts, T_q, T_k, cross, lengths, None if custom_grid is None else mask_to_
 setup = lab.LabSetup(parts, T_q, T_k, cross, lengths, custom_grid, fill)
 run = shared("masks_run", SK + LK, lambda: lab.run_lab(s, setup))
 B = run.batch
-q_title, k_title = t("common.query"), t("common.key")
-words = (t("masks.hover.keep"), t("masks.hover.blocked"))
 
 open_id, tabs = lazy_tabs("masks_tab", SECTIONS, section_label, ctx.lang,
                           on_bad_url=lambda given, used: st.warning(
@@ -242,25 +216,24 @@ if open_id == "grid":
                       on_click=toggle_chosen_cell, args=(T_q, T_k))
 
         st.subheader(t("masks.figures"))
-        titles = (t("masks.fig.mask", polarity=polarity), t("masks.fig.scores", h=head), t("masks.fig.weights", h=head))
         for b in range(B):
             if B > 1:
                 st.markdown(f"**{t('masks.sequence', b=b, n=lengths[b])}**")
-            # One chart per sequence: mask | masked scores | weights. Shared as JSON text, so each session
-            # restyles its own copy (ui/charts.py) and the cache is never written to.
-            fig_key = SK + LK + (b, head, polarity, palette, numbers, clickable, grid_text)
-            spec = shared("masks_fig", fig_key, lambda: lab.figure_json(lab.lab_figure(
-                              run, b, head, polarity, titles=titles, x_title=k_title, y_title=q_title, words=words,
-                              clickable=clickable, meta=grid_text, palette=palette, numbers=numbers)))
-            name = f"seq{b}-{polarity}-head{head}-T{T_q}x{T_k}"
-            chart = dict(name=f"mask-scores-weights-{name}", table=partial(lab.lab_tables, run, b, head, polarity, titles))
-            if clickable:
-                chart_key = f"masks_click_{b}"
-                show_cached_chart(("masks_fig",) + fig_key, partial(lab.figure_from_json, spec), key=chart_key,
-                                  on_select=partial(on_cell_click, chart_key, T_q, T_k, b), selection_mode="points",
-                                  **chart)
-            else:
-                show_cached_chart(("masks_fig",) + fig_key, partial(lab.figure_from_json, spec), **chart)
+            # Per sequence: mask | masked scores | weights, three charts side by side (stacked on a phone).
+            view = shared("masks_view", SK + LK + (b, head, polarity, clickable),
+                          lambda: lab.lab_view(run, b, head, polarity, clickable=clickable))
+            c_mask, c_scores, c_weights = st.columns(3)
+            with c_mask:
+                # The hand-drawn mask's chart is keyed per sequence (tests and the phone layout find it there).
+                with st.container(key=f"masks_click_{b}"):
+                    picked = show_heatmap(view.mask, key=f"masks_mask_{b}", t=t)
+                if clickable and picked is not None:  # one click = one toggle, applied before the text box is drawn
+                    st.session_state[CLICKED] = (picked.row, picked.col, b, T_q, T_k)
+                    st.rerun()
+            with c_scores:
+                show_heatmap(view.scores, key=f"masks_scores_{b}", t=t)
+            with c_weights:
+                show_heatmap(view.weights, key=f"masks_weights_{b}", t=t)
 
         sep = "" if ctx.lang == "zh" else " "  # Chinese sentences follow each other without a space
         st.caption(t("masks.legend", fill=fill) + ("" if numbers else sep + t("masks.numbers_hint")))
@@ -283,9 +256,7 @@ if open_id == "row":
         r1, r2 = st.columns(2)
         seq = 0
         if B > 1:
-            settle_choice("masks_seq", ("0", "1"), "0")
             seq = int(r2.segmented_control(t("masks.row.seq"), ("0", "1"), key="masks_seq", default="0", required=True))
-        settle_int("masks_row", 0, T_q - 1, min(2, T_q - 1), "masks_row")
         row = int(r1.number_input(t("masks.row.query"), 0, T_q - 1, value=min(2, T_q - 1), step=1, key="masks_row"))
         st.caption(t("masks.row.caption", i=row, tok=run.q_labels[seq][row], h=head))
         shown = lab.shown_values(run.keep[seq, row], polarity)  # (T_k,)
@@ -339,16 +310,11 @@ if open_id == "polarity":
             st.caption(t("masks.pol.check", diff=diff))
 
         st.markdown(f"**{t('masks.bug')}**")
-        bug = shared("masks_bug", SK + (fill,), lambda: lab.polarity_bug(s, fill))
+        bug = shared("masks_bug", SK + (fill,), lambda: lab.polarity_bug(s, fill, run.model))  # the same weights
         st.write(t("masks.bug.setup", T=s.seq_len, fill=fill))
-        bug_titles = (t("masks.bug.stored"), t("masks.bug.seen"), t("masks.fig.correct", h=head),
-                      t("masks.fig.bug", h=head))
-        specs = shared("masks_bug_figs", SK + (fill, head, palette, numbers), lambda: tuple(
-            lab.figure_json(f) for f in lab.bug_figures(bug, head, titles=bug_titles, x_title=k_title, y_title=q_title,
-                                                        words=words, palette=palette, numbers=numbers)))
-        for part, (spec, what) in enumerate(zip(specs, ("masks", "weights"))):
-            show_chart(lab.figure_from_json(spec), name=f"polarity-bug-{what}-head{head}-T{s.seq_len}",
-                       table=partial(lab.bug_tables, bug, head, bug_titles, part))
+        bug_view = shared("masks_bug_view", SK + (fill, head), lambda: lab.bug_view(bug, head))
+        show_heatmap(bug_view.masks, key="masks_bug_masks", t=t)
+        show_heatmap(bug_view.weights, key="masks_bug_weights", t=t)
         summary = shared("masks_bug_summary", SK + (fill, head), lambda: bug.summary(head))
         first, last = summary[0], summary[-1]
         st.write(t("masks.bug.first", tok=first["token"], future=first["bug_future"], self_w=first["bug_past"]))

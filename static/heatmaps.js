@@ -30,6 +30,7 @@ function unpack(data) {
     return {
       ...p, index: i, values, codes,
       blocked: p.blocked ? new Uint8Array(buf, start + p.blocked[0], p.blocked[1]) : null,
+      marks: p.marks ? new Uint8Array(buf, start + p.marks[0], p.marks[1]) : null,
       rowLabels: labels(p.row_labels, p.rows), colLabels: labels(p.col_labels, p.cols),
     };
   });
@@ -293,9 +294,12 @@ class Chart {
       const top = y + (hasTitles ? 22 * fs : 0) + (hasColGroups ? STRIP + 2 : 0);
       let x = g.left;
       inRow.forEach((p, i) => {
-        x += labW(i);
-        g.slots[p.index] = {x, y: top, w: p.cols * cw, h: p.rows * ch, titleY: y + 2, labels: i === 0 || !shareY};
-        x += p.cols * cw + GAP;
+        // A title wider than its (small) panel gets room beside it, up to the panel's share of the row.
+        const w = p.cols * cw, room = p.title ? Math.min(this.textWidth(p.title, 14 * fs) + 4, pw) : 0;
+        const extra = Math.max(0, room - w) / 2;
+        x += labW(i) + extra;
+        g.slots[p.index] = {x, y: top, w, h: p.rows * ch, titleY: y + 2, labels: i === 0 || !shareY, room};
+        x += w + extra + GAP;
       });
       y = top + ph + 6 + xh + 4;
     }
@@ -382,6 +386,7 @@ class Chart {
       }
       if (p.blocked && g.cw >= 4 && g.ch >= 4) this.paintHatch(sf, g, p, s);
       if (h.cell_numbers && h.role !== "mask" && h.role !== "state") this.paintNumbers(sf, g, p, s);
+      if (p.marks) this.paintMarks(sf, g, p, s);
       this.paintGroups(sf, g, p, s);
       this.paintLabels(sf, g, p, s);
       if (p.title) this.paintTitle(sf, g, p, s);
@@ -420,9 +425,27 @@ class Chart {
     if (size < 8) return;  // too small to read: hover and the table view have the numbers
     for (let r = 0; r < p.rows; r++) for (let c = 0; c < p.cols; c++) {
       const k = r * p.cols + c, v = p.values[k];
-      if (!texts[k] || (p.blocked && p.blocked[k])) continue;
+      if (!texts[k] || (p.blocked && p.blocked[k]) || (p.marks && p.marks[k])) continue;
       sf.text(texts[k], s.x + (c + 0.5) * g.cw, s.y + (r + 0.5) * g.ch + 0.5, {size, align: "center", baseline: "middle",
         color: luminance(this.color(v)) < 0.18 ? "#ffffff" : "#1b1f24"});
+    }
+  }
+
+  // A marked cell's word (header.marks: a mask's stored 0/1, a fill value, NaN), printed whatever the
+  // "numbers in the cells" option, where it fits; dark or white for contrast with what is painted under it.
+  paintMarks(sf, g, p, s) {
+    const marks = this.header.marks || [];
+    let longest = 1;
+    for (let k = 0; k < p.rows * p.cols; k++) if (p.marks[k]) longest = Math.max(longest, (marks[p.marks[k] - 1] || {cell: ""}).cell.length);
+    const size = Math.min(MIN_FONT, g.ch * 0.62, (g.cw - 2) / (longest * 0.58));
+    if (size < 9) return;  // too small to read (a wall of tiny digits): the hover and the table view say it
+    const blockedFill = rgb(this.header.colours.blocked.fill), paper = rgb(PAPER);
+    for (let r = 0; r < p.rows; r++) for (let c = 0; c < p.cols; c++) {
+      const k = r * p.cols + c, m = p.marks[k] && marks[p.marks[k] - 1];
+      if (!m) continue;
+      const v = p.values[k], under = p.blocked && p.blocked[k] ? blockedFill : Number.isNaN(v) ? paper : this.color(v);
+      sf.text(m.cell, s.x + (c + 0.5) * g.cw, s.y + (r + 0.5) * g.ch + 0.5, {size, align: "center", baseline: "middle",
+        color: luminance(under) < 0.18 ? "#ffffff" : "#1b1f24"});
     }
   }
 
@@ -452,7 +475,7 @@ class Chart {
 
   // A panel title fits its panel: set smaller down to MIN_FONT, then shortened with an ellipsis.
   paintTitle(sf, g, p, s) {
-    const room = Math.max(s.w, 40) + GAP - 4;
+    const room = Math.max(s.w + GAP - 4, s.room || 0, 40);
     let size = 14 * g.fs, t = p.title;
     while (size > MIN_FONT * g.fs && this.textWidth(t, size) > room) size -= 1;
     while (t.length > 2 && this.textWidth(t, size) > room) t = t.slice(0, -2) + "…";
@@ -514,6 +537,8 @@ class Chart {
     lines.push(`${h.row_axis} ${p.rowLabels[r]}`.trim(), `${h.col_axis} ${p.colLabels[c]}`.trim());
     let value = h.role === "state" ? (h.states[Math.round(v)] ?? number(v, 0))
       : p.codes ? codeText(p.codes[k], h.decimals) : number(v, h.decimals);
+    const mark = p.marks && p.marks[k] && (h.marks || [])[p.marks[k] - 1];
+    if (mark) value = mark.hover || mark.cell;
     if (p.blocked && p.blocked[k]) value = h.blocked_word + (value ? " (" + value + ")" : "");
     if (value) lines.push(value);
     return lines.join("\n");

@@ -130,13 +130,13 @@ def sidebar_slider(page, index: int):
 
 
 def click_mask_cell(page, row: int, col: int, seq: int = 0) -> None:
-    """Click cell (row, col) of the Masks lab's hand-drawn mask: the first panel of its one chart.
+    """Click cell (row, col) of the Masks lab's hand-drawn mask: its own chart, the first of the sequence's three.
 
-    The chart (a canvas: static/heatmap.js) says where its click target for [row, col] is on the page.
+    The chart (a canvas: static/heatmaps.js) says where the centre of cell (row, col) is on the page.
     """
-    chart = page.locator(f".st-key-masks_click_{seq} .al-heatmap").first
+    chart = page.locator(f".st-key-masks_click_{seq} .al-chart").first
     chart.scroll_into_view_if_needed()
     page.wait_for_function("el => el.__alChart && el.__alChart.g", arg=chart.element_handle())
-    x, y = chart.evaluate("(box, cell) => box.__alChart.clientPoint(cell)", [row, col])
+    x, y = chart.evaluate("(box, cell) => box.__alChart.cellPoint(0, cell[0], cell[1])", [row, col])
     page.mouse.move(x, y)
     page.mouse.click(x, y)

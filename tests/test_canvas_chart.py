@@ -15,7 +15,6 @@ from plotly.subplots import make_subplots
 
 from core import canvas_chart as cc
 from core import figures, scenario
-from core import masks_lab as lab
 from core import scene_wire as wire
 from core.settings import Settings
 
@@ -26,23 +25,13 @@ def run():
     return scenario.run(Settings(64, 4, 6, "causal", 0, "en"))
 
 
-def lab_run(parts=(), T=5):
-    grid = lab.parse_grid("10000.11000.11100.01110.00111", T, T)[0] if "custom" in parts else None
-    return lab.run_lab(Settings(64, 4, T, "none", 0, "en"), lab.LabSetup(tuple(parts), T, T, False, None, grid, "-1e9"))
-
-
 def builders(run):
     """One figure of every kind a page shows as a heatmap (name -> figure)."""
     w = run.trace.weights[0]
-    lr = lab_run()
-    titles = ("mask", "scores", "weights")
-    kw = dict(titles=titles, x_title="key", y_title="query", words=("keep", "blocked"))
     return {
         "matrix": figures.matrix_figure(w[0], run.tokens, run.tokens, x_title="key", y_title="query"),
         "matrix clickable": figures.matrix_figure(w[0], run.tokens, run.tokens, clickable=True),
         "heads grid": figures.heads_figure(w, [0, 1, 2, 3], run.tokens, run.tokens, x_title="key", y_title="query"),
-        "masks lab": lab.lab_figure(lr, 0, 0, "keep", **kw),
-        "masks lab clickable": lab.lab_figure(lab_run(("custom",)), 0, 0, "keep", clickable=True, **kw),
         # (the Heads page's W^Q blocks moved to the chart route: lessons/heads.weight_blocks_heatmap, tests/test_heads.py)
     }
 
@@ -88,8 +77,7 @@ def test_values_shape_and_nan_survive_exactly(run):
 
 
 def test_positions_and_ranges_are_plotlys(run):
-    """heads_figure: category axes (one per tiled column/row), a reversed y range above the first row;
-    the masks lab: keys on a numeric axis (x0/dx per panel)."""
+    """heads_figure: category axes (one per tiled column/row), a reversed y range above the first row."""
     fig = figures.heads_figure(run.trace.weights[0], [0, 1, 2, 3], run.tokens, run.tokens)
     scene = cc.to_scene(fig)
     layer = heat(scene)
@@ -101,15 +89,6 @@ def test_positions_and_ranges_are_plotlys(run):
     tiles = fig.layout.meta["tiles"]
     assert [n["x"] for n in scene["notes"]] == [t["col"] + (6 - 1) / 2 for t in tiles]
     assert [n["text"] for n in scene["notes"]] == [f"head {h}" for h in range(4)]
-
-    lab_fig = lab.lab_figure(lab_run(), 0, 0, "keep", titles=("m", "s", "w"), x_title="key", y_title="query",
-                             words=("keep", "blocked"))
-    lab_scene = cc.to_scene(lab_fig)
-    firsts = [layer["x0"] for layer in lab_scene["layers"] if layer["type"] == "heat"]
-    assert firsts == [t.x0 for t in lab_fig.data if t.type == "heatmap"]
-    assert lab_scene["x"]["type"] == "linear"
-    ticks = dict((p, t) for p, t in lab_scene["x"]["ticks"])
-    assert ticks[0.0] == "0:the" and len(ticks) == 15  # every key of the three panels, by its token
 
 
 def test_colour_scale_is_the_traces_in_hex(run):

@@ -109,8 +109,8 @@ def test_nothing_is_cut_off_at_the_edges(browser, server, width):
     context = browser.new_context(viewport={"width": width, "height": 900}, locale="zh-CN")
     page = context.new_page()
     try:
-        open_app(page, server, "masks", lang="zh", mask="causal", seq_len=8)
-        chart = ready(page)
+        open_app(page, server, "walkthrough", lang="zh", walk_step="mask", mask="causal", seq_len=8)
+        chart = ready(page, 1)  # the tiled masked scores (the masks lab moved to the chart route)
         box = chart.bounding_box()
         assert box["width"] <= width
         edges = chart.evaluate("""box => {
@@ -122,17 +122,6 @@ def test_nothing_is_cut_off_at_the_edges(browser, server, width):
         assert "查询" in chart.evaluate("box => box.__alChart.drawn.join('|')")  # the y title, in Chinese
     finally:
         context.close()
-
-
-def test_the_masks_lab_hover_names_the_key_and_the_mask_value(page, server):
-    """Its panels sit side by side on one numeric axis: the hover names the key by its index (customdata)."""
-    open_app(page, server, "masks", lang="en", mask="causal", seq_len=5)
-    chart = ready(page)
-    mask_lines = hover_text(page, chart, 0, 2, 3).splitlines()  # layer 0: the mask; row 2 cannot see key 3
-    assert mask_lines[1].endswith(" 3") and mask_lines[2] == "mask = 0 (1 = keep)", mask_lines
-    weights = hover_text(page, chart, 3, 2, 1).splitlines()  # the weights panel: its heatmap is the 4th layer
-    run = scenario.run(Settings(64, 4, 5, "causal", 0, "en"))
-    assert weights[1].endswith(" 1") and weights[2] == f"{float(run.trace.weights[0, 0, 2, 1]):.4f}", weights
 
 
 def test_a_packed_scene_hovers_exactly_at_the_largest_settings(page, server):
@@ -159,60 +148,6 @@ def test_a_packed_scene_hovers_exactly_at_the_largest_settings(page, server):
         f"{col} 36", f"{float(q[5, 36]):.{d}f}"]  # head 1's column 4 is Q's column 36
 
 
-def test_the_masks_lab_scores_and_weights_have_colour_bars(page, server):
-    """Issue 20: the scores and weights panels had no colour bar. Each has one under it, in its own scale
-    (the scores' diverging one around 0, the weights' 0..1), numbered; the mask (0/1 printed) has none."""
-    open_app(page, server, "masks", lang="en", mask="causal", seq_len=8)
-    chart = ready(page)
-    info = chart.evaluate("""box => { const c = box.__alChart, g = c.parts[0].g, s = c.scene;
-        return {parts: c.parts.length, barY: g.barY, panels: s.panels.map(p => [g.px(p.x[0]), g.px(p.x[1]), p.bar]),
-                lo: s.layers[s.panels[1].bar].zmin, hi: s.layers[s.panels[1].bar].zmax, drawn: c.drawn}; }""")
-    assert info["parts"] == 1  # desktop: side by side
-    (m0, m1, mask_bar), (s0, s1, score_bar), (w0, w1, weight_bar) = info["panels"]
-    assert mask_bar is None and score_bar is not None and weight_bar is not None
-    assert info["lo"] == -info["hi"] < 0  # symmetric around 0
-    box = chart.locator("canvas").bounding_box()
-    y = box["y"] + info["barY"] + 5
-
-    def colour(x):
-        return chart.evaluate("(b, p) => b.__alChart.pixel(...p)", [box["x"] + x, y])
-    assert colour((s0 + s1) / 2) == pytest.approx([247, 247, 247], abs=12)  # RdBu's white middle: 0
-    assert colour(s0 + 4)[2] > 80 and colour(s0 + 4)[0] < 60  # dark blue: the most negative score
-    assert colour(w0 + 4) == pytest.approx([68, 1, 84], abs=14)  # Viridis at 0
-    assert colour(w1 - 4) == pytest.approx([253, 231, 37], abs=14)  # Viridis at 1
-    assert colour((m0 + m1) / 2) == [255, 255, 255]  # no bar under the mask
-    for label in ("0.2", "0.4", "0.6", "0.8", "1", "-0.5", "0.5"):
-        assert label in info["drawn"], label
-
-
-def test_the_masks_lab_panels_stack_on_a_phone(browser, server):
-    """Issue 20: at 390 px the three panels squeezed to ~8 px cells and the weights title was cut. They go one
-    under another, each the full width, titles whole, and hover and colours still answer per panel."""
-    context = browser.new_context(viewport={"width": 390, "height": 844})
-    page = context.new_page()
-    try:
-        open_app(page, server, "masks", lang="en", mask="causal", seq_len=8)
-        chart = ready(page)
-        info = chart.evaluate("""box => { const c = box.__alChart, l = c.scene.layers;
-            return {parts: c.parts.map(p => [p.top, p.height]), drawn: c.drawn,
-                    cells: [0, 1, 3].map(i => { const cl = l.filter(x => x.type === 'heat')[i];
-                        const p = c.partAt(cl.x0); return c.cell(p.g, cl, 0, 0)[2]; })}; }""")
-        assert len(info["parts"]) == 3 and info["parts"][1][0] == info["parts"][0][1]
-        assert min(info["cells"]) >= 25, info["cells"]  # side by side they were ~8 px
-        for title in ("mask (keep)", "masked scores, head 0", "softmax weights, head 0"):
-            assert title in info["drawn"], title  # whole, not "softmax wei…"
-        weights = hover_text(page, chart, 3, 2, 1).splitlines()
-        run = scenario.run(Settings(64, 4, 8, "causal", 0, "en"))
-        assert weights[2] == f"{float(run.trace.weights[0, 0, 2, 1]):.4f}", weights
-        layer = chart.evaluate("box => { const l = box.__alChart.scene.layers[3]; return {scale: l.scale}; }")
-        x, y = chart.evaluate("(box, a) => box.__alChart.cellPoint(...a)", [3, 5, 2])
-        got = chart.evaluate("(box, p) => box.__alChart.pixel(...p)", [x, y])
-        want = expected_rgb(layer["scale"], float(run.trace.weights[0, 0, 5, 2]), 0.0, 1.0)
-        assert all(abs(g - e) <= 3 for g, e in zip(got, want)), (got, want)
-    finally:
-        context.close()
-
-
 def test_per_head_panels_at_t32_keep_their_axis_titles_and_tokens(page, server):
     """Issue 20: at seq_len 32 the head panels lost the query / key titles and every token label, and only 4
     heads fit a page. Now 8 heads a page, titled axes, and tokens thinned alike in every panel."""
@@ -229,29 +164,23 @@ def test_per_head_panels_at_t32_keep_their_axis_titles_and_tokens(page, server):
     assert len(shown) >= 8, shown  # thinned (every k-th), not dropped as at 16 tokens and more before
 
 
-# (The phone case, "display.numbers.small", was the heads page's grid of 4 panels side by side; the heads page is on the
-# chart route now, and the masks lab stacks its panels full-width on a phone, where they print.)
-@pytest.mark.parametrize("width,seq_len,note", [(1400, 8, None), (390, 8, None),
-                                                (1400, 16, "display.numbers.large")])
-def test_numbers_in_the_cells_print_per_panel_or_say_why_not(browser, server, width, seq_len, note):
+@pytest.mark.parametrize("width,seq_len", [(1400, 8), (390, 8)])
+def test_numbers_in_the_cells_print_per_panel(browser, server, width, seq_len):
     """Issue 20: at the defaults (4 heads x 8 tokens) "Numbers in the cells" silently printed nothing. Each head's
-    panel prints its numbers; where that cannot be read (a phone) or is not done (panels over 12 x 12), the chart
-    says so under it."""
+    panel of the heads page's grid prints its numbers (now the chart route's renderer, static/heatmaps.js: two
+    decimals in a cell; a phone stacks the panels full-width, so they print there too).
+    (The old renderer's note under a chart whose panels were too small or over 12 x 12 has no counterpart in the
+    chart route's renderer, which leaves such cells to the hover and the table view.)"""
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     try:
-        # (the masks lab: the walkthrough's and the heads page's heatmaps are the chart route's, with no such note)
-        open_app(page, server, "masks", lang="en", seq_len=seq_len, cell_numbers="true")
-        chart = ready(page)
+        open_app(page, server, "heads", lang="en", heads_tab="heads", seq_len=seq_len, cell_numbers="true")
+        chart = page.locator(".al-chart").first
+        page.wait_for_function("box => box.__alChart && box.__alChart.drawn && box.__alChart.drawn.length",
+                               arg=chart.element_handle())
         run = scenario.run(Settings(64, 4, seq_len, "none", 0, "en"))
-        value = figures.short_number(float(run.trace.weights[0, 0, 1, 3]))
+        value = f"{float(run.trace.weights[0, 2, 1, 3]):.2f}"
         drawn = chart.evaluate("box => box.__alChart.drawn")
-        shown = chart.locator(".al-note")
-        if note is None:
-            assert value in drawn and len([t for t in drawn if t.startswith("0.")]) >= 64  # head 0's weights
-            expect(shown).to_be_hidden()
-        else:
-            assert len([t for t in drawn if t.startswith("0.")]) < 10  # the colour bar's ticks, no cell number
-            expect(shown).to_have_text(i18n.t(note, "en", n=figures.CELL_TEXT_MAX))
+        assert value in drawn and len([t for t in drawn if t.startswith("0.")]) >= 4 * seq_len * seq_len
     finally:
         context.close()

@@ -170,3 +170,24 @@ def test_compact_panels_carry_exactly_the_printed_numbers():
     assert printed_codes(np.array([[-0.00001]], np.float32), 4) is None  # "-0.0000": a code has no sign of zero
     assert printed_codes(np.array([[np.inf]], np.float32), 2) is None
     assert printed_codes(w, 5) is None
+
+
+def test_marks_travel_as_bytes_and_print_in_the_table_and_hover():
+    """A marked cell (a mask's stored 0/1, a fill value, NaN) shows its mark's word instead of its number."""
+    from lessons.heatmap import Mark
+
+    values = np.array([[0.5, -1e9], [np.nan, 0.25]], dtype=np.float32)
+    marks = np.array([[0, 1], [2, 0]], dtype=np.uint8)
+    hm = Heatmap(name="m", role="signed", vmin=-1.0, vmax=1.0, decimals=4, row_axis=text("common.query"),
+                 col_axis=text("common.key"), panels=(Panel(values=values, marks=marks),),
+                 marks=(Mark("-1e9"), Mark("NaN", text("masks.hover.mask.keep", v=1))))
+    header, arrays = unpack(payload(hm, words={"marks": ["-1e9", "mask = 1 (1 = keep)"]}))
+    assert header["marks"] == [{"cell": "-1e9", "hover": "-1e9"}, {"cell": "NaN", "hover": "mask = 1 (1 = keep)"}]
+    assert arrays[0]["marks"].tolist() == [[0, 1], [2, 0]]
+    assert tables(hm)[0].rows == [["0.5000", "-1e9"], ["NaN", "0.2500"]]
+    no_marks = Heatmap(name="n", role="weights", vmin=0.0, vmax=1.0, row_axis=text("common.query"),
+                       col_axis=text("common.key"), panels=(Panel(values=np.zeros((2, 2), np.float32)),))
+    assert "marks" not in unpack(payload(no_marks))[1][0]
+    with pytest.raises(ValueError):  # a mark number the Heatmap does not have
+        Heatmap(name="x", role="signed", vmin=-1.0, vmax=1.0, row_axis=text("common.query"),
+                col_axis=text("common.key"), panels=(Panel(values=values, marks=marks),), marks=(Mark("a"),))

@@ -6,16 +6,18 @@ from __future__ import annotations
 
 import pytest
 import torch
-from chart_reader import charts, heatmaps as route_heatmaps
+from chart_reader import charts
+from chart_reader import heatmaps as chart_heatmaps
+from chart_reader import heatmaps as route_heatmaps
 from chart_reader import role as role_in
 from chart_reader import stops as chart_stops
 from conftest import run_app
 
 from core import figures, i18n, scenario
 from ui import heads_charts
-from core import masks_lab as lab
 from core.accounting import totals_over_heads
 from core.settings import Settings
+from lessons import masks_lab as lab
 from lessons import walkthrough as W
 from ui import display
 from ui.charts import chart_config
@@ -48,10 +50,6 @@ def all_figures(T=5, d_model=16, h=4):
         "matrix_signed": figures.matrix_figure(run.trace.scores[0, 0], toks, toks, signed=True),
         "heads": figures.heads_figure(weights, range(h), toks, toks),
         # (the Heads page's W^Q blocks are drawn by the chart route now: lessons/heads.py, tests/test_heads.py)
-        "lab_mask": lab.mask_figure(keep, "keep", toks, toks, title="m", x_title="k", y_title="q"),
-        "lab_scores": lab.scores_figure(run.trace.masked_scores[0, 0], keep, "-1e9", toks, toks, title="s",
-                                        x_title="k", y_title="q"),
-        "lab_weights": lab.weights_figure(weights[0], toks, toks, title="w", x_title="k", y_title="q"),
     }
 
 
@@ -104,17 +102,21 @@ def test_restyle_gives_every_role_the_palettes_scale_and_leaves_other_heatmaps(n
         assert stops(trace.colorscale) == want
 
 
-def test_masks_lab_builders_draw_with_the_palette_and_pick_readable_text_colours():
+def test_masks_lab_heatmaps_draw_with_the_palette():
+    """The lab's heatmaps (lessons.masks_lab) carry a role; the payload gives the palette's colours of it."""
+    from charts import palettes
+    from charts.payload import payload, unpack
+
     run = run_for()
-    w = run.trace.weights[0, 0]
+    keep = run.mask[0, 0].bool() if run.mask is not None else torch.ones(run.trace.weights.shape[-2:], dtype=torch.bool)
     toks = run.tokens
+    w = lab.weights_heatmap([run.trace.weights[0, 0]], toks, toks, titles=[None], name="w")
+    m = lab.mask_heatmap(keep, "keep", toks, toks, title=None, name="m")
     for palette in figures.PALETTES:
-        fig = lab.weights_figure(w, toks, toks, title="w", x_title="k", y_title="q", palette=palette)
-        assert stops(fig.data[0].colorscale) == stops(figures.scale("weights", palette))
-        text = next(t for t in fig.data if t.type == "scatter" and t.mode == "text")
-        dark = figures.dark_cells(w, 0.0, 1.0, figures.scale("weights", palette))
-        want = ["#ffffff" if d else "#1b1f24" for row in dark for d in row]
-        assert list(text.textfont.color) == want
+        header, _ = unpack(payload(w, palette=palette))
+        assert [tuple(s) for s in header["colours"]["scale"]] == [tuple(s) for s in palettes.scale("weights", palette)]
+        header, _ = unpack(payload(m, palette=palette))
+        assert header["colours"]["states"] == list(palettes.STATE_COLORS[palette][:2])  # keep light, blocked dark
     # Viridis is dark at 0, the projector greys are dark at 1: the colours differ where they should
     assert figures.dark_cells(torch.tensor([[0.0, 1.0]]), 0, 1, "Viridis") == [[True, False]]
     assert figures.dark_cells(torch.tensor([[0.0, 1.0]]), 0, 1, figures.scale("weights", "contrast")) == [[False, True]]
@@ -163,9 +165,6 @@ def test_cell_numbers_only_where_the_cells_are_wide_enough_and_not_over_a_figure
         figures.restyle(fig, cell_text=True)
         assert all(t.texttemplate == expected for t in heatmaps(fig))
         assert figures.cell_numbers_skipped(fig) is (expected is None)
-    fig = all_figures()["lab_weights"]  # prints its own numbers with per-cell colours
-    figures.restyle(fig, cell_text=True)
-    assert all(t.texttemplate is None for t in heatmaps(fig))
 
 
 @pytest.mark.parametrize("value,text", [(0.25, "0.25"), (-1.3749, "-1.37"), (12.34, "12.3"), (123.4, "123"),
@@ -218,15 +217,17 @@ def test_table_view_gives_one_table_per_head_with_token_labels_and_exact_values(
 def test_table_view_of_masked_scores_shows_the_fill_and_skips_overlays():
     run = run_for(T=5)
     keep = run.mask[0, 0].bool() if run.mask is not None else torch.ones(5, 5, dtype=torch.bool)
-    fig = lab.scores_figure(run.trace.masked_scores[0, 0], keep, "-1e9", run.tokens, run.tokens, title="s",
-                            x_title="k", y_title="q")
-    (title, rows, cols, values), = figures.figure_tables(fig)  # the grey overlay of blocked cells is no table
-    assert title == "s" and values[0][4] == "-1e9"
-    from charts.table import tables as route_tables
+    from charts import table
+    from lessons.heatmap import text
 
+    hm = lab.scores_heatmap(run.trace.masked_scores[0, 0], keep, "-1e9", run.tokens, run.tokens,
+                            title=text("masks.fig.scores", h=0), name="s", zrange=(-1.0, 1.0))
+    (tab,) = table.tables(hm, {"panels": ["s"]})  # the blocked cells print the fill, the kept their value
+    assert tab.title == "s" and tab.rows[0][4] == "-1e9"
+    assert tab.rows[0][0] == f"{float(run.trace.masked_scores[0, 0, 0, 0]):.4f}"
     band = W.matrix_heatmap(run, "q", zrange=(-1, 1), groups=True)  # the heads' colour strip is no table
-    (table,) = route_tables(band)
-    assert torch.allclose(torch.tensor([[float(v) for v in row] for row in table.rows]), run.trace.q[0], atol=5e-5)
+    (band_table,) = table.tables(band)
+    assert torch.allclose(torch.tensor([[float(v) for v in row] for row in band_table.rows]), run.trace.q[0], atol=5e-5)
 
 
 def test_table_view_and_spoken_name_cut_a_tiled_grid_of_heads_back_into_its_heads():
@@ -311,6 +312,13 @@ def test_every_page_with_every_display_option(page, lang, option):
                 assert chart.stops(i) == chart_stops(figures.scale(kind, "contrast"))
     if option == "tables" and page in ("walkthrough", "heads", "masks", "real-model"):
         assert len(at.dataframe) >= 2  # the heatmaps' tables
+    routed = chart_heatmaps(at)  # the chart route's heatmaps (charts/payload.py)
+    for hm in routed:
+        assert hm.header["format"] == params.get("image_format", "png")
+        assert hm.header["palette"] == params.get("palette", "colorblind")
+        assert hm.header["cell_numbers"] is (params.get("cell_numbers") == "true")
+    if option == "tables":
+        assert not routed, "with the table view, no heatmap is drawn"
     if page in ("walkthrough", "heads", "masks", "real-model"):
         assert drawn or routed or option == "tables"
     if option == "tables":

@@ -10,11 +10,12 @@ import pytest
 import torch
 from conftest import run_app
 
-from core import export, masks_lab, scenario
+from core import export, scenario
 from core.attention import AttentionTrace
 from core.export import axis_labels
 from core.masks import mask_to_text
 from core.settings import sanitize
+from lessons import masks_lab
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 

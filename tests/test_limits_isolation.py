@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from core import frozen, limits, scenario
-from core import masks_lab as lab
+from lessons import masks_lab as lab
 from lessons import why_heads as W
 from core.masks import mask_from_text
 from core.settings import Settings, sanitize
@@ -110,7 +110,7 @@ def test_frozen_scenario_refuses_in_place_writes_and_computes_the_same():
 
 
 def test_the_shared_masks_lab_objects_are_read_only_and_work_the_same():
-    """pages/masks.py shares its run, its polarity-bug demo and its figures (as JSON text) per settings."""
+    """pages/masks.py shares its run, its polarity-bug demo and its heatmaps (lessons.masks_lab) per settings."""
     s = Settings(16, 4, 5, "custom", 3, "en")
     grid, _ = lab.parse_grid("10000.11000.01100.00110.00011", 5, 5)
     run = lab.run_lab(s, lab.LabSetup(("custom", "padding"), 5, 5, lengths=(4,), custom_grid=grid, fill="-inf"))
@@ -129,8 +129,12 @@ def test_the_shared_masks_lab_objects_are_read_only_and_work_the_same():
     assert lab.blocked_check(shared, 2) == lab.blocked_check(run, 2)
     assert lab.full_row_demo(shared, 1).actual == lab.full_row_demo(run, 1).actual
     assert str([dict(r) for r in bug.summary(1)]) == str(lab.polarity_bug(s, "-inf").summary(1))  # NaN too
-    kw = dict(titles=("m", "s", "w"), x_title="k", y_title="q", words=("keep", "blocked"))
-    assert lab.figure_json(lab.lab_figure(shared, 0, 2, "keep", **kw)) == lab.figure_json(lab.lab_figure(run, 0, 2, "keep", **kw))
+    from charts.payload import payload
+    view, own = frozen.freeze(lab.lab_view(shared, 0, 2, "keep")), lab.lab_view(run, 0, 2, "keep")
+    for name in ("mask", "scores", "weights"):
+        assert payload(getattr(view, name)) == payload(getattr(own, name))
+    with pytest.raises(ValueError):
+        view.scores.panels[0].values[0, 0] = 0  # the heatmaps' arrays are read-only too
 
 
 def test_the_shared_run_result_of_why_heads_is_read_only():

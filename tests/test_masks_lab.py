@@ -1,20 +1,21 @@
-"""Masks lab: what a mask does to the weights (core.masks_lab) and the page (AppTest)."""
+"""Masks lab: what a mask does to the weights (lessons.masks_lab), its heatmaps as data, and the page (AppTest)."""
 
 from __future__ import annotations
 
-import json
 import math
 
+import numpy as np
 import pytest
 import torch
-from chart_reader import charts
+from chart_reader import heatmaps
 from conftest import run_app
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
+from charts import table
 from core import i18n
-from core import masks_lab as lab
 from core.masks import mask_to_text
 from core.settings import Settings
+from lessons import masks_lab as lab
 
 
 def cfg(seq_len=6, d_model=16, num_heads=4, mask="none", lang="en"):
@@ -116,23 +117,32 @@ def test_grid_edits_and_url_text():
     assert not fitted and mask_to_text(grid) == default
     with pytest.raises(ValueError):
         lab.edit_grid(None, T_q, T_k, "toggle", (3, 0))
-    assert lab.cell_from_point({"customdata": [2, 1], "x": "0:a", "y": "0:a"}) == (2, 1)
-    assert lab.cell_from_point({"x": "3:cat", "y": "1:the"}) == (1, 3)
-    assert lab.cell_from_point({}) is None
     assert lab.shown_values(torch.tensor([[True, False]]), "block").tolist() == [[0, 1]]
 
 
-def test_figures_show_fill_and_nan():
+def marked(hm, panel=0) -> list[list[str]]:
+    """What each cell of a Heatmap prints instead of its number ("" where it has no mark)."""
+    marks = hm.panels[panel].marks
+    rows, cols = hm.panels[panel].values.shape
+    if marks is None:
+        return [[""] * cols for _ in range(rows)]
+    return [["" if k == 0 else hm.marks[k - 1].cell for k in row] for row in marks.tolist()]
+
+
+def test_heatmaps_show_fill_and_nan():
     off = torch.zeros(2, 3, dtype=torch.bool)
     run = lab.run_lab(cfg(seq_len=2), lab.LabSetup(("custom",), 2, 3, True, custom_grid=off, fill="-inf"))
-    kw = dict(x_title="key", y_title="query")
-    scores = lab.scores_figure(run.trace.masked_scores[0, 0], run.keep[0], "-inf", run.q_labels[0],
-                               run.k_labels[0], title="s", **kw)
-    assert "-inf" in scores.data[-1].text  # blocked cells are labelled with the fill value
-    weights = lab.weights_figure(run.trace.weights[0, 0], run.q_labels[0], run.k_labels[0], title="w", **kw)
-    assert len(weights.data[1].x) == 6  # one NaN marker per cell
-    grid = lab.mask_figure(run.keep[0], "keep", run.q_labels[0], run.k_labels[0], title="m", clickable=True, **kw)
-    assert list(grid.data[-1].customdata[-1]) == [1, 2]
+    view = lab.lab_view(run, 0, 0, "keep", clickable=True)
+    assert marked(view.scores) == [["-inf"] * 3] * 2  # blocked cells are labelled with the fill value
+    assert view.scores.panels[0].blocked.all()  # and drawn hatched, their hover says "blocked (-inf)"
+    assert np.isnan(view.weights.panels[0].values).all() and marked(view.weights) == [["NaN"] * 3] * 2
+    assert view.weights.panels[0].blocked.all()  # hatched: a fully blocked row (else an invisible gap)
+    assert view.mask.clickable and not view.scores.clickable and not view.weights.clickable
+    assert marked(view.mask) == [["0"] * 3] * 2  # nothing kept: the stored 0 of "1 = keep"
+    assert view.mask.marks[0].hover.key == "masks.hover.mask.keep"
+    # the table view prints the same words (charts/table.py reads the marks)
+    assert table.tables(view.scores)[0].rows == [["-inf"] * 3] * 2
+    assert table.tables(view.weights)[0].rows == [["NaN"] * 3] * 2
 
 
 # ---------------------------------------------------------------- the page (AppTest)
@@ -151,7 +161,7 @@ def test_page_custom_grid_round_trips_through_the_url():
     # Another section (a click on its tab) uses the same grid, and the link keeps it.
     at.query_params["masks_tab"] = "row"
     at.run()
-    assert not at.exception and not charts(at)
+    assert not at.exception and not heatmaps(at)
     assert at.query_params["masks_grid"] in ("011.001.100", ["011.001.100"])
     assert at.query_params["masks_tab"] in ("row", ["row"])
     assert weight_column(at)[1:] == ["0", "0"]  # the inspected row is query 2 = "100": only key 0 is kept
@@ -199,7 +209,7 @@ def test_the_drawn_grid_is_used_by_the_other_pages():
 
 
 # ---------------------------------------------------------------- sections and the one chart
-SECTION_CHARTS = {"grid": 1, "row": 0, "full": 0, "polarity": 2}
+SECTION_CHARTS = {"grid": 3, "row": 0, "full": 0, "polarity": 2}
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -208,96 +218,131 @@ def test_each_section_opens_from_the_link_and_draws_only_its_own_content(section
     at = run_app("masks", mask="causal", seq_len=5, masks_tab=section, lang=lang)
     assert not at.exception
     assert [t.label for t in at.tabs] == [i18n.t(f"masks.tab.{sid}", lang) for sid in SECTION_CHARTS]
-    assert len(charts(at)) == SECTION_CHARTS[section]
+    assert len(heatmaps(at)) == SECTION_CHARTS[section]
     heading = {"grid": "masks.figures", "row": "masks.row", "full": "masks.full", "polarity": "masks.pol"}[section]
     assert [h.value for h in at.subheader] == [i18n.t(heading, lang)]
     assert at.query_params["masks_tab"] in (section, [section])
 
 
-def test_the_one_chart_holds_mask_scores_and_weights_of_the_run():
+def test_the_three_charts_hold_mask_scores_and_weights_of_the_run():
     grid, _ = lab.parse_grid("1000.1100.1110.0111", 4, 4)
     run = lab.run_lab(cfg(seq_len=4), lab.LabSetup(("custom", "padding"), 4, 4, lengths=(3,), custom_grid=grid,
                                                    fill="-inf"))
-    fig = lab.lab_figure(run, 0, 2, "block", titles=("m", "s", "w"), x_title="key", y_title="query",
-                         words=("keep", "blocked"), clickable=True, meta="g")
-    heats = [t for t in fig.data if t.type == "heatmap"]
-    assert len(fig.data) <= 6 and len(heats) == 4  # mask, scores (+ grey blocked cells), weights
-    assert not [k for k in fig.layout.to_plotly_json() if k.startswith(("xaxis2", "yaxis2"))]  # one pair of axes
-    assert [tile["title"] for tile in fig.layout.meta["tiles"]] == ["m", "s", "w"]
-
+    view = lab.lab_view(run, 0, 2, "block", clickable=True)
     keep = run.keep[0]
-    nan = lambda m: torch.tensor([[float("nan") if v is None else v for v in r] for r in m])  # noqa: E731
-    assert torch.equal(torch.tensor(heats[0].z).bool(), keep)
-    assert heats[0].text == tuple(tuple(str(v) for v in r) for r in lab.shown_values(keep, "block").tolist()) \
-        or [list(r) for r in heats[0].text] == [[str(v) for v in r] for r in lab.shown_values(keep, "block").tolist()]
-    kept, scores = nan(heats[1].z), run.trace.masked_scores[0, 2]
-    assert torch.allclose(kept[keep], scores[keep], atol=1e-5) and torch.isnan(kept[~keep]).all()
-    assert all(heats[2].text[r][c] == "-inf" for r in range(4) for c in range(4) if not keep[r, c])  # the fill value
-    assert torch.allclose(nan(heats[3].z), run.trace.weights[0, 2], atol=1e-5, equal_nan=True)
-    # Panels side by side on one numeric key axis; the hover names the key by its index in its panel.
-    tiles = fig.layout.meta["tiles"]
-    assert [h.x0 for h in heats] == [tiles[0]["col"], tiles[1]["col"], tiles[1]["col"], tiles[2]["col"]]
-    assert tiles[0]["col"] + 4 < tiles[1]["col"] < tiles[2]["col"] and all(h.dx == 1 for h in heats)
-    assert all(list(map(list, h.customdata)) == [[0, 1, 2, 3]] * 4 for h in heats)
-    assert list(fig.layout.xaxis.ticktext) == lab.axis_labels(run.k_labels[0]) * 3
-    targets = next(t for t in fig.data if t.type == "scatter" and t.customdata is not None)
-    assert len(targets.x) == 16 and lab.cell_from_point({"customdata": list(targets.customdata[6])}) == (1, 2)
-    # The shared copy is text; every session gets its own figure with the same content.
-    again = lab.figure_from_json(lab.figure_json(fig))
-    drawn, built = json.loads(again.to_json()), json.loads(fig.to_json())
-    assert drawn["data"] == built["data"] and again is not fig
-    assert drawn["layout"].pop("template") == {}  # Streamlit's theme styles it: plotly's ~7 KB template is not sent
-    assert drawn["layout"] == {k: v for k, v in built["layout"].items() if k != "template"}
+    # the mask: light = keep (state 0), dark = blocked (state 1); each cell prints the 0/1 stored under "block"
+    mask = view.mask
+    assert mask.role == "state" and mask.states == lab.MASK_STATES and mask.clickable
+    assert np.array_equal(mask.panels[0].values, (~keep).numpy().astype(np.float32))
+    assert marked(mask) == [[str(v) for v in r] for r in lab.shown_values(keep, "block").tolist()]
+    assert {m.hover.key for m in mask.marks} == {"masks.hover.mask.block"}
+    # the masked scores: the run's numbers, blocked cells hatched and printed "-inf"
+    scores = view.scores
+    assert scores.role == "signed" and np.array_equal(scores.panels[0].blocked, (~keep).numpy())
+    assert torch.equal(torch.from_numpy(scores.panels[0].values.copy()), run.trace.masked_scores[0, 2])
+    assert all(marked(scores)[r][c] == ("-inf" if not keep[r, c] else "") for r in range(4) for c in range(4))
+    kept = run.trace.masked_scores[0, 2][keep]
+    assert scores.vmax == -scores.vmin == pytest.approx(float(kept.abs().max()))  # symmetric over the kept scores
+    # the weights: the run's numbers on 0..1
+    weights = view.weights
+    assert weights.role == "weights" and (weights.vmin, weights.vmax) == (0.0, 1.0)
+    assert torch.equal(torch.from_numpy(weights.panels[0].values.copy()), run.trace.weights[0, 2])
+    assert [p.title.key for h in (mask, scores, weights) for p in h.panels] == [
+        "masks.fig.mask", "masks.fig.scores", "masks.fig.weights"]
+    assert mask.panels[0].row_labels == lab.axis_labels(run.q_labels[0])
+    assert scores.panels[0].col_labels == lab.axis_labels(run.k_labels[0])
+    # what a lesson hands out cannot be changed (it is shared by every session)
+    with pytest.raises(ValueError):
+        weights.panels[0].values[0, 0] = 5
 
 
 def test_the_polarity_bug_is_two_charts_of_two_panels():
     bug = lab.polarity_bug(cfg(seq_len=5), "-1e9")
-    masks, weights = lab.bug_figures(bug, 1, titles=("a", "b", "c", "d"), x_title="k", y_title="q",
-                                     words=("keep", "blocked"))
-    assert [tile["title"] for tile in masks.layout.meta["tiles"]] == ["a", "b"]
-    assert [tile["title"] for tile in weights.layout.meta["tiles"]] == ["c", "d"]
-    stored, seen = [t for t in masks.data if t.type == "heatmap"]
-    assert torch.equal(torch.tensor(stored.z).bool(), bug.intended) and stored.text[0][0] == "0"  # stored: 0 = keep
-    assert torch.equal(torch.tensor(seen.z).bool(), bug.seen_keep)
-    right, wrong = [t for t in weights.data if t.type == "heatmap"]
-    assert torch.allclose(torch.tensor(right.z), bug.correct[1], atol=1e-5)
-    assert torch.allclose(torch.tensor(wrong.z), bug.bug[1], atol=1e-5)
-    tables = lab.bug_tables(bug, 1, ("a", "b", "c", "d"), 1)
-    assert [t[0] for t in tables] == ["c", "d"] and torch.allclose(torch.tensor(tables[1][3]), bug.bug[1])
+    view = lab.bug_view(bug, 1)
+    assert [p.title.key for p in view.masks.panels] == ["masks.bug.stored", "masks.bug.seen"]
+    assert [p.title.key for p in view.weights.panels] == ["masks.fig.correct", "masks.fig.bug"]
+    stored, seen = view.masks.panels
+    assert np.array_equal(stored.values, (~bug.intended).numpy().astype(np.float32))  # dark = blocked
+    assert marked(view.masks, 0)[0][0] == "0"  # stored as True = blocked: query 0 keeps key 0 -> 0
+    assert marked(view.masks, 0) == [[str(v) for v in r] for r in bug.stored.tolist()]
+    assert np.array_equal(seen.values, (~bug.seen_keep).numpy().astype(np.float32))
+    assert marked(view.masks, 1) == [[str(v) for v in r] for r in bug.seen_keep.int().tolist()]
+    right, wrong = view.weights.panels
+    assert torch.equal(torch.from_numpy(right.values.copy()), bug.correct[1])
+    assert torch.equal(torch.from_numpy(wrong.values.copy()), bug.bug[1])
+    tables = table.tables(view.weights)
+    assert tables[1].rows[3][4] == f"{float(bug.bug[1, 3, 4]):.4f}"
 
 
 def test_value_numbers_follow_the_numbers_in_the_cells_option_the_mask_digits_stay():
-    def texts(at):
-        chart = charts(at)[0]
-        return [chart.cell_text(i) is not None for i in range(len(chart.heatmaps))]
-
     off = run_app("masks", mask="causal", seq_len=4, lang="en")
-    assert texts(off) == [True, False, False, False]  # mask | scores (+ grey) | weights
+    drawn = heatmaps(off)
+    assert [d.header["cell_numbers"] for d in drawn] == [False] * 3
     assert any("Numbers in the cells" in c.value for c in off.caption)
+    mask = drawn[0]  # its 0/1 travel as marks, printed whatever the option
+    assert [m["cell"] for m in mask.header["marks"]] == ["0", "1"]
+    assert (mask.arrays[0]["marks"] - 1).tolist() == [[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]]
+    assert mask.header["marks"][0]["hover"] == "mask = 0 (1 = keep)"
     on = run_app("masks", mask="causal", seq_len=4, lang="en", cell_numbers="true")
-    assert texts(on) == [True, True, True, True]
-    chart = charts(on)[0]
-    weights = chart.cell_text(len(chart.heatmaps) - 1)
-    assert weights[0][1] == "0" and weights[0][0] == "1.00"  # query 0 sees only itself
+    drawn = heatmaps(on)
+    assert [d.header["cell_numbers"] for d in drawn] == [True] * 3
+    weights = drawn[2].values()
+    assert weights[0][1] == 0 and weights[0][0] == 1  # query 0 sees only itself
+    scores = drawn[1]
+    assert scores.header["marks"] == [{"cell": "-1e9", "hover": "-1e9"}] and scores.arrays[0]["blocked"][0, 1]
 
 
-def test_the_scores_and_weights_panels_carry_their_colour_bars_into_the_scene():
-    """Issue 20: a scene's panels name the heat layer whose colour bar each shows (the mask none)."""
-    from core import canvas_chart, figures
-    from core.settings import Settings as S
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_page_words_titles_axes_and_the_mask_legend(lang):
+    at = run_app("masks", mask="custom", seq_len=4, masks_polarity="block", lang=lang)
+    assert not at.exception
+    mask, scores, weights = heatmaps(at)
+    assert mask.header["states"] == [i18n.t("masks.state.keep", lang), i18n.t("masks.state.blocked", lang)]
+    assert mask.header["panels"][0]["title"] == i18n.t("masks.fig.mask", lang, polarity="block")
+    assert mask.header["marks"][1]["hover"] == i18n.t("masks.hover.mask.block", lang, v=1)
+    assert mask.header["clickable"] and not scores.header["clickable"]
+    assert scores.header["row_axis"] == i18n.t("common.query", lang)
+    assert scores.header["col_axis"] == i18n.t("common.key", lang)
+    assert scores.header["blocked_word"] == i18n.t("display.blocked", lang)
+    assert weights.header["panels"][0]["title"] == i18n.t("masks.fig.weights", lang, h=0)
 
-    run = lab.run_lab(S(64, 4, 8, "causal", 0, "en"), lab.LabSetup(("causal",), 8, 8, False, None, None, "-1e9"))
-    fig = lab.lab_figure(run, 0, 0, "keep", titles=("m", "s", "w"), x_title="key", y_title="query",
-                         words=("keep", "blocked"))
-    scene = canvas_chart.to_scene(fig)
-    panels = scene["panels"]
-    assert [p["x"] for p in panels] == [[-0.5, 7.5], [8.5, 16.5], [17.5, 25.5]]  # 8 keys, 1 column apart
-    assert panels[0]["bar"] is None
-    scores, weights = scene["layers"][panels[1]["bar"]], scene["layers"][panels[2]["bar"]]
-    assert (weights["zmin"], weights["zmax"]) == (0.0, 1.0)
-    lo, hi = figures.color_range(run.trace.masked_scores[:, 0], signed=True)
-    assert (scores["zmin"], scores["zmax"]) == pytest.approx((lo, hi))
-    assert scores["scale"] != weights["scale"]
-    # a figure without the "stack" mark (a grid of heads) gets no panels: its one bar stays at the right
-    heads = figures.heads_figure(run.trace.weights[0], range(4), run.q_labels[0], run.k_labels[0])
-    assert "panels" not in canvas_chart.to_scene(heads)
+
+def test_the_page_url_keys_parse_against_the_settings_and_each_other():
+    """lessons.masks_lab.URL_KEYS (lessons/url.py): T_k follows masks_cross and masks_tk, the padding and the
+    lengths follow T_k, the head and the row follow the settings; bad values are corrected and reported."""
+    from lessons import url_keys
+    from core.limits import T_K_MAX
+    from lessons.url import parse
+
+    env = {"settings": cfg(seq_len=6, num_heads=4)}
+    raw = {"masks_cross": "true", "masks_tk": "999", "masks_pad": "-5", "masks_head": "9", "masks_fill": "nan",
+           "masks_polarity": "block"}
+    values, fixes = parse(lab.URL_KEYS, raw, env)
+    assert values["masks_cross"] is True and values["masks_tk"] == T_K_MAX
+    assert values["masks_pad"] == 0 and values["masks_len1"] == T_K_MAX // 2 and values["masks_len0"] == T_K_MAX
+    assert (values["masks_head"], values["masks_fill"], values["masks_polarity"]) == (3, "-1e9", "block")
+    assert values["masks_row"] == 2 and values["masks_seq"] == "0"
+    assert {f.key for f in fixes} == {"masks_tk", "masks_pad", "masks_head", "masks_fill"}
+    plain, fixes = parse(lab.URL_KEYS, {}, env)  # self-attention: T_k = seq_len
+    assert not fixes and plain["masks_pad"] == lab.default_padding(6) and plain["masks_len1"] == 3
+    # with the three keys that have their own handlers, every key lessons/url_keys.py lists for the page (the grid: for
+    # every page; plus the row inspector's two, read from a link too)
+    assert set(lab.URL_KEY_NAMES) | set(lab.OWN_HANDLERS) == {*url_keys.PAGE_KEYS["masks"], url_keys.GRID, "masks_row", "masks_seq"}
+
+
+@pytest.mark.parametrize("fill", lab.FILLS)
+def test_the_polarity_bug_reuses_the_runs_model_and_gives_the_same_numbers(fill):
+    s = cfg(seq_len=5)
+    run = lab.run_lab(s, lab.LabSetup(("causal",), 5, 5, fill=fill))
+    reused, built = lab.polarity_bug(s, fill, run.model), lab.polarity_bug(s, fill)
+    assert torch.equal(reused.correct, built.correct)
+    assert torch.equal(torch.nan_to_num(reused.bug, 7.0), torch.nan_to_num(built.bug, 7.0))
+    other = lab.polarity_bug(s, "-inf" if fill == "-1e9" else "-1e9", run.model)  # another fill: its own model
+    assert torch.isnan(other.bug[:, -1]).all() == (fill == "-1e9")
+    rows = built.summary(2)  # the sums per query, against a plain loop over the keys
+    for i, r in enumerate(rows):
+        c, b = built.correct[2, i], built.bug[2, i]
+        assert r["correct_past"] == pytest.approx(float(c[: i + 1].sum()), abs=1e-6)
+        assert r["correct_future"] == pytest.approx(float(c[i + 1:].sum()), abs=1e-6)
+        if not r["bug_nan"]:
+            assert r["bug_future"] == pytest.approx(float(b[i + 1:].sum()), abs=1e-6)

@@ -11,6 +11,8 @@ from conftest import click_mask_cell, open_app, wait_idle
 from playwright.sync_api import expect
 
 from core import i18n
+from core.settings import Settings
+from lessons import masks_lab as lab
 
 pytestmark = pytest.mark.browser
 
@@ -29,7 +31,7 @@ def open_section(page, sid: str) -> None:
 def test_clicking_a_cell_blocks_it_and_the_link_keeps_it(server, page):
     # T = 4, default hand-drawn grid "1000.1100.1110.0111"; the first section has the editor and the chart
     open_app(page, server, "masks", mask="custom", seq_len=4, lang="en")
-    expect(page.locator(CHART)).to_have_count(1)  # mask | scores | weights: one chart
+    expect(page.locator(CHART)).to_have_count(3)  # mask | scores | weights: three charts side by side
     click_mask_cell(page, 2, 1)
     expect(page).to_have_url(re.compile(r"masks_grid=1000\.1100\.1010\.0111"))
     wait_idle(page)
@@ -58,16 +60,60 @@ def test_clicking_a_cell_blocks_it_and_the_link_keeps_it(server, page):
 
 
 def test_on_a_phone_the_stacked_mask_panel_still_takes_a_click(browser, server):
-    """Issue 20: the panels stack at 390 px; a click on the (stacked) mask panel toggles that cell."""
+    """Issue 20: the charts stack at 390 px; a click on the (stacked) mask chart toggles that cell."""
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     try:
         open_app(page, server, "masks", mask="custom", seq_len=4, lang="en")
-        chart = page.locator(".al-heatmap")
-        chart.scroll_into_view_if_needed()
-        page.wait_for_function("box => box.__alChart && box.__alChart.parts && box.__alChart.parts.length === 3",
-                               arg=chart.element_handle())
+        charts = page.locator(".al-chart")
+        expect(charts).to_have_count(3)
+        charts.nth(0).scroll_into_view_if_needed()
+        boxes = [charts.nth(i).bounding_box() for i in range(3)]  # stacked: each the full width, one under another
+        assert all(b["width"] > 300 for b in boxes), boxes
+        assert boxes[0]["y"] + boxes[0]["height"] <= boxes[1]["y"] and boxes[1]["y"] + boxes[1]["height"] <= boxes[2]["y"]
         click_mask_cell(page, 2, 1)
         expect(page).to_have_url(re.compile(r"masks_grid=1000\.1100\.1010\.0111"))
     finally:
         context.close()
+
+
+def ready(page, nth: int):
+    chart = page.locator(CHART).nth(nth)
+    chart.scroll_into_view_if_needed()
+    page.wait_for_function("box => box.__alChart && box.__alChart.g", arg=chart.element_handle())
+    return chart
+
+
+def hover_text(page, chart, panel: int, r: int, c: int) -> str:
+    x, y = chart.evaluate("(box, a) => box.__alChart.cellPoint(...a)", [panel, r, c])
+    page.mouse.move(x, y)
+    tip = chart.locator(".al-tip")
+    expect(tip).to_be_visible()
+    return tip.inner_text()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_hover_names_the_mask_value_the_fill_and_the_weight(page, server, lang):
+    """The mask's cells print the stored 0/1 and hover 'mask = 0 (1 = keep)'; a blocked score hovers as blocked
+    with the fill value; a weight hovers with its exact value (the run's, 4 decimals)."""
+    open_app(page, server, "masks", lang=lang, mask="causal", seq_len=5, masks_fill="-inf")
+    expect(page.locator(CHART)).to_have_count(3)
+    mask, scores, weights = (ready(page, i) for i in range(3))
+    lines = hover_text(page, mask, 0, 2, 3).splitlines()  # row 2 cannot see key 3
+    assert lines[-1] == i18n.t("masks.hover.mask.keep", lang, v=0)
+    assert lines[-2].startswith(i18n.t("common.key", lang) + " 3:")
+    drawn = mask.evaluate("box => box.__alChart.drawn")
+    assert drawn.count("1") >= 15 and drawn.count("0") >= 10  # 15 kept, 10 blocked cells print their digit
+    assert i18n.t("masks.state.keep", lang) in drawn and i18n.t("masks.state.blocked", lang) in drawn  # legend
+    assert hover_text(page, scores, 0, 1, 4).splitlines()[-1] == f"{i18n.t('display.blocked', lang)} (-inf)"
+    assert "-inf" in scores.evaluate("box => box.__alChart.drawn")  # printed in the blocked cells
+    run = lab.run_lab(Settings(64, 4, 5, "causal", 0, lang), lab.LabSetup(("causal",), 5, 5, fill="-inf"))
+    assert hover_text(page, weights, 0, 2, 1).splitlines()[-1] == f"{float(run.trace.weights[0, 0, 2, 1]):.4f}"
+    assert hover_text(page, scores, 0, 2, 1).splitlines()[-1] == f"{float(run.trace.masked_scores[0, 0, 2, 1]):.4f}"
+
+
+def test_a_fully_blocked_row_under_inf_shows_nan(page, server):
+    open_app(page, server, "masks", lang="en", mask="custom", seq_len=3, masks_grid="000.110.011", masks_fill="-inf")
+    weights = ready(page, 2)
+    assert hover_text(page, weights, 0, 0, 1).splitlines()[-1] == f"{i18n.t('display.blocked', 'en')} (NaN)"
+    assert weights.evaluate("box => box.__alChart.drawn.filter(t => t === 'NaN').length") == 3

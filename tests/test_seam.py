@@ -92,8 +92,7 @@ STREAMLIT_PRIVATE = ("streamlit.runtime", "streamlit.navigation", "streamlit.web
                        if w.startswith("streamlit.") and n not in ("query_params", "enqueue")))
 PLOTLY_PRIVATE = {n for w, n in seam.PRIVATE_NAMES if w.startswith("plotly")}
 # Where the app reads plotly's private attributes (entry 7 of ui/seam/__init__.py names each function).
-PLOTLY_READERS = {("core/canvas_chart.py", "_figure_dicts"), ("core/figures.py", "_subplot_titles"),
-                  ("core/masks_lab.py", "figure_from_json")}
+PLOTLY_READERS = {("core/canvas_chart.py", "_figure_dicts"), ("core/figures.py", "_subplot_titles")}
 
 
 def test_private_streamlit_is_touched_only_in_the_seam():

@@ -17,6 +17,7 @@ Two sessions asking for the same missing key at once build it once (the second w
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from functools import wraps
@@ -36,6 +37,7 @@ class ByteBudgetCache:
         self.budget = budget
         self.total = 0
         self._entries: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self._used: dict[Hashable, float] = {}  # when each entry was last built or handed out (time.monotonic)
         self._lock = threading.Lock()
         self._building: dict[Hashable, threading.Lock] = {}
 
@@ -43,12 +45,14 @@ class ByteBudgetCache:
         with self._lock:
             if key in self._entries:
                 self._entries.move_to_end(key)
+                self._used[key] = time.monotonic()
                 return self._entries[key][0]
             gate = self._building.setdefault(key, threading.Lock())
         with gate:  # one build per key at a time: a second asker waits, then finds it
             with self._lock:
                 if key in self._entries:
                     self._entries.move_to_end(key)
+                    self._used[key] = time.monotonic()
                     return self._entries[key][0]
             try:
                 value = build()
@@ -63,14 +67,33 @@ class ByteBudgetCache:
             if size > self.budget:
                 return  # larger than the whole budget: used by this run only
             self._entries[key] = (value, size)
+            self._used[key] = time.monotonic()
             self.total += size
             while self.total > self.budget:
-                _, (_, old) = self._entries.popitem(last=False)
+                gone, (_, old) = self._entries.popitem(last=False)
+                self._used.pop(gone, None)
                 self.total -= old
+
+    def drop_idle(self, seconds: float, now: float | None = None) -> int:
+        """Forget the entries nobody asked for in the last `seconds` (ui/reclaim.py, once a class has gone
+        quiet); how many. The least recently used come first, so this stops at the first recent one."""
+        now = time.monotonic() if now is None else now
+        dropped = 0
+        with self._lock:
+            while self._entries:
+                key = next(iter(self._entries))
+                if now - self._used.get(key, now) < seconds:
+                    break
+                _, old = self._entries.pop(key)
+                self._used.pop(key, None)
+                self.total -= old
+                dropped += 1
+        return dropped
 
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._used.clear()
             self.total = 0
 
     def __len__(self) -> int:

@@ -24,7 +24,7 @@ def scenario_downloads(ctx, run, *, page: str) -> None:
 
 
 def lab_downloads(ctx, lab_run) -> None:
-    """For the Masks lab, whose tensors come from its own choices (core.masks_lab.run_lab)."""
+    """For the Masks lab, whose tensors come from its own choices (lessons.masks_lab.run_lab)."""
     _section(lambda: export.from_lab(lab_run, ctx.settings, ctx.custom_text, app_url=st.context.url,
                                      extra_query={k: v for k, v in st.query_params.to_dict().items()
                                                   if k.startswith("masks_")}),

@@ -52,7 +52,8 @@ def words(hm: Heatmap, t: Say, image_format: str = "png") -> Words:
     w: Words = {"title": _word(t, hm.title), "row_axis": _word(t, hm.row_axis), "col_axis": _word(t, hm.col_axis),
                 "panels": [_word(t, p.title) for p in hm.panels], "states": [t(k) for k in hm.states],
                 "blocked": t("display.blocked"), "thinned": t("display.thinned"),
-                "download": t("display.download", fmt=fmt.upper())}
+                "download": t("display.download", fmt=fmt.upper()),
+                "marks": [_word(t, m.hover) or m.cell for m in hm.marks]}
     w["alt"] = alt.alt_text(hm, w, lambda **kw: t("display.alt.heatmap", **kw))
     return w
 

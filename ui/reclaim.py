@@ -3,11 +3,16 @@
 Why: config.toml turns Streamlit's full collection after every rerun off (~110 ms each with torch
 imported), so garbage in reference cycles (a run's trace, a figure, a closed session's state) waits for
 Python's own allocation-driven collection, which never comes once the class has gone quiet; and glibc
-keeps freed heap pages instead of returning them. (benchmarks/bench_memory.py, 40 students each opening
-three pages with their own large settings: this gives back ~30 MB of the ~400 MB the server grows by; the
-rest is not in the app's shared caches -- a 48 MB cache budget left the same growth -- see README.) Every PERIOD seconds this
-runs gc.collect() and, where the C library is glibc, malloc_trim(0) (return free heap pages to the
-system): a few hundred ms of one core per PERIOD, skipped while it would compete with a busy class.
+keeps freed heap pages instead of returning them. Every PERIOD seconds this
+1. lets go of Streamlit sessions disconnected longer than server.disconnectedSessionTTL (ui/seam/sessions.py:
+   Streamlit 1.67 kept them for good once nobody disconnected any more, each with its pages' runs, models
+   and figures, reachable through its widgets' callbacks);
+2. forgets shared-cache entries nobody asked for in SHARED_CACHE_IDLE_SECONDS (ui/cache.py);
+3. runs gc.collect() and, where the C library is glibc, malloc_trim(0) (return free heap pages to the system).
+Measured (benchmarks/bench_memory.py, 40 students each opening three pages with their own large settings,
+ui/memdebug.py for what held what; benchmarks/README.md): growth over the warm server a minute after the
+class left, +382 MB with step 3 alone, +185 MB with 1 and 3, median +24 MB with all three. A few hundred
+ms of one core per PERIOD.
 """
 
 from __future__ import annotations
@@ -17,6 +22,10 @@ import ctypes.util
 import gc
 import threading
 import time
+
+from core.limits import SHARED_CACHE_IDLE_SECONDS
+from ui import seam
+from ui.cache import CACHE
 
 PERIOD = 30.0  # seconds between collections
 _started = False
@@ -32,7 +41,16 @@ def _trim():
 
 
 def reclaim() -> None:
-    """One full collection, then free heap pages back to the system (glibc)."""
+    """Let go of what a class that has left still holds, one full collection, then free heap pages back to
+    the system (glibc)."""
+    # Disconnected sessions past their reconnect window (server.disconnectedSessionTTL): each one keeps its
+    # pages' whole namespaces (runs, models, figures) through its widgets' callbacks (ui/seam/sessions.py).
+    if seam.enabled():
+        from ui.seam import sessions
+
+        sessions.reap()
+    # Shared runs and figures nobody asked for in SHARED_CACHE_IDLE_SECONDS.
+    CACHE.drop_idle(SHARED_CACHE_IDLE_SECONDS)
     gc.collect()
     trim = _trim()
     if trim is not None:

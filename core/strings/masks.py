@@ -68,6 +68,10 @@ STRINGS = {
     },
     "masks.hover.keep": {"zh": "保留", "en": "keep"},
     "masks.hover.blocked": {"zh": "屏蔽", "en": "blocked"},
+    "masks.hover.mask.keep": {"zh": "mask = {v}（1 = 保留）", "en": "mask = {v} (1 = keep)"},
+    "masks.hover.mask.block": {"zh": "mask = {v}（1 = 屏蔽）", "en": "mask = {v} (1 = blocked)"},
+    "masks.state.keep": {"zh": "保留", "en": "keep"},
+    "masks.state.blocked": {"zh": "屏蔽", "en": "blocked"},
     # Custom editor
     "masks.editor": {"zh": "手绘掩码", "en": "Hand-drawn mask"},
     "masks.cell.i": {"zh": "查询（行）i", "en": "Query (row) i"},
@@ -111,10 +115,11 @@ STRINGS = {
     "masks.fig.correct": {"zh": "正确的极性，头 {h}", "en": "right polarity, head {h}"},
     "masks.fig.bug": {"zh": "错误的极性，头 {h}", "en": "wrong polarity, head {h}"},
     "masks.legend": {
-        "zh": "掩码：浅色 = 保留，深色 = 屏蔽。分数：灰色格子在 softmax 之前被填成 {fill}（颜色只显示未被屏蔽的分数）。"
-              "权重：被屏蔽的格子正好是 0；橙色 × 表示 NaN。",
-        "en": "Mask: light = keep, dark = blocked. Scores: grey cells hold {fill} before the softmax (the colours "
-              "only cover the kept scores). Weights: blocked cells are exactly 0; an orange × marks NaN.",
+        "zh": "掩码：浅色 = 保留，深色 = 屏蔽。分数：灰色斜线格子在 softmax 之前被填成 {fill}（颜色只显示未被屏蔽的分数）。"
+              "权重：被屏蔽的格子正好是 0；灰色斜线、写着 NaN 的格子是 NaN（整行都被屏蔽）。",
+        "en": "Mask: light = keep, dark = blocked. Scores: hatched grey cells hold {fill} before the softmax (the colours "
+              "only cover the kept scores). Weights: blocked cells are exactly 0; a hatched cell marked NaN is NaN "
+              "(its whole row is blocked).",
     },
     "masks.numbers_hint": {
         "zh": "悬停在格子上可以看到精确数值；打开侧边栏的“在格子里显示数值”，分数和权重会直接写在格子里"

@@ -74,8 +74,6 @@ A/B on a busy machine (benchmarks/bench_browser.py --quick --only heads, load 13
      objects costs ~1 ms an annotation). Guarded: without them it uses fig.to_plotly_json().
    - core/figures.py:362 `_subplot_titles`: fig._grid_ref (make_subplots' panel map, the table view's titles).
      Guarded: without it, the table view has no panel titles.
-   - core/masks_lab.py:615 `figure_from_json`: go.Figure(json, _validate=False), the masks lab's cached figure
-     for a session without validating every cell again (~3 ms against ~50 ms for three panels). Not guarded.
 8. A number box that cannot read its value (widget_guard.py): wraps NumberInputSerde.deserialize, which raises
    on a crafted NaN, inf or text value before any app code runs, breaking that session on every later rerun.
    Wrapped, the box takes its default and app.py says so (notice.number_reset). Buys: no session broken for
@@ -88,6 +86,12 @@ A/B on a busy machine (benchmarks/bench_browser.py --quick --only heads, load 13
    resolver, tests/test_offline_network_browser.py): foreign websockets refused in 0.01 s instead of 20-60 s,
    another student's step 0.44 s instead of 60 s. Off: Streamlit's own check, with its lookup.
    (The startup lookup is skipped by `browser.serverAddress`, a public setting in .streamlit/config.toml.)
+10. Disconnected sessions let go after `server.disconnectedSessionTTL` seconds (sessions.py, called by
+   ui/reclaim.py every 30 s; reads Runtime._session_mgr, WebsocketSessionManager._session_storage and
+   ._storage_lock, MemorySessionStorage._cache, then only TTLCache's public expire()/timer/ttl). Streamlit
+   1.67 keeps each one until the *next* disconnect after its 120 s, so once a class has left, none went; each
+   holds its pages' namespaces through its widgets' callbacks. Buys (benchmarks/README.md, issue 24.4): the
+   ~190 MB of a class's runs that were outside the shared cache. Off: sessions stay as Streamlit keeps them.
 """
 
 from __future__ import annotations
@@ -131,6 +135,10 @@ PRIVATE_NAMES = (
     ("streamlit.runtime.scriptrunner_utils.script_run_context", "get_script_run_ctx"),
     ("streamlit.net_util", "get_internal_ip"),
     ("streamlit.url_util", "get_hostname"),
+    ("streamlit.runtime.runtime.Runtime", "self._session_mgr"),
+    ("streamlit.runtime.websocket_session_manager.WebsocketSessionManager", "self._session_storage"),
+    ("streamlit.runtime.websocket_session_manager.WebsocketSessionManager", "self._storage_lock"),
+    ("streamlit.runtime.memory_session_storage.MemorySessionStorage", "self._cache"),
     ("plotly.graph_objects.Figure", "_data"),
     ("plotly.graph_objects.Figure", "_layout"),
     ("plotly.graph_objects.Figure", "_grid_ref"),
