@@ -26,6 +26,7 @@ from core.attention import AttentionTrace
 from core.masks import mask_from_text, mask_to_text
 from core.settings import SETTING_KEYS, Settings, sanitize
 from lessons import masks_lab
+from lessons.heatmap import axis_labels
 
 FORMAT = "attention-lab/tensors"
 FORMAT_VERSION = 1
@@ -201,14 +202,9 @@ class Slice:
         return self.name + (f"[{', '.join(map(str, self.index))}]" if self.index else "")
 
 
-def axis_labels(tokens: list[str]) -> list[str]:
-    """'3:cat': position and token, so a repeated token stays a distinct row/column of a table."""
-    return [f"{i}:{tok}" for i, tok in enumerate(tokens)]
-
-
 def _labels(axis: str, n: int, tokens: list[str]) -> list[str]:
     if axis in ("query", "key"):
-        return axis_labels(tokens)  # '3:cat'
+        return list(axis_labels(tokens))  # "3:cat"
     return [str(i) for i in range(n)]
 
 

@@ -15,6 +15,7 @@ for every new setting and thrown away once drawn; these are a few arrays (issue 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 

@@ -24,7 +24,7 @@ from core.scenario import PAD, default_custom_grid, padding_length
 from core.limits import MAX_GRID_CHARS, SEQ_LEN_MAX, SEQ_LEN_MIN, T_K_MAX, T_K_MIN, check_range
 from core.settings import Settings
 from core.tokens import tokens as sentence_tokens
-from lessons.heatmap import Heatmap, Mark, Panel, Text, readonly, text, value_range
+from lessons.heatmap import Heatmap, Mark, Panel, Text, axis_labels, readonly, text, value_range
 from lessons.url import UrlKey, setting
 
 PARTS = ("causal", "padding", "custom")  # the masks that can be combined (AND)
@@ -321,11 +321,6 @@ def fmt_value(x: float, *, fill_text: str | None = None, digits: int = 3) -> str
     if x == 0:
         return "0"
     return f"{x:.{digits}f}"
-
-
-def axis_labels(tokens) -> tuple[str, ...]:
-    """'i:token' per position (tokens repeat: 'the' twice), as the charts and tables label rows and columns."""
-    return tuple(f"{i}:{tok}" for i, tok in enumerate(tokens))
 
 
 def _mask_marks(polarity: str) -> tuple[Mark, Mark]:

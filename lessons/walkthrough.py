@@ -20,7 +20,7 @@ from core.attention import AttentionTrace, MultiHeadAttention
 from core.masks import full_grid
 from core.reference import max_abs_diff, torch_reference
 from lessons import source, url
-from lessons.heatmap import Heatmap, Panel, Rect, readonly, text
+from lessons.heatmap import Heatmap, Panel, Rect, axis_labels, readonly, text
 from lessons.source import Source
 
 # ------------------------------------------------------------------ the steps
@@ -272,11 +272,6 @@ def page_of_heads(num_heads: int, page: int, per_page: int = HEADS_PER_PAGE) -> 
 
 
 # ------------------------------------------------------------------ heatmaps (plain data)
-
-
-def axis_labels(tokens) -> tuple[str, ...]:
-    """'3:cat': position and token, so repeated tokens stay distinct on an axis."""
-    return tuple(f"{i}:{tok}" for i, tok in enumerate(tokens))
 
 
 def _finite_range(values: torch.Tensor) -> tuple[float, float]:

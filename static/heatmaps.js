@@ -4,7 +4,6 @@
 // (<= 640 px). Hover texts are made here from the value, the header's `decimals`, the labels and the worded
 // axis titles; a click on a cell of a clickable chart sends {panel, row, col}; the download (PNG at twice
 // the size, or SVG with text as text) is made here too: nothing is fetched.
-// (static/heatmap.js draws the old plotly-derived scenes for the pages still on the old route.)
 
 const TEXT = "#31333f", MUTED = "#5c6170", PAPER = "#ffffff", PAD = 6, GAP = 14, STRIP = 5;
 const MIN_FONT = 13;  // px: the smallest text of a chart (core/figures.MIN_FONT), for a projector and a phone

@@ -1,6 +1,6 @@
 """The chart route's Streamlit-free half (charts/): the payload carries the arrays exactly, the table view
-prints with the Heatmap's decimals, the accessible name summarises the panels, the palettes are
-core.figures' scales."""
+prints with the Heatmap's decimals, the accessible name summarises the panels, the palettes give every role
+a scale."""
 
 from __future__ import annotations
 
@@ -122,14 +122,20 @@ def test_alt_text_summarises_the_panels():
     assert out == "heatmap, 10 panel(s) of 2×3 (h0, h1, h2, h3, h4, h5, h6, h7 …)."
 
 
-@pytest.mark.parametrize("palette", palettes.PALETTES)
-def test_palettes_are_core_figures_scales(palette):
-    from chart_reader import stops
-    from core import figures
+# The palettes' scales as plotly named them when the charts were plotly's (core/figures.py, deleted with the old
+# route): Viridis for weights and masks; a colour-blind safe diverging scale (RdBu reversed) for signed values.
+VIRIDIS_ENDS = ("#440154", "#fde725")
 
-    assert palettes.PALETTES == figures.PALETTES and palettes.DEFAULT_PALETTE == figures.DEFAULT_PALETTE
+
+@pytest.mark.parametrize("palette", palettes.PALETTES)
+def test_palettes_give_every_role_a_scale_and_keep_blocked_cells_apart(palette):
+    assert palettes.PALETTES == ("colorblind", "contrast") and palettes.DEFAULT_PALETTE == "colorblind"
     for role in ("weights", "signed", "mask"):
-        assert tuple((round(t, 6), c) for t, c in palettes.scale(role, palette)) == stops(figures.scale(role, palette))
+        scale = palettes.scale(role, palette)
+        assert scale[0][0] == 0 and scale[-1][0] == 1 and all(a[0] < b[0] for a, b in zip(scale, scale[1:]))
+        assert all(c.startswith("#") and len(c) == 7 for _, c in scale)
+    if palette == "colorblind":
+        assert (palettes.scale("weights", palette)[0][1], palettes.scale("weights", palette)[-1][1]) == VIRIDIS_ENDS
     assert palettes.scale("similarity", palette) == palettes.scale("signed", palette)
     co = palettes.colours("mask", palette)
     assert co["blocked"]["fill"] not in {c for _, c in palettes.scale("mask", palette)}

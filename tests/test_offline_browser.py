@@ -102,7 +102,7 @@ def check_page_shows_fully(page, url_path: str, lang: str) -> None:
     expect(page.locator("[data-testid=stException]")).to_have_count(0)
     expect(page.locator("[data-testid=stAlertContentError]")).to_have_count(0)
     # every chart is drawn: plotly charts by the plotly.js Streamlit serves itself, heatmaps by the app's own
-    # renderer (static/heatmap.js, from this server)
+    # renderer (static/heatmaps.js, from this server)
     charts = page.locator("[data-testid=stPlotlyChart]")
     for i in range(charts.count()):
         expect(charts.nth(i).locator(".js-plotly-plot .main-svg").first).to_be_attached()

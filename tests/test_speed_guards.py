@@ -15,7 +15,6 @@ import torch
 from chart_reader import charts, heatmaps
 from conftest import ROOT, run_app
 
-from core.figures import heads_figure
 from lessons import walkthrough as W
 
 SETTINGS = dict(d_model=64, num_heads=16, seq_len=8)
@@ -92,12 +91,13 @@ def chart_counts(at) -> tuple[int, int, int]:
 
 
 @pytest.mark.parametrize("page,extra", list(PINS), ids=[f"{p}{''.join('-' + v for _, v in e)}" for p, e in PINS])
-def test_every_heatmap_is_drawn_by_the_canvas(page, extra):
-    """A plotly heatmap costs the browser a newly mounted chart per step (3-6 frames); the canvas repaints."""
+def test_no_heatmap_is_drawn_by_plotly(page, extra):
+    """A plotly heatmap costs the browser a newly mounted chart per step (3-6 frames); the chart route's canvas
+    (ui/heatmaps.py, static/heatmaps.js) repaints in place."""
     at = run_app(page, **SETTINGS, **dict(extra))
     assert not at.exception
     plotly_heatmaps = [c.file for c in charts(at) if c.kind == "plotly" and c.heatmaps]
-    assert not plotly_heatmaps, f"{page}: drawn by plotly: {plotly_heatmaps} (core.canvas_chart.to_scene said None)"
+    assert not plotly_heatmaps, f"{page}: drawn by plotly: {plotly_heatmaps} (use ui.heatmaps.show_heatmap)"
 
 
 def test_every_page_is_pinned():
@@ -154,16 +154,6 @@ def test_a_whole_view_at_the_largest_settings_stays_under_the_step_byte_target(p
     assert not at.exception
     total, big = page_bytes(at)
     assert total <= MAX_STEP_BYTES, f"{page} {extra} h={h}: {total / 1024:.1f} KB, biggest {big}"
-
-
-def test_a_grid_of_sixteen_heads_is_one_trace_on_one_pair_of_axes():
-    weights = torch.softmax(torch.randn(16, 8, 8), dim=-1)  # (h, T, T)
-    toks = [f"t{i}" for i in range(8)]
-    fig = heads_figure(weights, range(16), toks, toks, zrange=(0.0, 1.0))
-    spec = fig.to_plotly_json()
-    assert len(spec["data"]) == 1 and spec["data"][0]["type"] == "heatmap"
-    assert sorted(k for k in spec["layout"] if k.startswith(("xaxis", "yaxis"))) == ["xaxis", "yaxis"]
-    assert [a["text"] for a in spec["layout"]["annotations"]] == [f"head {h}" for h in range(16)]
 
 
 def test_heads_grid_on_the_heads_page_is_one_component_for_sixteen_heads():
@@ -255,7 +245,7 @@ def test_the_walkthrough_builds_no_plotly_figure_and_draws_one_component_per_hea
     at = run_app("walkthrough", **SETTINGS, seed=seed, **dict(extra))
     assert not at.exception, at.exception
     assert [d.header["name"] for d in heatmaps(at)] == WALK_HEATMAPS[extra]
-    assert not charts(at)  # nothing through ui/charts.py (plotly or the old canvas)
+    assert not charts(at)  # no plotly chart
 
 
 def test_why_heads_draws_its_head_grids_as_data_one_component_each(monkeypatch):
@@ -265,8 +255,6 @@ def test_why_heads_draws_its_head_grids_as_data_one_component_each(monkeypatch):
     import plotly.graph_objects as go
     from chart_reader import heatmaps
 
-    import core.figures
-
     def refuse(*args, **kwargs):
         raise AssertionError("a plotly heatmap was built")
 
@@ -274,7 +262,6 @@ def test_why_heads_draws_its_head_grids_as_data_one_component_each(monkeypatch):
     at.button(key="why_train").click().run()
     assert not at.exception
     monkeypatch.setattr(go, "Heatmap", refuse)
-    monkeypatch.setattr(core.figures, "heads_figure", refuse)
     at.query_params["why_tab"] = "heads"
     at.run()
     assert not at.exception
@@ -299,7 +286,7 @@ def test_the_masks_lab_builds_no_plotly_figure_and_draws_one_component_per_heatm
         monkeypatch.setattr(go, name, refuse)
     at = run_app("masks", **SETTINGS, seed=7331 + n_heatmaps, **extra)
     assert not at.exception, at.exception
-    assert not charts(at)  # nothing through the old route (ui/charts.py)
+    assert not charts(at)  # no plotly chart
     drawn = heatmaps(at)
     assert len(drawn) == n_heatmaps
     assert len({d.header["name"] for d in drawn}) == n_heatmaps  # one component per heatmap

@@ -3,8 +3,8 @@
 A class shares settings: the teacher moves a slider and 40 students ask for the same run.
 Something built once per distinct key (a run, a check, a plain figure) serves every session.
 
-Rule: whatever comes back is SHARED between sessions — never mutate it. So no figure that goes
-through ui.charts.show_chart: that restyles it in place for the session's display options. The
+Rule: whatever comes back is SHARED between sessions — never mutate it (lessons hand out read-only arrays and
+frozen dataclasses; the display options are applied when a chart is written, not to the cached data). The
 key must name everything the builder reads (settings, language, page-local choices); the builder
 itself is not part of the hash.
 

@@ -2,7 +2,7 @@
 image format of the chart download. Stored in session state and bound to the URL, so a teacher's
 link carries the projector palette to every student.
 
-app.py calls `display_sidebar(lang)` once per run; ui.charts.show_chart reads `current()`.
+app.py calls `display_sidebar(lang)` once per run; ui.heatmaps.show_heatmap and ui.linecharts read `current()`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from core import i18n
-from core.figures import CELL_TEXT_MAX, DEFAULT_PALETTE, PALETTES
+from charts.palettes import DEFAULT_PALETTE, PALETTES
 from ui.choice import labelled
 
 IMAGE_FORMATS = ("png", "svg")  # plotly's camera button downloads one format: this one
@@ -80,7 +80,7 @@ def display_sidebar(lang: str, notices=None) -> Display:
     labelled("segmented_control", "palette", PALETTES, lambda p: t(f"display.palette.{p}"), t("display.palette"),
              default=DEFAULTS["palette"], host=sb, required=True, help=t("display.palette.help"))
     sb.toggle(t("display.cell_numbers"), key="cell_numbers", bind="query-params", value=False,
-              help=t("display.cell_numbers.help", n=CELL_TEXT_MAX, m=2 * CELL_TEXT_MAX))
+              help=t("display.cell_numbers.help"))
     sb.toggle(t("display.table_view"), key="table_view", bind="query-params", value=False,
               help=t("display.table_view.help"))
     sb.segmented_control(t("display.image_format"), IMAGE_FORMATS, key="image_format", bind="query-params",

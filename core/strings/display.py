@@ -18,11 +18,10 @@ STRINGS = {
     },
     "display.cell_numbers": {"zh": "在格子里显示数值", "en": "Numbers in the cells"},
     "display.cell_numbers.help": {
-        "zh": "在热力图的每个格子里印出数值（保留两位小数）。按面板判断：每个面板（例如每个头）最多 {n}×{n} 就印出。"
-              "面板更大，或者在这块屏幕上格子太窄看不清时，图的下方会写明没有印出，并提示悬停或使用表格视图。",
-        "en": "Print each heatmap cell's value (2 decimals) inside it, judged per panel (e.g. per head): panels of at "
-              "most {n}×{n} print. Where a panel is larger, or its cells are too narrow on this screen to read, a "
-              "note under the chart says so (hover a cell, or use the table view).",
+        "zh": "在热力图的格子里印出数值（与悬停、表格视图相同的小数位）。格子太小、字会小到看不清时就不印；"
+              "这时悬停格子或使用表格视图查看数值。",
+        "en": "Print each heatmap value inside its cell (the same decimals as the hover and the table view). Cells "
+              "too small to hold a readable number stay blank: hover a cell, or use the table view.",
     },
     "display.table_view": {"zh": "用表格代替热力图", "en": "Tables instead of heatmaps"},
     "display.table_view.help": {
@@ -45,18 +44,6 @@ STRINGS = {
               "sidebar to read the numbers.",
     },
     "display.alt.chart": {"zh": "图表。", "en": "chart."},
-    "display.numbers.small": {
-        "zh": "“在格子里显示数值”已打开，但在这个宽度下格子太窄，数值印不下：请悬停在格子上，"
-              "或在侧边栏“显示”里打开表格视图（或者把窗口放宽）。",
-        "en": "Numbers in the cells is on, but at this width the cells are too narrow to print them: hover a cell, or "
-              "turn on the table view under Display in the sidebar (or widen the window).",
-    },
-    "display.numbers.large": {
-        "zh": "“在格子里显示数值”已打开，但只在每个面板最多 {n}×{n} 时印出；这张图的面板更大：请悬停在格子上，"
-              "或在侧边栏“显示”里打开表格视图。",
-        "en": "Numbers in the cells is on, but it prints only in panels of at most {n}×{n}; this chart's are larger: "
-              "hover a cell, or turn on the table view under Display in the sidebar.",
-    },
     "display.download": {"zh": "下载这张图（{fmt}）", "en": "Download this chart ({fmt})"},
     # The chart route (ui/heatmaps.py): a blocked cell's hover word; an axis title's note when labels are thinned
     # ({k} is filled in by the browser, so it stays a literal here).

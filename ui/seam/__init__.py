@@ -65,15 +65,9 @@ A/B on a busy machine (benchmarks/bench_browser.py --quick --only heads, load 13
    sits); MAIN_BLOCK_SELECTOR and BUTTON_GROUP_SELECTOR size the presenter view (pages/walkthrough.py);
    BUTTON_GROUP_SELECTOR also keeps ← → inside a pills group from stepping the walkthrough (ui/keys.py).
    If renamed: a small gap, smaller pills, or a double step; nothing breaks.
-7. plotly's private attributes, read on the hot path (plotly 7.1.0; listed here, not moved: the figure
-   modules own them). Their public twins (fig.to_dict(), fig.to_plotly_json()) deep-copy every array: on a
-   16-head 32 x 32 heads_figure, _figure_dicts 0.00 ms against to_plotly_json 7.5 ms; session_copy 5.2 ms
-   against go.Figure(fig.to_dict(), _validate=False) 8.9 ms and go.Figure(fig) 31.7 ms (measured 2026-12-01).
-   (Line numbers as of this commit; tests/test_seam.py checks that these three functions are the only readers.)
-   - core/canvas_chart.py:389 `_figure_dicts`: fig._data, fig._layout (plotly's own dicts; reading the property
-     objects costs ~1 ms an annotation). Guarded: without them it uses fig.to_plotly_json().
-   - core/figures.py:362 `_subplot_titles`: fig._grid_ref (make_subplots' panel map, the table view's titles).
-     Guarded: without it, the table view has no panel titles.
+7. (Retired: plotly's private figure attributes. No heatmap is a plotly figure any more (issue 18: lessons hand
+   arrays to ui/heatmaps.py), so nothing reads plotly's _data, _layout or _grid_ref; the number stays so the
+   entries keep their names in commit messages and benchmarks/README.md.)
 8. A number box that cannot read its value (widget_guard.py): wraps NumberInputSerde.deserialize, which raises
    on a crafted NaN, inf or text value before any app code runs, breaking that session on every later rerun.
    Wrapped, the box takes its default and app.py says so (notice.number_reset). Buys: no session broken for
@@ -139,10 +133,6 @@ PRIVATE_NAMES = (
     ("streamlit.runtime.websocket_session_manager.WebsocketSessionManager", "self._session_storage"),
     ("streamlit.runtime.websocket_session_manager.WebsocketSessionManager", "self._storage_lock"),
     ("streamlit.runtime.memory_session_storage.MemorySessionStorage", "self._cache"),
-    ("plotly.graph_objects.Figure", "_data"),
-    ("plotly.graph_objects.Figure", "_layout"),
-    ("plotly.graph_objects.Figure", "_grid_ref"),
-    ("plotly.graph_objects.Figure", "_validate"),
 )
 
 

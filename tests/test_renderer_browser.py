@@ -1,7 +1,5 @@
-"""static/heatmap.js in Chromium, on the app's own pages: each cell is painted in its colour, the hover
-prints what plotly's would, a click target answers, the chart updates in place, and nothing is cut off.
-The walkthrough's heatmaps are the chart route's (static/heatmaps.js, `.al-chart`): their checks here read
-that renderer (ROUTE, `route`)."""
+"""static/heatmaps.js, the one heatmap renderer, in Chromium on the app's own pages: each cell is painted in its
+colour, the hover prints the value at the chart's decimals, the chart updates in place, and nothing is cut off."""
 
 from __future__ import annotations
 
@@ -9,15 +7,12 @@ import pytest
 from conftest import open_app, sidebar_slider, wait_idle
 from playwright.sync_api import expect
 
-from core import figures, i18n, scenario
+from core import i18n, scenario
 from core.settings import Settings
 from lessons import walkthrough as W
 
 pytestmark = pytest.mark.browser
-CHART = ".al-heatmap"
-
-
-ROUTE = ".al-chart"  # static/heatmaps.js, the chart route's renderer (the walkthrough)
+CHART = ROUTE = ".al-chart"  # static/heatmaps.js's chart box
 
 
 def ready(page, nth: int = 0, css: str = CHART):
@@ -67,7 +62,7 @@ def test_cells_are_painted_in_their_colour_and_hover_prints_the_value(page, serv
         want = expected_rgb(header["scale"], round(float(w[head, r, c]), 4), header["lo"], header["hi"])
         assert all(abs(g - e) <= 3 for g, e in zip(got, want)), (head, r, c, got, want)
     text = hover_text(page, chart, 0, 2, 3)
-    tokens = figures.axis_labels(run.tokens)
+    tokens = W.axis_labels(run.tokens)
     q, k = i18n.t("walk.axis.query", "en"), i18n.t("walk.axis.key", "en")
     assert text.splitlines() == ["head 0", f"{q} {tokens[2]}", f"{k} {tokens[3]}", f"{float(w[0, 2, 3]):.4f}"]
 
@@ -110,7 +105,7 @@ def test_nothing_is_cut_off_at_the_edges(browser, server, width):
     page = context.new_page()
     try:
         open_app(page, server, "walkthrough", lang="zh", walk_step="mask", mask="causal", seq_len=8)
-        chart = ready(page, 1)  # the tiled masked scores (the masks lab moved to the chart route)
+        chart = ready(page, 1)  # the heads' masked scores
         box = chart.bounding_box()
         assert box["width"] <= width
         edges = chart.evaluate("""box => {
@@ -155,7 +150,7 @@ def test_per_head_panels_at_t32_keep_their_axis_titles_and_tokens(page, server):
     chart = route(page)
     drawn = chart.evaluate("box => box.__alChart.drawn")
     run = scenario.run(Settings(64, 8, 32, "none", 0, "en"))
-    tokens = figures.axis_labels(run.tokens)
+    tokens = W.axis_labels(run.tokens)
     for axis in ("walk.axis.query", "walk.axis.key"):  # the title, saying how its labels are thinned
         assert any(t.startswith(i18n.t(axis, "en")) for t in drawn), axis
     assert [f"head {h}" for h in range(8)] == [t for t in drawn if t.startswith("head ")]
