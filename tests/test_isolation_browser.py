@@ -69,7 +69,7 @@ def test_eight_students_at_once_see_only_their_own(server, browser):
             p.goto(f"{server.url}/masks?d_model={d}&num_heads={h}&seq_len={T}&seed={seed}&lang={lang}&mask=custom",
                    wait_until="commit")
         for p in pages:
-            p.wait_for_selector(".st-key-masks_click_0 .al-heatmap canvas")
+            p.wait_for_selector(".st-key-masks_click_0 .al-chart canvas")
             wait_idle(p)
 
         # 2. Everyone toggles a different cell of their hand-drawn mask, interleaved.

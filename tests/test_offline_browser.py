@@ -106,7 +106,7 @@ def check_page_shows_fully(page, url_path: str, lang: str) -> None:
     charts = page.locator("[data-testid=stPlotlyChart]")
     for i in range(charts.count()):
         expect(charts.nth(i).locator(".js-plotly-plot .main-svg").first).to_be_attached()
-    heatmaps = page.locator(".al-heatmap")
+    heatmaps = page.locator(".al-chart")
     for i in range(heatmaps.count()):
         assert heatmaps.nth(i).evaluate("box => !!(box.__alChart && box.__alChart.g && box.__alChart.drawn)")
     # every image (icons, logos) actually loaded
