@@ -17,9 +17,9 @@ import torch  # imported once here so gc.freeze() below covers its objects
 # half-imported pandas ("partially initialized module 'pandas'"). Importing them here, before any
 # page draws, makes every session wait on the import lock until they are complete.
 
-from core import i18n
+import i18n
 from core.masks import MASK_KINDS
-from core.settings import (D_MODEL_CHOICES, DEFAULTS, SEED_MAX, SEED_MIN, SEQ_LEN_MAX, SEQ_LEN_MIN,
+from lessons.settings import (D_MODEL_CHOICES, DEFAULTS, SEED_MAX, SEED_MIN, SEQ_LEN_MAX, SEQ_LEN_MIN,
                            SETTING_KEYS, head_choices, sanitize)
 from lessons import walkthrough
 from ui import memdebug, reclaim, seam

@@ -49,7 +49,7 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from core import i18n  # noqa: E402
+import i18n
 from lessons.walkthrough import STEP_NAMES as WALK_STEPS  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tests"))

@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.chdir(ROOT)  # the app reads static/ and .streamlit/ relative to the repository
 
-from core.settings import SEQ_LEN_MAX  # noqa: E402
+from lessons.settings import SEQ_LEN_MAX  # noqa: E402
 from lessons.walkthrough import STEP_NAMES  # noqa: E402
 
 APP = ROOT / "app.py"

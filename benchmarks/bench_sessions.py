@@ -40,8 +40,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from core import i18n  # noqa: E402
-from core.settings import head_choices  # noqa: E402
+import i18n
+from lessons.settings import head_choices  # noqa: E402
 
 MAX_MEDIAN_STEP_S = 1.0
 MAX_MB_PER_SESSION = 8.0

@@ -12,7 +12,7 @@ if str(ROOT) not in sys.path:
 import numpy as np  # noqa: E402
 import streamlit as st  # noqa: E402
 
-from core import i18n  # noqa: E402
+import i18n
 from lessons.heatmap import Heatmap, Panel, text, value_range  # noqa: E402
 from ui import heatmaps  # noqa: E402
 

@@ -3,7 +3,7 @@
 A whole class opens the app at once on one small server, with links copied, edited and
 mangled: no input may cost unbounded memory or CPU. Each limit below is imported by the
 `core` module that enforces it (raising a clear ValueError, or clamping and reporting a
-`core.settings.Correction`), so a widget's own bounds are a convenience, never the guard.
+`lessons.settings.Correction`), so a widget's own bounds are a convenience, never the guard.
 
 Worst case with these limits (measured on one core, see README "Limits"): the largest
 random-weights run (d_model 512, 64 heads, T 32) is a few ms of maths; the real model on 64
@@ -13,7 +13,7 @@ tokens ~30 ms; a why-heads training of 1600 steps ~25 s, run only on a click.
 from __future__ import annotations
 
 # ---------------------------------------------------------------- the shared settings (sidebar, URL)
-D_MODEL_CHOICES = (8, 16, 32, 64, 128, 256, 512)  # core.settings.sanitize clamps to the nearest
+D_MODEL_CHOICES = (8, 16, 32, 64, 128, 256, 512)  # lessons.settings.sanitize clamps to the nearest
 MAX_HEADS = 64  # num_heads is a divisor of d_model up to this (d_k >= 2 at d_model 8 needs fewer)
 SEQ_LEN_MIN, SEQ_LEN_MAX = 2, 32  # T of the random example
 SEED_MIN, SEED_MAX = 0, 99_999
@@ -70,7 +70,7 @@ SHARED_CACHE_IDLE_SECONDS = 30
 WHY_RESULTS_BYTES = 24 * 2**20  # lessons/why_heads.ResultStore: finished trainings
 MAX_TRAININGS_IN_FLIGHT = 8  # lessons/why_heads.ResultStore: half-done trainings kept for whoever asks next
 
-# URL values: every one goes through a bounded parser -- numbers through core.settings.clamp_int (at
+# URL values: every one goes through a bounded parser -- numbers through lessons.settings.clamp_int (at
 # most 30 characters are parsed; longer runs of digits just mean "huge"), the grid and the sentence
 # through the two text limits above, everything else is compared with a short list of options.
 MAX_INT_CHARS = 30

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-# The class itself accepts real model sizes; the app's sliders use tighter limits (core/settings.py).
+# The class itself accepts real model sizes; the app's sliders use tighter limits (lessons/settings.py).
 MAX_D_MODEL = 8192
 
 

@@ -36,7 +36,7 @@ from lessons.heatmap import Heatmap, Panel, Rect, readonly, text
 from lessons.url import UrlKey
 
 # The page's URL keys, declared once (issue 19 item 4): name, type, allowed values, default. The sidebar's
-# shared settings (d_model, num_heads, seq_len, mask, seed, lang) are declared by core/settings.py.
+# shared settings (d_model, num_heads, seq_len, mask, seed, lang) are declared by lessons/settings.py.
 SECTIONS = ("shapes", "heads", "cost", "timing", "slice", "single")
 
 

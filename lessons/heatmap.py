@@ -15,7 +15,6 @@ for every new setting and thrown away once drawn; these are a few arrays (issue 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -123,6 +122,12 @@ class Selection:
     col: int
 
 
+def axis_labels(tokens: Sequence[str]) -> tuple[str, ...]:
+    """'3:cat': position and token, so a repeated token ('the' twice) stays a distinct row or column of a chart
+    and of a table."""
+    return tuple(f"{i}:{tok}" for i, tok in enumerate(tokens))
+
+
 def readonly(values: torch.Tensor | npt.ArrayLike) -> np.ndarray:
     """A read-only float32 numpy copy of a tensor or array (what a lesson hands out cannot be changed)."""
     if hasattr(values, "detach"):
@@ -147,4 +152,4 @@ def value_range(role: str, arrays: Sequence[npt.ArrayLike]) -> tuple[float, floa
     return -(top or 1.0), (top or 1.0)
 
 
-__all__ = ["ROLES", "Heatmap", "Mark", "Panel", "Rect", "Selection", "Text", "readonly", "text", "value_range"]
+__all__ = ["ROLES", "Heatmap", "Mark", "Panel", "Rect", "Selection", "Text", "axis_labels", "readonly", "text", "value_range"]

@@ -63,10 +63,10 @@ from core.kv_cache import (
 )
 from core.limits import KV_CACHE_MAX_TOKENS
 from core.masks import causal_mask
-from core.scenario import PAD, padding_length, settings_mask
-from core.settings import Settings
+from lessons.scenario import PAD, padding_length, settings_mask
+from lessons.settings import Settings
 from core.threads import single_thread
-from core.tokens import tokens as sentence_tokens
+from lessons.tokens import tokens as sentence_tokens
 from core.validation import divisors
 from lessons import url
 from lessons.heatmap import Heatmap, Panel, Rect, Text, readonly, text, value_range

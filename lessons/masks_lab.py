@@ -2,7 +2,7 @@
 run (self- or cross-attention, batch of one or two), the polarity-bug demo, the fully-blocked-row
 explanation, the hand-drawn grid edits, and the page's heatmaps as lessons.heatmap.Heatmap (the mask with
 its stored 0/1 as marks, the masked scores with their blocked cells and fill value, the weights with NaN
-marked). No Streamlit, no plotly, no wording: the page words the Text keys (core/strings/masks.py).
+marked). No Streamlit, no plotly, no wording: the page words the Text keys (i18n/strings/masks.py).
 
 All masks here are in the seed's convention (True = keep, `masked_fill(mask == 0, fill)`);
 the other polarity (True = blocked) exists only for display and for the bug demo.
@@ -20,10 +20,10 @@ import torch.nn.functional as F
 from core.attention import AttentionTrace, MultiHeadAttention, build_input, build_model
 from core.masks import (FILL_VALUES, causal_mask, combine, custom_mask, flip_polarity, full_grid,
                         fully_blocked_rows, mask_from_text, mask_to_text, padding_mask_from_lengths)
-from core.scenario import PAD, default_custom_grid, padding_length
+from lessons.scenario import PAD, default_custom_grid, padding_length
 from core.limits import MAX_GRID_CHARS, SEQ_LEN_MAX, SEQ_LEN_MIN, T_K_MAX, T_K_MIN, check_range
-from core.settings import Settings
-from core.tokens import tokens as sentence_tokens
+from lessons.settings import Settings
+from lessons.tokens import tokens as sentence_tokens
 from lessons.heatmap import Heatmap, Mark, Panel, Text, axis_labels, readonly, text, value_range
 from lessons.url import UrlKey, setting
 

@@ -49,7 +49,7 @@ import numpy as np
 import torch
 
 from core import positions as P
-from core import scenario
+from lessons import scenario
 from core.limits import (
     MAX_INT_CHARS,
     ROPE_BASE_MAX,
@@ -63,8 +63,8 @@ from core.limits import (
 )
 from core.masks import causal_mask
 from core.pretrained import EXAMPLES, SPECIAL_TOKENS, Pretrained
-from core.settings import Settings, clamp_int
-from core.tokens import tokens as sentence_tokens
+from lessons.settings import Settings, clamp_int
+from lessons.tokens import tokens as sentence_tokens
 from lessons import url
 from lessons.heatmap import Heatmap, Panel, text
 from lessons.url import Fix, UrlKey, shown

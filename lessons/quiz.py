@@ -35,8 +35,8 @@ from core.accounting import tensor_shapes, weight_count
 from core.attention import MultiHeadAttention
 from core.limits import QUIZ_ANSWER_CHARS
 from core.masks import full_grid
-from core.scenario import Scenario, settings_mask
-from core.settings import Settings, head_choices
+from lessons.scenario import Scenario, settings_mask
+from lessons.settings import Settings, head_choices
 from lessons.walkthrough import STEPS
 from lessons import kv_cache as KV
 from lessons import positions as POS
@@ -54,7 +54,7 @@ class Join:
 
 @dataclass(frozen=True)
 class Quoted:
-    """A student's own text, quoted when shown (the page passes it through core.i18n.plain, at most `limit`)."""
+    """A student's own text, quoted when shown (the page passes it through i18n.plain, at most `limit`)."""
 
     value: object
     limit: int = 40

@@ -12,7 +12,7 @@ Three sections, each a lazy tab whose language-neutral id is the URL value `soft
   (`tile_walk`, then `tile_step` for the URL's step), the result beside the plain path's (`tile_result`),
   and the memory/traffic table for the current T and the long contexts (`memory_table`).
 
-Every number comes from the shared settings' scenario (core/scenario.py), so it matches the other pages.
+Every number comes from the shared settings' scenario (lessons/scenario.py), so it matches the other pages.
 Nothing here is worded: the page turns keys into text (core/strings); heatmaps are `lessons.heatmap.Heatmap`
 descriptions (axis and title keys `softmax.axis.*` / `softmax.hm.*`) handed to ui.heatmaps.show_heatmap. Arrays are
 numpy and read-only (the page's shared cache hands the same object to every student). Nothing is cached
@@ -41,11 +41,11 @@ import numpy.typing as npt
 import torch
 import torch.nn.functional as F
 
-from core import scenario as scenario_mod
+from lessons import scenario as scenario_mod
 from core.limits import QUIZ_ANSWER_CHARS, TILE_BLOCK_MAX, TILE_BLOCK_MIN
 from core.masks import FILL_SEED, full_grid
-from core.scenario import Scenario
-from core.settings import Settings
+from lessons.scenario import Scenario
+from lessons.settings import Settings
 from core.softmax_numerics import (
     DTYPES,
     SCALE_NAMES,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.limits import MAX_INT_CHARS
-from core.settings import clamp_int
+from lessons.settings import clamp_int
 
 KINDS = ("int", "even_int", "float", "choice", "bool")
 Env = Mapping[str, Any]

@@ -9,11 +9,11 @@ listed by that table: its names, ranges and defaults are written once, there. Ke
 
 from __future__ import annotations
 
-from core.settings import SETTING_KEYS
+from lessons.settings import SETTING_KEYS
 from lessons import kv_cache, masks_lab, positions, softmax, walkthrough, why_heads
 from lessons.url import UrlKey, names
 
-# The shared settings (app.py's sidebar, core/settings.py): on every page.
+# The shared settings (app.py's sidebar, lessons/settings.py): on every page.
 SETTINGS: tuple[str, ...] = tuple(SETTING_KEYS)
 # The display options (ui/display.py's sidebar section): on every page.
 DISPLAY = ("palette", "cell_numbers", "table_view", "image_format")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from core import scenario
+from lessons import scenario
 from core.accounting import Shape, tensor_shapes
 from core.attention import AttentionTrace, MultiHeadAttention
 from core.masks import full_grid

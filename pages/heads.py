@@ -8,8 +8,8 @@ import math
 import streamlit as st
 import torch
 
-from core import i18n
-from core import scenario
+import i18n
+from lessons import scenario
 from core.accounting import totals_over_heads
 from lessons import heads as H
 from lessons.heads import MAX_PICK, PER_PAGE, page_of_heads

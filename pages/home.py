@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from core import scenario
+from lessons import scenario
 from core.accounting import tensor_shapes
 from core.reference import max_abs_diff, torch_reference
 from ui.cache import shared

@@ -4,8 +4,9 @@ computes every number; this file reads the settings and the page's URL values, c
 import streamlit as st
 
 from charts import lines
-from core import i18n, scenario
-from core.i18n import plain
+import i18n
+from lessons import scenario
+from i18n import plain
 from core.validation import divisors
 from lessons import kv_cache as K
 from ui.cache import shared

@@ -11,8 +11,8 @@ ui.heatmaps.show_heatmap (the page's URL keys: lessons.masks_lab.URL_KEYS).
 
 import streamlit as st
 
-from core import i18n
-from core.i18n import plain
+import i18n
+from i18n import plain
 from core.masks import mask_to_text
 from core.reference import max_abs_diff, torch_reference
 from lessons import masks_lab as lab

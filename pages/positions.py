@@ -11,8 +11,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core import i18n, pretrained, scenario
-from core.i18n import plain
+from core import pretrained
+import i18n
+from lessons import scenario
+from i18n import plain
 from core.limits import (ROPE_BASE_MAX, ROPE_D_K_MAX, ROPE_D_K_MIN, ROPE_DISTANCE_MAX, ROPE_GRID_MAX,
                          SHUFFLE_SEED_MAX, SHUFFLE_SEED_MIN)
 from lessons import positions as L

@@ -6,10 +6,10 @@ order. The score lives in this browser session's st.session_state only (never sh
 
 import streamlit as st
 
-from core import scenario
+from lessons import scenario
 from core.frozen import freeze
-from core.i18n import plain
-from core.settings import Settings
+from i18n import plain
+from lessons.settings import Settings
 from lessons import quiz as Q
 from ui import free_text
 from ui.cache import shared_function

@@ -9,7 +9,8 @@ import html
 import pandas as pd
 import streamlit as st
 
-from core import i18n, pretrained
+from core import pretrained
+import i18n
 from lessons import real_heads as R
 from lessons.source import source_text
 from ui import free_text

@@ -10,8 +10,9 @@ ui.heatmaps.show_heatmap. Three sections as lazy tabs, the open one in the URL (
 import streamlit as st
 
 from charts import lines
-from core import i18n, scenario
-from core.i18n import plain
+import i18n
+from lessons import scenario
+from i18n import plain
 from core.limits import TILE_BLOCK_MAX, TILE_BLOCK_MIN
 from lessons import softmax as L
 from ui import url_state

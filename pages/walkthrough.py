@@ -16,10 +16,10 @@ ui.heatmaps.show_heatmap (issue 18's chart route).
 import pandas as pd
 import streamlit as st
 
-from core import scenario
+from lessons import scenario
 from core.frozen import freeze
-from core.i18n import plain
-from core.settings import Settings
+from i18n import plain
+from lessons.settings import Settings
 from lessons import walkthrough as W
 from lessons.heatmap import Heatmap
 from ui import seam  # Streamlit's DOM names (not public): ui/seam, entry 6

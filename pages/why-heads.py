@@ -8,7 +8,7 @@ import streamlit as st
 
 from charts import lines
 from charts.live_curve import live_loss_html
-from core import i18n
+import i18n
 from lessons import why_heads as W
 from ui import url_state
 from ui.cache import shared

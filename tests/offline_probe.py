@@ -89,7 +89,7 @@ def main() -> None:
         from playwright.sync_api import sync_playwright
 
         from conftest import CHROMIUM_ARGS, IDLE
-        from core import i18n
+        import i18n
 
         with sync_playwright() as p:
             b = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)

@@ -3,8 +3,8 @@
 import pytest
 from conftest import run_app
 
-from core import i18n
-from core.settings import D_MODEL_CHOICES, SEQ_LEN_MAX, SEQ_LEN_MIN, head_choices
+import i18n
+from lessons.settings import D_MODEL_CHOICES, SEQ_LEN_MAX, SEQ_LEN_MIN, head_choices
 
 PAGES = [None, "walkthrough", "heads", "masks", "real-model", "why-heads", "quiz"]
 
@@ -132,3 +132,10 @@ def test_locale_picks_the_default_language():
     assert i18n.lang_from_locale("en-US") == "en"
     assert i18n.lang_from_locale(None) == "en"
     assert i18n.lang_from_locale("fr") == "en"
+
+
+def test_the_settings_and_the_string_table_speak_the_same_languages():
+    import i18n
+    from lessons import settings
+
+    assert settings.LANGS == i18n.LANGS

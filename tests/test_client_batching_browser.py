@@ -6,7 +6,7 @@ import pytest
 from conftest import open_app, sidebar_slider, wait_idle
 from playwright.sync_api import expect
 
-from core import i18n
+import i18n
 from ui.seam.client_batching import SCRIPT_FILE
 
 pytestmark = pytest.mark.browser

@@ -13,10 +13,12 @@ from chart_reader import role as role_in
 from chart_reader import stops as chart_stops
 from conftest import run_app
 
-from core import figures, i18n, scenario
+from core import figures
+import i18n
+from lessons import scenario
 from ui import heads_charts
 from core.accounting import totals_over_heads
-from core.settings import Settings
+from lessons.settings import Settings
 from lessons import masks_lab as lab
 from lessons import walkthrough as W
 from ui import display

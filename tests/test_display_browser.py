@@ -14,8 +14,8 @@ from chart_reader import BROWSER_CHART as CHART
 from conftest import open_app, wait_idle
 from playwright.sync_api import expect
 
-from core import scenario
-from core.settings import Settings
+from lessons import scenario
+from lessons.settings import Settings
 
 pytestmark = pytest.mark.browser
 

@@ -10,11 +10,12 @@ import pytest
 import torch
 from conftest import run_app
 
-from core import export, scenario
+from lessons import export
+from lessons import scenario
 from core.attention import AttentionTrace
-from core.export import axis_labels
+from lessons.heatmap import axis_labels
 from core.masks import mask_to_text
-from core.settings import sanitize
+from lessons.settings import sanitize
 from lessons import masks_lab
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -109,7 +110,7 @@ def test_csv_parses_back_to_the_slice(name, batch, head):
     got = torch.tensor(frame.to_numpy(dtype=np.float64)).to(torch.float32)
     assert torch.equal(got, expected.to(torch.float32)), name  # exact: the text keeps every float32 bit
     if name in ("weights", "scores", "masked_scores", "mask"):  # token labels on both axes, as on the heatmaps
-        assert list(frame.index) == list(frame.columns) == axis_labels(run.tokens)
+        assert list(frame.index) == list(frame.columns) == list(axis_labels(run.tokens))
     if name == "masked_scores":
         assert (frame.to_numpy() == -1e9).sum() == 15  # the causal mask's 15 blocked cells of 6x6
 
@@ -122,7 +123,7 @@ def test_csv_slices_of_a_batch_of_two_use_each_sequence_and_its_tokens():
     assert sl.label == "weights[1, 1]"
     frame = read_csv(export.csv_bytes(sl))
     assert torch.equal(torch.from_numpy(frame.to_numpy()).float(), run.trace.weights[1, 1])
-    assert list(frame.columns) == axis_labels(run.k_labels[1])
+    assert list(frame.columns) == list(axis_labels(run.k_labels[1]))
     mask = read_csv(export.csv_bytes(export.slice_2d(ts, "mask", 1)))
     assert mask.to_numpy().tolist() == [[1, 1, 0, 0]] * 4  # sequence 1 has 2 real tokens
 
@@ -185,7 +186,7 @@ def test_a_file_that_is_not_a_recipe_is_refused_and_bad_values_are_sanitised():
 
 
 def test_every_export_string_has_both_languages():
-    from core.strings.export import STRINGS
+    from i18n.strings.export import STRINGS
 
     for key, texts in STRINGS.items():
         assert key.startswith("export.") and texts["zh"].strip() and texts["en"].strip(), key
@@ -256,13 +257,13 @@ def test_a_link_with_the_hand_drawn_grid_shows_that_mask_on_the_walkthrough():
     assert any("3 of 9 cells blocked" in m.value for m in at.markdown)
 
 
-def test_export_labels_itself_without_the_old_figures_module():
-    """core/export.py words its table labels itself (issue 18: core/figures.py goes away)."""
+def test_export_labels_with_the_charts_labels_and_builds_no_figure():
+    """lessons/export.py labels its tables as the charts do (lessons.heatmap.axis_labels) and imports no plotly."""
     import ast
     from pathlib import Path
 
-    tree = ast.parse(Path(__file__).resolve().parent.parent.joinpath("core", "export.py").read_text())
+    tree = ast.parse(Path(__file__).resolve().parent.parent.joinpath("lessons", "export.py").read_text())
     imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert "core.figures" not in imported and not any(m and "plotly" in m for m in imported)
-    assert axis_labels(["the", "cat", "the"]) == ["0:the", "1:cat", "2:the"]
+    assert axis_labels(["the", "cat", "the"]) == ("0:the", "1:cat", "2:the")

@@ -10,9 +10,10 @@ import torch
 from conftest import open_app, wait_idle
 from playwright.sync_api import expect
 
-from core import export, scenario
+from lessons import export
+from lessons import scenario
 from core.attention import AttentionTrace
-from core.settings import sanitize
+from lessons.settings import sanitize
 
 # The server computes with one torch thread (app.py); so does this test process, for bit-equal matmuls.
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("one_torch_thread")]

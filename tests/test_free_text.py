@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from conftest import run_app
 
-from core import i18n
+import i18n
 from core.limits import MAX_GRID_CHARS, MAX_TEXT_CHARS, QUIZ_ANSWER_CHARS, TEXT_LIMITS
 
 HUGE = 200_000

@@ -19,10 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from core import i18n, limits
+from core import limits
+import i18n
 from lessons import url_keys as URL_KEYS
 from core.masks import MASK_KINDS
-from core.settings import SETTING_KEYS, Settings, sanitize
+from lessons.settings import SETTING_KEYS, Settings, sanitize
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
@@ -56,7 +57,7 @@ def url_keys(path: Path) -> set[str]:
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("core"):
             import importlib
 
-            module = importlib.import_module(node.module)  # from core.export import GRID_PARAM
+            module = importlib.import_module(node.module)  # from lessons.export import GRID_PARAM
             for alias in node.names:
                 value = getattr(module, alias.name, None)
                 if isinstance(value, str):

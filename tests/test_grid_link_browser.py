@@ -14,8 +14,9 @@ import torch
 from conftest import click_mask_cell, open_app, wait_idle
 from playwright.sync_api import expect
 
-from core import i18n, scenario
-from core.settings import Settings
+import i18n
+from lessons import scenario
+from lessons.settings import Settings
 
 pytestmark = pytest.mark.browser
 DRAWN = "1000.1100.1010.0111"  # the default grid for T = 4 with cell (2, 1) clicked

@@ -17,8 +17,8 @@ from conftest import run_app
 from lessons import heads as H
 from ui import heads_charts
 from core.attention import AttentionTrace, build_input, build_model
-from core.i18n import STRINGS, t
-from core.strings.heads import STRINGS as HEADS_STRINGS
+from i18n import STRINGS, t
+from i18n.strings.heads import STRINGS as HEADS_STRINGS
 
 
 def traced(d_model: int, h: int, T: int, seed: int = 0):
@@ -262,7 +262,7 @@ def test_the_cost_tables_fit_a_phone():
 
 def test_a_number_in_scientific_notation_never_breaks_on_a_phone():
     """Issue 20: "1.34e-07" broke across lines at its hyphen on a 390 px screen."""
-    from core import i18n
+    import i18n
 
     text = i18n.t("home.check", "en", diff=1.34e-07)
     assert "1.34e\u201107" in text and "e-07" not in text
@@ -312,8 +312,8 @@ def test_weight_block_heatmaps_are_the_big_w_and_the_heads_slice(d_model, h, hea
 
 
 def test_page_heatmaps_carry_the_runs_numbers():
-    from core import scenario
-    from core.settings import sanitize
+    from lessons import scenario
+    from lessons.settings import sanitize
 
     at = run_app("heads", d_model=64, num_heads=16, seq_len=8, heads_tab="heads", lang="en")
     assert not at.exception

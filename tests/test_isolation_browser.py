@@ -11,9 +11,9 @@ import pytest
 from conftest import IDLE, click_mask_cell, wait_idle
 from playwright.sync_api import expect
 
-from core import i18n
+import i18n
 from core.masks import mask_to_text
-from core.scenario import default_custom_grid
+from lessons.scenario import default_custom_grid
 
 pytestmark = pytest.mark.browser
 

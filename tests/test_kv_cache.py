@@ -435,7 +435,7 @@ def test_cache_limit():
 
 def test_export_and_freeze_of_a_gqa_trace():
     """The .npz export lists the 13 steps (no expanded views); a shared, frozen GQA trace is read-only."""
-    from core import export
+    from lessons import export
     from core.frozen import freeze, is_frozen
 
     model = build_model(16, 4, seed=1, num_kv_heads=2)

@@ -12,9 +12,9 @@ import pytest
 from chart_reader import heatmaps
 
 from conftest import run_app
-from core import i18n
+import i18n
 from core.masks import MASK_KINDS
-from core.settings import Settings
+from lessons.settings import Settings
 from lessons import kv_cache as K
 
 SMALLEST = dict(d_model=8, num_heads=1, seq_len=2, mask="none")

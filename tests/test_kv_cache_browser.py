@@ -9,8 +9,8 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import open_app, wait_idle
-from core import i18n
-from core.settings import Settings
+import i18n
+from lessons.settings import Settings
 from lessons import kv_cache as K
 
 LINK = dict(lang="en", d_model=16, num_heads=4, seq_len=5, mask="causal", kv_tab="decode", kv_heads=2, kv_step=3,

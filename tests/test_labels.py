@@ -12,13 +12,13 @@ import re
 import pytest
 from conftest import ROOT, run_app
 
-from core import i18n
+import i18n
 from lessons import walkthrough as W
-from core.strings.common import STRINGS as COMMON
-from core.strings.heads import STRINGS as HEADS
-from core.strings.quiz import STRINGS as QUIZ
-from core.strings.why_heads import STRINGS as WHY
-from core.strings.walkthrough import STRINGS as WALK
+from i18n.strings.common import STRINGS as COMMON
+from i18n.strings.heads import STRINGS as HEADS
+from i18n.strings.quiz import STRINGS as QUIZ
+from i18n.strings.why_heads import STRINGS as WHY
+from i18n.strings.walkthrough import STRINGS as WALK
 
 CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef]")
 

@@ -24,8 +24,8 @@ from core.accounting import PRESETS, kv_shapes
 from core.attention import build_input, build_model
 from core.limits import KV_CACHE_MAX_TOKENS
 from core.masks import MASK_KINDS
-from core.scenario import settings_mask
-from core.settings import Settings
+from lessons.scenario import settings_mask
+from lessons.settings import Settings
 from lessons import kv_cache as K
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -57,7 +57,7 @@ def test_imports_only_core_numpy_torch_and_the_standard_library():
             names |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             names.add(node.module or "")
-    banned = {"streamlit", "plotly", "core.i18n", "core.strings", "core.figures", "ui"}
+    banned = {"streamlit", "plotly", "i18n", "i18n.strings", "core.figures", "ui"}
     assert not {n for n in names if n.split(".")[0] in banned or any(n.startswith(b) for b in banned)}
     allowed_roots = {"core", "numpy", "torch", "__future__", "math", "random", "time", "dataclasses",
                      "collections", "typing",  # the type hints (checked by mypy in the test command)
@@ -67,7 +67,7 @@ def test_imports_only_core_numpy_torch_and_the_standard_library():
 
 
 def test_importing_it_loads_no_streamlit_plotly_or_figures():
-    """Even through core (core.settings names the languages via core.i18n, which is not this module's import)."""
+    """Even through core (lessons.settings names the languages via i18n, which is not this module's import)."""
     code = ("import sys, lessons.kv_cache; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('streamlit', 'plotly') or m == 'core.figures'))")
     out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[1], capture_output=True,
@@ -245,7 +245,7 @@ def test_sharing_view_leader_heads_are_the_mha_heads_and_the_others_differ():
 
 @pytest.mark.parametrize("mask", MASK_KINDS)
 def test_sharing_view_takes_the_pages_mha_trace(mask):
-    from core import scenario
+    from lessons import scenario
     s = with_mask(DEFAULT, mask)
     run = scenario.run(s)
     given, built = K.sharing_view(s, 1, mha=run.trace), K.sharing_view(s, 1)

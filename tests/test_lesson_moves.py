@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from core import scenario
-from core.i18n import plain
-from core.settings import Settings
+from lessons import scenario
+from i18n import plain
+from lessons.settings import Settings
 from lessons import heads as HEADS
 from lessons import quiz as Q
 from lessons import real_heads as REAL
@@ -21,7 +21,7 @@ from lessons import why_heads as W
 from lessons.heatmap import Text, text
 from ui.words import in_language, word
 
-BANNED = ("streamlit", "plotly", "core.i18n", "core.strings", "core.figures", "ui", "charts", "pandas")
+BANNED = ("streamlit", "plotly", "i18n", "i18n.strings", "core.figures", "ui", "charts", "pandas")
 CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef]")
 
 

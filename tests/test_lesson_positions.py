@@ -20,11 +20,12 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import limits, scenario
+from core import limits
+from lessons import scenario
 from core import positions as P
 from core.masks import causal_mask
 from core.reference import torch_reference
-from core.settings import Settings
+from lessons.settings import Settings
 from lessons import positions as L
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -53,7 +54,7 @@ def real():
 # ================================================================ the module's imports
 def test_lesson_imports_no_ui():
     """Direct imports: only core, numpy, torch and the standard library; in a fresh interpreter, importing the
-    lesson loads no streamlit, plotly or core.figures (core.i18n comes only through core.settings' LANGS)."""
+    lesson loads no streamlit, plotly or core.figures (i18n comes only through lessons.settings' LANGS)."""
     tree = ast.parse((ROOT / "lessons" / "positions.py").read_text())
     names = set()
     for node in ast.walk(tree):
@@ -66,7 +67,7 @@ def test_lesson_imports_no_ui():
         top = name.split(".")[0]
         assert top in ("core", "numpy", "torch", "math", "dataclasses", "collections", "typing", "__future__") \
             or name in ("lessons", "lessons.heatmap", "lessons.url"), name
-        assert name not in ("core.i18n", "core.strings", "core.figures", "core.canvas_chart"), name
+        assert name not in ("i18n", "i18n.strings", "core.figures", "core.canvas_chart"), name
     code = ("import sys, lessons.positions; bad = [m for m in sys.modules if m.split('.')[0] in "
             "('streamlit', 'plotly') or m == 'core.figures']; print(bad); sys.exit(1 if bad else 0)")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)

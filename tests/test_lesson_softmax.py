@@ -20,10 +20,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lessons.softmax as L
-from core import scenario
+from lessons import scenario
 from core.limits import QUIZ_ANSWER_CHARS, TILE_BLOCK_MAX
 from core.masks import full_grid
-from core.settings import Settings
+from lessons.settings import Settings
 from core.softmax_numerics import SCALE_NAMES, gradient_size
 from core.tiled_attention import tiled_traffic
 
@@ -61,7 +61,7 @@ def test_the_lesson_imports_only_core_numpy_torch_lessons_heatmap_url_and_the_st
         elif isinstance(node, ast.ImportFrom):
             names.add(node.module)
     forbidden = [n for n in names if n.split(".")[0] in ("streamlit", "plotly", "ui", "pages")
-                 or n in ("core.i18n", "core.figures", "core.canvas_chart") or n.startswith("core.strings")]
+                 or n in ("i18n", "core.figures", "core.canvas_chart") or n.startswith("i18n.strings")]
     assert forbidden == []
     third_party = {n.split(".")[0] for n in names} - {"__future__", "itertools", "math", "random", "re", "zlib",
                                                       "collections", "dataclasses", "typing"}

@@ -10,11 +10,12 @@ from pathlib import Path
 import pytest
 import torch
 
-from core import frozen, limits, scenario
+from core import frozen, limits
+from lessons import scenario
 from lessons import masks_lab as lab
 from lessons import why_heads as W
 from core.masks import mask_from_text
-from core.settings import Settings, sanitize
+from lessons.settings import Settings, sanitize
 
 ROOT = Path(__file__).resolve().parent.parent
 APP_FILES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "core").rglob("*.py")),

@@ -10,7 +10,7 @@ from chart_reader import charts
 from conftest import run_app
 
 from charts import lines
-from core.settings import Settings
+from lessons.settings import Settings
 from lessons import kv_cache as K
 from lessons import softmax as L
 
@@ -41,7 +41,7 @@ def test_the_table_view_shows_the_series_instead_of_the_chart():
     vc = L.variance_curve(s)
     frame = at.dataframe[0].value
     assert list(frame.index) == vc.d_ks.tolist()
-    from core import i18n
+    import i18n
 
     assert list(frame.columns) == [i18n.t(f"softmax.scale.chart.{k}", "zh") for k in ("line", "measured", "scaled")]
     assert np.allclose(frame.iloc[:, 1].to_numpy(), np.round(vc.variance, 4))
@@ -53,7 +53,7 @@ def test_the_variance_chart_is_worded_in_the_page_language(lang):
     at = run_app("softmax", lang=lang)
     assert not at.exception
     (chart,) = charts(at)
-    from core import i18n
+    import i18n
 
     assert [tr["name"] for tr in chart.spec["data"]] == [i18n.t(f"softmax.scale.chart.{k}", lang)
                                                        for k in ("line", "measured", "scaled")]

@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT, open_app, run_app, sidebar_slider, wait_idle
 from playwright.sync_api import expect
 
-from core import i18n
+import i18n
 
 
 def _app_node(name: str) -> ast.FunctionDef:

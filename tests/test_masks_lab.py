@@ -12,9 +12,9 @@ from conftest import run_app
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from charts import table
-from core import i18n
+import i18n
 from core.masks import mask_to_text
-from core.settings import Settings
+from lessons.settings import Settings
 from lessons import masks_lab as lab
 
 

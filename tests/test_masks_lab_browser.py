@@ -10,8 +10,8 @@ from chart_reader import BROWSER_CHART as CHART
 from conftest import click_mask_cell, open_app, wait_idle
 from playwright.sync_api import expect
 
-from core import i18n
-from core.settings import Settings
+import i18n
+from lessons.settings import Settings
 from lessons import masks_lab as lab
 
 pytestmark = pytest.mark.browser

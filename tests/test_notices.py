@@ -15,9 +15,9 @@ import re
 import pytest
 from conftest import run_app
 
-from core import i18n
+import i18n
 from lessons import url_keys
-from core.i18n import literal, plain
+from i18n import literal, plain
 
 PAYLOADS = [
     "![i](http://evil.example/x.png)",
@@ -106,7 +106,7 @@ def test_real_heads_link_line_shows_dollar_tokens_literally():
 
 def test_corrections_are_in_the_main_area_once_not_in_the_sidebar():
     """A phone shows the sidebar collapsed: a link's corrections are said at the top of the main area."""
-    from core.settings import head_choices
+    from lessons.settings import head_choices
 
     at = run_app("walkthrough", d_model=64, num_heads=7, palette="neon", lang="en")
     assert not at.exception, at.exception

@@ -11,7 +11,7 @@ from urllib.parse import urlencode
 import pytest
 from conftest import IDLE, wait_idle
 
-from core.i18n import literal
+from i18n import literal
 
 pytestmark = pytest.mark.browser
 

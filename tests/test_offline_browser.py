@@ -16,7 +16,7 @@ import pytest
 from conftest import APP, IDLE, wait_idle
 from playwright.sync_api import expect
 
-from core import i18n
+import i18n
 
 pytestmark = pytest.mark.browser
 

@@ -13,12 +13,12 @@ import pytest
 
 from conftest import run_app
 from lessons import quiz as Q
-from core import scenario
+from lessons import scenario
 from lessons import why_heads as W
 from core.accounting import totals, weight_count
 from core.attention import build_model
 from core.frozen import freeze
-from core.settings import Settings
+from lessons.settings import Settings
 
 
 def _text(at) -> str:

@@ -9,10 +9,10 @@ import pytest
 from chart_reader import heatmaps
 
 from conftest import run_app
-from core.i18n import plain
-from core.i18n import t as tr
+from i18n import plain
+from i18n import t as tr
 from core.pretrained import EXAMPLES
-from core.settings import Settings
+from lessons.settings import Settings
 from lessons import positions as L
 
 SECTIONS = L.TABS

@@ -9,8 +9,8 @@ import pytest
 from playwright.sync_api import expect
 
 from conftest import open_app, wait_idle
-from core import i18n
-from core.settings import Settings
+import i18n
+from lessons.settings import Settings
 from lessons import positions as L
 
 pytestmark = pytest.mark.browser

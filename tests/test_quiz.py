@@ -14,13 +14,14 @@ import torch
 import torch.nn as nn
 from conftest import run_app
 
-from core import i18n, scenario
+import i18n
+from lessons import scenario
 from lessons import quiz as Q
 from ui.words import in_language
 from core.accounting import tensor_shapes
 from core.attention import MultiHeadAttention, build_model
 from core.masks import causal_mask, padding_mask_from_lengths
-from core.settings import D_MODEL_CHOICES, SEQ_LEN_MAX, SEQ_LEN_MIN, Settings, head_choices
+from lessons.settings import D_MODEL_CHOICES, SEQ_LEN_MAX, SEQ_LEN_MIN, Settings, head_choices
 from lessons.walkthrough import STEP_BY_NAME, STEP_NAMES
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -180,7 +181,7 @@ def test_both_languages_get_the_same_questions():
 
 def test_the_set_is_the_same_in_another_process():
     """A class is many processes and machines: the set must not depend on hash randomisation."""
-    code = ("from core import scenario; from lessons import quiz; from core.settings import Settings; "
+    code = ("from core import scenario; from lessons import quiz; from lessons.settings import Settings; "
             "print([(q.kind, q.answer) for q in quiz.build_quiz(scenario.run(Settings(64, 4, 8, 'none', 31, 'en')))])")
     outs = {subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}

@@ -6,10 +6,11 @@ import pytest
 from conftest import open_app, wait_idle
 from playwright.sync_api import expect
 
-from core import i18n, scenario
+import i18n
+from lessons import scenario
 from lessons import quiz as Q
 from ui.words import in_language
-from core.settings import Settings
+from lessons.settings import Settings
 
 pytestmark = pytest.mark.browser
 

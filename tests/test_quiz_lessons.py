@@ -9,10 +9,11 @@ en at the smallest and largest settings, right and wrong answers through the pag
 import pytest
 from conftest import run_app
 
-from core import i18n, scenario
+import i18n
+from lessons import scenario
 from lessons import quiz as Q
 from ui.words import in_language
-from core.settings import D_MODEL_CHOICES, SEQ_LEN_MAX, SEQ_LEN_MIN, Settings, head_choices
+from lessons.settings import D_MODEL_CHOICES, SEQ_LEN_MAX, SEQ_LEN_MIN, Settings, head_choices
 from lessons import kv_cache as KV
 from lessons import positions as POS
 from lessons import softmax as SM

@@ -16,7 +16,8 @@ import torch
 from chart_reader import BROWSER_CHART as CHART
 from chart_reader import heatmaps as charts  # the page's heatmaps (ui.heatmaps: the chart route's payload)
 from conftest import open_app, run_app, wait_idle
-from core import i18n, pretrained
+from core import pretrained
+import i18n
 from lessons import real_heads as R
 
 TOL = 1e-5

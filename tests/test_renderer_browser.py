@@ -7,8 +7,9 @@ import pytest
 from conftest import open_app, sidebar_slider, wait_idle
 from playwright.sync_api import expect
 
-from core import i18n, scenario
-from core.settings import Settings
+import i18n
+from lessons import scenario
+from lessons.settings import Settings
 from lessons import walkthrough as W
 
 pytestmark = pytest.mark.browser

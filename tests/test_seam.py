@@ -16,7 +16,7 @@ import test_app as smoke  # the page smoke tests, run again below with the seam 
 from conftest import ROOT, run_app
 from plotly.subplots import make_subplots
 
-from core import i18n
+import i18n
 from ui import seam
 
 STATIC_JS = Path(streamlit.__file__).parent / "static" / "static" / "js"

@@ -10,7 +10,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 from servers import Server
 
-from core import i18n
+import i18n
 from ui import seam
 
 

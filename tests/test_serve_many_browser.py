@@ -18,7 +18,7 @@ from conftest import ROOT, sidebar_slider, wait_idle
 from playwright.sync_api import expect
 from servers import free_port, wait_healthy
 
-from core import i18n
+import i18n
 
 pytestmark = pytest.mark.browser
 

@@ -3,7 +3,7 @@
 import pytest
 from conftest import run_app
 
-import core.settings
+import lessons.settings
 import ui.shell
 
 
@@ -12,13 +12,13 @@ def test_settings_are_sanitised_once_per_run(page, monkeypatch):
     at = run_app(page, d_model=512, num_heads=16, seq_len=31, seed=7)
     assert not at.exception, at.exception
     calls = []
-    inner = core.settings.sanitize
+    inner = lessons.settings.sanitize
 
     def counted(*args, **kwargs):
         calls.append(args[0])
         return inner(*args, **kwargs)
 
-    monkeypatch.setattr(core.settings, "sanitize", counted)  # app.py imports it from here on every run
+    monkeypatch.setattr(lessons.settings, "sanitize", counted)  # app.py imports it from here on every run
     monkeypatch.setattr(ui.shell, "sanitize", counted)
     at.number_input(key="seed").set_value(8)
     at.run()
@@ -33,4 +33,4 @@ def test_the_remembered_settings_are_the_sidebar_values():
     at = run_app("quiz", seed=3, num_heads=7)  # 7 does not divide 64: corrected to 8 with a notice
     settled = at.session_state[ui.shell.SETTLED_KEY]
     assert (settled.seed, settled.num_heads) == (3, 8)
-    assert all(getattr(settled, k) == at.session_state[k] for k in core.settings.SETTING_KEYS)
+    assert all(getattr(settled, k) == at.session_state[k] for k in lessons.settings.SETTING_KEYS)

@@ -9,8 +9,8 @@ import pytest
 from chart_reader import heatmaps
 from conftest import run_app
 
-from core import scenario
-from core.settings import Settings
+from lessons import scenario
+from lessons.settings import Settings
 from lessons import softmax as L
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -240,7 +240,7 @@ def test_what_the_page_shares_between_sessions_is_read_only():
 def test_every_quiz_question_of_the_lesson_has_its_words(lang, sizes):
     """What core/quiz.py needs to word the lesson's questions (the lead wires them in): a prompt and a why for
     every kind, formatted with the question's own numbers, the answer in the why."""
-    from core import i18n
+    import i18n
 
     s = Settings(*sizes, seed=11, lang=lang)
     for q in L.quiz_questions(s):

@@ -9,8 +9,9 @@ import numpy as np
 from conftest import open_app, wait_idle
 from playwright.sync_api import expect
 
-from core import i18n, scenario
-from core.settings import Settings
+import i18n
+from lessons import scenario
+from lessons.settings import Settings
 from lessons import softmax as L
 
 SETTINGS = dict(d_model=64, num_heads=4, seq_len=8, mask="causal", seed=0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.settings import Settings
+from lessons.settings import Settings
 from lessons.url import Fix, UrlKey, as_url, parse, parse_value, setting
 
 S = Settings(64, 4, 8, "none", 0, "en")

@@ -1,4 +1,4 @@
-"""core.validation (ValueError with helpful messages) and core.settings.sanitize (never refuses)."""
+"""core.validation (ValueError with helpful messages) and lessons.settings.sanitize (never refuses)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core import settings as app_settings
-from core.i18n import LANGS
+from lessons import settings as app_settings
+from i18n import LANGS
 from core.masks import MASK_KINDS
-from core.settings import DEFAULTS, Correction, Settings, head_choices, sanitize
+from lessons.settings import DEFAULTS, Correction, Settings, head_choices, sanitize
 from core.validation import MAX_D_MODEL, check_mask, check_model_dims, divisors
 
 FAST = settings(max_examples=50, deadline=None, database=None)
@@ -74,7 +74,7 @@ def test_check_mask_refuses_non_tensors():
 
 
 # --------------------------------------------------------------------------------------------
-# core.settings.sanitize
+# lessons.settings.sanitize
 # --------------------------------------------------------------------------------------------
 
 def fixed(raw, **kw):

@@ -17,10 +17,11 @@ from chart_reader import heatmaps
 from conftest import ROOT, run_app
 
 from charts import payload, table
-from core import i18n, scenario
-from core.i18n import plain
+import i18n
+from lessons import scenario
+from i18n import plain
 from core.attention import AttentionTrace, build_input
-from core.settings import sanitize
+from lessons.settings import sanitize
 from core.masks import full_grid
 from core.validation import check_mask
 from lessons import walkthrough as W

@@ -12,7 +12,7 @@ import re
 import pytest
 import torch
 
-from core import i18n
+import i18n
 from lessons import why_heads as W
 
 SEEDS = (0, 1, 2)

@@ -11,8 +11,8 @@ import math
 import pytest
 from conftest import run_app
 
-from core import i18n
-from core.i18n import plain
+import i18n
+from i18n import plain
 
 
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])

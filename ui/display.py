@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from core import i18n
+import i18n
 from charts.palettes import DEFAULT_PALETTE, PALETTES
 from ui.choice import labelled
 

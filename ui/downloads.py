@@ -13,12 +13,12 @@ from functools import partial
 
 import streamlit as st
 
-from core import export
-from core.export import TensorSet
+from lessons import export
+from lessons.export import TensorSet
 
 
 def scenario_downloads(ctx, run, *, page: str) -> None:
-    """For a page that shows core.scenario.run(...) (walkthrough, heads)."""
+    """For a page that shows lessons.scenario.run(...) (walkthrough, heads)."""
     _section(lambda: export.from_scenario(run, ctx.custom_text, page=page, app_url=st.context.url), ctx.t,
              key=f"{page}_export", stem=export.file_stem(ctx.settings))
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import i18n
+import i18n
 from core.limits import TEXT_LIMITS, too_long
 from ui.shell import drop_url_value
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from core import i18n
+import i18n
 from ui.shell import url_values
 
 

@@ -17,10 +17,10 @@ from pathlib import Path
 import streamlit as st
 import torch
 
-from core import i18n
-from core.export import GRID_PARAM  # the lab's URL parameter for the hand-drawn grid
+import i18n
+from lessons.export import GRID_PARAM  # the lab's URL parameter for the hand-drawn grid
 from core.limits import MAX_GRID_CHARS, too_long
-from core.settings import SETTING_KEYS, Settings, sanitize
+from lessons.settings import SETTING_KEYS, Settings, sanitize
 from ui import seam
 
 APP_PATH = Path(__file__).resolve().parent.parent / "app.py"

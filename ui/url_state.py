@@ -17,7 +17,7 @@ from typing import Any
 
 import streamlit as st
 
-from core.i18n import plain
+from i18n import plain
 from lessons.url import Env, Fix, UrlKey, as_url, parse
 from ui import seam
 from ui.shell import drop_url_value, url_values

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from core.i18n import plain
+from i18n import plain
 from lessons.heatmap import Text
 from lessons.quiz import Join, Quoted
 
@@ -27,7 +27,7 @@ __all__ = ["in_language", "word"]
 
 
 def in_language(words, lang: str) -> str:
-    """word() with core.i18n's text of `lang` (for code without a page context: tests, tools)."""
-    from core import i18n
+    """word() with i18n's text of `lang` (for code without a page context: tests, tools)."""
+    import i18n
 
     return word(words, lambda key, **kw: i18n.t(key, lang, **kw))

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from core.i18n import LANGS
+LANGS = ("zh", "en")  # the languages the app speaks: i18n words them (tests/test_app.py checks the two agree)
 from core.limits import (
     D_MODEL_CHOICES,
     MAX_HEADS,

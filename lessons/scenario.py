@@ -12,8 +12,8 @@ import torch
 
 from core.attention import AttentionTrace, MultiHeadAttention, build_input, build_model
 from core.masks import FILL_SEED, causal_mask, custom_mask, mask_from_text, padding_mask_from_lengths
-from core.settings import Settings
-from core.tokens import tokens as sentence_tokens
+from lessons.settings import Settings
+from lessons.tokens import tokens as sentence_tokens
 
 PAD = "[PAD]"
 

@@ -9,7 +9,7 @@ import importlib
 import pkgutil
 import re
 
-import core.strings
+import i18n.strings
 
 LANGS = ("zh", "en")
 DEFAULT_LANG = "en"
@@ -17,11 +17,11 @@ DEFAULT_LANG = "en"
 
 def _load() -> dict[str, dict[str, str]]:
     table: dict[str, dict[str, str]] = {}
-    for info in sorted(pkgutil.iter_modules(core.strings.__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"core.strings.{info.name}")
+    for info in sorted(pkgutil.iter_modules(i18n.strings.__path__), key=lambda i: i.name):
+        module = importlib.import_module(f"i18n.strings.{info.name}")
         for key, texts in module.STRINGS.items():
             if key in table:
-                raise ValueError(f"string key {key!r} is defined twice (core/strings/{info.name}.py)")
+                raise ValueError(f"string key {key!r} is defined twice (i18n/strings/{info.name}.py)")
             table[key] = texts
     return table
 

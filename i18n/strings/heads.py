@@ -221,9 +221,9 @@ STRINGS = {
     },
     # the heatmaps' panel titles and axes (lessons/heads.py text keys)
     "heads.hm.head": {"zh": "头 {i}", "en": "head {i}"},
-    "heads.hm.big": {"zh": "W^Q（粗框：头 {i} 的列块）", "en": "W^Q (thick frame: head {i}'s block)"},
-    "heads.hm.small": {"zh": "W_{i}^Q", "en": "W_{i}^Q"},
+    "heads.hm.big": {"zh": "W_q（粗框：头 {i} 的列块）", "en": "W_q (thick frame: head {i}'s block)"},
+    "heads.hm.small": {"zh": "头 {i} 的 W_q 列块", "en": "head {i}'s block of W_q"},
     "heads.axis.in": {"zh": "d_model（输入）", "en": "d_model (in)"},
     "heads.axis.out": {"zh": "d_model（输出）", "en": "d_model (out)"},
-    "heads.axis.dk": {"zh": "W^Q 的列号", "en": "column of W^Q"},
+    "heads.axis.dk": {"zh": "W_q 的列号", "en": "column of W_q"},
 }

@@ -21,10 +21,10 @@ from urllib.parse import urlencode
 import numpy as np
 import torch
 
-from core import scenario
+from lessons import scenario
 from core.attention import AttentionTrace
 from core.masks import mask_from_text, mask_to_text
-from core.settings import SETTING_KEYS, Settings, sanitize
+from lessons.settings import SETTING_KEYS, Settings, sanitize
 from lessons import masks_lab
 from lessons.heatmap import axis_labels
 
@@ -139,7 +139,7 @@ def _recipe(settings: Settings, custom_text: str | None, tensors: dict, page: st
 
 def from_scenario(run: scenario.Scenario, custom_text: str | None = None, *, page: str = "walkthrough",
                   app_url: str | None = None) -> TensorSet:
-    """A core.scenario.run(...) result (the walkthrough's and the heads page's example)."""
+    """A lessons.scenario.run(...) result (the walkthrough's and the heads page's example)."""
     tensors = collect(run.x, run.trace, run.model, run.mask)
     custom = custom_text if run.settings.mask == "custom" else None
     return TensorSet(tensors, [list(run.tokens)], [list(run.tokens)],
