@@ -16,12 +16,20 @@ import torch  # imported once here so gc.freeze() below covers its objects
 # finish: with a class opening a fresh server at once, one session's figure met another session's
 # half-imported pandas ("partially initialized module 'pandas'"). Importing them here, before any
 # page draws, makes every session wait on the import lock until they are complete.
-
 import i18n
 from core.masks import MASK_KINDS
-from lessons.settings import (D_MODEL_CHOICES, DEFAULTS, SEED_MAX, SEED_MIN, SEQ_LEN_MAX, SEQ_LEN_MIN,
-                           SETTING_KEYS, head_choices, sanitize)
 from lessons import walkthrough
+from lessons.settings import (
+    D_MODEL_CHOICES,
+    DEFAULTS,
+    SEED_MAX,
+    SEED_MIN,
+    SEQ_LEN_MAX,
+    SEQ_LEN_MIN,
+    SETTING_KEYS,
+    head_choices,
+    sanitize,
+)
 from ui import memdebug, reclaim, seam
 from ui.choice import HIDDEN_CSS, labelled
 from ui.display import display_sidebar
@@ -101,20 +109,36 @@ def show_fixes(fixes, lang: str, d_model: int) -> None:
         st.warning(i18n.t("notice.number_reset", lang, given=i18n.plain(given)), icon=":material/build:")
     for fix in fixes:
         if fix.key == "num_heads":
-            st.warning(i18n.t("notice.num_heads_divisor", lang, given=i18n.plain(fix.given), used=fix.used,
-                              d_model=d_model, choices=", ".join(map(str, head_choices(d_model)))),
-                       icon=":material/build:")
+            st.warning(
+                i18n.t(
+                    "notice.num_heads_divisor",
+                    lang,
+                    given=i18n.plain(fix.given),
+                    used=fix.used,
+                    d_model=d_model,
+                    choices=", ".join(map(str, head_choices(d_model))),
+                ),
+                icon=":material/build:",
+            )
         else:
-            st.warning(i18n.t("notice.corrected", lang, key=fix.key, given=i18n.plain(fix.given), used=fix.used),
-                       icon=":material/build:")
+            st.warning(
+                i18n.t("notice.corrected", lang, key=fix.key, given=i18n.plain(fix.given), used=fix.used),
+                icon=":material/build:",
+            )
 
 
 def language_sidebar() -> list:
     """The language control (outside the live fragment: a language change redraws everything)."""
     fixes = settle_settings()
     # Options are shown as their URL values (no format_func): Streamlit binds the *shown* text to the URL.
-    st.sidebar.segmented_control("语言 · Language", i18n.LANGS, key="lang", bind="query-params",
-                                 default=i18n.lang_from_locale(st.context.locale), required=True)
+    st.sidebar.segmented_control(
+        "语言 · Language",
+        i18n.LANGS,
+        key="lang",
+        bind="query-params",
+        default=i18n.lang_from_locale(st.context.locale),
+        required=True,
+    )
     return fixes
 
 
@@ -128,23 +152,39 @@ def settings_sidebar(earlier_fixes: list, settled: bool = False) -> list:
     lang = st.session_state["lang"]
     t = lambda key, **kw: i18n.t(key, lang, **kw)  # noqa: E731
     st.header(t("settings.header"))
-    st.select_slider(t("settings.d_model"), D_MODEL_CHOICES, key="d_model", bind="query-params",
-                     value=DEFAULTS["d_model"])
+    st.select_slider(
+        t("settings.d_model"), D_MODEL_CHOICES, key="d_model", bind="query-params", value=DEFAULTS["d_model"]
+    )
     d_model = st.session_state["d_model"]
     heads = head_choices(d_model)  # settle_settings already moved num_heads onto one of these
-    st.select_slider(t("settings.num_heads"), heads, key="num_heads", bind="query-params",
-                     value=DEFAULTS["num_heads"] if DEFAULTS["num_heads"] in heads else heads[0],
-                     help=t("settings.num_heads.help"))
+    st.select_slider(
+        t("settings.num_heads"),
+        heads,
+        key="num_heads",
+        bind="query-params",
+        value=DEFAULTS["num_heads"] if DEFAULTS["num_heads"] in heads else heads[0],
+        help=t("settings.num_heads.help"),
+    )
     h = st.session_state["num_heads"]
     st.caption(t("settings.d_k", d_model=d_model, h=h, d_k=d_model // h))
-    st.slider(t("settings.seq_len"), SEQ_LEN_MIN, SEQ_LEN_MAX, key="seq_len", bind="query-params",
-              value=DEFAULTS["seq_len"])
+    st.slider(
+        t("settings.seq_len"), SEQ_LEN_MIN, SEQ_LEN_MAX, key="seq_len", bind="query-params", value=DEFAULTS["seq_len"]
+    )
     # Translated labels, the neutral kind in the URL (ui/choice.py: Streamlit binds the shown text).
-    labelled("selectbox", "mask", MASK_KINDS, lambda kind: t(f"mask.{kind}"), t("settings.mask"),
-             default=DEFAULTS["mask"])
+    labelled(
+        "selectbox", "mask", MASK_KINDS, lambda kind: t(f"mask.{kind}"), t("settings.mask"), default=DEFAULTS["mask"]
+    )
     st.caption(t(f"mask.{st.session_state['mask']}.about"))
-    st.number_input(t("settings.seed"), SEED_MIN, SEED_MAX, key="seed", bind="query-params", step=1,
-                    value=DEFAULTS["seed"], help=t("settings.seed.help"))
+    st.number_input(
+        t("settings.seed"),
+        SEED_MIN,
+        SEED_MAX,
+        key="seed",
+        bind="query-params",
+        step=1,
+        value=DEFAULTS["seed"],
+        help=t("settings.seed.help"),
+    )
     st.caption(t("settings.share"))
     return fixes
 
@@ -153,9 +193,10 @@ def settings_sidebar(earlier_fixes: list, settled: bool = False) -> list:
 # and nothing may come from outside the machine (tests/test_offline_browser.py); an emoji is drawn locally.
 st.set_page_config(page_icon="🔦", layout="wide")
 # Long formulas scroll sideways on a phone instead of being cut off.
-st.html("<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:2px}"
-        "@media (max-width:640px){.katex-display>.katex{font-size:1em}}"
-        + HIDDEN_CSS + "</style>")  # hidden URL carriers (ui/choice.py)
+st.html(
+    "<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:2px}"
+    "@media (max-width:640px){.katex-display>.katex{font-size:1em}}" + HIDDEN_CSS + "</style>"
+)  # hidden URL carriers (ui/choice.py)
 # A page's section tabs wrap onto a second line on a phone instead of scrolling sideways out of sight.
 st.html(f"<style>@media (max-width:640px){{{seam.TABS_SELECTOR} [role=tablist]{{flex-wrap:wrap;row-gap:2px}}}}</style>")
 _url_fixes = language_sidebar()

@@ -19,15 +19,20 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_script import LARGE, views  # noqa: E402
+from bench_script import LARGE, views
 
 
 class Worker:
     def __init__(self, tree: Path):
         self.tree = tree
-        self.proc = subprocess.Popen([sys.executable, "benchmarks/bench_script.py", "--worker"], cwd=tree,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "benchmarks/bench_script.py", "--worker"],
+            cwd=tree,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
 
     def ask(self, **cmd) -> dict:
         self.proc.stdin.write(json.dumps(cmd) + "\n")
@@ -49,8 +54,10 @@ def main() -> int:
     ap.add_argument("--samples", type=int, default=6)
     ap.add_argument("--only", default="")
     args = ap.parse_args()
-    print(f"date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average at start "
-          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; A = {args.a}, B = {args.b}; median of {args.samples}")
+    print(
+        f"date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average at start "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}; A = {args.a}, B = {args.b}; median of {args.samples}"
+    )
     workers = {"A": Worker(args.a), "B": Worker(args.b)}
     rows = []
     try:
@@ -73,14 +80,18 @@ def main() -> int:
     finally:
         for w in workers.values():
             w.close()
-    print(f"\n| view | wall A | wall B | CPU A | CPU B | CPU B/A |\n|---|---:|---:|---:|---:|---:|")
+    print("\n| view | wall A | wall B | CPU A | CPU B | CPU B/A |\n|---|---:|---:|---:|---:|---:|")
     for label, med in rows:
         a, b = med["A"], med["B"]
-        print(f"| {label} | {a['wall']:.1f} | {b['wall']:.1f} | {a['cpu']:.1f} | {b['cpu']:.1f} "
-              f"| {b['cpu'] / a['cpu']:.2f} |")
+        print(
+            f"| {label} | {a['wall']:.1f} | {b['wall']:.1f} | {a['cpu']:.1f} | {b['cpu']:.1f} "
+            f"| {b['cpu'] / a['cpu']:.2f} |"
+        )
     sa, sb = sum(m["A"]["cpu"] for _, m in rows), sum(m["B"]["cpu"] for _, m in rows)
-    print(f"\nsum of the CPU medians: A {sa:.0f} ms, B {sb:.0f} ms (B/A {sb / sa:.2f}); load average at the end "
-          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(
+        f"\nsum of the CPU medians: A {sa:.0f} ms, B {sb:.0f} ms (B/A {sb / sa:.2f}); load average at the end "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
     return 0
 
 

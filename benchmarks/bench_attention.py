@@ -42,8 +42,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from anywhere
 
-from core.attention import build_input, build_model  # noqa: E402
-from core.reference import torch_twin  # noqa: E402  (nn.MultiheadAttention holding our weights)
+from core.attention import build_input, build_model
+from core.reference import torch_twin
 
 CASES = ((1, 16, 64, 4), (1, 32, 512, 16), (8, 512, 512, 8))  # (B, T, d_model, h)
 TARGETS = {"ours.forward": 1.2, "ours.trace": 1.5}  # max ratio ours / torch
@@ -64,8 +64,11 @@ def check_same_numbers(model, twin, x) -> float:
     ours, trace = model.forward_with_trace(x, x, x)
     theirs, weights = twin(x, x, x, need_weights=True, average_attn_weights=False)
     fast, _ = twin(x, x, x, need_weights=False)
-    worst = max((ours - theirs).abs().max().item(), (ours - fast).abs().max().item(),
-                (trace.weights - weights).abs().max().item())
+    worst = max(
+        (ours - theirs).abs().max().item(),
+        (ours - fast).abs().max().item(),
+        (trace.weights - weights).abs().max().item(),
+    )
     if worst > 1e-4:
         raise SystemExit(f"ours and torch disagree by {worst:.2e}: fix the model before timing it")
     return worst
@@ -86,7 +89,7 @@ def time_case(fns: dict, repeats: int, warmup: int) -> dict[str, float]:
     samples: dict[str, list[float]] = {name: [] for name in fns}
     names = list(fns)
     for r in range(repeats):
-        order = names[r % len(names):] + names[:r % len(names)]  # rotate who goes first
+        order = names[r % len(names) :] + names[: r % len(names)]  # rotate who goes first
         for name in order:
             fn, n = fns[name], inner[name]
             start = time.perf_counter()
@@ -113,13 +116,17 @@ def main(argv=None) -> int:
     repeats, warmup = (5, 1) if args.quick else (args.repeats, args.warmup)
 
     torch.set_grad_enabled(False)
-    print(f"date {date.today().isoformat()}, torch {torch.__version__}, python {platform.python_version()}, "
-          f"{platform.machine()}, {os.cpu_count()} cores, torch threads {torch.get_num_threads()}, "
-          f"load average {os.getloadavg()[0]:.2f}")
+    print(
+        f"date {date.today().isoformat()}, torch {torch.__version__}, python {platform.python_version()}, "
+        f"{platform.machine()}, {os.cpu_count()} cores, torch threads {torch.get_num_threads()}, "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
     print(f"float32, CPU, no_grad, self-attention, no mask; median of {repeats} interleaved samples\n")
 
-    header = (f"{'(B, T, d_model, h)':<20} {'ours.forward':>13} {'ours.trace':>13} {'torch.fast':>13} "
-              f"{'torch.weights':>14} | {'fwd/fast':>8} {'fwd/wts':>8} {'trace/fast':>10} {'trace/wts':>9}")
+    header = (
+        f"{'(B, T, d_model, h)':<20} {'ours.forward':>13} {'ours.trace':>13} {'torch.fast':>13} "
+        f"{'torch.weights':>14} | {'fwd/fast':>8} {'fwd/wts':>8} {'trace/fast':>10} {'trace/wts':>9}"
+    )
     print(header)
     print("-" * len(header))
     misses = []
@@ -135,16 +142,21 @@ def main(argv=None) -> int:
             "trace/fast": med["ours.trace"] / med["torch.fast"],
             "trace/wts": med["ours.trace"] / med["torch.weights"],
         }
-        print(f"{str((B, T, d_model, h)):<20} {fmt_time(med['ours.forward']):>13} {fmt_time(med['ours.trace']):>13} "
-              f"{fmt_time(med['torch.fast']):>13} {fmt_time(med['torch.weights']):>14} | "
-              f"{ratios['fwd/fast']:>7.2f}x {ratios['fwd/wts']:>7.2f}x {ratios['trace/fast']:>9.2f}x "
-              f"{ratios['trace/wts']:>8.2f}x", flush=True)
+        print(
+            f"{str((B, T, d_model, h)):<20} {fmt_time(med['ours.forward']):>13} {fmt_time(med['ours.trace']):>13} "
+            f"{fmt_time(med['torch.fast']):>13} {fmt_time(med['torch.weights']):>14} | "
+            f"{ratios['fwd/fast']:>7.2f}x {ratios['fwd/wts']:>7.2f}x {ratios['trace/fast']:>9.2f}x "
+            f"{ratios['trace/wts']:>8.2f}x",
+            flush=True,
+        )
         for ours, key in (("ours.forward", "fwd"), ("ours.trace", "trace")):
             for theirs in ("fast", "wts"):
                 r = ratios[f"{key}/{theirs}"]
                 if r > TARGETS[ours]:
-                    misses.append(f"{(B, T, d_model, h)} {ours} is {r:.2f}x torch.{'fast' if theirs == 'fast' else 'weights'}"
-                                  f" (target {TARGETS[ours]}x)")
+                    misses.append(
+                        f"{(B, T, d_model, h)} {ours} is {r:.2f}x torch.{'fast' if theirs == 'fast' else 'weights'}"
+                        f" (target {TARGETS[ours]}x)"
+                    )
     print(f"\ntargets: ours.forward <= {TARGETS['ours.forward']}x torch, ours.trace <= {TARGETS['ours.trace']}x torch")
     print("\n".join(["all targets met"] if not misses else ["missed:"] + [f"  {m}" for m in misses]))
     return 0

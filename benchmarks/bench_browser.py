@@ -50,19 +50,25 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import i18n
-from lessons.walkthrough import STEP_NAMES as WALK_STEPS  # noqa: E402
+from lessons.walkthrough import STEP_NAMES as WALK_STEPS
 
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from bench_script import views as all_views  # noqa: E402  (the same list of views as the script-time benchmark)
-from servers import Server  # noqa: E402  (the same start-up as the browser tests)
+from bench_script import views as all_views
+from servers import Server
 
 APP = ROOT / "app.py"  # its PAGES list
 SERVE = ROOT / "serve.py"  # how the app is served (scripts/start.sh): app.py with ui/seam/client_batching.js
 FLOOR = ROOT / "benchmarks" / "floor_app.py"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 VIEWPORT = {"width": 1400, "height": 1000}
 LARGE = {"d_model": 512, "num_heads": 16, "seq_len": 32}
 QUIET_MS = 250  # the page has stopped changing when nothing mutates (and no message arrives) for this long
@@ -133,7 +139,8 @@ PROBE = """
 """
 
 
-# ---------------------------------------------------------------- servers: tests/servers.py (the tests start the app the same way)
+# ---------------------------------------------------------------- servers: tests/servers.py (the tests start the
+# app the same way)
 
 
 def app_pages() -> list[str]:
@@ -158,6 +165,7 @@ SEQ_LEN_SLIDER = 2  # d_model, num_heads (select sliders), seq_len
 @dataclass
 class View:
     """One view; `new` and `back` are its samples, `floor_*` the floor's samples taken between them."""
+
     name: str
     group: str  # which target applies: default | large | all-steps
     url: str
@@ -179,8 +187,11 @@ def views(app: Server, pages: list[str], only: str) -> list[View]:
                 continue
             g = "all-steps" if extra.get("walk_view") == "all" else group
             params = {**base, **extra, "lang": "en"}
-            out.append(View(label, g, f"{app.url}/{page}?{urlencode(params)}", base.get("d_model", 64),
-                            base.get("num_heads", 4)))
+            out.append(
+                View(
+                    label, g, f"{app.url}/{page}?{urlencode(params)}", base.get("d_model", 64), base.get("num_heads", 4)
+                )
+            )
     return out
 
 
@@ -256,8 +267,10 @@ def cold_load(browser, url: str, text: str) -> tuple[float, int]:
         cdp.send("Network.enable")
         total = {"http": 0, "ws": 0}
         cdp.on("Network.loadingFinished", lambda e: total.__setitem__("http", total["http"] + e["encodedDataLength"]))
-        cdp.on("Network.webSocketFrameReceived",
-               lambda e: total.__setitem__("ws", total["ws"] + len(e["response"]["payloadData"])))
+        cdp.on(
+            "Network.webSocketFrameReceived",
+            lambda e: total.__setitem__("ws", total["ws"] + len(e["response"]["payloadData"])),
+        )
         page.goto(url, wait_until="commit")
         ms = page.evaluate("([t]) => window.__al.settled(t)", [text])["end"]
         page.wait_for_timeout(QUIET_MS)  # late requests (fonts, lazy chunks) of this first visit
@@ -294,8 +307,10 @@ def main(argv=None) -> int:
     from playwright.sync_api import sync_playwright
 
     pages = app_pages()
-    print(f"date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, "
-          f"python {platform.python_version()}, load average at start {load_average()}")
+    print(
+        f"date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, "
+        f"python {platform.python_version()}, load average at start {load_average()}"
+    )
     print(f"pages from app.py: {', '.join('/' + p for p in pages)}")
     app, floor = Server(SERVE, timeout=120), Server(FLOOR, timeout=120)
     failures: list[str] = []
@@ -320,8 +335,11 @@ def main(argv=None) -> int:
                     v.floor_back.append(floor_tab.sample(floor_step))
                     v.back.append(tab.sample(tab.slider, v))
                 tab.close()
-                print(f"  {v.name}: new {median(v.new):.0f} ms (floor {median(v.floor_new):.0f}),"
-                      f" back and forth {median(v.back):.0f} ms (floor {median(v.floor_back):.0f})", flush=True)
+                print(
+                    f"  {v.name}: new {median(v.new):.0f} ms (floor {median(v.floor_new):.0f}),"
+                    f" back and forth {median(v.back):.0f} ms (floor {median(v.floor_back):.0f})",
+                    flush=True,
+                )
             floor_tab.close()
 
             # Cold loads and the first visit's transfer, interleaved with the floor's.
@@ -335,13 +353,17 @@ def main(argv=None) -> int:
             # Bytes per step at the largest sizes on every page (h = 16 and h = 64).
             big_bytes: dict[str, float] = {}
             d = LARGE["d_model"]
-            for h in ((16,) if args.quick else (16, 64)):
+            for h in (16,) if args.quick else (16, 64):
                 params = dict(LARGE, num_heads=h)
                 for path in pages:
-                    extra = {"walkthrough": [dict(walk_view="step", walk_step=n_, **({"mask": "causal"} if n_ == "mask"
-                                                                                       else {}))
-                                             for n_ in WALK_STEPS] + [dict(walk_view="all")],
-                             "heads": [{}, dict(heads_tab="heads")]}.get(path, [{}])
+                    extra = {
+                        "walkthrough": [
+                            dict(walk_view="step", walk_step=n_, **({"mask": "causal"} if n_ == "mask" else {}))
+                            for n_ in WALK_STEPS
+                        ]
+                        + [dict(walk_view="all")],
+                        "heads": [{}, dict(heads_tab="heads")],
+                    }.get(path, [{}])
                     for more in extra:
                         label = " ".join(f"{k}={v_}" for k, v_ in more.items() if k in ("heads_tab", "walk_step"))
                         label = "all" if more.get("walk_view") == "all" else label
@@ -353,7 +375,7 @@ def main(argv=None) -> int:
                         sizes = []
                         for _ in range(2):
                             before = tab.received
-                            tab.sample(lambda: _left(tab))
+                            tab.sample(lambda tab=tab: _left(tab))
                             tab.page.wait_for_timeout(30)  # the last websocket events reach this process
                             sizes.append((tab.received - before) / 1024)
                         tab.close()
@@ -361,13 +383,19 @@ def main(argv=None) -> int:
             browser.close()
 
         # ---------------------------------------------------------------- the tables
-        print(f"\nstep -> the page stops changing (last DOM mutation; quiet window {QUIET_MS} ms, not counted),"
-              f" median of {n_steps}; 'x floor' divides by the median of the floor samples interleaved with that"
-              f" view's (the floor: one slider step of floor_app.py)")
-        print("'new': each sample types a seed never used (no cache can answer); 'back': seq_len T-1 <-> T, both"
-              " already drawn (the server's caches answer)")
-        print(f"{'view':50s} {'new':>7s} {'floor':>6s} {'x floor':>8s} {'target':>7s}   {'back':>7s} {'floor':>6s}"
-              f" {'x floor':>8s} {'target':>7s}")
+        print(
+            f"\nstep -> the page stops changing (last DOM mutation; quiet window {QUIET_MS} ms, not counted),"
+            f" median of {n_steps}; 'x floor' divides by the median of the floor samples interleaved with that"
+            f" view's (the floor: one slider step of floor_app.py)"
+        )
+        print(
+            "'new': each sample types a seed never used (no cache can answer); 'back': seq_len T-1 <-> T, both"
+            " already drawn (the server's caches answer)"
+        )
+        print(
+            f"{'view':50s} {'new':>7s} {'floor':>6s} {'x floor':>8s} {'target':>7s}   {'back':>7s} {'floor':>6s}"
+            f" {'x floor':>8s} {'target':>7s}"
+        )
         print("-" * 118)
         for v in chosen:
             rn, rb = ratio(v.new, v.floor_new), ratio(v.back, v.floor_back)
@@ -379,18 +407,24 @@ def main(argv=None) -> int:
             if not rb <= tb:
                 failures.append(f"back-and-forth step {v.name}: {rb:.2f}x floor (target {tb}x)")
                 flags.append("back MISSED")
-            print(f"{v.name:50s} {median(v.new):5.0f}ms {median(v.floor_new):4.0f}ms {rn:7.2f}x {'<=' + str(tn):>7s}"
-                  f"   {median(v.back):5.0f}ms {median(v.floor_back):4.0f}ms {rb:7.2f}x {'<=' + str(tb):>7s} "
-                  f"{' '.join(flags) or 'ok'}" + (f" ({v.retries} retried)" if v.retries else ""))
+            print(
+                f"{v.name:50s} {median(v.new):5.0f}ms {median(v.floor_new):4.0f}ms {rn:7.2f}x {'<=' + str(tn):>7s}"
+                f"   {median(v.back):5.0f}ms {median(v.floor_back):4.0f}ms {rb:7.2f}x {'<=' + str(tb):>7s} "
+                f"{' '.join(flags) or 'ok'}" + (f" ({v.retries} retried)" if v.retries else "")
+            )
         if chosen:
             defaults = [ratio(v.new, v.floor_new) for v in chosen if v.group == "default"]
             if defaults:
-                print(f"stretch (shown, not judged): new-setting steps at the defaults <= {STRETCH_NEW_DEFAULT}x on"
-                      f" {sum(r <= STRETCH_NEW_DEFAULT for r in defaults)} of {len(defaults)} views")
+                print(
+                    f"stretch (shown, not judged): new-setting steps at the defaults <= {STRETCH_NEW_DEFAULT}x on"
+                    f" {sum(r <= STRETCH_NEW_DEFAULT for r in defaults)} of {len(defaults)} views"
+                )
         if cold_pages:
             f_cold = median([c[0] for c in cold["floor"]])
-            print(f"\ncold load of a page in a fresh browser context (median of {n_cold}); 'first visit' is its whole"
-                  " transfer: HTTP (HTML, scripts, styles, fonts, images; encoded) + websocket data received")
+            print(
+                f"\ncold load of a page in a fresh browser context (median of {n_cold}); 'first visit' is its whole"
+                " transfer: HTTP (HTML, scripts, styles, fonts, images; encoded) + websocket data received"
+            )
             print(f"{'page':42s} {'median':>9s} {'x floor':>8s} {'target':>7s} {'first visit':>12s}")
             print("-" * 84)
             floor_kb = median([c[1] for c in cold["floor"]]) / 1024
@@ -408,11 +442,15 @@ def main(argv=None) -> int:
                     note = f" (<= {limit:.0f} KB)"
                     if kb > limit:
                         failures.append(f"first visit /: {kb:.0f} KB (target <= {limit:.0f} KB)")
-                print(f"{'/' + path:42s} {m:7.0f}ms {r:7.2f}x {'<=' + str(TARGETS['cold']):>7s} {kb:9.0f} KB{note} "
-                      f"{'ok' if ok else 'MISSED'}")
+                print(
+                    f"{'/' + path:42s} {m:7.0f}ms {r:7.2f}x {'<=' + str(TARGETS['cold']):>7s} {kb:9.0f} KB{note} "
+                    f"{'ok' if ok else 'MISSED'}"
+                )
         if big_bytes:
-            print("\nbytes received over the websocket per num_heads step to settings not shown before"
-                  " (h -> h/2 -> h/4), d_model 512, T 32 (the larger of the 2 steps)")
+            print(
+                "\nbytes received over the websocket per num_heads step to settings not shown before"
+                " (h -> h/2 -> h/4), d_model 512, T 32 (the larger of the 2 steps)"
+            )
             for name, kb in big_bytes.items():
                 ok = kb <= MAX_KB_PER_STEP
                 if not ok:
@@ -425,6 +463,7 @@ def main(argv=None) -> int:
 
     if args.sessions:
         from bench_sessions import run_new_settings_benchmark, run_sessions_benchmark
+
         failures += run_new_settings_benchmark(args.sessions, args.duration or (30.0 if args.quick else 90.0))
         failures += run_sessions_benchmark(args.sessions, quick=args.quick)
 

@@ -26,15 +26,21 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from bench_sessions import ProtocolSession  # noqa: E402
-from servers import Server  # noqa: E402
+from bench_sessions import ProtocolSession
+from servers import Server
 
 PAGES = ("walkthrough", "heads", "masks")
 
 
 async def student(i: int, url: str, errors: list) -> None:
-    query = {"d_model": (256, 512)[i % 2], "num_heads": (4, 8, 16, 32)[i % 4], "seq_len": 16 + i % 17,
-             "seed": 1000 + i, "mask": ("none", "causal", "padding")[i % 3], "lang": ("en", "zh")[i % 2]}
+    query = {
+        "d_model": (256, 512)[i % 2],
+        "num_heads": (4, 8, 16, 32)[i % 4],
+        "seq_len": 16 + i % 17,
+        "seed": 1000 + i,
+        "mask": ("none", "causal", "padding")[i % 3],
+        "lang": ("en", "zh")[i % 2],
+    }
     for page in PAGES:
         s = ProtocolSession(url, page)
         try:
@@ -74,11 +80,15 @@ def ask_report(folder: Path | None, label: str) -> None:
     data = json.loads(new[-1].read_text())
     new[-1].rename(folder / f"{label}.json")
     buf = data.get("buffers", {})
-    print(f"[{label}] RSS {data['rss_MB']:.0f} MB, heap {data.get('heap')}, sessions {data.get('sessions')}, "
-          f"shared cache {data.get('shared_cache')}, gc objects {data.get('gc_objects')}, "
-          f"torch {buf.get('torch_MB', 0):.0f} MB, numpy {buf.get('numpy_MB', 0):.0f} MB")
-    print("    reachable from (MB):", {k: (round(v, 1) if isinstance(v, float) else v)
-                                     for k, v in (data.get("roots_MB") or {}).items()})
+    print(
+        f"[{label}] RSS {data['rss_MB']:.0f} MB, heap {data.get('heap')}, sessions {data.get('sessions')}, "
+        f"shared cache {data.get('shared_cache')}, gc objects {data.get('gc_objects')}, "
+        f"torch {buf.get('torch_MB', 0):.0f} MB, numpy {buf.get('numpy_MB', 0):.0f} MB"
+    )
+    print(
+        "    reachable from (MB):",
+        {k: (round(v, 1) if isinstance(v, float) else v) for k, v in (data.get("roots_MB") or {}).items()},
+    )
     for who, (mb, n) in list(buf.get("by_owner_MB", {}).items())[:10]:
         print(f"    {mb:8.1f} MB in {n:4d}: {who[:300]}")
 
@@ -88,8 +98,12 @@ def main() -> None:
     ap.add_argument("--sessions", type=int, default=40)
     ap.add_argument("--wave", type=int, default=4)
     ap.add_argument("--wait", type=float, default=60)
-    ap.add_argument("--report", type=Path, default=None,
-                    help="folder for ui/memdebug.py reports (sets ATTENTION_LAB_MEMDEBUG for the server)")
+    ap.add_argument(
+        "--report",
+        type=Path,
+        default=None,
+        help="folder for ui/memdebug.py reports (sets ATTENTION_LAB_MEMDEBUG for the server)",
+    )
     args = ap.parse_args()
     if args.report:
         args.report.mkdir(parents=True, exist_ok=True)
@@ -115,8 +129,10 @@ def main() -> None:
         ask_report(args.report, "later")
         print("every 30 s (MB):", samples)
         print(f"sessions {args.sessions} in {load_s:.0f} s, errors {len(errors)} {errors[:3]}")
-        print(f"RSS MB: started {start_rss / 1024:.0f}, warm {warm_rss / 1024:.0f}, after load {end_rss / 1024:.0f}, "
-              f"{args.wait:.0f} s later {later_rss / 1024:.0f} (growth over warm {(later_rss - warm_rss) / 1024:.0f})")
+        print(
+            f"RSS MB: started {start_rss / 1024:.0f}, warm {warm_rss / 1024:.0f}, after load {end_rss / 1024:.0f}, "
+            f"{args.wait:.0f} s later {later_rss / 1024:.0f} (growth over warm {(later_rss - warm_rss) / 1024:.0f})"
+        )
     finally:
         server.stop()
 

@@ -30,13 +30,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from servers import Server  # noqa: E402
+from servers import Server
 
 APP = ROOT / "benchmarks" / "renderer_app.py"
 FLOOR = ROOT / "benchmarks" / "floor_app.py"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 VIEWPORT = {"width": 1400, "height": 1000}
 
 PROBE = """
@@ -74,8 +80,10 @@ PROBE = """
 
 
 def transfer_bytes(page) -> int:
-    return int(page.evaluate("""() => performance.getEntriesByType('navigation').concat(
-        performance.getEntriesByType('resource')).reduce((s, e) => s + (e.transferSize || 0), 0)"""))
+    return int(
+        page.evaluate("""() => performance.getEntriesByType('navigation').concat(
+        performance.getEntriesByType('resource')).reduce((s, e) => s + (e.transferSize || 0), 0)""")
+    )
 
 
 class Tab:
@@ -94,7 +102,9 @@ class Tab:
         thumb = self.page.get_by_role("slider").first
         thumb.focus()
         self.page.keyboard.press("ArrowRight")
-        r = self.page.evaluate("([s, t, d]) => window.__al.stopped(s, t, d)", [sent0, self.text(self.value), self.drawn])
+        r = self.page.evaluate(
+            "([s, t, d]) => window.__al.stopped(s, t, d)", [sent0, self.text(self.value), self.drawn]
+        )
         return r["last"] - r["send"]
 
 
@@ -137,7 +147,10 @@ def main(argv=None) -> int:
                 tab.context.close()
             colds = {k: [] for k in tabs}
             nbytes = {}
-            targets = {"floor": (floor.url, "floor value = 50", 0), "canvas (b)": (app.url + "/?renderer=canvas", "seed = 0", 2)}
+            targets = {
+                "floor": (floor.url, "floor value = 50", 0),
+                "canvas (b)": (app.url + "/?renderer=canvas", "seed = 0", 2),
+            }
             for _ in range(args.cold):
                 for name, (url, text, drawn) in targets.items():
                     ms, b = cold(browser, url, text, drawn)
@@ -149,16 +162,22 @@ def main(argv=None) -> int:
         floor.stop()
     med = {k: statistics.median(v) for k, v in steps.items()}
     cmed = {k: statistics.median(v) for k, v in colds.items()}
-    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {args.samples} steps, {args.cold} cold loads each")
+    print(
+        f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; {args.samples} steps, {args.cold} cold loads each"  # noqa: E501
+    )
     print(f"{'':12} {'step ms':>8} {'x floor':>8} {'cold ms':>8} {'x floor':>8} {'first visit KB':>15}")
     for k in tabs:
-        print(f"{k:12} {med[k]:8.0f} {med[k] / med['floor']:8.2f} {cmed[k]:8.0f} {cmed[k] / cmed['floor']:8.2f} "
-              f"{nbytes[k] / 1024:15.0f}")
+        print(
+            f"{k:12} {med[k]:8.0f} {med[k] / med['floor']:8.2f} {cmed[k]:8.0f} {cmed[k] / cmed['floor']:8.2f} "
+            f"{nbytes[k] / 1024:15.0f}"
+        )
     if "plotly (a)" in med:
         extra = med["plotly (a)"] - med["canvas (b)"]
         keep_a = extra <= 16 and cmed["plotly (a)"] <= 2 * cmed["floor"]
-        print(f"(a) - (b) per step: {extra:+.0f} ms; (a) cold / floor cold: {cmed['plotly (a)'] / cmed['floor']:.2f}"
-              f" -> keep {'(a) plotly.js' if keep_a else '(b) canvas'}")
+        print(
+            f"(a) - (b) per step: {extra:+.0f} ms; (a) cold / floor cold: {cmed['plotly (a)'] / cmed['floor']:.2f}"
+            f" -> keep {'(a) plotly.js' if keep_a else '(b) canvas'}"
+        )
     print("steps (ms):", {k: [round(x) for x in v] for k, v in steps.items()})
     return 0
 

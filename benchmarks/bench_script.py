@@ -37,8 +37,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.chdir(ROOT)  # the app reads static/ and .streamlit/ relative to the repository
 
-from lessons.settings import SEQ_LEN_MAX  # noqa: E402
-from lessons.walkthrough import STEP_NAMES  # noqa: E402
+from lessons.settings import SEQ_LEN_MAX
+from lessons.walkthrough import STEP_NAMES
 
 APP = ROOT / "app.py"
 FLOOR = ROOT / "benchmarks" / "floor_app.py"
@@ -64,8 +64,10 @@ def views(pages=PAGES) -> list[tuple[str, str, dict]]:
     for page in pages:
         if page == "walkthrough":
             out += [(f"/walkthrough step={s}", page, {"walk_view": "step", "walk_step": s}) for s in STEP_NAMES]
-            out += [("/walkthrough all steps", page, {"walk_view": "all"}),
-                    ("/walkthrough present", page, {"walk_view": "present"})]
+            out += [
+                ("/walkthrough all steps", page, {"walk_view": "all"}),
+                ("/walkthrough present", page, {"walk_view": "present"}),
+            ]
         elif page in SECTIONS:
             key, ids = SECTIONS[page]
             out += [(f"/{page} {key}={i}", page, {key: i}) for i in ids]
@@ -241,9 +243,11 @@ def main(argv=None) -> int:
 
     clock = ScriptClock()
     ServerLikeNavigation()
-    print(f"date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, python "
-          f"{platform.python_version()}, torch {torch.__version__}, load average at start "
-          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(
+        f"date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, python "
+        f"{platform.python_version()}, torch {torch.__version__}, load average at start "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}"
+    )
     floor = FloorApp(clock)
     floor.step()
     settings = [("default", {})] if not args.large_only else []
@@ -271,15 +275,21 @@ def main(argv=None) -> int:
                 failures.append(f"{label}: {m:.1f} ms (target {TARGETS_MS[group]:.0f} ms)")
             rows.append((label, m, max(times), f, ok, group, median(walls), median(cpus)))
             print(f"  {label}: {m:.1f} ms, cpu {median(cpus):.1f} ms (floor {f:.1f} ms)", flush=True)
-    print(f"\nserver script time of a step to a new seed and seq_len (median of {n}; 'floor' is the floor app's"
-          " median from the samples taken between them; hook: Streamlit's exec_func_with_error_handling)")
-    print("'cpu': the script thread's CPU time (median), barely moved by other processes' load: compare runs by it;"
-          " 'at.run': the whole AppTest run around the script (AppTest's own bookkeeping too); both shown, not judged")
+    print(
+        f"\nserver script time of a step to a new seed and seq_len (median of {n}; 'floor' is the floor app's"
+        " median from the samples taken between them; hook: Streamlit's exec_func_with_error_handling)"
+    )
+    print(
+        "'cpu': the script thread's CPU time (median), barely moved by other processes' load: compare runs by it;"
+        " 'at.run': the whole AppTest run around the script (AppTest's own bookkeeping too); both shown, not judged"
+    )
     print(f"{'view':48s} {'median':>8s} {'max':>8s} {'floor':>7s} {'target':>7s} {'cpu':>8s} {'at.run':>8s}")
     print("-" * 101)
     for label, m, mx, f, ok, group, wall, cpu in rows:
-        print(f"{label:48s} {m:6.1f}ms {mx:6.1f}ms {f:5.1f}ms {'<=' + str(int(TARGETS_MS[group])):>7s} "
-              f"{cpu:6.1f}ms {wall:6.1f}ms {'ok' if ok else 'MISSED'}")
+        print(
+            f"{label:48s} {m:6.1f}ms {mx:6.1f}ms {f:5.1f}ms {'<=' + str(int(TARGETS_MS[group])):>7s} "
+            f"{cpu:6.1f}ms {wall:6.1f}ms {'ok' if ok else 'MISSED'}"
+        )
     print(f"\nload average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if profile is not None:
         out = io.StringIO()

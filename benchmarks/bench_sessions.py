@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import i18n
-from lessons.settings import head_choices  # noqa: E402
+from lessons.settings import head_choices
 
 MAX_MEDIAN_STEP_S = 1.0
 MAX_MB_PER_SESSION = 8.0
@@ -62,8 +62,9 @@ class ProtocolSession:
         import websockets
 
         # The browser passes "streamlit" as the subprotocol (and tokens after it, unused here).
-        self.ws = await websockets.connect(self.ws_url, subprotocols=["streamlit"], max_size=None,
-                                           open_timeout=120, ping_interval=None)
+        self.ws = await websockets.connect(
+            self.ws_url, subprotocols=["streamlit"], max_size=None, open_timeout=120, ping_interval=None
+        )
 
     async def rerun(self, query: dict, widgets: dict[str, str] | None = None) -> float:
         """Send rerun_script; read until script_finished. Returns seconds from send to finished."""
@@ -142,8 +143,10 @@ async def one_student(i: int, base_url: str, steps: int, pause: float, results: 
             query["num_heads"] = h
             seconds = await s.rerun(query, {"num_heads": str(h)})
             results["steps"].append(seconds)
-            want = [i18n.t("heads.now", "en", d_model=d_model, h=h, d_k=d_model // h, T=seq_len),
-                    i18n.t("settings.d_k", "en", d_model=d_model, h=h, d_k=d_model // h)]
+            want = [
+                i18n.t("heads.now", "en", d_model=d_model, h=h, d_k=d_model // h, T=seq_len),
+                i18n.t("settings.d_k", "en", d_model=d_model, h=h, d_k=d_model // h),
+            ]
             for text in want:
                 if text not in s.texts:
                     errors.append(f"session {i} step {k}: expected {text!r}")
@@ -265,11 +268,15 @@ def run_new_settings_benchmark(n: int = 40, duration: float = 90.0, pause: float
     steps = sorted(r["steps"])
     med = statistics.median(steps) if steps else float("nan")
     p95 = statistics.quantiles(steps, n=20)[-1] if len(steps) > 1 else med
-    print(f"\n{n} concurrent sessions stepping to a new seed every ~{pause:.1f} s for {duration:.0f} s"
-          f" (protocol level; masks lab and walkthrough step=softmax at 512/16/32)")
+    print(
+        f"\n{n} concurrent sessions stepping to a new seed every ~{pause:.1f} s for {duration:.0f} s"
+        f" (protocol level; masks lab and walkthrough step=softmax at 512/16/32)"
+    )
     print(f"  steps measured          {len(steps)} ({len(steps) / max(r['seconds'], 1e-9):.1f} steps/s served)")
-    print(f"  step median / p95 / max {med * 1000:.0f} ms / {p95 * 1000:.0f} ms / {max(steps or [0]) * 1000:.0f} ms"
-          f"   (targets median <= {MAX_NEW_MEDIAN_S * 1000:.0f} ms, p95 <= {MAX_NEW_P95_S * 1000:.0f} ms)")
+    print(
+        f"  step median / p95 / max {med * 1000:.0f} ms / {p95 * 1000:.0f} ms / {max(steps or [0]) * 1000:.0f} ms"
+        f"   (targets median <= {MAX_NEW_MEDIAN_S * 1000:.0f} ms, p95 <= {MAX_NEW_P95_S * 1000:.0f} ms)"
+    )
     for page, xs in r["by_page"].items():
         print(f"    {page:20s} median {statistics.median(xs) * 1000:.0f} ms over {len(xs)} steps")
     print(f"  own seed checked        {r['seed_checked']} of {len(steps)} steps (the seed widget the server sent back)")
@@ -281,14 +288,15 @@ def run_new_settings_benchmark(n: int = 40, duration: float = 90.0, pause: float
     if r["errors"]:
         failures.append(f"new-settings sessions: {len(r['errors'])} errors")
     if not med <= MAX_NEW_MEDIAN_S:
-        failures.append(f"new-settings sessions: median step {med * 1000:.0f} ms"
-                        f" (target {MAX_NEW_MEDIAN_S * 1000:.0f} ms)")
+        failures.append(
+            f"new-settings sessions: median step {med * 1000:.0f} ms (target {MAX_NEW_MEDIAN_S * 1000:.0f} ms)"
+        )
     if not p95 <= MAX_NEW_P95_S:
-        failures.append(f"new-settings sessions: p95 step {p95 * 1000:.0f} ms"
-                        f" (target {MAX_NEW_P95_S * 1000:.0f} ms)")
+        failures.append(f"new-settings sessions: p95 step {p95 * 1000:.0f} ms (target {MAX_NEW_P95_S * 1000:.0f} ms)")
     if r["seed_checked"] < len(steps) // 2:
-        failures.append(f"new-settings sessions: the seed was checked on only {r['seed_checked']} of"
-                        f" {len(steps)} steps")
+        failures.append(
+            f"new-settings sessions: the seed was checked on only {r['seed_checked']} of {len(steps)} steps"
+        )
     return failures
 
 
@@ -306,14 +314,22 @@ def run_sessions_benchmark(n: int = 40, steps: int = 6, pause: float = 2.0, quic
     med = statistics.median(r["steps"]) if r["steps"] else float("nan")
     p90 = statistics.quantiles(r["steps"], n=10)[-1] if len(r["steps"]) > 1 else med
     per_session_mb = (r["rss_all"] - r["rss_one"]) / 1024 / max(1, n - 1)
-    print(f"\n{n} concurrent sessions on /heads (protocol level, each with its own d_model and seq_len,"
-          f" {steps} num_heads steps each, ~{pause:.1f} s apart)")
-    print(f"  steps measured          {len(r['steps'])} (all sessions together: ~{(n - 1) / pause:.0f} steps per second)")
-    print(f"  step median / p90 / max {med * 1000:.0f} ms / {p90 * 1000:.0f} ms / {max(r['steps'] or [0]) * 1000:.0f} ms"
-          f"   (target median <= {MAX_MEDIAN_STEP_S * 1000:.0f} ms)")
+    print(
+        f"\n{n} concurrent sessions on /heads (protocol level, each with its own d_model and seq_len,"
+        f" {steps} num_heads steps each, ~{pause:.1f} s apart)"
+    )
+    print(
+        f"  steps measured          {len(r['steps'])} (all sessions together: ~{(n - 1) / pause:.0f} steps per second)"
+    )
+    print(
+        f"  step median / p90 / max {med * 1000:.0f} ms / {p90 * 1000:.0f} ms / {max(r['steps'] or [0]) * 1000:.0f} ms"
+        f"   (target median <= {MAX_MEDIAN_STEP_S * 1000:.0f} ms)"
+    )
     print(f"  errors                  {len(r['errors'])}")
-    print(f"  server RSS              {r['rss_one'] / 1024:.0f} MB with 1 session, {r['rss_all'] / 1024:.0f} MB with {n}"
-          f" -> {per_session_mb:.2f} MB per extra session (target < {MAX_MB_PER_SESSION} MB)")
+    print(
+        f"  server RSS              {r['rss_one'] / 1024:.0f} MB with 1 session, {r['rss_all'] / 1024:.0f} MB with {n}"
+        f" -> {per_session_mb:.2f} MB per extra session (target < {MAX_MB_PER_SESSION} MB)"
+    )
     print(f"  load average            {load_average()}")
     for e in r["errors"][:10]:
         print("  error: " + e)

@@ -24,9 +24,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import torch  # noqa: E402
+import torch
 
-from lessons import why_heads as W  # noqa: E402
+from lessons import why_heads as W
 
 
 def seeds_arg(text: str) -> list[int]:
@@ -45,8 +45,10 @@ def main() -> None:
     ap.add_argument("--full-values", action="store_true", help="values = x (position and mark included)")
     args = ap.parse_args()
     values = "full" if args.full_values else "token"
-    print(f"# torch {torch.__version__}, {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
-          f"steps={args.steps} batch={W.BATCH_SIZE} d_model={W.D_MODEL} values={values}")
+    print(
+        f"# torch {torch.__version__}, {platform.processor() or platform.machine()}, {os.cpu_count()} cores; "
+        f"steps={args.steps} batch={W.BATCH_SIZE} d_model={W.D_MODEL} values={values}"
+    )
     print("seed   h   test loss  both  prev  mark   mass on previous / marked, per head          wall s  cpu s")
     for seed in args.seeds:
         single = None
@@ -61,8 +63,11 @@ def main() -> None:
                 note = f"  [{W.single_head_story(r)}]"
             elif single is not None:
                 note = f"  [{W.compare(single, r).verdict}]"
-            print(f"{seed:4d} {h:3d}   {r.eval_loss:9.4f}  {r.accuracy:4.0%}  {r.previous_accuracy:4.0%}  "
-                  f"{r.marker_accuracy:4.0%}   {masses:44s} {r.seconds:6.2f} {cpu:6.2f}{note}", flush=True)
+            print(
+                f"{seed:4d} {h:3d}   {r.eval_loss:9.4f}  {r.accuracy:4.0%}  {r.previous_accuracy:4.0%}  "
+                f"{r.marker_accuracy:4.0%}   {masses:44s} {r.seconds:6.2f} {cpu:6.2f}{note}",
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

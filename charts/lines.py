@@ -70,8 +70,14 @@ def figure(chart: LineChart) -> dict:
             line["dash"] = s.dash
         if s.color:
             line["color"] = s.color
-        trace = {"type": "scatter", "x": list(s.x), "y": list(s.y), "name": s.name,
-                 "mode": "lines+markers" if s.markers else "lines", "line": line}
+        trace = {
+            "type": "scatter",
+            "x": list(s.x),
+            "y": list(s.y),
+            "name": s.name,
+            "mode": "lines+markers" if s.markers else "lines",
+            "line": line,
+        }
         if s.hover:
             trace["hovertemplate"] = s.hover + "<extra>" + s.name + "</extra>"
         elif not s.in_table:
@@ -125,24 +131,42 @@ def memory_chart(view, t: Say) -> LineChart:
     series = []
     for line in view.lines:
         name = t("kv.mem.line", kv=line.kv_heads, kind=line.kind.upper()) + (t("kv.mem.actual") if line.actual else "")
-        series.append(Series(name, contexts, tuple(float(b) / 2 ** 30 for b in line.bytes.tolist()), markers=True,
-                             width=3 if line.actual else 2, hover="%{x:,} → %{y:,.3f} GiB"))
+        series.append(
+            Series(
+                name,
+                contexts,
+                tuple(float(b) / 2**30 for b in line.bytes.tolist()),
+                markers=True,
+                width=3 if line.actual else 2,
+                hover="%{x:,} → %{y:,.3f} GiB",
+            )
+        )
     ticks = tuple((c, f"{c // 1024}k" if c >= 1024 else str(c)) for c in contexts)
     lows = [y for s in series for y in s.y if y > 0]
     y_ticks = ()
     if lows:  # every power of ten the lines cross, printed plainly (0.001, 1, 1000)
         lo, hi = math.floor(math.log10(min(lows))), math.ceil(math.log10(max(lows)))
-        y_ticks = tuple((10.0 ** k, f"{10.0 ** k:g}") for k in range(lo, hi + 1))
-    return LineChart(tuple(series), x_title=t("kv.mem.axis.x"), y_title="GiB", x_log=True, y_log=True,
-                     x_ticks=ticks, y_ticks=y_ticks, height=380)
+        y_ticks = tuple((10.0**k, f"{10.0**k:g}") for k in range(lo, hi + 1))
+    return LineChart(
+        tuple(series),
+        x_title=t("kv.mem.axis.x"),
+        y_title="GiB",
+        x_log=True,
+        y_log=True,
+        x_ticks=ticks,
+        y_ticks=y_ticks,
+        height=380,
+    )
 
 
 def timing_chart(res, t: Say) -> LineChart:
     """KV cache, timing: total milliseconds after n generated tokens, with and without the cache
     (lessons.kv_cache.TimingResult)."""
     x = tuple(range(1, res.tokens + 1))
-    series = tuple(Series(name, x, tuple(float(v) * 1000 for v in values.tolist()), hover="%{x} → %{y:.2f} ms")
-                   for name, values in ((t("kv.time.with"), res.total_with), (t("kv.time.without"), res.total_without)))
+    series = tuple(
+        Series(name, x, tuple(float(v) * 1000 for v in values.tolist()), hover="%{x} → %{y:.2f} ms")
+        for name, values in ((t("kv.time.with"), res.total_with), (t("kv.time.without"), res.total_without))
+    )
     return LineChart(series, x_title=t("kv.time.axis.x"), y_title=t("kv.time.axis.y"))
 
 
@@ -151,28 +175,55 @@ def variance_chart(vc, t: Say) -> LineChart:
     (lessons.softmax.VarianceCurve)."""
     x = tuple(int(v) for v in vc.d_ks.tolist())
     series = (
-        Series(t("softmax.scale.chart.line"), x, tuple(map(float, vc.expected.tolist())), dash="dash",
-               color=CHANCE_COLOR),
+        Series(
+            t("softmax.scale.chart.line"), x, tuple(map(float, vc.expected.tolist())), dash="dash", color=CHANCE_COLOR
+        ),
         Series(t("softmax.scale.chart.measured"), x, tuple(map(float, vc.variance.tolist())), markers=True),
         Series(t("softmax.scale.chart.scaled"), x, tuple(map(float, vc.scaled_variance.tolist())), markers=True),
     )
-    return LineChart(series, title=t("softmax.scale.chart.title"), x_title=t("softmax.scale.chart.x"),
-                     y_title=t("softmax.scale.chart.y"), x_log=True, y_log=True,
-                     x_ticks=tuple((v, str(v)) for v in x), y_ticks=tuple((v, str(v)) for v in x[::2]))
+    return LineChart(
+        series,
+        title=t("softmax.scale.chart.title"),
+        x_title=t("softmax.scale.chart.x"),
+        y_title=t("softmax.scale.chart.y"),
+        x_log=True,
+        y_log=True,
+        x_ticks=tuple((v, str(v)) for v in x),
+        y_ticks=tuple((v, str(v)) for v in x[::2]),
+    )
 
 
 def loss_chart(curves: Sequence, *, steps: int, chance: float, t: Say) -> LineChart:
     """Why many heads: the training loss of each run (lessons.why_heads.Curve, labels worded by the page) on one
     chart, with the guessing level ln(VOCAB) as a dotted line; y from 0 to the guessing level x 1.15 (or the first
     steps' loss if higher), the live curve's scale (charts/live_curve.py)."""
-    series = [Series(t("why.loss.chance"), (1, steps), (chance, chance), dash="dot", color=CHANCE_COLOR, width=1,
-                     in_table=False)]
+    series = [
+        Series(
+            t("why.loss.chance"), (1, steps), (chance, chance), dash="dot", color=CHANCE_COLOR, width=1, in_table=False
+        )
+    ]
     for c in curves:
         xs, ys = thin(c.losses)
-        series.append(Series(c.label, tuple(xs), tuple(ys), color=HEAD_COLORS.get(c.num_heads, ""),
-                             dash="dash" if c.dashed else "", hover="%{x}: %{y:.4f}"))
-    return LineChart(tuple(series), title=t("why.loss.title"), x_title=t("why.loss.x"), y_title=t("why.loss.y"),
-                     x_range=(0, steps + 1), y_range=(0, loss_top(curves, chance)), height=340, unified_hover=True)
+        series.append(
+            Series(
+                c.label,
+                tuple(xs),
+                tuple(ys),
+                color=HEAD_COLORS.get(c.num_heads, ""),
+                dash="dash" if c.dashed else "",
+                hover="%{x}: %{y:.4f}",
+            )
+        )
+    return LineChart(
+        tuple(series),
+        title=t("why.loss.title"),
+        x_title=t("why.loss.x"),
+        y_title=t("why.loss.y"),
+        x_range=(0, steps + 1),
+        y_range=(0, loss_top(curves, chance)),
+        height=340,
+        unified_hover=True,
+    )
 
 
 def loss_top(curves: Sequence, chance: float) -> float:
@@ -180,5 +231,16 @@ def loss_top(curves: Sequence, chance: float) -> float:
     return max([chance * 1.15] + [max(c.losses[:50]) * 1.05 for c in curves if len(c.losses)])
 
 
-__all__ = ["HEAD_COLORS", "LineChart", "Series", "figure", "loss_chart", "loss_top", "memory_chart", "table", "thin",
-           "timing_chart", "variance_chart"]
+__all__ = [
+    "HEAD_COLORS",
+    "LineChart",
+    "Series",
+    "figure",
+    "loss_chart",
+    "loss_top",
+    "memory_chart",
+    "table",
+    "thin",
+    "timing_chart",
+    "variance_chart",
+]

@@ -18,33 +18,59 @@ DEFAULT_PALETTE = "colorblind"
 
 Stops = list[tuple[float, str]]
 
-VIRIDIS: Stops = [(0.0, "#440154"), (0.111111, "#482878"), (0.222222, "#3e4989"), (0.333333, "#31688e"),
-                  (0.444444, "#26828e"), (0.555556, "#1f9e89"), (0.666667, "#35b779"), (0.777778, "#6ece58"),
-                  (0.888889, "#b5de2b"), (1.0, "#fde725")]
-RDBU_R: Stops = [(0.0, "#053061"), (0.1, "#2166ac"), (0.2, "#4393c3"), (0.3, "#92c5de"), (0.4, "#d1e5f0"),
-                 (0.5, "#f7f7f7"), (0.6, "#fddbc7"), (0.7, "#f4a582"), (0.8, "#d6604d"), (0.9, "#b2182b"),
-                 (1.0, "#67001f")]
+VIRIDIS: Stops = [
+    (0.0, "#440154"),
+    (0.111111, "#482878"),
+    (0.222222, "#3e4989"),
+    (0.333333, "#31688e"),
+    (0.444444, "#26828e"),
+    (0.555556, "#1f9e89"),
+    (0.666667, "#35b779"),
+    (0.777778, "#6ece58"),
+    (0.888889, "#b5de2b"),
+    (1.0, "#fde725"),
+]
+RDBU_R: Stops = [
+    (0.0, "#053061"),
+    (0.1, "#2166ac"),
+    (0.2, "#4393c3"),
+    (0.3, "#92c5de"),
+    (0.4, "#d1e5f0"),
+    (0.5, "#f7f7f7"),
+    (0.6, "#fddbc7"),
+    (0.7, "#f4a582"),
+    (0.8, "#d6604d"),
+    (0.9, "#b2182b"),
+    (1.0, "#67001f"),
+]
 # Okabe & Ito's eight colours (every colour-vision deficiency tells them apart), black left out.
 OKABE_ITO = ("#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00", "#f0e442", "#999999")
 
 SCALES: dict[str, dict[str, Stops]] = {
     "colorblind": {"weights": VIRIDIS, "signed": RDBU_R, "mask": [(0.0, "#444444"), (1.0, "#f4f4f4")]},
-    "contrast": {"weights": [(0.0, "#e6e6e6"), (1.0, "#000000")],
-                 "signed": [(0.0, "#08306b"), (0.5, "#bdbdbd"), (1.0, "#7f2704")],
-                 "mask": [(0.0, "#000000"), (1.0, "#d4d4d4")]},
+    "contrast": {
+        "weights": [(0.0, "#e6e6e6"), (1.0, "#000000")],
+        "signed": [(0.0, "#08306b"), (0.5, "#bdbdbd"), (1.0, "#7f2704")],
+        "mask": [(0.0, "#000000"), (1.0, "#d4d4d4")],
+    },
 }
 for _p in SCALES.values():
     _p["similarity"] = _p["signed"]
 
-STATE_COLORS = {"colorblind": ("#e8e8e8", "#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00"),
-                "contrast": ("#ffffff", "#000000", "#7f2704", "#08306b", "#737373", "#bdbdbd", "#525252")}
-GROUP_COLORS = {"colorblind": OKABE_ITO,
-                "contrast": ("#000000", "#7f2704", "#08306b", "#737373", "#bdbdbd", "#525252", "#d94801", "#2171b5")}
+STATE_COLORS = {
+    "colorblind": ("#e8e8e8", "#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00"),
+    "contrast": ("#ffffff", "#000000", "#7f2704", "#08306b", "#737373", "#bdbdbd", "#525252"),
+}
+GROUP_COLORS = {
+    "colorblind": OKABE_ITO,
+    "contrast": ("#000000", "#7f2704", "#08306b", "#737373", "#bdbdbd", "#525252", "#d94801", "#2171b5"),
+}
 # Blocked cells: a light fill hatched with dark lines (colorblind) or white hatched black (projector).
-BLOCKED = {"colorblind": {"fill": "#d9d9d9", "hatch": "#6b6b6b"},
-           "contrast": {"fill": "#ffffff", "hatch": "#000000"}}
-RECTS = {"colorblind": {"current": "#d62728", "done": "#5c6170", "skipped": "#9aa0aa", "group": "#0072b2"},
-         "contrast": {"current": "#000000", "done": "#525252", "skipped": "#969696", "group": "#7f2704"}}
+BLOCKED = {"colorblind": {"fill": "#d9d9d9", "hatch": "#6b6b6b"}, "contrast": {"fill": "#ffffff", "hatch": "#000000"}}
+RECTS = {
+    "colorblind": {"current": "#d62728", "done": "#5c6170", "skipped": "#9aa0aa", "group": "#0072b2"},
+    "contrast": {"current": "#000000", "done": "#525252", "skipped": "#969696", "group": "#7f2704"},
+}
 
 
 def palette_name(name: object) -> str:

@@ -71,7 +71,7 @@ def printed_codes(values: np.ndarray, decimals: int) -> np.ndarray | None:
     if np.isinf(v).any():
         return None
     finite = ~np.isnan(v)
-    scaled = np.where(finite, v, 0.0) * 10.0 ** decimals
+    scaled = np.where(finite, v, 0.0) * 10.0**decimals
     if np.abs(scaled).max(initial=0.0) > 32767.4:
         return None
     q = np.rint(scaled)
@@ -85,9 +85,17 @@ def printed_codes(values: np.ndarray, decimals: int) -> np.ndarray | None:
     return out
 
 
-def payload(hm: Heatmap, *, palette: str = palettes.DEFAULT_PALETTE, cell_numbers: bool = False,
-            image_format: str = "png", words: Words | None = None, compact: bool = False,
-            font_scale: float = 1.0, fit_height: int = 0) -> bytes:
+def payload(
+    hm: Heatmap,
+    *,
+    palette: str = palettes.DEFAULT_PALETTE,
+    cell_numbers: bool = False,
+    image_format: str = "png",
+    words: Words | None = None,
+    compact: bool = False,
+    font_scale: float = 1.0,
+    fit_height: int = 0,
+) -> bytes:
     """The component's bytes for `hm` drawn with these display options and worded strings.
 
     `compact`: each panel whose values all print as int16 codes at `hm.decimals` (`printed_codes`: weights at
@@ -126,10 +134,14 @@ def payload(hm: Heatmap, *, palette: str = palettes.DEFAULT_PALETTE, cell_number
         rows, cols = values.shape
         # (not with cell numbers on: a cell prints fewer decimals, and rounding a rounded code twice can differ)
         codes = printed_codes(values, hm.decimals) if compact and not cell_numbers else None
-        entry: dict = {"rows": int(rows), "cols": int(cols),
-                       "values": put(values.tobytes() if codes is None else codes.astype("<i2").tobytes()),
-                       "title": panel_words[i] if i < len(panel_words) else "",
-                       "row_labels": label_ref(p.row_labels), "col_labels": label_ref(p.col_labels)}
+        entry: dict = {
+            "rows": int(rows),
+            "cols": int(cols),
+            "values": put(values.tobytes() if codes is None else codes.astype("<i2").tobytes()),
+            "title": panel_words[i] if i < len(panel_words) else "",
+            "row_labels": label_ref(p.row_labels),
+            "col_labels": label_ref(p.col_labels),
+        }
         if codes is not None:
             entry["codes"] = True  # "values" holds int16 codes: value = code / 10**decimals
         if p.blocked is not None:
@@ -177,10 +189,13 @@ def payload(hm: Heatmap, *, palette: str = palettes.DEFAULT_PALETTE, cell_number
         "alt": words.get("alt", ""),
         "labels": labels,
         "panels": panels,
-        "marks": [{"cell": m.cell, "hover": hovers[k] if k < len(hovers) and hovers[k] else m.cell}
-                  for k, m in enumerate(hm.marks)],
-        "rects": [{"panel": r.panel, "r0": r.r0, "r1": r.r1, "c0": r.c0, "c1": r.c1, "style": r.style}
-                  for r in hm.rects],
+        "marks": [
+            {"cell": m.cell, "hover": hovers[k] if k < len(hovers) and hovers[k] else m.cell}
+            for k, m in enumerate(hm.marks)
+        ],
+        "rects": [
+            {"panel": r.panel, "r0": r.r0, "r1": r.r1, "c0": r.c0, "c1": r.c1, "style": r.style} for r in hm.rects
+        ],
     }
     text = json.dumps(header, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
     pad = b"\0" * (-(8 + len(text)) % 4)
@@ -189,11 +204,12 @@ def payload(hm: Heatmap, *, palette: str = palettes.DEFAULT_PALETTE, cell_number
 
 def unpack(data: bytes) -> tuple[dict, list[dict[str, np.ndarray]]]:
     """A payload read back: (header, per panel {"values": float32 (rows, cols), "blocked": bool (rows, cols)
-    when sent, "marks": uint8 (rows, cols) when sent, and for a compact panel "codes": its int16 codes}). The arrays are copies."""
+    when sent, "marks": uint8 (rows, cols) when sent, and for a compact panel "codes": its int16 codes}). The
+    arrays are copies."""
     if data[:4] != MAGIC:
         raise ValueError("not a heatmap payload")
     (n,) = struct.unpack_from("<I", data, 4)
-    header = json.loads(data[8:8 + n].decode())
+    header = json.loads(data[8 : 8 + n].decode())
     start = 8 + n + (-(8 + n) % 4)
     arrays = []
     for p in header["panels"]:
@@ -204,7 +220,9 @@ def unpack(data: bytes) -> tuple[dict, list[dict[str, np.ndarray]]]:
             values = np.where(codes == NAN16, np.nan, codes / 10.0 ** header["decimals"]).astype(np.float32)
             out = {"values": values, "codes": codes}
         else:
-            out = {"values": np.frombuffer(data, dtype="<f4", count=length // 4, offset=start + off).reshape(shape).copy()}
+            out = {
+                "values": np.frombuffer(data, dtype="<f4", count=length // 4, offset=start + off).reshape(shape).copy()
+            }
         if "blocked" in p:
             off, length = p["blocked"]
             out["blocked"] = np.frombuffer(data, dtype=np.uint8, count=length, offset=start + off).reshape(shape) != 0

@@ -43,22 +43,29 @@ def tables(hm: Heatmap, words: Words | None = None) -> list[Table]:
     for i, p in enumerate(hm.panels):
         rows, cols = p.values.shape
         if hm.role == "state":
+
             def cell(v: float) -> str:
                 if math.isnan(v):
                     return ""
                 k = int(round(v))
                 return states[k] if 0 <= k < len(states) else str(k)
         else:
+
             def cell(v: float) -> str:
                 return number(v, hm.decimals)
+
         printed = [[cell(v) for v in row] for row in p.values.tolist()]
         if p.marks is not None:  # a marked cell prints its mark (a mask's stored 0/1, a fill value, NaN)
             for r, c in zip(*(p.marks > 0).nonzero()):
                 printed[r][c] = hm.marks[int(p.marks[r, c]) - 1].cell
-        out.append(Table(title=titles[i] if i < len(titles) else "",
-                         row_labels=unique(list(p.row_labels)) if p.row_labels else [str(r) for r in range(rows)],
-                         col_labels=unique(list(p.col_labels)) if p.col_labels else [str(c) for c in range(cols)],
-                         rows=printed))
+        out.append(
+            Table(
+                title=titles[i] if i < len(titles) else "",
+                row_labels=unique(list(p.row_labels)) if p.row_labels else [str(r) for r in range(rows)],
+                col_labels=unique(list(p.col_labels)) if p.col_labels else [str(c) for c in range(cols)],
+                rows=printed,
+            )
+        )
     return out
 
 

@@ -70,8 +70,9 @@ def tensor_shapes(B: int, T_q: int, T_k: int, d_model: int, h: int) -> dict[str,
     }
 
 
-def step_costs(B: int, T_q: int, T_k: int, d_model: int, h: int, *, bias: bool = True,
-               masked: bool = True) -> list[StepCost]:
+def step_costs(
+    B: int, T_q: int, T_k: int, d_model: int, h: int, *, bias: bool = True, masked: bool = True
+) -> list[StepCost]:
     """Parameters, multiply-adds and element-wise operations per step, in computation order."""
     check_model_dims(d_model, h)
     d_k = d_model // h
@@ -104,8 +105,7 @@ class Totals:
     weights_bytes: int  # memory of the attention weights alone (grows with h)
 
 
-def totals(B: int, T_q: int, T_k: int, d_model: int, h: int, *, bias: bool = True,
-           masked: bool = True) -> Totals:
+def totals(B: int, T_q: int, T_k: int, d_model: int, h: int, *, bias: bool = True, masked: bool = True) -> Totals:
     costs = step_costs(B, T_q, T_k, d_model, h, bias=bias, masked=masked)
     return Totals(
         h=h,
@@ -149,24 +149,27 @@ class ModelPreset:
 PRESETS: tuple[ModelPreset, ...] = (
     # openai-community/gpt2 config.json: "n_layer": 12, "n_head": 12, "n_embd": 768 (768 / 12 = 64);
     # GPT-2 has no K/V sharing (Radford et al. 2019).
-    ModelPreset("GPT-2 small", 12, 12, 12, 64, 768,
-                "https://huggingface.co/openai-community/gpt2/blob/main/config.json"),
+    ModelPreset(
+        "GPT-2 small", 12, 12, 12, 64, 768, "https://huggingface.co/openai-community/gpt2/blob/main/config.json"
+    ),
     # meta-llama/Llama-2-7b-hf config.json: "num_hidden_layers": 32, "num_attention_heads": 32,
     # "num_key_value_heads": 32, "hidden_size": 4096 (4096 / 32 = 128). GQA only in the 70B (Touvron et al. 2023).
-    ModelPreset("Llama-2-7B", 32, 32, 32, 128, 4096,
-                "https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json"),
+    ModelPreset(
+        "Llama-2-7B", 32, 32, 32, 128, 4096, "https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json"
+    ),
     # meta-llama/Meta-Llama-3-8B config.json: "num_hidden_layers": 32, "num_attention_heads": 32,
     # "num_key_value_heads": 8, "hidden_size": 4096 (128 per head; k_proj is 4096 -> 1024 = 8 x 128).
-    ModelPreset("Llama-3-8B", 32, 32, 8, 128, 4096,
-                "https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json"),
+    ModelPreset(
+        "Llama-3-8B", 32, 32, 8, 128, 4096, "https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json"
+    ),
     # mistralai/Mistral-7B-v0.1 config.json: "num_hidden_layers": 32, "num_attention_heads": 32,
     # "num_key_value_heads": 8, "hidden_size": 4096; its params.json: "head_dim": 128 (Jiang et al. 2023, Table 1).
-    ModelPreset("Mistral-7B", 32, 32, 8, 128, 4096,
-                "https://huggingface.co/mistralai/Mistral-7B-v0.1/blob/main/config.json"),
+    ModelPreset(
+        "Mistral-7B", 32, 32, 8, 128, 4096, "https://huggingface.co/mistralai/Mistral-7B-v0.1/blob/main/config.json"
+    ),
     # tiiuae/falcon-7b config.json: "n_layer": 32, "n_head": 71, "hidden_size": 4544 (4544 / 71 = 64),
     # "multi_query": true -> one K/V head (transformers' FalconAttention: num_kv_heads = 1 when multi_query).
-    ModelPreset("Falcon-7B", 32, 71, 1, 64, 4544,
-                "https://huggingface.co/tiiuae/falcon-7b/blob/main/config.json"),
+    ModelPreset("Falcon-7B", 32, 71, 1, 64, 4544, "https://huggingface.co/tiiuae/falcon-7b/blob/main/config.json"),
 )
 PRESET_BY_NAME = {p.name: p for p in PRESETS}
 
@@ -177,16 +180,23 @@ def _non_negative(**values: int) -> None:
             raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
 
 
-def kv_cache_bytes(layers: int, kv_heads: int, head_dim: int, tokens: int, batch: int = 1,
-                   bytes_per_value: int = BYTES_PER_FLOAT16) -> int:
+def kv_cache_bytes(
+    layers: int, kv_heads: int, head_dim: int, tokens: int, batch: int = 1, bytes_per_value: int = BYTES_PER_FLOAT16
+) -> int:
     """2 (K and V) x layers x h_kv x d_k x tokens x batch x bytes per value."""
-    _non_negative(layers=layers, kv_heads=kv_heads, head_dim=head_dim, tokens=tokens, batch=batch,
-              bytes_per_value=bytes_per_value)
+    _non_negative(
+        layers=layers, kv_heads=kv_heads, head_dim=head_dim, tokens=tokens, batch=batch, bytes_per_value=bytes_per_value
+    )
     return 2 * layers * kv_heads * head_dim * tokens * batch * bytes_per_value
 
 
-def preset_cache_bytes(preset: ModelPreset, tokens: int, batch: int = 1, bytes_per_value: int = BYTES_PER_FLOAT16,
-                       kv_heads: int | None = None) -> int:
+def preset_cache_bytes(
+    preset: ModelPreset,
+    tokens: int,
+    batch: int = 1,
+    bytes_per_value: int = BYTES_PER_FLOAT16,
+    kv_heads: int | None = None,
+) -> int:
     """KV cache of a preset (optionally as if it had `kv_heads` K/V heads instead of its own)."""
     h_kv = preset.kv_heads if kv_heads is None else kv_heads
     return kv_cache_bytes(preset.layers, h_kv, preset.head_dim, tokens, batch, bytes_per_value)
@@ -256,14 +266,28 @@ class KVSharing:
     cache_bytes: int  # one layer, `tokens` tokens
 
 
-def kv_sharing_over_heads(d_model: int, num_heads: int, tokens: int, *, batch: int = 1, layers: int = 1,
-                          bytes_per_value: int = BYTES_PER_FLOAT32, bias: bool = True) -> list[KVSharing]:
+def kv_sharing_over_heads(
+    d_model: int,
+    num_heads: int,
+    tokens: int,
+    *,
+    batch: int = 1,
+    layers: int = 1,
+    bytes_per_value: int = BYTES_PER_FLOAT32,
+    bias: bool = True,
+) -> list[KVSharing]:
     """Every valid h_kv (the divisors of h), from MQA (1) to MHA (h)."""
     check_model_dims(d_model, num_heads)
     d_k = d_model // num_heads
-    return [KVSharing(h_kv, num_heads // h_kv, kv_projection_params(d_model, num_heads, h_kv, bias=bias),
-                      kv_cache_bytes(layers, h_kv, d_k, tokens, batch, bytes_per_value))
-            for h_kv in divisors(num_heads)]
+    return [
+        KVSharing(
+            h_kv,
+            num_heads // h_kv,
+            kv_projection_params(d_model, num_heads, h_kv, bias=bias),
+            kv_cache_bytes(layers, h_kv, d_k, tokens, batch, bytes_per_value),
+        )
+        for h_kv in divisors(num_heads)
+    ]
 
 
 def weight_count(module: nn.Module) -> int:

@@ -92,8 +92,16 @@ def kv_head_rows(num_heads: int, num_kv_heads: int, d_k: int) -> torch.Tensor:
 
 
 class MultiHeadAttention(nn.Module):
-    def __init__(self, d_model: int, num_heads: int, *, num_kv_heads: int | None = None, bias: bool = True,
-                 fill_value: float = SEED_FILL_VALUE, device: torch.device | str | None = None):
+    def __init__(
+        self,
+        d_model: int,
+        num_heads: int,
+        *,
+        num_kv_heads: int | None = None,
+        bias: bool = True,
+        fill_value: float = SEED_FILL_VALUE,
+        device: torch.device | str | None = None,
+    ):
         super().__init__()
         check_model_dims(d_model, num_heads)
         num_kv_heads = num_heads if num_kv_heads is None else check_kv_heads(num_heads, num_kv_heads)
@@ -113,18 +121,26 @@ class MultiHeadAttention(nn.Module):
         self.W_v = nn.Linear(d_model, num_kv_heads * self.d_k, bias=bias, device=device)
         self.W_o = nn.Linear(d_model, d_model, bias=bias, device=device)
 
-    def forward(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
-                mask: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> torch.Tensor:
         return self._attend(query, key, value, mask, keep=None)
 
-    def forward_with_trace(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
-                           mask: torch.Tensor | None = None) -> tuple[torch.Tensor, AttentionTrace]:
+    def forward_with_trace(
+        self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, AttentionTrace]:
         keep: dict[str, torch.Tensor] = {}
         output = self._attend(query, key, value, mask, keep=keep)
         return output, AttentionTrace(**keep)
 
-    def _attend(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, mask: torch.Tensor | None,
-                keep: dict[str, torch.Tensor] | None) -> torch.Tensor:
+    def _attend(
+        self,
+        query: torch.Tensor,
+        key: torch.Tensor,
+        value: torch.Tensor,
+        mask: torch.Tensor | None,
+        keep: dict[str, torch.Tensor] | None,
+    ) -> torch.Tensor:
         B, T_q, _ = query.shape
         T_k = key.shape[1]
         if mask is not None:
@@ -160,10 +176,23 @@ class MultiHeadAttention(nn.Module):
         output = self.W_o(concat)  # (B, T_q, d_model)
 
         if keep is not None:
-            keep.update(q=q, k=k, v=v, q_heads=q_heads, k_heads=k_heads, v_heads=v_heads,
-                        k_heads_expanded=k_heads_expanded, v_heads_expanded=v_heads_expanded,
-                        scores=scores, scaled_scores=scaled_scores, masked_scores=masked_scores,
-                        weights=weights, head_outputs=head_outputs, concat=concat, output=output)
+            keep.update(
+                q=q,
+                k=k,
+                v=v,
+                q_heads=q_heads,
+                k_heads=k_heads,
+                v_heads=v_heads,
+                k_heads_expanded=k_heads_expanded,
+                v_heads_expanded=v_heads_expanded,
+                scores=scores,
+                scaled_scores=scaled_scores,
+                masked_scores=masked_scores,
+                weights=weights,
+                head_outputs=head_outputs,
+                concat=concat,
+                output=output,
+            )
         return output
 
     def head_projection(self, role: str, head: int) -> tuple[torch.Tensor, torch.Tensor | None]:
@@ -186,8 +215,15 @@ class MultiHeadAttention(nn.Module):
         return w, b
 
 
-def build_model(d_model: int, num_heads: int, seed: int, *, num_kv_heads: int | None = None,
-                bias: bool = True, fill_value: float = SEED_FILL_VALUE) -> MultiHeadAttention:
+def build_model(
+    d_model: int,
+    num_heads: int,
+    seed: int,
+    *,
+    num_kv_heads: int | None = None,
+    bias: bool = True,
+    fill_value: float = SEED_FILL_VALUE,
+) -> MultiHeadAttention:
     """A model whose weights depend only on (d_model, seed), never on num_heads.
 
     Same seed, same W^Q, W^K, W^V, W^O whatever h is: moving the heads slider only
@@ -202,8 +238,9 @@ def build_model(d_model: int, num_heads: int, seed: int, *, num_kv_heads: int | 
     """
     # The layers are made on the meta device (no memory, no random init) and get the drawn tensors below as
     # their parameters: nn.Linear's own init, overwritten at once, was ~15 % of a 512/16 walkthrough step.
-    model = MultiHeadAttention(d_model, num_heads, num_kv_heads=num_kv_heads, bias=bias,
-                               fill_value=fill_value, device="meta")
+    model = MultiHeadAttention(
+        d_model, num_heads, num_kv_heads=num_kv_heads, bias=bias, fill_value=fill_value, device="meta"
+    )
     # (h_kv*d_k,) rows of each group's leader; None for MHA (all rows in order: the whole draw)
     kv_rows = kv_head_rows(num_heads, model.num_kv_heads, model.d_k) if model.num_kv_heads != num_heads else None
     gen = torch.Generator().manual_seed(int(seed))

@@ -66,8 +66,11 @@ class ReadOnlyTensor(torch.Tensor):
         if name == "numpy":
             result.flags.writeable = False
             return result
-        if isinstance(result, torch.Tensor) and not isinstance(result, ReadOnlyTensor) \
-                and any(_same_memory(result, s) for s in sources):
+        if (
+            isinstance(result, torch.Tensor)
+            and not isinstance(result, ReadOnlyTensor)
+            and any(_same_memory(result, s) for s in sources)
+        ):
             return result.as_subclass(ReadOnlyTensor)  # a view (x[0], x.T, x.detach(), x.data) stays read-only
         return result
 

@@ -80,8 +80,7 @@ class KVCache:
         self.values = torch.empty(batch, num_kv_heads, 0, d_k)  # (B, h_kv, 0, d_k)
 
     @classmethod
-    def for_model(cls, model: MultiHeadAttention, batch: int, *,
-                  max_tokens: int = KV_CACHE_MAX_TOKENS) -> KVCache:
+    def for_model(cls, model: MultiHeadAttention, batch: int, *, max_tokens: int = KV_CACHE_MAX_TOKENS) -> KVCache:
         """An empty cache shaped for `model`: h_kv = model.num_kv_heads heads of width d_k."""
         return cls(batch, model.num_kv_heads, model.d_k, max_tokens=max_tokens)
 
@@ -118,8 +117,10 @@ class KVCache:
         if k_new.shape != v_new.shape:
             raise ValueError(f"new keys {tuple(k_new.shape)} and values {tuple(v_new.shape)} differ in shape")
         if self.length + k_new.shape[2] > self.max_tokens:
-            raise ValueError(f"the cache holds at most {self.max_tokens} tokens (limit in core/limits.py); "
-                             f"{self.length} cached + {k_new.shape[2]} new")
+            raise ValueError(
+                f"the cache holds at most {self.max_tokens} tokens (limit in core/limits.py); "
+                f"{self.length} cached + {k_new.shape[2]} new"
+            )
 
     def append(self, k_new: torch.Tensor, v_new: torch.Tensor) -> None:
         """Add the new tokens' keys and values, (B, h_kv, T_new, d_k) each, after the cached ones."""
@@ -157,8 +158,10 @@ class DecodeTrace:
 def check_step_input(model: MultiHeadAttention, cache: KVCache, x_new: torch.Tensor) -> None:
     """ValueError unless x_new is (B, T_new, d_model) for this model and this cache's batch."""
     if (cache.num_kv_heads, cache.d_k) != (model.num_kv_heads, model.d_k):
-        raise ValueError(f"the cache holds {cache.num_kv_heads} K/V heads of width {cache.d_k}; the model has "
-                         f"{model.num_kv_heads} of width {model.d_k}")
+        raise ValueError(
+            f"the cache holds {cache.num_kv_heads} K/V heads of width {cache.d_k}; the model has "
+            f"{model.num_kv_heads} of width {model.d_k}"
+        )
     if not isinstance(x_new, torch.Tensor) or x_new.dim() != 3:
         raise ValueError(f"x_new must be a 3-D tensor (B, T_new, d_model), got {getattr(x_new, 'shape', type(x_new))}")
     B, T_new, d_model = x_new.shape
@@ -169,8 +172,10 @@ def check_step_input(model: MultiHeadAttention, cache: KVCache, x_new: torch.Ten
     if T_new < 1:
         raise ValueError("x_new must hold at least one new token (T_new >= 1)")
     if cache.length + T_new > cache.max_tokens:
-        raise ValueError(f"the cache holds at most {cache.max_tokens} tokens (limit in core/limits.py); "
-                         f"{cache.length} cached + {T_new} new")
+        raise ValueError(
+            f"the cache holds at most {cache.max_tokens} tokens (limit in core/limits.py); "
+            f"{cache.length} cached + {T_new} new"
+        )
 
 
 @torch.no_grad()
@@ -213,14 +218,34 @@ def decode_step(model: MultiHeadAttention, cache: KVCache, x_new: torch.Tensor) 
     concat = head_outputs.transpose(1, 2).contiguous().view(B, T_new, model.d_model)  # (B, T_new, d_model)
     output = model.W_o(concat)  # (B, T_new, d_model)
 
-    trace = DecodeTrace(position, x_new, q, k_new, v_new, q_heads, k_new_heads, v_new_heads, k_cache, v_cache,
-                        k_heads_expanded, v_heads_expanded, mask, scores, scaled_scores, masked_scores,
-                        weights, head_outputs, concat, output)
+    trace = DecodeTrace(
+        position,
+        x_new,
+        q,
+        k_new,
+        v_new,
+        q_heads,
+        k_new_heads,
+        v_new_heads,
+        k_cache,
+        v_cache,
+        k_heads_expanded,
+        v_heads_expanded,
+        mask,
+        scores,
+        scaled_scores,
+        masked_scores,
+        weights,
+        head_outputs,
+        concat,
+        output,
+    )
     return output, trace
 
 
-def decode_all(model: MultiHeadAttention, x: torch.Tensor, *, prefill: int = 0,
-               max_tokens: int = KV_CACHE_MAX_TOKENS) -> tuple[torch.Tensor, list[DecodeTrace], KVCache]:
+def decode_all(
+    model: MultiHeadAttention, x: torch.Tensor, *, prefill: int = 0, max_tokens: int = KV_CACHE_MAX_TOKENS
+) -> tuple[torch.Tensor, list[DecodeTrace], KVCache]:
     """Run x (B, T, d_model) through a fresh cache: the first `prefill` tokens in one step, then one at a time.
 
     Returns the outputs (B, T, d_model), one DecodeTrace per step, and the filled cache.

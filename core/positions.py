@@ -90,8 +90,9 @@ def check_permutation(perm: torch.Tensor, T: int) -> torch.Tensor:
     """`perm` as a (T,) long tensor holding each of 0..T-1 exactly once, or ValueError."""
     perm = torch.as_tensor(perm)
     if perm.dim() != 1 or perm.numel() != T or perm.dtype.is_floating_point or perm.dtype == torch.bool:
-        raise ValueError(f"a permutation of {T} tokens must be {T} integers, got shape {tuple(perm.shape)} "
-                         f"of {perm.dtype}")
+        raise ValueError(
+            f"a permutation of {T} tokens must be {T} integers, got shape {tuple(perm.shape)} of {perm.dtype}"
+        )
     perm = perm.long()
     if not torch.equal(torch.sort(perm).values, torch.arange(T)):
         raise ValueError(f"a permutation must hold each of 0..{T - 1} exactly once, got {perm.tolist()}")
@@ -143,8 +144,9 @@ class PermutationRun:
         return float((self.weights_unshuffled - self.trace.weights).abs().max())
 
 
-def permutation_run(model: MultiHeadAttention, x: torch.Tensor, perm: torch.Tensor,
-                    mask: torch.Tensor | None = None) -> PermutationRun:
+def permutation_run(
+    model: MultiHeadAttention, x: torch.Tensor, perm: torch.Tensor, mask: torch.Tensor | None = None
+) -> PermutationRun:
     """Self-attention on X and on X[:, perm], both traced, with the same optional mask.
 
     Why both runs and not a formula: the page's claim is about *this* code, so it runs it twice.
@@ -156,8 +158,7 @@ def permutation_run(model: MultiHeadAttention, x: torch.Tensor, perm: torch.Tens
     with torch.no_grad():
         _, trace = model.forward_with_trace(x, x, x, mask)
         _, trace_shuffled = model.forward_with_trace(x_shuffled, x_shuffled, x_shuffled, mask)
-    return PermutationRun(perm=perm, x=x, x_shuffled=x_shuffled, mask=mask, trace=trace,
-                          trace_shuffled=trace_shuffled)
+    return PermutationRun(perm=perm, x=x, x_shuffled=x_shuffled, mask=mask, trace=trace, trace_shuffled=trace_shuffled)
 
 
 # ================================================================ 2. absolute positions, added to X
@@ -212,12 +213,16 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     at least T rows.
     """
     if x.dim() != 3 or table.dim() != 2:
-        raise ValueError(f"x must be (B, T, d_model) and the table (positions, d_model), "
-                         f"got {tuple(x.shape)} and {tuple(table.shape)}")
+        raise ValueError(
+            f"x must be (B, T, d_model) and the table (positions, d_model), "
+            f"got {tuple(x.shape)} and {tuple(table.shape)}"
+        )
     T, d_model = x.shape[1], x.shape[2]
     if table.shape[1] != d_model:
-        raise ValueError(f"the position table is {table.shape[1]} wide but X is {d_model} wide: "
-                         f"a position vector is added to a token vector, so both need the same width")
+        raise ValueError(
+            f"the position table is {table.shape[1]} wide but X is {d_model} wide: "
+            f"a position vector is added to a token vector, so both need the same width"
+        )
     if table.shape[0] < T:
         raise ValueError(f"the position table has {table.shape[0]} rows, fewer than the {T} tokens")
     return x + table[:T].to(x.dtype)[None]  # (1, T, d_model) broadcast over the batch
@@ -233,7 +238,8 @@ def _check_base(base: float) -> float:
             f"so a base above 1 gives every pair its own speed, from 1 down to about 1/base. With base 1 "
             f"every pair turns at the same 1 radian per position and the score repeats every "
             f"2 pi = 6.28 positions; below 1 the later pairs spin faster instead of slower, so no pair "
-            f"turns slowly enough to tell far positions apart (and 0 or less gives no number at all)")
+            f"turns slowly enough to tell far positions apart (and 0 or less gives no number at all)"
+        )
     if base > ROPE_BASE_MAX:
         raise ValueError(f"base must be at most {ROPE_BASE_MAX:g} (limit in core/limits.py), got {base}")
     return float(base)
@@ -253,7 +259,8 @@ def check_rope(d_k: int, base: float) -> None:
             f"RoPE needs an even d_k, got {d_k}: it rotates the {d_k} numbers of q and k as pairs, "
             f"like the (x, y) of a point turning around the origin, and with an odd d_k one number "
             f"would have no partner to turn with. Choose an even d_k (= d_model / heads) from "
-            f"{ROPE_D_K_MIN} to {ROPE_D_K_MAX}" + (f", e.g. {near}" if near else ""))
+            f"{ROPE_D_K_MIN} to {ROPE_D_K_MAX}" + (f", e.g. {near}" if near else "")
+        )
     check_range("d_k", d_k, ROPE_D_K_MIN, ROPE_D_K_MAX)
     _check_base(base)
 
@@ -312,11 +319,14 @@ def _check_positions(positions: torch.Tensor) -> torch.Tensor:
     """`positions` as a (T,) long tensor of whole numbers in 0..ROPE_DISTANCE_MAX, or ValueError."""
     positions = torch.as_tensor(positions)
     if positions.dim() != 1 or positions.dtype.is_floating_point or positions.dtype == torch.bool:
-        raise ValueError(f"positions must be a 1-D tensor of integers, got shape {tuple(positions.shape)} "
-                         f"of {positions.dtype}")
+        raise ValueError(
+            f"positions must be a 1-D tensor of integers, got shape {tuple(positions.shape)} of {positions.dtype}"
+        )
     if positions.numel() and (positions.min() < 0 or positions.max() > ROPE_DISTANCE_MAX):
-        raise ValueError(f"positions must be in 0..{ROPE_DISTANCE_MAX} (limit in core/limits.py), "
-                         f"got {positions.min().item()}..{positions.max().item()}")
+        raise ValueError(
+            f"positions must be in 0..{ROPE_DISTANCE_MAX} (limit in core/limits.py), "
+            f"got {positions.min().item()}..{positions.max().item()}"
+        )
     return positions.long()
 
 
@@ -334,8 +344,14 @@ class RopeRun:
     output: torch.Tensor  # (B, T, d_model)
 
 
-def rope_attention(model: MultiHeadAttention, x: torch.Tensor, *, base: float = ROPE_BASE,
-                   positions: torch.Tensor | None = None, mask: torch.Tensor | None = None) -> RopeRun:
+def rope_attention(
+    model: MultiHeadAttention,
+    x: torch.Tensor,
+    *,
+    base: float = ROPE_BASE,
+    positions: torch.Tensor | None = None,
+    mask: torch.Tensor | None = None,
+) -> RopeRun:
     """Self-attention of `model` on X with RoPE: the same weights, q and k turned by position.
 
     Why a copy of the four steps instead of a flag in core.attention: the seed's code stays the
@@ -368,8 +384,16 @@ def rope_attention(model: MultiHeadAttention, x: torch.Tensor, *, base: float = 
         # 4. Concatenate the heads, output projection
         concat = head_outputs.transpose(1, 2).reshape(B, T, h * d_k)  # (B, T, d_model)
         output = model.W_o(concat)  # (B, T, d_model)
-    return RopeRun(positions=positions, q_heads=q_heads, k_heads=k_heads, q_rotated=q_rotated,
-                   k_rotated=k_rotated, scaled_scores=scaled_scores, weights=weights, output=output)
+    return RopeRun(
+        positions=positions,
+        q_heads=q_heads,
+        k_heads=k_heads,
+        q_rotated=q_rotated,
+        k_rotated=k_rotated,
+        scaled_scores=scaled_scores,
+        weights=weights,
+        output=output,
+    )
 
 
 def rope_score_grid(q: torch.Tensor, k: torch.Tensor, n_positions: int, base: float = ROPE_BASE) -> torch.Tensor:
@@ -432,8 +456,12 @@ def pair_rotation(q: torch.Tensor, position: int, pair: int, base: float = ROPE_
     turned = apply_rope(q.reshape(1, d_k), torch.tensor([position]), base)[0]  # (d_k,)
     j = pair + d_k // 2  # the halves pairing: pair i is dimensions (i, i + d_k/2)
     theta = float(rope_frequencies(d_k, base)[pair])
-    return PairTurn(before=(float(q[pair]), float(q[j])), after=(float(turned[pair]), float(turned[j])),
-                    theta=theta, angle=position * theta)
+    return PairTurn(
+        before=(float(q[pair]), float(q[j])),
+        after=(float(turned[pair]), float(turned[j])),
+        theta=theta,
+        angle=position * theta,
+    )
 
 
 @dataclass(frozen=True)
@@ -479,8 +507,9 @@ def shifted_scores(q: torch.Tensor, k: torch.Tensor, max_distance: int, base: fl
     return scores / math.sqrt(d_k)
 
 
-def distance_falloff(d_k: int, max_distance: int, base: float = ROPE_BASE, seed: int = 0,
-                     samples: int = ROPE_FALLOFF_SAMPLES) -> Falloff:
+def distance_falloff(
+    d_k: int, max_distance: int, base: float = ROPE_BASE, seed: int = 0, samples: int = ROPE_FALLOFF_SAMPLES
+) -> Falloff:
     """The RoPE score against distance for `samples` random q (seeded), see `Falloff` for what is averaged."""
     check_rope(d_k, base)
     check_range("max_distance", max_distance, 0, ROPE_DISTANCE_MAX)
@@ -505,8 +534,15 @@ def distance_falloff(d_k: int, max_distance: int, base: float = ROPE_BASE, seed:
 POSITION_KINDS = ("none", "sinusoidal", "learned", "rope")
 
 
-def positioned_weights(model: MultiHeadAttention, x: torch.Tensor, kind: str, *, base: float = ROPE_BASE,
-                       table: torch.Tensor | None = None, mask: torch.Tensor | None = None) -> torch.Tensor:
+def positioned_weights(
+    model: MultiHeadAttention,
+    x: torch.Tensor,
+    kind: str,
+    *,
+    base: float = ROPE_BASE,
+    table: torch.Tensor | None = None,
+    mask: torch.Tensor | None = None,
+) -> torch.Tensor:
     """(B, h, T, T): the model's per-head weights on X with positions of one kind.
 
     none: X as it is (order-blind); sinusoidal: X + sinusoidal_table (base SINUSOID_BASE);
@@ -529,8 +565,9 @@ def positioned_weights(model: MultiHeadAttention, x: torch.Tensor, kind: str, *,
     return trace.weights
 
 
-def real_first_layer_weights(model: Pretrained, ids: torch.Tensor, kind: str, *,
-                             base: float = ROPE_BASE) -> torch.Tensor:
+def real_first_layer_weights(
+    model: Pretrained, ids: torch.Tensor, kind: str, *, base: float = ROPE_BASE
+) -> torch.Tensor:
     """(h, T, T) = (12, T, T): the real model's first-layer heads on one sentence, positions of one kind.
 
     The learned table is 384 wide, so it fits only the real model: this is where the page can show all

@@ -109,7 +109,8 @@ def read_verified(folder: Path, name: str) -> bytes:
     if got != want:
         raise ModelIntegrityError(
             f"refusing to load {path}: its sha256 is {got}, but the official {MODEL_ID} {name} has {want}. "
-            f"The file was changed or corrupted; reinstall with: {INSTALL_HINT}")
+            f"The file was changed or corrupted; reinstall with: {INSTALL_HINT}"
+        )
     return data
 
 
@@ -133,13 +134,23 @@ class BertConfig:
     @classmethod
     def from_json(cls, text: str) -> BertConfig:
         c = json.loads(text)
-        if c.get("model_type") != "bert" or c.get("hidden_act") != "gelu" \
-                or c.get("position_embedding_type", "absolute") != "absolute":
+        if (
+            c.get("model_type") != "bert"
+            or c.get("hidden_act") != "gelu"
+            or c.get("position_embedding_type", "absolute") != "absolute"
+        ):
             raise ModelIntegrityError("config.json does not describe a BERT encoder with GELU and absolute positions")
-        return cls(vocab_size=c["vocab_size"], d_model=c["hidden_size"], num_heads=c["num_attention_heads"],
-                   num_layers=c["num_hidden_layers"], d_ff=c["intermediate_size"],
-                   max_positions=c["max_position_embeddings"], type_vocab_size=c["type_vocab_size"],
-                   layer_norm_eps=c["layer_norm_eps"], pad_token_id=c.get("pad_token_id", 0))
+        return cls(
+            vocab_size=c["vocab_size"],
+            d_model=c["hidden_size"],
+            num_heads=c["num_attention_heads"],
+            num_layers=c["num_hidden_layers"],
+            d_ff=c["intermediate_size"],
+            max_positions=c["max_position_embeddings"],
+            type_vocab_size=c["type_vocab_size"],
+            layer_norm_eps=c["layer_norm_eps"],
+            pad_token_id=c.get("pad_token_id", 0),
+        )
 
 
 class Embeddings(nn.Module):
@@ -169,8 +180,9 @@ class EncoderLayer(nn.Module):
         self.ffn_out = nn.Linear(cfg.d_ff, cfg.d_model)
         self.output_norm = nn.LayerNorm(cfg.d_model, eps=cfg.layer_norm_eps)
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None,
-                heads_off: Sequence[int] = ()) -> tuple[torch.Tensor, torch.Tensor, AttentionTrace]:
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None, heads_off: Sequence[int] = ()
+    ) -> tuple[torch.Tensor, torch.Tensor, AttentionTrace]:
         attended, trace = self.attention.forward_with_trace(x, x, x, mask)  # (B, T, d_model)
         if heads_off:
             attended = without_heads(self.attention, trace, heads_off)
@@ -197,8 +209,13 @@ class MiniBert(nn.Module):
         self.layers = nn.ModuleList(EncoderLayer(cfg) for _ in range(cfg.num_layers))
 
     @torch.no_grad()
-    def forward(self, ids: torch.Tensor, type_ids: torch.Tensor, lengths: torch.Tensor | Sequence[int],
-                heads_off: dict[int, Sequence[int]] | None = None) -> EncoderRun:
+    def forward(
+        self,
+        ids: torch.Tensor,
+        type_ids: torch.Tensor,
+        lengths: torch.Tensor | Sequence[int],
+        heads_off: dict[int, Sequence[int]] | None = None,
+    ) -> EncoderRun:
         """Run the encoder; heads_off maps a layer index (from 0) to the heads to switch off there."""
         heads_off = heads_off or {}
         mask = padding_mask_from_lengths(lengths, ids.shape[1])  # (B, 1, 1, T), True = real token
@@ -209,8 +226,9 @@ class MiniBert(nn.Module):
             hidden.append(x)
             attended.append(a)
             traces.append(trace)
-        return EncoderRun(hidden=hidden, attended=attended, traces=traces,
-                          lengths=torch.as_tensor(lengths).reshape(-1), mask=mask)
+        return EncoderRun(
+            hidden=hidden, attended=attended, traces=traces, lengths=torch.as_tensor(lengths).reshape(-1), mask=mask
+        )
 
 
 @dataclass(frozen=True)
@@ -326,6 +344,8 @@ EXAMPLES = (
     ("The keys to the old cabinet are on the kitchen table.", "are", "keys"),
     ("The dog chased the cat, and then it climbed a tree.", "it", "cat"),
 )
+
+
 # ---------------------------------------------------------------- the loaded model
 @dataclass
 class Pretrained:
@@ -351,8 +371,12 @@ class Pretrained:
         T = max(len(e.ids) for e in encoded)
         pad = self.cfg.pad_token_id
         ids = torch.tensor([e.ids + [pad] * (T - len(e.ids)) for e in encoded])  # (B, T)
-        return Batch(ids=ids, type_ids=torch.zeros_like(ids), lengths=torch.tensor([len(e.ids) for e in encoded]),
-                     tokens=[e.tokens + [PAD] * (T - len(e.ids)) for e in encoded])
+        return Batch(
+            ids=ids,
+            type_ids=torch.zeros_like(ids),
+            lengths=torch.tensor([len(e.ids) for e in encoded]),
+            tokens=[e.tokens + [PAD] * (T - len(e.ids)) for e in encoded],
+        )
 
     def run(self, batch: Batch, heads_off: dict[int, Sequence[int]] | None = None) -> EncoderRun:
         return self.encoder(batch.ids, batch.type_ids, batch.lengths, heads_off)
@@ -389,8 +413,14 @@ def load(folder: str | Path | None = None) -> Pretrained:
     tokenizer = Tokenizer.from_str(tokenizer_json.decode("utf-8"))
     tokenizer.no_padding()  # the raw tokenizer.json pads every text to 128 tokens
     tokenizer.no_truncation()  # we refuse long text ourselves (MAX_TOKENS) instead of cutting it
-    return Pretrained(encoder=encoder, tokenizer=tokenizer, cfg=cfg, folder=folder,
-                      sha256=OFFICIAL_SHA256["model.safetensors"], load_seconds=time.perf_counter() - start)
+    return Pretrained(
+        encoder=encoder,
+        tokenizer=tokenizer,
+        cfg=cfg,
+        folder=folder,
+        sha256=OFFICIAL_SHA256["model.safetensors"],
+        load_seconds=time.perf_counter() - start,
+    )
 
 
 # ---------------------------------------------------------------- the model's own tables and checks

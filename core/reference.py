@@ -11,8 +11,9 @@ from core.masks import flip_polarity
 def torch_twin(model: MultiHeadAttention) -> torch.nn.MultiheadAttention:
     """nn.MultiheadAttention holding exactly our weights (its in_proj stacks W_q, W_k, W_v)."""
     if model.num_kv_heads != model.num_heads:  # it has no shared K/V heads; tests use SDPA's enable_gqa
-        raise ValueError(f"nn.MultiheadAttention needs num_kv_heads = num_heads ({model.num_heads}), "
-                         f"got {model.num_kv_heads}")
+        raise ValueError(
+            f"nn.MultiheadAttention needs num_kv_heads = num_heads ({model.num_heads}), got {model.num_kv_heads}"
+        )
     bias = model.W_q.bias is not None
     # Made on the meta device (no memory, no random init: every parameter is ours, set below; its init
     # took ~6 ms at d_model 512 only to be overwritten), then given copies of our tensors as parameters.
@@ -27,8 +28,13 @@ def torch_twin(model: MultiHeadAttention) -> torch.nn.MultiheadAttention:
     return twin.eval()
 
 
-def torch_reference(model: MultiHeadAttention, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor,
-                    mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+def torch_reference(
+    model: MultiHeadAttention,
+    query: torch.Tensor,
+    key: torch.Tensor,
+    value: torch.Tensor,
+    mask: torch.Tensor | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(output, per-head weights) from nn.MultiheadAttention; its bool mask means True = blocked."""
     B, T_q, T_k = query.shape[0], query.shape[1], key.shape[1]
     attn_mask = None
@@ -38,8 +44,9 @@ def torch_reference(model: MultiHeadAttention, query: torch.Tensor, key: torch.T
         m = m.expand(B, model.num_heads, T_q, T_k).reshape(B * model.num_heads, T_q, T_k)  # (B*h, T_q, T_k)
         attn_mask = flip_polarity(m)
     with torch.no_grad():
-        output, weights = torch_twin(model)(query, key, value, attn_mask=attn_mask,
-                                            need_weights=True, average_attn_weights=False)
+        output, weights = torch_twin(model)(
+            query, key, value, attn_mask=attn_mask, need_weights=True, average_attn_weights=False
+        )
     return output, weights  # (B, T_q, d_model), (B, h, T_q, T_k)
 
 

@@ -99,8 +99,15 @@ def scale_variants(raw_scores: torch.Tensor, d_k: int) -> dict[str, ScaleVariant
         c = divisor(name, d_k)
         scaled = raw_scores / c  # (..., T_k)
         weights = torch.softmax(scaled, dim=-1)  # (..., T_k)
-        out[name] = ScaleVariant(name=name, divisor=c, scaled=scaled, weights=weights, entropy=entropy(weights),
-                                 max_weight=weights.amax(dim=-1), gradient=gradient_size(weights))
+        out[name] = ScaleVariant(
+            name=name,
+            divisor=c,
+            scaled=scaled,
+            weights=weights,
+            entropy=entropy(weights),
+            max_weight=weights.amax(dim=-1),
+            gradient=gradient_size(weights),
+        )
     return out
 
 
@@ -140,8 +147,7 @@ def dot_variance(d_ks: list[int] | tuple[int, ...], draws: int, seed: int) -> li
             chunks.append((q * k).sum(dim=-1))  # (n,)
         dots = torch.cat(chunks)  # (draws,)
         var = float(dots.var())
-        out.append(DotVariance(d_k=d_k, draws=draws, variance=var, expected=float(d_k),
-                               scaled_variance=var / d_k))
+        out.append(DotVariance(d_k=d_k, draws=draws, variance=var, expected=float(d_k), scaled_variance=var / d_k))
     return out
 
 
@@ -251,6 +257,13 @@ def naive_failure(scores: Row, dtype: torch.dtype = torch.float32) -> NaiveFailu
     else:
         nan, zero = torch.zeros_like(exp_over), torch.zeros_like(exp_over)
     name = next(k for k, v in DTYPES.items() if v == dtype)
-    return NaiveFailure(dtype=name, threshold=overflow_threshold(dtype), exp_overflows=exp_over,
-                        sum_overflows=sum_over, sum_underflows=sum_under, nan=nan, zero=zero,
-                        ok=not (sum_over or sum_under))
+    return NaiveFailure(
+        dtype=name,
+        threshold=overflow_threshold(dtype),
+        exp_overflows=exp_over,
+        sum_overflows=sum_over,
+        sum_underflows=sum_under,
+        nan=nan,
+        zero=zero,
+        ok=not (sum_over or sum_under),
+    )

@@ -96,9 +96,17 @@ def tile_bounds(T: int, block: int) -> list[tuple[int, int]]:
 
 
 # ---------------------------------------------------------------- the algorithm
-def tiled_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: torch.Tensor | None = None, *,
-                    block_q: int, block_k: int, fill_value: float = FILL_SEED,
-                    keep_steps: bool = True) -> TiledTrace:
+def tiled_attention(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    mask: torch.Tensor | None = None,
+    *,
+    block_q: int,
+    block_k: int,
+    fill_value: float = FILL_SEED,
+    keep_steps: bool = True,
+) -> TiledTrace:
     """softmax(q k^T / sqrt(d_k), masked) @ v for every head, computed one (block_q x block_k) tile at a time.
 
     q: (B, h, T_q, d_k), k and v: (B, h, T_k, d_k), as in AttentionTrace.q_heads / k_heads / v_heads.
@@ -111,8 +119,9 @@ def tiled_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: tor
     B, h, T_q, d_k = q.shape
     T_k = k.shape[2]
     if k.shape != (B, h, T_k, d_k) or v.shape != k.shape:
-        raise ValueError(f"k and v must be (B, h, T_k, d_k) = ({B}, {h}, T_k, {d_k}); "
-                         f"got {tuple(k.shape)} and {tuple(v.shape)}")
+        raise ValueError(
+            f"k and v must be (B, h, T_k, d_k) = ({B}, {h}, T_k, {d_k}); got {tuple(k.shape)} and {tuple(v.shape)}"
+        )
     check_range("block_q", block_q, TILE_BLOCK_MIN, TILE_BLOCK_MAX)
     check_range("block_k", block_k, TILE_BLOCK_MIN, TILE_BLOCK_MAX)
     keep = None
@@ -134,8 +143,7 @@ def tiled_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: tor
         m = torch.full((B, h, r), -math.inf, dtype=q.dtype)  # running max
         l = torch.zeros(B, h, r, dtype=q.dtype)  # running normaliser
         acc = torch.zeros(B, h, r, d_k, dtype=q.dtype)  # running unnormalised output
-        processed = [j for j, (k0, k1) in enumerate(k_tiles)
-                     if not _skippable(keep, row_blocked, q0, q1, k0, k1)]
+        processed = [j for j, (k0, k1) in enumerate(k_tiles) if not _skippable(keep, row_blocked, q0, q1, k0, k1)]
         skipped += [(i, j) for j in range(len(k_tiles)) if j not in processed]
 
         for n, j in enumerate(processed):
@@ -151,16 +159,42 @@ def tiled_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, mask: tor
             l = l * rescale + p.sum(dim=-1)  # (B, h, r)
             acc = acc * rescale[..., None] + torch.matmul(p, v[:, :, k0:k1])  # (B, h, r, d_k)
             if keep_steps:
-                steps.append(TileStep(i, j, q0, q1, k0, k1, scores=s, m_old=m, m_new=m_new, rescale=rescale,
-                                      p=p, l=l, acc=acc, loads_q=n == 0, writes_o=n == len(processed) - 1))
+                steps.append(
+                    TileStep(
+                        i,
+                        j,
+                        q0,
+                        q1,
+                        k0,
+                        k1,
+                        scores=s,
+                        m_old=m,
+                        m_new=m_new,
+                        rescale=rescale,
+                        p=p,
+                        l=l,
+                        acc=acc,
+                        loads_q=n == 0,
+                        writes_o=n == len(processed) - 1,
+                    )
+                )
             m = m_new
 
         output[:, :, q0:q1] = acc / l[..., None]  # (B, h, r, d_k); 0 / 0 = NaN where nothing was kept
         m_all[:, :, q0:q1] = m
         l_all[:, :, q0:q1] = l
 
-    return TiledTrace(output=output, m=m_all, l=l_all, steps=tuple(steps), skipped=tuple(skipped),
-                      block_q=block_q, block_k=block_k, n_q_tiles=len(q_tiles), n_k_tiles=len(k_tiles))
+    return TiledTrace(
+        output=output,
+        m=m_all,
+        l=l_all,
+        steps=tuple(steps),
+        skipped=tuple(skipped),
+        block_q=block_q,
+        block_k=block_k,
+        n_q_tiles=len(q_tiles),
+        n_k_tiles=len(k_tiles),
+    )
 
 
 def _fully_blocked_rows(keep: torch.Tensor | None, T_q: int, T_k: int) -> torch.Tensor:
@@ -213,8 +247,17 @@ class AttentionMemory:
     ratio: float  # scores_bytes_per_head / tile_bytes: how many times smaller the tiled intermediate is
 
 
-def attention_memory(T_q: int, T_k: int, d_k: int, B: int, h: int, block_q: int, block_k: int, *,
-                     bytes_per_number: int = BYTES_PER_FLOAT32) -> AttentionMemory:
+def attention_memory(
+    T_q: int,
+    T_k: int,
+    d_k: int,
+    B: int,
+    h: int,
+    block_q: int,
+    block_k: int,
+    *,
+    bytes_per_number: int = BYTES_PER_FLOAT32,
+) -> AttentionMemory:
     """Bytes of the largest intermediate: the plain path's T_q x T_k scores vs one tile of the tiled path.
 
     Block sizes longer than T are cut to T (a tile is never larger than the matrix).
@@ -225,9 +268,15 @@ def attention_memory(T_q: int, T_k: int, d_k: int, B: int, h: int, block_q: int,
     tile = bq * bk * bytes_per_number
     # Q tile (bq x d_k) + K and V tiles (bk x d_k each) + scores (bq x bk) + m, l (bq each) + acc (bq x d_k)
     on_chip = (bq * d_k + 2 * bk * d_k + bq * bk + 2 * bq + bq * d_k) * bytes_per_number
-    return AttentionMemory(T_q=T_q, T_k=T_k, scores_bytes_per_head=per_head,
-                           scores_bytes_all_heads=B * h * per_head, tile_bytes=tile, on_chip_bytes=on_chip,
-                           ratio=per_head / tile)
+    return AttentionMemory(
+        T_q=T_q,
+        T_k=T_k,
+        scores_bytes_per_head=per_head,
+        scores_bytes_all_heads=B * h * per_head,
+        tile_bytes=tile,
+        on_chip_bytes=on_chip,
+        ratio=per_head / tile,
+    )
 
 
 @dataclass(frozen=True)
@@ -249,8 +298,9 @@ def plain_traffic(T_q: int, T_k: int, d_k: int) -> Traffic:
     """The plain path (the FlashAttention paper's "standard attention"): S = Q K^T is written to memory,
     read back for the softmax, P written, read back for P V. Each is T_q x T_k numbers."""
     _check_accounting(T_q, T_k, 1, 1)
-    return Traffic(read_q=T_q * d_k, read_k=T_k * d_k, read_v=T_k * d_k, write_o=T_q * d_k,
-                   read_write_scores=4 * T_q * T_k)
+    return Traffic(
+        read_q=T_q * d_k, read_k=T_k * d_k, read_v=T_k * d_k, write_o=T_q * d_k, read_write_scores=4 * T_q * T_k
+    )
 
 
 def tiled_traffic(T_q: int, T_k: int, d_k: int, block_q: int, block_k: int, *, causal: bool = False) -> Traffic:
@@ -266,16 +316,19 @@ def tiled_traffic(T_q: int, T_k: int, d_k: int, block_q: int, block_k: int, *, c
     _check_accounting(T_q, T_k, block_q, block_k)
     n_tiles = _key_tiles_per_query_tile(T_q, T_k, block_q, block_k, causal=causal)  # (n_q,)
     kv_rows = int((n_tiles * block_k).clamp(max=T_k).sum())  # key rows read over all steps (last tile may be short)
-    return Traffic(read_q=T_q * d_k, read_k=kv_rows * d_k, read_v=kv_rows * d_k, write_o=T_q * d_k,
-                   read_write_scores=0)
+    return Traffic(read_q=T_q * d_k, read_k=kv_rows * d_k, read_v=kv_rows * d_k, write_o=T_q * d_k, read_write_scores=0)
 
 
 def step_traffic(step: TileStep, d_k: int) -> dict[str, int]:
     """What one traced step moves (numbers per sequence and head): Q rows on a query tile's first step,
     this tile's K and V rows on every step, O rows on the query tile's last step."""
     r, c = step.q_stop - step.q_start, step.k_stop - step.k_start
-    return {"read_q": r * d_k if step.loads_q else 0, "read_k": c * d_k, "read_v": c * d_k,
-            "write_o": r * d_k if step.writes_o else 0}
+    return {
+        "read_q": r * d_k if step.loads_q else 0,
+        "read_k": c * d_k,
+        "read_v": c * d_k,
+        "write_o": r * d_k if step.writes_o else 0,
+    }
 
 
 @dataclass(frozen=True)
@@ -290,17 +343,23 @@ class ContextCost:
     causal_tiles: tuple[int, int]  # (processed, skipped) under the causal mask
 
 
-def context_costs(T: int, d_k: int, B: int, h: int, block_q: int, block_k: int, *,
-                  long_contexts: tuple[int, ...] = LONG_CONTEXTS) -> list[ContextCost]:
+def context_costs(
+    T: int, d_k: int, B: int, h: int, block_q: int, block_k: int, *, long_contexts: tuple[int, ...] = LONG_CONTEXTS
+) -> list[ContextCost]:
     """The costs at the current T and at the long contexts (8k, 128k), with the same d_k, heads and blocks:
     the numbers behind "the T x T matrix does not fit, one tile does"."""
     out = []
     for length in (T, *long_contexts):
-        out.append(ContextCost(
-            T=length, memory=attention_memory(length, length, d_k, B, h, block_q, block_k),
-            plain=plain_traffic(length, length, d_k), tiled=tiled_traffic(length, length, d_k, block_q, block_k),
-            tiled_causal=tiled_traffic(length, length, d_k, block_q, block_k, causal=True),
-            causal_tiles=causal_tile_counts(length, length, block_q, block_k)))
+        out.append(
+            ContextCost(
+                T=length,
+                memory=attention_memory(length, length, d_k, B, h, block_q, block_k),
+                plain=plain_traffic(length, length, d_k),
+                tiled=tiled_traffic(length, length, d_k, block_q, block_k),
+                tiled_causal=tiled_traffic(length, length, d_k, block_q, block_k, causal=True),
+                causal_tiles=causal_tile_counts(length, length, block_q, block_k),
+            )
+        )
     return out
 
 

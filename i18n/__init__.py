@@ -48,8 +48,9 @@ def nobreak(text: str) -> str:
 
 # Bidi embeddings/overrides/isolates (U+202E reverses a whole notice), marks, zero-width characters and the
 # BOM: removed, like every control character (NUL, ESC, DEL, C1), so a quoted value reads as it is typed.
-_INVISIBLE = re.compile("[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f"
-                        "\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+_INVISIBLE = re.compile(
+    "[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]"
+)
 
 
 def literal(value, limit: int = 24) -> str:

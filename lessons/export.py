@@ -21,12 +21,11 @@ from urllib.parse import urlencode
 import numpy as np
 import torch
 
-from lessons import scenario
 from core.attention import AttentionTrace
 from core.masks import mask_from_text, mask_to_text
-from lessons.settings import SETTING_KEYS, Settings, sanitize
-from lessons import masks_lab
+from lessons import masks_lab, scenario
 from lessons.heatmap import axis_labels
+from lessons.settings import SETTING_KEYS, Settings, sanitize
 
 FORMAT = "attention-lab/tensors"
 FORMAT_VERSION = 1
@@ -81,8 +80,13 @@ class TensorSet:
         return tuple(self.tensors)
 
 
-def collect(x: torch.Tensor, trace: AttentionTrace, model: torch.nn.Module, mask: torch.Tensor | None,
-            kv: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
+def collect(
+    x: torch.Tensor,
+    trace: AttentionTrace,
+    model: torch.nn.Module,
+    mask: torch.Tensor | None,
+    kv: torch.Tensor | None = None,
+) -> dict[str, torch.Tensor]:
     """The tensors of one call by name: inputs, mask, the 13 traced tensors, then the layer's weights."""
     out = {"x": x}
     if kv is not None and kv is not x:
@@ -119,8 +123,14 @@ def settings_query(settings: Settings, custom_text: str | None = None, extra: di
     return urlencode(params)
 
 
-def _recipe(settings: Settings, custom_text: str | None, tensors: dict, page: str, app_url: str | None,
-            extra_query: dict | None = None) -> dict:
+def _recipe(
+    settings: Settings,
+    custom_text: str | None,
+    tensors: dict,
+    page: str,
+    app_url: str | None,
+    extra_query: dict | None = None,
+) -> dict:
     query = settings_query(settings, custom_text, extra_query)
     base = (app_url or "").split("?", 1)[0].rstrip("/")
     return {
@@ -137,18 +147,27 @@ def _recipe(settings: Settings, custom_text: str | None, tensors: dict, page: st
     }
 
 
-def from_scenario(run: scenario.Scenario, custom_text: str | None = None, *, page: str = "walkthrough",
-                  app_url: str | None = None) -> TensorSet:
+def from_scenario(
+    run: scenario.Scenario, custom_text: str | None = None, *, page: str = "walkthrough", app_url: str | None = None
+) -> TensorSet:
     """A lessons.scenario.run(...) result (the walkthrough's and the heads page's example)."""
     tensors = collect(run.x, run.trace, run.model, run.mask)
     custom = custom_text if run.settings.mask == "custom" else None
-    return TensorSet(tensors, [list(run.tokens)], [list(run.tokens)],
-                     _recipe(run.settings, custom, tensors, page, app_url))
+    return TensorSet(
+        tensors, [list(run.tokens)], [list(run.tokens)], _recipe(run.settings, custom, tensors, page, app_url)
+    )
 
 
-def from_lab(run: masks_lab.LabRun, settings: Settings, custom_text: str | None = None, *,
-             app_url: str | None = None, extra_query: dict[str, str] | None = None) -> TensorSet:
-    """A lessons.masks_lab.run_lab(...) result: the lab's own choices (extra masks, batch, T_k, fill) go in the recipe."""
+def from_lab(
+    run: masks_lab.LabRun,
+    settings: Settings,
+    custom_text: str | None = None,
+    *,
+    app_url: str | None = None,
+    extra_query: dict[str, str] | None = None,
+) -> TensorSet:
+    """A lessons.masks_lab.run_lab(...) result: the lab's own choices (extra masks, batch, T_k, fill) go in the
+    recipe."""
     setup = run.setup
     tensors = collect(run.x, run.trace, run.model, run.mask, kv=run.kv if setup.cross else None)
     lab = {
@@ -160,8 +179,9 @@ def from_lab(run: masks_lab.LabRun, settings: Settings, custom_text: str | None 
         "custom_grid": mask_to_text(setup.custom_grid) if setup.custom_grid is not None else None,
         "fill": setup.fill,
     }
-    recipe = _recipe(settings, custom_text if settings.mask == "custom" else None, tensors, "masks", app_url,
-                     extra_query)
+    recipe = _recipe(
+        settings, custom_text if settings.mask == "custom" else None, tensors, "masks", app_url, extra_query
+    )
     recipe["masks_lab"] = lab
     return TensorSet(tensors, [list(q) for q in run.q_labels], [list(k) for k in run.k_labels], recipe)
 
@@ -285,8 +305,13 @@ def rerun(recipe: dict | str) -> TensorSet:
     if lab:
         grid = lab.get("custom_grid")
         setup = masks_lab.LabSetup(
-            tuple(lab["parts"]), int(lab["T_q"]), int(lab["T_k"]), bool(lab["cross"]),
+            tuple(lab["parts"]),
+            int(lab["T_q"]),
+            int(lab["T_k"]),
+            bool(lab["cross"]),
             tuple(lab["lengths"]) if lab.get("lengths") is not None else None,
-            mask_from_text(grid, int(lab["T_q"]), int(lab["T_k"])) if grid else None, lab["fill"])
+            mask_from_text(grid, int(lab["T_q"]), int(lab["T_k"])) if grid else None,
+            lab["fill"],
+        )
         return from_lab(masks_lab.run_lab(settings, setup), settings, custom)
     return from_scenario(scenario.run(settings, custom_text=custom), custom, page=data.get("page", "walkthrough"))

@@ -106,8 +106,9 @@ class Heatmap:
         for p in self.panels:
             if p.values.ndim != 2:
                 raise ValueError(f"a panel is a 2-D matrix, got shape {p.values.shape}")
-            if p.marks is not None and (np.shape(p.marks) != p.values.shape
-                                        or int(np.max(p.marks, initial=0)) > len(self.marks)):
+            if p.marks is not None and (
+                np.shape(p.marks) != p.values.shape or int(np.max(p.marks, initial=0)) > len(self.marks)
+            ):
                 raise ValueError("a panel's marks must match its values and name one of the Heatmap's marks")
         if not self.vmin <= self.vmax:
             raise ValueError(f"vmin {self.vmin} > vmax {self.vmax}")
@@ -144,12 +145,27 @@ def value_range(role: str, arrays: Sequence[npt.ArrayLike]) -> tuple[float, floa
         return 0.0, 1.0
     if role == "similarity":
         return -1.0, 1.0
-    finite = np.concatenate([np.asarray(a, dtype=np.float64)[np.isfinite(a)].ravel() for a in arrays]) \
-        if arrays else np.zeros(0)
+    finite = (
+        np.concatenate([np.asarray(a, dtype=np.float64)[np.isfinite(a)].ravel() for a in arrays])
+        if arrays
+        else np.zeros(0)
+    )
     if role == "state":
         return 0.0, float(finite.max()) if finite.size else 1.0
     top = float(np.abs(finite).max()) if finite.size else 1.0
     return -(top or 1.0), (top or 1.0)
 
 
-__all__ = ["ROLES", "Heatmap", "Mark", "Panel", "Rect", "Selection", "Text", "axis_labels", "readonly", "text", "value_range"]
+__all__ = [
+    "ROLES",
+    "Heatmap",
+    "Mark",
+    "Panel",
+    "Rect",
+    "Selection",
+    "Text",
+    "axis_labels",
+    "readonly",
+    "text",
+    "value_range",
+]

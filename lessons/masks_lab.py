@@ -18,13 +18,23 @@ import torch
 import torch.nn.functional as F
 
 from core.attention import AttentionTrace, MultiHeadAttention, build_input, build_model
-from core.masks import (FILL_VALUES, causal_mask, combine, custom_mask, flip_polarity, full_grid,
-                        fully_blocked_rows, mask_from_text, mask_to_text, padding_mask_from_lengths)
-from lessons.scenario import PAD, default_custom_grid, padding_length
 from core.limits import MAX_GRID_CHARS, SEQ_LEN_MAX, SEQ_LEN_MIN, T_K_MAX, T_K_MIN, check_range
+from core.masks import (
+    FILL_VALUES,
+    causal_mask,
+    combine,
+    custom_mask,
+    flip_polarity,
+    full_grid,
+    fully_blocked_rows,
+    mask_from_text,
+    mask_to_text,
+    padding_mask_from_lengths,
+)
+from lessons.heatmap import Heatmap, Mark, Panel, Text, axis_labels, readonly, text, value_range
+from lessons.scenario import PAD, default_custom_grid, padding_length
 from lessons.settings import Settings
 from lessons.tokens import tokens as sentence_tokens
-from lessons.heatmap import Heatmap, Mark, Panel, Text, axis_labels, readonly, text, value_range
 from lessons.url import UrlKey, setting
 
 PARTS = ("causal", "padding", "custom")  # the masks that can be combined (AND)
@@ -59,8 +69,14 @@ URL_KEYS: tuple[UrlKey, ...] = (
     UrlKey("masks_polarity", "choice", "keep", choices=POLARITIES),
     UrlKey("masks_fill", "choice", "-1e9", choices=FILLS),
     UrlKey("masks_head", "int", 0, lo=0, hi=setting("num_heads", -1)),
-    UrlKey("masks_row", "int", lambda env: min(2, env["settings"].seq_len - 1), lo=0, hi=setting("seq_len", -1),
-           note="section row"),
+    UrlKey(
+        "masks_row",
+        "int",
+        lambda env: min(2, env["settings"].seq_len - 1),
+        lo=0,
+        hi=setting("seq_len", -1),
+        note="section row",
+    ),
     UrlKey("masks_seq", "choice", "0", choices=("0", "1"), note="section row, batch of two"),
 )
 OWN_HANDLERS = ("masks_tab", "masks_extra", "masks_grid")
@@ -219,8 +235,19 @@ def run_lab(settings: Settings, setup: LabSetup) -> LabRun:
                 q = list(k)  # self-attention: the padded positions are queries too
         q_labels.append(q)
         k_labels.append(k)
-    return LabRun(setup, model, x, kv, mask, trace, keep, fully_blocked_rows(mask, B, T_q, T_k),
-                  torch.isnan(output).any(dim=-1), q_labels, k_labels)
+    return LabRun(
+        setup,
+        model,
+        x,
+        kv,
+        mask,
+        trace,
+        keep,
+        fully_blocked_rows(mask, B, T_q, T_k),
+        torch.isnan(output).any(dim=-1),
+        q_labels,
+        k_labels,
+    )
 
 
 def blocked_cells_ok(run: LabRun) -> bool:
@@ -257,10 +284,21 @@ class PolarityBug:
             """Row sums over `where` only (a NaN elsewhere in the row stays out)."""
             return torch.where(where, w, torch.zeros(())).sum(-1).tolist()
 
-        cols = zip(part(c, ~future), part(c, future), part(b, ~future), part(b, future),
-                   torch.isnan(b).any(-1).tolist())
-        return [{"i": i, "token": self.labels[i], "correct_past": cp, "correct_future": cf, "bug_past": bp,
-                 "bug_future": bf, "bug_nan": bool(nan)} for i, (cp, cf, bp, bf, nan) in enumerate(cols)]
+        cols = zip(
+            part(c, ~future), part(c, future), part(b, ~future), part(b, future), torch.isnan(b).any(-1).tolist()
+        )
+        return [
+            {
+                "i": i,
+                "token": self.labels[i],
+                "correct_past": cp,
+                "correct_future": cf,
+                "bug_past": bp,
+                "bug_future": bf,
+                "bug_nan": bool(nan),
+            }
+            for i, (cp, cf, bp, bf, nan) in enumerate(cols)
+        ]
 
 
 def polarity_bug(settings: Settings, fill: str, model: MultiHeadAttention | None = None) -> PolarityBug:
@@ -275,8 +313,14 @@ def polarity_bug(settings: Settings, fill: str, model: MultiHeadAttention | None
     with torch.no_grad():
         _, right = model.forward_with_trace(x, x, x, intended)
         _, wrong = model.forward_with_trace(x, x, x, stored)  # the bug: seed code reads 0 as blocked
-    return PolarityBug(intended[0, 0], stored[0, 0].int(), stored[0, 0] != 0, right.weights[0], wrong.weights[0],
-                       sentence_tokens(T, settings.lang))
+    return PolarityBug(
+        intended[0, 0],
+        stored[0, 0].int(),
+        stored[0, 0] != 0,
+        right.weights[0],
+        wrong.weights[0],
+        sentence_tokens(T, settings.lang),
+    )
 
 
 # ------------------------------------------------------------------ a fully blocked row
@@ -329,8 +373,9 @@ def _mask_marks(polarity: str) -> tuple[Mark, Mark]:
     return tuple(Mark(str(v), text(f"masks.hover.mask.{polarity}", v=v)) for v in (0, 1))
 
 
-def mask_heatmap(keep, polarity: str, q_labels, k_labels, *, title: Text | None, name: str,
-                 clickable: bool = False, panels=None) -> Heatmap:
+def mask_heatmap(
+    keep, polarity: str, q_labels, k_labels, *, title: Text | None, name: str, clickable: bool = False, panels=None
+) -> Heatmap:
     """The mask as a grid: light = keep, dark = blocked (states, with a worded legend); each cell prints the
     number stored under `polarity` (1 = keep, or 1 = blocked). `panels`: several masks side by side
     [(keep, polarity, title)], else the one given."""
@@ -345,24 +390,34 @@ def mask_heatmap(keep, polarity: str, q_labels, k_labels, *, title: Text | None,
         else:
             base = 0
         k = torch.as_tensor(keep_p).bool()
-        codes = (shown_values(k, pol).numpy().astype(np.uint8) + 1 + base)  # mark number (1-based)
+        codes = shown_values(k, pol).numpy().astype(np.uint8) + 1 + base  # mark number (1-based)
         codes.setflags(write=False)
-        out.append(Panel(values=readonly((~k).float()), title=title_p, row_labels=rows, col_labels=cols,
-                         marks=codes))
-    return Heatmap(name=name, panels=tuple(out), role="state", vmin=0.0, vmax=1.0, decimals=0,
-                   row_axis=text("common.query"), col_axis=text("common.key"), clickable=clickable,
-                   states=MASK_STATES, marks=tuple(marks))
+        out.append(Panel(values=readonly((~k).float()), title=title_p, row_labels=rows, col_labels=cols, marks=codes))
+    return Heatmap(
+        name=name,
+        panels=tuple(out),
+        role="state",
+        vmin=0.0,
+        vmax=1.0,
+        decimals=0,
+        row_axis=text("common.query"),
+        col_axis=text("common.key"),
+        clickable=clickable,
+        states=MASK_STATES,
+        marks=tuple(marks),
+    )
 
 
-def score_range(run: "LabRun", head: int) -> tuple[float, float]:
+def score_range(run: LabRun, head: int) -> tuple[float, float]:
     """One signed colour range for every sequence of head `head`: over the kept (unmasked) scores."""
     m = run.trace.masked_scores[:, head]  # (B, T_q, T_k)
     kept = m[run.keep & torch.isfinite(m)]
     return value_range("signed", [kept.numpy()])
 
 
-def scores_heatmap(masked, keep, fill: str, q_labels, k_labels, *, title: Text | None, name: str,
-                   zrange: tuple[float, float]) -> Heatmap:
+def scores_heatmap(
+    masked, keep, fill: str, q_labels, k_labels, *, title: Text | None, name: str, zrange: tuple[float, float]
+) -> Heatmap:
     """Masked scores: kept cells coloured by value (signed), blocked cells hatched grey and printed with the
     fill value ('-1e9' or '-inf'), which their hover names too."""
     keep = torch.as_tensor(keep).bool()
@@ -370,10 +425,25 @@ def scores_heatmap(masked, keep, fill: str, q_labels, k_labels, *, title: Text |
     blocked.setflags(write=False)
     marks = blocked.astype(np.uint8)  # mark 1 on every blocked cell: the fill value
     marks.setflags(write=False)
-    panel = Panel(values=readonly(masked), title=title, row_labels=axis_labels(q_labels),
-                  col_labels=axis_labels(k_labels), blocked=blocked, marks=marks)
-    return Heatmap(name=name, panels=(panel,), role="signed", vmin=zrange[0], vmax=zrange[1], decimals=4,
-                   row_axis=text("common.query"), col_axis=text("common.key"), marks=(Mark(fill),))
+    panel = Panel(
+        values=readonly(masked),
+        title=title,
+        row_labels=axis_labels(q_labels),
+        col_labels=axis_labels(k_labels),
+        blocked=blocked,
+        marks=marks,
+    )
+    return Heatmap(
+        name=name,
+        panels=(panel,),
+        role="signed",
+        vmin=zrange[0],
+        vmax=zrange[1],
+        decimals=4,
+        row_axis=text("common.query"),
+        col_axis=text("common.key"),
+        marks=(Mark(fill),),
+    )
 
 
 def weights_heatmap(weights_list, q_labels, k_labels, *, titles, name: str) -> Heatmap:
@@ -390,10 +460,18 @@ def weights_heatmap(weights_list, q_labels, k_labels, *, titles, name: str) -> H
             marks.setflags(write=False)
             blocked = nan.copy()
             blocked.setflags(write=False)
-        panels.append(Panel(values=values, title=title, row_labels=rows, col_labels=cols, blocked=blocked,
-                            marks=marks))
-    return Heatmap(name=name, panels=tuple(panels), role="weights", vmin=0.0, vmax=1.0, decimals=4,
-                   row_axis=text("common.query"), col_axis=text("common.key"), marks=(Mark("NaN"),))
+        panels.append(Panel(values=values, title=title, row_labels=rows, col_labels=cols, blocked=blocked, marks=marks))
+    return Heatmap(
+        name=name,
+        panels=tuple(panels),
+        role="weights",
+        vmin=0.0,
+        vmax=1.0,
+        decimals=4,
+        row_axis=text("common.query"),
+        col_axis=text("common.key"),
+        marks=(Mark("NaN"),),
+    )
 
 
 @dataclass(frozen=True)
@@ -405,20 +483,36 @@ class LabView:
     weights: Heatmap
 
 
-def lab_view(run: "LabRun", b: int, head: int, polarity: str, *, clickable: bool = False) -> LabView:
+def lab_view(run: LabRun, b: int, head: int, polarity: str, *, clickable: bool = False) -> LabView:
     """Sequence b's mask (clickable: the hand-drawn grid), masked scores and weights of head `head`."""
     T_q, T_k = run.setup.T_q, run.setup.T_k
     ql, kl = run.q_labels[b], run.k_labels[b]
     keep = run.keep[b]
     tag = f"seq{b}-{polarity}-head{head}-T{T_q}x{T_k}"
     return LabView(
-        mask=mask_heatmap(keep, polarity, ql, kl, title=text("masks.fig.mask", polarity=polarity),
-                          name=f"mask-{tag}", clickable=clickable),
-        scores=scores_heatmap(run.trace.masked_scores[b, head], keep, run.setup.fill, ql, kl,
-                              title=text("masks.fig.scores", h=head), name=f"masked-scores-{tag}",
-                              zrange=score_range(run, head)),
-        weights=weights_heatmap([run.trace.weights[b, head]], ql, kl, titles=[text("masks.fig.weights", h=head)],
-                                name=f"weights-{tag}"))
+        mask=mask_heatmap(
+            keep,
+            polarity,
+            ql,
+            kl,
+            title=text("masks.fig.mask", polarity=polarity),
+            name=f"mask-{tag}",
+            clickable=clickable,
+        ),
+        scores=scores_heatmap(
+            run.trace.masked_scores[b, head],
+            keep,
+            run.setup.fill,
+            ql,
+            kl,
+            title=text("masks.fig.scores", h=head),
+            name=f"masked-scores-{tag}",
+            zrange=score_range(run, head),
+        ),
+        weights=weights_heatmap(
+            [run.trace.weights[b, head]], ql, kl, titles=[text("masks.fig.weights", h=head)], name=f"weights-{tag}"
+        ),
+    )
 
 
 @dataclass(frozen=True)
@@ -430,16 +524,28 @@ class BugView:
     weights: Heatmap
 
 
-def bug_view(bug: "PolarityBug", head: int) -> BugView:
+def bug_view(bug: PolarityBug, head: int) -> BugView:
     labels = bug.labels
     T = len(labels)
     return BugView(
-        masks=mask_heatmap(None, "block", labels, labels, title=None, name=f"polarity-bug-masks-T{T}",
-                           panels=[(bug.intended, "block", text("masks.bug.stored")),
-                                   (bug.seen_keep, "keep", text("masks.bug.seen"))]),
-        weights=weights_heatmap([bug.correct[head], bug.bug[head]], labels, labels,
-                                titles=[text("masks.fig.correct", h=head), text("masks.fig.bug", h=head)],
-                                name=f"polarity-bug-weights-head{head}-T{T}"))
+        masks=mask_heatmap(
+            None,
+            "block",
+            labels,
+            labels,
+            title=None,
+            name=f"polarity-bug-masks-T{T}",
+            panels=[(bug.intended, "block", text("masks.bug.stored")), (bug.seen_keep, "keep", text("masks.bug.seen"))],
+        ),
+        weights=weights_heatmap(
+            [bug.correct[head], bug.bug[head]],
+            labels,
+            labels,
+            titles=[text("masks.fig.correct", h=head), text("masks.fig.bug", h=head)],
+            name=f"polarity-bug-weights-head{head}-T{T}",
+        ),
+    )
+
 
 def blocked_check(run: LabRun, head: int) -> dict:
     """What the page's check line says: how many cells are blocked, and the largest weight on a blocked
@@ -447,6 +553,9 @@ def blocked_check(run: LabRun, head: int) -> dict:
     w = run.trace.weights  # (B, h, T_q, T_k)
     blocked = ~run.keep[:, None].expand_as(w)  # (B, h, T_q, T_k)
     outside_full = blocked & ~run.blocked_rows[:, None, :, None]  # blocked cells of rows that still see a key
-    return {"blocked": int((~run.keep).sum()), "total": run.keep.numel(),
-            "checked": int(outside_full[:, head].sum()),
-            "largest": float(w[outside_full].abs().max()) if outside_full.any() else None}
+    return {
+        "blocked": int((~run.keep).sum()),
+        "total": run.keep.numel(),
+        "checked": int(outside_full[:, head].sum()),
+        "largest": float(w[outside_full].abs().max()) if outside_full.any() else None,
+    }

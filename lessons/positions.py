@@ -49,7 +49,6 @@ import numpy as np
 import torch
 
 from core import positions as P
-from lessons import scenario
 from core.limits import (
     MAX_INT_CHARS,
     ROPE_BASE_MAX,
@@ -63,10 +62,10 @@ from core.limits import (
 )
 from core.masks import causal_mask
 from core.pretrained import EXAMPLES, SPECIAL_TOKENS, Pretrained
+from lessons import scenario, url
+from lessons.heatmap import Heatmap, Panel, text
 from lessons.settings import Settings, clamp_int
 from lessons.tokens import tokens as sentence_tokens
-from lessons import url
-from lessons.heatmap import Heatmap, Panel, text
 from lessons.url import Fix, UrlKey, shown
 
 # ================================================================ the page's own URL keys
@@ -296,11 +295,24 @@ URL_KEYS: tuple[UrlKey, ...] = (
     UrlKey("pos_model", "choice", "random", choices=MODELS, rule=lambda raw, env: parse_pos_model(raw)),
     UrlKey("pos_head", "int", 0, lo=0, hi=_heads_hi, note="0..h-1 of the section's model (12 on the real one)"),
     UrlKey("pos_example", "int", 0, lo=0, hi=len(EXAMPLES) - 1),
-    UrlKey("pos_dk", "even_int", lambda env: default_dk(env["settings"]), lo=ROPE_D_K_MIN, hi=ROPE_D_K_MAX,
-           rule=lambda raw, env: parse_pos_dk(raw, env["settings"]),
-           note="the shared d_k when it is even, else the nearest even d_k (d_k 1 -> 2)"),
-    UrlKey("pos_base", "float", P.ROPE_BASE, lo=1.0, hi=ROPE_BASE_MAX, rule=lambda raw, env: parse_pos_base(raw),
-           note="above 1 (1 itself is refused)"),
+    UrlKey(
+        "pos_dk",
+        "even_int",
+        lambda env: default_dk(env["settings"]),
+        lo=ROPE_D_K_MIN,
+        hi=ROPE_D_K_MAX,
+        rule=lambda raw, env: parse_pos_dk(raw, env["settings"]),
+        note="the shared d_k when it is even, else the nearest even d_k (d_k 1 -> 2)",
+    ),
+    UrlKey(
+        "pos_base",
+        "float",
+        P.ROPE_BASE,
+        lo=1.0,
+        hi=ROPE_BASE_MAX,
+        rule=lambda raw, env: parse_pos_base(raw),
+        note="above 1 (1 itself is refused)",
+    ),
     UrlKey("pos_grid", "int", GRID_DEFAULT, lo=2, hi=ROPE_GRID_MAX),
     UrlKey("pos_pair", "int", 0, lo=0, hi=lambda env: env["pos_dk"] // 2 - 1, note="0..d_k/2-1"),
     UrlKey("pos_at", "int", 3, lo=0, hi=ROPE_DISTANCE_MAX),
@@ -319,9 +331,22 @@ def _float_default(name: str) -> float:
     value = URL_KEY[name].default
     assert isinstance(value, (int, float)), name
     return float(value)
-FIELD = {"pos_tab": "tab", "pos_shuffle": "shuffle", "pos_causal": "causal", "pos_model": "model",
-         "pos_head": "head", "pos_example": "example", "pos_dk": "d_k", "pos_base": "base", "pos_grid": "grid",
-         "pos_pair": "pair", "pos_at": "at", "pos_span": "span"}  # URL key -> PageValues field
+
+
+FIELD = {
+    "pos_tab": "tab",
+    "pos_shuffle": "shuffle",
+    "pos_causal": "causal",
+    "pos_model": "model",
+    "pos_head": "head",
+    "pos_example": "example",
+    "pos_dk": "d_k",
+    "pos_base": "base",
+    "pos_grid": "grid",
+    "pos_pair": "pair",
+    "pos_at": "at",
+    "pos_span": "span",
+}  # URL key -> PageValues field
 
 
 def parse_url(raw: Mapping[str, object], settings: Settings) -> PageValues:
@@ -340,18 +365,31 @@ def _np(t: torch.Tensor) -> np.ndarray:
     return a
 
 
-def _heatmap(name: str, panels: list[tuple[np.ndarray, tuple[str, ...], tuple[str, ...], str | None]], role: str,
-             vmin: float, vmax: float, row_axis: str, col_axis: str) -> Heatmap:
+def _heatmap(
+    name: str,
+    panels: list[tuple[np.ndarray, tuple[str, ...], tuple[str, ...], str | None]],
+    role: str,
+    vmin: float,
+    vmax: float,
+    row_axis: str,
+    col_axis: str,
+) -> Heatmap:
     """One chart in lessons/heatmap.py's plain form: `panels` are (values, row labels, col labels, title key).
 
     Axis keys are "pos.axis.<what>" (query, key, token, dimension, position, query_position, key_position) and
     panel titles "pos.panel.before" / "pos.panel.after" / "pos.kind.<kind>": the page words them."""
     return Heatmap(
         name=name,
-        panels=tuple(Panel(values=v, title=text(title) if title else None, row_labels=rows, col_labels=cols)
-                     for v, rows, cols, title in panels),
-        role=role, vmin=float(vmin), vmax=float(vmax),
-        row_axis=text(f"pos.axis.{row_axis}"), col_axis=text(f"pos.axis.{col_axis}"))
+        panels=tuple(
+            Panel(values=v, title=text(title) if title else None, row_labels=rows, col_labels=cols)
+            for v, rows, cols, title in panels
+        ),
+        role=role,
+        vmin=float(vmin),
+        vmax=float(vmax),
+        row_axis=text(f"pos.axis.{row_axis}"),
+        col_axis=text(f"pos.axis.{col_axis}"),
+    )
 
 
 @dataclass(frozen=True)
@@ -427,8 +465,9 @@ class ShuffleView:
     notes: tuple[str, ...]  # "shared_mask_not_used" when the shared mask is not "none" (the toggle decides here)
 
 
-def shuffle_view(settings: Settings, shuffle_seed: int, causal: bool, head: int,
-                 run: scenario.Scenario | None = None) -> ShuffleView:
+def shuffle_view(
+    settings: Settings, shuffle_seed: int, causal: bool, head: int, run: scenario.Scenario | None = None
+) -> ShuffleView:
     """Section 1. The shared scenario's model and X (the numbers of every other page), run on X and on
     X with its rows shuffled by `shuffle_seed`, without a mask or with the causal mask (`causal`).
 
@@ -456,21 +495,53 @@ def shuffle_view(settings: Settings, shuffle_seed: int, causal: bool, head: int,
     front = int(perm[0])
     cw, cws = masked.trace.weights[0, head], masked.trace_shuffled.weights[0, head]
     return ShuffleView(
-        T=T, d_model=d, head=head, causal=causal, perm=_np(perm), inverse=_np(inv),
-        moved=_np(perm != torch.arange(T)), tokens=labels, tokens_after=after, dims_shown=cut,
-        x=_heatmap("x", [(x_b, labels, dims, "pos.panel.before"), (x_a, after, dims, "pos.panel.after")],
-                   "signed", *xr, "token", "dimension"),
-        weights=_heatmap(f"weights-head{head}", [(w_b, labels, labels, "pos.panel.before"),
-                                                 (w_a, after, after, "pos.panel.after")],
-                         "weights", 0.0, 1.0, "query", "key"),
-        output=_heatmap("output", [(o_b, labels, dims, "pos.panel.before"), (o_a, after, dims, "pos.panel.after")],
-                        "signed", *orng, "token", "dimension"),
-        row_gaps=_np(row_gaps), x_moved_gap=float((shown.x_shuffled - run.x[:, perm]).abs().max()),
-        output_gap=shown.output_gap, weights_gap=shown.weights_gap,
-        free_output_gap=free.output_gap, free_weights_gap=free.weights_gap,
-        causal_output_gap=masked.output_gap, causal_weights_gap=masked.weights_gap,
+        T=T,
+        d_model=d,
+        head=head,
+        causal=causal,
+        perm=_np(perm),
+        inverse=_np(inv),
+        moved=_np(perm != torch.arange(T)),
+        tokens=labels,
+        tokens_after=after,
+        dims_shown=cut,
+        x=_heatmap(
+            "x",
+            [(x_b, labels, dims, "pos.panel.before"), (x_a, after, dims, "pos.panel.after")],
+            "signed",
+            *xr,
+            "token",
+            "dimension",
+        ),
+        weights=_heatmap(
+            f"weights-head{head}",
+            [(w_b, labels, labels, "pos.panel.before"), (w_a, after, after, "pos.panel.after")],
+            "weights",
+            0.0,
+            1.0,
+            "query",
+            "key",
+        ),
+        output=_heatmap(
+            "output",
+            [(o_b, labels, dims, "pos.panel.before"), (o_a, after, dims, "pos.panel.after")],
+            "signed",
+            *orng,
+            "token",
+            "dimension",
+        ),
+        row_gaps=_np(row_gaps),
+        x_moved_gap=float((shown.x_shuffled - run.x[:, perm]).abs().max()),
+        output_gap=shown.output_gap,
+        weights_gap=shown.weights_gap,
+        free_output_gap=free.output_gap,
+        free_weights_gap=free.weights_gap,
+        causal_output_gap=masked.output_gap,
+        causal_weights_gap=masked.weights_gap,
         equal=shown.output_gap <= EQUAL_TOL and shown.weights_gap <= EQUAL_TOL,
-        front=front, front_self_before=float(cw[front, front]), front_self_after=float(cws[0, 0]),
+        front=front,
+        front_self_before=float(cw[front, front]),
+        front_self_after=float(cws[0, 0]),
         notes=("shared_mask_not_used",) if settings.mask != "none" else (),
     )
 
@@ -540,8 +611,16 @@ def twin_positions(tokens: list[str]) -> tuple[int, int] | None:
     return None
 
 
-def add_view(settings: Settings, model: str, head: int, base: float, shuffle_seed: int,
-             real: Pretrained | None = None, example: int = 0, run: scenario.Scenario | None = None) -> AddView:
+def add_view(
+    settings: Settings,
+    model: str,
+    head: int,
+    base: float,
+    shuffle_seed: int,
+    real: Pretrained | None = None,
+    example: int = 0,
+    run: scenario.Scenario | None = None,
+) -> AddView:
     """Section 2. Per-head weights of one sentence with no / sinusoidal / learned / RoPE positions.
 
     Why also the shuffle gap per kind: it is the number that says "now order matters" (0 only for none).
@@ -580,8 +659,18 @@ def add_view(settings: Settings, model: str, head: int, base: float, shuffle_see
                 none = w
                 scenario_gap = float((w - run.trace.weights[0]).abs().max())
             assert none is not None  # KINDS starts with "none"
-            results.append(KindResult(kind, True, "", _np(w), float((_unshuffle(w_s, inv) - w).abs().max()),
-                                      None, float((w - none).abs().max()), added_norm=added))
+            results.append(
+                KindResult(
+                    kind,
+                    True,
+                    "",
+                    _np(w),
+                    float((_unshuffle(w_s, inv) - w).abs().max()),
+                    None,
+                    float((w - none).abs().max()),
+                    added_norm=added,
+                )
+            )
         twin = None
         token_norm = _mean_norm(run.x[0])
         if settings.mask != "none":
@@ -604,8 +693,12 @@ def add_view(settings: Settings, model: str, head: int, base: float, shuffle_see
         emb = real.encoder.embeddings
         with torch.no_grad():
             token_norm = _mean_norm(emb.word(ids) + emb.token_type(torch.zeros_like(ids)))  # as the model adds them
-        added_of = {"none": 0.0, "rope": 0.0, "learned": _mean_norm(P.learned_table(real)[:T]),
-                    "sinusoidal": _mean_norm(P.sinusoidal_table(T, d_model))}
+        added_of = {
+            "none": 0.0,
+            "rope": 0.0,
+            "learned": _mean_norm(P.learned_table(real)[:T]),
+            "sinusoidal": _mean_norm(P.sinusoidal_table(T, d_model)),
+        }
         none = None
         scenario_gap = None
         for kind in KINDS:
@@ -615,20 +708,46 @@ def add_view(settings: Settings, model: str, head: int, base: float, shuffle_see
                 none = w
             twin_gap = None if twin is None else float((w[:, twin[0]] - w[:, twin[1]]).abs().max())
             assert none is not None  # KINDS starts with "none"
-            results.append(KindResult(kind, True, "", _np(w), float((_unshuffle(w_s, inv) - w).abs().max()),
-                                      twin_gap, float((w - none).abs().max()), trained=kind == "learned",
-                                      added_norm=added_of[kind]))
+            results.append(
+                KindResult(
+                    kind,
+                    True,
+                    "",
+                    _np(w),
+                    float((_unshuffle(w_s, inv) - w).abs().max()),
+                    twin_gap,
+                    float((w - none).abs().max()),
+                    trained=kind == "learned",
+                    added_norm=added_of[kind],
+                )
+            )
     labels = _labels(tokens)
     shown = [r for r in results if r.available]
     side = np.stack([r.weights[head] for r in shown if r.weights is not None])
     side.setflags(write=False)
     return AddView(
-        model=model, head=head, num_heads=h, d_model=d_model, d_k=d_k, table_width=width, base=float(base),
-        tokens=labels, kinds=tuple(results),
-        side_by_side=_heatmap(f"weights-{model}-head{head}",
-                              [(side[i], labels, labels, f"pos.kind.{r.kind}") for i, r in enumerate(shown)],
-                              "weights", 0.0, 1.0, "query", "key"),
-        perm=_np(perm), twin=twin, scenario_gap=scenario_gap, token_norm=token_norm,
+        model=model,
+        head=head,
+        num_heads=h,
+        d_model=d_model,
+        d_k=d_k,
+        table_width=width,
+        base=float(base),
+        tokens=labels,
+        kinds=tuple(results),
+        side_by_side=_heatmap(
+            f"weights-{model}-head{head}",
+            [(side[i], labels, labels, f"pos.kind.{r.kind}") for i, r in enumerate(shown)],
+            "weights",
+            0.0,
+            1.0,
+            "query",
+            "key",
+        ),
+        perm=_np(perm),
+        twin=twin,
+        scenario_gap=scenario_gap,
+        token_norm=token_norm,
         notes=tuple(dict.fromkeys(notes)),
     )
 
@@ -684,8 +803,16 @@ class RopeView:
     # "shared_d_k_max": the shared d_k (512) is past ROPE_D_K_MAX
 
 
-def rope_view(settings: Settings, d_k: int, base: float, head: int, grid: int, pair: int, at: int,
-              run: scenario.Scenario | None = None) -> RopeView:
+def rope_view(
+    settings: Settings,
+    d_k: int,
+    base: float,
+    head: int,
+    grid: int,
+    pair: int,
+    at: int,
+    run: scenario.Scenario | None = None,
+) -> RopeView:
     """Section 3. All arguments already corrected (parse_url). When d_k is the shared d_k, q and k are the
     scenario's own (the last token's q, the first token's k in head `head`), so the grid uses the numbers of
     the other pages; with another d_k they are seeded random vectors (settings.seed)."""
@@ -725,25 +852,58 @@ def rope_view(settings: Settings, d_k: int, base: float, head: int, grid: int, p
     fall = P.distance_falloff(d_k, FALLOFF_DISTANCE, base, seed=settings.seed)
     dist = _np(fall.distances)
     return RopeView(
-        d_k=d_k, base=float(base), source=source, head=shown_head, q_token=q_tok, k_token=k_tok, q=_np(q), k=_np(k),
-        grid=_heatmap("rope-grid", [(gv, positions, positions, None)], "signed", *_signed_range(gv),
-                      "query_position", "key_position"),
-        diagonal_spread=spread, constant_on_diagonals=spread <= EQUAL_TOL, plain_score=plain,
-        absolute_grid=_heatmap("absolute-grid", [(av, positions, positions, None)], "signed", *_signed_range(av),
-                               "query_position", "key_position"),
+        d_k=d_k,
+        base=float(base),
+        source=source,
+        head=shown_head,
+        q_token=q_tok,
+        k_token=k_tok,
+        q=_np(q),
+        k=_np(k),
+        grid=_heatmap(
+            "rope-grid",
+            [(gv, positions, positions, None)],
+            "signed",
+            *_signed_range(gv),
+            "query_position",
+            "key_position",
+        ),
+        diagonal_spread=spread,
+        constant_on_diagonals=spread <= EQUAL_TOL,
+        plain_score=plain,
+        absolute_grid=_heatmap(
+            "absolute-grid",
+            [(av, positions, positions, None)],
+            "signed",
+            *_signed_range(av),
+            "query_position",
+            "key_position",
+        ),
         absolute_spread=float((a_highs - a_lows).max()),
         diagonal_gap=float((torch.diagonal(g) - plain).abs().max()),
         by_distance=Series(_np(distances), _np((lows + highs) / 2), "distance", "score", "grid"),
-        by_distance_low=_np(lows), by_distance_high=_np(highs),
-        pair=PairView(pair=pair, dims=(pair, pair + d_k // 2), position=at, before=turn.before, after=turn.after,
-                      theta=turn.theta, angle=turn.angle, turns=turn.turns,
-                      angle_deg_reduced=math.degrees(turn.angle) % 360.0,
-                      length_before=math.hypot(*turn.before), length_after=math.hypot(*turn.after), path=_np(path)),
+        by_distance_low=_np(lows),
+        by_distance_high=_np(highs),
+        pair=PairView(
+            pair=pair,
+            dims=(pair, pair + d_k // 2),
+            position=at,
+            before=turn.before,
+            after=turn.after,
+            theta=turn.theta,
+            angle=turn.angle,
+            turns=turn.turns,
+            angle_deg_reduced=math.degrees(turn.angle) % 360.0,
+            length_before=math.hypot(*turn.before),
+            length_after=math.hypot(*turn.after),
+            path=_np(path),
+        ),
         frequencies=_np(P.rope_frequencies(d_k, base)),
         falloff_matched=Series(dist, _np(fall.matched), "distance", "score", "matched"),
         falloff_expected=Series(dist, _np(fall.expected), "distance", "score", "expected"),
         falloff_unrelated=Series(dist, _np(fall.unrelated), "distance", "abs_score", "unrelated"),
-        falloff_samples=fall.samples, notes=tuple(notes),
+        falloff_samples=fall.samples,
+        notes=tuple(notes),
     )
 
 
@@ -787,13 +947,27 @@ def learned_view(real: Pretrained, span: int) -> LearnedView:
     ln, lf = _near_far(sim_l)
     sn, sf = _near_far(sim_s)
     return LearnedView(
-        table_shape=(int(table.shape[0]), int(table.shape[1])), first_values=_np(table[0, :4]), span=span,
-        stride=stride, positions=_np(shown),
-        similarity=_heatmap(f"position-similarity-{span}",
-                            [(_np(sim_l[shown][:, shown]), labels, labels, "pos.kind.learned"),
-                             (_np(sim_s[shown][:, shown]), labels, labels, "pos.kind.sinusoidal")],
-                            "similarity", -1.0, 1.0, "position", "position"),
-        learned_neighbour=ln, learned_far=lf, sinusoidal_neighbour=sn, sinusoidal_far=sf,
+        table_shape=(int(table.shape[0]), int(table.shape[1])),
+        first_values=_np(table[0, :4]),
+        span=span,
+        stride=stride,
+        positions=_np(shown),
+        similarity=_heatmap(
+            f"position-similarity-{span}",
+            [
+                (_np(sim_l[shown][:, shown]), labels, labels, "pos.kind.learned"),
+                (_np(sim_s[shown][:, shown]), labels, labels, "pos.kind.sinusoidal"),
+            ],
+            "similarity",
+            -1.0,
+            1.0,
+            "position",
+            "position",
+        ),
+        learned_neighbour=ln,
+        learned_far=lf,
+        sinusoidal_neighbour=sn,
+        sinusoidal_far=sf,
     )
 
 
@@ -834,35 +1008,78 @@ def quiz_items(settings: Settings, values: PageValues, run: scenario.Scenario | 
     sv = shuffle_view(settings, values.shuffle, False, 0, run)
     row = sv.output.panels[1].values[i]
     match = int(np.argmin(np.abs(sv.output.panels[0].values - row[None]).max(axis=1)))
-    items.append(QuizItem("pos.q.shuffled_row", {"row": i, "token": words[match], "perm": sv.perm.tolist()},
-                          "int", match, accepted=(str(match), f"{match}:{words[match]}".lower())))
+    items.append(
+        QuizItem(
+            "pos.q.shuffled_row",
+            {"row": i, "token": words[match], "perm": sv.perm.tolist()},
+            "int",
+            match,
+            accepted=(str(match), f"{match}:{words[match]}".lower()),
+        )
+    )
     # 2. Un-shuffled, how far is the output from the original? without / with the causal mask
     free_zero = sv.free_output_gap <= EQUAL_TOL
-    items.append(QuizItem("pos.q.gap_free", {"tolerance": EQUAL_TOL}, "choice", "zero" if free_zero else "nonzero",
-                          options=("zero", "nonzero"), accepted=("zero" if free_zero else "nonzero",)))
+    items.append(
+        QuizItem(
+            "pos.q.gap_free",
+            {"tolerance": EQUAL_TOL},
+            "choice",
+            "zero" if free_zero else "nonzero",
+            options=("zero", "nonzero"),
+            accepted=("zero" if free_zero else "nonzero",),
+        )
+    )
     causal_zero = sv.causal_output_gap <= EQUAL_TOL
-    items.append(QuizItem("pos.q.gap_causal", {"tolerance": EQUAL_TOL}, "choice",
-                          "zero" if causal_zero else "nonzero", options=("zero", "nonzero"),
-                          accepted=("zero" if causal_zero else "nonzero",)))
+    items.append(
+        QuizItem(
+            "pos.q.gap_causal",
+            {"tolerance": EQUAL_TOL},
+            "choice",
+            "zero" if causal_zero else "nonzero",
+            options=("zero", "nonzero"),
+            accepted=("zero" if causal_zero else "nonzero",),
+        )
+    )
     # 3. Under the causal mask, the token moved to the front: its weight on itself
     self_after = sv.front_self_after
-    items.append(QuizItem("pos.q.front_self", {"token": words[sv.front]}, "number", self_after, tolerance=1e-3,
-                          accepted=_number_forms(self_after)))
+    items.append(
+        QuizItem(
+            "pos.q.front_self",
+            {"token": words[sv.front]},
+            "number",
+            self_after,
+            tolerance=1e-3,
+            accepted=_number_forms(self_after),
+        )
+    )
     # 4. RoPE: the score at (m, n) given the score at (m', n') with the same distance
     d_k, base = values.d_k, values.base
     gen = torch.Generator().manual_seed(settings.seed)
     q, k = torch.randn(d_k, generator=gen), torch.randn(d_k, generator=gen)
     g = P.rope_score_grid(q, k, 8, base)
     m0, n0, m1, n1 = 3, 1, 7, 5  # the same distance 2
-    items.append(QuizItem("pos.q.rope_diagonal", {"m0": m0, "n0": n0, "score0": round(float(g[m0, n0]), 4),
-                                                  "m": m1, "n": n1, "d_k": d_k, "base": base},
-                          "number", float(g[m1, n1]), tolerance=1e-3, accepted=_number_forms(float(g[m1, n1]))))
+    items.append(
+        QuizItem(
+            "pos.q.rope_diagonal",
+            {"m0": m0, "n0": n0, "score0": round(float(g[m0, n0]), 4), "m": m1, "n": n1, "d_k": d_k, "base": base},
+            "number",
+            float(g[m1, n1]),
+            tolerance=1e-3,
+            accepted=_number_forms(float(g[m1, n1])),
+        )
+    )
     # 5. RoPE: the angle of pair `pair` at position `at` (radians)
     turn = P.pair_rotation(q, values.at, min(values.pair, d_k // 2 - 1), base)
-    items.append(QuizItem("pos.q.rope_angle", {"pair": min(values.pair, d_k // 2 - 1), "position": values.at,
-                                               "d_k": d_k, "base": base}, "number", turn.angle,
-                          tolerance=max(1e-3, 1e-4 * abs(turn.angle)),
-                          accepted=_number_forms(turn.angle, max(1e-3, 1e-4 * abs(turn.angle)))))
+    items.append(
+        QuizItem(
+            "pos.q.rope_angle",
+            {"pair": min(values.pair, d_k // 2 - 1), "position": values.at, "d_k": d_k, "base": base},
+            "number",
+            turn.angle,
+            tolerance=max(1e-3, 1e-4 * abs(turn.angle)),
+            accepted=_number_forms(turn.angle, max(1e-3, 1e-4 * abs(turn.angle))),
+        )
+    )
     # 6. Can RoPE run with an odd d_k (d_k + 1 of the shared, or 7)? Answered by the core's own check.
     odd = settings.d_k + 1 if settings.d_k % 2 == 0 else settings.d_k
     try:
@@ -874,8 +1091,16 @@ def quiz_items(settings: Settings, values: PageValues, run: scenario.Scenario | 
     # 7. The sinusoidal table: PE[pos, 0] and PE[pos, 1]
     pos = min(T - 1, 3)
     table = P.sinusoidal_table(pos + 1, settings.d_model)
-    items.append(QuizItem("pos.q.sinusoid", {"position": pos, "column": 0, "d_model": settings.d_model}, "number",
-                          float(table[pos, 0]), tolerance=1e-3, accepted=_number_forms(float(table[pos, 0]))))
+    items.append(
+        QuizItem(
+            "pos.q.sinusoid",
+            {"position": pos, "column": 0, "d_model": settings.d_model},
+            "number",
+            float(table[pos, 0]),
+            tolerance=1e-3,
+            accepted=_number_forms(float(table[pos, 0])),
+        )
+    )
     return tuple(items)
 
 

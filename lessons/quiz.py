@@ -35,13 +35,13 @@ from core.accounting import tensor_shapes, weight_count
 from core.attention import MultiHeadAttention
 from core.limits import QUIZ_ANSWER_CHARS
 from core.masks import full_grid
-from lessons.scenario import Scenario, settings_mask
-from lessons.settings import Settings, head_choices
-from lessons.walkthrough import STEPS
 from lessons import kv_cache as KV
 from lessons import positions as POS
 from lessons import softmax as SM
 from lessons.heatmap import Text, text
+from lessons.scenario import Scenario, settings_mask
+from lessons.settings import Settings, head_choices
+from lessons.walkthrough import STEPS
 
 
 @dataclass(frozen=True)
@@ -65,8 +65,19 @@ Words = Text | Join | Quoted | str  # a plain str is language-neutral: a shape, 
 # ------------------------------------------------------------------ what a set holds
 
 # One set, shuffled by the seed: three shapes, two parameter counts, two d_k, and one of each other kind.
-PLAN = ("shape", "shape", "shape", "params", "params", "d_k", "d_k", "heads_change", "mask_row", "mask_count",
-        "row_sum")
+PLAN = (
+    "shape",
+    "shape",
+    "shape",
+    "params",
+    "params",
+    "d_k",
+    "d_k",
+    "heads_change",
+    "mask_row",
+    "mask_count",
+    "row_sum",
+)
 # The three shape questions: one tensor from each family, so a set always covers the split and the scores.
 SHAPE_FAMILIES = (
     ("q", "k", "v", "concat", "output"),  # (B, T, d_model)
@@ -76,25 +87,71 @@ SHAPE_FAMILIES = (
 PARAM_LAYERS = ("W_q", "W_k", "W_v", "W_o")
 PARAM_WIDER = ("all", "head")  # the four layers together; one head's slice of W_q
 # (d_model, h) pairs of real-looking models that are NOT the slider's: the student must reason, not read.
-D_K_FITS = ((384, 12), (768, 12), (512, 8), (1024, 16), (256, 4), (96, 3), (300, 5), (640, 10), (120, 8),
-            (4096, 32), (200, 8), (72, 6), (1536, 24), (480, 6))
-D_K_MISFITS = ((384, 7), (100, 3), (512, 6), (768, 5), (300, 8), (64, 3), (1000, 3), (128, 12), (200, 3),
-               (96, 5))
+D_K_FITS = (
+    (384, 12),
+    (768, 12),
+    (512, 8),
+    (1024, 16),
+    (256, 4),
+    (96, 3),
+    (300, 5),
+    (640, 10),
+    (120, 8),
+    (4096, 32),
+    (200, 8),
+    (72, 6),
+    (1536, 24),
+    (480, 6),
+)
+D_K_MISFITS = ((384, 7), (100, 3), (512, 6), (768, 5), (300, 8), (64, 3), (1000, 3), (128, 12), (200, 3), (96, 5))
 CHANGES = ("more", "same", "fewer")
 # The "why" of a shape question, per tensor (tensors made by the same kind of operation share one).
-SHAPE_WHY = {"q": "proj", "k": "proj", "v": "proj", "q_heads": "split", "k_heads": "split", "v_heads": "split",
-             "scores": "scores", "scaled_scores": "scaled", "masked_scores": "masked", "weights": "weights",
-             "head_outputs": "mix", "concat": "concat", "output": "output"}
+SHAPE_WHY = {
+    "q": "proj",
+    "k": "proj",
+    "v": "proj",
+    "q_heads": "split",
+    "k_heads": "split",
+    "v_heads": "split",
+    "scores": "scores",
+    "scaled_scores": "scaled",
+    "masked_scores": "masked",
+    "weights": "weights",
+    "head_outputs": "mix",
+    "concat": "concat",
+    "output": "output",
+}
 ROW_SUM_TOLERANCE = 1e-3
 
 # ------------------------------------------------------------------ answer parsing limits
 MAX_ANSWER_CHARS = QUIZ_ANSWER_CHARS  # core/limits.py: longer text is refused before any parsing
 MAX_NUMBER = 10**12  # no answer here comes close; larger numbers are refused, not rounded
 MAX_DIMS = 8
-NOT_ALLOWED_WORDS = frozenset({
-    "no", "none", "not allowed", "notallowed", "invalid", "impossible", "error", "n/a", "na", "x", "-",
-    "不允许", "不行", "不可以", "不能", "无", "没有", "否", "无效", "不合法", "错误",
-})
+NOT_ALLOWED_WORDS = frozenset(
+    {
+        "no",
+        "none",
+        "not allowed",
+        "notallowed",
+        "invalid",
+        "impossible",
+        "error",
+        "n/a",
+        "na",
+        "x",
+        "-",
+        "不允许",
+        "不行",
+        "不可以",
+        "不能",
+        "无",
+        "没有",
+        "否",
+        "无效",
+        "不合法",
+        "错误",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -245,15 +302,23 @@ def build_quiz(run: Scenario, *, custom_text: str | None = None) -> list[Questio
         if kind == "shape":
             name = shape_fields.pop()
             shape = tuple(getattr(run.trace, name).shape)  # the real tensor the pages draw
-            q = Question(index, uid, kind, "shape", shape, step_of_field(name),
-                         dict(base, tensor=name, axes=", ".join(axes[name].axes)),
-                         mistakes=shape_mistakes(name, shape, d_model, s.d_k))
+            q = Question(
+                index,
+                uid,
+                kind,
+                "shape",
+                shape,
+                step_of_field(name),
+                dict(base, tensor=name, axes=", ".join(axes[name].axes)),
+                mistakes=shape_mistakes(name, shape, d_model, s.d_k),
+            )
         elif kind == "params":
             target = param_targets.pop(0)
             if target == "all":
                 count = parameter_count(run.model)
-                bias = sum(getattr(run.model, n).bias.numel() for n in PARAM_LAYERS
-                           if getattr(run.model, n).bias is not None)
+                bias = sum(
+                    getattr(run.model, n).bias.numel() for n in PARAM_LAYERS if getattr(run.model, n).bias is not None
+                )
                 step = "project"
             elif target == "head":
                 w, b = run.model.head_projection("q", 0)  # (d_model, d_k), (d_k,)
@@ -265,27 +330,45 @@ def build_quiz(run: Scenario, *, custom_text: str | None = None) -> list[Questio
                 count = parameter_count(layer)
                 bias = 0 if layer.bias is None else layer.bias.numel()
                 step = "output" if target == "W_o" else "project"
-            q = Question(index, uid, kind, "int", count, step, dict(base, target=target),
-                         mistakes=params_mistakes(count, count - bias, bias, d_model, s.d_k, target))
+            q = Question(
+                index,
+                uid,
+                kind,
+                "int",
+                count,
+                step,
+                dict(base, target=target),
+                mistakes=params_mistakes(count, count - bias, bias, d_model, s.d_k, target),
+            )
         elif kind == "d_k":
             pd, ph = d_k_pairs.pop(0)
             d_k = head_width(pd, ph)
-            q = Question(index, uid, kind, "d_k", d_k, "split", dict(d_model=pd, h=ph),
-                         mistakes=d_k_mistakes(pd, ph, d_k))
+            q = Question(
+                index, uid, kind, "d_k", d_k, "split", dict(d_model=pd, h=ph), mistakes=d_k_mistakes(pd, ph, d_k)
+            )
         elif kind == "heads_change":
             h2 = changed_head_count(d_model, h)
             before, after = parameter_count(meta_model(d_model, h)), parameter_count(meta_model(d_model, h2))
             answer = "more" if after > before else "fewer" if after < before else "same"
-            q = Question(index, uid, kind, "choice", answer, "split",
-                         dict(base, h2=h2, before=before, after=after), CHANGES)
+            q = Question(
+                index, uid, kind, "choice", answer, "split", dict(base, h2=h2, before=before, after=after), CHANGES
+            )
         elif kind == "mask_row":
             mask = quiz_mask_kind(s, rng)
             keep = keep_grid(mask, T, custom_text)
             rows = [i for i in range(T) if not bool(keep[i].all())] or list(range(T))
             i = rng.choice(rows)
             blocked = tuple(j for j in range(T) if not bool(keep[i, j]))
-            q = Question(index, uid, kind, "cells", blocked, "mask", dict(base, mask=mask, i=i, token=run.tokens[i]),
-                         tuple(range(T)))
+            q = Question(
+                index,
+                uid,
+                kind,
+                "cells",
+                blocked,
+                "mask",
+                dict(base, mask=mask, i=i, token=run.tokens[i]),
+                tuple(range(T)),
+            )
         elif kind == "mask_count":
             mask = quiz_mask_kind(s, rng)
             blocked = int((~keep_grid(mask, T, custom_text)).sum())
@@ -370,7 +453,7 @@ def parse_shape(raw) -> Parsed:
         return refused
     text = text.lower()
     if text.startswith("torch.size"):
-        text = text[len("torch.size"):]
+        text = text[len("torch.size") :]
     text = text.strip().strip("()[]{} ").strip()
     if re.search(r"[,×x*;、]", text):
         parts = re.split(r"\s*[,×x*;、]\s*", text)
@@ -569,9 +652,14 @@ def question_number(raw: str, total: int) -> tuple[int, bool]:
 
 def settings_params(settings: Settings) -> dict[str, str]:
     """The shared settings as query params: a "see it" link opens its page on the same numbers."""
-    return {"d_model": str(settings.d_model), "num_heads": str(settings.num_heads),
-            "seq_len": str(settings.seq_len), "mask": settings.mask, "seed": str(settings.seed),
-            "lang": settings.lang}
+    return {
+        "d_model": str(settings.d_model),
+        "num_heads": str(settings.num_heads),
+        "seq_len": str(settings.seq_len),
+        "mask": settings.mask,
+        "seed": str(settings.seed),
+        "lang": settings.lang,
+    }
 
 
 def walk_link_params(settings: Settings, step: str) -> dict[str, str]:
@@ -582,6 +670,7 @@ def walk_link_params(settings: Settings, step: str) -> dict[str, str]:
 @dataclass(frozen=True)
 class Link:
     """A question's "see it" link: the page file, its label (words) and query params."""
+
     page: str
     label: Words
     params: dict
@@ -592,13 +681,18 @@ def see_it_link(q: Question, settings: Settings) -> Link:
     """Where the reveal sends the student: the walkthrough step, or the lesson page's section."""
     if source := lesson_source(q):
         return source.link(q, settings)
-    return Link("pages/walkthrough.py", text("quiz.link", step=text(f"walk.{q.step}.title")),
-                walk_link_params(settings, q.step), ":material/stairs:")
+    return Link(
+        "pages/walkthrough.py",
+        text("quiz.link", step=text(f"walk.{q.step}.title")),
+        walk_link_params(settings, q.step),
+        ":material/stairs:",
+    )
 
 
 @dataclass(frozen=True)
 class Record:
     """One answered question: what the student gave (as parsed) and whether it was right."""
+
     value: object
     correct: bool
 
@@ -668,9 +762,22 @@ class KvCacheSource(LessonSource):
         out = []
         for n, item in enumerate(KV.quiz_questions(s, kv_heads)):
             index = start + n
-            out.append(Question(index, _uid(s, custom_text, index), item.key, item.answer_type, item.answer, "",
-                                dict(item.params), item.options, self._mistakes(item), self.name, item,
-                                item.section))
+            out.append(
+                Question(
+                    index,
+                    _uid(s, custom_text, index),
+                    item.key,
+                    item.answer_type,
+                    item.answer,
+                    "",
+                    dict(item.params),
+                    item.options,
+                    self._mistakes(item),
+                    self.name,
+                    item,
+                    item.section,
+                )
+            )
         return out
 
     @staticmethod
@@ -722,8 +829,14 @@ class SoftmaxSource(LessonSource):
     """lessons/softmax.quiz_questions, graded by its check_answer (int, number within a slack, bytes with a binary
     unit, the order of three divisors)."""
 
-    SECTION = {"causal_skipped": "tiles", "tile_count": "tiles", "score_bytes": "tiles", "entropy_order": "scale",
-               "dot_variance": "scale", "overflow_threshold": "max"}
+    SECTION = {
+        "causal_skipped": "tiles",
+        "tile_count": "tiles",
+        "score_bytes": "tiles",
+        "entropy_order": "scale",
+        "dot_variance": "scale",
+        "overflow_threshold": "max",
+    }
 
     def questions(self, run, custom_text, start):
         s = run.settings
@@ -735,8 +848,22 @@ class SoftmaxSource(LessonSource):
                 facts.update(zip(("e1", "e2", "e3"), item.facts["entropies"]))
             if item.kind == "dot_variance":
                 facts["expr"] = "q·k / √d_k" if item.params["scaled"] else "q·k"
-            out.append(Question(index, _uid(s, custom_text, index), f"softmax.{item.kind}", item.answer_type,
-                                item.answer, "", facts, item.options, (), self.name, item, self.SECTION[item.kind]))
+            out.append(
+                Question(
+                    index,
+                    _uid(s, custom_text, index),
+                    f"softmax.{item.kind}",
+                    item.answer_type,
+                    item.answer,
+                    "",
+                    facts,
+                    item.options,
+                    (),
+                    self.name,
+                    item,
+                    self.SECTION[item.kind],
+                )
+            )
         return out
 
     def parse(self, q, raw):
@@ -773,8 +900,16 @@ class SoftmaxSource(LessonSource):
 class PositionsSource(LessonSource):
     """lessons/positions.quiz_items (for the page's default URL values), graded by its accepts."""
 
-    SECTION = {"shuffled_row": "shuffle", "gap_free": "shuffle", "gap_causal": "shuffle", "front_self": "shuffle",
-               "rope_diagonal": "rope", "rope_angle": "rope", "rope_odd": "rope", "sinusoid": "add"}
+    SECTION = {
+        "shuffled_row": "shuffle",
+        "gap_free": "shuffle",
+        "gap_causal": "shuffle",
+        "front_self": "shuffle",
+        "rope_diagonal": "rope",
+        "rope_angle": "rope",
+        "rope_odd": "rope",
+        "sinusoid": "add",
+    }
 
     def questions(self, run, custom_text, start):
         s = run.settings
@@ -782,9 +917,25 @@ class PositionsSource(LessonSource):
         for n, item in enumerate(POS.quiz_items(s, POS.parse_url({}, s), run)):
             index = start + n
             # a list (the permutation) as the text it shows: the page's shared cache freezes lists into tuples
-            facts = {k: "[" + ", ".join(map(str, v)) + "]" if isinstance(v, list) else v for k, v in item.params.items()}
-            out.append(Question(index, _uid(s, custom_text, index), item.key, item.answer_type, item.answer, "",
-                                facts, item.options, (), self.name, item, self.SECTION[item.key.rsplit(".", 1)[1]]))
+            facts = {
+                k: "[" + ", ".join(map(str, v)) + "]" if isinstance(v, list) else v for k, v in item.params.items()
+            }
+            out.append(
+                Question(
+                    index,
+                    _uid(s, custom_text, index),
+                    item.key,
+                    item.answer_type,
+                    item.answer,
+                    "",
+                    facts,
+                    item.options,
+                    (),
+                    self.name,
+                    item,
+                    self.SECTION[item.key.rsplit(".", 1)[1]],
+                )
+            )
         return out
 
     def parse(self, q, raw):

@@ -10,7 +10,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-LANGS = ("zh", "en")  # the languages the app speaks: i18n words them (tests/test_app.py checks the two agree)
 from core.limits import (
     D_MODEL_CHOICES,
     MAX_HEADS,
@@ -24,6 +23,7 @@ from core.limits import (
 from core.masks import MASK_KINDS
 from core.validation import divisors
 
+LANGS = ("zh", "en")  # the languages the app speaks: i18n words them (tests/test_app.py checks the two agree)
 T = TypeVar("T")
 
 DEFAULTS: dict[str, int | str] = {"d_model": 64, "num_heads": 4, "seq_len": 8, "mask": "none", "seed": 0}
@@ -50,8 +50,10 @@ class Settings:
         if self.d_model not in D_MODEL_CHOICES:
             raise ValueError(f"d_model must be one of {D_MODEL_CHOICES}, got {self.d_model!r}")
         if self.num_heads not in head_choices(self.d_model):
-            raise ValueError(f"num_heads must be one of {head_choices(self.d_model)} for d_model={self.d_model}, "
-                             f"got {self.num_heads!r}")
+            raise ValueError(
+                f"num_heads must be one of {head_choices(self.d_model)} for d_model={self.d_model}, "
+                f"got {self.num_heads!r}"
+            )
         check_range("seq_len", self.seq_len, SEQ_LEN_MIN, SEQ_LEN_MAX)
         check_range("seed", self.seed, SEED_MIN, SEED_MAX)
         if self.mask not in MASK_KINDS:

@@ -41,11 +41,8 @@ import numpy.typing as npt
 import torch
 import torch.nn.functional as F
 
-from lessons import scenario as scenario_mod
 from core.limits import QUIZ_ANSWER_CHARS, TILE_BLOCK_MAX, TILE_BLOCK_MIN
 from core.masks import FILL_SEED, full_grid
-from lessons.scenario import Scenario
-from lessons.settings import Settings
 from core.softmax_numerics import (
     DTYPES,
     SCALE_NAMES,
@@ -68,8 +65,11 @@ from core.tiled_attention import (
     tile_bounds,
     tiled_attention,
 )
+from lessons import scenario as scenario_mod
 from lessons import url
 from lessons.heatmap import Heatmap, Panel, Rect, Text, readonly, text, value_range
+from lessons.scenario import Scenario
+from lessons.settings import Settings
 from lessons.url import Fix, UrlKey, setting
 
 PAGE = "softmax"  # url_path
@@ -118,8 +118,15 @@ URL_KEYS: tuple[UrlKey, ...] = (
     UrlKey("soft_step", "int", 1, lo=1, hi=_n_steps),  # 1-based: "step s of n"
 )
 URL_KEY_NAMES = url.names(URL_KEYS)
-FIELDS = {"soft_tab": "tab", "soft_head": "head", "soft_row": "row", "soft_gain": "gain", "soft_bq": "block_q",
-          "soft_bk": "block_k", "soft_step": "step"}  # URL key -> PageValues field
+FIELDS = {
+    "soft_tab": "tab",
+    "soft_head": "head",
+    "soft_row": "row",
+    "soft_gain": "gain",
+    "soft_bq": "block_q",
+    "soft_bk": "block_k",
+    "soft_step": "step",
+}  # URL key -> PageValues field
 
 
 @dataclass(frozen=True)
@@ -160,8 +167,9 @@ def env_of(settings: Settings, custom_text: str | None = None) -> dict:
     return {"settings": settings, "custom_text": custom_text}
 
 
-def url_bounds(settings: Settings, block_q: int = DEFAULT_BLOCK, block_k: int = DEFAULT_BLOCK,
-               custom_text: str | None = None) -> dict[str, tuple]:
+def url_bounds(
+    settings: Settings, block_q: int = DEFAULT_BLOCK, block_k: int = DEFAULT_BLOCK, custom_text: str | None = None
+) -> dict[str, tuple]:
     """Every key's concrete allowed values for these settings: (lo, hi, default) or (choices, default)."""
     env = {**env_of(settings, custom_text), "soft_bq": block_q, "soft_bk": block_k}
     out: dict[str, tuple] = {}
@@ -188,11 +196,23 @@ def _labels(axis: str, positions: Iterable[int | np.integer], tokens: list[str])
     return tuple(tokens[int(p)] if axis in ("query", "key") else str(int(p)) for p in positions)
 
 
-def heatmap(name: str, values: torch.Tensor | npt.ArrayLike, row_axis: str, col_axis: str, tokens: list[str],
-            role: str, *, rows: npt.ArrayLike | None = None, cols: npt.ArrayLike | None = None,
-            vmin: float | None = None, vmax: float | None = None, blocked: npt.ArrayLike | None = None,
-            rects: Iterable[Rect] = (), title: Text | None = None,
-            row_labels: tuple[str, ...] | None = None) -> Heatmap:
+def heatmap(
+    name: str,
+    values: torch.Tensor | npt.ArrayLike,
+    row_axis: str,
+    col_axis: str,
+    tokens: list[str],
+    role: str,
+    *,
+    rows: npt.ArrayLike | None = None,
+    cols: npt.ArrayLike | None = None,
+    vmin: float | None = None,
+    vmax: float | None = None,
+    blocked: npt.ArrayLike | None = None,
+    rects: Iterable[Rect] = (),
+    title: Text | None = None,
+    row_labels: tuple[str, ...] | None = None,
+) -> Heatmap:
     """One panel as a `lessons.heatmap.Heatmap` (the chart route's plain description). Axis keys become
     texts `softmax.axis.<axis>`; rows / cols: the positions the rows / columns stand for (their labels are
     the run's tokens on query/key axes, the numbers otherwise). The range defaults to the role's
@@ -202,12 +222,24 @@ def heatmap(name: str, values: torch.Tensor | npt.ArrayLike, row_axis: str, col_
     c = np.arange(v.shape[1]) if cols is None else np.asarray(cols)
     if vmin is None or vmax is None:
         vmin, vmax = (0.0, float(len(STATE_NAMES) - 1)) if role == "state" else value_range(role, [v])
-    panel = Panel(values=v, row_labels=row_labels or _labels(row_axis, r, tokens),
-                  col_labels=_labels(col_axis, c, tokens),
-                  blocked=None if blocked is None else _ro(np.asarray(blocked, dtype=bool)))
-    return Heatmap(name=name, panels=(panel,), role=role, vmin=float(vmin), vmax=float(vmax),
-                   row_axis=text(f"softmax.axis.{row_axis}"), col_axis=text(f"softmax.axis.{col_axis}"),
-                   rects=tuple(rects), states=STATE_KEYS if role == "state" else (), title=title)
+    panel = Panel(
+        values=v,
+        row_labels=row_labels or _labels(row_axis, r, tokens),
+        col_labels=_labels(col_axis, c, tokens),
+        blocked=None if blocked is None else _ro(np.asarray(blocked, dtype=bool)),
+    )
+    return Heatmap(
+        name=name,
+        panels=(panel,),
+        role=role,
+        vmin=float(vmin),
+        vmax=float(vmax),
+        row_axis=text(f"softmax.axis.{row_axis}"),
+        col_axis=text(f"softmax.axis.{col_axis}"),
+        rects=tuple(rects),
+        states=STATE_KEYS if role == "state" else (),
+        title=title,
+    )
 
 
 def values_of(hm: Heatmap) -> np.ndarray:
@@ -257,11 +289,16 @@ class VarianceCurve:
 def variance_curve(settings: Settings) -> VarianceCurve:
     """Measured over VARIANCE_DRAWS random pairs per d_k, from the settings' seed (core dot_variance)."""
     rows = dot_variance(VARIANCE_D_KS, VARIANCE_DRAWS, settings.seed)
-    return VarianceCurve(d_ks=_ro(np.array(VARIANCE_D_KS)), variance=_ro(np.array([r.variance for r in rows])),
-                         expected=_ro(np.array([r.expected for r in rows])),
-                         scaled_variance=_ro(np.array([r.scaled_variance for r in rows])), draws=VARIANCE_DRAWS,
-                         seed=settings.seed, current_d_k=settings.d_k,
-                         current_index=VARIANCE_D_KS.index(settings.d_k))
+    return VarianceCurve(
+        d_ks=_ro(np.array(VARIANCE_D_KS)),
+        variance=_ro(np.array([r.variance for r in rows])),
+        expected=_ro(np.array([r.expected for r in rows])),
+        scaled_variance=_ro(np.array([r.scaled_variance for r in rows])),
+        draws=VARIANCE_DRAWS,
+        seed=settings.seed,
+        current_d_k=settings.d_k,
+        current_index=VARIANCE_D_KS.index(settings.d_k),
+    )
 
 
 @dataclass(frozen=True)
@@ -314,8 +351,9 @@ def _variant_weights(raw: torch.Tensor, keep: torch.Tensor, c: float) -> torch.T
     return torch.softmax((raw / c).masked_fill(~keep, FILL_SEED), dim=-1)
 
 
-def scale_row(settings: Settings, head: int, row: int, run: Scenario | None = None,
-              custom_text: str | None = None) -> ScaleRow:
+def scale_row(
+    settings: Settings, head: int, row: int, run: Scenario | None = None, custom_text: str | None = None
+) -> ScaleRow:
     """The same row of q·k under the three divisors, with the saturation measures of each, for the run."""
     run = get_run(settings, run, custom_text)
     keep = _keep(run)  # (T, T)
@@ -329,21 +367,49 @@ def scale_row(settings: Settings, head: int, row: int, run: Scenario | None = No
         w_all = _variant_weights(scores, keep, c)  # (h, T, T)
         if name == "sqrt_d_k":
             model_diff = max_abs_diff(w, run.trace.weights[0, head, row])  # the model's own softmax row
-        variants.append(ScaleVariantRow(
-            name=name, divisor=c, scaled=_ro(raw / c), weights=_ro(w), entropy=float(entropy(w)) + 0.0,
-            max_weight=float(w.max()), gradient=float(gradient_size(w)),
-            mean_entropy=float(entropy(w_all).mean()) + 0.0, mean_max_weight=float(w_all.amax(dim=-1).mean()),
-            mean_gradient=float(jacobian_norm(w_all).mean())))
+        variants.append(
+            ScaleVariantRow(
+                name=name,
+                divisor=c,
+                scaled=_ro(raw / c),
+                weights=_ro(w),
+                entropy=float(entropy(w)) + 0.0,
+                max_weight=float(w.max()),
+                gradient=float(gradient_size(w)),
+                mean_entropy=float(entropy(w_all).mean()) + 0.0,
+                mean_max_weight=float(w_all.amax(dim=-1).mean()),
+                mean_gradient=float(jacobian_norm(w_all).mean()),
+            )
+        )
     e = [v.entropy for v in variants]
     n_kept = int(keep[row].sum())
-    hm = heatmap("scale_row", np.stack([v.weights for v in variants]), "scale", "key", run.tokens, "weights",
-                 row_labels=SCALE_LABELS, blocked=np.broadcast_to(~keep[row].numpy(), (len(SCALE_NAMES), len(raw))),
-                 title=text("softmax.hm.scale_row", head=head, row=row, token=run.tokens[row]))
-    return ScaleRow(head=head, row=row, d_k=d_k, token=run.tokens[row], key_tokens=tuple(run.tokens), raw=_ro(raw),
-                    kept=_ro(keep[row]), row_blocked=n_kept == 0, variants=tuple(variants),
-                    max_entropy=math.log(n_kept if n_kept else settings.seq_len),
-                    order_holds=e[0] <= e[1] + 1e-6 and e[1] <= e[2] + 1e-6, divisors_equal=d_k == 1,
-                    model_diff=model_diff, heatmap=hm)
+    hm = heatmap(
+        "scale_row",
+        np.stack([v.weights for v in variants]),
+        "scale",
+        "key",
+        run.tokens,
+        "weights",
+        row_labels=SCALE_LABELS,
+        blocked=np.broadcast_to(~keep[row].numpy(), (len(SCALE_NAMES), len(raw))),
+        title=text("softmax.hm.scale_row", head=head, row=row, token=run.tokens[row]),
+    )
+    return ScaleRow(
+        head=head,
+        row=row,
+        d_k=d_k,
+        token=run.tokens[row],
+        key_tokens=tuple(run.tokens),
+        raw=_ro(raw),
+        kept=_ro(keep[row]),
+        row_blocked=n_kept == 0,
+        variants=tuple(variants),
+        max_entropy=math.log(n_kept if n_kept else settings.seq_len),
+        order_holds=e[0] <= e[1] + 1e-6 and e[1] <= e[2] + 1e-6,
+        divisors_equal=d_k == 1,
+        model_diff=model_diff,
+        heatmap=hm,
+    )
 
 
 # ================================================================ section 2: why subtract the max
@@ -405,33 +471,63 @@ def _dtype_row(s: torch.Tensor, keep: torch.Tensor, name: str) -> DtypeRow:
     fail = naive_failure(x, dtype)
     naive, safe, online = naive_softmax(x, dtype), safe_softmax(x, dtype), online_softmax(x, dtype)
     exact = torch.softmax(x.double(), dim=-1)  # (T,)
-    return DtypeRow(dtype=name, scores=_ro(x), threshold=overflow_threshold(dtype), exp=_ro(torch.exp(x)),
-                    exp_overflows=_ro(fail.exp_overflows), sum_overflows=fail.sum_overflows,
-                    sum_underflows=fail.sum_underflows, naive=_ro(naive), naive_nan=_ro(fail.nan),
-                    naive_zero=_ro(fail.zero), naive_ok=fail.ok, safe=_ro(safe), online=_ro(online.weights),
-                    online_m=_ro(online.m), online_l=_ro(online.l), online_rescale=_ro(online.rescale),
-                    exact=_ro(exact), naive_diff=max_abs_diff(naive, exact), safe_diff=max_abs_diff(safe, exact),
-                    online_diff=max_abs_diff(online.weights, exact), tolerance=TOLERANCE[name],
-                    scores_finite=bool(torch.isfinite(x[keep]).all()))
+    return DtypeRow(
+        dtype=name,
+        scores=_ro(x),
+        threshold=overflow_threshold(dtype),
+        exp=_ro(torch.exp(x)),
+        exp_overflows=_ro(fail.exp_overflows),
+        sum_overflows=fail.sum_overflows,
+        sum_underflows=fail.sum_underflows,
+        naive=_ro(naive),
+        naive_nan=_ro(fail.nan),
+        naive_zero=_ro(fail.zero),
+        naive_ok=fail.ok,
+        safe=_ro(safe),
+        online=_ro(online.weights),
+        online_m=_ro(online.m),
+        online_l=_ro(online.l),
+        online_rescale=_ro(online.rescale),
+        exact=_ro(exact),
+        naive_diff=max_abs_diff(naive, exact),
+        safe_diff=max_abs_diff(safe, exact),
+        online_diff=max_abs_diff(online.weights, exact),
+        tolerance=TOLERANCE[name],
+        scores_finite=bool(torch.isfinite(x[keep]).all()),
+    )
 
 
-def max_row(settings: Settings, head: int, row: int, gain: int, run: Scenario | None = None,
-            custom_text: str | None = None) -> MaxRow:
+def max_row(
+    settings: Settings, head: int, row: int, gain: int, run: Scenario | None = None, custom_text: str | None = None
+) -> MaxRow:
     """The row the model's softmax sees (÷sqrt(d_k), blocked keys -1e9), its kept scores times `gain`,
     through naive / safe / online softmax in float32 and float16; plus, for every gain of GAINS, whether
     the naive one survives (so the page can say from which gain it breaks)."""
     run = get_run(settings, run, custom_text)
     s, keep = _gained(run, head, row, gain)
     base, _ = _gained(run, head, row, 1)
-    by_gain = np.array([[naive_failure(_gained(run, head, row, g)[0], DTYPES[n]).ok for n in DTYPE_NAMES]
-                        for g in GAINS])  # (len(GAINS), 2)
+    by_gain = np.array(
+        [[naive_failure(_gained(run, head, row, g)[0], DTYPES[n]).ok for n in DTYPE_NAMES] for g in GAINS]
+    )  # (len(GAINS), 2)
     first = tuple(next((g for g, ok in zip(GAINS, by_gain[:, i]) if not ok), None) for i in range(2))
     row_max = float(base[keep].max()) if keep.any() else float(base.max())
     exp_gain = tuple(overflow_threshold(DTYPES[n]) / row_max if row_max > 0 else None for n in DTYPE_NAMES)
-    return MaxRow(head=head, row=row, gain=gain, token=run.tokens[row], key_tokens=tuple(run.tokens),
-                  kept=_ro(keep), row_blocked=not bool(keep.any()), base=_ro(base), row_max=row_max,
-                  dtypes=tuple(_dtype_row(s, keep, n) for n in DTYPE_NAMES), gains=_ro(np.array(GAINS)),
-                  naive_ok_by_gain=_ro(by_gain), first_failing_gain=first, exp_overflow_gain=exp_gain)
+    return MaxRow(
+        head=head,
+        row=row,
+        gain=gain,
+        token=run.tokens[row],
+        key_tokens=tuple(run.tokens),
+        kept=_ro(keep),
+        row_blocked=not bool(keep.any()),
+        base=_ro(base),
+        row_max=row_max,
+        dtypes=tuple(_dtype_row(s, keep, n) for n in DTYPE_NAMES),
+        gains=_ro(np.array(GAINS)),
+        naive_ok_by_gain=_ro(by_gain),
+        first_failing_gain=first,
+        exp_overflow_gain=exp_gain,
+    )
 
 
 # ================================================================ section 3: tile by tile
@@ -486,26 +582,67 @@ class TileWalk:
         return len(self.q_bounds) * len(self.k_bounds)
 
 
-def tile_walk(settings: Settings, head: int, block_q: int, block_k: int, run: Scenario | None = None,
-              custom_text: str | None = None) -> TileWalk:
+def tile_walk(
+    settings: Settings,
+    head: int,
+    block_q: int,
+    block_k: int,
+    run: Scenario | None = None,
+    custom_text: str | None = None,
+) -> TileWalk:
     """Run core tiled_attention on one head of the run (its q_heads, k_heads, v_heads and mask) and keep every
     step. The expensive call of the section (T 32, blocks 1 x 1: 1024 steps): the page caches it."""
     run = get_run(settings, run, custom_text)
     tr = run.trace
     sl = slice(head, head + 1)
-    walk = tiled_attention(tr.q_heads[:, sl], tr.k_heads_expanded[:, sl], tr.v_heads_expanded[:, sl], run.mask,
-                           block_q=block_q, block_k=block_k)
+    walk = tiled_attention(
+        tr.q_heads[:, sl],
+        tr.k_heads_expanded[:, sl],
+        tr.v_heads_expanded[:, sl],
+        run.mask,
+        block_q=block_q,
+        block_k=block_k,
+    )
     d_k = settings.d_k
-    steps = tuple(WalkStep(q_tile=s.q_tile, k_tile=s.k_tile, q_start=s.q_start, q_stop=s.q_stop,
-                           k_start=s.k_start, k_stop=s.k_stop, scores=_ro(s.scores[0, 0]), p=_ro(s.p[0, 0]),
-                           m_old=_ro(s.m_old[0, 0]), m_new=_ro(s.m_new[0, 0]), rescale=_ro(s.rescale[0, 0]),
-                           l=_ro(s.l[0, 0]), acc=_ro(s.acc[0, 0]), loads_q=s.loads_q, writes_o=s.writes_o,
-                           traffic=step_traffic(s, d_k)) for s in walk.steps)
+    steps = tuple(
+        WalkStep(
+            q_tile=s.q_tile,
+            k_tile=s.k_tile,
+            q_start=s.q_start,
+            q_stop=s.q_stop,
+            k_start=s.k_start,
+            k_stop=s.k_stop,
+            scores=_ro(s.scores[0, 0]),
+            p=_ro(s.p[0, 0]),
+            m_old=_ro(s.m_old[0, 0]),
+            m_new=_ro(s.m_new[0, 0]),
+            rescale=_ro(s.rescale[0, 0]),
+            l=_ro(s.l[0, 0]),
+            acc=_ro(s.acc[0, 0]),
+            loads_q=s.loads_q,
+            writes_o=s.writes_o,
+            traffic=step_traffic(s, d_k),
+        )
+        for s in walk.steps
+    )
     T = settings.seq_len
-    return TileWalk(head=head, block_q=block_q, block_k=block_k, T=T, d_k=d_k, tokens=tuple(run.tokens),
-                    q_bounds=tuple(tile_bounds(T, block_q)), k_bounds=tuple(tile_bounds(T, block_k)), steps=steps,
-                    skipped=walk.skipped, scores=_ro(tr.scaled_scores[0, head]), kept=_ro(_keep(run)),
-                    output=_ro(walk.output[0, 0]), m=_ro(walk.m[0, 0]), l=_ro(walk.l[0, 0]))
+    return TileWalk(
+        head=head,
+        block_q=block_q,
+        block_k=block_k,
+        T=T,
+        d_k=d_k,
+        tokens=tuple(run.tokens),
+        q_bounds=tuple(tile_bounds(T, block_q)),
+        k_bounds=tuple(tile_bounds(T, block_k)),
+        steps=steps,
+        skipped=walk.skipped,
+        scores=_ro(tr.scaled_scores[0, head]),
+        kept=_ro(_keep(run)),
+        output=_ro(walk.output[0, 0]),
+        m=_ro(walk.m[0, 0]),
+        l=_ro(walk.l[0, 0]),
+    )
 
 
 @dataclass(frozen=True)
@@ -558,7 +695,7 @@ def tile_step(walk: TileWalk, step: int) -> TileStepView:
     cur = walk.steps[step - 1]
     nq, nk = len(walk.q_bounds), len(walk.k_bounds)
     tiles = np.full((nq, nk), TODO, dtype=np.int8)
-    for s in walk.steps[:step - 1]:
+    for s in walk.steps[: step - 1]:
         tiles[s.q_tile, s.k_tile] = DONE
     for i, j in walk.skipped:
         tiles[i, j] = SKIPPED
@@ -571,38 +708,85 @@ def tile_step(walk: TileWalk, step: int) -> TileStepView:
     m_rows = np.full(walk.T, np.nan, dtype=np.float32)
     l_rows = np.full(walk.T, np.nan, dtype=np.float32)
     rows = np.full(walk.T, ROW_WAITING, dtype=np.int8)
-    for q0, q1 in walk.q_bounds[:cur.q_tile]:  # finished query tiles: their output rows are written
-        out[q0:q1], m_rows[q0:q1], l_rows[q0:q1], rows[q0:q1] = walk.output[q0:q1], walk.m[q0:q1], walk.l[q0:q1], \
-            ROW_WRITTEN
+    for q0, q1 in walk.q_bounds[: cur.q_tile]:  # finished query tiles: their output rows are written
+        out[q0:q1], m_rows[q0:q1], l_rows[q0:q1], rows[q0:q1] = (
+            walk.output[q0:q1],
+            walk.m[q0:q1],
+            walk.l[q0:q1],
+            ROW_WRITTEN,
+        )
     q0, q1 = cur.q_start, cur.q_stop
     with np.errstate(invalid="ignore", divide="ignore"):
         out[q0:q1] = cur.acc / cur.l[:, None]
     m_rows[q0:q1], l_rows[q0:q1] = cur.m_new, cur.l
     rows[q0:q1] = ROW_WRITTEN if cur.writes_o else ROW_RUNNING
-    traffic = {key: sum(s.traffic[key] for s in walk.steps[:step]) for key in ("read_q", "read_k", "read_v",
-                                                                              "write_o")}
+    traffic = {key: sum(s.traffic[key] for s in walk.steps[:step]) for key in ("read_q", "read_k", "read_v", "write_o")}
     tok = list(walk.tokens)
     shown = np.where(walk.kept, walk.scores, np.nan)
     f = min(walk.d_k, SHOWN_FEATURES)
     rects = _skipped_rects(walk) + (Rect(0, cur.q_start, cur.q_stop, cur.k_start, cur.k_stop, style="current"),)
     tile_rows, tile_cols = np.arange(q0, q1), np.arange(cur.k_start, cur.k_stop)
-    tile_kept = walk.kept[q0:q1, cur.k_start:cur.k_stop]
+    tile_kept = walk.kept[q0:q1, cur.k_start : cur.k_stop]
     return TileStepView(
-        step=step, n_steps=n, is_last=step == n, current=cur, tile=(cur.q_tile, cur.k_tile),
+        step=step,
+        n_steps=n,
+        is_last=step == n,
+        current=cur,
+        tile=(cur.q_tile, cur.k_tile),
         cells=(cur.q_start, cur.q_stop, cur.k_start, cur.k_stop),
         tile_state=heatmap("tile_state", tiles, "query_tile", "key_tile", tok, "state"),
         cell_state=heatmap("cell_state", cells, "query", "key", tok, "state"),
-        scores=heatmap("scores", shown, "query", "key", tok, "signed", blocked=~walk.kept, rects=rects,
-                       title=text("softmax.hm.scores", head=walk.head, d_k=walk.d_k)),
-        skipped_so_far=sum(1 for t in walk.skipped if t < (cur.q_tile, cur.k_tile)), skipped_total=len(walk.skipped),
-        output_so_far=heatmap("output_so_far", out[:, :f], "query", "feature", tok, "signed",
-                              title=text("softmax.hm.output_so_far", shown=f, d_k=walk.d_k)),
-        row_state=_ro(rows), m_rows=_ro(m_rows), l_rows=_ro(l_rows), traffic_so_far=traffic,
-        tile_scores=heatmap("tile_scores", np.where(tile_kept, cur.scores, np.nan), "query", "key", tok, "signed",
-                            rows=tile_rows, cols=tile_cols, blocked=~tile_kept),
-        tile_p=heatmap("tile_p", cur.p, "query", "key", tok, "weights", rows=tile_rows, cols=tile_cols,
-                       blocked=~tile_kept, title=text("softmax.hm.tile_p")),
-        tile_acc=heatmap("tile_acc", cur.acc[:, :f], "query", "feature", tok, "signed", rows=tile_rows))
+        scores=heatmap(
+            "scores",
+            shown,
+            "query",
+            "key",
+            tok,
+            "signed",
+            blocked=~walk.kept,
+            rects=rects,
+            title=text("softmax.hm.scores", head=walk.head, d_k=walk.d_k),
+        ),
+        skipped_so_far=sum(1 for t in walk.skipped if t < (cur.q_tile, cur.k_tile)),
+        skipped_total=len(walk.skipped),
+        output_so_far=heatmap(
+            "output_so_far",
+            out[:, :f],
+            "query",
+            "feature",
+            tok,
+            "signed",
+            title=text("softmax.hm.output_so_far", shown=f, d_k=walk.d_k),
+        ),
+        row_state=_ro(rows),
+        m_rows=_ro(m_rows),
+        l_rows=_ro(l_rows),
+        traffic_so_far=traffic,
+        tile_scores=heatmap(
+            "tile_scores",
+            np.where(tile_kept, cur.scores, np.nan),
+            "query",
+            "key",
+            tok,
+            "signed",
+            rows=tile_rows,
+            cols=tile_cols,
+            blocked=~tile_kept,
+        ),
+        tile_p=heatmap(
+            "tile_p",
+            cur.p,
+            "query",
+            "key",
+            tok,
+            "weights",
+            rows=tile_rows,
+            cols=tile_cols,
+            blocked=~tile_kept,
+            title=text("softmax.hm.tile_p"),
+        ),
+        tile_acc=heatmap("tile_acc", cur.acc[:, :f], "query", "feature", tok, "signed", rows=tile_rows),
+    )
 
 
 @dataclass(frozen=True)
@@ -623,14 +807,27 @@ class TileResult:
     skipped: int
 
 
-def tile_result(settings: Settings, head: int, block_q: int, block_k: int, run: Scenario | None = None,
-                custom_text: str | None = None) -> TileResult:
+def tile_result(
+    settings: Settings,
+    head: int,
+    block_q: int,
+    block_k: int,
+    run: Scenario | None = None,
+    custom_text: str | None = None,
+) -> TileResult:
     """The tiled walk over every head (no per-step trace) against the model's head_outputs and torch's fused
     scaled_dot_product_attention; and the final l against the plain path's unnormalised row sums."""
     run = get_run(settings, run, custom_text)
     tr = run.trace
-    walk = tiled_attention(tr.q_heads, tr.k_heads_expanded, tr.v_heads_expanded, run.mask, block_q=block_q,
-                           block_k=block_k, keep_steps=False)
+    walk = tiled_attention(
+        tr.q_heads,
+        tr.k_heads_expanded,
+        tr.v_heads_expanded,
+        run.mask,
+        block_q=block_q,
+        block_k=block_k,
+        keep_steps=False,
+    )
     keep = _keep(run)  # (T, T)
     additive = torch.zeros(keep.shape).masked_fill(~keep, FILL_SEED)  # (T, T)
     sdpa = F.scaled_dot_product_attention(tr.q_heads, tr.k_heads_expanded, tr.v_heads_expanded, attn_mask=additive)
@@ -646,15 +843,38 @@ def tile_result(settings: Settings, head: int, block_q: int, block_k: int, run: 
     tiled_hm = heatmap("tiled", walk.output[0, head], "query", "feature", tok, "signed")
     plain_hm = heatmap("plain", tr.head_outputs[0, head], "query", "feature", tok, "signed")
     lo, hi = value_range("signed", [values_of(tiled_hm)[:, :f], values_of(plain_hm)[:, :f]])
-    both = Heatmap(name="tiled_vs_plain", role="signed", vmin=lo, vmax=hi, row_axis=text("softmax.axis.query"),
-                   col_axis=text("softmax.axis.feature"), title=text("softmax.hm.result", shown=f, d_k=settings.d_k),
-                   panels=tuple(Panel(values=readonly(values_of(hm)[:, :f]), title=text(f"softmax.hm.{hm.name}"),
-                                      row_labels=tuple(tok), col_labels=tuple(str(i) for i in range(f)))
-                                for hm in (tiled_hm, plain_hm)))
-    return TileResult(head=head, tiled=tiled_hm, plain=plain_hm, side_by_side=both, head_diff=head_diff,
-                      all_heads_diff=all_diff, sdpa_diff=sdpa_diff, l_diff=l_diff, tolerance=RESULT_TOLERANCE,
-                      equal=max(all_diff, sdpa_diff, l_diff) <= RESULT_TOLERANCE,
-                      steps=walk.n_tiles - n_skipped, skipped=n_skipped)
+    both = Heatmap(
+        name="tiled_vs_plain",
+        role="signed",
+        vmin=lo,
+        vmax=hi,
+        row_axis=text("softmax.axis.query"),
+        col_axis=text("softmax.axis.feature"),
+        title=text("softmax.hm.result", shown=f, d_k=settings.d_k),
+        panels=tuple(
+            Panel(
+                values=readonly(values_of(hm)[:, :f]),
+                title=text(f"softmax.hm.{hm.name}"),
+                row_labels=tuple(tok),
+                col_labels=tuple(str(i) for i in range(f)),
+            )
+            for hm in (tiled_hm, plain_hm)
+        ),
+    )
+    return TileResult(
+        head=head,
+        tiled=tiled_hm,
+        plain=plain_hm,
+        side_by_side=both,
+        head_diff=head_diff,
+        all_heads_diff=all_diff,
+        sdpa_diff=sdpa_diff,
+        l_diff=l_diff,
+        tolerance=RESULT_TOLERANCE,
+        equal=max(all_diff, sdpa_diff, l_diff) <= RESULT_TOLERANCE,
+        steps=walk.n_tiles - n_skipped,
+        skipped=n_skipped,
+    )
 
 
 @dataclass(frozen=True)
@@ -680,14 +900,23 @@ def memory_table(settings: Settings, block_q: int, block_k: int) -> tuple[Memory
     """The current T and the long contexts (8k, 128k), with the settings' d_k and h and the page's blocks."""
     rows = []
     for c in context_costs(settings.seq_len, settings.d_k, 1, settings.num_heads, block_q, block_k):
-        rows.append(MemoryRow(T=c.T, is_current=c.T == settings.seq_len,
-                              scores_bytes_per_head=c.memory.scores_bytes_per_head,
-                              scores_bytes_all_heads=c.memory.scores_bytes_all_heads, tile_bytes=c.memory.tile_bytes,
-                              on_chip_bytes=c.memory.on_chip_bytes, ratio=c.memory.ratio,
-                              plain_traffic=c.plain.total, tiled_traffic=c.tiled.total,
-                              tiled_causal_traffic=c.tiled_causal.total,
-                              tiling_saves_traffic=c.tiled.total < c.plain.total,
-                              causal_processed=c.causal_tiles[0], causal_skipped=c.causal_tiles[1]))
+        rows.append(
+            MemoryRow(
+                T=c.T,
+                is_current=c.T == settings.seq_len,
+                scores_bytes_per_head=c.memory.scores_bytes_per_head,
+                scores_bytes_all_heads=c.memory.scores_bytes_all_heads,
+                tile_bytes=c.memory.tile_bytes,
+                on_chip_bytes=c.memory.on_chip_bytes,
+                ratio=c.memory.ratio,
+                plain_traffic=c.plain.total,
+                tiled_traffic=c.tiled.total,
+                tiled_causal_traffic=c.tiled_causal.total,
+                tiling_saves_traffic=c.tiled.total < c.plain.total,
+                causal_processed=c.causal_tiles[0],
+                causal_skipped=c.causal_tiles[1],
+            )
+        )
     return tuple(rows)
 
 
@@ -716,8 +945,9 @@ def _rng(settings: Settings) -> random.Random:
     return random.Random(zlib.crc32(key.encode()))
 
 
-def quiz_questions(settings: Settings, run: Scenario | None = None,
-                   custom_text: str | None = None) -> tuple[QuizQuestion, ...]:
+def quiz_questions(
+    settings: Settings, run: Scenario | None = None, custom_text: str | None = None
+) -> tuple[QuizQuestion, ...]:
     """One question of each kind; their numbers come from the settings' seed (the same set for the class),
     deliberately not the sliders' values, so the answer must be worked out rather than read off the page.
     The entropy question's reveal carries the run's own numbers: the last row of head 0 under the three divisors."""
@@ -726,29 +956,72 @@ def quiz_questions(settings: Settings, run: Scenario | None = None,
     out = []
     T, bq, bk = rng.choice((6, 8, 10, 12, 16)), rng.choice((2, 3, 4)), rng.choice((2, 3, 4))
     processed, skipped = causal_tile_counts(T, T, bq, bk)
-    out.append(QuizQuestion("causal_skipped", "int", {"T": T, "block_q": bq, "block_k": bk}, skipped, (str(skipped),),
-                            facts={"processed": processed, "total": processed + skipped}))
+    out.append(
+        QuizQuestion(
+            "causal_skipped",
+            "int",
+            {"T": T, "block_q": bq, "block_k": bk},
+            skipped,
+            (str(skipped),),
+            facts={"processed": processed, "total": processed + skipped},
+        )
+    )
     T, bq, bk = rng.choice((7, 9, 10, 13, 20)), rng.choice((3, 4)), rng.choice((3, 4, 8))
     total = math.ceil(T / bq) * math.ceil(T / bk)
-    out.append(QuizQuestion("tile_count", "int", {"T": T, "block_q": bq, "block_k": bk}, total, (str(total),),
-                            facts={"n_q_tiles": math.ceil(T / bq), "n_k_tiles": math.ceil(T / bk)}))
+    out.append(
+        QuizQuestion(
+            "tile_count",
+            "int",
+            {"T": T, "block_q": bq, "block_k": bk},
+            total,
+            (str(total),),
+            facts={"n_q_tiles": math.ceil(T / bq), "n_k_tiles": math.ceil(T / bk)},
+        )
+    )
     d_k = settings.d_k if settings.d_k >= 4 else 64
-    out.append(QuizQuestion("entropy_order", "order", {"d_k": d_k}, SCALE_NAMES,
-                            ("1 < sqrt_d_k < d_k", "÷1, ÷√d_k, ÷d_k", "d_k > sqrt(d_k) > 1"), options=ORDERS,
-                            facts={"head": 0, "row": settings.seq_len - 1, "run_d_k": settings.d_k,
-                                   "entropies": tuple(v.entropy for v in shown.variants)}))
+    out.append(
+        QuizQuestion(
+            "entropy_order",
+            "order",
+            {"d_k": d_k},
+            SCALE_NAMES,
+            ("1 < sqrt_d_k < d_k", "÷1, ÷√d_k, ÷d_k", "d_k > sqrt(d_k) > 1"),
+            options=ORDERS,
+            facts={
+                "head": 0,
+                "row": settings.seq_len - 1,
+                "run_d_k": settings.d_k,
+                "entropies": tuple(v.entropy for v in shown.variants),
+            },
+        )
+    )
     name = rng.choice(DTYPE_NAMES)
     thr = round(overflow_threshold(DTYPES[name]), 2)
-    out.append(QuizQuestion("overflow_threshold", "number", {"dtype": name, "slack": THRESHOLD_SLACK}, thr,
-                            (f"{thr}", f"{thr:.1f}"), facts={"max": float(torch.finfo(DTYPES[name]).max)}))
+    out.append(
+        QuizQuestion(
+            "overflow_threshold",
+            "number",
+            {"dtype": name, "slack": THRESHOLD_SLACK},
+            thr,
+            (f"{thr}", f"{thr:.1f}"),
+            facts={"max": float(torch.finfo(DTYPES[name]).max)},
+        )
+    )
     d_k, scaled = rng.choice((16, 64, 128, 256)), rng.random() < 0.5
     answer = 1 if scaled else d_k
     out.append(QuizQuestion("dot_variance", "int", {"d_k": d_k, "scaled": scaled}, answer, (str(answer),)))
     T = rng.choice(LONG_CONTEXTS)
     nbytes = attention_memory(T, T, settings.d_k, 1, 1, 1, 1).scores_bytes_per_head
     unit = "GiB" if nbytes >= 2**30 else "MiB"
-    out.append(QuizQuestion("score_bytes", "bytes", {"T": T, "bytes_per_number": 4}, nbytes,
-                            (str(nbytes), f"{nbytes:,}", f"{nbytes // BINARY_UNITS[unit.lower()]} {unit}")))
+    out.append(
+        QuizQuestion(
+            "score_bytes",
+            "bytes",
+            {"T": T, "bytes_per_number": 4},
+            nbytes,
+            (str(nbytes), f"{nbytes:,}", f"{nbytes // BINARY_UNITS[unit.lower()]} {unit}"),
+        )
+    )
     return tuple(out)
 
 

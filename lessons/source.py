@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PARSE_LOCK = threading.RLock()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _source(obj) -> str:
     return inspect.getsource(obj)
 
@@ -101,7 +101,7 @@ def source_of(func, names: tuple[str, ...]) -> Source:
         return _source_of_unlocked(func, tuple(names))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _source_of_unlocked(func, names: tuple[str, ...]) -> Source:
     spans = statements_assigning(func, names)
     if not spans:
@@ -109,7 +109,7 @@ def _source_of_unlocked(func, names: tuple[str, ...]) -> Source:
     start, end = spans[0][0], spans[-1][1]
     path = Path(inspect.getsourcefile(func)).resolve()
     file_lines = path.read_text(encoding="utf-8").splitlines()
-    code = textwrap.dedent("\n".join(file_lines[start - 1:end]))
+    code = textwrap.dedent("\n".join(file_lines[start - 1 : end]))
     try:
         rel = str(path.relative_to(ROOT))
     except ValueError:

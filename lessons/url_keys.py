@@ -4,13 +4,14 @@ Streamlit-free, so tests read it without running a page: tests/test_notices.py f
 page markup payloads, tests/test_fuzz_app.py fuzzes them, and a test there checks this table against the
 keys the source actually reads (widgets bound to the URL, st.query_params.get, ui/sections tabs), so a
 new key cannot be left out. A page whose lesson declares its keys (`URL_KEYS` of lessons/url.py's UrlKey) is
-listed by that table: its names, ranges and defaults are written once, there. Keys hold language-neutral values (ids, numbers), never labels.
+listed by that table: its names, ranges and defaults are written once, there. Keys hold language-neutral values
+(ids, numbers), never labels.
 """
 
 from __future__ import annotations
 
-from lessons.settings import SETTING_KEYS
 from lessons import kv_cache, masks_lab, positions, softmax, walkthrough, why_heads
+from lessons.settings import SETTING_KEYS
 from lessons.url import UrlKey, names
 
 # The shared settings (app.py's sidebar, lessons/settings.py): on every page.
@@ -51,4 +52,3 @@ def keys_of(url_path: str) -> tuple[str, ...]:
 
 def all_keys() -> tuple[str, ...]:
     return EVERY_PAGE + tuple(k for keys in PAGE_KEYS.values() for k in keys)
-

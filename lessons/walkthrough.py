@@ -14,12 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from lessons import scenario
 from core.accounting import Shape, tensor_shapes
 from core.attention import AttentionTrace, MultiHeadAttention
 from core.masks import full_grid
 from core.reference import max_abs_diff, torch_reference
-from lessons import source, url
+from lessons import scenario, source, url
 from lessons.heatmap import Heatmap, Panel, Rect, axis_labels, readonly, text
 from lessons.source import Source
 
@@ -115,7 +114,11 @@ def parse_key(name: str, raw, settings) -> Parsed:
 
 def parse_step(raw) -> Parsed:
     """A step from a URL value: its name, or its number 1..10 (clamped). Anything else: the first step."""
-    return Parsed(STEP_NAMES[0], True) if url.missing(raw) else Parsed(*(lambda v, f: (v, f is None))(*_step_rule(raw, {})))
+    return (
+        Parsed(STEP_NAMES[0], True)
+        if url.missing(raw)
+        else Parsed(*(lambda v, f: (v, f is None))(*_step_rule(raw, {})))
+    )
 
 
 def parse_view(raw) -> Parsed:
@@ -185,8 +188,7 @@ def reshape_chain(run: scenario.Scenario, name: str) -> list[tuple[str, Shape]]:
     if name == "split":
         return [("q", flat), (f"view({B}, {T}, {h}, {d_k})", viewed), ("transpose(1, 2)", heads)]
     if name == "concat":
-        return [("head_outputs", heads), ("transpose(1, 2).contiguous()", viewed),
-                (f"view({B}, {T}, {d})", flat)]
+        return [("head_outputs", heads), ("transpose(1, 2).contiguous()", viewed), (f"view({B}, {T}, {d})", flat)]
     return []
 
 
@@ -214,15 +216,16 @@ def split_max_diff(trace: AttentionTrace, h: int, d_k: int) -> float:
     diff = 0.0
     for whole, heads in ((trace.q, trace.q_heads), (trace.k, trace.k_heads), (trace.v, trace.v_heads)):
         for i in range(h):
-            block = whole[:, :, i * d_k:(i + 1) * d_k]  # (B, T, d_k)
+            block = whole[:, :, i * d_k : (i + 1) * d_k]  # (B, T, d_k)
             diff = max(diff, float((heads[:, i] - block).abs().max()))
     return diff
 
 
 def concat_max_diff(trace: AttentionTrace, h: int, d_k: int) -> float:
     """max |concat[:, :, i*d_k:(i+1)*d_k] - head_outputs[:, i]|: head i fills its own columns again."""
-    return max(float((trace.concat[:, :, i * d_k:(i + 1) * d_k] - trace.head_outputs[:, i]).abs().max())
-               for i in range(h))
+    return max(
+        float((trace.concat[:, :, i * d_k : (i + 1) * d_k] - trace.head_outputs[:, i]).abs().max()) for i in range(h)
+    )
 
 
 def row_sum_deviation(trace: AttentionTrace) -> float:
@@ -328,22 +331,49 @@ def matrix_heatmap(run, field: str, *, zrange, groups: bool = False) -> Heatmap:
     m = step_tensor(run, field)
     s = run.settings
     (values,), decimals = as_printed([m])
-    panel = Panel(values=values, row_labels=axis_labels(run.tokens), col_labels=_columns(m.shape[1]),
-                  col_groups=head_owner(s.d_model, s.d_k) if groups else ())
-    return Heatmap(name=field, panels=(panel,), role="signed", vmin=float(zrange[0]), vmax=float(zrange[1]),
-                   row_axis=text("walk.axis.token"), col_axis=text("walk.axis.col"),
-                   title=text("walk.chart.tensor", name=field), decimals=decimals)
+    panel = Panel(
+        values=values,
+        row_labels=axis_labels(run.tokens),
+        col_labels=_columns(m.shape[1]),
+        col_groups=head_owner(s.d_model, s.d_k) if groups else (),
+    )
+    return Heatmap(
+        name=field,
+        panels=(panel,),
+        role="signed",
+        vmin=float(zrange[0]),
+        vmax=float(zrange[1]),
+        row_axis=text("walk.axis.token"),
+        col_axis=text("walk.axis.col"),
+        title=text("walk.chart.tensor", name=field),
+        decimals=decimals,
+    )
 
 
 def projections_heatmap(run, *, zrange) -> Heatmap:
     """q, k and v side by side: three panels on the colour scale they share."""
     labels = axis_labels(run.tokens)
     arrays, decimals = as_printed([step_tensor(run, f) for f in ROLES])
-    panels = tuple(Panel(values=a, title=text("walk.chart.tensor", name=f), row_labels=labels,
-                         col_labels=_columns(run.settings.d_model)) for f, a in zip(ROLES, arrays))
-    return Heatmap(name="qkv", panels=panels, role="signed", vmin=float(zrange[0]), vmax=float(zrange[1]),
-                   row_axis=text("walk.axis.token"), col_axis=text("walk.axis.col"), panel_columns=3,
-                   decimals=decimals)
+    panels = tuple(
+        Panel(
+            values=a,
+            title=text("walk.chart.tensor", name=f),
+            row_labels=labels,
+            col_labels=_columns(run.settings.d_model),
+        )
+        for f, a in zip(ROLES, arrays)
+    )
+    return Heatmap(
+        name="qkv",
+        panels=panels,
+        role="signed",
+        vmin=float(zrange[0]),
+        vmax=float(zrange[1]),
+        row_axis=text("walk.axis.token"),
+        col_axis=text("walk.axis.col"),
+        panel_columns=3,
+        decimals=decimals,
+    )
 
 
 TOKEN_GRIDS = ("scores", "scaled_scores", "masked_scores", "weights")  # (h, T_q, T_k): tokens on both axes
@@ -370,13 +400,28 @@ def heads_heatmap(run, field: str, heads, *, zrange) -> Heatmap:
     for h, values in zip(heads, arrays):
         C = int(m.shape[-1])
         first = h * C if field in ("q_heads", "k_heads", "v_heads") else 0
-        panels.append(Panel(values=values, title=text("walk.chart.head", head=h), row_labels=labels,
-                            col_labels=labels if grid else _columns(C, first),
-                            blocked=blocked, col_groups=() if grid else (h,) * C))
+        panels.append(
+            Panel(
+                values=values,
+                title=text("walk.chart.head", head=h),
+                row_labels=labels,
+                col_labels=labels if grid else _columns(C, first),
+                blocked=blocked,
+                col_groups=() if grid else (h,) * C,
+            )
+        )
     role = "weights" if field == "weights" else "signed"
-    return Heatmap(name=field, panels=tuple(panels), role=role, vmin=float(zrange[0]), vmax=float(zrange[1]),
-                   row_axis=text("walk.axis.query" if grid else "walk.axis.token"),
-                   col_axis=text("walk.axis.key" if grid else "walk.axis.col"), panel_columns=4, decimals=decimals)
+    return Heatmap(
+        name=field,
+        panels=tuple(panels),
+        role=role,
+        vmin=float(zrange[0]),
+        vmax=float(zrange[1]),
+        row_axis=text("walk.axis.query" if grid else "walk.axis.token"),
+        col_axis=text("walk.axis.key" if grid else "walk.axis.col"),
+        panel_columns=4,
+        decimals=decimals,
+    )
 
 
 def mask_heatmap(run) -> Heatmap:
@@ -384,19 +429,33 @@ def mask_heatmap(run) -> Heatmap:
     T = run.settings.seq_len
     grid = full_grid(run.mask, 1, T, T)[0].float()
     labels = axis_labels(run.tokens)
-    return Heatmap(name=f"mask-{run.settings.mask}", panels=(Panel(values=readonly(grid), row_labels=labels,
-                                                                     col_labels=labels),),
-                   role="mask", vmin=0.0, vmax=1.0, row_axis=text("walk.axis.query"),
-                   col_axis=text("walk.axis.key"), decimals=0)
+    return Heatmap(
+        name=f"mask-{run.settings.mask}",
+        panels=(Panel(values=readonly(grid), row_labels=labels, col_labels=labels),),
+        role="mask",
+        vmin=0.0,
+        vmax=1.0,
+        row_axis=text("walk.axis.query"),
+        col_axis=text("walk.axis.key"),
+        decimals=0,
+    )
 
 
 def drill_heatmap(run, head: int, i: int, j: int) -> Heatmap:
     """The weights of one head, clickable (a click follows that cell), the followed cell outlined."""
     labels = axis_labels(run.tokens)
     panel = Panel(values=readonly(run.trace.weights[0, head]), row_labels=labels, col_labels=labels)
-    return Heatmap(name=f"weights-head{head}", panels=(panel,), role="weights", vmin=0.0, vmax=1.0,
-                   row_axis=text("walk.axis.query"), col_axis=text("walk.axis.key"), clickable=True,
-                   rects=(Rect(0, i, i + 1, j, j + 1),))
+    return Heatmap(
+        name=f"weights-head{head}",
+        panels=(panel,),
+        role="weights",
+        vmin=0.0,
+        vmax=1.0,
+        row_axis=text("walk.axis.query"),
+        col_axis=text("walk.axis.key"),
+        clickable=True,
+        rects=(Rect(0, i, i + 1, j, j + 1),),
+    )
 
 
 # ------------------------------------------------------------------ drill-down: one cell's story
@@ -462,9 +521,34 @@ def cell_story(run: scenario.Scenario, head: int, i: int, j: int) -> CellStory:
         max_abs_diff(row_weights, tr.weights[0, head, i]),
         max_abs_diff(out, tr.head_outputs[0, head, i]),
     )
-    return CellStory(head, i, j, d_k, (cols.start, cols.stop - 1), q_i, k_j, products, dot, root, dot / root,
-                     bool(row_kept[j]), fill, float(row_masked[j]), row_scaled, row_kept, row_masked, row_max,
-                     row_exp, row_sum, row_weights, float(row_weights[j]), V, contributions, out, check)
+    return CellStory(
+        head,
+        i,
+        j,
+        d_k,
+        (cols.start, cols.stop - 1),
+        q_i,
+        k_j,
+        products,
+        dot,
+        root,
+        dot / root,
+        bool(row_kept[j]),
+        fill,
+        float(row_masked[j]),
+        row_scaled,
+        row_kept,
+        row_masked,
+        row_max,
+        row_exp,
+        row_sum,
+        row_weights,
+        float(row_weights[j]),
+        V,
+        contributions,
+        out,
+        check,
+    )
 
 
 def dot_terms(story: CellStory, shown: int = 3) -> str:
@@ -488,8 +572,16 @@ def vectors_heatmap(story: CellStory) -> Heatmap:
     lo, hi = _signed(rows)
     (values,), decimals = as_printed([rows])
     panel = Panel(values=values, row_labels=names, col_labels=_columns(story.d_k, story.columns[0]))
-    return Heatmap(name="qk", panels=(panel,), role="signed", vmin=lo, vmax=hi, row_axis=text("walk.axis.vector"),
-                   col_axis=text("walk.axis.col"), decimals=decimals)
+    return Heatmap(
+        name="qk",
+        panels=(panel,),
+        role="signed",
+        vmin=lo,
+        vmax=hi,
+        row_axis=text("walk.axis.vector"),
+        col_axis=text("walk.axis.col"),
+        decimals=decimals,
+    )
 
 
 def mix_heatmap(story: CellStory, tokens) -> Heatmap:
@@ -503,23 +595,44 @@ def mix_heatmap(story: CellStory, tokens) -> Heatmap:
     lo, hi = _signed(m)
     (values,), decimals = as_printed([m[:, :shown]])
     first = story.columns[0]
-    panel = Panel(values=values, row_labels=tuple(y), col_labels=_columns(shown, first),
-                  title=text("walk.chart.mix_part", a=first, b=first + shown - 1, d_k=story.d_k)
-                  if shown < story.d_k else None)
-    return Heatmap(name="mix", panels=(panel,), role="signed", vmin=lo, vmax=hi, row_axis=text("walk.axis.term"),
-                   col_axis=text("walk.axis.col"), decimals=decimals)
+    panel = Panel(
+        values=values,
+        row_labels=tuple(y),
+        col_labels=_columns(shown, first),
+        title=text("walk.chart.mix_part", a=first, b=first + shown - 1, d_k=story.d_k) if shown < story.d_k else None,
+    )
+    return Heatmap(
+        name="mix",
+        panels=(panel,),
+        role="signed",
+        vmin=lo,
+        vmax=hi,
+        row_axis=text("walk.axis.term"),
+        col_axis=text("walk.axis.col"),
+        decimals=decimals,
+    )
 
 
 def story_rows(story: CellStory, tokens) -> list[list[str]]:
     """Row i of the softmax, key by key, as text: key (the chosen one marked ▶), token, scaled score, mask,
     the value entering the softmax, e^(s - m), weight. Text for a static table: a data grid costs the
     browser frames on every redraw, and a pandas Styler ~20 ms of server time a rerun (32 rows)."""
+
     def num(v: float) -> str:
         return f"{v:.0e}" if v <= -1e8 else f"{v:.4f}"
 
-    return [[("▶ " if k == story.j else "") + str(k), str(tok), num(float(story.row_scaled[k])),
-             str(int(story.row_kept[k])), num(float(story.row_masked[k])), f"{float(story.row_exp[k]):.4f}",
-             f"{float(story.row_weights[k]):.4f}"] for k, tok in enumerate(tokens)]
+    return [
+        [
+            ("▶ " if k == story.j else "") + str(k),
+            str(tok),
+            num(float(story.row_scaled[k])),
+            str(int(story.row_kept[k])),
+            num(float(story.row_masked[k])),
+            f"{float(story.row_exp[k]):.4f}",
+            f"{float(story.row_weights[k]):.4f}",
+        ]
+        for k, tok in enumerate(tokens)
+    ]
 
 
 STORY_COLUMNS = ("key", "token", "scaled", "mask", "masked", "exp", "weight")
@@ -572,11 +685,55 @@ def step_charts(run, name: str, heads: tuple[int, ...], role: str = "q") -> Step
     return StepCharts(matrix_heatmap(run, "output", zrange=zrange))
 
 
-__all__ = ["DRILL_STEPS", "MIX_MAX_COLUMNS", "ROLES", "SIDE_BY_SIDE_MAX", "STEPS", "STEP_BY_NAME", "STEP_NAMES",
-           "STORY_COLUMNS", "URL_KEYS", "URL_KEY_NAMES", "VIEWS", "CellStory", "Parsed", "ReferenceCheck", "Step", "StepCharts",
-           "blocked_count", "cell_story", "concat_max_diff", "dot_terms", "drill_heatmap",
-           "head_pages", "heads_heatmap", "heads_per_page", "mask_heatmap", "matrix_heatmap", "mix_heatmap",
-           "page_of_heads", "parse_flag", "parse_key", "parse_index", "parse_page", "parse_step", "parse_view", "pipeline",
-           "reference_check", "reshape_chain", "row_sum_deviation", "shapes", "split_max_diff", "step_charts",
-           "step_index", "step_shapes", "step_source", "step_tensor", "step_zrange", "story_rows",
-           "top_contributions", "vectors_heatmap", "warm"]
+__all__ = [
+    "DRILL_STEPS",
+    "MIX_MAX_COLUMNS",
+    "ROLES",
+    "SIDE_BY_SIDE_MAX",
+    "STEPS",
+    "STEP_BY_NAME",
+    "STEP_NAMES",
+    "STORY_COLUMNS",
+    "URL_KEYS",
+    "URL_KEY_NAMES",
+    "VIEWS",
+    "CellStory",
+    "Parsed",
+    "ReferenceCheck",
+    "Step",
+    "StepCharts",
+    "blocked_count",
+    "cell_story",
+    "concat_max_diff",
+    "dot_terms",
+    "drill_heatmap",
+    "head_pages",
+    "heads_heatmap",
+    "heads_per_page",
+    "mask_heatmap",
+    "matrix_heatmap",
+    "mix_heatmap",
+    "page_of_heads",
+    "parse_flag",
+    "parse_key",
+    "parse_index",
+    "parse_page",
+    "parse_step",
+    "parse_view",
+    "pipeline",
+    "reference_check",
+    "reshape_chain",
+    "row_sum_deviation",
+    "shapes",
+    "split_max_diff",
+    "step_charts",
+    "step_index",
+    "step_shapes",
+    "step_source",
+    "step_tensor",
+    "step_zrange",
+    "story_rows",
+    "top_contributions",
+    "vectors_heatmap",
+    "warm",
+]

@@ -1,4 +1,5 @@
-"""Why many heads (the lesson of pages/why-heads.py, plain data): a tiny task that needs two attention patterns at once, a tiny model built
+"""Why many heads (the lesson of pages/why-heads.py, plain data): a tiny task that needs two attention patterns at
+once, a tiny model built
 on our MultiHeadAttention, a deterministic training loop, and the measurements the page reports.
 
 The task ("previous digit + marked digit")
@@ -51,8 +52,14 @@ import torch.nn.functional as F
 from core.accounting import weight_count
 from core.attention import AttentionTrace, MultiHeadAttention
 from core.frozen import freeze
-from core.limits import (MAX_TRAININGS_IN_FLIGHT, WHY_RESULTS_BYTES, WHY_SEED_MAX, WHY_SEED_MIN, WHY_STEP_CHOICES,
-                         check_range)
+from core.limits import (
+    MAX_TRAININGS_IN_FLIGHT,
+    WHY_RESULTS_BYTES,
+    WHY_SEED_MAX,
+    WHY_SEED_MIN,
+    WHY_STEP_CHOICES,
+    check_range,
+)
 from core.sizes import nbytes
 from core.threads import single_thread
 from lessons import url
@@ -110,8 +117,7 @@ def make_targets(tokens: torch.Tensor, marker: torch.Tensor) -> torch.Tensor:
     return torch.stack([previous, marked], dim=-1)
 
 
-def make_batch(batch_size: int, generator: torch.Generator, *, vocab: int = VOCAB,
-               seq_len: int = SEQ_LEN) -> Batch:
+def make_batch(batch_size: int, generator: torch.Generator, *, vocab: int = VOCAB, seq_len: int = SEQ_LEN) -> Batch:
     tokens = torch.randint(0, vocab, (batch_size, seq_len), generator=generator)
     marker = torch.randint(0, seq_len, (batch_size,), generator=generator)
     return Batch(tokens, marker, make_targets(tokens, marker))
@@ -131,8 +137,15 @@ def eval_batch() -> Batch:
 class WhyHeadsModel(nn.Module):
     """Token/position/mark embeddings -> one MultiHeadAttention -> linear readout."""
 
-    def __init__(self, num_heads: int, *, d_model: int = D_MODEL, vocab: int = VOCAB, seq_len: int = SEQ_LEN,
-                 values: str = "token"):
+    def __init__(
+        self,
+        num_heads: int,
+        *,
+        d_model: int = D_MODEL,
+        vocab: int = VOCAB,
+        seq_len: int = SEQ_LEN,
+        values: str = "token",
+    ):
         super().__init__()
         if values not in VALUE_KINDS:
             raise ValueError(f"values must be one of {VALUE_KINDS}, got {values!r}")
@@ -255,11 +268,19 @@ def evaluate(model: WhyHeadsModel, *, num_heads: int, seed: int, steps: int, los
     example = example_batch()
     _, example_trace = model.forward_with_trace(example.tokens, example.marker)
     return RunResult(
-        num_heads=num_heads, seed=seed, steps=steps, losses=tuple(losses),
-        eval_loss=float(task_loss(logits, data.targets)), accuracy=float(right.all(-1).float().mean()),
-        previous_accuracy=float(right[..., 0].float().mean()), marker_accuracy=float(right[..., 1].float().mean()),
-        previous_mass=tuple(map(float, prev)), marker_mass=tuple(map(float, mark)),
-        example_weights=example_trace.weights[0].clone(), parameters=parameter_count(model), seconds=seconds,
+        num_heads=num_heads,
+        seed=seed,
+        steps=steps,
+        losses=tuple(losses),
+        eval_loss=float(task_loss(logits, data.targets)),
+        accuracy=float(right.all(-1).float().mean()),
+        previous_accuracy=float(right[..., 0].float().mean()),
+        marker_accuracy=float(right[..., 1].float().mean()),
+        previous_mass=tuple(map(float, prev)),
+        marker_mass=tuple(map(float, mark)),
+        example_weights=example_trace.weights[0].clone(),
+        parameters=parameter_count(model),
+        seconds=seconds,
     )
 
 
@@ -271,8 +292,9 @@ class Trainer:
     stream), so the same (num_heads, seed) always gives bit-identical losses.
     """
 
-    def __init__(self, num_heads: int, seed: int, steps: int, *, values: str = "token",
-                 max_steps: int = STEP_CHOICES[-1]):
+    def __init__(
+        self, num_heads: int, seed: int, steps: int, *, values: str = "token", max_steps: int = STEP_CHOICES[-1]
+    ):
         self.num_heads, self.seed, self.steps = int(num_heads), int(seed), int(steps)
         # Bounded work: at most the longest training the page offers (a benchmark may raise max_steps).
         check_range("steps", self.steps, 1, max_steps)
@@ -323,12 +345,19 @@ class Trainer:
 
     def result(self) -> RunResult:
         with single_thread():
-                return evaluate(self.model, num_heads=self.num_heads, seed=self.seed, steps=self.steps,
-                            losses=self.losses, seconds=self.seconds)
+            return evaluate(
+                self.model,
+                num_heads=self.num_heads,
+                seed=self.seed,
+                steps=self.steps,
+                losses=self.losses,
+                seconds=self.seconds,
+            )
 
 
-def train(num_heads: int, seed: int, steps: int = DEFAULT_STEPS, *, values: str = "token",
-          max_steps: int = STEP_CHOICES[-1]) -> RunResult:
+def train(
+    num_heads: int, seed: int, steps: int = DEFAULT_STEPS, *, values: str = "token", max_steps: int = STEP_CHOICES[-1]
+) -> RunResult:
     trainer = Trainer(num_heads, seed, steps, values=values, max_steps=max_steps)
     trainer.advance(steps)
     return trainer.result()
@@ -366,9 +395,13 @@ class Comparison:
 
 
 def compare(single: RunResult, multi: RunResult) -> Comparison:
-    return Comparison(num_heads=multi.num_heads, loss_gap=single.eval_loss - multi.eval_loss,
-                      previous_heads=tuple(multi.heads_for("previous")),
-                      marker_heads=tuple(multi.heads_for("marker")), accuracy=multi.accuracy)
+    return Comparison(
+        num_heads=multi.num_heads,
+        loss_gap=single.eval_loss - multi.eval_loss,
+        previous_heads=tuple(multi.heads_for("previous")),
+        marker_heads=tuple(multi.heads_for("marker")),
+        accuracy=multi.accuracy,
+    )
 
 
 def single_head_story(single: RunResult) -> str:
@@ -505,7 +538,17 @@ def heads_heatmap(result: RunResult) -> Heatmap:
     four panels a row on a wide screen."""
     labels = example_labels()
     weights = result.example_weights
-    panels = tuple(Panel(readonly(weights[i]), title=text("why.panel.head", i=i), row_labels=labels,
-                         col_labels=labels) for i in range(int(weights.shape[0])))
-    return Heatmap(f"trained-weights-h{result.num_heads}", panels, "weights", 0.0, 1.0, text("common.query"),
-                   text("common.key"), panel_columns=4)
+    panels = tuple(
+        Panel(readonly(weights[i]), title=text("why.panel.head", i=i), row_labels=labels, col_labels=labels)
+        for i in range(int(weights.shape[0]))
+    )
+    return Heatmap(
+        f"trained-weights-h{result.num_heads}",
+        panels,
+        "weights",
+        0.0,
+        1.0,
+        text("common.query"),
+        text("common.key"),
+        panel_columns=4,
+    )

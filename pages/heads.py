@@ -9,9 +9,9 @@ import streamlit as st
 import torch
 
 import i18n
-from lessons import scenario
 from core.accounting import totals_over_heads
 from lessons import heads as H
+from lessons import scenario
 from lessons.heads import MAX_PICK, PER_PAGE, page_of_heads
 from ui import heads_charts
 from ui.cache import shared
@@ -81,7 +81,14 @@ st.write(t("heads.intro"))
 st.info(t("heads.now", d_model=d, h=h, d_k=d_k, T=T), icon=":material/view_column:")
 prev = previous_h()  # tracked on every run, so the shapes section can say what changed since the last h
 # One section at a time (ui/sections.py): each draws one or two charts, not the page's nine.
-SECTIONS = ("shapes", "heads", "cost", "timing", "slice", "single")  # = lessons.heads.SECTIONS, a literal for tests/test_fuzz_app.py
+SECTIONS = (
+    "shapes",
+    "heads",
+    "cost",
+    "timing",
+    "slice",
+    "single",
+)  # = lessons.heads.SECTIONS, a literal for tests/test_fuzz_app.py
 open_id, tabs = lazy_tabs("heads_tab", SECTIONS, lambda sid, lang: i18n.t(f"heads.tab.{sid}", lang), ctx.lang)
 
 
@@ -95,10 +102,18 @@ def shapes_section() -> None:
         st.success(t("heads.flow.changed", prev=prev, h=h), icon=":material/compare_arrows:")
     else:
         st.caption(t("heads.flow.try"))
-    st.html(H.shape_flow_html(
-        boxes, titles, h=h, legend_depends=t("heads.flow.legend.depends"), legend_same=t("heads.flow.legend.same"),
-        legend_changed=t("heads.flow.legend.changed", prev=prev) if prev else "", was=t("heads.flow.was", sizes="{sizes}"),
-        numbers=t("heads.flow.numbers", n="{n}")))
+    st.html(
+        H.shape_flow_html(
+            boxes,
+            titles,
+            h=h,
+            legend_depends=t("heads.flow.legend.depends"),
+            legend_same=t("heads.flow.legend.same"),
+            legend_changed=t("heads.flow.legend.changed", prev=prev) if prev else "",
+            was=t("heads.flow.was", sizes="{sizes}"),
+            numbers=t("heads.flow.numbers", n="{n}"),
+        )
+    )
 
 
 # ---------------------------------------------------------------- 2. every head
@@ -115,19 +130,37 @@ def heads_section() -> None:
             heads_on = page_of_heads(h, p, PER_PAGE)
             return t("common.heads_range", first=heads_on[0], last=heads_on[-1], h=h)
 
-        st.selectbox(t("common.page_of_heads"), list(range(pages)), key="heads_page", format_func=page_label,
-                     on_change=page_changed, help=t("heads.grid.page.help"))
-    picks = st.multiselect(t("heads.grid.pick"), list(range(h)), key="heads_pick", format_func=head_name,
-                           max_selections=MAX_PICK, help=t("heads.grid.pick.help", n=MAX_PICK, d=min(h, PER_PAGE)))
+        st.selectbox(
+            t("common.page_of_heads"),
+            list(range(pages)),
+            key="heads_page",
+            format_func=page_label,
+            on_change=page_changed,
+            help=t("heads.grid.page.help"),
+        )
+    picks = st.multiselect(
+        t("heads.grid.pick"),
+        list(range(h)),
+        key="heads_pick",
+        format_func=head_name,
+        max_selections=MAX_PICK,
+        help=t("heads.grid.pick.help", n=MAX_PICK, d=min(h, PER_PAGE)),
+    )
     picks = sorted(i for i in picks if 0 <= i < h)
     focus = focus_values()
     if h > PER_PAGE:
         st.caption(t("heads.grid.overview", h=h, u=1 / T))
-        st.html(H.focus_html(focus, picks, uniform=1 / T, axis_title=t("heads.grid.focus_axis"),
-                             head_label=t("common.head")))
+        st.html(
+            H.focus_html(
+                focus, picks, uniform=1 / T, axis_title=t("heads.grid.focus_axis"), head_label=t("common.head")
+            )
+        )
     if picks:
-        grid = shared("heads_grid", SK + (tuple(picks),),
-                      lambda: H.heads_heatmap(f"weights-d{d}-h{h}-T{T}", weights, picks, toks, vrange=zrange))
+        grid = shared(
+            "heads_grid",
+            SK + (tuple(picks),),
+            lambda: H.heads_heatmap(f"weights-d{d}-h{h}-T{T}", weights, picks, toks, vrange=zrange),
+        )
         # 16 heads of 32 x 32 weights as float32 pass the 64 KB a step may cost: int16 codes of the printed numbers
         show_heatmap(grid, key="heads_grid", t=t, compact=len(picks) * T * T * 4 > 48_000)
     else:
@@ -146,41 +179,87 @@ def cost_section() -> None:
 
     cols = st.columns(4)
     for col, label, value, base, shown, help_ in (
-            (cols[0], t("heads.cost.params"), now.params, one.params, f"{now.params:,}", None),
-            (cols[1], t("heads.cost.macs"), now.macs, one.macs, f"{now.macs:,}", None),
-            (cols[2], t("heads.cost.elementwise"), now.elementwise, one.elementwise, f"{now.elementwise:,}",
-             t("heads.cost.elementwise.help")),
-            (cols[3], t("heads.cost.memory"), now.weights_bytes, one.weights_bytes, H.human_bytes(now.weights_bytes),
-             t("heads.cost.memory.help"))):
-        col.metric(label, shown, delta(value, base), delta_color="off", delta_arrow="off" if value == base else "up",
-                   border=True, help=help_)
+        (cols[0], t("heads.cost.params"), now.params, one.params, f"{now.params:,}", None),
+        (cols[1], t("heads.cost.macs"), now.macs, one.macs, f"{now.macs:,}", None),
+        (
+            cols[2],
+            t("heads.cost.elementwise"),
+            now.elementwise,
+            one.elementwise,
+            f"{now.elementwise:,}",
+            t("heads.cost.elementwise.help"),
+        ),
+        (
+            cols[3],
+            t("heads.cost.memory"),
+            now.weights_bytes,
+            one.weights_bytes,
+            H.human_bytes(now.weights_bytes),
+            t("heads.cost.memory.help"),
+        ),
+    ):
+        col.metric(
+            label,
+            shown,
+            delta(value, base),
+            delta_color="off",
+            delta_arrow="off" if value == base else "up",
+            border=True,
+            help=help_,
+        )
 
     st.caption(t("heads.cost.table", T=T))
     rows = H.cost_rows(1, T, T, d, h, masked=masked)
     # Static tables, not st.dataframe: a data grid costs the browser far more to draw on every redraw
     # (measured in benchmarks/), and these few rows need no scrolling or sorting. Two narrow tables, not one
     # of five columns: on a phone (390 px) a shape squeezed beside four numbers wrapped over 3-4 lines.
-    st.table(H.shape_table(rows, titles, step=t("heads.cost.col.step"), axes=t("heads.cost.col.axes"),
-                           sizes=t("heads.cost.col.shape")), hide_index=True)
-    st.table({
-        t("heads.cost.col.step"): [titles[r.step] for r in rows] + [t("heads.cost.total")],
-        t("heads.cost.col.params"): [f"{r.params:,}" for r in rows] + [f"{now.params:,}"],
-        t("heads.cost.col.macs"): [f"{r.macs:,}" for r in rows] + [f"{now.macs:,}"],
-        t("heads.cost.col.elementwise"): [f"{r.elementwise:,}" for r in rows] + [f"{now.elementwise:,}"],
-    }, hide_index=True)
+    st.table(
+        H.shape_table(
+            rows, titles, step=t("heads.cost.col.step"), axes=t("heads.cost.col.axes"), sizes=t("heads.cost.col.shape")
+        ),
+        hide_index=True,
+    )
+    st.table(
+        {
+            t("heads.cost.col.step"): [titles[r.step] for r in rows] + [t("heads.cost.total")],
+            t("heads.cost.col.params"): [f"{r.params:,}" for r in rows] + [f"{now.params:,}"],
+            t("heads.cost.col.macs"): [f"{r.macs:,}" for r in rows] + [f"{now.macs:,}"],
+            t("heads.cost.col.elementwise"): [f"{r.elementwise:,}" for r in rows] + [f"{now.elementwise:,}"],
+        },
+        hide_index=True,
+    )
 
     over_h = totals_over_heads(1, T, T, d, masked=masked)
     st.caption(t("heads.cost.chart", d_model=d))
     compute_fig, memory_fig = heads_charts.cost_specs(
-        over_h, h, params_title=t("heads.cost.chart.params"), ops_title=t("heads.cost.chart.ops"),
-        memory_title=t("heads.cost.chart.memory"), macs_name=t("heads.cost.macs"),
-        elementwise_name=t("heads.cost.elementwise"), axis_title=t("heads.cost.axis"), memory_name=t("heads.cost.memory"))
+        over_h,
+        h,
+        params_title=t("heads.cost.chart.params"),
+        ops_title=t("heads.cost.chart.ops"),
+        memory_title=t("heads.cost.chart.memory"),
+        macs_name=t("heads.cost.macs"),
+        elementwise_name=t("heads.cost.elementwise"),
+        axis_title=t("heads.cost.axis"),
+        memory_name=t("heads.cost.memory"),
+    )
     left, right = st.columns(2)
     alt = t("display.alt.chart")
-    heads_charts.show_plot(compute_fig, name=f"cost-d{d}-T{T}", title=t("heads.cost.title"), alt_word=alt,
-                           key="heads_cost_chart", where=left)
-    heads_charts.show_plot(memory_fig, name=f"memory-d{d}-T{T}", title=t("heads.cost.chart.memory"), alt_word=alt,
-                           key="heads_memory_chart", where=right)
+    heads_charts.show_plot(
+        compute_fig,
+        name=f"cost-d{d}-T{T}",
+        title=t("heads.cost.title"),
+        alt_word=alt,
+        key="heads_cost_chart",
+        where=left,
+    )
+    heads_charts.show_plot(
+        memory_fig,
+        name=f"memory-d{d}-T{T}",
+        title=t("heads.cost.chart.memory"),
+        alt_word=alt,
+        key="heads_memory_chart",
+        where=right,
+    )
     st.info(t("heads.cost.takeaway"), icon=":material/lightbulb:")
 
 
@@ -193,15 +272,20 @@ def timing_section() -> None:
     cache = st.session_state.get("heads_timings")
     if not isinstance(cache, dict):
         cache = {}
-    if st.button(t("heads.time.again") if timing_key in cache else t("heads.time.run"), key="heads_time_run",
-                 icon=":material/timer:", type="primary"):
+    if st.button(
+        t("heads.time.again") if timing_key in cache else t("heads.time.run"),
+        key="heads_time_run",
+        icon=":material/timer:",
+        type="primary",
+    ):
         bar = st.progress(0.0, text=t("heads.time.progress", h=1, i=1, n=len(over_h)))
 
         def progress(done: int, total: int, hh: int) -> None:
             bar.progress(done / total, text=t("heads.time.progress", h=hh, i=done + 1, n=total))
 
-        cache[timing_key] = H.time_forward(d, T, s.seed, [r.h for r in over_h], repeats=TIMING_REPEATS,
-                                           on_progress=progress)
+        cache[timing_key] = H.time_forward(
+            d, T, s.seed, [r.h for r in over_h], repeats=TIMING_REPEATS, on_progress=progress
+        )
         st.session_state["heads_timings"] = cache
         bar.empty()
         st.rerun()  # redraw with the results (and the button's new label)
@@ -210,19 +294,34 @@ def timing_section() -> None:
         unmasked = totals_over_heads(1, T, T, d, masked=False)  # the timing runs without a mask
         ops = {r.h: r.macs + r.elementwise for r in unmasked}
         heads_charts.show_plot(
-            heads_charts.timing_figure(timings, unmasked, h, measured_name=t("heads.time.measured"),
-                                       predicted_name=t("heads.time.predicted"), axis_title=t("heads.cost.axis"),
-                                       ms_title=t("heads.time.ms"), ops_title=t("heads.time.ops")),
-            name=f"timing-d{d}-T{T}", title=t("heads.time.title"), alt_word=t("display.alt.chart"),
-            key="heads_timing_chart")
-        st.dataframe({
-            "h": [r.h for r in timings], "d_k": [r.d_k for r in timings],
-            t("heads.time.col.median"): [round(r.median_ms, 4) for r in timings],
-            t("heads.time.col.min"): [round(r.min_ms, 4) for r in timings],
-            t("heads.time.col.max"): [round(r.max_ms, 4) for r in timings],
-            t("heads.time.col.ops"): [ops.get(r.h, 0) for r in timings],
-        }, hide_index=True, key="heads_timing_table",
-            column_config={t("heads.time.col.ops"): st.column_config.NumberColumn(format="localized")})
+            heads_charts.timing_figure(
+                timings,
+                unmasked,
+                h,
+                measured_name=t("heads.time.measured"),
+                predicted_name=t("heads.time.predicted"),
+                axis_title=t("heads.cost.axis"),
+                ms_title=t("heads.time.ms"),
+                ops_title=t("heads.time.ops"),
+            ),
+            name=f"timing-d{d}-T{T}",
+            title=t("heads.time.title"),
+            alt_word=t("display.alt.chart"),
+            key="heads_timing_chart",
+        )
+        st.dataframe(
+            {
+                "h": [r.h for r in timings],
+                "d_k": [r.d_k for r in timings],
+                t("heads.time.col.median"): [round(r.median_ms, 4) for r in timings],
+                t("heads.time.col.min"): [round(r.min_ms, 4) for r in timings],
+                t("heads.time.col.max"): [round(r.max_ms, 4) for r in timings],
+                t("heads.time.col.ops"): [ops.get(r.h, 0) for r in timings],
+            },
+            hide_index=True,
+            key="heads_timing_table",
+            column_config={t("heads.time.col.ops"): st.column_config.NumberColumn(format="localized")},
+        )
     else:
         st.caption(t("heads.time.none"))
     st.info(t("heads.time.noise"), icon=":material/info:")
@@ -243,18 +342,39 @@ def slice_section() -> None:
     big, small = st.columns([3, 1]) if d_k * 4 <= d else st.columns([2, 1])
     with big:
         st.caption(t("heads.slice.big", rows=rows_shown, d=d, h=h, i=head))
-        show_heatmap(shared("heads_blocks", SK + (head,),
-                            lambda: H.weight_blocks_heatmap(W, d_k, head, vrange=w_range, rows_shown=rows_shown)),
-                     key="heads_slice_big", t=t, compact=True)  # 16 x 512 + 16 x 512 at h = 1: under 64 KB
+        show_heatmap(
+            shared(
+                "heads_blocks",
+                SK + (head,),
+                lambda: H.weight_blocks_heatmap(W, d_k, head, vrange=w_range, rows_shown=rows_shown),
+            ),
+            key="heads_slice_big",
+            t=t,
+            compact=True,
+        )  # 16 x 512 + 16 x 512 at h = 1: under 64 KB
     with small:
         st.caption(t("heads.slice.small", i=head, d=d, dk=d_k, rows=rows_shown))
-        show_heatmap(shared("heads_block", SK + (head,),
-                            lambda: H.head_weight_heatmap(w_i, head, vrange=w_range, rows_shown=rows_shown,
-                                                          first_col=head * d_k)),
-                     key="heads_slice_small", t=t, compact=True)
+        show_heatmap(
+            shared(
+                "heads_block",
+                SK + (head,),
+                lambda: H.head_weight_heatmap(w_i, head, vrange=w_range, rows_shown=rows_shown, first_col=head * d_k),
+            ),
+            key="heads_slice_small",
+            t=t,
+            compact=True,
+        )
     slices = shared("heads_slices", SK, lambda: H.block_slices(run.model, run.x, run.trace.q_heads, "q"))
-    st.success(t("heads.slice.check", h=h, w=max(b.weight_diff for b in slices), b=max(b.bias_diff for b in slices),
-                 o=max(b.output_diff for b in slices)), icon=":material/check_circle:")
+    st.success(
+        t(
+            "heads.slice.check",
+            h=h,
+            w=max(b.weight_diff for b in slices),
+            b=max(b.bias_diff for b in slices),
+            o=max(b.output_diff for b in slices),
+        ),
+        icon=":material/check_circle:",
+    )
     n_rows, n_cols = min(d, 4), min(d_k, 4)
     c0 = head * d_k
     st.caption(t("heads.slice.numbers", c0=c0, i=head, r=n_rows))
@@ -266,13 +386,16 @@ def slice_section() -> None:
     st.caption(t("heads.slice.params"))
     layer_params = {hh: H.totals_for(T, d, hh, masked=masked).params for hh in sorted({1, 8, h}) if d % hh == 0}
     splits = [H.param_split(d, hh) for hh in layer_params]
-    st.table({
-        t("heads.slice.col.h"): [p.h for p in splits],
-        "d_k": [p.d_k for p in splits],
-        t("heads.slice.col.per_head"): [f"{d}·{p.d_k} + {p.d_k} = {p.per_head:,}" for p in splits],
-        t("heads.slice.col.total"): [f"{p.h} × {p.per_head:,} = {p.total:,}" for p in splits],
-        t("heads.slice.col.layer"): [f"{layer_params[p.h]:,}" for p in splits],
-    }, hide_index=True)
+    st.table(
+        {
+            t("heads.slice.col.h"): [p.h for p in splits],
+            "d_k": [p.d_k for p in splits],
+            t("heads.slice.col.per_head"): [f"{d}·{p.d_k} + {p.d_k} = {p.per_head:,}" for p in splits],
+            t("heads.slice.col.total"): [f"{p.h} × {p.per_head:,} = {p.total:,}" for p in splits],
+            t("heads.slice.col.layer"): [f"{layer_params[p.h]:,}" for p in splits],
+        },
+        hide_index=True,
+    )
     st.caption(t("heads.slice.same"))
 
 
@@ -292,12 +415,22 @@ def single_section() -> None:
     one_col, many_col = st.columns([1, 2])
     with one_col:
         st.caption(t("heads.single.one", d=d))
-        show_heatmap(shared("heads_single_one", SK, lambda: H.one_head_heatmap(
-            f"weights-one-head-d{d}-T{T}", single_w[0], toks, vrange=both_range)), key="heads_single_one", t=t)
+        show_heatmap(
+            shared(
+                "heads_single_one",
+                SK,
+                lambda: H.one_head_heatmap(f"weights-one-head-d{d}-T{T}", single_w[0], toks, vrange=both_range),
+            ),
+            key="heads_single_one",
+            t=t,
+        )
     with many_col:
         st.caption(t("heads.single.many", h=h, n=len(shown), dk=d_k))
-        many = shared("heads_single_many", SK + (tuple(shown),), lambda: H.heads_heatmap(
-            f"weights-d{d}-h{h}-T{T}-shown", multi_w, shown, toks, vrange=both_range))
+        many = shared(
+            "heads_single_many",
+            SK + (tuple(shown),),
+            lambda: H.heads_heatmap(f"weights-d{d}-h{h}-T{T}-shown", multi_w, shown, toks, vrange=both_range),
+        )
         show_heatmap(many, key="heads_single_many", t=t, compact=len(shown) * T * T * 4 > 48_000)
     one_focus = float(H.head_focus(single_w)[0])
     focus = focus_values()
@@ -306,8 +439,14 @@ def single_section() -> None:
         st.caption(t("heads.single.why", d=d, dk=d_k))
 
 
-SECTION_BODIES = {"shapes": shapes_section, "heads": heads_section, "cost": cost_section,
-                  "timing": timing_section, "slice": slice_section, "single": single_section}
+SECTION_BODIES = {
+    "shapes": shapes_section,
+    "heads": heads_section,
+    "cost": cost_section,
+    "timing": timing_section,
+    "slice": slice_section,
+    "single": single_section,
+}
 with tabs[open_id]:
     SECTION_BODIES[open_id]()
 

@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-from lessons import scenario
 from core.accounting import tensor_shapes
 from core.reference import max_abs_diff, torch_reference
+from lessons import scenario
 from ui.cache import shared
 from ui.shell import page_context
 
@@ -14,30 +14,45 @@ t, s = ctx.t, ctx.settings
 st.title(t("app.title"))
 # Static teaching text as few elements as it reads: the browser redraws every element of the page on a
 # settings step (~0.5 ms each, more for blocks), and none of these change with the settings.
-st.markdown("\n\n".join([
-    f"**{t('app.tagline')}**",
-    f"### {t('home.what')}",
-    t("home.intro"),
-    t("home.formula_heads"),
-    # One notation on every page, the code's names: the input X, head i's slices q_i, k_i, v_i of the projections
-    # q = XW^Q + b^Q, ... (the seed's QW^Q_i with Q = X, plus nn.Linear's bias), heads numbered from 0.
-    r"$$q_i = (XW^Q + b^Q)[:,\; i d_k : (i+1) d_k] = XW^Q_i + b^Q_i$$",
-    r"$$\text{head}_i = \text{Attention}(q_i, k_i, v_i) = \operatorname{softmax}\!\left(\frac{q_i k_i^\top}{\sqrt{d_k}}\right)v_i$$",
-    t("home.formula_concat"),
-    r"$$\text{MultiHead}(X, X, X) = \text{Concat}(\text{head}_0, \dots, \text{head}_{h-1})\,W^O + b^O$$",
-    f":small[:gray[{t('home.dims')}]]",
-    f"### {t('home.pages')}",
-]))
+st.markdown(
+    "\n\n".join(
+        [
+            f"**{t('app.tagline')}**",
+            f"### {t('home.what')}",
+            t("home.intro"),
+            t("home.formula_heads"),
+            # One notation on every page, the code's names: the input X, head i's slices q_i, k_i, v_i of the
+            # projections
+            # q = XW^Q + b^Q, ... (the seed's QW^Q_i with Q = X, plus nn.Linear's bias), heads numbered from 0.
+            r"$$q_i = (XW^Q + b^Q)[:,\; i d_k : (i+1) d_k] = XW^Q_i + b^Q_i$$",
+            r"$$\text{head}_i = \text{Attention}(q_i, k_i, v_i) = \operatorname{softmax}\!\left(\frac{q_i k_i^\top}{\sqrt{d_k}}\right)v_i$$",  # noqa: E501
+            t("home.formula_concat"),
+            r"$$\text{MultiHead}(X, X, X) = \text{Concat}(\text{head}_0, \dots, \text{head}_{h-1})\,W^O + b^O$$",
+            f":small[:gray[{t('home.dims')}]]",
+            f"### {t('home.pages')}",
+        ]
+    )
+)
 with st.container(horizontal=True, gap="small"):  # the page cards wrap: two or three a row, one on a phone
-    for page in ("walkthrough", "heads", "masks", "real-model", "why-heads", "softmax", "positions", "kv-cache",
-                 "quiz"):
+    for page in (
+        "walkthrough",
+        "heads",
+        "masks",
+        "real-model",
+        "why-heads",
+        "softmax",
+        "positions",
+        "kv-cache",
+        "quiz",
+    ):
         with st.container(border=True, width=360):
             st.page_link(f"pages/{page}.py", label=f"**{t(f'page.{page}')}**")
             st.caption(t(f"page.{page}.blurb"))
 
-st.info(t("home.current", d_model=s.d_model, h=s.num_heads, d_k=s.d_k, T=s.seq_len,
-          mask=t(f"mask.{s.mask}"), seed=s.seed), icon=":material/tune:")
-
+st.info(
+    t("home.current", d_model=s.d_model, h=s.num_heads, d_k=s.d_k, T=s.seq_len, mask=t(f"mask.{s.mask}"), seed=s.seed),
+    icon=":material/tune:",
+)
 
 
 def reference_diff() -> float:

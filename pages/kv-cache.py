@@ -3,12 +3,12 @@ computes every number; this file reads the settings and the page's URL values, c
 
 import streamlit as st
 
-from charts import lines
 import i18n
-from lessons import scenario
-from i18n import plain
+from charts import lines
 from core.validation import divisors
+from i18n import plain
 from lessons import kv_cache as K
+from lessons import scenario
 from ui.cache import shared
 from ui.heatmaps import show_heatmap
 from ui.linecharts import show_lines
@@ -78,8 +78,14 @@ for fix in fixes:
 # The K/V heads control: above the tabs, every section reads it.
 options = list(divisors(h))
 if len(options) > 1:
-    kv_heads = st.select_slider(t("kv.control", h=h), options, key="kv_heads", bind="query-params",
-                                value=K.default_kv_heads(h), help=t("kv.control.help"))
+    kv_heads = st.select_slider(
+        t("kv.control", h=h),
+        options,
+        key="kv_heads",
+        bind="query-params",
+        value=K.default_kv_heads(h),
+        help=t("kv.control.help"),
+    )
 else:
     kv_heads = 1
 kv_heads = K.parse_kv_heads(kv_heads, h)[0]
@@ -114,12 +120,25 @@ def sharing_section() -> None:
     if kv_heads == h:  # MHA: nothing is shared (a table of h rows "i | i" would say only that)
         st.caption(t("kv.share.none", h=h))
     else:
-        st.table({
-            t("kv.share.col.kv_head"): [str(j) for j in range(kv_heads)],
-            t("kv.share.col.q_heads"): [", ".join(map(str, g)) for g in view.groups],
-        }, hide_index=True)
-    st.caption(t("kv.share.shapes", T=T, d=d, w=kv_heads * d_k, kv=kv_heads, dk=d_k,
-                 kh=str(view.shapes["k_heads"]), ke=str(view.shapes["k_heads_expanded"])))
+        st.table(
+            {
+                t("kv.share.col.kv_head"): [str(j) for j in range(kv_heads)],
+                t("kv.share.col.q_heads"): [", ".join(map(str, g)) for g in view.groups],
+            },
+            hide_index=True,
+        )
+    st.caption(
+        t(
+            "kv.share.shapes",
+            T=T,
+            d=d,
+            w=kv_heads * d_k,
+            kv=kv_heads,
+            dk=d_k,
+            kh=str(view.shapes["k_heads"]),
+            ke=str(view.shapes["k_heads_expanded"]),
+        )
+    )
     width = kv_heads * d_k
     k_cols = min(width, BIG // T)  # K within a step's byte budget: its first K/V heads when wide
     k_shown = view.k if k_cols == width else K.first_columns(view.k, k_cols)
@@ -142,17 +161,27 @@ def sharing_section() -> None:
     show_heatmap(K.weights_heatmap(view, shown), key="kv_weights", t=t)
     st.markdown(t("kv.share.table", T=T))
     now = t("kv.share.now")
-    st.table({
-        "h_kv": [f"{r.kv_heads}{now if r.kv_heads == kv_heads else ''}" for r in view.table],
-        t("kv.share.col.kind"): [r.kind.upper() for r in view.table],
-        t("kv.share.col.q"): [f"({r.q_shape[0]}, {r.q_shape[1]})" for r in view.table],
-        t("kv.share.col.k"): [f"({r.k_shape[0]}, {r.k_shape[1]})" for r in view.table],
-        t("kv.share.col.params"): [f"{r.kv_params:,}" for r in view.table],
-        t("kv.share.col.cache"): [fmt_bytes(r.cache_bytes_per_token) for r in view.table],
-    }, hide_index=True)
+    st.table(
+        {
+            "h_kv": [f"{r.kv_heads}{now if r.kv_heads == kv_heads else ''}" for r in view.table],
+            t("kv.share.col.kind"): [r.kind.upper() for r in view.table],
+            t("kv.share.col.q"): [f"({r.q_shape[0]}, {r.q_shape[1]})" for r in view.table],
+            t("kv.share.col.k"): [f"({r.k_shape[0]}, {r.k_shape[1]})" for r in view.table],
+            t("kv.share.col.params"): [f"{r.kv_params:,}" for r in view.table],
+            t("kv.share.col.cache"): [fmt_bytes(r.cache_bytes_per_token) for r in view.table],
+        },
+        hide_index=True,
+    )
     box = st.success if view.sdpa_equal else st.error
-    box(t("kv.share.sdpa", diff=f"{view.sdpa_max_abs_diff:.2e}", rows=view.sdpa_rows_compared,
-          tol=f"{K.SDPA_ATOL:.0e}"), icon=":material/check_circle:")
+    box(
+        t(
+            "kv.share.sdpa",
+            diff=f"{view.sdpa_max_abs_diff:.2e}",
+            rows=view.sdpa_rows_compared,
+            tol=f"{K.SDPA_ATOL:.0e}",
+        ),
+        icon=":material/check_circle:",
+    )
     if kv_heads < h:
         box = st.success if view.leaders_equal else st.error
         box(t("kv.share.leaders", diff=f"{view.leaders_max_abs_diff:.2e}"), icon=":material/check_circle:")
@@ -171,25 +200,43 @@ def decode_section() -> None:
     with c1:
         step = st.slider(t("kv.dec.step", T=T), 1, T, key="kv_step", bind="query-params", value=K.DEFAULT_STEP)
     with c2:
-        st.button(t("kv.dec.next"), key="kv_next", on_click=next_token, icon=":material/skip_next:",
-                  disabled=(step or 1) >= T, width="stretch")
+        st.button(
+            t("kv.dec.next"),
+            key="kv_next",
+            on_click=next_token,
+            icon=":material/skip_next:",
+            disabled=(step or 1) >= T,
+            width="stretch",
+        )
     with c3:
-        head = st.selectbox(t("kv.dec.head"), list(range(h)), key="kv_head", bind="query-params",
-                            index=K.DEFAULT_HEAD)
+        head = st.selectbox(t("kv.dec.head"), list(range(h)), key="kv_head", bind="query-params", index=K.DEFAULT_HEAD)
     step = K.parse_kv_step(step, T)[0]
     head = K.parse_kv_head(head, h)[0]
     view = shared("kv_decode", (*SK, kv_heads, step, head), lambda: K.decode_view(s, kv_heads, step, head))
     if view.shared_mask_differs:
         st.info(t("kv.dec.mask_note", mask=t(f"mask.{view.shared_mask}")), icon=":material/info:")
-    st.markdown(t("kv.dec.now", t=step, tok=plain(view.new_token, 40), pos=step - 1,
-                  shape=str(view.cache_shape), bytes=fmt_bytes(view.cache_nbytes), head=head, kv=view.kv_head,
-                  group=", ".join(map(str, view.group))))
+    st.markdown(
+        t(
+            "kv.dec.now",
+            t=step,
+            tok=plain(view.new_token, 40),
+            pos=step - 1,
+            shape=str(view.cache_shape),
+            bytes=fmt_bytes(view.cache_nbytes),
+            head=head,
+            kv=view.kv_head,
+            group=", ".join(map(str, view.group)),
+        )
+    )
     st.caption(t("kv.dec.q_row", h=h, dk=d_k))
     show_heatmap(view.q_row, key="kv_q_row", t=t)
     dims = min(d_k, CACHE_DIMS)  # the cache's first dims when d_k is wide (a step's byte budget)
     cut = "" if dims == d_k else t("kv.first_cols", n=dims)
-    k_cache, v_cache = ((view.k_cache, view.v_cache) if dims == d_k
-                        else (K.first_columns(view.k_cache, dims), K.first_columns(view.v_cache, dims)))
+    k_cache, v_cache = (
+        (view.k_cache, view.v_cache)
+        if dims == d_k
+        else (K.first_columns(view.k_cache, dims), K.first_columns(view.v_cache, dims))
+    )
     left, right = st.columns(2)
     with left:
         st.caption(t("kv.dec.k_cache", kv=view.kv_head, t=step, dk=d_k) + cut)
@@ -208,21 +255,38 @@ def decode_section() -> None:
         show_heatmap(view.full_weights_row, key="kv_full_weights_row", t=t)
     n = min(d, 8)
     st.caption(t("kv.dec.output", n=n, d=d, r=step - 1))
-    st.table({
-        t("kv.dec.col.dim"): [str(i) for i in range(n)],
-        t("kv.dec.col.cache"): [f"{float(v):.6f}" for v in view.output_row[:n]],
-        t("kv.dec.col.full"): [f"{float(v):.6f}" for v in view.full_output_row[:n]],
-    }, hide_index=True)
+    st.table(
+        {
+            t("kv.dec.col.dim"): [str(i) for i in range(n)],
+            t("kv.dec.col.cache"): [f"{float(v):.6f}" for v in view.output_row[:n]],
+            t("kv.dec.col.full"): [f"{float(v):.6f}" for v in view.full_output_row[:n]],
+        },
+        hide_index=True,
+    )
     box = st.success if view.equal else st.error
-    box(t("kv.dec.equal", out=f"{view.output_max_abs_diff:.2e}", w=f"{view.weights_max_abs_diff:.2e}",
-          tol=f"{K.DECODE_ATOL:.0e}"), icon=":material/check_circle:")
+    box(
+        t(
+            "kv.dec.equal",
+            out=f"{view.output_max_abs_diff:.2e}",
+            w=f"{view.weights_max_abs_diff:.2e}",
+            tol=f"{K.DECODE_ATOL:.0e}",
+        ),
+        icon=":material/check_circle:",
+    )
     st.markdown(t("kv.dec.cost.title", t=step))
     m1, m2, m3 = st.columns(3)
     m1.metric(t("kv.dec.cost.with"), f"{view.cost.with_cache:,}", border=True)
     m2.metric(t("kv.dec.cost.without"), f"{view.cost.without_cache:,}", border=True)
     m3.metric(t("kv.dec.cost.saved"), f"{view.cost.saved:,}", border=True)
-    st.caption(t("kv.dec.cost.so_far", t=step, w=f"{view.cost_so_far.with_cache:,}",
-                 wo=f"{view.cost_so_far.without_cache:,}", saved=f"{view.cost_so_far.saved:,}"))
+    st.caption(
+        t(
+            "kv.dec.cost.so_far",
+            t=step,
+            w=f"{view.cost_so_far.with_cache:,}",
+            wo=f"{view.cost_so_far.without_cache:,}",
+            saved=f"{view.cost_so_far.saved:,}",
+        )
+    )
     st.markdown(t("kv.dec.mask.title"))
     left, right = st.columns(2)
     with left:
@@ -240,50 +304,80 @@ def memory_section() -> None:
     st.caption(t("kv.mem.formula"))
     c1, c2 = st.columns(2)
     with c1:
-        model = st.selectbox(t("kv.mem.model"), list(K.MODEL_CHOICES), key="kv_model", bind="query-params",
-                             index=K.MODEL_CHOICES.index(K.DEFAULT_MODEL), help=t("kv.mem.model.help"))
+        model = st.selectbox(
+            t("kv.mem.model"),
+            list(K.MODEL_CHOICES),
+            key="kv_model",
+            bind="query-params",
+            index=K.MODEL_CHOICES.index(K.DEFAULT_MODEL),
+            help=t("kv.mem.model.help"),
+        )
     with c2:
-        context = st.selectbox(t("kv.mem.context"), list(K.CONTEXT_CHOICES), key="kv_context",
-                               bind="query-params", index=K.CONTEXT_CHOICES.index(K.DEFAULT_CONTEXT))
+        context = st.selectbox(
+            t("kv.mem.context"),
+            list(K.CONTEXT_CHOICES),
+            key="kv_context",
+            bind="query-params",
+            index=K.CONTEXT_CHOICES.index(K.DEFAULT_CONTEXT),
+        )
     model = K.parse_kv_model(model)[0]
     context = K.parse_kv_context(context)[0]
     view = shared("kv_memory", (*SK, kv_heads, model, context), lambda: K.memory_view(s, kv_heads, model, context))
     name = t("kv.mem.ours_name") if view.model == K.OURS else view.name
     st.markdown(t("kv.mem.chart", name=name, L=view.layers, h=view.heads, dk=view.head_dim, b=view.bytes_per_value))
-    show_lines(lines.memory_chart(view, t), name=f"kv-cache-memory-{model}", key="kv_memory_chart", t=t,
-               title=t("kv.mem.title"))
+    show_lines(
+        lines.memory_chart(view, t),
+        name=f"kv-cache-memory-{model}",
+        key="kv_memory_chart",
+        t=t,
+        title=t("kv.mem.title"),
+    )
     st.markdown(t("kv.mem.table", ctx=f"{context:,}"))
-    st.table({
-        t("kv.mem.col.model"): [p.name for p in view.presets],
-        t("kv.mem.col.layers"): [p.layers for p in view.presets],
-        t("kv.mem.col.heads"): [p.heads for p in view.presets],
-        t("kv.mem.col.kv"): [f"{p.kv_heads} ({p.kind.upper()})" for p in view.presets],
-        "d_k": [p.head_dim for p in view.presets],
-        t("kv.mem.col.bytes"): [fmt_bytes(p.bytes_at_context) for p in view.presets],
-        t("kv.mem.col.mha"): [fmt_bytes(p.bytes_if_mha) for p in view.presets],
-        t("kv.mem.col.saving"): [f"×{p.saving:g}" for p in view.presets],
-    }, hide_index=True)
+    st.table(
+        {
+            t("kv.mem.col.model"): [p.name for p in view.presets],
+            t("kv.mem.col.layers"): [p.layers for p in view.presets],
+            t("kv.mem.col.heads"): [p.heads for p in view.presets],
+            t("kv.mem.col.kv"): [f"{p.kv_heads} ({p.kind.upper()})" for p in view.presets],
+            "d_k": [p.head_dim for p in view.presets],
+            t("kv.mem.col.bytes"): [fmt_bytes(p.bytes_at_context) for p in view.presets],
+            t("kv.mem.col.mha"): [fmt_bytes(p.bytes_if_mha) for p in view.presets],
+            t("kv.mem.col.saving"): [f"×{p.saving:g}" for p in view.presets],
+        },
+        hide_index=True,
+    )
     st.caption(t("kv.mem.sources") + " " + " · ".join(f"[{p.name}]({p.source})" for p in view.presets))
-    st.markdown(t("kv.mem.ours", kv=view.ours_kv_heads, dk=d_k, ctx=f"{context:,}",
-                  b=fmt_bytes(view.ours_bytes_at_context)))
+    st.markdown(
+        t("kv.mem.ours", kv=view.ours_kv_heads, dk=d_k, ctx=f"{context:,}", b=fmt_bytes(view.ours_bytes_at_context))
+    )
     box = st.success if view.ours_cache_nbytes == view.ours_formula_at_T else st.error
-    box(t("kv.mem.check", T=view.ours_cache_tokens, real=f"{view.ours_cache_nbytes:,}",
-          formula=f"{view.ours_formula_at_T:,}"), icon=":material/check_circle:")
+    box(
+        t(
+            "kv.mem.check",
+            T=view.ours_cache_tokens,
+            real=f"{view.ours_cache_nbytes:,}",
+            formula=f"{view.ours_formula_at_T:,}",
+        ),
+        icon=":material/check_circle:",
+    )
 
 
 # ------------------------------------------------------------------ 4. live timing, on a click
 def timing_section() -> None:
     st.subheader(t("kv.time.title"))
     st.write(t("kv.time.about"))
-    gen = st.slider(t("kv.time.tokens"), K.GEN_MIN, K.GEN_MAX, key="kv_gen", bind="query-params",
-                    value=K.DEFAULT_GEN)
+    gen = st.slider(t("kv.time.tokens"), K.GEN_MIN, K.GEN_MAX, key="kv_gen", bind="query-params", value=K.DEFAULT_GEN)
     gen = K.parse_kv_gen(gen)[0]
     timing_key = (d, h, kv_heads, s.seed, gen)
     results = st.session_state.get("kv_timings")
     if not isinstance(results, dict):
         results = {}
-    if st.button(t("kv.time.again") if timing_key in results else t("kv.time.run"), key="kv_time_run",
-                 icon=":material/timer:", type="primary"):
+    if st.button(
+        t("kv.time.again") if timing_key in results else t("kv.time.run"),
+        key="kv_time_run",
+        icon=":material/timer:",
+        type="primary",
+    ):
         with st.spinner(t("kv.time.running", n=gen)):
             results[timing_key] = K.measure_generation(s, kv_heads, gen)
         st.session_state["kv_timings"] = results
@@ -292,21 +386,39 @@ def timing_section() -> None:
     if res is None:
         st.caption(t("kv.time.none"))
         return
-    show_lines(lines.timing_chart(res, t), name=f"kv-cache-timing-d{d}-h{h}-kv{kv_heads}-n{gen}", key="kv_timing_chart",
-               t=t, title=t("kv.time.title"))
+    show_lines(
+        lines.timing_chart(res, t),
+        name=f"kv-cache-timing-d{d}-h{h}-kv{kv_heads}-n{gen}",
+        key="kv_timing_chart",
+        t=t,
+        title=t("kv.time.title"),
+    )
     m1, m2, m3 = st.columns(3)
     m1.metric(t("kv.time.total_with", n=gen), f"{res.total_with[-1] * 1000:.1f} ms", border=True)
     m2.metric(t("kv.time.total_without", n=gen), f"{res.total_without[-1] * 1000:.1f} ms", border=True)
     m3.metric(t("kv.time.speedup"), f"×{res.speedup:.1f}", border=True)
-    st.markdown(t("kv.time.fit", ew=f"{res.exponent_with:.2f}", kw=t(f"kv.growth.{res.kind_with}"),
-                  ewo=f"{res.exponent_without:.2f}", kwo=t(f"kv.growth.{res.kind_without}"),
-                  mw=f"{res.macs_exponent_with:.2f}", mwo=f"{res.macs_exponent_without:.2f}"))
-    st.caption(t("kv.time.meta", repeats=res.repeats, wall=f"{res.wall_seconds:.2f}",
-                 diff=f"{res.outputs_max_abs_diff:.1e}"))
+    st.markdown(
+        t(
+            "kv.time.fit",
+            ew=f"{res.exponent_with:.2f}",
+            kw=t(f"kv.growth.{res.kind_with}"),
+            ewo=f"{res.exponent_without:.2f}",
+            kwo=t(f"kv.growth.{res.kind_without}"),
+            mw=f"{res.macs_exponent_with:.2f}",
+            mwo=f"{res.macs_exponent_without:.2f}",
+        )
+    )
+    st.caption(
+        t("kv.time.meta", repeats=res.repeats, wall=f"{res.wall_seconds:.2f}", diff=f"{res.outputs_max_abs_diff:.1e}")
+    )
     st.info(t("kv.time.why"), icon=":material/lightbulb:")
 
 
-SECTION_BODIES = {"sharing": sharing_section, "decode": decode_section, "memory": memory_section,
-                  "timing": timing_section}
+SECTION_BODIES = {
+    "sharing": sharing_section,
+    "decode": decode_section,
+    "memory": memory_section,
+    "timing": timing_section,
+}
 with tabs[open_id]:
     SECTION_BODIES[open_id]()

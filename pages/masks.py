@@ -12,9 +12,9 @@ ui.heatmaps.show_heatmap (the page's URL keys: lessons.masks_lab.URL_KEYS).
 import streamlit as st
 
 import i18n
-from i18n import plain
 from core.masks import mask_to_text
 from core.reference import max_abs_diff, torch_reference
+from i18n import plain
 from lessons import masks_lab as lab
 from lessons.url import Fix
 from ui import display, free_text, url_state
@@ -112,8 +112,10 @@ def section_label(sid: str, lang: str) -> str:
 # ------------------------------------------------------------------ header
 st.title(t("page.masks"))
 st.write(t("masks.intro"))
-st.code("attn_scores = attn_scores.masked_fill(mask == 0, -1e9)\nattn_probs = F.softmax(attn_scores, dim=-1)",
-        language="python")
+st.code(
+    "attn_scores = attn_scores.masked_fill(mask == 0, -1e9)\nattn_probs = F.softmax(attn_scores, dim=-1)",
+    language="python",
+)
 
 # ------------------------------------------------------------------ controls (every section uses them)
 # Every page key declared in lessons.masks_lab.URL_KEYS, valid for these settings before any widget is drawn.
@@ -125,43 +127,91 @@ with st.container(border=True):
     c1, c2, c3 = st.columns(3)
     with c1:
         # Translated labels, neutral names in the URL (ui/choice.py: Streamlit binds the shown text).
-        extra = labelled("pills", "masks_extra", lab.EXTRA_PARTS, lambda p: t(f"mask.{p}"), t("masks.extra"),
-                         default=[], multi=True, help=t("masks.extra.help")) or []
+        extra = (
+            labelled(
+                "pills",
+                "masks_extra",
+                lab.EXTRA_PARTS,
+                lambda p: t(f"mask.{p}"),
+                t("masks.extra"),
+                default=[],
+                multi=True,
+                help=t("masks.extra.help"),
+            )
+            or []
+        )
         parts = lab.mask_parts(s.mask, extra)
-        cross = st.toggle(t("masks.cross"), value=False, key="masks_cross", bind="query-params",
-                          help=t("masks.cross.help"))
+        cross = st.toggle(
+            t("masks.cross"), value=False, key="masks_cross", bind="query-params", help=t("masks.cross.help")
+        )
         T_q = s.seq_len
         if cross:
-            T_k = st.slider(t("masks.tk"), lab.T_K_MIN, lab.T_K_MAX, value=lab.DEFAULT_T_K, key="masks_tk",
-                            bind="query-params")
+            T_k = st.slider(
+                t("masks.tk"), lab.T_K_MIN, lab.T_K_MAX, value=lab.DEFAULT_T_K, key="masks_tk", bind="query-params"
+            )
         else:
             T_k = T_q
     with c2:
         lengths = None
         if "padding" in parts:
-            batch = st.segmented_control(t("masks.batch"), ("1", "2"), key="masks_batch", bind="query-params",
-                                         default="1", required=True, help=t("masks.batch.help"))
+            batch = st.segmented_control(
+                t("masks.batch"),
+                ("1", "2"),
+                key="masks_batch",
+                bind="query-params",
+                default="1",
+                required=True,
+                help=t("masks.batch.help"),
+            )
             if batch == "2":
                 defaults = lab.default_lengths(T_k)
                 lengths = []
                 for b in range(2):
                     key = f"masks_len{b}"
-                    lengths.append(st.slider(t("masks.len", b=b), 0, T_k, value=defaults[b], key=key,
-                                             bind="query-params"))
+                    lengths.append(
+                        st.slider(t("masks.len", b=b), 0, T_k, value=defaults[b], key=key, bind="query-params")
+                    )
             else:
                 default_pad = lab.default_padding(T_k)
                 pad = st.slider(t("masks.pad"), 0, T_k, value=default_pad, key="masks_pad", bind="query-params")
                 lengths = [T_k - pad]
     with c3:
-        polarity = labelled("segmented_control", "masks_polarity", lab.POLARITIES,
-                            lambda p: t(f"masks.polarity.{p}.label"), t("masks.polarity"), default="keep",
-                            required=True) or "keep"
+        polarity = (
+            labelled(
+                "segmented_control",
+                "masks_polarity",
+                lab.POLARITIES,
+                lambda p: t(f"masks.polarity.{p}.label"),
+                t("masks.polarity"),
+                default="keep",
+                required=True,
+            )
+            or "keep"
+        )
         st.caption(t(f"masks.polarity.{polarity}"))
-        fill = st.segmented_control(t("masks.fill"), lab.FILLS, key="masks_fill", bind="query-params",
-                                    default="-1e9", required=True, help=t("masks.fill.help"))
+        fill = st.segmented_control(
+            t("masks.fill"),
+            lab.FILLS,
+            key="masks_fill",
+            bind="query-params",
+            default="-1e9",
+            required=True,
+            help=t("masks.fill.help"),
+        )
         h_max = s.num_heads - 1
-        head = int(st.number_input(t("masks.head"), 0, h_max, value=0, step=1, key="masks_head",
-                                   bind="query-params", help=t("masks.head.help"), disabled=h_max == 0))
+        head = int(
+            st.number_input(
+                t("masks.head"),
+                0,
+                h_max,
+                value=0,
+                step=1,
+                key="masks_head",
+                bind="query-params",
+                help=t("masks.head.help"),
+                disabled=h_max == 0,
+            )
+        )
     if parts:
         st.caption(t("masks.in_use", parts=" ∧ ".join(t(f"mask.{p}") for p in parts)))
     else:
@@ -185,10 +235,15 @@ setup = lab.LabSetup(parts, T_q, T_k, cross, lengths, custom_grid, fill)
 run = shared("masks_run", SK + LK, lambda: lab.run_lab(s, setup))
 B = run.batch
 
-open_id, tabs = lazy_tabs("masks_tab", SECTIONS, section_label, ctx.lang,
-                          on_bad_url=lambda given, used: st.warning(
-                              t("masks.fixed", what="masks_tab", given=plain(given), used=used),
-                              icon=":material/build:"))
+open_id, tabs = lazy_tabs(
+    "masks_tab",
+    SECTIONS,
+    section_label,
+    ctx.lang,
+    on_bad_url=lambda given, used: st.warning(
+        t("masks.fixed", what="masks_tab", given=plain(given), used=used), icon=":material/build:"
+    ),
+)
 
 # ------------------------------------------------------------------ the mask, the scores, the weights
 if open_id == "grid":
@@ -199,12 +254,22 @@ if open_id == "grid":
             st.caption(t("masks.editor.how") + (" " + t("masks.editor.combined") if len(parts) > 1 else ""))
             cols = st.columns(len(lab.GRID_ACTIONS))
             for col, action in zip(cols, lab.GRID_ACTIONS):
-                col.button(t(f"masks.btn.{action}"), key=f"masks_btn_{action}", on_click=edit_grid,
-                           args=(action, T_q, T_k), width="stretch")
+                col.button(
+                    t(f"masks.btn.{action}"),
+                    key=f"masks_btn_{action}",
+                    on_click=edit_grid,
+                    args=(action, T_q, T_k),
+                    width="stretch",
+                )
             if st.session_state.get(GRID_KEY) != grid_text:
                 st.session_state[GRID_KEY] = grid_text  # the tab was closed: its text box starts from the kept grid
-            st.text_input(t("masks.grid_text"), key=GRID_KEY, help=t("masks.grid_text.help"), on_change=grid_to_url,
-                          max_chars=free_text.max_chars("masks_grid"))
+            st.text_input(
+                t("masks.grid_text"),
+                key=GRID_KEY,
+                help=t("masks.grid_text.help"),
+                on_change=grid_to_url,
+                max_chars=free_text.max_chars("masks_grid"),
+            )
             # The keyboard way to toggle one cell (a click on the grid needs a pointer).
             for key, n in (("masks_cell_i", T_q), ("masks_cell_j", T_k)):
                 if st.session_state.get(key) not in range(n):
@@ -212,16 +277,25 @@ if open_id == "grid":
             k1, k2, k3 = st.columns([2, 2, 1], vertical_alignment="bottom")
             k1.selectbox(t("masks.cell.i"), list(range(T_q)), key="masks_cell_i")
             k2.selectbox(t("masks.cell.j"), list(range(T_k)), key="masks_cell_j")
-            k3.button(t("masks.cell.toggle"), key="masks_cell_toggle", icon=":material/keyboard:", width="stretch",
-                      on_click=toggle_chosen_cell, args=(T_q, T_k))
+            k3.button(
+                t("masks.cell.toggle"),
+                key="masks_cell_toggle",
+                icon=":material/keyboard:",
+                width="stretch",
+                on_click=toggle_chosen_cell,
+                args=(T_q, T_k),
+            )
 
         st.subheader(t("masks.figures"))
         for b in range(B):
             if B > 1:
                 st.markdown(f"**{t('masks.sequence', b=b, n=lengths[b])}**")
             # Per sequence: mask | masked scores | weights, three charts side by side (stacked on a phone).
-            view = shared("masks_view", SK + LK + (b, head, polarity, clickable),
-                          lambda: lab.lab_view(run, b, head, polarity, clickable=clickable))
+            view = shared(
+                "masks_view",
+                SK + LK + (b, head, polarity, clickable),
+                lambda b=b: lab.lab_view(run, b, head, polarity, clickable=clickable),
+            )
             c_mask, c_scores, c_weights = st.columns(3)
             with c_mask:
                 # The hand-drawn mask's chart is keyed per sequence (tests and the phone layout find it there).
@@ -239,13 +313,28 @@ if open_id == "grid":
         st.caption(t("masks.legend", fill=fill) + ("" if numbers else sep + t("masks.numbers_hint")))
         check = shared("masks_check", SK + LK + (head,), lambda: lab.blocked_check(run, head))
         if check["largest"] is not None:
-            st.success(t("masks.check.zero", h=head, n=check["blocked"], total=check["total"], m=check["checked"],
-                         max=lab.fmt_value(check["largest"])), icon=":material/check_circle:")
+            st.success(
+                t(
+                    "masks.check.zero",
+                    h=head,
+                    n=check["blocked"],
+                    total=check["total"],
+                    m=check["checked"],
+                    max=lab.fmt_value(check["largest"]),
+                ),
+                icon=":material/check_circle:",
+            )
         elif not check["blocked"]:
             st.info(t("masks.check.none"), icon=":material/info:")
         if run.mask is not None:
-            st.caption(t("masks.shapes", mask_shape=tuple(run.mask.shape), scores_shape=tuple(run.trace.weights.shape),
-                         h=s.num_heads))
+            st.caption(
+                t(
+                    "masks.shapes",
+                    mask_shape=tuple(run.mask.shape),
+                    scores_shape=tuple(run.trace.weights.shape),
+                    h=s.num_heads,
+                )
+            )
         if cross:
             st.info(t("masks.cross.about", T_q=T_q, T_k=T_k), icon=":material/compare_arrows:")
 
@@ -260,14 +349,18 @@ if open_id == "row":
         row = int(r1.number_input(t("masks.row.query"), 0, T_q - 1, value=min(2, T_q - 1), step=1, key="masks_row"))
         st.caption(t("masks.row.caption", i=row, tok=run.q_labels[seq][row], h=head))
         shown = lab.shown_values(run.keep[seq, row], polarity)  # (T_k,)
-        st.container(key="masks_inspector").table({
-            "j": [str(j) for j in range(T_k)],
-            t("masks.col.key"): list(run.k_labels[seq]),
-            t("masks.col.mask", polarity=polarity): [str(int(v)) for v in shown.tolist()],
-            t("masks.col.scaled"): [lab.fmt_value(v) for v in run.trace.scaled_scores[seq, head, row].tolist()],
-            t("masks.col.masked"): [lab.fmt_value(v, fill_text=fill) for v in run.trace.masked_scores[seq, head, row].tolist()],
-            t("masks.col.weight"): [lab.fmt_value(v) for v in run.trace.weights[seq, head, row].tolist()],
-        })
+        st.container(key="masks_inspector").table(
+            {
+                "j": [str(j) for j in range(T_k)],
+                t("masks.col.key"): list(run.k_labels[seq]),
+                t("masks.col.mask", polarity=polarity): [str(int(v)) for v in shown.tolist()],
+                t("masks.col.scaled"): [lab.fmt_value(v) for v in run.trace.scaled_scores[seq, head, row].tolist()],
+                t("masks.col.masked"): [
+                    lab.fmt_value(v, fill_text=fill) for v in run.trace.masked_scores[seq, head, row].tolist()
+                ],
+                t("masks.col.weight"): [lab.fmt_value(v) for v in run.trace.weights[seq, head, row].tolist()],
+            }
+        )
 
 # ------------------------------------------------------------------ fully blocked rows
 if open_id == "full":
@@ -280,19 +373,24 @@ if open_id == "full":
             where = ", ".join(t(where_key, b=b, i=i, tok=run.q_labels[b][i]) for b, i in full[:4])
             where += " …" if len(full) > 4 else ""
             effect = t(f"masks.full.effect.{fill}", u=lab.fmt_value(1.0 / T_k), nan=int(run.nan_rows.sum()))
-            st.warning(t("masks.full.found", n=len(full), where=where, fill=fill, effect=effect), icon=":material/warning:")
+            st.warning(
+                t("masks.full.found", n=len(full), where=where, fill=fill, effect=effect), icon=":material/warning:"
+            )
         else:
             st.info(t("masks.full.none", i=demo.query), icon=":material/info:")
         st.caption(t("masks.full.table", i=demo.query, tok=run.q_labels[demo.seq][demo.query]))
         for col, name in zip(st.columns(2), lab.FILLS):
-            col.table({
-                "j": short(str(j) for j in range(T_k)),
-                t("masks.col.scaled"): short(lab.fmt_value(v) for v in demo.scaled.tolist()),
-                t("masks.col.masked_f", fill=name): short(lab.fmt_value(v, fill_text=name)
-                                                          for v in demo.masked[name].tolist()),
-                t("masks.col.shift", fill=name): short(lab.fmt_value(v) for v in demo.shifted[name].tolist()),
-                t("masks.col.weight"): short(lab.fmt_value(v) for v in demo.weights[name].tolist()),
-            })
+            col.table(
+                {
+                    "j": short(str(j) for j in range(T_k)),
+                    t("masks.col.scaled"): short(lab.fmt_value(v) for v in demo.scaled.tolist()),
+                    t("masks.col.masked_f", fill=name): short(
+                        lab.fmt_value(v, fill_text=name) for v in demo.masked[name].tolist()
+                    ),
+                    t("masks.col.shift", fill=name): short(lab.fmt_value(v) for v in demo.shifted[name].tolist()),
+                    t("masks.col.weight"): short(lab.fmt_value(v) for v in demo.weights[name].tolist()),
+                }
+            )
         st.markdown(t("masks.full.why"))
 
 # ------------------------------------------------------------------ polarity and its bug
@@ -305,8 +403,11 @@ if open_id == "polarity":
         p2.code(f"# block: True = blocked\nscores = scores.masked_fill(mask, {fill})", language="python")
         st.caption(t("masks.pol.libs"))
         if run.mask is not None and not run.blocked_rows.any():
-            diff = shared("masks_ref", SK + LK, lambda: max_abs_diff(
-                run.trace.weights, torch_reference(run.model, run.x, run.kv, run.kv, run.mask)[1]))
+            diff = shared(
+                "masks_ref",
+                SK + LK,
+                lambda: max_abs_diff(run.trace.weights, torch_reference(run.model, run.x, run.kv, run.kv, run.mask)[1]),
+            )
             st.caption(t("masks.pol.check", diff=diff))
 
         st.markdown(f"**{t('masks.bug')}**")
@@ -320,13 +421,15 @@ if open_id == "polarity":
         st.write(t("masks.bug.first", tok=first["token"], future=first["bug_future"], self_w=first["bug_past"]))
         st.write(t(f"masks.bug.last.{fill}", tok=last["token"], u=lab.fmt_value(1.0 / s.seq_len)))
         st.caption(t("masks.bug.table", h=head))
-        st.table({
-            "i": short(str(r["i"]) for r in summary),
-            t("masks.bug.col.query"): short(r["token"] for r in summary),
-            t("masks.bug.col.cp"): short(lab.fmt_value(r["correct_past"]) for r in summary),
-            t("masks.bug.col.cf"): short(lab.fmt_value(r["correct_future"]) for r in summary),
-            t("masks.bug.col.bp"): short(lab.fmt_value(r["bug_past"]) for r in summary),
-            t("masks.bug.col.bf"): short(lab.fmt_value(r["bug_future"]) for r in summary),
-        })
+        st.table(
+            {
+                "i": short(str(r["i"]) for r in summary),
+                t("masks.bug.col.query"): short(r["token"] for r in summary),
+                t("masks.bug.col.cp"): short(lab.fmt_value(r["correct_past"]) for r in summary),
+                t("masks.bug.col.cf"): short(lab.fmt_value(r["correct_future"]) for r in summary),
+                t("masks.bug.col.bp"): short(lab.fmt_value(r["bug_past"]) for r in summary),
+                t("masks.bug.col.bf"): short(lab.fmt_value(r["bug_future"]) for r in summary),
+            }
+        )
 
 lab_downloads(ctx, run)

@@ -11,19 +11,26 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from core import pretrained
 import i18n
-from lessons import scenario
+from core import pretrained
+from core.limits import (
+    ROPE_BASE_MAX,
+    ROPE_D_K_MAX,
+    ROPE_D_K_MIN,
+    ROPE_DISTANCE_MAX,
+    ROPE_GRID_MAX,
+    SHUFFLE_SEED_MAX,
+    SHUFFLE_SEED_MIN,
+)
 from i18n import plain
-from core.limits import (ROPE_BASE_MAX, ROPE_D_K_MAX, ROPE_D_K_MIN, ROPE_DISTANCE_MAX, ROPE_GRID_MAX,
-                         SHUFFLE_SEED_MAX, SHUFFLE_SEED_MIN)
 from lessons import positions as L
+from lessons import scenario
 from lessons.url import Fix, as_url
-from ui.cache import shared
-from ui.models import load_real_model
-from ui.heatmaps import show_heatmap
-from ui.sections import lazy_tabs
 from ui import url_state
+from ui.cache import shared
+from ui.heatmaps import show_heatmap
+from ui.models import load_real_model
+from ui.sections import lazy_tabs
 from ui.shell import page_context
 
 ctx = page_context()
@@ -101,8 +108,9 @@ def head_slider(n_heads: int) -> int:
     if st.session_state.get("pos_head") != head:
         st.session_state["pos_head"] = kept()["pos_head"] = head
     if n_heads > 1:
-        st.select_slider(t("pos.head"), list(range(n_heads)), key="pos_head", bind="query-params",
-                         on_change=keep, args=("pos_head",))
+        st.select_slider(
+            t("pos.head"), list(range(n_heads)), key="pos_head", bind="query-params", on_change=keep, args=("pos_head",)
+        )
     return head
 
 
@@ -124,8 +132,9 @@ def bad_tab(given: str, used: str) -> None:
 
 SECTIONS = ("shuffle", "add", "rope", "learned")  # = lessons.positions.TABS, written out for tests/test_fuzz_app.py
 assert SECTIONS == L.TABS
-open_id, tabs = lazy_tabs("pos_tab", SECTIONS, lambda sid, lang: i18n.t(f"pos.tab.{sid}", lang), ctx.lang,
-                          on_bad_url=bad_tab)
+open_id, tabs = lazy_tabs(
+    "pos_tab", SECTIONS, lambda sid, lang: i18n.t(f"pos.tab.{sid}", lang), ctx.lang, on_bad_url=bad_tab
+)
 
 
 # ---------------------------------------------------------------- 1. shuffle the words
@@ -139,27 +148,56 @@ def shuffle_section() -> None:
     st.subheader(t("pos.shuffle.title"))
     st.markdown(t("pos.shuffle.about"))
     c1, c2, c3 = st.columns([2, 1, 2], vertical_alignment="bottom")
-    c1.number_input(t("pos.shuffle.seed"), SHUFFLE_SEED_MIN, SHUFFLE_SEED_MAX, step=1, key="pos_shuffle",
-                    bind="query-params", on_change=keep, args=("pos_shuffle",), help=t("pos.shuffle.seed.help"))
+    c1.number_input(
+        t("pos.shuffle.seed"),
+        SHUFFLE_SEED_MIN,
+        SHUFFLE_SEED_MAX,
+        step=1,
+        key="pos_shuffle",
+        bind="query-params",
+        on_change=keep,
+        args=("pos_shuffle",),
+        help=t("pos.shuffle.seed.help"),
+    )
     c2.button(t("pos.shuffle.again"), key="pos_shuffle_again", on_click=next_shuffle, icon=":material/shuffle:")
-    c3.toggle(t("pos.shuffle.causal"), key="pos_causal", bind="query-params", on_change=keep, args=("pos_causal",),
-              help=t("pos.shuffle.causal.help"))
+    c3.toggle(
+        t("pos.shuffle.causal"),
+        key="pos_causal",
+        bind="query-params",
+        on_change=keep,
+        args=("pos_causal",),
+        help=t("pos.shuffle.causal.help"),
+    )
     head = head_slider(s.num_heads)
     causal = values.causal
-    v = shared("pos_shuffle_view", (SK, values.shuffle, causal, head),
-               lambda: L.shuffle_view(s, values.shuffle, causal, head, run))
+    v = shared(
+        "pos_shuffle_view",
+        (SK, values.shuffle, causal, head),
+        lambda: L.shuffle_view(s, values.shuffle, causal, head, run),
+    )
     for note in v.notes:
         st.caption(t(f"pos.note.{note}", mask=t(f"mask.{s.mask}")))
     moves = ", ".join(f"{i}←{int(p)}" for i, p in enumerate(v.perm) if v.moved[i])
     st.markdown(t("pos.shuffle.perm", moves=moves, n=int(v.moved.sum()), T=v.T))
     if v.equal:
-        st.success(t("pos.shuffle.equal", out=gap(v.output_gap), w=gap(v.weights_gap), x=gap(v.x_moved_gap)),
-                   icon=":material/check_circle:")
+        st.success(
+            t("pos.shuffle.equal", out=gap(v.output_gap), w=gap(v.weights_gap), x=gap(v.x_moved_gap)),
+            icon=":material/check_circle:",
+        )
     else:
-        st.error(t("pos.shuffle.broken", out=gap(v.output_gap), w=gap(v.weights_gap), free=gap(v.free_output_gap)),
-                 icon=":material/block:")
-        st.markdown(t("pos.shuffle.front", token=v.tokens[v.front], before=f"{v.front_self_before:.4f}",
-                      after=f"{v.front_self_after:.4f}", h=v.head))
+        st.error(
+            t("pos.shuffle.broken", out=gap(v.output_gap), w=gap(v.weights_gap), free=gap(v.free_output_gap)),
+            icon=":material/block:",
+        )
+        st.markdown(
+            t(
+                "pos.shuffle.front",
+                token=v.tokens[v.front],
+                before=f"{v.front_self_before:.4f}",
+                after=f"{v.front_self_after:.4f}",
+                h=v.head,
+            )
+        )
     st.caption(t("pos.shuffle.x", dims=v.dims_shown, d=v.d_model))
     show_heatmap(v.x, key="pos_x", t=t)
     st.caption(t("pos.shuffle.weights", h=v.head))
@@ -176,29 +214,51 @@ def add_section() -> None:
     c1, c2 = st.columns(2)
     with c1:
         if model == "real":
-            choose("pos_example", tuple(range(len(pretrained.EXAMPLES))), lambda i: pretrained.EXAMPLES[i][0],
-                   t("pos.example"), widget="selectbox")
+            choose(
+                "pos_example",
+                tuple(range(len(pretrained.EXAMPLES))),
+                lambda i: pretrained.EXAMPLES[i][0],
+                t("pos.example"),
+                widget="selectbox",
+            )
         head = head_slider(L.heads_of(s, model))
     with c2:
-        st.number_input(t("pos.base"), min_value=1.0, max_value=ROPE_BASE_MAX, step=1000.0, key="pos_base",
-                        bind="query-params", on_change=keep, args=("pos_base",), help=t("pos.base.help"))
+        st.number_input(
+            t("pos.base"),
+            min_value=1.0,
+            max_value=ROPE_BASE_MAX,
+            step=1000.0,
+            key="pos_base",
+            bind="query-params",
+            on_change=keep,
+            args=("pos_base",),
+            help=t("pos.base.help"),
+        )
     base = values.base
     if model == "real":
         real = real_model()
         if real is None:
             return
-        v = shared("pos_add_real", (s.lang, head, base, values.shuffle, values.example),
-                   lambda: L.add_view(s, "real", head, base, values.shuffle, real=real, example=values.example))
+        v = shared(
+            "pos_add_real",
+            (s.lang, head, base, values.shuffle, values.example),
+            lambda: L.add_view(s, "real", head, base, values.shuffle, real=real, example=values.example),
+        )
     else:
-        v = shared("pos_add_random", (SK, head, base, values.shuffle),
-                   lambda: L.add_view(s, "random", head, base, values.shuffle, run=run))
+        v = shared(
+            "pos_add_random",
+            (SK, head, base, values.shuffle),
+            lambda: L.add_view(s, "random", head, base, values.shuffle, run=run),
+        )
     st.caption(t(f"pos.add.model.{model}", h=v.num_heads, d=v.d_model, dk=v.d_k, T=len(v.tokens)))
     for note in v.notes:
         st.caption(t(f"pos.note.{note}", mask=t(f"mask.{s.mask}")))
     for k in v.kinds:
         if not k.available:
-            st.info(t(f"pos.reason.{k.reason}", width=v.table_width, d=v.d_model, dk=v.d_k, max=ROPE_D_K_MAX),
-                    icon=":material/info:")
+            st.info(
+                t(f"pos.reason.{k.reason}", width=v.table_width, d=v.d_model, dk=v.d_k, max=ROPE_D_K_MAX),
+                icon=":material/info:",
+            )
     st.caption(t("pos.add.heatmap", h=v.head))
     show_heatmap(v.side_by_side, key="pos_side", t=t)
     rows = [k for k in v.kinds if k.available]
@@ -235,13 +295,19 @@ def angle_svg(pv: L.PairView) -> str:
     x0, y0 = c + 34 * math.cos(start), c - 34 * math.sin(start)
     x1, y1 = c + 34 * math.cos(end), c - 34 * math.sin(end)
     large = 1 if pv.angle_deg_reduced > 180 else 0
-    arc = (f'<path d="M{x0:.1f} {y0:.1f}A34 34 0 {large} 0 {x1:.1f} {y1:.1f}" fill="none" stroke="#ff7f0e" '
-           f'stroke-width="3"/>' if pv.angle_deg_reduced > 0.5 else "")
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" viewBox="0 0 {size} {size}">'
-            f'<circle cx="{c}" cy="{c}" r="90" fill="none" stroke="#bbb" stroke-dasharray="4 3"/>{dots}'
-            f'<line x1="{c}" y1="{c}" x2="{c + bx:.1f}" y2="{c + by:.1f}" stroke="#1f77b4" stroke-width="4"/>'
-            f'<line x1="{c}" y1="{c}" x2="{c + ax:.1f}" y2="{c + ay:.1f}" stroke="#d62728" stroke-width="4"/>'
-            f'{arc}<circle cx="{c}" cy="{c}" r="4" fill="#333"/></svg>')
+    arc = (
+        f'<path d="M{x0:.1f} {y0:.1f}A34 34 0 {large} 0 {x1:.1f} {y1:.1f}" fill="none" stroke="#ff7f0e" '
+        f'stroke-width="3"/>'
+        if pv.angle_deg_reduced > 0.5
+        else ""
+    )
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" viewBox="0 0 {size} {size}">'
+        f'<circle cx="{c}" cy="{c}" r="90" fill="none" stroke="#bbb" stroke-dasharray="4 3"/>{dots}'
+        f'<line x1="{c}" y1="{c}" x2="{c + bx:.1f}" y2="{c + by:.1f}" stroke="#1f77b4" stroke-width="4"/>'
+        f'<line x1="{c}" y1="{c}" x2="{c + ax:.1f}" y2="{c + ay:.1f}" stroke="#d62728" stroke-width="4"/>'
+        f'{arc}<circle cx="{c}" cy="{c}" r="4" fill="#333"/></svg>'
+    )
 
 
 def lines_chart(x, series: dict) -> tuple[pd.DataFrame, dict]:
@@ -250,18 +316,26 @@ def lines_chart(x, series: dict) -> tuple[pd.DataFrame, dict]:
     Why not st.line_chart: it sends the data long (a row per point, each with its series' translated name):
     the fall-off's 3 x 513 points weighed 67 KB, over the 64 KB a view may send. Here the data go wide as
     float32 with neutral column names (~8 KB), and the chart folds them and words them (pos.series.<name>)."""
-    data = pd.DataFrame({"x": np.asarray(x, dtype=np.float32),
-                         **{name: np.asarray(y, dtype=np.float32) for name, y in series.items()}})
+    data = pd.DataFrame(
+        {"x": np.asarray(x, dtype=np.float32), **{name: np.asarray(y, dtype=np.float32) for name, y in series.items()}}
+    )
     labels = [{"series": name, "label": t(f"pos.series.{name}")} for name in series]
     spec = {
-        "transform": [{"fold": list(series), "as": ["series", "y"]},
-                      {"lookup": "series", "from": {"data": {"values": labels}, "key": "series", "fields": ["label"]}}],
+        "transform": [
+            {"fold": list(series), "as": ["series", "y"]},
+            {"lookup": "series", "from": {"data": {"values": labels}, "key": "series", "fields": ["label"]}},
+        ],
         "mark": {"type": "line", "point": len(data) <= 130, "tooltip": True},
         "encoding": {
             "x": {"field": "x", "type": "quantitative", "title": t("pos.axis.distance")},
             "y": {"field": "y", "type": "quantitative", "title": t("pos.axis.score")},
-            "color": {"field": "label", "type": "nominal", "title": None, "sort": [d["label"] for d in labels],
-                      "legend": {"orient": "bottom", "direction": "vertical", "labelLimit": 400}},
+            "color": {
+                "field": "label",
+                "type": "nominal",
+                "title": None,
+                "sort": [d["label"] for d in labels],
+                "legend": {"orient": "bottom", "direction": "vertical", "labelLimit": 400},
+            },
         },
     }
     return data, spec
@@ -271,16 +345,36 @@ def rope_section() -> None:
     st.subheader(t("pos.rope.title"))
     st.markdown(t("pos.rope.about"))
     c1, c2, c3 = st.columns(3)
-    c1.number_input(t("pos.dk"), ROPE_D_K_MIN, ROPE_D_K_MAX, step=2, key="pos_dk", bind="query-params",
-                    on_change=keep, args=("pos_dk",), help=t("pos.dk.help", dk=s.d_k))
-    c2.number_input(t("pos.base"), min_value=1.0, max_value=ROPE_BASE_MAX, step=1000.0, key="pos_base",
-                    bind="query-params", on_change=keep, args=("pos_base",), help=t("pos.base.help"))
-    c3.slider(t("pos.grid"), 2, ROPE_GRID_MAX, key="pos_grid", bind="query-params", on_change=keep,
-              args=("pos_grid",))
+    c1.number_input(
+        t("pos.dk"),
+        ROPE_D_K_MIN,
+        ROPE_D_K_MAX,
+        step=2,
+        key="pos_dk",
+        bind="query-params",
+        on_change=keep,
+        args=("pos_dk",),
+        help=t("pos.dk.help", dk=s.d_k),
+    )
+    c2.number_input(
+        t("pos.base"),
+        min_value=1.0,
+        max_value=ROPE_BASE_MAX,
+        step=1000.0,
+        key="pos_base",
+        bind="query-params",
+        on_change=keep,
+        args=("pos_base",),
+        help=t("pos.base.help"),
+    )
+    c3.slider(t("pos.grid"), 2, ROPE_GRID_MAX, key="pos_grid", bind="query-params", on_change=keep, args=("pos_grid",))
     d_k = values.d_k
     head = head_slider(s.num_heads) if d_k == s.d_k else 0
-    v = shared("pos_rope", (SK, d_k, values.base, head, values.grid, values.pair, values.at),
-               lambda: L.rope_view(s, d_k, values.base, head, values.grid, values.pair, values.at, run))
+    v = shared(
+        "pos_rope",
+        (SK, d_k, values.base, head, values.grid, values.pair, values.at),
+        lambda: L.rope_view(s, d_k, values.base, head, values.grid, values.pair, values.at, run),
+    )
     for note in v.notes:
         st.info(t(f"pos.note.{note}", dk=s.d_k, used=d_k), icon=":material/info:")
     if v.source == "scenario":
@@ -288,8 +382,10 @@ def rope_section() -> None:
     else:
         st.caption(t("pos.rope.source.random", dk=v.d_k, seed=s.seed))
     if v.constant_on_diagonals:
-        st.success(t("pos.rope.equal", spread=gap(v.diagonal_spread), plain=f"{v.plain_score:.4f}",
-                     diag=gap(v.diagonal_gap)), icon=":material/check_circle:")
+        st.success(
+            t("pos.rope.equal", spread=gap(v.diagonal_spread), plain=f"{v.plain_score:.4f}", diag=gap(v.diagonal_gap)),
+            icon=":material/check_circle:",
+        )
     else:
         st.error(t("pos.rope.not_equal", spread=gap(v.diagonal_spread)), icon=":material/block:")
     left, right = st.columns(2)
@@ -300,30 +396,53 @@ def rope_section() -> None:
         st.caption(t("pos.rope.absolute", spread=f"{v.absolute_spread:.4f}"))
         show_heatmap(v.absolute_grid, key="pos_abs_grid", t=t)
     st.caption(t("pos.rope.by_distance"))
-    st.vega_lite_chart(*lines_chart(v.by_distance.x, {"lowest": v.by_distance_low, "highest": v.by_distance_high}),
-                       height=260)
+    st.vega_lite_chart(
+        *lines_chart(v.by_distance.x, {"lowest": v.by_distance_low, "highest": v.by_distance_high}), height=260
+    )
     # one pair of dimensions turning
     st.markdown(f"#### {t('pos.pair.title')}")
     half = d_k // 2
     p1, p2 = st.columns(2)
     if half > 1:
         p1.slider(t("pos.pair"), 0, half - 1, key="pos_pair", bind="query-params", on_change=keep, args=("pos_pair",))
-    p2.number_input(t("pos.at"), 0, ROPE_DISTANCE_MAX, step=1, key="pos_at", bind="query-params", on_change=keep,
-                    args=("pos_at",))
+    p2.number_input(
+        t("pos.at"), 0, ROPE_DISTANCE_MAX, step=1, key="pos_at", bind="query-params", on_change=keep, args=("pos_at",)
+    )
     pv = v.pair
     a, b = st.columns([1, 2], vertical_alignment="center")
     a.image(angle_svg(pv), width=220)
-    b.markdown(t("pos.pair.numbers", i=pv.pair, a=pv.dims[0], b=pv.dims[1], m=pv.position, dk=d_k,
-                 base=f"{v.base:g}", theta=f"{pv.theta:.6g}", angle=f"{pv.angle:.4f}", turns=f"{pv.turns:.3f}",
-                 deg=f"{pv.angle_deg_reduced:.1f}", b0=f"{pv.before[0]:.4f}", b1=f"{pv.before[1]:.4f}",
-                 a0=f"{pv.after[0]:.4f}", a1=f"{pv.after[1]:.4f}", lb=f"{pv.length_before:.4f}",
-                 la=f"{pv.length_after:.4f}", last=values.grid - 1))
+    b.markdown(
+        t(
+            "pos.pair.numbers",
+            i=pv.pair,
+            a=pv.dims[0],
+            b=pv.dims[1],
+            m=pv.position,
+            dk=d_k,
+            base=f"{v.base:g}",
+            theta=f"{pv.theta:.6g}",
+            angle=f"{pv.angle:.4f}",
+            turns=f"{pv.turns:.3f}",
+            deg=f"{pv.angle_deg_reduced:.1f}",
+            b0=f"{pv.before[0]:.4f}",
+            b1=f"{pv.before[1]:.4f}",
+            a0=f"{pv.after[0]:.4f}",
+            a1=f"{pv.after[1]:.4f}",
+            lb=f"{pv.length_before:.4f}",
+            la=f"{pv.length_after:.4f}",
+            last=values.grid - 1,
+        )
+    )
     # fall-off with distance
     st.markdown(f"#### {t('pos.falloff.title')}")
     st.caption(t("pos.falloff.about", samples=v.falloff_samples, dk=d_k, sq=f"{math.sqrt(d_k):.2f}"))
-    st.vega_lite_chart(*lines_chart(
-        v.falloff_matched.x, {"matched": v.falloff_matched.y, "expected": v.falloff_expected.y,
-                              "unrelated": v.falloff_unrelated.y}), height=280)
+    st.vega_lite_chart(
+        *lines_chart(
+            v.falloff_matched.x,
+            {"matched": v.falloff_matched.y, "expected": v.falloff_expected.y, "unrelated": v.falloff_unrelated.y},
+        ),
+        height=280,
+    )
 
 
 # ---------------------------------------------------------------- 4. the real model's learned table
@@ -335,14 +454,25 @@ def learned_section() -> None:
     if real is None:
         return
     v = shared("pos_learned", (values.span,), lambda: L.learned_view(real, values.span))
-    st.caption(t("pos.learned.shape", rows=v.table_shape[0], cols=v.table_shape[1],
-                 first=", ".join(f"{x:.4f}" for x in v.first_values), last=v.span - 1, stride=v.stride))
+    st.caption(
+        t(
+            "pos.learned.shape",
+            rows=v.table_shape[0],
+            cols=v.table_shape[1],
+            first=", ".join(f"{x:.4f}" for x in v.first_values),
+            last=v.span - 1,
+            stride=v.stride,
+        )
+    )
     show_heatmap(v.similarity, key="pos_similarity", t=t)
-    st.table({
-        t("pos.learned.col.table"): [t("pos.kind.learned"), t("pos.kind.sinusoidal")],
-        t("pos.learned.col.near"): [f"{v.learned_neighbour:.3f}", f"{v.sinusoidal_neighbour:.3f}"],
-        t("pos.learned.col.far", half=v.span // 2): [f"{v.learned_far:.3f}", f"{v.sinusoidal_far:.3f}"],
-    }, hide_index=True)
+    st.table(
+        {
+            t("pos.learned.col.table"): [t("pos.kind.learned"), t("pos.kind.sinusoidal")],
+            t("pos.learned.col.near"): [f"{v.learned_neighbour:.3f}", f"{v.sinusoidal_neighbour:.3f}"],
+            t("pos.learned.col.far", half=v.span // 2): [f"{v.learned_far:.3f}", f"{v.sinusoidal_far:.3f}"],
+        },
+        hide_index=True,
+    )
     st.caption(t("pos.learned.read"))
 
 

@@ -1,4 +1,5 @@
-"""Predict, then reveal: questions built from the shared settings (lessons.quiz, worded here with ui.words), answered before the answer shows.
+"""Predict, then reveal: questions built from the shared settings (lessons.quiz, worded here with ui.words),
+answered before the answer shows.
 
 The set is fixed by the shared seed, so a class on the teacher's link gets the same questions in the same
 order. The score lives in this browser session's st.session_state only (never shared).
@@ -6,11 +7,11 @@ order. The score lives in this browser session's st.session_state only (never sh
 
 import streamlit as st
 
-from lessons import scenario
 from core.frozen import freeze
 from i18n import plain
-from lessons.settings import Settings
 from lessons import quiz as Q
+from lessons import scenario
+from lessons.settings import Settings
 from ui import free_text
 from ui.cache import shared_function
 from ui.shell import page_context, url_values
@@ -30,8 +31,7 @@ QPARAM = "quiz_q"  # the question number in the URL (1-based), so a teacher can 
 
 
 @shared_function  # ui/cache.py: byte-bounded, shared by every session
-def question_set(d_model: int, num_heads: int, seq_len: int, mask: str, seed: int, lang: str,
-                 custom_text: str | None):
+def question_set(d_model: int, num_heads: int, seq_len: int, mask: str, seed: int, lang: str, custom_text: str | None):
     """The questions for these settings (the walkthrough's, then the lesson pages') and their token labels (the
     language only changes the labels and the Positions page's words).
     Shared by every session, so frozen: an in-place write into any of its tensors raises."""
@@ -45,8 +45,9 @@ given_q = url_values(QPARAM) if st.query_params.get(QPARAM) is not None else [] 
 if given_q:  # the link decides (a session without it keeps its own place)
     index, valid = Q.question_number(given_q[0], len(questions))
     if not valid or len(given_q) > 1:
-        st.warning(t("quiz.bad_q", given=plain(given_q[0]), total=len(questions), used=index + 1),
-                   icon=":material/build:")
+        st.warning(
+            t("quiz.bad_q", given=plain(given_q[0]), total=len(questions), used=index + 1), icon=":material/build:"
+        )
         st.query_params[QPARAM] = str(index + 1)  # once: the next run reads a valid value
     st.session_state[INDEX] = index
 index = min(max(int(st.session_state.get(INDEX, 0)), 0), len(questions) - 1)
@@ -57,7 +58,9 @@ q = questions[index]
 def submit(question: Q.Question) -> None:
     parsed = Q.parse_answer(question, st.session_state.get(f"quiz_in_{question.uid}"))  # refuses long text unparsed
     if question.answer_type not in ("choice", "cells"):
-        free_text.check(f"quiz_in_{question.uid}", "quiz_answer", notify=False)  # and a too-long one is not kept in the box
+        free_text.check(
+            f"quiz_in_{question.uid}", "quiz_answer", notify=False
+        )  # and a too-long one is not kept in the box
     if not parsed.ok:
         st.session_state[ERROR] = (question.uid, parsed)  # shown, not counted
         return
@@ -97,17 +100,29 @@ with st.container(border=True, key="quiz_card"):
             key = f"quiz_in_{q.uid}"
             hint = say(Q.hint_text(q))
             if q.answer_type == "choice":
-                st.radio(t("quiz.your_answer"), q.options, index=None, key=key,
-                         format_func=lambda o: say(Q.option_text(q, o)))
+                st.radio(
+                    t("quiz.your_answer"),
+                    q.options,
+                    index=None,
+                    key=key,
+                    format_func=lambda o: say(Q.option_text(q, o)),
+                )
             elif q.answer_type == "cells":
-                st.pills(t("quiz.your_answer") + " — " + hint, q.options, selection_mode="multi", key=key,
-                         format_func=lambda j: say(Q.option_text(q, j, tokens)))
+                st.pills(
+                    t("quiz.your_answer") + " — " + hint,
+                    q.options,
+                    selection_mode="multi",
+                    key=key,
+                    format_func=lambda j: say(Q.option_text(q, j, tokens)),
+                )
             else:
-                st.text_input(t("quiz.your_answer"), key=key, placeholder=hint,
-                              max_chars=free_text.max_chars("quiz_answer"))
+                st.text_input(
+                    t("quiz.your_answer"), key=key, placeholder=hint, max_chars=free_text.max_chars("quiz_answer")
+                )
                 st.caption(hint)  # the placeholder goes away while typing; the format stays in view
-            st.form_submit_button(t("quiz.check"), type="primary", on_click=submit, args=(q,),
-                                  icon=":material/visibility:")
+            st.form_submit_button(
+                t("quiz.check"), type="primary", on_click=submit, args=(q,), icon=":material/visibility:"
+            )
         error = st.session_state.get(ERROR)
         if error and error[0] == q.uid:
             st.warning(t("quiz.not_counted") + say(Q.error_text(error[1])), icon=":material/edit_note:")
@@ -117,18 +132,35 @@ with st.container(border=True, key="quiz_card"):
             st.success(t("quiz.right", given=given), icon=":material/check_circle:")
         else:
             mistake = Q.mistake_text(q, record.value)  # a known mistake is named, not just "not quite"
-            st.error(t("quiz.wrong", given=given) + ("\n\n" + say(mistake) if mistake else ""),
-                     icon=":material/cancel:")
+            st.error(
+                t("quiz.wrong", given=given) + ("\n\n" + say(mistake) if mistake else ""), icon=":material/cancel:"
+            )
         st.markdown(f"**{t('quiz.answer', answer=say(Q.answer_text(q)))}**")
         st.markdown(f"**{t('quiz.why')}** " + say(Q.why_text(q)))
         link = Q.see_it_link(q, s)  # the walkthrough step, or the lesson page's section
         st.page_link(link.page, label=say(link.label), icon=link.icon, query_params=link.params)
 
 b1, b2, b3 = st.columns(3)
-b1.button(t("quiz.prev"), icon=":material/arrow_back:", on_click=move, args=(-1,), disabled=index == 0,
-          key="quiz_prev", width="stretch")
-b2.button(t("quiz.next"), icon=":material/arrow_forward:", icon_position="right", on_click=move, args=(1,),
-          disabled=index == len(questions) - 1, key="quiz_next", width="stretch", type="primary")
+b1.button(
+    t("quiz.prev"),
+    icon=":material/arrow_back:",
+    on_click=move,
+    args=(-1,),
+    disabled=index == 0,
+    key="quiz_prev",
+    width="stretch",
+)
+b2.button(
+    t("quiz.next"),
+    icon=":material/arrow_forward:",
+    icon_position="right",
+    on_click=move,
+    args=(1,),
+    disabled=index == len(questions) - 1,
+    key="quiz_next",
+    width="stretch",
+    type="primary",
+)
 b3.button(t("quiz.reset"), icon=":material/restart_alt:", on_click=reset, key="quiz_reset", width="stretch")
 if index == len(questions) - 1 and q.uid in records:
     st.info(t("quiz.done", answered=answered, right=right), icon=":material/flag:")

@@ -9,14 +9,14 @@ import html
 import pandas as pd
 import streamlit as st
 
-from core import pretrained
 import i18n
+from core import pretrained
 from lessons import real_heads as R
 from lessons.source import source_text
 from ui import free_text
 from ui.cache import shared
-from ui.models import load_real_model
 from ui.heatmaps import show_heatmap
+from ui.models import load_real_model
 from ui.sections import lazy_tabs
 from ui.shell import drop_url_value, page_context, url_values
 
@@ -29,7 +29,14 @@ LAYERS, HEADS = list(R.LAYERS), list(R.HEADS)
 DEFAULT_LAYER, DEFAULT_HEAD = R.DEFAULT_LAYER, R.DEFAULT_HEAD  # with the first example: "it" -> "animal"
 # The page's sections as tabs, in the order a teacher would show them: only the open one is built and drawn
 # (the browser pays one or two frames per plotly chart on every redraw; ui/sections.py).
-VIEWS = ("grid", "head", "patterns", "link", "ablate", "core")  # = lessons.real_heads.VIEWS, a literal for tests/test_fuzz_app.py
+VIEWS = (
+    "grid",
+    "head",
+    "patterns",
+    "link",
+    "ablate",
+    "core",
+)  # = lessons.real_heads.VIEWS, a literal for tests/test_fuzz_app.py
 KEPT_HEAD = "real_head_kept"  # the enlarged head, remembered while the grid tab is open (its widget is not drawn)
 
 
@@ -63,12 +70,19 @@ def view_label(view: str, lang: str) -> str:
 
 def token_chips(tokens: list[str]) -> str:
     """The tokens as small boxes: [UNK] red, [CLS]/[SEP] blue (HTML-escaped, so any token is safe)."""
+
     def chip(i: int, tok: str) -> str:
         color = "#d62728" if tok == pretrained.UNK else "#1f77b4" if tok in pretrained.SPECIAL_TOKENS else "#888"
-        return (f'<span title="{i}" style="border:1px solid {color};color:{color};border-radius:4px;'
-                f'padding:1px 5px;font-family:monospace;white-space:pre">{html.escape(tok)}</span>')
-    return ('<div style="display:flex;flex-wrap:wrap;gap:4px">'
-            + "".join(chip(i, tok) for i, tok in enumerate(tokens)) + "</div>")
+        return (
+            f'<span title="{i}" style="border:1px solid {color};color:{color};border-radius:4px;'
+            f'padding:1px 5px;font-family:monospace;white-space:pre">{html.escape(tok)}</span>'
+        )
+
+    return (
+        '<div style="display:flex;flex-wrap:wrap;gap:4px">'
+        + "".join(chip(i, tok) for i, tok in enumerate(tokens))
+        + "</div>"
+    )
 
 
 def settle(key: str, valid: list | None = None, default=None) -> None:
@@ -94,22 +108,37 @@ except pretrained.ModelIntegrityError as e:
     st.error(f"{t('real.refused')} {e}", icon=":material/gpp_bad:")
     st.stop()
 cfg = model.cfg
-params, att = shared("real-params", (model.sha256,),
-                     lambda: (R.param_count(model), R.attention_param_share(model)))
+params, att = shared("real-params", (model.sha256,), lambda: (R.param_count(model), R.attention_param_share(model)))
 with st.expander(t("real.provenance"), icon=":material/verified:"):  # where the weights come from, on request
-    st.caption(t("real.loaded", params=params, att=att,
-                 sha=f"{model.sha256[:12]}…{model.sha256[-4:]}", seconds=model.load_seconds) + " " + t("real.source"))
+    st.caption(
+        t(
+            "real.loaded",
+            params=params,
+            att=att,
+            sha=f"{model.sha256[:12]}…{model.sha256[-4:]}",
+            seconds=model.load_seconds,
+        )
+        + " "
+        + t("real.source")
+    )
 
 # ---------------------------------------------------------------- 1. the sentence
 st.header(t("real.text.header"))
 default_text = pretrained.EXAMPLES[0][0]
-st.pills(t("real.examples"), [text for text, _, _ in pretrained.EXAMPLES], key="real_example",
-         on_change=use_example)
+st.pills(t("real.examples"), [text for text, _, _ in pretrained.EXAMPLES], key="real_example", on_change=use_example)
 if "real_text" not in st.session_state:
     free_text.url_text("real_text", "real_text")  # a too-long link value is refused before the box reads it
-text = st.text_area(t("real.text"), value=default_text, key="real_text", bind="query-params", height=80,
-                    help=t("real.text.help", limit=pretrained.MAX_TOKENS), max_chars=free_text.max_chars("real_text"),
-                    on_change=free_text.check, args=("real_text", "real_text", default_text))
+text = st.text_area(
+    t("real.text"),
+    value=default_text,
+    key="real_text",
+    bind="query-params",
+    height=80,
+    help=t("real.text.help", limit=pretrained.MAX_TOKENS),
+    max_chars=free_text.max_chars("real_text"),
+    on_change=free_text.check,
+    args=("real_text", "real_text", default_text),
+)
 free_text.show_refusal("real_text", ctx.lang)
 st.caption(t("real.english_only"))
 
@@ -145,8 +174,9 @@ st.header(t("real.maps.header"))
 settle("real_layer")  # lessons.real_heads.URL_KEYS
 settle("real_head")
 c1, c2 = st.columns([3, 2])
-layer = c1.segmented_control(t("real.layer"), LAYERS, key="real_layer", bind="query-params", default=DEFAULT_LAYER,
-                             required=True)
+layer = c1.segmented_control(
+    t("real.layer"), LAYERS, key="real_layer", bind="query-params", default=DEFAULT_LAYER, required=True
+)
 hide = c2.toggle(t("real.hide"), key="real_hide", bind="query-params", help=t("real.hide.help"))
 L = int(layer)
 st.caption(t("real.numbering"))
@@ -162,8 +192,9 @@ if view in ("grid", "head"):
 
 if view == "grid":
     tab.caption(t("real.grid.caption", layer=layer) + blanked + " " + t("real.grid.hover"))
-    grid = shared("real-grid", (model.sha256, encoded.text, L, blank),
-                  lambda: R.grid_heatmap(weights, L, tokens, blank=blank))
+    grid = shared(
+        "real-grid", (model.sha256, encoded.text, L, blank), lambda: R.grid_heatmap(weights, L, tokens, blank=blank)
+    )
     with tab:  # 12 heads of up to 64 x 64: int16 codes of the printed numbers (half of float32's bytes)
         show_heatmap(grid, key="real_grid", t=t, compact=True)
     tab.info(t("real.special.about", share=reading.special_share[L]), icon=":material/info:")
@@ -174,8 +205,11 @@ elif view == "head":
     head = tab.select_slider(t("real.head"), HEADS, key="real_head", bind="query-params", value=DEFAULT_HEAD)
     st.session_state[KEPT_HEAD] = head
     tab.caption(t("real.big.caption", layer=layer) + blanked)
-    big = shared("real-head", (model.sha256, encoded.text, L, blank, int(head)),
-                 lambda: R.head_heatmap(weights, L, int(head), tokens, blank=blank))
+    big = shared(
+        "real-head",
+        (model.sha256, encoded.text, L, blank, int(head)),
+        lambda: R.head_heatmap(weights, L, int(head), tokens, blank=blank),
+    )
     with tab:
         show_heatmap(big, key="real_big", t=t)
 
@@ -188,7 +222,9 @@ elif view == "patterns":
         row.write(f"{t(f'real.pattern.{name}')} — {t('real.best', layer=bl, head=bh, score=score)}")
         row.button(t("real.show"), key=f"real_show_{name}", on_click=show_head, args=(bl, bh))
     if missing:
-        best_of = t("real.list_sep").join(f"{t(f'real.pattern.{name}')} ({reading.best[name][2]:.2f})" for name in missing)
+        best_of = t("real.list_sep").join(
+            f"{t(f'real.pattern.{name}')} ({reading.best[name][2]:.2f})" for name in missing
+        )
         tab.caption(t("real.patterns.missing", min=R.PATTERN_MIN, which=best_of))
 
 elif view == "link":
@@ -210,31 +246,54 @@ elif view == "link":
 
 elif view == "ablate":
     tab.write(t("real.ablate.about", layer=layer))
-    off = tab.pills(t("real.ablate.heads", layer=layer), HEADS, selection_mode="multi", key="real_off",
-                    bind="query-params")
+    off = tab.pills(
+        t("real.ablate.heads", layer=layer), HEADS, selection_mode="multi", key="real_off", bind="query-params"
+    )
     if not off:
         tab.caption(t("real.ablate.none"))
     else:
         heads_off = tuple(sorted({int(h) for h in off}))
-        result = shared("real-ablation", (model.sha256, encoded.text, L, heads_off),
-                        lambda: R.ablate(model, reading.batch, reading.run, L, heads_off))
+        result = shared(
+            "real-ablation",
+            (model.sha256, encoded.text, L, heads_off),
+            lambda: R.ablate(model, reading.batch, reading.run, L, heads_off),
+        )
         m1, m2 = tab.columns(2)
         m1.metric(t("real.ablate.embedding"), f"{result.embedding_cosine:.4f}")
         m2.metric(t("real.ablate.layer_change", layer=layer), f"{result.layer_change:.1%}")
         # Is that a big change? The same number of heads of this layer, not chosen (every single head, or
         # random sets), computed once per sentence, layer and number for the whole server.
-        base = shared("real-ablation-base", (model.sha256, encoded.text, L, len(heads_off)),
-                      lambda: R.ablation_baseline(model, reading.batch, reading.run, L, len(heads_off)))
+        base = shared(
+            "real-ablation-base",
+            (model.sha256, encoded.text, L, len(heads_off)),
+            lambda: R.ablation_baseline(model, reading.batch, reading.run, L, len(heads_off)),
+        )
         if base is not None:
             lo, hi = min(base.layer_change), max(base.layer_change)
             key = "real.ablate.context.one" if base.k == 1 else "real.ablate.context.many"
-            tab.info(t(key, layer=layer, k=base.k, n=len(base.draws), mean=base.mean_change, lo=lo, hi=hi,
-                       change=result.layer_change, less=base.smaller_than(result.layer_change),
-                       cos=sum(base.embedding_cosine) / len(base.embedding_cosine)), icon=":material/balance:")
+            tab.info(
+                t(
+                    key,
+                    layer=layer,
+                    k=base.k,
+                    n=len(base.draws),
+                    mean=base.mean_change,
+                    lo=lo,
+                    hi=hi,
+                    change=result.layer_change,
+                    less=base.smaller_than(result.layer_change),
+                    cos=sum(base.embedding_cosine) / len(base.embedding_cosine),
+                ),
+                icon=":material/balance:",
+            )
         tab.caption(t("real.ablate.tokens", layer=layer))
-        frame = pd.DataFrame({t("real.ablate.col_layer", layer=layer): result.token_change,
-                              t("real.ablate.col_final"): result.final_token_change},
-                             index=[f"{i}:{tok}" for i, tok in enumerate(tokens)])
+        frame = pd.DataFrame(
+            {
+                t("real.ablate.col_layer", layer=layer): result.token_change,
+                t("real.ablate.col_final"): result.final_token_change,
+            },
+            index=[f"{i}:{tok}" for i, tok in enumerate(tokens)],
+        )
         tab.bar_chart(frame, sort=False, stack=False, height=280)
 
 else:  # "core"

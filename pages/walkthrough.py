@@ -16,12 +16,12 @@ ui.heatmaps.show_heatmap (issue 18's chart route).
 import pandas as pd
 import streamlit as st
 
-from lessons import scenario
 from core.frozen import freeze
 from i18n import plain
-from lessons.settings import Settings
+from lessons import scenario
 from lessons import walkthrough as W
 from lessons.heatmap import Heatmap
+from lessons.settings import Settings
 from ui import seam  # Streamlit's DOM names (not public): ui/seam, entry 6
 from ui.cache import shared, shared_function
 from ui.choice import HIDDEN_SUFFIX, labelled
@@ -79,7 +79,9 @@ def settle(key: str, parse, warnings: list) -> None:
 fixes: list[str] = []
 for name in W.URL_KEY_NAMES:  # declared once in the lesson (lessons/url.py's UrlKey), parsed by lessons.url
     settle(name, lambda raw, name=name: W.parse_key(name, raw, s), fixes)
-if "walk_drill" not in st.session_state and any(url_values(k) for k in ("walk_head", "walk_i", "walk_j", "walk_cellcharts")):
+if "walk_drill" not in st.session_state and any(
+    url_values(k) for k in ("walk_head", "walk_i", "walk_j", "walk_cellcharts")
+):
     st.session_state["walk_drill"] = True  # a link to a cell (or to its charts) opens the cell's story
 
 
@@ -202,8 +204,13 @@ def render_step(step: W.Step, big: bool = False, draw: bool = True) -> None:
         st.markdown(shape_markdown(step))
         st.code(source.code, language="python", wrap_lines=True)
         st.caption(t("walk.code_where", where=source.where()))
-        st.button(t("walk.all.show", n=n), key=f"walk_show_{step.name}", on_click=select_step, args=(step.name,),
-                  icon=":material/grid_on:")
+        st.button(
+            t("walk.all.show", n=n),
+            key=f"walk_show_{step.name}",
+            on_click=select_step,
+            args=(step.name,),
+            icon=":material/grid_on:",
+        )
         return
     (st.header if big else st.subheader)(title, anchor=f"step-{step.name}")
     st.latex(t(f"walk.{step.name}.latex"))  # full width: long formulas are not clipped by a column
@@ -239,16 +246,19 @@ def story_text(story: W.CellStory, head: int, i: int, j: int, charts: bool) -> N
         st.markdown(t("walk.drill.s4_block", i=i, j=j, fill=story.fill_value))
     st.markdown(t("walk.drill.s5", i=i, m=story.row_max, total=story.row_sum))
     masked = f"{story.masked:.0e}" if story.masked <= -1e8 else f"{story.masked:.4f}"
-    st.latex(rf"\text{{w}}[{i},{j}] = \frac{{e^{{{masked} - ({story.row_max:.4f})}}}}{{{story.row_sum:.4f}}}"
-             rf" = {story.weight:.4f}")
+    st.latex(
+        rf"\text{{w}}[{i},{j}] = \frac{{e^{{{masked} - ({story.row_max:.4f})}}}}{{{story.row_sum:.4f}}}"
+        rf" = {story.weight:.4f}"
+    )
 
 
 def drill_down() -> None:
     """One cell's story in a lazy expander: closed, it is one element; open, its selectors, formulas and
     table cost the browser as much as the rest of the step (measured: a step at 512/16/32 ~40% faster
     without them), so they exist only while it is open. Open/closed is in the URL (walk_drill)."""
-    box = st.expander(t("walk.drill.title"), key="walk_drill", on_change="rerun", bind="query-params",
-                      icon=":material/my_location:")
+    box = st.expander(
+        t("walk.drill.title"), key="walk_drill", on_change="rerun", bind="query-params", icon=":material/my_location:"
+    )
     if not box.open:
         return
     with box:
@@ -270,8 +280,10 @@ def drill_down_inside() -> None:
         left, right = st.columns([2, 3], gap="medium")
         with left:
             st.caption(t("walk.drill.chart", head=head))
-            picked = chart(shared("walk.drill", SETTINGS_KEY + (head, i, j), lambda: W.drill_heatmap(run, head, i, j)),
-                           "walk_click")
+            picked = chart(
+                shared("walk.drill", SETTINGS_KEY + (head, i, j), lambda: W.drill_heatmap(run, head, i, j)),
+                "walk_click",
+            )
             if picked is not None and (picked.row, picked.col) != (i, j):  # follow the clicked cell
                 st.session_state[FOLLOW] = (picked.row, picked.col)  # applied before the selectboxes
                 st.rerun()
@@ -281,8 +293,13 @@ def drill_down_inside() -> None:
         story_text(story, head, i, j, charts)
     # A static table (a data grid would cost the browser frames on every redraw), scrolling sideways
     # on a phone; built once per cell and language for every session (never mutated: st.table reads it).
-    table = shared("walk.story_table", SETTINGS_KEY + (head, i, j), lambda: pd.DataFrame(
-        W.story_rows(story, run.tokens), columns=[t(f"walk.drill.col.{k}") for k in W.STORY_COLUMNS]))
+    table = shared(
+        "walk.story_table",
+        SETTINGS_KEY + (head, i, j),
+        lambda: pd.DataFrame(
+            W.story_rows(story, run.tokens), columns=[t(f"walk.drill.col.{k}") for k in W.STORY_COLUMNS]
+        ),
+    )
     st.table(table, hide_index=True)
     top = ", ".join(f"{w:.3f}·v_{k} ({tok})" for k, tok, w in W.top_contributions(story, run.tokens))
     st.markdown(t("walk.drill.s6", head=head, i=i, top=top))
@@ -302,17 +319,44 @@ def step_nav(all_steps: bool = False) -> W.Step:
     tensors are drawn."""
     if all_steps:
         st.caption(t("walk.all.open"))
-    name = labelled("pills", "walk_step", W.STEP_NAMES, step_label, t("walk.step"), default=W.STEP_NAMES[0],
-                    carrier_kw=dict(persist_state="page"), required=True, label_visibility="collapsed",
-                    wrap=True) or W.STEP_NAMES[0]
+    name = (
+        labelled(
+            "pills",
+            "walk_step",
+            W.STEP_NAMES,
+            step_label,
+            t("walk.step"),
+            default=W.STEP_NAMES[0],
+            carrier_kw=dict(persist_state="page"),
+            required=True,
+            label_visibility="collapsed",
+            wrap=True,
+        )
+        or W.STEP_NAMES[0]
+    )
     index = W.step_index(name)
     b1, mid, b2 = st.columns([1, 2, 1], vertical_alignment="center")
-    b1.button(t("walk.prev"), icon=":material/arrow_back:", on_click=go, args=(-1,), disabled=index == 0,
-              key="walk_prev", width="stretch")
+    b1.button(
+        t("walk.prev"),
+        icon=":material/arrow_back:",
+        on_click=go,
+        args=(-1,),
+        disabled=index == 0,
+        key="walk_prev",
+        width="stretch",
+    )
     where = t("walk.step_of", n=index + 1, total=len(W.STEPS))
     mid.markdown(f"<div class='walk-step-of' style='text-align:center'>{where}</div>", unsafe_allow_html=True)
-    b2.button(t("walk.next"), icon=":material/arrow_forward:", icon_position="right", on_click=go, args=(1,),
-              disabled=index == len(W.STEPS) - 1, key="walk_next", width="stretch")
+    b2.button(
+        t("walk.next"),
+        icon=":material/arrow_forward:",
+        icon_position="right",
+        on_click=go,
+        args=(1,),
+        disabled=index == len(W.STEPS) - 1,
+        key="walk_next",
+        width="stretch",
+    )
     return W.STEP_BY_NAME[name]
 
 
@@ -323,8 +367,9 @@ def head_pager() -> None:
     with c1:
         st.pagination(N_PAGES, key="walk_hpage", bind="query-params", persist_state="page")
     heads = heads_for_page()
-    c2.caption(t("common.heads_range", first=heads[0], last=heads[-1], h=h) + " — " +
-               t("walk.heads_capped", h=h, n=PER_PAGE))
+    c2.caption(
+        t("common.heads_range", first=heads[0], last=heads[-1], h=h) + " — " + t("walk.heads_capped", h=h, n=PER_PAGE)
+    )
 
 
 def pipeline_strip() -> None:
@@ -358,8 +403,19 @@ def view_label(view: str) -> str:
 
 
 title_box = st.container(key="walk_title")  # the page title above the view selector (drawn once the view is known)
-view = labelled("segmented_control", "walk_view", W.VIEWS, view_label, t("walk.view"), default="step",
-                required=True, label_visibility="collapsed") or "step"
+view = (
+    labelled(
+        "segmented_control",
+        "walk_view",
+        W.VIEWS,
+        view_label,
+        t("walk.view"),
+        default="step",
+        required=True,
+        label_visibility="collapsed",
+    )
+    or "step"
+)
 PRESENT = view == "present"
 for message in fixes:
     st.warning(message, icon=":material/build:")

@@ -50,9 +50,17 @@ def charts(at) -> list[Chart]:
     out = []
     for c in at.get("plotly_chart"):
         config = json.loads(c.proto.config)
-        out.append(Chart("plotly", json.loads(c.proto.spec), c.proto.alt,
-                         config["toImageButtonOptions"]["format"], config["toImageButtonOptions"]["filename"],
-                         c.proto.spec, config))
+        out.append(
+            Chart(
+                "plotly",
+                json.loads(c.proto.spec),
+                c.proto.alt,
+                config["toImageButtonOptions"]["format"],
+                config["toImageButtonOptions"]["filename"],
+                c.proto.spec,
+                config,
+            )
+        )
     return out
 
 

@@ -16,8 +16,15 @@ from servers import Server
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
 IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -94,9 +101,12 @@ def browser():
     with sync_playwright() as p:
         try:
             # Debian's Chromium where present; otherwise Playwright's own (e.g. on macOS).
-            b = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS) if executable \
+            b = (
+                p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
+                if executable
                 else p.chromium.launch(args=CHROMIUM_ARGS)
-        except Exception as e:
+            )
+        except Exception as e:  # noqa: BLE001 (any launch failure: the suite must fail, not skip)
             pytest.fail(f"cannot start Chromium ({e}); install Debian's chromium (scripts/setup.sh --test)")
         yield b
         b.close()

@@ -46,9 +46,11 @@ def silent_resolver(ip: str) -> socket.socket:
 
 def foreign_ws(port: int, out: list, i: int) -> None:
     t0 = time.monotonic()
-    req = (f"GET /_stcore/stream HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-           "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-           "Sec-WebSocket-Protocol: streamlit\r\nOrigin: http://evil.example:1234\r\n\r\n").encode()
+    req = (
+        f"GET /_stcore/stream HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+        "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+        "Sec-WebSocket-Protocol: streamlit\r\nOrigin: http://evil.example:1234\r\n\r\n"
+    ).encode()
     status = None
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=60) as c:
@@ -69,8 +71,14 @@ def main() -> None:
     port = free_port()
     env = dict(os.environ, PORT=str(port), SETUP="0")
     t0 = time.monotonic()
-    proc = subprocess.Popen(cmd + ["--server.port", str(port)] if cmd[0] != "bash" else cmd, cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        cmd + ["--server.port", str(port)] if cmd[0] != "bash" else cmd,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     result: dict = {}
     try:
         health = None
@@ -86,9 +94,9 @@ def main() -> None:
                 time.sleep(0.1)
         result["health_s"] = round(health, 2) if health is not None else None
 
+        from conftest import CHROMIUM_ARGS, IDLE
         from playwright.sync_api import sync_playwright
 
-        from conftest import CHROMIUM_ARGS, IDLE
         import i18n
 
         with sync_playwright() as p:

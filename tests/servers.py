@@ -14,7 +14,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
-SERVE = ROOT / "serve.py"  # app.py as the browser gets it (with ui/seam/client_batching.js), as scripts/start.sh runs it
+SERVE = (
+    ROOT / "serve.py"
+)  # app.py as the browser gets it (with ui/seam/client_batching.js), as scripts/start.sh runs it
 
 
 def free_port() -> int:
@@ -45,12 +47,28 @@ class Server:
     def __init__(self, script: Path = SERVE, *, log_dir: Path | None = None, timeout: float = 90):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self.log = open(log_dir / f"streamlit-{self.port}.log", "w") if log_dir and log_dir.is_dir() \
-            else subprocess.DEVNULL
+        self.log = (
+            open(log_dir / f"streamlit-{self.port}.log", "w") if log_dir and log_dir.is_dir() else subprocess.DEVNULL
+        )
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(self.port),
-             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT,
+            [
+                sys.executable,
+                "-m",
+                "streamlit",
+                "run",
+                str(script),
+                "--server.port",
+                str(self.port),
+                "--server.address",
+                "127.0.0.1",
+                "--server.headless",
+                "true",
+                "--browser.gatherUsageStats",
+                "false",
+            ],
+            cwd=ROOT,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
         )
         try:
             wait_healthy(self.url, self.proc, timeout=timeout, what=script.name)

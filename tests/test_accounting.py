@@ -18,8 +18,14 @@ GRID_STEPS = ("scaled_scores", "masked_scores", "weights")
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
-sizes = st.fixed_dictionaries({"B": st.integers(1, 4), "T_q": st.integers(1, 64), "T_k": st.integers(1, 64),
-                               "d_model": st.sampled_from([1, 6, 8, 12, 16, 64, 96, 512])})
+sizes = st.fixed_dictionaries(
+    {
+        "B": st.integers(1, 4),
+        "T_q": st.integers(1, 64),
+        "T_k": st.integers(1, 64),
+        "d_model": st.sampled_from([1, 6, 8, 12, 16, 64, 96, 512]),
+    }
+)
 
 
 def test_shapes_cover_every_trace_field_in_order():
@@ -110,12 +116,16 @@ def test_shapes_are_the_real_trace_shapes(B, T_q, T_k, d_model, h):
     shapes = accounting.tensor_shapes(B, T_q, T_k, d_model, h)
     for name in AttentionTrace.names():
         assert tuple(getattr(trace, name).shape) == shapes[name].sizes, name
-    assert accounting.totals(B, T_q, T_k, d_model, h).weights_bytes == trace.weights.numel() * trace.weights.element_size()
+    assert (
+        accounting.totals(B, T_q, T_k, d_model, h).weights_bytes == trace.weights.numel() * trace.weights.element_size()
+    )
 
 
 @pytest.mark.parametrize("fn", [accounting.tensor_shapes, accounting.step_costs, accounting.totals])
-@pytest.mark.parametrize("d_model,h,pattern", [(12, 5, r"divisible.*\[1, 2, 3, 4, 6, 12\]"),
-                                               (0, 1, "d_model must be"), (8, 0, "num_heads must be")])
+@pytest.mark.parametrize(
+    "d_model,h,pattern",
+    [(12, 5, r"divisible.*\[1, 2, 3, 4, 6, 12\]"), (0, 1, "d_model must be"), (8, 0, "num_heads must be")],
+)
 def test_invalid_dims_raise(fn, d_model, h, pattern):
     with pytest.raises(ValueError, match=pattern):
         fn(1, 4, 4, d_model, h)

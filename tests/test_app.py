@@ -23,8 +23,11 @@ BAD_URLS = [
 
 
 def sidebar_values(at):
-    return {w.key: w.value for w in [*at.sidebar.select_slider, *at.sidebar.slider, *at.sidebar.selectbox,
-                                     *at.sidebar.number_input] if w.key}
+    return {
+        w.key: w.value
+        for w in [*at.sidebar.select_slider, *at.sidebar.slider, *at.sidebar.selectbox, *at.sidebar.number_input]
+        if w.key
+    }
 
 
 @pytest.mark.parametrize("page", PAGES)

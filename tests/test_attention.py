@@ -26,8 +26,21 @@ FAST = settings(max_examples=40, deadline=None, database=None)
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
-TRACE_ORDER = ("q", "k", "v", "q_heads", "k_heads", "v_heads", "scores", "scaled_scores",
-               "masked_scores", "weights", "head_outputs", "concat", "output")
+TRACE_ORDER = (
+    "q",
+    "k",
+    "v",
+    "q_heads",
+    "k_heads",
+    "v_heads",
+    "scores",
+    "scaled_scores",
+    "masked_scores",
+    "weights",
+    "head_outputs",
+    "concat",
+    "output",
+)
 
 # (d_model, h): h = 1 (one full-width head), h = d_model (d_k = 1), and the usual in between.
 DIMS = [(8, 1), (8, 8), (12, 3), (16, 4), (24, 6), (32, 2), (64, 8), (16, 16)]
@@ -59,12 +72,10 @@ def run_both(model, query, key, value, keep=None, *, torch_kwargs=None):
     T_k = key.shape[1]
     twin = torch_twin(model)
     if torch_kwargs is None:
-        torch_kwargs = {} if keep is None else {
-            "attn_mask": torch_attn_mask(keep, B, model.num_heads, T_q, T_k)}
+        torch_kwargs = {} if keep is None else {"attn_mask": torch_attn_mask(keep, B, model.num_heads, T_q, T_k)}
     with torch.no_grad():
         ours, trace = model.forward_with_trace(query, key, value, keep)
-        theirs, weights = twin(query, key, value, need_weights=True, average_attn_weights=False,
-                               **torch_kwargs)
+        theirs, weights = twin(query, key, value, need_weights=True, average_attn_weights=False, **torch_kwargs)
     return ours, trace, theirs, weights
 
 
@@ -73,8 +84,9 @@ def assert_matches_torch(model, query, key, value, keep=None, **kw):
     close(ours, theirs)
     close(trace.weights, weights)  # (B, h, T_q, T_k) per head
     # The attention step alone, against PyTorch's fused kernel (bool mask: True = keep, like ours).
-    sdpa = F.scaled_dot_product_attention(trace.q_heads, trace.k_heads, trace.v_heads,
-                                          attn_mask=None if keep is None else keep.bool())
+    sdpa = F.scaled_dot_product_attention(
+        trace.q_heads, trace.k_heads, trace.v_heads, attn_mask=None if keep is None else keep.bool()
+    )
     close(trace.head_outputs, sdpa)
     return trace
 
@@ -82,6 +94,7 @@ def assert_matches_torch(model, query, key, value, keep=None, **kw):
 # --------------------------------------------------------------------------------------------
 # Equality with PyTorch
 # --------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("bias", [True, False])
 @pytest.mark.parametrize("d_model,h", DIMS)
@@ -121,8 +134,9 @@ def test_key_padding_from_lengths_matches_torch(d_model, h, bias):
 @pytest.mark.parametrize("d_model,h", [(8, 2), (12, 12), (32, 4)])
 def test_key_padding_from_flags_matches_torch(d_model, h, bias):
     B, T = 2, 5
-    is_pad = torch.tensor([[False, False, True, False, True],
-                           [False, True, True, True, True]])  # (B, T_k), True = padding
+    is_pad = torch.tensor(
+        [[False, False, True, False, True], [False, True, True, True, True]]
+    )  # (B, T_k), True = padding
     keep = masks.padding_mask_from_flags(is_pad)  # (B, 1, 1, T_k)
     model = build_model(d_model, h, seed=6, bias=bias)
     x = build_input(B, T, d_model, seed=6)
@@ -151,9 +165,17 @@ def test_causal_and_padding_combined_match_torch(d_model, h, bias):
     x = build_input(B, T, d_model, seed=8)
     assert_matches_torch(model, x, x, x, keep)
     # torch's own way of combining: a causal attn_mask plus a key_padding_mask.
-    assert_matches_torch(model, x, x, x, keep, torch_kwargs={
-        "attn_mask": masks.flip_polarity(causal)[0, 0],
-        "key_padding_mask": masks.flip_polarity(padding)[:, 0, 0, :]})
+    assert_matches_torch(
+        model,
+        x,
+        x,
+        x,
+        keep,
+        torch_kwargs={
+            "attn_mask": masks.flip_polarity(causal)[0, 0],
+            "key_padding_mask": masks.flip_polarity(padding)[:, 0, 0, :],
+        },
+    )
 
 
 @pytest.mark.parametrize("bias", [True, False])
@@ -180,8 +202,8 @@ def test_batch_sizes_match_torch(B):
     # Each batch row is independent: running one sequence alone gives the same numbers.
     for b in range(B):
         with torch.no_grad():
-            alone = model(x[b:b + 1], x[b:b + 1], x[b:b + 1], random_keep(B, 5, 5, seed=B)[b:b + 1])
-        close(alone, trace.output[b:b + 1])
+            alone = model(x[b : b + 1], x[b : b + 1], x[b : b + 1], random_keep(B, 5, 5, seed=B)[b : b + 1])
+        close(alone, trace.output[b : b + 1])
 
 
 def test_non_contiguous_input_matches_torch():
@@ -198,8 +220,16 @@ def test_neg_inf_fill_matches_torch():
 
 
 @FAST
-@given(h=st.integers(1, 4), d_k=st.integers(1, 4), B=st.integers(1, 2), T_q=st.integers(1, 5),
-       T_k=st.integers(1, 5), bias=st.booleans(), masked=st.booleans(), seed=st.integers(0, 10_000))
+@given(
+    h=st.integers(1, 4),
+    d_k=st.integers(1, 4),
+    B=st.integers(1, 2),
+    T_q=st.integers(1, 5),
+    T_k=st.integers(1, 5),
+    bias=st.booleans(),
+    masked=st.booleans(),
+    seed=st.integers(0, 10_000),
+)
 def test_matches_torch_property(h, d_k, B, T_q, T_k, bias, masked, seed):
     d_model = h * d_k
     model = build_model(d_model, h, seed, bias=bias)
@@ -209,8 +239,9 @@ def test_matches_torch_property(h, d_k, B, T_q, T_k, bias, masked, seed):
     assert_matches_torch(model, query, kv, kv, keep)
 
 
-@pytest.mark.parametrize("keep", [None, masks.causal_mask(4), masks.causal_mask(4)[0, 0],
-                                  masks.padding_mask_from_lengths([4, 2], 4)])
+@pytest.mark.parametrize(
+    "keep", [None, masks.causal_mask(4), masks.causal_mask(4)[0, 0], masks.padding_mask_from_lengths([4, 2], 4)]
+)
 def test_core_reference_agrees(keep):
     """core.reference (used by the pages to show "equal to PyTorch") says what these tests say."""
     model = build_model(16, 4, seed=15)
@@ -232,6 +263,7 @@ def test_max_abs_diff_treats_matching_nans_as_equal():
 # --------------------------------------------------------------------------------------------
 # forward vs forward_with_trace, and the trace itself
 # --------------------------------------------------------------------------------------------
+
 
 def test_trace_field_order():
     assert AttentionTrace.names() == TRACE_ORDER
@@ -262,8 +294,9 @@ def test_forward_equals_traced_output_exactly(d_model, h, masked):
     assert trace.output is output
 
 
-@pytest.mark.parametrize("B,T_q,T_k,d_model,h", [
-    (1, 4, 4, 8, 2), (2, 3, 7, 16, 4), (3, 5, 2, 12, 12), (1, 1, 1, 8, 1), (2, 6, 6, 64, 8)])
+@pytest.mark.parametrize(
+    "B,T_q,T_k,d_model,h", [(1, 4, 4, 8, 2), (2, 3, 7, 16, 4), (3, 5, 2, 12, 12), (1, 1, 1, 8, 1), (2, 6, 6, 64, 8)]
+)
 def test_trace_shapes_match_accounting(B, T_q, T_k, d_model, h):
     model = build_model(d_model, h, seed=21)
     query = build_input(B, T_q, d_model, seed=21)
@@ -332,8 +365,14 @@ dims = st.tuples(st.integers(1, 4), st.integers(1, 4)).map(lambda hd: (hd[0] * h
 
 
 @FAST
-@given(dm_h=dims, B=st.integers(1, 2), T_q=st.integers(1, 6), T_k=st.integers(1, 6),
-       masked=st.booleans(), seed=st.integers(0, 10_000))
+@given(
+    dm_h=dims,
+    B=st.integers(1, 2),
+    T_q=st.integers(1, 6),
+    T_k=st.integers(1, 6),
+    masked=st.booleans(),
+    seed=st.integers(0, 10_000),
+)
 def test_softmax_rows_sum_to_one(dm_h, B, T_q, T_k, masked, seed):
     d_model, h = dm_h
     model = build_model(d_model, h, seed)
@@ -346,8 +385,15 @@ def test_softmax_rows_sum_to_one(dm_h, B, T_q, T_k, masked, seed):
 
 
 @FAST
-@given(dm_h=dims, B=st.integers(1, 2), T_q=st.integers(1, 6), T_k=st.integers(1, 6),
-       fill=st.sampled_from(sorted(masks.FILL_VALUES)), p=st.floats(0.0, 1.0), seed=st.integers(0, 10_000))
+@given(
+    dm_h=dims,
+    B=st.integers(1, 2),
+    T_q=st.integers(1, 6),
+    T_k=st.integers(1, 6),
+    fill=st.sampled_from(sorted(masks.FILL_VALUES)),
+    p=st.floats(0.0, 1.0),
+    seed=st.integers(0, 10_000),
+)
 def test_blocked_cells_get_exactly_zero_weight(dm_h, B, T_q, T_k, fill, p, seed):
     d_model, h = dm_h
     model = build_model(d_model, h, seed, fill_value=masks.FILL_VALUES[fill])
@@ -370,7 +416,7 @@ def test_concat_is_the_heads_side_by_side(dm_h, B, T, masked, seed):
     x = build_input(B, T, d_model, seed)
     _, trace = model.forward_with_trace(x, x, x, masks.causal_mask(T) if masked else None)
     for i in range(h):
-        assert torch.equal(trace.concat[..., i * d_k:(i + 1) * d_k], trace.head_outputs[:, i])
+        assert torch.equal(trace.concat[..., i * d_k : (i + 1) * d_k], trace.head_outputs[:, i])
 
 
 @FAST
@@ -411,6 +457,7 @@ def test_fresh_module_parameter_count_matches_torch():
 # --------------------------------------------------------------------------------------------
 # Fully blocked rows: defined, non-raising behaviour
 # --------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("T_k", [1, 3, 7])
 def test_fully_blocked_row_with_seed_fill_is_uniform(T_k):
@@ -464,9 +511,16 @@ def test_fully_blocked_row_neg_inf_nan_stays_in_its_query():
 # Invalid settings: ValueError with a helpful message
 # --------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("d_model,h,divs", [
-    (12, 5, "[1, 2, 3, 4, 6, 12]"), (512, 7, "[1, 2, 4, 8, 16, 32, 64, 128, 256, 512]"),
-    (7, 2, "[1, 7]"), (4, 8, "[1, 2, 4]")])
+
+@pytest.mark.parametrize(
+    "d_model,h,divs",
+    [
+        (12, 5, "[1, 2, 3, 4, 6, 12]"),
+        (512, 7, "[1, 2, 4, 8, 16, 32, 64, 128, 256, 512]"),
+        (7, 2, "[1, 7]"),
+        (4, 8, "[1, 2, 4]"),
+    ],
+)
 def test_indivisible_heads_message_lists_divisors(d_model, h, divs):
     with pytest.raises(ValueError, match="divisible") as info:
         MultiHeadAttention(d_model, h)
@@ -493,10 +547,19 @@ def test_largest_d_model_is_accepted():
     assert model.d_k == 1
 
 
-@pytest.mark.parametrize("shape,pattern", [
-    ((5, 4), "axis T_q is 5"), ((4, 5), "axis T_k is 5"), ((3, 1, 1, 4), "axis B is 3"),
-    ((1, 3, 4, 4), "axis h is 3"), ((2, 4, 4), "3-D"), ((4,), "1-D"), ((1, 1, 1, 4, 4), "5-D"),
-    ((), "0-D")])
+@pytest.mark.parametrize(
+    "shape,pattern",
+    [
+        ((5, 4), "axis T_q is 5"),
+        ((4, 5), "axis T_k is 5"),
+        ((3, 1, 1, 4), "axis B is 3"),
+        ((1, 3, 4, 4), "axis h is 3"),
+        ((2, 4, 4), "3-D"),
+        ((4,), "1-D"),
+        ((1, 1, 1, 4, 4), "5-D"),
+        ((), "0-D"),
+    ],
+)
 def test_mask_that_does_not_broadcast(shape, pattern):
     model = build_model(8, 2, seed=40)
     x = build_input(2, 4, 8, seed=40)
@@ -535,9 +598,14 @@ def test_head_projection_rejects_bad_head_and_role():
 # Determinism of build_model / build_input
 # --------------------------------------------------------------------------------------------
 
+
 def _weights(model):
-    return [t.detach() for layer in (model.W_q, model.W_k, model.W_v, model.W_o)
-            for t in (layer.weight, layer.bias) if t is not None]
+    return [
+        t.detach()
+        for layer in (model.W_q, model.W_k, model.W_v, model.W_o)
+        for t in (layer.weight, layer.bias)
+        if t is not None
+    ]
 
 
 def test_same_seed_same_tensors():
@@ -563,8 +631,10 @@ def test_weights_do_not_depend_on_num_heads(d_model, hs):
 
 def test_bias_free_model_shares_the_weight_matrices():
     with_bias, without = build_model(16, 4, seed=9), build_model(16, 4, seed=9, bias=False)
-    for a, b in zip((with_bias.W_q, with_bias.W_k, with_bias.W_v, with_bias.W_o),
-                    (without.W_q, without.W_k, without.W_v, without.W_o)):
+    for a, b in zip(
+        (with_bias.W_q, with_bias.W_k, with_bias.W_v, with_bias.W_o),
+        (without.W_q, without.W_k, without.W_v, without.W_o),
+    ):
         assert torch.equal(a.weight, b.weight)
         assert b.bias is None
 
@@ -598,8 +668,17 @@ def _model_as_nn_linear_builds_it(d_model, h, seed, num_kv_heads=None, bias=True
     return model.eval()
 
 
-@pytest.mark.parametrize("d_model,h,kv,bias", [(64, 4, None, True), (512, 16, None, True), (512, 16, 4, True),
-                                               (64, 8, 1, False), (8, 8, None, False), (12, 3, None, True)])
+@pytest.mark.parametrize(
+    "d_model,h,kv,bias",
+    [
+        (64, 4, None, True),
+        (512, 16, None, True),
+        (512, 16, 4, True),
+        (64, 8, 1, False),
+        (8, 8, None, False),
+        (12, 3, None, True),
+    ],
+)
 def test_model_without_random_init_holds_the_same_numbers(d_model, h, kv, bias):
     ours = build_model(d_model, h, 11, num_kv_heads=kv, bias=bias)
     plain = _model_as_nn_linear_builds_it(d_model, h, 11, num_kv_heads=kv, bias=bias)

@@ -54,7 +54,8 @@ def test_copied_url_restores_the_settings_on_another_page(page, server, browser)
         expect(sidebar(other).get_by_text("d_k = 32 / 32 = 1")).to_be_visible()
         # the menu shows the translated label; the link carried the neutral value (ui/choice.py)
         expect(sidebar(other).locator(".st-key-mask_shown").get_by_role("combobox")).to_have_value(
-            i18n.t("mask.causal", "en"))
+            i18n.t("mask.causal", "en")
+        )
         expect(sidebar(other).get_by_role("spinbutton")).to_have_value("7")
     finally:
         other.context.close()

@@ -24,21 +24,43 @@ def _heatmap(**kw) -> Heatmap:
     b = rng.random((5, 7)).astype(np.float32)
     blocked = np.zeros((5, 7), dtype=bool)
     blocked[1, 2] = blocked[3, 5] = True
-    args = dict(name="weights-h4", role="signed", vmin=-3.0, vmax=3.0, decimals=3, clickable=True,
-                row_axis=text("walk.axis.query"), col_axis=text("walk.axis.key"),
-                panels=(Panel(values=a, title=text("x", h=0), row_labels=tuple("abcde"), blocked=blocked,
-                              row_groups=(0, 0, 1, 1, 2)),
-                        Panel(values=b, row_labels=tuple("abcde"), col_labels=tuple("ABCDEFG"))),
-                rects=(Rect(0, 1, 3, 2, 4, "current"),))
+    args = dict(
+        name="weights-h4",
+        role="signed",
+        vmin=-3.0,
+        vmax=3.0,
+        decimals=3,
+        clickable=True,
+        row_axis=text("walk.axis.query"),
+        col_axis=text("walk.axis.key"),
+        panels=(
+            Panel(
+                values=a, title=text("x", h=0), row_labels=tuple("abcde"), blocked=blocked, row_groups=(0, 0, 1, 1, 2)
+            ),
+            Panel(values=b, row_labels=tuple("abcde"), col_labels=tuple("ABCDEFG")),
+        ),
+        rects=(Rect(0, 1, 3, 2, 4, "current"),),
+    )
     args.update(kw)
     return Heatmap(**args)
 
 
 def test_payload_round_trip_is_exact():
     hm = _heatmap()
-    data = payload(hm, palette="contrast", cell_numbers=True, image_format="svg",
-                   words={"title": "T", "row_axis": "query", "col_axis": "key", "panels": ["head 0", ""],
-                          "alt": "an alt", "download": "Download (SVG)"})
+    data = payload(
+        hm,
+        palette="contrast",
+        cell_numbers=True,
+        image_format="svg",
+        words={
+            "title": "T",
+            "row_axis": "query",
+            "col_axis": "key",
+            "panels": ["head 0", ""],
+            "alt": "an alt",
+            "download": "Download (SVG)",
+        },
+    )
     assert data[:4] == MAGIC
     header, arrays = unpack(data)
     for panel, got in zip(hm.panels, arrays):
@@ -62,12 +84,16 @@ def test_payload_round_trip_is_exact():
     # raw bytes, no base64 or numbers as text: header + 2 x 35 float32 + 35 bytes (+ padding)
     (n,) = struct.unpack_from("<I", data, 4)
     assert len(data) - 8 - n <= 2 * 35 * 4 + 35 + 3 + 3
-    assert "bdata" not in data[8:8 + n].decode() and json.loads(data[8:8 + n])["v"] == 1
+    assert "bdata" not in data[8 : 8 + n].decode() and json.loads(data[8 : 8 + n])["v"] == 1
 
 
 def test_payload_blobs_are_aligned_for_float32_views():
-    hm = _heatmap(panels=(Panel(values=np.ones((3, 3), np.float32), blocked=np.eye(3, dtype=bool)),
-                          Panel(values=np.arange(6, dtype=np.float32).reshape(2, 3))))
+    hm = _heatmap(
+        panels=(
+            Panel(values=np.ones((3, 3), np.float32), blocked=np.eye(3, dtype=bool)),
+            Panel(values=np.arange(6, dtype=np.float32).reshape(2, 3)),
+        )
+    )
     data = payload(hm)
     (n,) = struct.unpack_from("<I", data, 4)
     start = 8 + n + (-(8 + n) % 4)
@@ -99,9 +125,16 @@ def test_table_prints_every_value_with_the_decimals():
 
 
 def test_table_words_states():
-    hm = Heatmap(name="tiles", role="state", vmin=0, vmax=2, row_axis=text("a"), col_axis=text("b"),
-                 states=("s.todo", "s.done", "s.skip"),
-                 panels=(Panel(values=np.array([[0, 1], [2, np.nan]], np.float32)),))
+    hm = Heatmap(
+        name="tiles",
+        role="state",
+        vmin=0,
+        vmax=2,
+        row_axis=text("a"),
+        col_axis=text("b"),
+        states=("s.todo", "s.done", "s.skip"),
+        panels=(Panel(values=np.array([[0, 1], [2, np.nan]], np.float32)),),
+    )
     assert tables(hm, {"states": ["todo", "done", "skipped"]})[0].rows == [["todo", "done"], ["skipped", ""]]
     header, _ = unpack(payload(hm, words={"states": ["todo", "done", "skipped"]}))
     assert header["states"] == ["todo", "done", "skipped"] and len(header["colours"]["states"]) == 3
@@ -145,10 +178,17 @@ def test_charts_package_imports_no_streamlit_or_plotly():
     import subprocess
     import sys
 
-    code = ("import sys, charts.payload, charts.table, charts.alt, charts.palettes; "
-            "print(sorted(m for m in ('streamlit', 'plotly', 'ui', 'pages') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=str(__import__("pathlib").Path(__file__).resolve().parent.parent))
+    code = (
+        "import sys, charts.payload, charts.table, charts.alt, charts.palettes; "
+        "print(sorted(m for m in ('streamlit', 'plotly', 'ui', 'pages') if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=str(__import__("pathlib").Path(__file__).resolve().parent.parent),
+    )
     assert out.stdout.strip() == "[]"
 
 
@@ -159,16 +199,19 @@ def test_compact_panels_carry_exactly_the_printed_numbers():
     w = rng.random((32, 32)).astype(np.float32)
     w[0, 0], w[0, 1], w[0, 2] = np.nan, 0.12345, 0.5
     wide = (rng.standard_normal((32, 512)) * 3).astype(np.float32)  # past +-3.2767: stays float32 at 4 decimals
-    hm = _heatmap(decimals=4, role="weights", vmin=0.0, vmax=1.0,
-                  panels=(Panel(values=w), Panel(values=wide)))
+    hm = _heatmap(decimals=4, role="weights", vmin=0.0, vmax=1.0, panels=(Panel(values=w), Panel(values=wide)))
     full, compact = payload(hm), payload(hm, compact=True)
     header, arrays = unpack(compact)
     assert header["panels"][0].get("codes") is True and "codes" not in header["panels"][1]
     codes = arrays[0]["codes"]
     assert codes[0, 0] == NAN16
     printed = [[f"{float(v):.4f}" for v in row] for row in w.tolist()]
-    assert all(f"{c / 1e4:.4f}" == printed[r][k] for r, row in enumerate(codes.tolist()) for k, c in enumerate(row)
-               if c != NAN16)
+    assert all(
+        f"{c / 1e4:.4f}" == printed[r][k]
+        for r, row in enumerate(codes.tolist())
+        for k, c in enumerate(row)
+        if c != NAN16
+    )
     assert np.array_equal(arrays[1]["values"], wide)  # the panel that does not fit travels as float32
     assert len(full) - len(compact) >= 32 * 32 * 2 - 32  # (the header says "codes": +13 bytes)
     # cell numbers print 2 decimals: rounding a 4-decimal code again could differ, so float32 then
@@ -184,16 +227,39 @@ def test_marks_travel_as_bytes_and_print_in_the_table_and_hover():
 
     values = np.array([[0.5, -1e9], [np.nan, 0.25]], dtype=np.float32)
     marks = np.array([[0, 1], [2, 0]], dtype=np.uint8)
-    hm = Heatmap(name="m", role="signed", vmin=-1.0, vmax=1.0, decimals=4, row_axis=text("common.query"),
-                 col_axis=text("common.key"), panels=(Panel(values=values, marks=marks),),
-                 marks=(Mark("-1e9"), Mark("NaN", text("masks.hover.mask.keep", v=1))))
+    hm = Heatmap(
+        name="m",
+        role="signed",
+        vmin=-1.0,
+        vmax=1.0,
+        decimals=4,
+        row_axis=text("common.query"),
+        col_axis=text("common.key"),
+        panels=(Panel(values=values, marks=marks),),
+        marks=(Mark("-1e9"), Mark("NaN", text("masks.hover.mask.keep", v=1))),
+    )
     header, arrays = unpack(payload(hm, words={"marks": ["-1e9", "mask = 1 (1 = keep)"]}))
     assert header["marks"] == [{"cell": "-1e9", "hover": "-1e9"}, {"cell": "NaN", "hover": "mask = 1 (1 = keep)"}]
     assert arrays[0]["marks"].tolist() == [[0, 1], [2, 0]]
     assert tables(hm)[0].rows == [["0.5000", "-1e9"], ["NaN", "0.2500"]]
-    no_marks = Heatmap(name="n", role="weights", vmin=0.0, vmax=1.0, row_axis=text("common.query"),
-                       col_axis=text("common.key"), panels=(Panel(values=np.zeros((2, 2), np.float32)),))
+    no_marks = Heatmap(
+        name="n",
+        role="weights",
+        vmin=0.0,
+        vmax=1.0,
+        row_axis=text("common.query"),
+        col_axis=text("common.key"),
+        panels=(Panel(values=np.zeros((2, 2), np.float32)),),
+    )
     assert "marks" not in unpack(payload(no_marks))[1][0]
     with pytest.raises(ValueError):  # a mark number the Heatmap does not have
-        Heatmap(name="x", role="signed", vmin=-1.0, vmax=1.0, row_axis=text("common.query"),
-                col_axis=text("common.key"), panels=(Panel(values=values, marks=marks),), marks=(Mark("a"),))
+        Heatmap(
+            name="x",
+            role="signed",
+            vmin=-1.0,
+            vmax=1.0,
+            row_axis=text("common.query"),
+            col_axis=text("common.key"),
+            panels=(Panel(values=values, marks=marks),),
+            marks=(Mark("a"),),
+        )

@@ -34,8 +34,12 @@ def call(app, path="/", method="GET", accept=b"text/html,*/*", encoding=b"gzip, 
     async def send(message):
         sent.append(message)
 
-    scope = {"type": "http", "method": method, "path": path,
-             "headers": [(b"accept", accept), (b"accept-encoding", encoding), (b"host", b"x")]}
+    scope = {
+        "type": "http",
+        "method": method,
+        "path": path,
+        "headers": [(b"accept", accept), (b"accept-encoding", encoding), (b"host", b"x")],
+    }
     run(InjectClientScript(inner)(scope, receive, send))
     return seen, sent
 
@@ -45,9 +49,10 @@ def responder(body: bytes, ctype: bytes, chunks: int = 1, extra=()):
         headers = [(b"content-type", ctype), (b"content-length", str(len(body)).encode()), *extra]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         step = max(1, len(body) // chunks)
-        parts = [body[i:i + step] for i in range(0, len(body), step)] or [b""]
+        parts = [body[i : i + step] for i in range(0, len(body), step)] or [b""]
         for i, part in enumerate(parts):
             await send({"type": "http.response.body", "body": part, "more_body": i < len(parts) - 1})
+
     return app
 
 
@@ -82,10 +87,11 @@ def test_html_pages_get_the_script_with_a_correct_length_even_in_chunks():
 def test_everything_else_passes_through_untouched():
     js = b"console.log('<head>')" * 100
     for kwargs, app in (
-            ({"path": "/static/js/index.js", "accept": b"*/*"}, responder(js, b"text/javascript", chunks=4)),
-            ({"path": "/", "method": "POST"}, responder(PAGE, b"text/html")),
-            ({"path": "/"}, responder(b"\x1f\x8b" + PAGE, b"text/html", extra=[(b"content-encoding", b"gzip")])),
-            ({"path": "/_stcore/health", "accept": b"*/*"}, responder(b"ok", b"text/plain"))):
+        ({"path": "/static/js/index.js", "accept": b"*/*"}, responder(js, b"text/javascript", chunks=4)),
+        ({"path": "/", "method": "POST"}, responder(PAGE, b"text/html")),
+        ({"path": "/"}, responder(b"\x1f\x8b" + PAGE, b"text/html", extra=[(b"content-encoding", b"gzip")])),
+        ({"path": "/_stcore/health", "accept": b"*/*"}, responder(b"ok", b"text/plain")),
+    ):
         seen, sent = call(app, **kwargs)
         assert script_tag() not in body_of(sent)
         assert len([m for m in sent if m["type"] == "http.response.body"]) >= 1
@@ -113,7 +119,6 @@ def test_serve_py_runs_app_py_as_st_app_with_the_middleware():
     assert len(calls) == 1 and ast.literal_eval(calls[0].args[0]) == "app.py"
     assert ast.unparse(calls[0].keywords[0].value) == "seam.middleware()"
     from ui import seam
-
     from ui.seam.origin_guard import RefuseForeignOrigins
 
     # on Streamlit 1.67.0, the seam on: foreign Origins refused first, then the client script injected

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-
 import pytest
 import torch
 from chart_reader import charts
@@ -13,15 +12,14 @@ from chart_reader import role as role_in
 from chart_reader import stops as chart_stops
 from conftest import run_app
 
-from core import figures
 import i18n
-from lessons import scenario
-from ui import heads_charts
+from core import figures
 from core.accounting import totals_over_heads
-from lessons.settings import Settings
 from lessons import masks_lab as lab
+from lessons import scenario
 from lessons import walkthrough as W
-from ui import display
+from lessons.settings import Settings
+from ui import display, heads_charts
 from ui.charts import chart_config
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -78,8 +76,9 @@ def test_weights_scales_order_values_by_lightness_alone(palette):
     """Readable without hue (colour-blind viewers, greyscale print): lightness is monotonic in the value."""
     from plotly.colors import sample_colorscale
 
-    colors = sample_colorscale([list(s) for s in stops(figures.scale("weights", palette))],
-                               [i / 20 for i in range(21)], colortype="rgb")
+    colors = sample_colorscale(
+        [list(s) for s in stops(figures.scale("weights", palette))], [i / 20 for i in range(21)], colortype="rgb"
+    )
     lum = [luminance(c) for c in colors]
     steps = [b - a for a, b in zip(lum, lum[1:])]
     assert all(d > 0 for d in steps) or all(d < 0 for d in steps), lum
@@ -135,8 +134,8 @@ def test_cell_numbers_print_the_exact_values_of_small_panels():
     tiling = fig.layout.meta
     assert [tile["title"] for tile in tiling["tiles"]] == [f"head {h}" for h in range(4)]
     for h, tile in enumerate(tiling["tiles"]):
-        rows = trace.text[tile["row"]:tile["row"] + 5]
-        shown = torch.tensor([[float(v) for v in row[tile["col"]:tile["col"] + 5]] for row in rows])
+        rows = trace.text[tile["row"] : tile["row"] + 5]
+        shown = torch.tensor([[float(v) for v in row[tile["col"] : tile["col"] + 5]] for row in rows])
         assert torch.allclose(shown, run.trace.weights[0, h], atol=0.005)
     gaps = [v for row in trace.text for v in row if v == ""]
     assert len(gaps) == len(trace.z) * len(trace.z[0]) - 4 * 25
@@ -149,8 +148,7 @@ def test_cell_numbers_skip_blocked_scores_and_show_kept_ones_exactly():
     hm = W.heads_heatmap(run, "masked_scores", range(2), zrange=(-1, 1))
     assert hm.panels[0].blocked[0, 4] and not hm.panels[0].blocked[4, 0]  # query 0 may not see key 4
     assert float(hm.panels[0].values[4, 0]) == pytest.approx(float(run.trace.masked_scores[0, 0, 4, 0]), abs=5e-5)
-    clipped = figures.matrix_figure(run.trace.masked_scores[0, 0], run.tokens, run.tokens, signed=True,
-                                    zrange=(-1, 1))
+    clipped = figures.matrix_figure(run.trace.masked_scores[0, 0], run.tokens, run.tokens, signed=True, zrange=(-1, 1))
     figures.restyle(clipped, cell_text=True)  # clipped for colour, not empty: the fill is printed
     assert heatmaps(clipped)[0].text[0][4] == "-1e+09"
 
@@ -162,16 +160,27 @@ def test_cell_numbers_only_where_the_cells_are_wide_enough_and_not_over_a_figure
         figures.restyle(fig, cell_text=True)
         assert heatmaps(fig)[0].texttemplate == expected
     for T, expected in ((8, "%{text}"), (12, "%{text}"), (13, None)):  # judged per panel (issue 20: 4 heads of
-        run = run_for(T=T)                                                # 8 printed nothing at the defaults)
+        run = run_for(T=T)  # 8 printed nothing at the defaults)
         fig = figures.heads_figure(run.trace.weights[0], range(4), run.tokens, run.tokens)
         figures.restyle(fig, cell_text=True)
         assert all(t.texttemplate == expected for t in heatmaps(fig))
         assert figures.cell_numbers_skipped(fig) is (expected is None)
 
 
-@pytest.mark.parametrize("value,text", [(0.25, "0.25"), (-1.3749, "-1.37"), (12.34, "12.3"), (123.4, "123"),
-                                        (-1e9, "-1e+09"), (float("nan"), "NaN"), (float("-inf"), "-inf"),
-                                        ("-1e+09", "-1e+09"), ("NaN", "NaN")])
+@pytest.mark.parametrize(
+    "value,text",
+    [
+        (0.25, "0.25"),
+        (-1.3749, "-1.37"),
+        (12.34, "12.3"),
+        (123.4, "123"),
+        (-1e9, "-1e+09"),
+        (float("nan"), "NaN"),
+        (float("-inf"), "-inf"),
+        ("-1e+09", "-1e+09"),
+        ("NaN", "NaN"),
+    ],
+)
 def test_short_number(value, text):
     assert figures.short_number(value) == text
 
@@ -212,8 +221,9 @@ def test_table_view_gives_one_table_per_head_with_token_labels_and_exact_values(
     assert [t.title for t in tables] == ["head 1", "head 3"]
     for table, h in zip(tables, [1, 3]):
         assert table.row_labels == table.col_labels == figures.axis_labels(run.tokens)
-        assert torch.allclose(torch.tensor([[float(v) for v in row] for row in table.rows]), run.trace.weights[0, h],
-                              atol=5e-5)
+        assert torch.allclose(
+            torch.tensor([[float(v) for v in row] for row in table.rows]), run.trace.weights[0, h], atol=5e-5
+        )
 
 
 def test_table_view_of_masked_scores_shows_the_fill_and_skips_overlays():
@@ -222,8 +232,16 @@ def test_table_view_of_masked_scores_shows_the_fill_and_skips_overlays():
     from charts import table
     from lessons.heatmap import text
 
-    hm = lab.scores_heatmap(run.trace.masked_scores[0, 0], keep, "-1e9", run.tokens, run.tokens,
-                            title=text("masks.fig.scores", h=0), name="s", zrange=(-1.0, 1.0))
+    hm = lab.scores_heatmap(
+        run.trace.masked_scores[0, 0],
+        keep,
+        "-1e9",
+        run.tokens,
+        run.tokens,
+        title=text("masks.fig.scores", h=0),
+        name="s",
+        zrange=(-1.0, 1.0),
+    )
     (tab,) = table.tables(hm, {"panels": ["s"]})  # the blocked cells print the fill, the kept their value
     assert tab.title == "s" and tab.rows[0][4] == "-1e9"
     assert tab.rows[0][0] == f"{float(run.trace.masked_scores[0, 0, 0, 0]):.4f}"
@@ -236,8 +254,9 @@ def test_table_view_and_spoken_name_cut_a_tiled_grid_of_heads_back_into_its_head
     """heads_figure draws h heads as ONE trace (speed); a student still gets one table per head, and a
     masked head's table holds the real fill, not the clipped colour."""
     run = run_for(T=5, mask="causal")
-    fig = figures.heads_figure(run.trace.masked_scores[0], [0, 2, 3], run.tokens, run.tokens,
-                               zrange=(-1, 1), signed=True)
+    fig = figures.heads_figure(
+        run.trace.masked_scores[0], [0, 2, 3], run.tokens, run.tokens, zrange=(-1, 1), signed=True
+    )
     assert len(heatmaps(fig)) == 1
     tables = figures.figure_tables(fig)
     assert [t[0] for t in tables] == ["head 0", "head 2", "head 3"]
@@ -252,16 +271,25 @@ def test_table_view_and_spoken_name_cut_a_tiled_grid_of_heads_back_into_its_head
 
 
 def test_a_chart_without_heatmaps_has_no_table():
-    fig = heads_charts.cost_figures(totals_over_heads(1, 4, 4, 8, masked=False), 2, params_title="p", ops_title="o",
-                         memory_title="m", macs_name="macs", elementwise_name="e", axis_title="h")[1]
+    fig = heads_charts.cost_figures(
+        totals_over_heads(1, 4, 4, 8, masked=False),
+        2,
+        params_title="p",
+        ops_title="o",
+        memory_title="m",
+        macs_name="macs",
+        elementwise_name="e",
+        axis_title="h",
+    )[1]
     assert figures.figure_tables(fig) == []
     assert figures.chart_summary(fig)["kind"] == "chart"
 
 
 # ---------------------------------------------------------------- options and config
 def test_display_sanitize_keeps_good_values_and_corrects_bad_ones():
-    good, fixes = display.sanitize({"palette": "contrast", "cell_numbers": "true", "table_view": False,
-                                    "image_format": "SVG"})
+    good, fixes = display.sanitize(
+        {"palette": "contrast", "cell_numbers": "true", "table_view": False, "image_format": "SVG"}
+    )
     assert good == display.Display("contrast", True, False, "svg") and not fixes
     bad, fixes = display.sanitize({"palette": "neon", "cell_numbers": "perhaps", "image_format": "gif"})
     assert bad == display.Display() and {k for k, *_ in fixes} == {"palette", "cell_numbers", "image_format"}
@@ -271,8 +299,7 @@ def test_display_sanitize_keeps_good_values_and_corrects_bad_ones():
 def test_chart_config_offers_the_modebar_and_the_chosen_format_at_scale_2():
     cfg = chart_config("svg", "weights head 0/../x")
     assert cfg["displayModeBar"] is not False and cfg["displaylogo"] is False
-    assert cfg["toImageButtonOptions"] == {"format": "svg", "filename": "attention-lab-weights-head-0-..-x",
-                                           "scale": 2}
+    assert cfg["toImageButtonOptions"] == {"format": "svg", "filename": "attention-lab-weights-head-0-..-x", "scale": 2}
     assert chart_config("bmp", "")["toImageButtonOptions"]["format"] == "png"
 
 
@@ -282,8 +309,6 @@ OPTIONS = {
     "contrast+numbers+svg": dict(palette="contrast", cell_numbers="true", image_format="svg"),
     "tables": dict(table_view="true"),
 }
-
-
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -376,7 +401,14 @@ def test_the_table_view_prints_every_value_with_four_decimals():
     """Issue 20: the table view showed 0.491 beside 0.4044 (a float column drops trailing zeros) while the
     walkthrough's cell story said 0.1860; every value now has the 4 decimals of the hover and the story."""
     assert [figures.table_number(v) for v in (0.491, 0.40444, 0.186, -1e9, 1, float("nan"), float("-inf"))] == [
-        "0.4910", "0.4044", "0.1860", "-1e+09", "1", "NaN", "-inf"]
+        "0.4910",
+        "0.4044",
+        "0.1860",
+        "-1e+09",
+        "1",
+        "NaN",
+        "-inf",
+    ]
     at = run_app("walkthrough", lang="en", walk_step="softmax", table_view="true")
     assert not at.exception
     frames = [d.value for d in at.dataframe]

@@ -70,8 +70,17 @@ def test_camera_button_saves_a_real_png_at_twice_the_size(page, server):
 
 def test_svg_setting_makes_the_camera_button_save_a_real_svg(page, server):
     tried = offline(page, server)
-    open_app(page, server, "walkthrough", lang="zh", walk_step="softmax", d_model=64, num_heads=4, seq_len=5,
-             image_format="svg")
+    open_app(
+        page,
+        server,
+        "walkthrough",
+        lang="zh",
+        walk_step="softmax",
+        d_model=64,
+        num_heads=4,
+        seq_len=5,
+        image_format="svg",
+    )
     _, name, data = save_first_chart(page)
     assert name.endswith(".svg")
     root = ET.fromstring(data.decode("utf-8"))
@@ -81,14 +90,17 @@ def test_svg_setting_makes_the_camera_button_save_a_real_svg(page, server):
     assert tried == []
 
 
-@pytest.mark.parametrize("path,params,at_least", [
-    # the all-steps view draws one step's tensors; with the cell's charts on: mask grid, scores, three of the cell
-    ("walkthrough", dict(walk_view="all", walk_step="mask", mask="causal", walk_cellcharts="true", seq_len=5), 5),
-    ("heads", dict(seq_len=5, heads_tab="single"), 2),
-    ("masks", dict(mask="custom", seq_len=5), 1),  # mask | scores | weights: one chart per section
-    ("masks", dict(masks_tab="polarity", seq_len=5), 2),
-    ("real-model", dict(), 1),  # one chart per section (real_tab)
-])
+@pytest.mark.parametrize(
+    "path,params,at_least",
+    [
+        # the all-steps view draws one step's tensors; with the cell's charts on: mask grid, scores, three of the cell
+        ("walkthrough", dict(walk_view="all", walk_step="mask", mask="causal", walk_cellcharts="true", seq_len=5), 5),
+        ("heads", dict(seq_len=5, heads_tab="single"), 2),
+        ("masks", dict(mask="custom", seq_len=5), 1),  # mask | scores | weights: one chart per section
+        ("masks", dict(masks_tab="polarity", seq_len=5), 2),
+        ("real-model", dict(), 1),  # one chart per section (real_tab)
+    ],
+)
 def test_every_chart_on_the_page_offers_the_download(page, server, path, params, at_least):
     open_app(page, server, path, lang="en", **params)
     charts = page.locator(CHART)
@@ -118,8 +130,17 @@ def choose(page, option: str) -> None:
 
 
 def test_keyboard_reaches_the_drill_down_and_the_chart_download(page, server):
-    open_app(page, server, "walkthrough", lang="en", walk_step="softmax", d_model=64, num_heads=4, seq_len=5,
-             walk_drill="true")  # the cell's story open (it is a lazy expander)
+    open_app(
+        page,
+        server,
+        "walkthrough",
+        lang="en",
+        walk_step="softmax",
+        d_model=64,
+        num_heads=4,
+        seq_len=5,
+        walk_drill="true",
+    )  # the cell's story open (it is a lazy expander)
     expect(page.get_by_text("Head 0, query a = 4")).to_be_visible()
     tab_to(page, "walk_i")  # the keyboard's way to the cell a click on the heatmap chooses
     choose(page, "3")
@@ -129,7 +150,9 @@ def test_keyboard_reaches_the_drill_down_and_the_chart_download(page, server):
     # Shift+Tab back to the weights chart's camera button: Enter saves the image.
     for _ in range(40):
         page.keyboard.press("Shift+Tab")
-        if page.evaluate(FOCUSED_LABEL).startswith("Download"):  # plotly's "Download plot", the canvas's "Download this chart"
+        if page.evaluate(FOCUSED_LABEL).startswith(
+            "Download"
+        ):  # plotly's "Download plot", the canvas's "Download this chart"
             break
     else:
         raise AssertionError("Shift+Tab never reached a chart's download button")

@@ -10,13 +10,11 @@ import pytest
 import torch
 from conftest import run_app
 
-from lessons import export
-from lessons import scenario
 from core.attention import AttentionTrace
-from lessons.heatmap import axis_labels
 from core.masks import mask_to_text
+from lessons import export, masks_lab, scenario
+from lessons.heatmap import axis_labels
 from lessons.settings import sanitize
-from lessons import masks_lab
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -92,9 +90,21 @@ def read_csv(data: bytes) -> pd.DataFrame:
     return pd.read_csv(io.BytesIO(data), index_col=0, encoding="utf-8-sig")
 
 
-@pytest.mark.parametrize("name,batch,head", [("weights", 0, 2), ("masked_scores", 0, 1), ("q_heads", 0, 3),
-                                             ("scores", 0, 0), ("x", 0, 0), ("output", 0, 0), ("mask", 0, 0),
-                                             ("W_q.weight", 0, 0), ("W_o.bias", 0, 0), ("head_outputs", 0, 3)])
+@pytest.mark.parametrize(
+    "name,batch,head",
+    [
+        ("weights", 0, 2),
+        ("masked_scores", 0, 1),
+        ("q_heads", 0, 3),
+        ("scores", 0, 0),
+        ("x", 0, 0),
+        ("output", 0, 0),
+        ("mask", 0, 0),
+        ("W_q.weight", 0, 0),
+        ("W_o.bias", 0, 0),
+        ("head_outputs", 0, 3),
+    ],
+)
 def test_csv_parses_back_to_the_slice(name, batch, head):
     run, ts = scenario_set(d_model=32, num_heads=4, seq_len=6, mask="causal", lang="zh")
     frame = read_csv(export.csv_bytes(export.slice_2d(ts, name, batch, head)))
@@ -146,6 +156,7 @@ def test_json_fed_back_to_the_core_reproduces_identical_tensors(raw):
     assert data["versions"]["torch"] == torch.__version__
     # the URL query string carries the same settings (what a student's link would open)
     from urllib.parse import parse_qs
+
     query = {k: v[0] for k, v in parse_qs(data["query"]).items()}
     assert sanitize(query)[0] == run.settings
     again = scenario.run(settings, custom_text=custom)
@@ -165,8 +176,9 @@ def test_custom_mask_text_is_what_reproduces_a_hand_drawn_mask():
 def test_json_of_the_masks_lab_reproduces_its_tensors():
     settings, _ = sanitize(dict(d_model=16, num_heads=4, seq_len=5, mask="custom", seed=11, lang="zh"))
     grid = mask_to_text(torch.tensor([[1, 0, 0, 1, 1]] * 5))
-    setup = masks_lab.LabSetup(("custom", "causal"), 5, 5, custom_grid=torch.tensor([[1, 0, 0, 1, 1]] * 5).bool(),
-                               fill="-inf")
+    setup = masks_lab.LabSetup(
+        ("custom", "causal"), 5, 5, custom_grid=torch.tensor([[1, 0, 0, 1, 1]] * 5).bool(), fill="-inf"
+    )
     run = masks_lab.run_lab(settings, setup)
     ts = export.from_lab(run, settings, grid, extra_query={"masks_extra": "causal", "masks_fill": "-inf"})
     data = json.loads(export.json_text(ts))
@@ -193,8 +205,10 @@ def test_every_export_string_has_both_languages():
 
 
 # ---------------------------------------------------------------- on the pages (AppTest)
-LABELS = {"zh": ("全部张量（.npz）", "设置（.json）", "下载 weights[0, 0]（.csv）"),
-          "en": ("All tensors (.npz)", "Settings (.json)", "Download weights[0, 0] (.csv)")}
+LABELS = {
+    "zh": ("全部张量（.npz）", "设置（.json）", "下载 weights[0, 0]（.csv）"),
+    "en": ("All tensors (.npz)", "Settings (.json)", "Download weights[0, 0] (.csv)"),
+}
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -241,9 +255,9 @@ def test_csv_keeps_minus_inf_nan_and_awkward_labels():
         got[name] = torch.tensor(frame.to_numpy(dtype=np.float64)).float()
         assert torch.allclose(got[name], getattr(run.trace, name)[0, 1], rtol=0, atol=0, equal_nan=True), name
     assert torch.isneginf(got["masked_scores"][0]).all() and torch.isnan(got["weights"][0]).all()
-    sl = export.Slice("weights", (0, 0), torch.eye(2), ['0:a,b', '1:"q"'], ['0:a,b', '1:"q"'], "query", "key")
+    sl = export.Slice("weights", (0, 0), torch.eye(2), ["0:a,b", '1:"q"'], ["0:a,b", '1:"q"'], "query", "key")
     frame = read_csv(export.csv_bytes(sl))
-    assert list(frame.index) == list(frame.columns) == ['0:a,b', '1:"q"']
+    assert list(frame.index) == list(frame.columns) == ["0:a,b", '1:"q"']
     assert frame.to_numpy().tolist() == [[1.0, 0.0], [0.0, 1.0]]
 
 

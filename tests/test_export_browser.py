@@ -10,9 +10,8 @@ import torch
 from conftest import open_app, wait_idle
 from playwright.sync_api import expect
 
-from lessons import export
-from lessons import scenario
 from core.attention import AttentionTrace
+from lessons import export, scenario
 from lessons.settings import sanitize
 
 # The server computes with one torch thread (app.py); so does this test process, for bit-equal matmuls.

@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from core import limits
 import i18n
-from lessons import url_keys as URL_KEYS
+from core import limits
 from core.masks import MASK_KINDS
+from lessons import url_keys as URL_KEYS
 from lessons.settings import SETTING_KEYS, Settings, sanitize
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,11 +47,17 @@ TAB_IDS: dict[str, tuple[str, ...]] = {}
 
 def url_keys(path: Path) -> set[str]:
     """The URL keys a source file reads: widgets bound to the URL, st.query_params.get(...) and the
-    section tabs of ui/sections.lazy_tabs (whose valid ids are noted in TAB_IDS) and the choices of ui.choice.labelled."""
+    section tabs of ui/sections.lazy_tabs (whose valid ids are noted in TAB_IDS) and the choices of
+    ui.choice.labelled."""
     keys: set[str] = set()
     tree = ast.parse(path.read_text())
-    tuples = {t.id: node.value for node in tree.body if isinstance(node, ast.Assign)
-              for t in node.targets if isinstance(t, ast.Name) and isinstance(node.value, ast.Tuple)}
+    tuples = {
+        t.id: node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for t in node.targets
+        if isinstance(t, ast.Name) and isinstance(node.value, ast.Tuple)
+    }
     names = {}  # GRID_KEY = "masks_grid", key = f"masks_len{b}": keys passed by name
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("core"):
@@ -73,15 +79,23 @@ def url_keys(path: Path) -> set[str]:
         bound = isinstance(kw.get("bind"), ast.Constant) and kw["bind"].value == "query-params"
         target = kw.get("key") if bound else None
         func = node.func
-        if getattr(func, "id", getattr(func, "attr", None)) == "lazy_tabs" and len(node.args) >= 2 \
-                and isinstance(node.args[0], ast.Constant):
+        if (
+            getattr(func, "id", getattr(func, "attr", None)) == "lazy_tabs"
+            and len(node.args) >= 2
+            and isinstance(node.args[0], ast.Constant)
+        ):
             ids = tuples.get(getattr(node.args[1], "id", None), node.args[1])
             TAB_IDS[node.args[0].value] = tuple(ast.literal_eval(ids))
             keys.add(node.args[0].value)
         if getattr(func, "id", getattr(func, "attr", None)) == "labelled" and len(node.args) >= 2:
             target = node.args[1]  # ui.choice.labelled(widget, key, ...): a URL-bound carrier under `key`
-        if isinstance(func, ast.Attribute) and func.attr == "get" and node.args \
-                and isinstance(func.value, ast.Attribute) and func.value.attr == "query_params":
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr == "get"
+            and node.args
+            and isinstance(func.value, ast.Attribute)
+            and func.value.attr == "query_params"
+        ):
             target = node.args[0]
         if getattr(func, "id", getattr(func, "attr", None)) == "url_text" and node.args:  # ui/free_text.url_text
             target = node.args[0]
@@ -128,22 +142,75 @@ def test_the_url_key_table_names_every_key_the_source_reads():
 
 
 # ---------------------------------------------------------------- generation
-PAYLOADS = ['<script>window.__xss=1</script>', '<img src=x onerror="window.__xss=1">',
-            '**bold** [link](javascript:alert(1))', '$\\href{javascript:alert(1)}{x}$', ':red[x]']
-WEIRD = ["", " ", "-", "+", "0", "-0", "00", "1.5", "-3.7", "nan", "NaN", "inf", "-inf", "1e30", "-1e30", "1e400",
-         "0x10", "1_000", "１２", "٣", "true", "None", "null", "[]", "{}", "[1,2]", "'1'", "\x00", "\t7\n",
-         "注意力", "😀", "\u202e123", "a" * 300, "9" * 400, "-" + "9" * 400, "1." * 600, "1" * 5000, "é" * 1200]
+PAYLOADS = [
+    "<script>window.__xss=1</script>",
+    '<img src=x onerror="window.__xss=1">',
+    "**bold** [link](javascript:alert(1))",
+    "$\\href{javascript:alert(1)}{x}$",
+    ":red[x]",
+]
+WEIRD = [
+    "",
+    " ",
+    "-",
+    "+",
+    "0",
+    "-0",
+    "00",
+    "1.5",
+    "-3.7",
+    "nan",
+    "NaN",
+    "inf",
+    "-inf",
+    "1e30",
+    "-1e30",
+    "1e400",
+    "0x10",
+    "1_000",
+    "１２",
+    "٣",
+    "true",
+    "None",
+    "null",
+    "[]",
+    "{}",
+    "[1,2]",
+    "'1'",
+    "\x00",
+    "\t7\n",
+    "注意力",
+    "😀",
+    "\u202e123",
+    "a" * 300,
+    "9" * 400,
+    "-" + "9" * 400,
+    "1." * 600,
+    "1" * 5000,
+    "é" * 1200,
+]
 
 
 def valid_values(key: str) -> list[str]:
-    table = {"d_model": [str(d) for d in limits.D_MODEL_CHOICES], "num_heads": ["1", "2", "4", "8", "16", "64"],
-             "seq_len": ["2", "8", "32"], "mask": list(MASK_KINDS), "seed": ["0", "42", "99999"],
-             "lang": list(i18n.LANGS), "masks_grid": ["10.11", "1" * 8, ".".join(["1" * 8] * 8)],
-             "real_text": ["The animal didn't cross the street because it was too tired.", "注意力"],
-             "walk_step": ["scores", "softmax", "3"], "walk_view": ["step", "all", "present"],
-             "walk_cellcharts": ["true", "false"], "walk_drill": ["true", "false"],
-             "masks_fill": ["-1e9", "-inf"], "masks_polarity": ["keep", "block"], "masks_extra": ["causal", "padding"],
-             "real_off": ["0", "11"], "why_steps": ["100", "1600"]}
+    table = {
+        "d_model": [str(d) for d in limits.D_MODEL_CHOICES],
+        "num_heads": ["1", "2", "4", "8", "16", "64"],
+        "seq_len": ["2", "8", "32"],
+        "mask": list(MASK_KINDS),
+        "seed": ["0", "42", "99999"],
+        "lang": list(i18n.LANGS),
+        "masks_grid": ["10.11", "1" * 8, ".".join(["1" * 8] * 8)],
+        "real_text": ["The animal didn't cross the street because it was too tired.", "注意力"],
+        "walk_step": ["scores", "softmax", "3"],
+        "walk_view": ["step", "all", "present"],
+        "walk_cellcharts": ["true", "false"],
+        "walk_drill": ["true", "false"],
+        "masks_fill": ["-1e9", "-inf"],
+        "masks_polarity": ["keep", "block"],
+        "masks_extra": ["causal", "padding"],
+        "real_off": ["0", "11"],
+        "why_steps": ["100", "1600"],
+    }
     if key in TAB_IDS:
         return list(TAB_IDS[key])
     return table.get(key, ["0", "1", "2", "true", "false"])
@@ -154,8 +221,28 @@ def one_value(rng: random.Random, key: str) -> str:
     if kind < 0.25:
         return rng.choice(valid_values(key))
     if kind < 0.50:  # numbers around and far outside every limit
-        return str(rng.choice([-1, -2, -(10 ** rng.randint(1, 30)), 10 ** rng.randint(1, 30), 3, 7, 33, 65, 100,
-                               511, 513, 1024, 99_999, 100_000, 2 ** 63, -(2 ** 63)]))
+        return str(
+            rng.choice(
+                [
+                    -1,
+                    -2,
+                    -(10 ** rng.randint(1, 30)),
+                    10 ** rng.randint(1, 30),
+                    3,
+                    7,
+                    33,
+                    65,
+                    100,
+                    511,
+                    513,
+                    1024,
+                    99_999,
+                    100_000,
+                    2**63,
+                    -(2**63),
+                ]
+            )
+        )
     if kind < 0.85:
         return rng.choice(WEIRD)
     if kind < 0.93:
@@ -217,12 +304,19 @@ def problems(at, query: dict) -> list[str]:
             out.append(f"no message for the correction {fix}")
     # Page-local values that size the work stay within their limits too.
     ss = at.session_state
-    bounds = {"masks_tk": (limits.T_K_MIN, limits.T_K_MAX), "masks_len0": (0, limits.T_K_MAX),
-              "masks_len1": (0, limits.T_K_MAX), "masks_pad": (0, limits.T_K_MAX),
-              "masks_head": (0, used.num_heads - 1), "masks_row": (0, used.seq_len - 1),
-              "walk_head": (0, used.num_heads - 1), "walk_i": (0, used.seq_len - 1), "walk_j": (0, used.seq_len - 1),
-              "why_seed": (limits.WHY_SEED_MIN, limits.WHY_SEED_MAX),
-              "why_steps": (limits.WHY_STEP_CHOICES[0], limits.WHY_STEP_CHOICES[-1])}
+    bounds = {
+        "masks_tk": (limits.T_K_MIN, limits.T_K_MAX),
+        "masks_len0": (0, limits.T_K_MAX),
+        "masks_len1": (0, limits.T_K_MAX),
+        "masks_pad": (0, limits.T_K_MAX),
+        "masks_head": (0, used.num_heads - 1),
+        "masks_row": (0, used.seq_len - 1),
+        "walk_head": (0, used.num_heads - 1),
+        "walk_i": (0, used.seq_len - 1),
+        "walk_j": (0, used.seq_len - 1),
+        "why_seed": (limits.WHY_SEED_MIN, limits.WHY_SEED_MAX),
+        "why_steps": (limits.WHY_STEP_CHOICES[0], limits.WHY_STEP_CHOICES[-1]),
+    }
     for key, (lo, hi) in bounds.items():
         if key in ss and ss[key] is not None and not lo <= int(ss[key]) <= hi:
             out.append(f"{key}={ss[key]!r} is outside {lo}..{hi}")
@@ -269,8 +363,9 @@ def fuzz_results():
 
     workers = max(1, min(int(os.environ.get("FUZZ_WORKERS", os.cpu_count() or 1)), 4))
     chunk = 25
-    jobs = [(file, qs[i:i + chunk]) for file, _ in PAGES for qs in [page_queries(file)]
-            for i in range(0, len(qs), chunk)]
+    jobs = [
+        (file, qs[i : i + chunk]) for file, _ in PAGES for qs in [page_queries(file)] for i in range(0, len(qs), chunk)
+    ]
     results: dict[str, list] = {file: [] for file, _ in PAGES}
     started = time.perf_counter()
     with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
@@ -289,9 +384,11 @@ def test_fuzzed_links_never_break_a_page(file, url, fuzz_results, record_propert
     assert len(done) == N_QUERIES >= 300 or "FUZZ_QUERIES" in os.environ
     failures = [f"query #{n} {short(queries[n])}:\n  " + "\n  ".join(found) for n, found, _ in done if found]
     seconds = sorted(sec for _, _, sec in done)
-    summary = (f"{url or 'home'}: {len(done)} fresh sessions, {sum(seconds):.1f} s summed, "
-               f"median {seconds[len(seconds) // 2] * 1000:.0f} ms, max {seconds[-1] * 1000:.0f} ms "
-               f"(all pages: {fuzz_results['_wall']:.0f} s wall on {fuzz_results['_workers']} workers)")
+    summary = (
+        f"{url or 'home'}: {len(done)} fresh sessions, {sum(seconds):.1f} s summed, "
+        f"median {seconds[len(seconds) // 2] * 1000:.0f} ms, max {seconds[-1] * 1000:.0f} ms "
+        f"(all pages: {fuzz_results['_wall']:.0f} s wall on {fuzz_results['_workers']} workers)"
+    )
     record_property("fuzz", summary)
     print(summary)
     assert not failures, f"{len(failures)} of {len(done)} queries broke {file}:\n" + "\n".join(failures[:5])

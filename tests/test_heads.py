@@ -7,18 +7,17 @@ import math
 import re
 import string
 
+import numpy as np
 import pytest
 import torch
-
-import numpy as np
-
 from chart_reader import charts, heatmaps
 from conftest import run_app
-from lessons import heads as H
-from ui import heads_charts
+
 from core.attention import AttentionTrace, build_input, build_model
 from i18n import STRINGS, t
 from i18n.strings.heads import STRINGS as HEADS_STRINGS
+from lessons import heads as H
+from ui import heads_charts
 
 
 def traced(d_model: int, h: int, T: int, seed: int = 0):
@@ -53,16 +52,25 @@ def test_flow_marks_what_changed_since_the_previous_h():
     boxes = H.shape_flow(64, 8, 8, prev_h=4)
     changed = {b.name for b in boxes if b.changed}
     assert changed == {b.name for b in boxes if b.depends_on_h}
-    assert changed == {"q_heads", "k_heads", "v_heads", "scores", "scaled_scores", "masked_scores", "weights",
-                       "head_outputs"}
-    html = H.shape_flow_html(boxes, {}, legend_depends="d", legend_same="s", legend_changed="c",
-                             was="was {sizes}", h=8)
+    assert changed == {
+        "q_heads",
+        "k_heads",
+        "v_heads",
+        "scores",
+        "scaled_scores",
+        "masked_scores",
+        "weights",
+        "head_outputs",
+    }
+    html = H.shape_flow_html(boxes, {}, legend_depends="d", legend_same="s", legend_changed="c", was="was {sizes}", h=8)
     labels = flow_labels(html)
     assert "was (1, 4, 8, 16)" in labels["q_heads"] and "(1, 8, 8, 8)" in labels["q_heads"]
     assert "was" not in labels["concat"]
     assert "al-changed" in html and ">c</span>" in html  # the legend explains the thick border
-    kinds = {name: ("al-dep" if "al-dep" in html.split(f"data-name='{name}'")[0].rsplit("<div", 1)[1] else "al-same")
-             for name in labels}
+    kinds = {
+        name: ("al-dep" if "al-dep" in html.split(f"data-name='{name}'")[0].rsplit("<div", 1)[1] else "al-same")
+        for name in labels
+    }
     assert {n for n, k in kinds.items() if k == "al-dep"} == {b.name for b in boxes if b.depends_on_h}
     # a previous h that cannot split d_model (or is the same h) is ignored, never an error
     for bad in (3, 8, 0, None, "4", True):
@@ -75,7 +83,9 @@ def test_cost_table_equals_hand_computed_values():
     rows = {r.step: r for r in H.cost_rows(1, 8, 8, 64, 4, masked=True)}
     linear = 64 * 64 + 64  # 4,160 parameters per projection
     for step in ("q", "k", "v", "output"):
-        assert (rows[step].params, rows[step].macs, rows[step].elementwise) == (4160, 8 * 64 * 64, 0) == (linear, 32768, 0)
+        assert (
+            (rows[step].params, rows[step].macs, rows[step].elementwise) == (4160, 8 * 64 * 64, 0) == (linear, 32768, 0)
+        )
     assert rows["scores"].macs == rows["head_outputs"].macs == 4 * 8 * 8 * 16 == 4096
     for step in ("scaled_scores", "masked_scores", "weights"):
         assert rows[step].elementwise == 4 * 8 * 8 == 256
@@ -94,8 +104,16 @@ def test_cost_over_every_divisor_params_and_macs_flat_memory_grows():
     totals = [H.totals_for(8, 64, h, masked=False) for h in all_h]
     assert len({r.params for r in totals}) == 1 and len({r.macs for r in totals}) == 1
     assert [r.weights_bytes for r in totals] == [h * 8 * 8 * 4 for h in all_h]
-    compute, memory = heads_charts.cost_figures(totals, 4, params_title="p", ops_title="o", memory_title="m", macs_name="mac",
-                                     elementwise_name="e", axis_title="h")
+    compute, memory = heads_charts.cost_figures(
+        totals,
+        4,
+        params_title="p",
+        ops_title="o",
+        memory_title="m",
+        macs_name="mac",
+        elementwise_name="e",
+        axis_title="h",
+    )
     assert list(compute.data[0].x) == [str(h) for h in all_h]
     assert H.ratio_text(768, 192) == "×4" and H.ratio_text(5, 5) == "×1" and H.human_bytes(1024) == "1 KiB"
 
@@ -108,8 +126,8 @@ def test_block_slicing_gives_each_heads_projection_exactly(d_model, h):
     d_k = d_model // h
     for i in range(h):
         w_i, b_i = model.head_projection("q", i)
-        assert torch.equal(W[:, i * d_k:(i + 1) * d_k], w_i)
-        assert torch.equal(model.W_q.bias[i * d_k:(i + 1) * d_k], b_i)
+        assert torch.equal(W[:, i * d_k : (i + 1) * d_k], w_i)
+        assert torch.equal(model.W_q.bias[i * d_k : (i + 1) * d_k], b_i)
     checks = H.block_slices(model, x, trace.q_heads, "q")
     assert [c.head for c in checks] == list(range(h))
     assert all(c.weight_diff == 0.0 and c.bias_diff == 0.0 for c in checks)
@@ -140,14 +158,27 @@ def test_head_focus():
 def test_time_forward_output_shape():
     threads = torch.get_num_threads()
     calls = []
-    out = H.time_forward(8, 2, 0, [1, 2, 8], repeats=2, sample_seconds=0.0005,
-                         on_progress=lambda done, total, h: calls.append((done, total, h)))
+    out = H.time_forward(
+        8,
+        2,
+        0,
+        [1, 2, 8],
+        repeats=2,
+        sample_seconds=0.0005,
+        on_progress=lambda done, total, h: calls.append((done, total, h)),
+    )
     assert [(r.h, r.d_k, r.repeats) for r in out] == [(1, 8, 2), (2, 4, 2), (8, 1, 2)]
     assert all(math.isfinite(r.median_ms) and 0 < r.min_ms <= r.median_ms <= r.max_ms and r.inner >= 1 for r in out)
     assert calls == [(0, 3, 1), (1, 3, 2), (2, 3, 8)]
     assert torch.get_num_threads() == threads  # the single-thread timing restores the thread count
-    fig = heads_charts.timing_figure(out, [H.totals_for(2, 8, h, masked=False) for h in (1, 2, 4, 8)], 2,
-                          measured_name="m", predicted_name="p", axis_title="h")
+    fig = heads_charts.timing_figure(
+        out,
+        [H.totals_for(2, 8, h, masked=False) for h in (1, 2, 4, 8)],
+        2,
+        measured_name="m",
+        predicted_name="p",
+        axis_title="h",
+    )
     assert list(fig.data[0].x) == ["1", "2", "8"] and len(fig.data[1].y) == 3
 
 
@@ -183,9 +214,16 @@ def test_page_opens_on_the_shapes_section_with_no_chart():
 
 def test_page_runs_and_survives_bad_state():
     at = run_app(None, d_model=8, num_heads=1, seq_len=2)  # home first: then plant garbage in the page's state
-    for key, junk in (("heads_pick", [99, "x"]), ("heads_slice_head", 500), ("heads_timings", "junk"),
-                      ("heads_last", "junk"), ("heads_prev_h", 7), ("heads_page", -3), ("heads_pick_for", None),
-                      ("heads_tab", 42)):
+    for key, junk in (
+        ("heads_pick", [99, "x"]),
+        ("heads_slice_head", 500),
+        ("heads_timings", "junk"),
+        ("heads_last", "junk"),
+        ("heads_prev_h", 7),
+        ("heads_page", -3),
+        ("heads_pick_for", None),
+        ("heads_tab", 42),
+    ):
         at.session_state[key] = junk
     at.switch_page("pages/heads.py")
     at.run()
@@ -209,8 +247,9 @@ def test_page_runs_and_survives_bad_state():
     assert any('"ms"' in c.text for c in charts(at))
 
 
-@pytest.mark.parametrize("tab,charts", [("shapes", 0), ("heads", 1), ("cost", 2), ("timing", 0), ("slice", 2),
-                                        ("single", 2)])
+@pytest.mark.parametrize(
+    "tab,charts", [("shapes", 0), ("heads", 1), ("cost", 2), ("timing", 0), ("slice", 2), ("single", 2)]
+)
 def test_each_section_draws_only_its_own_charts(tab, charts):
     at = run_app("heads", d_model=64, num_heads=16, seq_len=8, heads_tab=tab)
     assert not at.exception
@@ -278,8 +317,10 @@ def test_heads_heatmap_is_the_traced_weights_one_panel_per_head():
     assert (lo, hi) == (float(w.min()), float(w.max()))  # over every head, drawn or not
     hm = H.heads_heatmap("weights", w, [1, 5], tokens, vrange=(lo, hi))
     assert hm.role == "weights" and (hm.vmin, hm.vmax) == (lo, hi)
-    assert [p.title.key for p in hm.panels] == ["heads.hm.head"] * 2 and [p.title.kw() for p in hm.panels] == \
-        [{"i": 1}, {"i": 5}]
+    assert [p.title.key for p in hm.panels] == ["heads.hm.head"] * 2 and [p.title.kw() for p in hm.panels] == [
+        {"i": 1},
+        {"i": 5},
+    ]
     for panel, i in zip(hm.panels, (1, 5)):
         assert np.array_equal(panel.values, w[i].numpy()) and panel.row_labels == tuple(tokens)
     with pytest.raises(ValueError):
@@ -307,7 +348,7 @@ def test_weight_block_heatmaps_are_the_big_w_and_the_heads_slice(d_model, h, hea
     assert big.panels[0].col_groups == tuple(c // d_k for c in range(d_model))
     w_i = model.head_projection("q", head)[0].detach()
     small = H.head_weight_heatmap(w_i, head, vrange=rng, rows_shown=rows, first_col=head * d_k)
-    assert np.array_equal(small.panels[0].values, big.panels[0].values[:, head * d_k:(head + 1) * d_k])
+    assert np.array_equal(small.panels[0].values, big.panels[0].values[:, head * d_k : (head + 1) * d_k])
     assert small.panels[0].col_labels == tuple(str(head * d_k + j) for j in range(d_k))  # the big W's columns
 
 

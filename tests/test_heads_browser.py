@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import expect
-
 from chart_reader import BROWSER_CHART as CHART
 from conftest import open_app, sidebar_slider, wait_idle
+from playwright.sync_api import expect
 
 
 @pytest.mark.browser
@@ -60,9 +59,11 @@ def test_on_a_phone_the_tabs_and_the_cost_shapes_fit(browser, server):
         tabs = page.get_by_role("tab")
         expect(tabs).to_have_count(6)
         try:  # the tabs' wrapping style may land a frame after them on a loaded machine: wait for it, then measure
-            page.wait_for_function("() => [...document.querySelectorAll('[role=tab]')].every("
-                                   "t => t.getBoundingClientRect().right <= 390)", timeout=10_000)
-        except Exception:
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('[role=tab]')].every(t => t.getBoundingClientRect().right <= 390)",
+                timeout=10_000,
+            )
+        except Exception:  # noqa: BLE001 (a timeout: the assertion below says what is off-screen)
             pass  # measured below all the same: the assertion says what is off-screen
         boxes = [tabs.nth(i).bounding_box() for i in range(6)]
         assert all(b["x"] >= 0 and b["x"] + b["width"] <= 390 for b in boxes), boxes  # every tab in view

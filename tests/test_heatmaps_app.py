@@ -27,14 +27,17 @@ def test_payloads_carry_the_arrays_and_words():
     drawn = heatmaps(at)
     assert len(drawn) == 2
     for h in range(4):  # compact: int16 codes of the printed numbers
-        assert [[f"{c / 1e4:.4f}" for c in row] for row in drawn[0].arrays[h]["codes"].tolist()] == \
-            [[f"{float(v):.4f}" for v in row] for row in w[h].tolist()]
+        assert [[f"{c / 1e4:.4f}" for c in row] for row in drawn[0].arrays[h]["codes"].tolist()] == [
+            [f"{float(v):.4f}" for v in row] for row in w[h].tolist()
+        ]
     assert np.array_equal(drawn[1].values(0), wide)
     head = drawn[0].header
     assert head["row_axis"] == "query" and head["col_axis"] == "key" and head["decimals"] == 4
     assert head["labels"][0] == list(TOKENS) and head["clickable"] is True
-    assert head["alt"] == ("head: heatmap, 4 panel(s) of 6×6 (head, head, head, head). Switch on “Tables instead "
-                           "of heatmaps” in the sidebar to read the numbers.")
+    assert head["alt"] == (
+        "head: heatmap, 4 panel(s) of 6×6 (head, head, head, head). Switch on “Tables instead "
+        "of heatmaps” in the sidebar to read the numbers."
+    )
     assert drawn[0].arrays[1]["blocked"][0, 3] and not drawn[0].arrays[1]["blocked"][3, 0]
     assert drawn[1].header["decimals"] == 3 and drawn[1].header["labels"] == []
     zh = heatmaps(run(lang="zh"))[0].header
@@ -59,14 +62,21 @@ def test_palette_and_cell_numbers_reach_the_payload():
 
 
 def test_a_click_becomes_a_checked_selection():
+    from test_charts import _heatmap
+
     from lessons.heatmap import Selection
     from ui.heatmaps import _selection
 
-    from test_charts import _heatmap
-
     hm = _heatmap()  # clickable, 2 panels of 5 x 7
     assert _selection(hm, {"panel": 1, "row": 4, "col": 6, "n": 3}) == Selection(1, 4, 6)
-    for bad in ({"panel": 2, "row": 0, "col": 0}, {"panel": 0, "row": 5, "col": 0}, {"panel": 0, "row": 0, "col": -1},
-                {"panel": "x", "row": 0, "col": 0}, {"row": 0}, None, [0, 0, 0]):
+    for bad in (
+        {"panel": 2, "row": 0, "col": 0},
+        {"panel": 0, "row": 5, "col": 0},
+        {"panel": 0, "row": 0, "col": -1},
+        {"panel": "x", "row": 0, "col": 0},
+        {"row": 0},
+        None,
+        [0, 0, 0],
+    ):
         assert _selection(hm, bad) is None
     assert _selection(_heatmap(clickable=False), {"panel": 0, "row": 0, "col": 0}) is None

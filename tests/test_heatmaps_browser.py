@@ -113,7 +113,8 @@ def test_phone_stacks_panels_and_zh_words(browser, test_server):
         open_page(pg, test_server, lang="zh")
         layout = pg.locator(CHART).first.evaluate(
             "el => ({per: el.__alChart.g.per, slots: el.__alChart.g.slots.map(s => [s.x, s.y]),"
-            " width: el.clientWidth, drawn: el.__alChart.drawn})")
+            " width: el.clientWidth, drawn: el.__alChart.drawn})"
+        )
         assert layout["per"] == 1 and layout["width"] <= 390
         xs, ys = [s[0] for s in layout["slots"]], [s[1] for s in layout["slots"]]
         assert len(set(xs)) == 1 and ys == sorted(ys) and len(set(ys)) == 4

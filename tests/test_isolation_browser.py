@@ -66,8 +66,10 @@ def test_eight_students_at_once_see_only_their_own(server, browser):
             p.set_default_timeout(120_000)
         # 1. Everyone opens the Masks lab with their own settings, all at once.
         for p, (d, h, T, seed, lang, _, _) in zip(pages, SESSIONS):
-            p.goto(f"{server.url}/masks?d_model={d}&num_heads={h}&seq_len={T}&seed={seed}&lang={lang}&mask=custom",
-                   wait_until="commit")
+            p.goto(
+                f"{server.url}/masks?d_model={d}&num_heads={h}&seq_len={T}&seed={seed}&lang={lang}&mask=custom",
+                wait_until="commit",
+            )
         for p in pages:
             p.wait_for_selector(".st-key-masks_click_0 .al-chart canvas")
             wait_idle(p)

@@ -20,8 +20,15 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from core import accounting as A
 from core.attention import AttentionTrace, MultiHeadAttention, build_input, build_model, kv_head_rows, repeat_kv
-from core.kv_cache import (KVCache, bottom_right_causal_mask, decode_all, decode_step, generate_without_cache,
-                           head_groups, top_left_causal_mask)
+from core.kv_cache import (
+    KVCache,
+    bottom_right_causal_mask,
+    decode_all,
+    decode_step,
+    generate_without_cache,
+    head_groups,
+    top_left_causal_mask,
+)
 from core.limits import KV_CACHE_MAX_TOKENS
 from core.masks import causal_mask
 from core.reference import torch_reference, torch_twin
@@ -88,10 +95,17 @@ def repeat_reference(model, query, key, value, keep=None) -> tuple[torch.Tensor,
 
 # ------------------------------------------------------------------ GQA / MQA = the references
 @FAST
-@given(h_and_kv=st.sampled_from([(h, g) for h in (1, 2, 3, 4, 6, 8) for g in range(1, h + 1) if h % g == 0]),
-       d_k=st.integers(1, 5), B=st.integers(1, 3), T_q=st.integers(1, 6), T_k=st.integers(1, 6),
-       cross=st.booleans(), mask=st.sampled_from(["none", "random", "causal"]), bias=st.booleans(),
-       seed=st.integers(0, 10_000))
+@given(
+    h_and_kv=st.sampled_from([(h, g) for h in (1, 2, 3, 4, 6, 8) for g in range(1, h + 1) if h % g == 0]),
+    d_k=st.integers(1, 5),
+    B=st.integers(1, 3),
+    T_q=st.integers(1, 6),
+    T_k=st.integers(1, 6),
+    cross=st.booleans(),
+    mask=st.sampled_from(["none", "random", "causal"]),
+    bias=st.booleans(),
+    seed=st.integers(0, 10_000),
+)
 def test_gqa_equals_sdpa_enable_gqa_and_repeat_interleave(h_and_kv, d_k, B, T_q, T_k, cross, mask, bias, seed):
     h, h_kv = h_and_kv
     d_model = h * d_k
@@ -99,8 +113,11 @@ def test_gqa_equals_sdpa_enable_gqa_and_repeat_interleave(h_and_kv, d_k, B, T_q,
     model = build_model(d_model, h, seed, num_kv_heads=h_kv, bias=bias)
     x = build_input(B, T_q, d_model, seed)
     kv = build_input(B, T_k, d_model, seed + 1) if cross else x
-    keep = {"none": None, "random": random_keep(B, T_q, T_k, seed),
-            "causal": bottom_right_causal_mask(T_q, T_k) if T_k >= T_q else None}[mask]
+    keep = {
+        "none": None,
+        "random": random_keep(B, T_q, T_k, seed),
+        "causal": bottom_right_causal_mask(T_q, T_k) if T_k >= T_q else None,
+    }[mask]
     with torch.no_grad():
         ours, trace = model.forward_with_trace(x, kv, kv, keep)
     close(ours, sdpa_reference(model, x, kv, kv, keep))
@@ -119,8 +136,9 @@ def test_gqa_is_mha_with_each_kv_head_copied_for_its_group(d_model, h, h_kv):
     with torch.no_grad():
         for name in ("W_k", "W_v"):
             small, big = getattr(gqa, name), getattr(mha, name)
-            big.weight.copy_(small.weight.view(h_kv, gqa.d_k, d_model).repeat_interleave(h // h_kv, dim=0)
-                             .reshape(d_model, d_model))
+            big.weight.copy_(
+                small.weight.view(h_kv, gqa.d_k, d_model).repeat_interleave(h // h_kv, dim=0).reshape(d_model, d_model)
+            )
             big.bias.copy_(small.bias.view(h_kv, gqa.d_k).repeat_interleave(h // h_kv, dim=0).reshape(d_model))
     x = build_input(2, 5, d_model, seed=5)
     with torch.no_grad():
@@ -183,9 +201,9 @@ def test_lowering_h_kv_only_drops_kv_heads():
     """The K/V heads kept at h_kv = 2 are among those kept at h_kv = 4 (nested), for the same seed."""
     by_kv = {g: build_model(64, 8, seed=4, num_kv_heads=g) for g in (8, 4, 2, 1)}
     for small, big in ((4, 8), (2, 4), (1, 2)):
-        kept_big = {tuple(by_kv[big].W_k.weight[j * 8:(j + 1) * 8].flatten().tolist()) for j in range(big)}
+        kept_big = {tuple(by_kv[big].W_k.weight[j * 8 : (j + 1) * 8].flatten().tolist()) for j in range(big)}
         for j in range(small):
-            assert tuple(by_kv[small].W_k.weight[j * 8:(j + 1) * 8].flatten().tolist()) in kept_big
+            assert tuple(by_kv[small].W_k.weight[j * 8 : (j + 1) * 8].flatten().tolist()) in kept_big
     assert by_kv[1].W_k.weight.shape == (8, 64)  # MQA: one head of d_k = 8
     assert torch.equal(build_model(64, 8, seed=4, num_kv_heads=2).W_v.weight, by_kv[2].W_v.weight)  # deterministic
 
@@ -213,14 +231,25 @@ def llama_twin(model: MultiHeadAttention):
     from transformers.models.llama.modeling_llama import LlamaAttention
 
     bias = model.W_q.bias is not None
-    config = LlamaConfig(hidden_size=model.d_model, num_attention_heads=model.num_heads,
-                         num_key_value_heads=model.num_kv_heads, head_dim=model.d_k, attention_bias=bias,
-                         num_hidden_layers=1, intermediate_size=8, vocab_size=8)
+    config = LlamaConfig(
+        hidden_size=model.d_model,
+        num_attention_heads=model.num_heads,
+        num_key_value_heads=model.num_kv_heads,
+        head_dim=model.d_k,
+        attention_bias=bias,
+        num_hidden_layers=1,
+        intermediate_size=8,
+        vocab_size=8,
+    )
     config._attn_implementation = "eager"  # the readable path: repeat_kv, matmul, softmax
     llama = LlamaAttention(config, layer_idx=0).eval()
     with torch.no_grad():
-        for ours, theirs in ((model.W_q, llama.q_proj), (model.W_k, llama.k_proj), (model.W_v, llama.v_proj),
-                             (model.W_o, llama.o_proj)):
+        for ours, theirs in (
+            (model.W_q, llama.q_proj),
+            (model.W_k, llama.k_proj),
+            (model.W_v, llama.v_proj),
+            (model.W_o, llama.o_proj),
+        ):
             theirs.weight.copy_(ours.weight)
             if bias:
                 theirs.bias.copy_(ours.bias)
@@ -244,8 +273,7 @@ def test_equals_transformers_llama_attention(d_model, h, h_kv, bias):
     additive = torch.zeros(B, 1, T, T).masked_fill(~keep, float("-inf"))  # Llama adds its mask to the scores
     with torch.no_grad():
         out, trace = model.forward_with_trace(x, x, x, keep)
-        theirs, their_weights = llama(x, position_embeddings=identity_rotary(B, T, model.d_k),
-                                      attention_mask=additive)
+        theirs, their_weights = llama(x, position_embeddings=identity_rotary(B, T, model.d_k), attention_mask=additive)
     close(out, theirs)
     close(trace.weights, their_weights)
 
@@ -262,10 +290,14 @@ def test_decode_equals_transformers_with_its_dynamic_cache(d_model, h, h_kv):
     x = build_input(B, T, d_model, seed=8)
     cache = KVCache.for_model(model, B)
     for t in range(T):
-        ours, _ = decode_step(model, cache, x[:, t:t + 1])
+        ours, _ = decode_step(model, cache, x[:, t : t + 1])
         with torch.no_grad():
-            theirs, _ = llama(x[:, t:t + 1], position_embeddings=identity_rotary(B, 1, model.d_k),
-                              attention_mask=None, cache=their_cache)
+            theirs, _ = llama(
+                x[:, t : t + 1],
+                position_embeddings=identity_rotary(B, 1, model.d_k),
+                attention_mask=None,
+                cache=their_cache,
+            )
         close(ours, theirs)
         their_keys = their_cache.layers[0].keys
         assert their_keys.shape == cache.keys.shape == (B, h_kv, t + 1, model.d_k)
@@ -313,9 +345,15 @@ def test_decoding_one_token_at_a_time_equals_one_causal_pass(d_model, h, h_kv, B
 
 
 @FAST
-@given(h_and_kv=st.sampled_from([(4, 4), (4, 2), (4, 1), (6, 3), (6, 2), (8, 1), (2, 1)]), d_k=st.integers(1, 6),
-       B=st.integers(1, 2), T=st.integers(1, 10), prefill=st.integers(0, 10), bias=st.booleans(),
-       seed=st.integers(0, 10_000))
+@given(
+    h_and_kv=st.sampled_from([(4, 4), (4, 2), (4, 1), (6, 3), (6, 2), (8, 1), (2, 1)]),
+    d_k=st.integers(1, 6),
+    B=st.integers(1, 2),
+    T=st.integers(1, 10),
+    prefill=st.integers(0, 10),
+    bias=st.booleans(),
+    seed=st.integers(0, 10_000),
+)
 def test_decoding_property(h_and_kv, d_k, B, T, prefill, bias, seed):
     h, h_kv = h_and_kv
     model = build_model(h * d_k, h, seed, num_kv_heads=h_kv, bias=bias)
@@ -343,7 +381,7 @@ def test_decode_keeps_the_model_fill_value():
 def test_bottom_right_mask_is_the_last_rows_of_the_full_causal_mask(T_q, T_k):
     m = bottom_right_causal_mask(T_q, T_k)
     assert m.shape == (1, 1, T_q, T_k) and m.dtype == torch.bool
-    assert torch.equal(m, causal_mask(T_k)[:, :, T_k - T_q:])
+    assert torch.equal(m, causal_mask(T_k)[:, :, T_k - T_q :])
     assert torch.equal(m[0, 0], causal_lower_right(T_q, T_k)._materialize())  # PyTorch's own name for it
     assert torch.equal(top_left_causal_mask(T_q, T_k)[0, 0], torch.ones(T_q, T_k, dtype=torch.bool).tril())
     assert bool(m[0, 0, -1].all())  # the newest query sees every key
@@ -362,8 +400,9 @@ def test_top_left_mask_with_a_cache_is_wrong_and_is_causal_does_that():
         full = model(x, x, x, causal_mask(6))
         q = tr.q_heads
         is_causal = F.scaled_dot_product_attention(q, cache.keys, cache.values, is_causal=True, enable_gqa=True)
-        right = F.scaled_dot_product_attention(q, cache.keys, cache.values,
-                                               attn_mask=bottom_right_causal_mask(1, 6), enable_gqa=True)
+        right = F.scaled_dot_product_attention(
+            q, cache.keys, cache.values, attn_mask=bottom_right_causal_mask(1, 6), enable_gqa=True
+        )
     close(out[:, 0], full[:, 5], atol=DECODE_ATOL)
     close(tr.head_outputs, right)
     close(is_causal, tr.v_heads_expanded[:, :, :1])  # top-left: weight 1 on key 0, so the output is V of token 0
@@ -377,7 +416,7 @@ def test_cache_grows_one_row_per_step_and_counts_its_bytes():
     assert cache.shape == (3, 2, 0, 4) and len(cache) == 0 and cache.nbytes == 0
     x = build_input(3, 5, 32, seed=1)
     for t in range(1, 6):
-        decode_step(model, cache, x[:, t - 1:t])
+        decode_step(model, cache, x[:, t - 1 : t])
         assert cache.shape == (3, 2, t, 4) and cache.values.shape == (3, 2, t, 4) and len(cache) == t
         assert cache.nbytes == A.kv_cache_bytes(1, 2, 4, t, batch=3, bytes_per_value=4) == 2 * 3 * 2 * t * 4 * 4
 
@@ -435,8 +474,8 @@ def test_cache_limit():
 
 def test_export_and_freeze_of_a_gqa_trace():
     """The .npz export lists the 13 steps (no expanded views); a shared, frozen GQA trace is read-only."""
-    from lessons import export
     from core.frozen import freeze, is_frozen
+    from lessons import export
 
     model = build_model(16, 4, seed=1, num_kv_heads=2)
     x = build_input(1, 5, 16, seed=1)
@@ -451,9 +490,20 @@ def test_export_and_freeze_of_a_gqa_trace():
 
 
 # ------------------------------------------------------------------ num_kv_heads errors
-@pytest.mark.parametrize("h,bad,allowed", [(4, 3, "[1, 2, 4]"), (4, 0, "[1, 2, 4]"), (4, -2, "[1, 2, 4]"),
-                                           (4, 8, "[1, 2, 4]"), (6, 4, "[1, 2, 3, 6]"), (8, 2.0, "[1, 2, 4, 8]"),
-                                           (8, True, "[1, 2, 4, 8]"), (8, "2", "[1, 2, 4, 8]"), (1, 2, "[1]")])
+@pytest.mark.parametrize(
+    "h,bad,allowed",
+    [
+        (4, 3, "[1, 2, 4]"),
+        (4, 0, "[1, 2, 4]"),
+        (4, -2, "[1, 2, 4]"),
+        (4, 8, "[1, 2, 4]"),
+        (6, 4, "[1, 2, 3, 6]"),
+        (8, 2.0, "[1, 2, 4, 8]"),
+        (8, True, "[1, 2, 4, 8]"),
+        (8, "2", "[1, 2, 4, 8]"),
+        (1, 2, "[1]"),
+    ],
+)
 def test_bad_num_kv_heads_names_the_allowed_values(h, bad, allowed):
     with pytest.raises(ValueError, match=rf"num_kv_heads must divide num_heads \({h}\): one of {re_escape(allowed)}"):
         MultiHeadAttention(h * 4, h, num_kv_heads=bad)
@@ -465,6 +515,7 @@ def test_bad_num_kv_heads_names_the_allowed_values(h, bad, allowed):
 
 def re_escape(text: str) -> str:
     import re
+
     return re.escape(text)
 
 
@@ -486,21 +537,29 @@ def test_preset_table_is_consistent():
         assert p.heads * p.head_dim == p.d_model and p.heads % p.kv_heads == 0
         assert p.source.startswith("https://huggingface.co/") and p.source.endswith("/config.json")
     kinds = {p.name: p.attention for p in A.PRESETS}
-    assert kinds == {"GPT-2 small": "MHA", "Llama-2-7B": "MHA", "Llama-3-8B": "GQA", "Mistral-7B": "GQA",
-                     "Falcon-7B": "MQA"}
+    assert kinds == {
+        "GPT-2 small": "MHA",
+        "Llama-2-7B": "MHA",
+        "Llama-3-8B": "GQA",
+        "Mistral-7B": "GQA",
+        "Falcon-7B": "MQA",
+    }
 
 
-@pytest.mark.parametrize("name,tokens,batch,bytes_per_value,expected", [
-    # 2 x 32 layers x 32 heads x 128 x 4096 tokens x 2 B = 2 GiB
-    ("Llama-2-7B", 4096, 1, 2, 2_147_483_648),
-    # 2 x 32 x 8 x 128 x 2 B = 128 KiB per token; 8192 tokens = 1 GiB
-    ("Llama-3-8B", 8192, 1, 2, 1_073_741_824),
-    ("Mistral-7B", 1, 1, 2, 131_072),
-    # 2 x 32 x 1 x 64 x 2 B = 8 KiB per token; 2048 tokens, batch 4 = 64 MiB
-    ("Falcon-7B", 2048, 4, 2, 67_108_864),
-    # 2 x 12 x 12 x 64 x 1024 tokens x 4 B (float32) = 72 MiB
-    ("GPT-2 small", 1024, 1, 4, 75_497_472),
-])
+@pytest.mark.parametrize(
+    "name,tokens,batch,bytes_per_value,expected",
+    [
+        # 2 x 32 layers x 32 heads x 128 x 4096 tokens x 2 B = 2 GiB
+        ("Llama-2-7B", 4096, 1, 2, 2_147_483_648),
+        # 2 x 32 x 8 x 128 x 2 B = 128 KiB per token; 8192 tokens = 1 GiB
+        ("Llama-3-8B", 8192, 1, 2, 1_073_741_824),
+        ("Mistral-7B", 1, 1, 2, 131_072),
+        # 2 x 32 x 1 x 64 x 2 B = 8 KiB per token; 2048 tokens, batch 4 = 64 MiB
+        ("Falcon-7B", 2048, 4, 2, 67_108_864),
+        # 2 x 12 x 12 x 64 x 1024 tokens x 4 B (float32) = 72 MiB
+        ("GPT-2 small", 1024, 1, 4, 75_497_472),
+    ],
+)
 def test_kv_cache_bytes_by_hand(name, tokens, batch, bytes_per_value, expected):
     assert A.preset_cache_bytes(A.PRESET_BY_NAME[name], tokens, batch, bytes_per_value) == expected
 
@@ -508,7 +567,7 @@ def test_kv_cache_bytes_by_hand(name, tokens, batch, bytes_per_value, expected):
 def test_gqa_shrinks_the_cache_by_the_group_size():
     llama3 = A.PRESET_BY_NAME["Llama-3-8B"]
     as_mha = A.preset_cache_bytes(llama3, 8192, kv_heads=32)
-    assert as_mha == 4 * A.preset_cache_bytes(llama3, 8192) == 4 * 1024 ** 3
+    assert as_mha == 4 * A.preset_cache_bytes(llama3, 8192) == 4 * 1024**3
     falcon = A.PRESET_BY_NAME["Falcon-7B"]
     assert A.preset_cache_bytes(falcon, 2048, kv_heads=71) == 71 * A.preset_cache_bytes(falcon, 2048)
 
@@ -553,10 +612,10 @@ def test_decode_macs_equal_torch_flop_counter(d_model, h, h_kv, B):
     x = build_input(B, 7, d_model, seed=1)
     cache = KVCache.for_model(model, B)
     for t in range(1, 8):
-        flops = flop_count(lambda: decode_step(model, cache, x[:, t - 1:t]))
+        flops = flop_count(lambda t=t: decode_step(model, cache, x[:, t - 1 : t]))
         cost = A.decode_macs(d_model, h, h_kv, t, batch=B)
         assert flops == 2 * cost.with_cache, t
         prefix = x[:, :t]
         with torch.no_grad():
-            full = flop_count(lambda: model(prefix, prefix, prefix, causal_mask(t)))
+            full = flop_count(lambda prefix=prefix, t=t: model(prefix, prefix, prefix, causal_mask(t)))
         assert full == 2 * cost.without_cache, t

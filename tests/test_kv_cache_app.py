@@ -8,14 +8,13 @@ import re
 
 import numpy as np
 import pytest
-
 from chart_reader import heatmaps
-
 from conftest import run_app
+
 import i18n
 from core.masks import MASK_KINDS
-from lessons.settings import Settings
 from lessons import kv_cache as K
+from lessons.settings import Settings
 
 SMALLEST = dict(d_model=8, num_heads=1, seq_len=2, mask="none")
 LARGEST = dict(d_model=512, num_heads=64, seq_len=32, mask="causal")
@@ -24,8 +23,10 @@ TITLE = {"sharing": "kv.share.title", "decode": "kv.dec.title", "memory": "kv.me
 
 
 def texts(at) -> str:
-    parts = [e.value for e in (*at.markdown, *at.caption, *at.subheader, *at.title, *at.info, *at.success,
-                               *at.warning, *at.error)]
+    parts = [
+        e.value
+        for e in (*at.markdown, *at.caption, *at.subheader, *at.title, *at.info, *at.success, *at.warning, *at.error)
+    ]
     # i18n.t writes the minus of "8.94e-08" as a non-breaking hyphen (a phone never breaks the number): read it back
     return "\n".join(str(p) for p in parts).replace("\u2011", "-")
 
@@ -69,19 +70,33 @@ def test_every_mask(tab, mask):
 
 
 BAD = [  # key, bad value, what the page uses (d_model 64, h 8, T 6)
-    ("kv_heads", "3", 2), ("kv_heads", "0", 1), ("kv_heads", "1e400", 8), ("kv_heads", "abc", 2),
-    ("kv_step", "99", 6), ("kv_step", "-4", 1), ("kv_step", "x", 1),
-    ("kv_head", "8", 7), ("kv_head", "nan", 0),
-    ("kv_model", "gpt-5", "llama-3-8b"), ("kv_model", "<b>x</b>", "llama-3-8b"),
-    ("kv_context", "5000", 4096), ("kv_context", "9" * 40, 131072),
-    ("kv_gen", "1", K.GEN_MIN), ("kv_gen", "100000", K.GEN_MAX),
+    ("kv_heads", "3", 2),
+    ("kv_heads", "0", 1),
+    ("kv_heads", "1e400", 8),
+    ("kv_heads", "abc", 2),
+    ("kv_step", "99", 6),
+    ("kv_step", "-4", 1),
+    ("kv_step", "x", 1),
+    ("kv_head", "8", 7),
+    ("kv_head", "nan", 0),
+    ("kv_model", "gpt-5", "llama-3-8b"),
+    ("kv_model", "<b>x</b>", "llama-3-8b"),
+    ("kv_context", "5000", 4096),
+    ("kv_context", "9" * 40, 131072),
+    ("kv_gen", "1", K.GEN_MIN),
+    ("kv_gen", "100000", K.GEN_MAX),
 ]
 
 
 @pytest.mark.parametrize("key,raw,used", BAD, ids=[f"{k}={v[:8]}" for k, v, _ in BAD])
 def test_bad_url_values_are_corrected_with_a_notice(key, raw, used):
-    tab = {"kv_step": "decode", "kv_head": "decode", "kv_model": "memory", "kv_context": "memory",
-           "kv_gen": "timing"}.get(key, "sharing")
+    tab = {
+        "kv_step": "decode",
+        "kv_head": "decode",
+        "kv_model": "memory",
+        "kv_context": "memory",
+        "kv_gen": "timing",
+    }.get(key, "sharing")
     at = run_app("kv-cache", kv_tab=tab, lang="en", d_model=64, num_heads=8, seq_len=6, **{key: raw})
     ok(at)
     warnings = [w.value for w in at.warning]
@@ -97,8 +112,9 @@ def test_a_bad_tab_opens_the_first_section_with_a_notice():
 
 
 def test_a_stale_value_follows_new_settings_quietly():
-    at = run_app("kv-cache", kv_tab="decode", lang="en", d_model=64, num_heads=8, seq_len=8, kv_step=8, kv_head=7,
-                 kv_heads=4)
+    at = run_app(
+        "kv-cache", kv_tab="decode", lang="en", d_model=64, num_heads=8, seq_len=8, kv_step=8, kv_head=7, kv_heads=4
+    )
     ok(at)
     at.sidebar.select_slider(key="num_heads").set_value(2)
     at.sidebar.slider(key="seq_len").set_value(3)
@@ -110,8 +126,9 @@ def test_a_stale_value_follows_new_settings_quietly():
 
 def test_decode_numbers_on_screen_equal_the_lessons():
     s = Settings(64, 8, 6, "causal", 0, "en")
-    at = run_app("kv-cache", kv_tab="decode", lang="en", d_model=64, num_heads=8, seq_len=6, kv_heads=2, kv_step=4,
-                 kv_head=5)
+    at = run_app(
+        "kv-cache", kv_tab="decode", lang="en", d_model=64, num_heads=8, seq_len=6, kv_heads=2, kv_step=4, kv_head=5
+    )
     ok(at)
     view = K.decode_view(s, 2, 4, 5)
     metrics = {m.label: m.value for m in at.metric}
@@ -144,15 +161,25 @@ def test_next_token_steps_the_decoder():
 
 def test_memory_numbers_on_screen_equal_the_lessons():
     s = Settings(64, 8, 6, "none", 0, "zh")
-    at = run_app("kv-cache", kv_tab="memory", lang="zh", d_model=64, num_heads=8, seq_len=6, mask="none",
-                 kv_heads=4, kv_model="mistral-7b", kv_context=32768)
+    at = run_app(
+        "kv-cache",
+        kv_tab="memory",
+        lang="zh",
+        d_model=64,
+        num_heads=8,
+        seq_len=6,
+        mask="none",
+        kv_heads=4,
+        kv_model="mistral-7b",
+        kv_context=32768,
+    )
     ok(at)
     view = K.memory_view(s, 4, "mistral-7b", 32768)
     table = at.table[0].value
     assert list(table.iloc[:, 0]) == [p.name for p in view.presets]
     # Llama-3-8B at 32k tokens: 2 x 32 layers x 8 K/V heads x 128 x 32768 x 2 bytes = 4 GiB (published config)
     row = [p.slug for p in view.presets].index("llama-3-8b")
-    assert table.iloc[row, 5] == "4 GiB" and view.presets[row].bytes_at_context == 4 * 2 ** 30
+    assert table.iloc[row, 5] == "4 GiB" and view.presets[row].bytes_at_context == 4 * 2**30
     shown = texts(at)
     assert f"torch 数到 {view.ours_cache_nbytes:,} 字节；公式给出 {view.ours_formula_at_T:,} 字节" in shown
     assert view.ours_cache_nbytes == view.ours_formula_at_T == 2 * 4 * 8 * 6 * 4
@@ -161,8 +188,7 @@ def test_memory_numbers_on_screen_equal_the_lessons():
 
 def test_sharing_draws_q_k_and_the_weights_of_the_first_heads_by_group():
     s = Settings(32, 8, 4, "causal", 0, "en")
-    at = run_app("kv-cache", kv_tab="sharing", lang="en", d_model=32, num_heads=8, seq_len=4, kv_heads=2,
-                 mask="causal")
+    at = run_app("kv-cache", kv_tab="sharing", lang="en", d_model=32, num_heads=8, seq_len=4, kv_heads=2, mask="causal")
     ok(at)
     view = K.sharing_view(s, 2)
     q, k, w = heatmaps(at)
@@ -174,16 +200,20 @@ def test_sharing_draws_q_k_and_the_weights_of_the_first_heads_by_group():
 
 
 def test_timing_runs_only_on_a_click():
-    at = run_app("kv-cache", kv_tab="timing", lang="en", d_model=16, num_heads=4, seq_len=4, kv_gen=K.GEN_MIN,
-                 kv_heads=2)
+    at = run_app(
+        "kv-cache", kv_tab="timing", lang="en", d_model=16, num_heads=4, seq_len=4, kv_gen=K.GEN_MIN, kv_heads=2
+    )
     ok(at)
     assert i18n.t("kv.time.none", "en") in texts(at) and not at.metric
     at.button(key="kv_time_run").click().run(timeout=120)
     ok(at)
     assert at.button(key="kv_time_run").label == i18n.t("kv.time.again", "en")
     labels = [m.label for m in at.metric]
-    assert labels == [i18n.t("kv.time.total_with", "en", n=K.GEN_MIN), i18n.t("kv.time.total_without", "en", n=K.GEN_MIN),
-                      i18n.t("kv.time.speedup", "en")]
+    assert labels == [
+        i18n.t("kv.time.total_with", "en", n=K.GEN_MIN),
+        i18n.t("kv.time.total_without", "en", n=K.GEN_MIN),
+        i18n.t("kv.time.speedup", "en"),
+    ]
     res = at.session_state["kv_timings"][(16, 4, 2, 0, K.GEN_MIN)]
     assert at.metric[0].value == f"{res.total_with[-1] * 1000:.1f} ms"
     assert at.metric[2].value == f"×{res.speedup:.1f}"

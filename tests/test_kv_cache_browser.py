@@ -6,15 +6,16 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import open_app, wait_idle
 from playwright.sync_api import expect
 
-from conftest import open_app, wait_idle
 import i18n
-from lessons.settings import Settings
 from lessons import kv_cache as K
+from lessons.settings import Settings
 
-LINK = dict(lang="en", d_model=16, num_heads=4, seq_len=5, mask="causal", kv_tab="decode", kv_heads=2, kv_step=3,
-            kv_head=3)
+LINK = dict(
+    lang="en", d_model=16, num_heads=4, seq_len=5, mask="causal", kv_tab="decode", kv_heads=2, kv_step=3, kv_head=3
+)
 
 
 def hover_text(page, chart, panel: int, r: int, c: int) -> str:

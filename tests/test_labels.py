@@ -13,12 +13,12 @@ import pytest
 from conftest import ROOT, run_app
 
 import i18n
-from lessons import walkthrough as W
 from i18n.strings.common import STRINGS as COMMON
 from i18n.strings.heads import STRINGS as HEADS
 from i18n.strings.quiz import STRINGS as QUIZ
-from i18n.strings.why_heads import STRINGS as WHY
 from i18n.strings.walkthrough import STRINGS as WALK
+from i18n.strings.why_heads import STRINGS as WHY
+from lessons import walkthrough as W
 
 CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef]")
 
@@ -59,10 +59,13 @@ def carrier_options(at, key):
     raise AssertionError(key)
 
 
-@pytest.mark.parametrize("lang,labels", [
-    ("zh", ["无掩码", "因果掩码（解码器）", "填充掩码", "自定义掩码"]),
-    ("en", ["no mask", "causal (decoder)", "padding", "custom"]),
-])
+@pytest.mark.parametrize(
+    "lang,labels",
+    [
+        ("zh", ["无掩码", "因果掩码（解码器）", "填充掩码", "自定义掩码"]),
+        ("en", ["no mask", "causal (decoder)", "padding", "custom"]),
+    ],
+)
 def test_sidebar_mask_menu_is_translated_and_the_url_stays_neutral(lang, labels):
     at = run_app(None, lang=lang, mask="causal")
     assert not at.exception
@@ -76,7 +79,9 @@ def test_sidebar_mask_menu_is_translated_and_the_url_stays_neutral(lang, labels)
     assert about in [c.value for c in at.sidebar.caption] and "padding：" not in about
 
 
-@pytest.mark.parametrize("lang,labels", [("zh", ["色盲友好", "高对比度"]), ("en", ["colour-blind safe", "high contrast"])])
+@pytest.mark.parametrize(
+    "lang,labels", [("zh", ["色盲友好", "高对比度"]), ("en", ["colour-blind safe", "high contrast"])]
+)
 def test_palette_is_translated_and_a_neutral_link_opens_it(lang, labels):
     at = run_app(None, lang=lang, palette="contrast")  # a teacher's link, neutral in either language
     assert not at.exception
@@ -89,10 +94,13 @@ def test_palette_is_translated_and_a_neutral_link_opens_it(lang, labels):
     assert not fresh.exception and fresh.session_state["palette"] == "contrast"
 
 
-@pytest.mark.parametrize("lang,views,steps", [
-    ("zh", ["单步", "全部步骤", "演示模式"], ["1 · 输入", "5 · 缩放", "8 · 加权求和"]),
-    ("en", ["One step", "All steps", "Presenter"], ["1 · input", "5 · scale", "8 · weighted sum"]),
-])
+@pytest.mark.parametrize(
+    "lang,views,steps",
+    [
+        ("zh", ["单步", "全部步骤", "演示模式"], ["1 · 输入", "5 · 缩放", "8 · 加权求和"]),
+        ("en", ["One step", "All steps", "Presenter"], ["1 · input", "5 · scale", "8 · weighted sum"]),
+    ],
+)
 def test_walkthrough_view_and_step_labels_are_translated_and_links_stay_neutral(lang, views, steps):
     at = run_app("walkthrough", lang=lang, walk_step="scale")
     assert not at.exception
@@ -113,7 +121,9 @@ def test_walkthrough_view_and_step_labels_are_translated_and_links_stay_neutral(
 
 def test_the_walkthrough_title_comes_before_the_view_selector():
     src = (ROOT / "pages/walkthrough.py").read_text()
-    assert src.index('title_box = st.container(key="walk_title")') < src.index('labelled("segmented_control", "walk_view"')
+    assert src.index('title_box = st.container(key="walk_title")') < src.index(
+        'labelled("segmented_control", "walk_view"'
+    )
     at = run_app("walkthrough", lang="zh")
     assert at.title[0].value == i18n.t("page.walkthrough", "zh")
 
@@ -130,10 +140,13 @@ def test_presenter_view_has_no_pointer_to_the_cell_story(lang):
     assert i18n.t("walk.softmax.follow", lang) in "\n".join(m.value for m in step_view.markdown)
 
 
-@pytest.mark.parametrize("lang,labels,in_use", [
-    ("zh", ["1 = 保留", "1 = 屏蔽"], "正在使用的掩码：因果掩码（解码器） ∧ 填充掩码"),
-    ("en", ["1 = keep", "1 = block"], "Mask in use: causal (decoder) ∧ padding"),
-])
+@pytest.mark.parametrize(
+    "lang,labels,in_use",
+    [
+        ("zh", ["1 = 保留", "1 = 屏蔽"], "正在使用的掩码：因果掩码（解码器） ∧ 填充掩码"),
+        ("en", ["1 = keep", "1 = block"], "Mask in use: causal (decoder) ∧ padding"),
+    ],
+)
 def test_masks_lab_polarity_and_combine_are_translated_and_the_url_stays_neutral(lang, labels, in_use):
     at = run_app("masks", lang=lang, mask="causal", seq_len=4)
     assert not at.exception
@@ -178,8 +191,10 @@ def test_home_formulas_use_the_same_notation_without_chinese():
 CARET = re.compile(r"W\^|W_i\^|W_\{i\}\^")
 
 
-@pytest.mark.parametrize("strings,prefixes", [(WALK, ("walk.",)), (COMMON, ("home.", "page.")), (HEADS, ("heads.",)),
-                                              (QUIZ, ("quiz.",)), (WHY, ("why.",))])
+@pytest.mark.parametrize(
+    "strings,prefixes",
+    [(WALK, ("walk.",)), (COMMON, ("home.", "page.")), (HEADS, ("heads.",)), (QUIZ, ("quiz.",)), (WHY, ("why.",))],
+)
 def test_no_caret_notation_in_prose(strings, prefixes):
     """W^Q_i and W^O in running text are inline LaTeX ($W^Q_i$); labels that cannot render LaTeX (tables, the shape
     boxes) use the code's names (W_q) or Unicode (Wᴼ)."""

@@ -93,14 +93,18 @@ def test_presenter_view_fits_the_projector(browser, server, width, height, lang)
             page.wait_for_timeout(1800)  # the chart re-fits while what is above it settles
             formula = present.locator(".katex-display").first
             shape = present.get_by_text(re.compile(r"\(B, h, T_q, [a-zA-Z_]+\) = \(1, 4, 8, \d+\)")).first
-            for what, box in (("formula", formula.bounding_box()), ("shape", shape.bounding_box()),
-                              ("heatmap", chart.bounding_box())):
+            for what, box in (
+                ("formula", formula.bounding_box()),
+                ("shape", shape.bounding_box()),
+                ("heatmap", chart.bounding_box()),
+            ):
                 assert box and box["y"] >= 0 and box["y"] + box["height"] <= height + 1, (step, what, box)
             drawn = chart.evaluate("el => { const g = el.__alChart.g; return [g.size, g.height]; }")
             assert drawn[0] >= 20, drawn  # every text of the chart, tick labels included: 13 px × 1.6
             assert drawn[1] >= (220 if step == "split" else 300), (step, drawn)  # split: below its band
             size = present.locator("[data-testid=stMarkdownContainer] p").first.evaluate(
-                "el => parseFloat(getComputedStyle(el).fontSize)")
+                "el => parseFloat(getComputedStyle(el).fontSize)"
+            )
             assert size >= 22
         expect(page.get_by_text("Follow one cell")).to_have_count(0)
         expect(page.get_by_text("追踪一个格子")).to_have_count(0)

@@ -19,14 +19,14 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from lessons import quiz as Q
 from core.accounting import PRESETS, kv_shapes
 from core.attention import build_input, build_model
 from core.limits import KV_CACHE_MAX_TOKENS
 from core.masks import MASK_KINDS
+from lessons import kv_cache as K
+from lessons import quiz as Q
 from lessons.scenario import settings_mask
 from lessons.settings import Settings
-from lessons import kv_cache as K
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -35,7 +35,7 @@ DEFAULT = Settings(64, 4, 8, "none", 0, "en")
 LARGEST = Settings(512, 64, 32, "none", 0, "en")
 WIDE = Settings(512, 16, 32, "none", 0, "zh")
 EVERY_SIZE = (SMALLEST, DEFAULT, Settings(16, 8, 5, "none", 3, "zh"), WIDE, LARGEST)
-MiB = 2 ** 20
+MiB = 2**20
 
 
 def with_mask(s: Settings, mask: str) -> Settings:
@@ -59,19 +59,37 @@ def test_imports_only_core_numpy_torch_and_the_standard_library():
             names.add(node.module or "")
     banned = {"streamlit", "plotly", "i18n", "i18n.strings", "core.figures", "ui"}
     assert not {n for n in names if n.split(".")[0] in banned or any(n.startswith(b) for b in banned)}
-    allowed_roots = {"core", "numpy", "torch", "__future__", "math", "random", "time", "dataclasses",
-                     "collections", "typing",  # the type hints (checked by mypy in the test command)
-                     "lessons"}  # lessons.heatmap: the renderer's plain description (issue 18)
+    allowed_roots = {
+        "core",
+        "numpy",
+        "torch",
+        "__future__",
+        "math",
+        "random",
+        "time",
+        "dataclasses",
+        "collections",
+        "typing",  # the type hints (checked by mypy in the test command)
+        "lessons",
+    }  # lessons.heatmap: the renderer's plain description (issue 18)
     assert {n.split(".")[0] for n in names} <= allowed_roots, names
     assert {"core.kv_cache", "core.accounting", "core.attention"} <= names  # the page's numbers come from core
 
 
 def test_importing_it_loads_no_streamlit_plotly_or_figures():
     """Even through core (lessons.settings names the languages via i18n, which is not this module's import)."""
-    code = ("import sys, lessons.kv_cache; "
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('streamlit', 'plotly') or m == 'core.figures'))")
-    out = subprocess.run([sys.executable, "-c", code], cwd=Path(__file__).resolve().parents[1], capture_output=True,
-                         text=True, timeout=120, check=True)
+    code = (
+        "import sys, lessons.kv_cache; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('streamlit', 'plotly') or m == 'core.figures'))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
     assert out.stdout.strip() == "[]"
 
 
@@ -84,8 +102,14 @@ def test_url_table_lists_every_key_with_its_parser():
     assert all(n.startswith("kv_") for n in names)  # page-local, never a shared setting's name
     for key in K.URL_KEYS:
         assert callable(getattr(K, f"parse_{key.name}"))
-    assert K.URL_KEY_BY_NAME["kv_model"].choices == ("gpt2-small", "llama-2-7b", "llama-3-8b", "mistral-7b",
-                                                     "falcon-7b", "ours")
+    assert K.URL_KEY_BY_NAME["kv_model"].choices == (
+        "gpt2-small",
+        "llama-2-7b",
+        "llama-3-8b",
+        "mistral-7b",
+        "falcon-7b",
+        "ours",
+    )
     assert (K.URL_KEY_BY_NAME["kv_gen"].lo, K.URL_KEY_BY_NAME["kv_gen"].hi) == (8, KV_CACHE_MAX_TOKENS)
 
 
@@ -98,45 +122,62 @@ def test_missing_values_take_the_defaults_silently():
 
 
 def test_valid_values_pass_unchanged():
-    raw = {"kv_tab": "timing", "kv_heads": "1", "kv_step": "8", "kv_head": "3", "kv_model": "ours",
-           "kv_context": "131072", "kv_gen": "256"}
+    raw = {
+        "kv_tab": "timing",
+        "kv_heads": "1",
+        "kv_step": "8",
+        "kv_head": "3",
+        "kv_model": "ours",
+        "kv_context": "131072",
+        "kv_gen": "256",
+    }
     values, fixes = K.parse_url(raw, DEFAULT)
     assert fixes == []
     assert values == K.PageValues("timing", 1, 8, 3, "ours", 131072, 256)
 
 
-@pytest.mark.parametrize("key, raw, h, T, used", [
-    ("kv_heads", "3", 8, 8, 2),  # nearest divisor of 8; 3 is between 2 and 4, ties to the smaller
-    ("kv_heads", "0", 8, 8, 1),
-    ("kv_heads", "-7", 8, 8, 1),
-    ("kv_heads", "99", 8, 8, 8),
-    ("kv_heads", "1e400", 8, 8, 8),  # huge clamps, never crashes
-    ("kv_heads", "7", 16, 8, 8),
-    ("kv_heads", "abc", 4, 8, 2),  # unreadable -> the default (GQA)
-    ("kv_heads", "2.0", 4, 8, 2),  # readable, but not as written: reported
-    ("kv_step", "99", 4, 8, 8),
-    ("kv_step", "0", 4, 8, 1),
-    ("kv_step", "nan", 4, 8, 1),
-    ("kv_step", "9" * 500, 4, 32, 32),
-    ("kv_head", "-5", 4, 8, 0),
-    ("kv_head", "4", 4, 8, 3),
-    ("kv_model", "LLAMA-3-8B", 4, 8, "llama-3-8b"),
-    ("kv_model", "gpt-5", 4, 8, "llama-3-8b"),
-    ("kv_model", "<script>alert(1)</script>", 4, 8, "llama-3-8b"),
-    ("kv_context", "5000", 4, 8, 4096),
-    ("kv_context", "1", 4, 8, 1024),
-    ("kv_context", "1e9", 4, 8, 131072),
-    ("kv_gen", "1", 4, 8, 8),
-    ("kv_gen", "100000", 4, 8, 256),
-    ("kv_gen", "inf", 4, 8, 256),
-    ("kv_tab", "nope", 4, 8, "sharing"),
-    ("kv_tab", " Decode ", 4, 8, "decode"),
-])
+@pytest.mark.parametrize(
+    "key, raw, h, T, used",
+    [
+        ("kv_heads", "3", 8, 8, 2),  # nearest divisor of 8; 3 is between 2 and 4, ties to the smaller
+        ("kv_heads", "0", 8, 8, 1),
+        ("kv_heads", "-7", 8, 8, 1),
+        ("kv_heads", "99", 8, 8, 8),
+        ("kv_heads", "1e400", 8, 8, 8),  # huge clamps, never crashes
+        ("kv_heads", "7", 16, 8, 8),
+        ("kv_heads", "abc", 4, 8, 2),  # unreadable -> the default (GQA)
+        ("kv_heads", "2.0", 4, 8, 2),  # readable, but not as written: reported
+        ("kv_step", "99", 4, 8, 8),
+        ("kv_step", "0", 4, 8, 1),
+        ("kv_step", "nan", 4, 8, 1),
+        ("kv_step", "9" * 500, 4, 32, 32),
+        ("kv_head", "-5", 4, 8, 0),
+        ("kv_head", "4", 4, 8, 3),
+        ("kv_model", "LLAMA-3-8B", 4, 8, "llama-3-8b"),
+        ("kv_model", "gpt-5", 4, 8, "llama-3-8b"),
+        ("kv_model", "<script>alert(1)</script>", 4, 8, "llama-3-8b"),
+        ("kv_context", "5000", 4, 8, 4096),
+        ("kv_context", "1", 4, 8, 1024),
+        ("kv_context", "1e9", 4, 8, 131072),
+        ("kv_gen", "1", 4, 8, 8),
+        ("kv_gen", "100000", 4, 8, 256),
+        ("kv_gen", "inf", 4, 8, 256),
+        ("kv_tab", "nope", 4, 8, "sharing"),
+        ("kv_tab", " Decode ", 4, 8, "decode"),
+    ],
+)
 def test_bad_values_are_corrected_and_reported(key, raw, h, T, used):
     s = Settings(64, h, T, "none", 0, "en")
     values, fixes = K.parse_url({key: raw}, s)
-    field = {"kv_tab": "tab", "kv_heads": "kv_heads", "kv_step": "step", "kv_head": "head", "kv_model": "model",
-             "kv_context": "context", "kv_gen": "gen"}[key]
+    field = {
+        "kv_tab": "tab",
+        "kv_heads": "kv_heads",
+        "kv_step": "step",
+        "kv_head": "head",
+        "kv_model": "model",
+        "kv_context": "context",
+        "kv_gen": "gen",
+    }[key]
     assert getattr(values, field) == used
     assert len(fixes) == 1 and fixes[0].key == key and fixes[0].used == str(used)
     assert len(fixes[0].given) <= 24  # a long value is shortened in the notice
@@ -168,8 +209,7 @@ def test_a_shared_link_reproduces_the_view():
 def test_gqa_value_and_control_labels():
     assert [K.gqa_value(h) for h in (1, 2, 3, 4, 8, 12, 32, 64, 71)] == [None, None, None, 2, 2, 3, 8, 16, None]
     opts = K.control_options(8)
-    assert [(o.kv_heads, o.kind, o.group) for o in opts] == [(1, "mqa", 8), (2, "gqa", 4), (4, "gqa", 2),
-                                                            (8, "mha", 1)]
+    assert [(o.kv_heads, o.kind, o.group) for o in opts] == [(1, "mqa", 8), (2, "gqa", 4), (4, "gqa", 2), (8, "mha", 1)]
     assert [(o.kv_heads, o.kind) for o in K.control_options(1)] == [(1, "mha")]  # one head: MHA, nothing shared
     assert [o.kind for o in K.control_options(2)] == ["mqa", "mha"]
 
@@ -186,7 +226,7 @@ def reference_run(s: Settings, kv_heads: int, mask):
     outs = []
     for i in range(h):
         j = i // g  # the K/V head query head i reads
-        qi, kj, vj = q[:, i * d_k:(i + 1) * d_k], k[:, j * d_k:(j + 1) * d_k], v[:, j * d_k:(j + 1) * d_k]
+        qi, kj, vj = q[:, i * d_k : (i + 1) * d_k], k[:, j * d_k : (j + 1) * d_k], v[:, j * d_k : (j + 1) * d_k]
         sc = qi @ kj.T / math.sqrt(d_k)
         if mask is not None:
             sc = sc.masked_fill(~mask.expand(1, 1, s.seq_len, s.seq_len)[0, 0], -1e9)
@@ -246,6 +286,7 @@ def test_sharing_view_leader_heads_are_the_mha_heads_and_the_others_differ():
 @pytest.mark.parametrize("mask", MASK_KINDS)
 def test_sharing_view_takes_the_pages_mha_trace(mask):
     from lessons import scenario
+
     s = with_mask(DEFAULT, mask)
     run = scenario.run(s)
     given, built = K.sharing_view(s, 1, mha=run.trace), K.sharing_view(s, 1)
@@ -281,7 +322,7 @@ def test_decode_view_every_step_against_sdpa_and_by_hand():
         v = model.W_v(x).view(1, T, kv, d_k).transpose(1, 2)
         full = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)  # (1, h, T, d_k)
         full_out = model.W_o(full.transpose(1, 2).reshape(1, T, 16))[0]  # (T, d_model)
-        k_rep, v_rep = k.repeat_interleave(2, dim=1), v.repeat_interleave(2, dim=1)
+        k_rep = k.repeat_interleave(2, dim=1)  # each K/V head read by its group of 2 query heads
     for t in range(1, T + 1):
         for head in range(4):
             view = K.decode_view(s, kv, t, head)
@@ -292,20 +333,25 @@ def test_decode_view_every_step_against_sdpa_and_by_hand():
             assert np.abs(K.values_of(view.k_cache) - k[0, head // 2, :t].numpy()).max() < 1e-6
             assert np.abs(K.values_of(view.v_cache) - v[0, head // 2, :t].numpy()).max() < 1e-6
             assert np.abs(K.values_of(view.q_row) - q[0, :, t - 1].numpy()).max() < 1e-6
-            scores = (q[0, :, t - 1:t] @ k_rep[0, :, :t].transpose(-1, -2))[:, 0] / math.sqrt(d_k)  # (h, t)
+            scores = (q[0, :, t - 1 : t] @ k_rep[0, :, :t].transpose(-1, -2))[:, 0] / math.sqrt(d_k)  # (h, t)
             assert np.abs(K.values_of(view.scores_row) - scores.numpy()).max() < 1e-5
             w = torch.softmax(scores.double(), -1).float()
             assert np.abs(K.values_of(view.weights_row) - w.numpy()).max() < 1e-6
             assert np.abs(K.values_of(view.full_weights_row) - w.numpy()).max() < 1e-6
             assert np.abs(view.output_row - full_out[t - 1].numpy()).max() < 1e-5  # SDPA's causal pass
             assert view.equal and view.output_max_abs_diff <= 1e-6 and view.weights_max_abs_diff <= 1e-6
-            assert K.values_of(view.weights_row).shape == (4, t) and view.weights_row.row_axis.key == "kv.axis.query_head"
+            assert (
+                K.values_of(view.weights_row).shape == (4, t) and view.weights_row.row_axis.key == "kv.axis.query_head"
+            )
             assert view.weights_row.panels[0].row_groups == (0, 0, 1, 1)
             assert K.values_of(view.mask_row).tolist() == [[True] * t]
             assert K.values_of(view.top_left_row).tolist() == [[True] + [False] * (t - 1)]
             with_c, without_c = hand_macs(16, 4, kv, t)
-            assert (view.cost.with_cache, view.cost.without_cache, view.cost.saved) == \
-                (with_c, without_c, without_c - with_c)
+            assert (view.cost.with_cache, view.cost.without_cache, view.cost.saved) == (
+                with_c,
+                without_c,
+                without_c - with_c,
+            )
             sums = [hand_macs(16, 4, kv, u) for u in range(1, t + 1)]
             assert view.cost_so_far.with_cache == sum(a for a, _ in sums)
             assert view.cost_so_far.without_cache == sum(b for _, b in sums)
@@ -326,8 +372,13 @@ def test_decode_view_runs_everywhere_and_equals_the_full_pass(s, mask):
 
 
 def test_decode_view_refuses_what_parse_would_have_corrected():
-    for bad in (dict(kv_heads=3, step=1, head=0), dict(kv_heads=2, step=0, head=0), dict(kv_heads=2, step=9, head=0),
-                dict(kv_heads=2, step=1, head=4), dict(kv_heads=2, step=True, head=0)):
+    for bad in (
+        dict(kv_heads=3, step=1, head=0),
+        dict(kv_heads=2, step=0, head=0),
+        dict(kv_heads=2, step=9, head=0),
+        dict(kv_heads=2, step=1, head=4),
+        dict(kv_heads=2, step=True, head=0),
+    ):
         with pytest.raises(ValueError):
             K.decode_view(DEFAULT, **bad)
 
@@ -347,8 +398,9 @@ def test_published_presets_by_hand():
     assert rows["falcon-7b"].bytes_at_context == 2 * 32 * 1 * 64 * 4096 * 2 == 32 * MiB
     assert rows["falcon-7b"].bytes_if_mha == 71 * 32 * MiB and rows["falcon-7b"].saving == 71
     assert [r.kind for r in view.presets] == ["mha", "mha", "gqa", "gqa", "mqa"]
-    assert all(r.source.startswith("https://huggingface.co/") and r.source.endswith("config.json")
-               for r in view.presets)
+    assert all(
+        r.source.startswith("https://huggingface.co/") and r.source.endswith("config.json") for r in view.presets
+    )
 
 
 @pytest.mark.parametrize("model", K.MODEL_CHOICES)
@@ -362,7 +414,7 @@ def test_memory_lines_by_hand(model):
             p = K.PRESET_SLUGS[model]
             layers, heads, d_k, bpv, actual = p.layers, p.heads, p.head_dim, 2, p.kv_heads
         assert (view.layers, view.heads, view.head_dim, view.bytes_per_value) == (layers, heads, d_k, bpv)
-        assert view.contexts.tolist() == [256 * 2 ** i for i in range(10)]
+        assert view.contexts.tolist() == [256 * 2**i for i in range(10)]
         gqa = [d for d in range(2, heads) if heads % d == 0]
         want = {heads, 1, actual} | ({min(gqa, key=lambda d: (abs(d - heads / 4), d))} if gqa else set())
         assert [ln.kv_heads for ln in view.lines] == sorted(want, reverse=True)
@@ -388,12 +440,18 @@ def test_memory_view_refuses_unknown_choices():
 def test_growth_exponent_and_kind_on_known_curves():
     L = np.array([4, 8, 16, 32, 64, 128])
     assert abs(K.growth_exponent(L, 3e-4 * L) - 1) < 1e-9
-    assert abs(K.growth_exponent(L, 2e-6 * L ** 2) - 2) < 1e-9
+    assert abs(K.growth_exponent(L, 2e-6 * L**2) - 2) < 1e-9
     # a fixed cost dominates the small lengths: only the larger half decides
-    noisy = np.where(L < 16, 1.0, 1e-3 * L ** 2)
+    noisy = np.where(L < 16, 1.0, 1e-3 * L**2)
     assert abs(K.growth_exponent(L, noisy) - 2) < 1e-9
-    assert [K.growth_kind(e) for e in (0.2, 1.4, 1.6, 2.4, 2.6, 4.0)] == \
-        ["linear", "linear", "quadratic", "quadratic", "cubic", "cubic"]
+    assert [K.growth_kind(e) for e in (0.2, 1.4, 1.6, 2.4, 2.6, 4.0)] == [
+        "linear",
+        "linear",
+        "quadratic",
+        "quadratic",
+        "cubic",
+        "cubic",
+    ]
     with pytest.raises(ValueError):
         K.growth_exponent([4], [1.0])
     with pytest.raises(ValueError):
@@ -409,8 +467,9 @@ def test_timing_lengths():
         assert list(lengths) == sorted(set(lengths)) and len(lengths) >= 4
 
 
-@pytest.mark.parametrize("s, tokens", [(SMALLEST, 8), (DEFAULT, 16), (LARGEST, 8)],
-                         ids=["smallest", "default", "largest"])
+@pytest.mark.parametrize(
+    "s, tokens", [(SMALLEST, 8), (DEFAULT, 16), (LARGEST, 8)], ids=["smallest", "default", "largest"]
+)
 def test_measure_generation_returns_a_fitted_series(s, tokens):
     kv = K.default_kv_heads(s.num_heads)
     r = K.measure_generation(s, kv, tokens, repeats=2)
@@ -425,9 +484,13 @@ def test_measure_generation_returns_a_fitted_series(s, tokens):
     at = r.lengths - 1
     n = len(r.lengths)
     half = max(2, math.ceil(n / 2))
-    for series, exponent in ((r.total_with[at], r.exponent_with), (r.total_without[at], r.exponent_without),
-                             (r.macs_with, r.macs_exponent_with), (r.macs_without, r.macs_exponent_without),
-                             (r.step_without[at], r.step_exponent_without)):
+    for series, exponent in (
+        (r.total_with[at], r.exponent_with),
+        (r.total_without[at], r.exponent_without),
+        (r.macs_with, r.macs_exponent_with),
+        (r.macs_without, r.macs_exponent_without),
+        (r.step_without[at], r.step_exponent_without),
+    ):
         x, y = np.log(r.lengths[-half:].astype(float)), np.log(series[-half:].astype(float))
         slope = ((x - x.mean()) * (y - y.mean())).sum() / ((x - x.mean()) ** 2).sum()
         assert abs(exponent - slope) < 1e-9
@@ -441,6 +504,7 @@ def test_measure_generation_returns_a_fitted_series(s, tokens):
 def test_the_timed_loops_are_the_cores_generations():
     """The per-step timing loops compute exactly what decode_all and generate_without_cache compute."""
     from core.kv_cache import decode_all, generate_without_cache
+
     model = build_model(32, 4, 5, num_kv_heads=2)
     x = build_input(1, 9, 32, 5)
     with torch.no_grad():
@@ -512,9 +576,13 @@ def test_quiz_set_varies_with_the_seed_and_every_preset_context_is_whole_mib():
 def test_every_function_is_cheap_at_the_largest_settings():
     """Each section's function at d_model 512, h 64, T 32 (one torch thread, as the app runs): best of 3."""
     s = with_mask(LARGEST, "causal")
-    calls = {"parse_url": lambda: K.parse_url({"kv_heads": "5"}, s), "sharing": lambda: K.sharing_view(s, 16),
-             "decode": lambda: K.decode_view(s, 16, 32, 63), "memory": lambda: K.memory_view(s, 16, "ours", 4096),
-             "quiz": lambda: K.quiz_questions(s, 16)}
+    calls = {
+        "parse_url": lambda: K.parse_url({"kv_heads": "5"}, s),
+        "sharing": lambda: K.sharing_view(s, 16),
+        "decode": lambda: K.decode_view(s, 16, 32, 63),
+        "memory": lambda: K.memory_view(s, 16, "ours", 4096),
+        "quiz": lambda: K.quiz_questions(s, 16),
+    }
     for name, fn in calls.items():
         best = min(_time(fn) for _ in range(3))
         assert best < 1.0, (name, best)  # a few tens of ms unloaded; generous for a shared machine
@@ -530,10 +598,19 @@ def test_heatmaps_are_the_renderers_plain_description():
     """Every matrix the page draws is a lessons.heatmap.Heatmap (issue 18's one chart route), with the new cache
     row outlined and the sharing weights one panel per chosen head, titled with the K/V head it reads."""
     from lessons.heatmap import Heatmap
+
     s = Settings(16, 4, 5, "causal", 0, "en")
     view = K.decode_view(s, 2, 3, 1)
-    for hm in (view.q_row, view.k_cache, view.v_cache, view.scores_row, view.weights_row, view.full_weights_row,
-               view.mask_row, view.top_left_row):
+    for hm in (
+        view.q_row,
+        view.k_cache,
+        view.v_cache,
+        view.scores_row,
+        view.weights_row,
+        view.full_weights_row,
+        view.mask_row,
+        view.top_left_row,
+    ):
         assert isinstance(hm, Heatmap) and len(hm.panels) == 1
     assert view.k_cache.rects[0].r0 == 2 and view.k_cache.rects[0].r1 == 3 and view.k_cache.rects[0].c1 == s.d_k
     assert view.k_cache.panels[0].row_labels == tuple(K.page_tokens(s)[:3])
@@ -549,8 +626,10 @@ def test_first_columns_cuts_a_wide_heatmap_keeping_its_range_and_outline():
     view = K.decode_view(Settings(64, 2, 4, "causal", 0, "en"), 1, 3, 0)  # d_k 32
     cut = K.first_columns(view.k_cache, 8)
     assert np.array_equal(K.values_of(cut), K.values_of(view.k_cache)[:, :8])
-    assert cut.panels[0].col_labels == tuple(map(str, range(8))) and (cut.vmin, cut.vmax) == (view.k_cache.vmin,
-                                                                                              view.k_cache.vmax)
+    assert cut.panels[0].col_labels == tuple(map(str, range(8))) and (cut.vmin, cut.vmax) == (
+        view.k_cache.vmin,
+        view.k_cache.vmax,
+    )
     assert (cut.rects[0].r0, cut.rects[0].c1) == (2, 8)
     with pytest.raises(ValueError):
         K.first_columns(view.k_cache, 0)

@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from lessons import scenario
 from i18n import plain
-from lessons.settings import Settings
 from lessons import heads as HEADS
 from lessons import quiz as Q
 from lessons import real_heads as REAL
+from lessons import scenario
 from lessons import why_heads as W
 from lessons.heatmap import Text, text
+from lessons.settings import Settings
 from ui.words import in_language, word
 
 BANNED = ("streamlit", "plotly", "i18n", "i18n.strings", "core.figures", "ui", "charts", "pandas")
@@ -51,8 +51,9 @@ def test_core_keeps_no_copy_of_the_moved_modules():
     assert not any(hasattr(__import__("core.pretrained").pretrained, f) for f in ("read", "ablate", "pattern_scores"))
 
 
-@pytest.mark.parametrize("settings", [Settings(64, 4, 8, "none", 0, "zh"), Settings(8, 1, 2, "causal", 3, "zh")],
-                         ids=["default", "smallest"])
+@pytest.mark.parametrize(
+    "settings", [Settings(64, 4, 8, "none", 0, "zh"), Settings(8, 1, 2, "causal", 3, "zh")], ids=["default", "smallest"]
+)
 def test_every_quiz_text_is_keys_and_values_worded_by_the_page(settings):
     """Built with lang=zh, no text the lesson returns holds Chinese (nor English words of its own): the words come
     from the keys, in whichever language the page asks for."""

@@ -21,12 +21,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from core import limits
-from lessons import scenario
 from core import positions as P
 from core.masks import causal_mask
 from core.reference import torch_reference
-from lessons.settings import Settings
 from lessons import positions as L
+from lessons import scenario
+from lessons.settings import Settings
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,11 +65,21 @@ def test_lesson_imports_no_ui():
     assert names, "no imports found"
     for name in names:
         top = name.split(".")[0]
-        assert top in ("core", "numpy", "torch", "math", "dataclasses", "collections", "typing", "__future__") \
-            or name in ("lessons", "lessons.heatmap", "lessons.url"), name
+        assert top in (
+            "core",
+            "numpy",
+            "torch",
+            "math",
+            "dataclasses",
+            "collections",
+            "typing",
+            "__future__",
+        ) or name in ("lessons", "lessons.heatmap", "lessons.url"), name
         assert name not in ("i18n", "i18n.strings", "core.figures", "core.canvas_chart"), name
-    code = ("import sys, lessons.positions; bad = [m for m in sys.modules if m.split('.')[0] in "
-            "('streamlit', 'plotly') or m == 'core.figures']; print(bad); sys.exit(1 if bad else 0)")
+    code = (
+        "import sys, lessons.positions; bad = [m for m in sys.modules if m.split('.')[0] in "
+        "('streamlit', 'plotly') or m == 'core.figures']; print(bad); sys.exit(1 if bad else 0)"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
 
@@ -118,8 +128,9 @@ def test_shuffle_view_against_torch(s, causal):
     assert v.free_output_gap <= 1e-5 and v.free_weights_gap <= 1e-5  # unmasked: 0 up to float error
     assert v.causal_output_gap > 1e-2 and v.causal_weights_gap > 1e-2  # the causal mask breaks it
     assert v.equal is (not causal)
-    assert (v.output_gap, v.weights_gap) == ((v.causal_output_gap, v.causal_weights_gap) if causal
-                                             else (v.free_output_gap, v.free_weights_gap))
+    assert (v.output_gap, v.weights_gap) == (
+        (v.causal_output_gap, v.causal_weights_gap) if causal else (v.free_output_gap, v.free_weights_gap)
+    )
     # the counter-example the page prints: the token shuffled to the front sees only itself
     assert v.front == perm[0]
     assert v.front_self_after == 1.0
@@ -185,8 +196,9 @@ def test_add_view_random_model(s, real):
     xp = run.x + torch.tensor(sinusoid_np(s.seq_len, s.d_model), dtype=torch.float32)[None]
     _, w_sin = torch_reference(run.model, xp, xp, xp, run.mask)
     np.testing.assert_allclose(kinds["sinusoidal"].weights, w_sin[0].numpy(), atol=1e-5)
-    assert kinds["sinusoidal"].change == pytest.approx(float(np.abs(w_sin[0].numpy() - w_ref[0].numpy()).max()),
-                                                       abs=1e-5)
+    assert kinds["sinusoidal"].change == pytest.approx(
+        float(np.abs(w_sin[0].numpy() - w_ref[0].numpy()).max()), abs=1e-5
+    )
     # rope: q and k turned by the formula in numpy, softmax by hand
     if s.d_k % 2:
         assert not kinds["rope"].available and kinds["rope"].reason == "rope_odd_d_k" and "rope_odd_d_k" in v.notes
@@ -198,8 +210,11 @@ def test_add_view_random_model(s, real):
         k = rope_np(tr.k_heads[0].numpy(), range(s.seq_len), base)
         sc = q @ k.transpose(0, 2, 1) / math.sqrt(s.d_k)
         if run.mask is not None:
-            sc = np.where(np.broadcast_to(run.mask.numpy().reshape(-1, s.seq_len, s.seq_len)[0], sc.shape) == 0,
-                          run.model.fill_value, sc)
+            sc = np.where(
+                np.broadcast_to(run.mask.numpy().reshape(-1, s.seq_len, s.seq_len)[0], sc.shape) == 0,
+                run.model.fill_value,
+                sc,
+            )
         w = np.exp(sc - sc.max(-1, keepdims=True))
         w /= w.sum(-1, keepdims=True)
         np.testing.assert_allclose(kinds["rope"].weights, w, atol=1e-5)
@@ -212,7 +227,9 @@ def test_add_view_random_model(s, real):
         assert kinds["sinusoidal"].added_norm == pytest.approx(math.sqrt(s.d_model / 2), rel=1e-5)
     # the side-by-side panels: the head of every available kind
     shown = [k for k in L.KINDS if kinds[k].available]
-    assert tuple(shown) == (L.RANDOM_KINDS if s.d_k % 2 == 0 and s.d_k <= limits.ROPE_D_K_MAX else ("none", "sinusoidal"))
+    assert tuple(shown) == (
+        L.RANDOM_KINDS if s.d_k % 2 == 0 and s.d_k <= limits.ROPE_D_K_MAX else ("none", "sinusoidal")
+    )
     assert tuple(p.title.key for p in v.side_by_side.panels) == tuple(f"pos.kind.{k}" for k in shown)
     for i, kind in enumerate(shown):
         np.testing.assert_array_equal(v.side_by_side.panels[i].values, kinds[kind].weights[0])
@@ -242,7 +259,9 @@ def test_add_view_real_model(real):
         v = L.add_view(DEFAULT, "real", head=11, base=10_000.0, shuffle_seed=1, real=real, example=example)
         encoded, run = real.run_text(EXAMPLES[example][0])
         kinds = {k.kind: k for k in v.kinds}
-        assert all(k.available for k in v.kinds) and tuple(p.title.key for p in v.side_by_side.panels) == tuple(f"pos.kind.{k}" for k in L.KINDS)
+        assert all(k.available for k in v.kinds) and tuple(p.title.key for p in v.side_by_side.panels) == tuple(
+            f"pos.kind.{k}" for k in L.KINDS
+        )
         assert (v.num_heads, v.d_model, v.d_k, v.head) == (12, 384, 32, 11)
         assert v.tokens == tuple(f"{i}:{t}" for i, t in enumerate(encoded.tokens))
         # learned: the real model's own first layer
@@ -265,8 +284,9 @@ def test_add_view_real_model(real):
         tok = emb.word.weight.detach().numpy()[ids] + emb.token_type.weight.detach().numpy()[0]
         assert v.token_norm == pytest.approx(float(np.linalg.norm(tok, axis=1).mean()), rel=1e-5)
         learned_rows = emb.position.weight.detach().numpy()[: len(ids)]
-        assert kinds["learned"].added_norm == pytest.approx(float(np.linalg.norm(learned_rows, axis=1).mean()),
-                                                            rel=1e-5)
+        assert kinds["learned"].added_norm == pytest.approx(
+            float(np.linalg.norm(learned_rows, axis=1).mean()), rel=1e-5
+        )
         assert kinds["sinusoidal"].added_norm == pytest.approx(math.sqrt(192), rel=1e-5)
         assert kinds["none"].added_norm == kinds["rope"].added_norm == 0.0
         assert kinds["sinusoidal"].added_norm > 5 * v.token_norm > 5 * kinds["learned"].added_norm
@@ -398,16 +418,39 @@ def test_learned_view_against_numpy_cosines(real, span):
 
 # ================================================================ URL keys
 def test_url_keys_table():
-    assert [k.name for k in L.URL_KEYS] == ["pos_tab", "pos_shuffle", "pos_causal", "pos_model", "pos_head",
-                                            "pos_example", "pos_dk", "pos_base", "pos_grid", "pos_pair", "pos_at",
-                                            "pos_span"]
+    assert [k.name for k in L.URL_KEYS] == [
+        "pos_tab",
+        "pos_shuffle",
+        "pos_causal",
+        "pos_model",
+        "pos_head",
+        "pos_example",
+        "pos_dk",
+        "pos_base",
+        "pos_grid",
+        "pos_pair",
+        "pos_at",
+        "pos_span",
+    ]
     for k in L.URL_KEYS:
         assert k.name.startswith("pos_") and k.kind in ("choice", "int", "float", "bool", "even_int")
         assert k.default is not None
     v = L.parse_url({}, DEFAULT)
     assert v.fixes == ()
-    assert (v.tab, v.shuffle, v.causal, v.model, v.head, v.example, v.d_k, v.base, v.grid, v.pair, v.at, v.span) \
-        == ("shuffle", 1, False, "random", 0, 0, 16, 10_000.0, 16, 0, 3, 64)
+    assert (v.tab, v.shuffle, v.causal, v.model, v.head, v.example, v.d_k, v.base, v.grid, v.pair, v.at, v.span) == (
+        "shuffle",
+        1,
+        False,
+        "random",
+        0,
+        0,
+        16,
+        10_000.0,
+        16,
+        0,
+        3,
+        64,
+    )
 
 
 # (key, raw, settings, value used, reason or None)
@@ -458,9 +501,20 @@ BAD = [
     ("pos_span", "abc", DEFAULT, 64, "unreadable"),
     ("pos_span", "256", DEFAULT, 256, None),
 ]
-FIELD = {"pos_tab": "tab", "pos_shuffle": "shuffle", "pos_causal": "causal", "pos_head": "head",
-         "pos_model": "model", "pos_example": "example", "pos_dk": "d_k", "pos_base": "base", "pos_grid": "grid",
-         "pos_pair": "pair", "pos_at": "at", "pos_span": "span"}
+FIELD = {
+    "pos_tab": "tab",
+    "pos_shuffle": "shuffle",
+    "pos_causal": "causal",
+    "pos_head": "head",
+    "pos_model": "model",
+    "pos_example": "example",
+    "pos_dk": "d_k",
+    "pos_base": "base",
+    "pos_grid": "grid",
+    "pos_pair": "pair",
+    "pos_at": "at",
+    "pos_span": "span",
+}
 
 
 @pytest.mark.parametrize("key,raw,s,used,reason", BAD, ids=lambda x: str(x)[:20])
@@ -483,10 +537,15 @@ def test_head_and_pair_follow_the_model_and_d_k():
 
 
 @settings(max_examples=200, deadline=None, database=None)
-@given(key=st.sampled_from([k.name for k in L.URL_KEYS]),
-       raw=st.one_of(st.text(max_size=60), st.integers(-10**30, 10**30).map(str),
-                     st.floats(allow_nan=True, allow_infinity=True).map(str)),
-       s=st.sampled_from(SETTINGS))
+@given(
+    key=st.sampled_from([k.name for k in L.URL_KEYS]),
+    raw=st.one_of(
+        st.text(max_size=60),
+        st.integers(-(10**30), 10**30).map(str),
+        st.floats(allow_nan=True, allow_infinity=True).map(str),
+    ),
+    s=st.sampled_from(SETTINGS),
+)
 def test_any_url_text_gives_valid_values(key, raw, s):
     v = L.parse_url({key: raw}, s)
     assert v.tab in L.TABS and v.model in L.MODELS and v.span in L.SPANS
@@ -520,9 +579,14 @@ def test_costs_at_the_largest_settings(real):
     """Cheap at d_model 512, h 64, T 32 (a loose bound for a busy 2-core machine; README numbers are measured)."""
     s = SETTINGS[-1]
     v = L.parse_url({"pos_grid": "64", "pos_span": "512", "pos_dk": "256"}, s)
-    calls = [lambda: L.shuffle_view(s, v.shuffle, True, 63), lambda: L.add_view(s, "random", 63, v.base, 1, real),
-             lambda: L.add_view(s, "real", 11, v.base, 1, real), lambda: L.rope_view(s, 256, v.base, 63, 64, 127, 512),
-             lambda: L.learned_view(real, 512), lambda: L.quiz_items(s, v)]
+    calls = [
+        lambda: L.shuffle_view(s, v.shuffle, True, 63),
+        lambda: L.add_view(s, "random", 63, v.base, 1, real),
+        lambda: L.add_view(s, "real", 11, v.base, 1, real),
+        lambda: L.rope_view(s, 256, v.base, 63, 64, 127, 512),
+        lambda: L.learned_view(real, 512),
+        lambda: L.quiz_items(s, v),
+    ]
     for call in calls:
         call()
         start = time.perf_counter()
@@ -563,19 +627,26 @@ def test_the_pages_scenario_can_be_passed_in():
     a, b = L.shuffle_view(s, 5, True, 3), L.shuffle_view(s, 5, True, 3, run)
     np.testing.assert_array_equal(a.weights.panels[1].values, b.weights.panels[1].values)
     assert a.causal_output_gap == b.causal_output_gap
-    np.testing.assert_array_equal(L.add_view(s, "random", 3, 10.0, 5).side_by_side.panels[0].values,
-                                  L.add_view(s, "random", 3, 10.0, 5, run=run).side_by_side.panels[0].values)
-    np.testing.assert_array_equal(L.rope_view(s, v.d_k, 10.0, 3, 8, 0, 1).grid.panels[0].values,
-                                  L.rope_view(s, v.d_k, 10.0, 3, 8, 0, 1, run).grid.panels[0].values)
+    np.testing.assert_array_equal(
+        L.add_view(s, "random", 3, 10.0, 5).side_by_side.panels[0].values,
+        L.add_view(s, "random", 3, 10.0, 5, run=run).side_by_side.panels[0].values,
+    )
+    np.testing.assert_array_equal(
+        L.rope_view(s, v.d_k, 10.0, 3, 8, 0, 1).grid.panels[0].values,
+        L.rope_view(s, v.d_k, 10.0, 3, 8, 0, 1, run).grid.panels[0].values,
+    )
     assert [q.answer for q in L.quiz_items(s, v)] == [q.answer for q in L.quiz_items(s, v, run)]
     with pytest.raises(ValueError, match="scenario"):
         L.shuffle_view(DEFAULT, 5, False, 0, run)
 
 
 @settings(max_examples=100, deadline=None, database=None)
-@given(raw=st.fixed_dictionaries({k.name: st.one_of(st.none(), st.text(max_size=40), st.integers(-999, 999).map(str))
-                                  for k in L.URL_KEYS}),
-       s=st.sampled_from(SETTINGS))
+@given(
+    raw=st.fixed_dictionaries(
+        {k.name: st.one_of(st.none(), st.text(max_size=40), st.integers(-999, 999).map(str)) for k in L.URL_KEYS}
+    ),
+    s=st.sampled_from(SETTINGS),
+)
 def test_a_whole_mangled_link_gives_valid_values_and_runs(raw, s):
     v = L.parse_url(raw, s)
     assert all(len(f.given) <= 24 and f.key in L.URL_KEY for f in v.fixes)

@@ -20,12 +20,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lessons.softmax as L
-from lessons import scenario
 from core.limits import QUIZ_ANSWER_CHARS, TILE_BLOCK_MAX
 from core.masks import full_grid
-from lessons.settings import Settings
 from core.softmax_numerics import SCALE_NAMES, gradient_size
 from core.tiled_attention import tiled_traffic
+from lessons import scenario
+from lessons.settings import Settings
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,11 +60,25 @@ def test_the_lesson_imports_only_core_numpy_torch_lessons_heatmap_url_and_the_st
             names |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             names.add(node.module)
-    forbidden = [n for n in names if n.split(".")[0] in ("streamlit", "plotly", "ui", "pages")
-                 or n in ("i18n", "core.figures", "core.canvas_chart") or n.startswith("i18n.strings")]
+    forbidden = [
+        n
+        for n in names
+        if n.split(".")[0] in ("streamlit", "plotly", "ui", "pages")
+        or n in ("i18n", "core.figures", "core.canvas_chart")
+        or n.startswith("i18n.strings")
+    ]
     assert forbidden == []
-    third_party = {n.split(".")[0] for n in names} - {"__future__", "itertools", "math", "random", "re", "zlib",
-                                                      "collections", "dataclasses", "typing"}
+    third_party = {n.split(".")[0] for n in names} - {
+        "__future__",
+        "itertools",
+        "math",
+        "random",
+        "re",
+        "zlib",
+        "collections",
+        "dataclasses",
+        "typing",
+    }
     assert third_party == {"core", "lessons", "numpy", "torch"}
     # the chart route's data types and the URL keys' declaration type
     assert {n for n in names if n.startswith("lessons")} <= {"lessons", "lessons.heatmap", "lessons.url"}
@@ -81,25 +95,53 @@ def test_the_url_table_names_every_key_with_a_default_and_its_bounds():
     assert values == L.PageValues("scale", 0, 7, 1, 4, 4, 1) and fixes == []  # missing keys: defaults, silent
 
 
-@pytest.mark.parametrize("key, raw, used", [
-    ("soft_tab", "TILES", "tiles"), ("soft_tab", "nope", "scale"), ("soft_head", "99", "3"),
-    ("soft_head", "-1", "0"), ("soft_head", "1.7", "2"), ("soft_row", "1e400", "7"), ("soft_row", "x", "7"),
-    ("soft_gain", "7", "5"), ("soft_gain", "1e9", "1000"), ("soft_gain", "nan", "1"), ("soft_bq", "0", "1"),
-    ("soft_bq", "99999999999999999999999999999999999999", "32"), ("soft_bk", "abc", "4"),
-    ("soft_step", "100", "3"), ("soft_step", "0", "1"), ("soft_step", "two", "1"),
-])
+@pytest.mark.parametrize(
+    "key, raw, used",
+    [
+        ("soft_tab", "TILES", "tiles"),
+        ("soft_tab", "nope", "scale"),
+        ("soft_head", "99", "3"),
+        ("soft_head", "-1", "0"),
+        ("soft_head", "1.7", "2"),
+        ("soft_row", "1e400", "7"),
+        ("soft_row", "x", "7"),
+        ("soft_gain", "7", "5"),
+        ("soft_gain", "1e9", "1000"),
+        ("soft_gain", "nan", "1"),
+        ("soft_bq", "0", "1"),
+        ("soft_bq", "99999999999999999999999999999999999999", "32"),
+        ("soft_bk", "abc", "4"),
+        ("soft_step", "100", "3"),
+        ("soft_step", "0", "1"),
+        ("soft_step", "two", "1"),
+    ],
+)
 def test_bad_url_values_are_corrected_and_reported(key, raw, used):
     values, fixes = L.parse_url(S(64, 4, 8, "causal"), {key: raw})
     assert [(f.key, f.used) for f in fixes] == [(key, used)]
-    field = {"soft_tab": "tab", "soft_head": "head", "soft_row": "row", "soft_gain": "gain", "soft_bq": "block_q",
-             "soft_bk": "block_k", "soft_step": "step"}[key]
+    field = {
+        "soft_tab": "tab",
+        "soft_head": "head",
+        "soft_row": "row",
+        "soft_gain": "gain",
+        "soft_bq": "block_q",
+        "soft_bk": "block_k",
+        "soft_step": "step",
+    }[key]
     assert str(getattr(values, field)) == used
 
 
 def test_good_url_values_pass_untouched_and_the_step_range_follows_the_blocks():
     s = S(64, 4, 8, "causal")
-    raw = {"soft_tab": "tiles", "soft_head": "2", "soft_row": "3", "soft_gain": "200", "soft_bq": "1",
-           "soft_bk": "1", "soft_step": "36"}
+    raw = {
+        "soft_tab": "tiles",
+        "soft_head": "2",
+        "soft_row": "3",
+        "soft_gain": "200",
+        "soft_bq": "1",
+        "soft_bk": "1",
+        "soft_step": "36",
+    }
     values, fixes = L.parse_url(s, raw)
     assert fixes == [] and values == L.PageValues("tiles", 2, 3, 200, 1, 1, 36)  # causal 1 x 1: 8 * 9 / 2 steps
     values, fixes = L.parse_url(s, {**raw, "soft_bq": "8", "soft_bk": "8"})  # one tile: one step
@@ -107,10 +149,17 @@ def test_good_url_values_pass_untouched_and_the_step_range_follows_the_blocks():
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)
-@given(raw=st.dictionaries(st.sampled_from(L.URL_KEY_NAMES),
-                           st.one_of(st.text(max_size=40), st.integers(-10**30, 10**30).map(str),
-                                     st.floats(allow_nan=True, allow_infinity=True).map(str))),
-       mask=st.sampled_from(MASKS))
+@given(
+    raw=st.dictionaries(
+        st.sampled_from(L.URL_KEY_NAMES),
+        st.one_of(
+            st.text(max_size=40),
+            st.integers(-(10**30), 10**30).map(str),
+            st.floats(allow_nan=True, allow_infinity=True).map(str),
+        ),
+    ),
+    mask=st.sampled_from(MASKS),
+)
 def test_any_url_garbage_gives_valid_values(raw, mask):
     s = S(64, 4, 8, mask)
     v, fixes = L.parse_url(s, raw)
@@ -128,8 +177,12 @@ def test_the_step_count_from_the_mask_is_the_walks_number_of_steps(mask, bq, bk)
     walk = L.tile_walk(s, 0, bq, bk, custom_text=text)
     assert L.step_count(s, bq, bk, text) == walk.n_steps == len(walk.steps)
     keep = keep_of(scenario.run(s, custom_text=text))
-    by_hand = sum(1 for q0 in range(0, 8, bq) for k0 in range(0, 8, bk)
-                  if keep[q0:q0 + bq, k0:k0 + bk].any() or (~keep[q0:q0 + bq].any(axis=1)).any())
+    by_hand = sum(
+        1
+        for q0 in range(0, 8, bq)
+        for k0 in range(0, 8, bk)
+        if keep[q0 : q0 + bq, k0 : k0 + bk].any() or (~keep[q0 : q0 + bq].any(axis=1)).any()
+    )
     assert walk.n_steps == by_hand
 
 
@@ -218,8 +271,12 @@ def test_without_scaling_a_wide_head_saturates():
 @pytest.mark.parametrize("gain", L.GAINS)
 def test_the_three_softmaxes_by_hand(mask, gain):
     s = S(64, 4, 8, mask, seed=1)
-    run = scenario.run(s, custom_text="10000000.01000000.00100000.00010000.00001000.00000100.00000010.11111111"
-                       if mask == "custom" else None)
+    run = scenario.run(
+        s,
+        custom_text="10000000.01000000.00100000.00010000.00001000.00000100.00000010.11111111"
+        if mask == "custom"
+        else None,
+    )
     m = L.max_row(s, 1, 7, gain, run)
     keep = keep_of(run)[7]
     assert np.array_equal(m.base, run.trace.masked_scores[0, 1, 7].numpy())  # gain 1 = the model's softmax input
@@ -246,7 +303,7 @@ def test_the_three_softmaxes_by_hand(mask, gain):
         # online: the running max and sum after each key, by hand
         kept_scores = row.astype(np.float64)
         for j in range(8):
-            seen = kept_scores[:j + 1]
+            seen = kept_scores[: j + 1]
             assert d.online_m[j] == pytest.approx(seen.max(), rel=1e-3)
             if np.isfinite(seen.max()):
                 assert d.online_l[j] == pytest.approx(np.exp(seen - seen.max()).sum(), rel=2e-3)
@@ -302,14 +359,18 @@ def test_every_step_of_the_walk_by_hand(mask, bq, bk):
         assert v.step == step and v.is_last == (step == walk.n_steps) and v.tile == (cur.q_tile, cur.k_tile)
         assert (cur.q_start, cur.q_stop) == (cur.q_tile * bq, min(T, cur.q_tile * bq + bq))
         assert (cur.k_start, cur.k_stop) == (cur.k_tile * bk, min(T, cur.k_tile * bk + bk)) and v.cells == (
-            cur.q_start, cur.q_stop, cur.k_start, cur.k_stop)
+            cur.q_start,
+            cur.q_stop,
+            cur.k_start,
+            cur.k_stop,
+        )
         q0, q1, k0, k1 = v.cells
         assert np.abs(cur.scores - ref_s[q0:q1, k0:k1]).max() <= 1e-5  # the tile of the full score matrix
         # the running max and sum after this step = over the processed keys of each row so far, by hand
         done_cols = np.zeros(T, dtype=bool)
         for st_ in walk.steps[:step]:
             if st_.q_tile == cur.q_tile:
-                done_cols[st_.k_start:st_.k_stop] = True
+                done_cols[st_.k_start : st_.k_stop] = True
         seen = ref_s[q0:q1][:, done_cols]
         assert np.abs(v.m_rows[q0:q1] - seen.max(axis=1)).max() <= 1e-5
         l_hand = np.exp(seen - seen.max(axis=1, keepdims=True)).sum(axis=1)
@@ -327,10 +388,10 @@ def test_every_step_of_the_walk_by_hand(mask, bq, bk):
         assert {tuple(x) for x in np.argwhere(tiles == L.SKIPPED)} == set(walk.skipped)
         for i in range(n_q):
             for j in range(n_k):
-                block = L.values_of(v.cell_state)[i * bq:(i + 1) * bq, j * bk:(j + 1) * bk]
+                block = L.values_of(v.cell_state)[i * bq : (i + 1) * bq, j * bk : (j + 1) * bk]
                 assert (block == tiles[i, j]).all()
-                kept_any = keep[i * bq:(i + 1) * bq, j * bk:(j + 1) * bk].any()
-                row_blocked = (~keep[i * bq:(i + 1) * bq].any(axis=1)).any()
+                kept_any = keep[i * bq : (i + 1) * bq, j * bk : (j + 1) * bk].any()
+                row_blocked = (~keep[i * bq : (i + 1) * bq].any(axis=1)).any()
                 assert ((i, j) in walk.skipped) == (not kept_any and not row_blocked)
         assert v.skipped_so_far == sum(1 for (i, j) in walk.skipped if i * n_k + j < cur.q_tile * n_k + cur.k_tile)
         assert np.array_equal(np.isnan(L.values_of(v.scores)), ~keep)
@@ -341,11 +402,11 @@ def test_every_step_of_the_walk_by_hand(mask, bq, bk):
         assert v.tile_p.panels[0].col_labels == tuple(run.tokens[k0:k1])
         # the full score matrix outlines the current tile (last rect) and every skipped tile
         rects = v.scores.rects
-        assert (rects[-1].style, rects[-1].r0, rects[-1].r1, rects[-1].c0, rects[-1].c1) == ('current', q0, q1, k0, k1)
+        assert (rects[-1].style, rects[-1].r0, rects[-1].r1, rects[-1].c0, rects[-1].c1) == ("current", q0, q1, k0, k1)
         outlined = np.zeros((T, T), dtype=bool)  # the skipped rects cover exactly the skipped tiles' cells
         for x in rects[:-1]:
-            assert x.style == "skipped" and not outlined[x.r0:x.r1, x.c0:x.c1].any()  # no overlap
-            outlined[x.r0:x.r1, x.c0:x.c1] = True
+            assert x.style == "skipped" and not outlined[x.r0 : x.r1, x.c0 : x.c1].any()  # no overlap
+            outlined[x.r0 : x.r1, x.c0 : x.c1] = True
         assert np.array_equal(outlined, L.values_of(v.cell_state) == L.SKIPPED)
         assert np.array_equal(v.scores.panels[0].blocked, ~keep)
         p_hand = np.exp(ref_s[q0:q1, k0:k1] - v.m_rows[q0:q1, None])
@@ -356,15 +417,15 @@ def test_every_step_of_the_walk_by_hand(mask, bq, bk):
     assert (last.row_state == L.ROW_WRITTEN).all()
     if mask in ("none", "causal"):  # what the steps moved = core's traffic formula for the whole walk
         t = tiled_traffic(T, T, s.d_k, bq, bk, causal=mask == "causal")
-        assert last.traffic_so_far == {"read_q": t.read_q, "read_k": t.read_k, "read_v": t.read_v,
-                                       "write_o": t.write_o}
+        assert last.traffic_so_far == {"read_q": t.read_q, "read_k": t.read_k, "read_v": t.read_v, "write_o": t.write_o}
 
 
 @pytest.mark.parametrize("T, bq, bk", [(8, 4, 4), (8, 1, 1), (7, 2, 3), (32, 5, 7), (32, 32, 1)])
 def test_skipped_causal_tiles_are_a_hand_count(T, bq, bk):
     walk = L.tile_walk(S(16, 2, T, "causal"), 0, bq, bk)
-    by_hand = [(i, j) for i in range(math.ceil(T / bq)) for j in range(math.ceil(T / bk))
-               if j * bk > min(T, (i + 1) * bq) - 1]  # the tile's first key is after its last query
+    by_hand = [
+        (i, j) for i in range(math.ceil(T / bq)) for j in range(math.ceil(T / bk)) if j * bk > min(T, (i + 1) * bq) - 1
+    ]  # the tile's first key is after its last query
     assert list(walk.skipped) == by_hand
     assert L.memory_table(S(16, 2, T, "causal"), bq, bk)[0].causal_skipped == len(by_hand)
     # on the chart, each query tile's skipped tiles are one outlined run (31 rects at T 32, 1 x 1, not 496)
@@ -373,8 +434,10 @@ def test_skipped_causal_tiles_are_a_hand_count(T, bq, bk):
 
 
 @pytest.mark.parametrize("mask", MASKS)
-@pytest.mark.parametrize("d_model, h, T, bq, bk", [(64, 4, 8, 4, 4), (64, 4, 8, 3, 5), (512, 64, 32, 7, 3),
-                                                   (512, 1, 32, 32, 32), (8, 8, 2, 1, 1)])
+@pytest.mark.parametrize(
+    "d_model, h, T, bq, bk",
+    [(64, 4, 8, 4, 4), (64, 4, 8, 3, 5), (512, 64, 32, 7, 3), (512, 1, 32, 32, 32), (8, 8, 2, 1, 1)],
+)
 def test_the_result_equals_the_plain_path_and_a_float64_attention(mask, d_model, h, T, bq, bk):
     s = S(d_model, h, T, mask, seed=2)
     run = scenario.run(s)
@@ -411,8 +474,9 @@ def test_a_fully_blocked_row_gets_the_plain_paths_uniform_weights_tile_by_tile()
     assert np.isnan(f16.safe).all() and np.isnan(f16.exact).all() and np.isneginf(f16.scores).all()
 
 
-@pytest.mark.parametrize("d_model, h, T, bq, bk", [(64, 4, 8, 4, 4), (512, 64, 32, 1, 1), (512, 1, 32, 128, 64),
-                                                   (8, 8, 2, 32, 32)])
+@pytest.mark.parametrize(
+    "d_model, h, T, bq, bk", [(64, 4, 8, 4, 4), (512, 64, 32, 1, 1), (512, 1, 32, 128, 64), (8, 8, 2, 32, 32)]
+)
 def test_the_memory_table_by_formula(d_model, h, T, bq, bk):
     s = S(d_model, h, T, "none")
     bq, bk = min(bq, TILE_BLOCK_MAX), min(bk, TILE_BLOCK_MAX)
@@ -427,8 +491,11 @@ def test_the_memory_table_by_formula(d_model, h, T, bq, bk):
         assert r.on_chip_bytes == 4 * (2 * a * d + 2 * b * d + a * b + 2 * a)
         assert r.plain_traffic == 4 * n * d + 4 * n * n  # Q, K, V, O + S and P written and read
         assert r.tiled_traffic == 2 * n * d + 2 * n * d * math.ceil(n / bq)  # K, V once per query tile
-        causal_rows = sum(min(n, math.ceil(min(n, (i + 1) * bq) / bk) * bk) for i in range(math.ceil(n / bq))) \
-            if n <= 8192 else None
+        causal_rows = (
+            sum(min(n, math.ceil(min(n, (i + 1) * bq) / bk) * bk) for i in range(math.ceil(n / bq)))
+            if n <= 8192
+            else None
+        )
         if causal_rows is not None:
             assert r.tiled_causal_traffic == 2 * n * d + 2 * d * causal_rows
         assert r.tiling_saves_traffic == (r.tiled_traffic < r.plain_traffic)
@@ -453,7 +520,9 @@ def test_quiz_answers_by_hand(seed):
         if q.kind == "causal_skipped":
             T, bq, bk = p["T"], p["block_q"], p["block_k"]
             keep = np.tril(np.ones((T, T), dtype=bool))
-            hand = sum(1 for q0 in range(0, T, bq) for k0 in range(0, T, bk) if not keep[q0:q0 + bq, k0:k0 + bk].any())
+            hand = sum(
+                1 for q0 in range(0, T, bq) for k0 in range(0, T, bk) if not keep[q0 : q0 + bq, k0 : k0 + bk].any()
+            )
             assert q.answer == hand and q.facts["total"] == math.ceil(T / bq) * math.ceil(T / bk)
         elif q.kind == "tile_count":
             T, bq, bk = p["T"], p["block_q"], p["block_k"]
@@ -539,10 +608,16 @@ def test_each_function_is_cheap_at_the_largest_settings():
     """Generous bounds for a busy 2-core machine (measured: see the report); tile_walk at 1 x 1 is the top."""
     s = S(512, 64, 32, "causal")
     run = scenario.run(s)
-    calls = {"variance_curve": lambda: L.variance_curve(s), "scale_row": lambda: L.scale_row(s, 0, 31, run),
-             "max_row": lambda: L.max_row(s, 0, 31, 1000, run), "walk": lambda: L.tile_walk(s, 0, 1, 1, run),
-             "result": lambda: L.tile_result(s, 0, 1, 1, run), "memory": lambda: L.memory_table(s, 1, 1),
-             "quiz": lambda: L.quiz_questions(s), "url": lambda: L.parse_url(s, {"soft_bq": "1", "soft_bk": "1"})}
+    calls = {
+        "variance_curve": lambda: L.variance_curve(s),
+        "scale_row": lambda: L.scale_row(s, 0, 31, run),
+        "max_row": lambda: L.max_row(s, 0, 31, 1000, run),
+        "walk": lambda: L.tile_walk(s, 0, 1, 1, run),
+        "result": lambda: L.tile_result(s, 0, 1, 1, run),
+        "memory": lambda: L.memory_table(s, 1, 1),
+        "quiz": lambda: L.quiz_questions(s),
+        "url": lambda: L.parse_url(s, {"soft_bq": "1", "soft_bk": "1"}),
+    }
     walk = L.tile_walk(s, 0, 1, 1, run)
     calls["step"] = lambda: L.tile_step(walk, walk.n_steps)
     for name, call in calls.items():
@@ -564,7 +639,8 @@ def test_every_function_works_on_the_pages_frozen_shared_run_and_gives_the_same_
     a, b = L.max_row(s, 1, 5, 1000, frozen), L.max_row(s, 1, 5, 1000, run)
     assert np.array_equal(a.dtypes[1].safe, b.dtypes[1].safe) and np.array_equal(a.naive_ok_by_gain, b.naive_ok_by_gain)
     w1, w2 = L.tile_walk(s, 2, 3, 2, frozen), L.tile_walk(s, 2, 3, 2, run)
-    assert np.array_equal(L.values_of(L.tile_step(w1, 4).output_so_far), L.values_of(L.tile_step(w2, 4).output_so_far),
-                          equal_nan=True)
+    assert np.array_equal(
+        L.values_of(L.tile_step(w1, 4).output_so_far), L.values_of(L.tile_step(w2, 4).output_so_far), equal_nan=True
+    )
     assert L.tile_result(s, 2, 3, 2, frozen).head_diff == L.tile_result(s, 2, 3, 2, run).head_diff
     assert L.quiz_questions(s, frozen) == L.quiz_questions(s, run)

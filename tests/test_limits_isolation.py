@@ -11,22 +11,40 @@ import pytest
 import torch
 
 from core import frozen, limits
-from lessons import scenario
-from lessons import masks_lab as lab
-from lessons import why_heads as W
 from core.masks import mask_from_text
+from lessons import masks_lab as lab
+from lessons import scenario
+from lessons import why_heads as W
 from lessons.settings import Settings, sanitize
 
 ROOT = Path(__file__).resolve().parent.parent
-APP_FILES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((ROOT / "core").rglob("*.py")),
-             *sorted((ROOT / "ui").glob("*.py"))]
+APP_FILES = [
+    ROOT / "app.py",
+    *sorted((ROOT / "pages").glob("*.py")),
+    *sorted((ROOT / "core").rglob("*.py")),
+    *sorted((ROOT / "ui").glob("*.py")),
+]
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 # ---------------------------------------------------------------- limits, enforced in core
-@pytest.mark.parametrize("kwargs", [dict(d_model=1024), dict(d_model=48), dict(num_heads=3), dict(num_heads=128),
-                                    dict(seq_len=33), dict(seq_len=1), dict(seq_len=10**9), dict(seed=-1),
-                                    dict(seed=10**6), dict(mask="diagonal"), dict(lang="fr"), dict(seq_len="8")])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(d_model=1024),
+        dict(d_model=48),
+        dict(num_heads=3),
+        dict(num_heads=128),
+        dict(seq_len=33),
+        dict(seq_len=1),
+        dict(seq_len=10**9),
+        dict(seed=-1),
+        dict(seed=10**6),
+        dict(mask="diagonal"),
+        dict(lang="fr"),
+        dict(seq_len="8"),
+    ],
+)
 def test_settings_outside_the_limits_cannot_exist(kwargs):
     base = dict(d_model=64, num_heads=4, seq_len=8, mask="none", seed=0, lang="en")
     with pytest.raises(ValueError):
@@ -74,8 +92,14 @@ def test_the_limits_are_documented():
     for doc in ("README.md", "docs/DEVELOPING.md"):
         text = (ROOT / doc).read_text()
         assert "core/limits.py" in text, doc
-        for value in (limits.D_MODEL_CHOICES[-1], limits.SEQ_LEN_MAX, limits.MAX_HEADS, limits.MAX_TEXT_TOKENS,
-                      limits.MAX_TEXT_CHARS, limits.QUIZ_ANSWER_CHARS):
+        for value in (
+            limits.D_MODEL_CHOICES[-1],
+            limits.SEQ_LEN_MAX,
+            limits.MAX_HEADS,
+            limits.MAX_TEXT_TOKENS,
+            limits.MAX_TEXT_CHARS,
+            limits.QUIZ_ANSWER_CHARS,
+        ):
             assert str(value) in text, (doc, value)
 
 
@@ -131,6 +155,7 @@ def test_the_shared_masks_lab_objects_are_read_only_and_work_the_same():
     assert lab.full_row_demo(shared, 1).actual == lab.full_row_demo(run, 1).actual
     assert str([dict(r) for r in bug.summary(1)]) == str(lab.polarity_bug(s, "-inf").summary(1))  # NaN too
     from charts.payload import payload
+
     view, own = frozen.freeze(lab.lab_view(shared, 0, 2, "keep")), lab.lab_view(run, 0, 2, "keep")
     for name in ("mask", "scores", "weights"):
         assert payload(getattr(view, name)) == payload(getattr(own, name))
@@ -172,8 +197,12 @@ def _cached_functions(path: Path) -> list[str]:
         if isinstance(node, ast.FunctionDef):
             for dec in node.decorator_list:
                 target = dec.func if isinstance(dec, ast.Call) else dec
-                if isinstance(target, ast.Attribute) and target.attr in ("cache_resource", "cache_data") \
-                        or isinstance(target, ast.Name) and target.id == "shared_function":  # ui/cache.py
+                if (
+                    isinstance(target, ast.Attribute)
+                    and target.attr in ("cache_resource", "cache_data")
+                    or isinstance(target, ast.Name)
+                    and target.id == "shared_function"
+                ):  # ui/cache.py
                     out.append(node.name)
     return out
 
@@ -189,13 +218,14 @@ def test_every_cache_resource_returns_frozen_or_immutable_objects():
         "pages/quiz.py:question_set": "returns freeze((questions, tokens))",
         "ui/cache.py:shared": "returns freeze(build()) (byte-bounded, core/limits.SHARED_CACHE_BYTES)",
     }
-    assert found <= set(audited), \
+    assert found <= set(audited), (
         f"new cached function(s) {found - set(audited)}: make what they return read-only and add them here"
+    )
     for where, why in audited.items():
         file, name = where.split(":")
         if "freeze(" in why:
             source = (ROOT / file).read_text()
-            body = source[source.index(f"def {name}("):].split("\n\n\n")[0]
+            body = source[source.index(f"def {name}(") :].split("\n\n\n")[0]
             assert "freeze(" in body, where
 
 
@@ -243,13 +273,16 @@ def test_raw_html_is_never_given_user_content():
         for call in _calls(path):
             func = call.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            unsafe = any(k.arg == "unsafe_allow_html" and not (isinstance(k.value, ast.Constant) and k.value.value is False)
-                         for k in call.keywords)
+            unsafe = any(
+                k.arg == "unsafe_allow_html" and not (isinstance(k.value, ast.Constant) and k.value.value is False)
+                for k in call.keywords
+            )
             if name == "html" and isinstance(func, ast.Attribute) and getattr(func.value, "id", "") == "st" or unsafe:
                 seen += 1
                 assert call.args, f"{path}:{call.lineno}"
-                assert _is_constant_text(call.args[0]), \
+                assert _is_constant_text(call.args[0]), (
                     f"{path.relative_to(ROOT)}:{call.lineno}: raw HTML built from something that may be user text"
+                )
     assert seen >= 3  # app.py's style, the walkthrough's step counter and style, the real-model token chips
 
 
@@ -258,18 +291,31 @@ def test_token_chips_escape_any_token():
     the position, a colour from our own table, or the html.escape'd token."""
     tree = ast.parse((ROOT / "pages/real-model.py").read_text())
     fn = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "token_chips")
-    parts = {ast.unparse(v.value) for n in ast.walk(fn) if isinstance(n, ast.JoinedStr)
-             for v in n.values if isinstance(v, ast.FormattedValue)}
+    parts = {
+        ast.unparse(v.value)
+        for n in ast.walk(fn)
+        if isinstance(n, ast.JoinedStr)
+        for v in n.values
+        if isinstance(v, ast.FormattedValue)
+    }
     assert parts == {"i", "color", "html.escape(tok)"}
 
 
 def test_the_heads_diagrams_escape_their_labels():
     from lessons import heads as H
 
-    bad = '<script>window.__xss=1</script>"\'><img src=x onerror=1>'
+    bad = "<script>window.__xss=1</script>\"'><img src=x onerror=1>"
     boxes = H.shape_flow(64, 8, 8, prev_h=4)
-    html = H.shape_flow_html(boxes, {b.name: bad for b in boxes}, legend_depends=bad, legend_same=bad,
-                             legend_changed=bad, was=bad + "{sizes}", numbers=bad + "{n}", h=8)
+    html = H.shape_flow_html(
+        boxes,
+        {b.name: bad for b in boxes},
+        legend_depends=bad,
+        legend_same=bad,
+        legend_changed=bad,
+        was=bad + "{sizes}",
+        numbers=bad + "{n}",
+        h=8,
+    )
     bars = H.focus_html(torch.tensor([0.5, 0.25]), [0], uniform=0.25, axis_title=bad, head_label=bad)
     for out in (html, bars):
         assert "<script" not in out and "<img" not in out and "onerror=1>" not in out
@@ -279,16 +325,20 @@ def test_the_live_loss_curve_escapes_its_labels():
     from charts.live_curve import live_loss_html
     from lessons.why_heads import Curve
 
-    bad = '<script>window.__xss=1</script>"\'><img src=x onerror=1>'
-    out = live_loss_html([Curve(bad, 2, [2.3, 1.0])], steps=10, title=bad, x_title=bad, y_title=bad, chance_label=bad)
+    bad = "<script>window.__xss=1</script>\"'><img src=x onerror=1>"
+    out = live_loss_html(
+        [Curve(bad, 2, [2.3, 1.0])], steps=10, chance=2.3, title=bad, x_title=bad, y_title=bad, chance_label=bad
+    )
     assert "<script" not in out and "onerror=1>" not in out
     assert out.count("<img") == 1 and 'alt="" src="data:image/svg+xml;base64,' in out  # its own lines only
 
 
 def test_nothing_is_unpickled():
     """No pickle, no torch.load (it unpickles), no numpy allow_pickle: weights come from safetensors only."""
-    banned = re.compile(r"\bimport pickle\b|\bfrom pickle\b|\bpickle\.loads?\(|\btorch\.load\(|allow_pickle\s*=\s*True"
-                        r"|\bjoblib\b|\bdill\b|\bcloudpickle\b|\bshelve\b|\bmarshal\.loads?\(")
+    banned = re.compile(
+        r"\bimport pickle\b|\bfrom pickle\b|\bpickle\.loads?\(|\btorch\.load\(|allow_pickle\s*=\s*True"
+        r"|\bjoblib\b|\bdill\b|\bcloudpickle\b|\bshelve\b|\bmarshal\.loads?\("
+    )
     for path in APP_FILES:
         for n, line in enumerate(path.read_text().splitlines(), 1):
             assert not banned.search(line), f"{path.relative_to(ROOT)}:{n}: {line.strip()}"
@@ -299,6 +349,6 @@ def test_nothing_is_unpickled():
 
 def test_weights_are_verified_before_they_are_parsed():
     source = (ROOT / "core/pretrained.py").read_text()
-    body = source[source.index("def load("):]
+    body = source[source.index("def load(") :]
     assert body.index('read_verified(folder, "model.safetensors")') < body.index("load_safetensors(weights)")
     assert "safetensors.torch import load" in body  # bytes already checked are parsed; no file path reopened

@@ -10,26 +10,37 @@ from chart_reader import charts
 from conftest import run_app
 
 from charts import lines
-from lessons.settings import Settings
 from lessons import kv_cache as K
 from lessons import softmax as L
+from lessons.settings import Settings
 
 
 def test_the_memory_chart_is_the_lessons_bytes_with_the_download_options():
     s = Settings(64, 8, 6, "none", 0, "en")
-    at = run_app("kv-cache", kv_tab="memory", lang="en", d_model=64, num_heads=8, seq_len=6, kv_heads=4,
-                 kv_model="mistral-7b", image_format="svg")
+    at = run_app(
+        "kv-cache",
+        kv_tab="memory",
+        lang="en",
+        d_model=64,
+        num_heads=8,
+        seq_len=6,
+        kv_heads=4,
+        kv_model="mistral-7b",
+        image_format="svg",
+    )
     assert not at.exception
     (chart,) = charts(at)
     view = K.memory_view(s, 4, "mistral-7b", K.DEFAULT_CONTEXT)
     assert chart.kind == "plotly" and chart.image_format == "svg"
-    assert chart.file == "attention-lab-kv-cache-memory-mistral-7b" and chart.config["toImageButtonOptions"]["scale"] == 2
+    assert (
+        chart.file == "attention-lab-kv-cache-memory-mistral-7b" and chart.config["toImageButtonOptions"]["scale"] == 2
+    )
     assert chart.alt == "3. KV-cache size against context length: chart."  # as ui.charts worded it
     data = chart.spec["data"]
     assert len(data) == len(view.lines)
     for trace, line in zip(data, view.lines):
         assert trace["x"] == view.contexts.tolist()
-        assert np.allclose(trace["y"], line.bytes / 2 ** 30)
+        assert np.allclose(trace["y"], line.bytes / 2**30)
     assert chart.spec["layout"]["xaxis"]["type"] == "log" and chart.spec["layout"]["yaxis"]["type"] == "log"
 
 
@@ -55,8 +66,9 @@ def test_the_variance_chart_is_worded_in_the_page_language(lang):
     (chart,) = charts(at)
     import i18n
 
-    assert [tr["name"] for tr in chart.spec["data"]] == [i18n.t(f"softmax.scale.chart.{k}", lang)
-                                                       for k in ("line", "measured", "scaled")]
+    assert [tr["name"] for tr in chart.spec["data"]] == [
+        i18n.t(f"softmax.scale.chart.{k}", lang) for k in ("line", "measured", "scaled")
+    ]
     assert chart.spec["layout"]["title"]["text"] == i18n.t("softmax.scale.chart.title", lang)
     assert chart.file == "attention-lab-qk-variance-seed0" and chart.image_format == "png"
 

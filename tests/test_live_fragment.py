@@ -24,7 +24,9 @@ def test_the_page_runs_inside_a_fragment_except_pages_that_must_interrupt_a_run(
     body = ast.unparse(live)
     assert "settings_sidebar(" in body and "seam.run_page(_page)" in body
     tree = ast.parse((ROOT / "app.py").read_text())
-    whole = next(n for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "WHOLE_RUN_PAGES")
+    whole = next(
+        n for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "WHOLE_RUN_PAGES"
+    )
     assert ast.literal_eval(whole.value) == ("why-heads",)  # its Stop button interrupts a training run
     branch = next(n for n in tree.body if isinstance(n, ast.If) and "WHOLE_RUN_PAGES" in ast.unparse(n.test))
     # With the seam off (another Streamlit, or ATTENTION_LAB_SEAM=off) every page is a whole-app run.
@@ -54,7 +56,7 @@ def test_run_page_allows_the_same_page_object_to_run_on_every_fragment_rerun(mon
     seam.run_page(plain)
     assert runs[-1] == 2
     monkeypatch.setenv(seam.SWITCH_ENV, "off")  # the seam off: the flag is left alone (app.py then runs
-    with pytest.raises(RuntimeError):           # every page as a whole-app run, never twice a run)
+    with pytest.raises(RuntimeError):  # every page as a whole-app run, never twice a run)
         seam.run_page(page)
 
 

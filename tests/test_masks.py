@@ -18,8 +18,12 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 def test_causal_mask_is_lower_triangle():
     m = masks.causal_mask(4)
     assert m.shape == (1, 1, 4, 4) and m.dtype == torch.bool
-    assert m[0, 0].tolist() == [[True, False, False, False], [True, True, False, False],
-                                [True, True, True, False], [True, True, True, True]]
+    assert m[0, 0].tolist() == [
+        [True, False, False, False],
+        [True, True, False, False],
+        [True, True, True, False],
+        [True, True, True, True],
+    ]
 
 
 def test_causal_mask_rectangular_is_top_left_aligned():
@@ -115,20 +119,23 @@ def test_mask_text_example():
     assert masks.mask_from_text("10.11", 2, 2).tolist() == [[True, False], [True, True]]
 
 
-@pytest.mark.parametrize("text,T_q,T_k,pattern", [
-    ("", 2, 2, "must be 2 rows of 2 characters"),
-    (None, 2, 2, "must be 2 rows of 2 characters"),
-    ("10", 2, 2, "must be 2 rows of 2 characters"),  # too few rows
-    ("10.11.01", 2, 2, "must be 2 rows of 2 characters"),  # too many rows
-    ("10.1", 2, 2, "must be 2 rows of 2 characters"),  # a short row
-    ("100.11", 2, 2, "must be 2 rows of 2 characters"),  # a long row
-    ("10.11.", 2, 2, "must be 2 rows of 2 characters"),  # trailing separator
-    ("1x.11", 2, 2, "only contain 0, 1 and '.'"),
-    ("12.11", 2, 2, "only contain 0, 1 and '.'"),
-    ("1 .11", 2, 2, "only contain 0, 1 and '.'"),
-    ("10,11", 1, 5, "only contain 0, 1 and '.'"),
-    ("１0.11", 2, 2, "only contain 0, 1 and '.'"),  # a full-width digit
-])
+@pytest.mark.parametrize(
+    "text,T_q,T_k,pattern",
+    [
+        ("", 2, 2, "must be 2 rows of 2 characters"),
+        (None, 2, 2, "must be 2 rows of 2 characters"),
+        ("10", 2, 2, "must be 2 rows of 2 characters"),  # too few rows
+        ("10.11.01", 2, 2, "must be 2 rows of 2 characters"),  # too many rows
+        ("10.1", 2, 2, "must be 2 rows of 2 characters"),  # a short row
+        ("100.11", 2, 2, "must be 2 rows of 2 characters"),  # a long row
+        ("10.11.", 2, 2, "must be 2 rows of 2 characters"),  # trailing separator
+        ("1x.11", 2, 2, "only contain 0, 1 and '.'"),
+        ("12.11", 2, 2, "only contain 0, 1 and '.'"),
+        ("1 .11", 2, 2, "only contain 0, 1 and '.'"),
+        ("10,11", 1, 5, "only contain 0, 1 and '.'"),
+        ("１0.11", 2, 2, "only contain 0, 1 and '.'"),  # a full-width digit
+    ],
+)
 def test_mask_text_parse_errors(text, T_q, T_k, pattern):
     with pytest.raises(ValueError, match=pattern):
         masks.mask_from_text(text, T_q, T_k)

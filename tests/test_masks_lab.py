@@ -9,13 +9,15 @@ import pytest
 import torch
 from chart_reader import heatmaps
 from conftest import run_app
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
-from charts import table
 import i18n
+from charts import table
 from core.masks import mask_to_text
-from lessons.settings import Settings
 from lessons import masks_lab as lab
+from lessons.settings import Settings
 
 
 def cfg(seq_len=6, d_model=16, num_heads=4, mask="none", lang="en"):
@@ -179,9 +181,21 @@ def test_page_fully_blocked_inf_and_bad_url_values_never_crash():
     assert weight_column(at) == ["NaN"] * 3
     full = run_app("masks", **params, masks_tab="full")
     assert any("NaN" in w.value for w in full.warning)
-    bad = run_app("masks", mask="padding", seq_len=4, masks_grid="garbage", masks_tk="999", masks_pad="-5",
-                  masks_head="abc", masks_fill="nan", masks_cross="true", masks_extra="bogus",
-                  masks_batch="3", masks_tab="<b>x</b>", lang="zh")
+    bad = run_app(
+        "masks",
+        mask="padding",
+        seq_len=4,
+        masks_grid="garbage",
+        masks_tk="999",
+        masks_pad="-5",
+        masks_head="abc",
+        masks_fill="nan",
+        masks_cross="true",
+        masks_extra="bogus",
+        masks_batch="3",
+        masks_tab="<b>x</b>",
+        lang="zh",
+    )
     assert not bad.exception
     assert len(bad.warning) >= 5
     assert any("masks_tab" in w.value and "grid" in w.value for w in bad.warning)  # the section: back to the first
@@ -189,8 +203,18 @@ def test_page_fully_blocked_inf_and_bad_url_values_never_crash():
 
 
 def test_page_batch_of_two_and_cross_attention():
-    at = run_app("masks", mask="causal", seq_len=4, masks_extra="padding", masks_batch="2", masks_len0="3",
-                 masks_len1="1", masks_cross="true", masks_tk="5", masks_polarity="block")
+    at = run_app(
+        "masks",
+        mask="causal",
+        seq_len=4,
+        masks_extra="padding",
+        masks_batch="2",
+        masks_len0="3",
+        masks_len1="1",
+        masks_cross="true",
+        masks_tk="5",
+        masks_polarity="block",
+    )
     assert not at.exception
     assert at.slider(key="masks_tk").value == 5
     assert any("(2, 1, 4, 5)" in c.value for c in at.caption)  # mask shape broadcast to (B, h, T_q, T_k)
@@ -226,8 +250,9 @@ def test_each_section_opens_from_the_link_and_draws_only_its_own_content(section
 
 def test_the_three_charts_hold_mask_scores_and_weights_of_the_run():
     grid, _ = lab.parse_grid("1000.1100.1110.0111", 4, 4)
-    run = lab.run_lab(cfg(seq_len=4), lab.LabSetup(("custom", "padding"), 4, 4, lengths=(3,), custom_grid=grid,
-                                                   fill="-inf"))
+    run = lab.run_lab(
+        cfg(seq_len=4), lab.LabSetup(("custom", "padding"), 4, 4, lengths=(3,), custom_grid=grid, fill="-inf")
+    )
     view = lab.lab_view(run, 0, 2, "block", clickable=True)
     keep = run.keep[0]
     # the mask: light = keep (state 0), dark = blocked (state 1); each cell prints the 0/1 stored under "block"
@@ -248,7 +273,10 @@ def test_the_three_charts_hold_mask_scores_and_weights_of_the_run():
     assert weights.role == "weights" and (weights.vmin, weights.vmax) == (0.0, 1.0)
     assert torch.equal(torch.from_numpy(weights.panels[0].values.copy()), run.trace.weights[0, 2])
     assert [p.title.key for h in (mask, scores, weights) for p in h.panels] == [
-        "masks.fig.mask", "masks.fig.scores", "masks.fig.weights"]
+        "masks.fig.mask",
+        "masks.fig.scores",
+        "masks.fig.weights",
+    ]
     assert mask.panels[0].row_labels == lab.axis_labels(run.q_labels[0])
     assert scores.panels[0].col_labels == lab.axis_labels(run.k_labels[0])
     # what a lesson hands out cannot be changed (it is shared by every session)
@@ -310,13 +338,19 @@ def test_the_page_words_titles_axes_and_the_mask_legend(lang):
 def test_the_page_url_keys_parse_against_the_settings_and_each_other():
     """lessons.masks_lab.URL_KEYS (lessons/url.py): T_k follows masks_cross and masks_tk, the padding and the
     lengths follow T_k, the head and the row follow the settings; bad values are corrected and reported."""
-    from lessons import url_keys
     from core.limits import T_K_MAX
+    from lessons import url_keys
     from lessons.url import parse
 
     env = {"settings": cfg(seq_len=6, num_heads=4)}
-    raw = {"masks_cross": "true", "masks_tk": "999", "masks_pad": "-5", "masks_head": "9", "masks_fill": "nan",
-           "masks_polarity": "block"}
+    raw = {
+        "masks_cross": "true",
+        "masks_tk": "999",
+        "masks_pad": "-5",
+        "masks_head": "9",
+        "masks_fill": "nan",
+        "masks_polarity": "block",
+    }
     values, fixes = parse(lab.URL_KEYS, raw, env)
     assert values["masks_cross"] is True and values["masks_tk"] == T_K_MAX
     assert values["masks_pad"] == 0 and values["masks_len1"] == T_K_MAX // 2 and values["masks_len0"] == T_K_MAX
@@ -327,7 +361,12 @@ def test_the_page_url_keys_parse_against_the_settings_and_each_other():
     assert not fixes and plain["masks_pad"] == lab.default_padding(6) and plain["masks_len1"] == 3
     # with the three keys that have their own handlers, every key lessons/url_keys.py lists for the page (the grid: for
     # every page; plus the row inspector's two, read from a link too)
-    assert set(lab.URL_KEY_NAMES) | set(lab.OWN_HANDLERS) == {*url_keys.PAGE_KEYS["masks"], url_keys.GRID, "masks_row", "masks_seq"}
+    assert set(lab.URL_KEY_NAMES) | set(lab.OWN_HANDLERS) == {
+        *url_keys.PAGE_KEYS["masks"],
+        url_keys.GRID,
+        "masks_row",
+        "masks_seq",
+    }
 
 
 @pytest.mark.parametrize("fill", lab.FILLS)
@@ -343,6 +382,6 @@ def test_the_polarity_bug_reuses_the_runs_model_and_gives_the_same_numbers(fill)
     for i, r in enumerate(rows):
         c, b = built.correct[2, i], built.bug[2, i]
         assert r["correct_past"] == pytest.approx(float(c[: i + 1].sum()), abs=1e-6)
-        assert r["correct_future"] == pytest.approx(float(c[i + 1:].sum()), abs=1e-6)
+        assert r["correct_future"] == pytest.approx(float(c[i + 1 :].sum()), abs=1e-6)
         if not r["bug_nan"]:
-            assert r["bug_future"] == pytest.approx(float(b[i + 1:].sum()), abs=1e-6)
+            assert r["bug_future"] == pytest.approx(float(b[i + 1 :].sum()), abs=1e-6)

@@ -11,8 +11,8 @@ from conftest import click_mask_cell, open_app, wait_idle
 from playwright.sync_api import expect
 
 import i18n
-from lessons.settings import Settings
 from lessons import masks_lab as lab
+from lessons.settings import Settings
 
 pytestmark = pytest.mark.browser
 
@@ -70,7 +70,9 @@ def test_on_a_phone_the_stacked_mask_panel_still_takes_a_click(browser, server):
         charts.nth(0).scroll_into_view_if_needed()
         boxes = [charts.nth(i).bounding_box() for i in range(3)]  # stacked: each the full width, one under another
         assert all(b["width"] > 300 for b in boxes), boxes
-        assert boxes[0]["y"] + boxes[0]["height"] <= boxes[1]["y"] and boxes[1]["y"] + boxes[1]["height"] <= boxes[2]["y"]
+        assert (
+            boxes[0]["y"] + boxes[0]["height"] <= boxes[1]["y"] and boxes[1]["y"] + boxes[1]["height"] <= boxes[2]["y"]
+        )
         click_mask_cell(page, 2, 1)
         expect(page).to_have_url(re.compile(r"masks_grid=1000\.1100\.1010\.0111"))
     finally:

@@ -16,8 +16,8 @@ import pytest
 from conftest import run_app
 
 import i18n
-from lessons import url_keys
 from i18n import literal, plain
+from lessons import url_keys
 
 PAYLOADS = [
     "![i](http://evil.example/x.png)",
@@ -110,8 +110,14 @@ def test_corrections_are_in_the_main_area_once_not_in_the_sidebar():
 
     at = run_app("walkthrough", d_model=64, num_heads=7, palette="neon", lang="en")
     assert not at.exception, at.exception
-    heads = i18n.t("notice.num_heads_divisor", "en", given=plain("7"), used=8, d_model=64,
-                   choices=", ".join(map(str, head_choices(64))))
+    heads = i18n.t(
+        "notice.num_heads_divisor",
+        "en",
+        given=plain("7"),
+        used=8,
+        d_model=64,
+        choices=", ".join(map(str, head_choices(64))),
+    )
     palette = i18n.t("notice.corrected", "en", key="palette", given=plain("neon"), used="colorblind")
     main = [w.value for w in at.main.warning]
     assert heads in main and palette in main, main

@@ -40,7 +40,7 @@ def test_markup_in_link_values_shows_literally_in_notices(path, server, browser)
     html = " ".join(alerts.evaluate_all("els => els.map(e => e.innerHTML)"))
     text = " ".join(alerts.all_inner_texts())
     assert "<img" not in html and "<a " not in html and "katex" not in html, html
-    assert 'color:' not in html.replace("color: inherit", ""), html[:2000]
+    assert "color:" not in html.replace("color: inherit", ""), html[:2000]
     keys = [k for k in QUERY if k != "lang" and (path == "masks" or k != "masks_tab")]
     for key in keys:
         assert literal(QUERY[key]) in text, (key, literal(QUERY[key]), text)

@@ -56,7 +56,8 @@ def test_one_dominant_key_gives_a_one_hot_row(dims, T, seed):
     if T > 1 and torch.isfinite(trace.scaled_scores).all():
         top = trace.scaled_scores.argmax(-1, keepdim=True)
         gap = trace.scaled_scores.gather(-1, top) - trace.scaled_scores.masked_fill(
-            torch.nn.functional.one_hot(top[..., 0], T).bool(), -math.inf).amax(-1, keepdim=True)
+            torch.nn.functional.one_hot(top[..., 0], T).bool(), -math.inf
+        ).amax(-1, keepdim=True)
         clear = gap[..., 0] > 200  # exp(-200) underflows to 0 in float32
         assert torch.equal(w.gather(-1, top)[..., 0][clear], torch.ones_like(w[..., 0][clear]))
     assert torch.allclose(w.sum(-1), torch.ones_like(w[..., 0]), atol=1e-5)
@@ -80,8 +81,9 @@ def test_fully_blocked_rows_by_fill_value(dims, T_q, T_k, seed, data):
     """-1e9: a fully blocked row is uniform 1/T_k; other rows have exactly 0 on blocked cells.
     -inf: a fully blocked row is NaN; other rows are exactly what -1e9 gives."""
     d_model, h = dims
-    grid = torch.tensor(data.draw(st.lists(st.lists(st.booleans(), min_size=T_k, max_size=T_k),
-                                           min_size=T_q, max_size=T_q)))
+    grid = torch.tensor(
+        data.draw(st.lists(st.lists(st.booleans(), min_size=T_k, max_size=T_k), min_size=T_q, max_size=T_q))
+    )
     mask = custom_mask(grid)
     q = build_input(1, T_q, d_model, seed)
     kv = build_input(1, T_k, d_model, seed + 1)

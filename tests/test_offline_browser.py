@@ -47,9 +47,11 @@ class Offline:
         self.blocked: list[str] = []
         self.requests: list[tuple[str, str]] = []  # (resource type, url) of everything the page asked for
         self.sockets: list[str] = []  # the app's own websockets, let through
-        self.context = browser.new_context(viewport={"width": 1400, "height": 1000},
-                                           locale="zh-CN" if lang == "zh" else "en-US",
-                                           service_workers="block")
+        self.context = browser.new_context(
+            viewport={"width": 1400, "height": 1000},
+            locale="zh-CN" if lang == "zh" else "en-US",
+            service_workers="block",
+        )
         self.context.route("**/*", self._route)
         self.context.route_web_socket(re.compile(".*"), self._route_ws)
         self.page = self.context.new_page()
@@ -126,8 +128,7 @@ def test_every_page_shows_fully_with_the_internet_blocked(offline, url_path):
     assert offline.sockets, "the websocket route saw no socket: it would not notice a foreign one either"
     web_fonts = [u for kind, u in offline.requests if kind == "font"]
     assert all(offline.local(u) for u in web_fonts), web_fonts
-    assert not any(re.search(r"fonts\.(googleapis|gstatic)\.com|cdn|analytics|segment", u)
-                   for _, u in offline.requests)
+    assert not any(re.search(r"fonts\.(googleapis|gstatic)\.com|cdn|analytics|segment", u) for _, u in offline.requests)
 
 
 def installed_cjk_families() -> set[str]:

@@ -10,14 +10,14 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from conftest import run_app
-from lessons import quiz as Q
-from lessons import scenario
-from lessons import why_heads as W
+
 from core.accounting import totals, weight_count
 from core.attention import build_model
 from core.frozen import freeze
+from lessons import quiz as Q
+from lessons import scenario
+from lessons import why_heads as W
 from lessons.settings import Settings
 
 
@@ -43,10 +43,13 @@ def test_weight_count_of_the_why_heads_model_frozen_or_not():
     assert W.parameter_count(W.build_why_model(1, 0)) == expected  # same for every h
 
 
-@pytest.mark.parametrize("lang,expected", [
-    ("en", "Parameters: 16,640 with h = 1, 16,640 with h = 4."),
-    ("zh", "参数：h = 1 时 16,640，h = 4 时 16,640。"),
-])
+@pytest.mark.parametrize(
+    "lang,expected",
+    [
+        ("en", "Parameters: 16,640 with h = 1, 16,640 with h = 4."),
+        ("zh", "参数：h = 1 时 16,640，h = 4 时 16,640。"),
+    ],
+)
 def test_heads_single_section_counts_parameters_of_the_cached_run(lang, expected):
     for _ in range(2):  # the second run reads the server-wide cache the first one filled (frozen)
         at = run_app("heads", lang=lang, d_model=64, num_heads=4, heads_tab="single")

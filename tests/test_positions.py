@@ -33,8 +33,12 @@ DIMS = [(8, 1), (8, 4), (16, 4), (32, 2), (64, 8), (128, 2), (512, 8), (512, 64)
 
 # ================================================================ 1. attention alone is blind to order
 @FAST
-@given(dims=st.sampled_from(DIMS), T=st.integers(limits.SEQ_LEN_MIN, limits.SEQ_LEN_MAX),
-       seed=st.integers(0, 999), data=st.data())
+@given(
+    dims=st.sampled_from(DIMS),
+    T=st.integers(limits.SEQ_LEN_MIN, limits.SEQ_LEN_MAX),
+    seed=st.integers(0, 999),
+    data=st.data(),
+)
 def test_unmasked_attention_is_permutation_equivariant(dims, T, seed, data):
     """Shuffle the tokens: every output row and every weight moves with its token, unchanged (<= 1e-6)."""
     d_model, h = dims
@@ -47,8 +51,9 @@ def test_unmasked_attention_is_permutation_equivariant(dims, T, seed, data):
     assert run.weights_gap <= EQUIVARIANCE_TOL
     # The same statement read forwards: row i of the shuffled run is row perm[i] of the original.
     torch.testing.assert_close(run.trace_shuffled.output, run.trace.output[:, perm], atol=EQUIVARIANCE_TOL, rtol=0)
-    torch.testing.assert_close(run.trace_shuffled.weights, run.trace.weights[:, :, perm][:, :, :, perm],
-                               atol=EQUIVARIANCE_TOL, rtol=0)
+    torch.testing.assert_close(
+        run.trace_shuffled.weights, run.trace.weights[:, :, perm][:, :, :, perm], atol=EQUIVARIANCE_TOL, rtol=0
+    )
     # and the shuffle really moved the inputs whenever perm is not the identity
     if not torch.equal(perm, torch.arange(T)):
         assert not torch.equal(run.x_shuffled, x)
@@ -238,9 +243,18 @@ def test_add_positions_adds_row_p_to_position_p():
 def llama_config(d_k: int, h: int, base: float):
     from transformers import LlamaConfig
 
-    return LlamaConfig(hidden_size=d_k * h, num_attention_heads=h, num_key_value_heads=h, head_dim=d_k,
-                       intermediate_size=8, num_hidden_layers=1, vocab_size=16, rope_theta=base,
-                       max_position_embeddings=limits.ROPE_DISTANCE_MAX + 1, attention_bias=True)
+    return LlamaConfig(
+        hidden_size=d_k * h,
+        num_attention_heads=h,
+        num_key_value_heads=h,
+        head_dim=d_k,
+        intermediate_size=8,
+        num_hidden_layers=1,
+        vocab_size=16,
+        rope_theta=base,
+        max_position_embeddings=limits.ROPE_DISTANCE_MAX + 1,
+        attention_bias=True,
+    )
 
 
 @pytest.mark.parametrize("d_k", [2, 4, 8, 16, 64, 128, limits.ROPE_D_K_MAX])
@@ -278,8 +292,12 @@ def test_rope_attention_equals_llama_attention(d_model, h):
     config._attn_implementation = "eager"
     llama = LlamaAttention(config, layer_idx=0).eval()
     with torch.no_grad():
-        for ours, theirs in ((model.W_q, llama.q_proj), (model.W_k, llama.k_proj), (model.W_v, llama.v_proj),
-                             (model.W_o, llama.o_proj)):
+        for ours, theirs in (
+            (model.W_q, llama.q_proj),
+            (model.W_k, llama.k_proj),
+            (model.W_v, llama.v_proj),
+            (model.W_o, llama.o_proj),
+        ):
             theirs.weight.copy_(ours.weight)
             theirs.bias.copy_(ours.bias)
         cos_sin = LlamaRotaryEmbedding(config)(x, torch.arange(T)[None])
@@ -403,6 +421,7 @@ def test_falloff_matched_decays_and_unrelated_stays_flat():
 
 def test_a_larger_base_decays_more_slowly():
     """Slower pairs turn less: over distances 100..512 the mean score stays higher the larger the base."""
+
     def far_share(base: float) -> float:
         f = P.distance_falloff(64, limits.ROPE_DISTANCE_MAX, base=base)
         return float((f.expected[100:] / f.expected[0]).abs().mean())
@@ -417,7 +436,7 @@ def test_pair_rotation_turns_by_position_times_theta():
     assert turn.theta == 1.0 and turn.angle == 3.0  # pair 0 turns 1 radian per position
     assert turn.after == pytest.approx((math.cos(3.0), math.sin(3.0)), abs=1e-6)
     slow = P.pair_rotation(q, 3, 1)
-    assert slow.theta == pytest.approx(10_000 ** -0.5)
+    assert slow.theta == pytest.approx(10_000**-0.5)
     v = torch.randn(8, generator=torch.Generator().manual_seed(0))
     for pair in range(4):
         far = P.pair_rotation(v, 500, pair)

@@ -7,18 +7,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from chart_reader import heatmaps
-
 from conftest import run_app
+
+from core.pretrained import EXAMPLES
 from i18n import plain
 from i18n import t as tr
-from core.pretrained import EXAMPLES
-from lessons.settings import Settings
 from lessons import positions as L
+from lessons.settings import Settings
 
 SECTIONS = L.TABS
 # (d_model, num_heads, seq_len, mask): the smallest and largest of every shared setting, every mask
-SHARED = [(8, 1, 2, "none"), (8, 8, 2, "causal"), (512, 64, 32, "padding"), (512, 1, 32, "none"),
-          (64, 4, 8, "custom")]
+SHARED = [(8, 1, 2, "none"), (8, 8, 2, "causal"), (512, 64, 32, "padding"), (512, 1, 32, "none"), (64, 4, 8, "custom")]
 
 
 @pytest.fixture(scope="module")
@@ -85,8 +84,9 @@ def test_every_section_opens(section, shared, lang):
 @pytest.mark.parametrize("shared", SHARED[:4], ids=lambda v: "-".join(map(str, v)))
 def test_shuffle_prints_the_lessons_numbers(shared, causal):
     d, h, T, mask = shared
-    at = open_page("en", d, h, T, mask, pos_tab="shuffle", pos_shuffle=7, pos_causal=str(causal).lower(),
-                   pos_head=h - 1)
+    at = open_page(
+        "en", d, h, T, mask, pos_tab="shuffle", pos_shuffle=7, pos_causal=str(causal).lower(), pos_head=h - 1
+    )
     v = L.shuffle_view(settings_of(d, h, T, mask), 7, causal, h - 1)
     if causal and T > 1:
         broken = texts(at.error)
@@ -144,8 +144,9 @@ def test_add_real_model_prints_the_lessons_table(lang, real):
     assert EXAMPLES[1][0] in at.selectbox(key="pos_example_pick").options
 
 
-@pytest.mark.parametrize("shared", [(8, 8, 2, "none"), (64, 4, 8, "none"), (512, 1, 32, "causal")],
-                         ids=lambda v: "-".join(map(str, v)))
+@pytest.mark.parametrize(
+    "shared", [(8, 8, 2, "none"), (64, 4, 8, "none"), (512, 1, 32, "causal")], ids=lambda v: "-".join(map(str, v))
+)
 def test_rope_prints_the_lessons_numbers(shared):
     d, h, T, mask = shared
     at = open_page("en", d, h, T, mask, pos_tab="rope", pos_grid=12, pos_at=5)
@@ -218,9 +219,17 @@ def test_bad_url_value_is_corrected_with_a_notice(key, raw, used, tab):
     expected = tr(f"pos.fix.{fixes[0].reason}", "en", param=key, given=plain(fixes[0].given), used=shown)
     assert expected in notices, notices  # ... is the notice in the main area
     assert at.title[0].value == "Positions" and at.subheader  # the section is drawn
-    widget = {"pos_shuffle": "number_input", "pos_causal": "toggle", "pos_head": "select_slider",
-              "pos_dk": "number_input", "pos_base": "number_input", "pos_grid": "slider", "pos_pair": "slider",
-              "pos_at": "number_input", "pos_span": "select_slider"}.get(key)
+    widget = {
+        "pos_shuffle": "number_input",
+        "pos_causal": "toggle",
+        "pos_head": "select_slider",
+        "pos_dk": "number_input",
+        "pos_base": "number_input",
+        "pos_grid": "slider",
+        "pos_pair": "slider",
+        "pos_at": "number_input",
+        "pos_span": "select_slider",
+    }.get(key)
     if widget:
         assert getattr(at, widget)(key=key).value == used
     elif key in ("pos_model", "pos_example", "pos_tab"):
@@ -228,9 +237,25 @@ def test_bad_url_value_is_corrected_with_a_notice(key, raw, used, tab):
 
 
 def test_every_bad_value_at_once_in_chinese():
-    at = open_page("zh", 512, 64, 32, "causal", pos_tab="nope", pos_shuffle="-1", pos_causal="2", pos_head="1e9",
-                   pos_model="x", pos_example="x", pos_dk="3", pos_base="-inf", pos_grid="1", pos_pair="1e9",
-                   pos_at="1e400", pos_span="x")
+    at = open_page(
+        "zh",
+        512,
+        64,
+        32,
+        "causal",
+        pos_tab="nope",
+        pos_shuffle="-1",
+        pos_causal="2",
+        pos_head="1e9",
+        pos_model="x",
+        pos_example="x",
+        pos_dk="3",
+        pos_base="-inf",
+        pos_grid="1",
+        pos_pair="1e9",
+        pos_at="1e400",
+        pos_span="x",
+    )
     assert len(at.warning) == 12
     assert all("链接里的" in w or "奇数" in w or "base" in w for w in texts(at.warning))
 

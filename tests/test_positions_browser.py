@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import open_app, wait_idle
 from playwright.sync_api import expect
 
-from conftest import open_app, wait_idle
 import i18n
-from lessons.settings import Settings
 from lessons import positions as L
+from lessons.settings import Settings
 
 pytestmark = pytest.mark.browser
 CHART = ".al-chart"  # ui.heatmaps' component (static/heatmaps.js)
@@ -29,8 +29,18 @@ def hover(page, chart: int, panel: int, row: int, col: int) -> str:
 
 
 def test_rope_deep_link_hover_and_a_slider_step(server, page):
-    open_app(page, server, "positions", d_model=64, num_heads=4, seq_len=8, lang="en", pos_tab="rope", pos_grid=12,
-             pos_base=500)
+    open_app(
+        page,
+        server,
+        "positions",
+        d_model=64,
+        num_heads=4,
+        seq_len=8,
+        lang="en",
+        pos_tab="rope",
+        pos_grid=12,
+        pos_base=500,
+    )
     expect(page.get_by_role("heading", name="3. RoPE is about distance")).to_be_visible()
     expect(page.locator(CHART)).to_have_count(2)  # the RoPE grid and the sinusoid contrast
     v = L.rope_view(S, S.d_k, 500.0, 0, 12, 0, 3)
@@ -53,8 +63,7 @@ def test_rope_deep_link_hover_and_a_slider_step(server, page):
 
 
 def test_shuffle_button_redraws_and_the_link_reproduces_it(server, page, browser):
-    open_app(page, server, "positions", d_model=64, num_heads=4, seq_len=8, lang="zh", pos_tab="shuffle",
-             pos_shuffle=5)
+    open_app(page, server, "positions", d_model=64, num_heads=4, seq_len=8, lang="zh", pos_tab="shuffle", pos_shuffle=5)
     expect(page.locator(CHART)).to_have_count(3)  # X, the weights, the output: before and after each
     v5 = L.shuffle_view(S, 5, False, 0)
     assert hover(page, 1, 1, 2, 4).split("\n")[-1] == f"{float(v5.weights.panels[1].values[2, 4]):.4f}"

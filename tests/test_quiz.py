@@ -15,14 +15,14 @@ import torch.nn as nn
 from conftest import run_app
 
 import i18n
-from lessons import scenario
-from lessons import quiz as Q
-from ui.words import in_language
 from core.accounting import tensor_shapes
 from core.attention import MultiHeadAttention, build_model
 from core.masks import causal_mask, padding_mask_from_lengths
+from lessons import quiz as Q
+from lessons import scenario
 from lessons.settings import D_MODEL_CHOICES, SEQ_LEN_MAX, SEQ_LEN_MIN, Settings, head_choices
 from lessons.walkthrough import STEP_BY_NAME, STEP_NAMES
+from ui.words import in_language
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,8 +74,9 @@ def test_every_answer_matches_an_independent_computation(s):
             assert name in STEP_BY_NAME[q.step].fields
         elif q.kind == "params":
             one = linear_params(d, d)
-            want = {"W_q": one, "W_k": one, "W_v": one, "W_o": one, "all": 4 * one,
-                    "head": linear_params(d, d // h)}[q.facts["target"]]  # head 0's slice is a Linear(d, d_k)
+            want = {"W_q": one, "W_k": one, "W_v": one, "W_o": one, "all": 4 * one, "head": linear_params(d, d // h)}[
+                q.facts["target"]
+            ]  # head 0's slice is a Linear(d, d_k)
             assert q.answer == want
         elif q.kind == "d_k":
             pd, ph = q.facts["d_model"], q.facts["h"]
@@ -88,8 +89,11 @@ def test_every_answer_matches_an_independent_computation(s):
         elif q.kind == "mask_row":
             i, kind = q.facts["i"], q.facts["mask"]
             assert kind == (s.mask if s.mask != "none" else kind) and kind in ("causal", "padding")
-            keep = causal_mask(T)[0, 0] if kind == "causal" else \
-                padding_mask_from_lengths([scenario.padding_length(T)], T)[0, 0].expand(T, T)
+            keep = (
+                causal_mask(T)[0, 0]
+                if kind == "causal"
+                else padding_mask_from_lengths([scenario.padding_length(T)], T)[0, 0].expand(T, T)
+            )
             assert q.answer == tuple(j for j in range(T) if not keep[i, j])
             assert q.answer, "a row with something blocked is asked when there is one"
             assert q.options == tuple(range(T)) and q.facts["token"] == run.tokens[i]
@@ -119,8 +123,20 @@ def test_shape_questions_cover_every_traced_tensor_over_seeds():
     assert seen == set(Q.SHAPE_WHY)
 
 
-@pytest.mark.parametrize("d_model,h,d_k", [(384, 12, 32), (768, 12, 64), (512, 8, 64), (96, 3, 32), (300, 5, 60),
-                                            (384, 7, None), (100, 3, None), (512, 6, None), (128, 12, None)])
+@pytest.mark.parametrize(
+    "d_model,h,d_k",
+    [
+        (384, 12, 32),
+        (768, 12, 64),
+        (512, 8, 64),
+        (96, 3, 32),
+        (300, 5, 60),
+        (384, 7, None),
+        (100, 3, None),
+        (512, 6, None),
+        (128, 12, None),
+    ],
+)
 def test_d_k_comes_from_the_class_itself(d_model, h, d_k):
     assert Q.head_width(d_model, h) == d_k
     if d_k is None:
@@ -176,15 +192,27 @@ def test_both_languages_get_the_same_questions():
 
     def strip(qs):
         return [(q.uid, q.kind, q.answer, {k: v for k, v in q.facts.items() if k != "token"}) for q in qs]
+
     assert strip(en) == strip(zh)
 
 
 def test_the_set_is_the_same_in_another_process():
     """A class is many processes and machines: the set must not depend on hash randomisation."""
-    code = ("from core import scenario; from lessons import quiz; from lessons.settings import Settings; "
-            "print([(q.kind, q.answer) for q in quiz.build_quiz(scenario.run(Settings(64, 4, 8, 'none', 31, 'en')))])")
-    outs = {subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
-                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    code = (
+        "from core import scenario; from lessons import quiz; from lessons.settings import Settings; "
+        "print([(q.kind, q.answer) for q in quiz.build_quiz(scenario.run(Settings(64, 4, 8, 'none', 31, 'en')))])"
+    )
+    outs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("1", "2")
+    }
     here = str([(q.kind, q.answer) for q in quiz_for(Settings(64, 4, 8, "none", 31, "en"))[1]])
     assert outs == {here + "\n"}
 
@@ -192,33 +220,81 @@ def test_the_set_is_the_same_in_another_process():
 # ------------------------------------------------------------------ reading answers
 
 
-@pytest.mark.parametrize("text", ["(1, 4, 8, 8)", "1,4,8,8", "1×4×8×8", "1 x 4 x 8 x 8", "[1, 4, 8, 8]",
-                                  "torch.Size([1, 4, 8, 8])", "（1，4，8，8）", "1 4 8 8", " 1*4*8*8 ", "1、4、8、8"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(1, 4, 8, 8)",
+        "1,4,8,8",
+        "1×4×8×8",
+        "1 x 4 x 8 x 8",
+        "[1, 4, 8, 8]",
+        "torch.Size([1, 4, 8, 8])",
+        "（1，4，8，8）",
+        "1 4 8 8",
+        " 1*4*8*8 ",
+        "1、4、8、8",
+    ],
+)
 def test_shapes_parse_in_every_usual_form(text):
     assert Q.parse_shape(text).value == (1, 4, 8, 8)
 
 
-@pytest.mark.parametrize("text,error", [("abc", "not_shape"), ("", "empty"), ("   ", "empty"), (None, "empty"),
-                                        ("1" * 10_000, "too_long"), ("(1, 4, 8.5)", "not_shape"),
-                                        ("(1, 0, 8)", "size_zero"), ("(1, -4, 8)", "size_zero"),
-                                        (",".join(["2"] * 9), "too_many_dims"), ("(1, 99999999999999)", "too_big"),
-                                        ("()", "not_shape"), ("1,,4", "not_shape")])
+@pytest.mark.parametrize(
+    "text,error",
+    [
+        ("abc", "not_shape"),
+        ("", "empty"),
+        ("   ", "empty"),
+        (None, "empty"),
+        ("1" * 10_000, "too_long"),
+        ("(1, 4, 8.5)", "not_shape"),
+        ("(1, 0, 8)", "size_zero"),
+        ("(1, -4, 8)", "size_zero"),
+        (",".join(["2"] * 9), "too_many_dims"),
+        ("(1, 99999999999999)", "too_big"),
+        ("()", "not_shape"),
+        ("1,,4", "not_shape"),
+    ],
+)
 def test_bad_shapes_are_refused_with_a_reason(text, error):
     parsed = Q.parse_shape(text)
     assert not parsed.ok and parsed.error == error
     assert i18n.t(f"quiz.err.{error}", "zh", **parsed.args) and in_language(Q.error_text(parsed), "en")
 
 
-@pytest.mark.parametrize("text,value", [("16640", 16640), ("16,640", 16640), ("16 640", 16640), ("16_640", 16640),
-                                        ("１６６４０", 16640), ("1.664e4", 16640), ("+12", 12), ("0", 0), ("12.0", 12)])
+@pytest.mark.parametrize(
+    "text,value",
+    [
+        ("16640", 16640),
+        ("16,640", 16640),
+        ("16 640", 16640),
+        ("16_640", 16640),
+        ("１６６４０", 16640),
+        ("1.664e4", 16640),
+        ("+12", 12),
+        ("0", 0),
+        ("12.0", 12),
+    ],
+)
 def test_whole_numbers_parse(text, value):
     assert Q.parse_int(text).value == value
 
 
-@pytest.mark.parametrize("text,error", [("abc", "not_number"), ("", "empty"), ("2.5", "not_whole"),
-                                        ("-3", "negative"), ("1e400", "too_big"), ("9" * 30, "too_big"),
-                                        ("nan", "too_big"), ("inf", "too_big"), ("1" * 10_000, "too_long"),
-                                        ("1,2,3", "not_number")])
+@pytest.mark.parametrize(
+    "text,error",
+    [
+        ("abc", "not_number"),
+        ("", "empty"),
+        ("2.5", "not_whole"),
+        ("-3", "negative"),
+        ("1e400", "too_big"),
+        ("9" * 30, "too_big"),
+        ("nan", "too_big"),
+        ("inf", "too_big"),
+        ("1" * 10_000, "too_long"),
+        ("1,2,3", "not_number"),
+    ],
+)
 def test_bad_numbers_are_refused_with_a_reason(text, error):
     assert Q.parse_int(text).error == error
 
@@ -290,7 +366,11 @@ def test_every_text_renders_in_both_languages_with_the_numbers(s):
     _, questions = quiz_for(s)
     for q in questions:
         for lang in i18n.LANGS:
-            prompt, why, answer = in_language(Q.prompt_text(q), lang), in_language(Q.why_text(q), lang), in_language(Q.answer_text(q), lang)
+            prompt, why, answer = (
+                in_language(Q.prompt_text(q), lang),
+                in_language(Q.why_text(q), lang),
+                in_language(Q.answer_text(q), lang),
+            )
             assert prompt and why and answer and in_language(Q.hint_text(q), lang)
             if q.kind == "shape":
                 assert q.facts["tensor"] in prompt and str(q.answer[-1]) in answer
@@ -305,8 +385,16 @@ def test_every_text_renders_in_both_languages_with_the_numbers(s):
 def test_walkthrough_link_keeps_the_shared_settings():
     s = Settings(128, 8, 12, "causal", 4242, "zh")
     params = Q.walk_link_params(s, "softmax")
-    assert params == {"d_model": "128", "num_heads": "8", "seq_len": "12", "mask": "causal", "seed": "4242",
-                      "lang": "zh", "walk_view": "step", "walk_step": "softmax"}
+    assert params == {
+        "d_model": "128",
+        "num_heads": "8",
+        "seq_len": "12",
+        "mask": "causal",
+        "seed": "4242",
+        "lang": "zh",
+        "walk_view": "step",
+        "walk_step": "softmax",
+    }
 
 
 def test_score_counts_right_and_answered():
@@ -337,16 +425,21 @@ def score_of(at):
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
-@pytest.mark.parametrize("params", [dict(d_model=8, num_heads=1, seq_len=2, mask="causal", seed=3),
-                                    dict(d_model=512, num_heads=64, seq_len=32, mask="padding", seed=99999)],
-                         ids=["smallest", "largest"])
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(d_model=8, num_heads=1, seq_len=2, mask="causal", seed=3),
+        dict(d_model=512, num_heads=64, seq_len=32, mask="padding", seed=99999),
+    ],
+    ids=["smallest", "largest"],
+)
 def test_the_page_answers_every_question_right(lang, params):
     at = run_app("quiz", lang=lang, **params)
     assert not at.exception, at.exception
     assert at.title[0].value == i18n.t("page.quiz", lang)
     s = Settings(lang=lang, **params)
     questions = full_set(s)
-    assert signature(questions[:len(Q.PLAN)]) == signature(quiz_for(s)[1])  # the walkthrough's 11 come first
+    assert signature(questions[: len(Q.PLAN)]) == signature(quiz_for(s)[1])  # the walkthrough's 11 come first
     for n, q in enumerate(questions):
         assert in_language(Q.prompt_text(q), lang) in card_texts(at)
         raw = raw_answer(q, lang)
@@ -359,7 +452,7 @@ def test_the_page_answers_every_question_right(lang, params):
         if q.source == "walkthrough":
             assert link.page == "walkthrough" and f"walk_step={q.step}" in link.query_string
         else:  # tests/test_quiz_lessons.py checks the page and section of each
-            assert link.page == Q.lesson_source(q).page[len("pages/"):-len(".py")]
+            assert link.page == Q.lesson_source(q).page[len("pages/") : -len(".py")]
         for key in ("d_model", "num_heads", "seq_len", "mask", "seed", "lang"):
             assert f"{key}={params.get(key, lang) if key != 'lang' else lang}" in link.query_string
         assert score_of(at) == f"{n + 1} / {n + 1}"
@@ -379,8 +472,10 @@ def test_a_wrong_answer_reveals_and_counts():
     assert score_of(at) == "0 / 1" and not at.error  # the next question waits for its answer
 
 
-@pytest.mark.parametrize("bad,error", [("abc", "not_number"), ("", "empty"), ("9" * 10_000, "too_long"),
-                                       ("1e999", "too_big"), ("-5", "negative")])
+@pytest.mark.parametrize(
+    "bad,error",
+    [("abc", "not_number"), ("", "empty"), ("9" * 10_000, "too_long"), ("1e999", "too_big"), ("-5", "negative")],
+)
 def test_bad_answers_get_a_message_and_do_not_count(bad, error):
     s = Settings(64, 4, 8, "none", 0, "en")
     questions = quiz_for(s)[1]
@@ -391,8 +486,9 @@ def test_bad_answers_get_a_message_and_do_not_count(bad, error):
     q = questions[n]
     answer_on_page(at, q, bad)
     assert not at.exception, at.exception
-    assert at.warning[0].value == i18n.t("quiz.not_counted", "en") + i18n.t(f"quiz.err.{error}", "en",
-                                                                            **Q.parse_int(bad).args)
+    assert at.warning[0].value == i18n.t("quiz.not_counted", "en") + i18n.t(
+        f"quiz.err.{error}", "en", **Q.parse_int(bad).args
+    )
     assert score_of(at) == "0 / 0" and not at.success and not at.error
     answer_on_page(at, q, raw_answer(q))  # the question is still open
     assert score_of(at) == "1 / 1" and not at.warning
@@ -449,7 +545,10 @@ def test_a_new_seed_mid_quiz_gives_the_new_set_and_keeps_the_session_score():
 def test_known_shape_mistakes_are_named():
     s = Settings(64, 4, 8, "none", 0, "en")  # d_k = 16
     assert Q.shape_mistakes("q_heads", (1, 4, 8, 16), 64, 16) == (
-        ((1, 8, 16), "no_head_axis"), ((1, 4, 8, 64), "d_model_for_d_k"), ((1, 8, 64), "before_split"))
+        ((1, 8, 16), "no_head_axis"),
+        ((1, 4, 8, 64), "d_model_for_d_k"),
+        ((1, 8, 64), "before_split"),
+    )
     assert Q.shape_mistakes("weights", (1, 4, 8, 8), 64, 16) == (((1, 8, 8), "no_head_axis"),)
     assert Q.shape_mistakes("concat", (1, 8, 64), 64, 16) == (((1, 8, 16), "d_k_for_d_model"),)
     assert Q.shape_mistakes("q", (1, 8, 8), 8, 8) == ()  # h = 1: d_k = d_model, nothing to tell apart
@@ -467,7 +566,10 @@ def test_a_forgotten_bias_and_d_model_for_d_k_are_named():
     assert Q.params_mistakes(one, d * d, d, d, d // h, "W_q") == ((4096, "no_bias"),)
     assert Q.params_mistakes(4 * one, 4 * d * d, 4 * d, d, 16, "all") == ((16384, "no_bias"), (4160, "one_layer"))
     assert Q.params_mistakes(linear_params(d, 16), d * 16, 16, d, 16, "head") == (
-        (1024, "no_bias"), (4160, "d_model_for_d_k"), (4096, "d_model_for_d_k"))
+        (1024, "no_bias"),
+        (4160, "d_model_for_d_k"),
+        (4096, "d_model_for_d_k"),
+    )
     assert Q.d_k_mistakes(768, 12, 64) == ((768, "d_model_for_d_k"), (9216, "times_h"))
     assert Q.d_k_mistakes(100, 3, None) == ((100, "d_model_for_d_k"), (300, "times_h"), (33, "rounded"))
     # the counts the questions carry are the real layers' weights without their bias
@@ -475,8 +577,11 @@ def test_a_forgotten_bias_and_d_model_for_d_k_are_named():
         run, questions = quiz_for(Settings(64, 4, 8, "none", seed, "en"))
         for q in questions:
             if q.kind == "params" and q.facts["target"] != "head":
-                layers = [run.model.W_q, run.model.W_k, run.model.W_v, run.model.W_o] \
-                    if q.facts["target"] == "all" else [getattr(run.model, q.facts["target"])]
+                layers = (
+                    [run.model.W_q, run.model.W_k, run.model.W_v, run.model.W_o]
+                    if q.facts["target"] == "all"
+                    else [getattr(run.model, q.facts["target"])]
+                )
                 assert Q.mistake_of(q, sum(m.weight.numel() for m in layers)) == "no_bias"
                 assert Q.mistake_of(q, q.answer) is None
 

@@ -7,10 +7,10 @@ from conftest import open_app, wait_idle
 from playwright.sync_api import expect
 
 import i18n
-from lessons import scenario
 from lessons import quiz as Q
-from ui.words import in_language
+from lessons import scenario
 from lessons.settings import Settings
+from ui.words import in_language
 
 pytestmark = pytest.mark.browser
 
@@ -23,7 +23,9 @@ def first_question():
 
 def prompt(page, q, lang="en"):
     """The question's paragraph (its `code` spans split the text into several nodes)."""
-    return page.locator("[data-testid=stMarkdownContainer]", has_text=in_language(Q.prompt_text(q), lang).replace("`", ""))
+    return page.locator(
+        "[data-testid=stMarkdownContainer]", has_text=in_language(Q.prompt_text(q), lang).replace("`", "")
+    )
 
 
 def score(page):

@@ -10,13 +10,13 @@ import pytest
 from conftest import run_app
 
 import i18n
-from lessons import scenario
-from lessons import quiz as Q
-from ui.words import in_language
-from lessons.settings import D_MODEL_CHOICES, SEQ_LEN_MAX, SEQ_LEN_MIN, Settings, head_choices
 from lessons import kv_cache as KV
 from lessons import positions as POS
+from lessons import quiz as Q
+from lessons import scenario
 from lessons import softmax as SM
+from lessons.settings import D_MODEL_CHOICES, SEQ_LEN_MAX, SEQ_LEN_MIN, Settings, head_choices
+from ui.words import in_language
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -24,7 +24,11 @@ SMALLEST = Settings(D_MODEL_CHOICES[0], 1, SEQ_LEN_MIN, "causal", 3, "zh")
 LARGEST = Settings(D_MODEL_CHOICES[-1], head_choices(D_MODEL_CHOICES[-1])[-1], SEQ_LEN_MAX, "padding", 99_999, "en")
 DEFAULT = Settings(64, 4, 8, "none", 0, "en")
 N_CORE, N_KV, N_SOFTMAX, N_POS = 11, 3, 6, 8
-PAGE_OF = {"kv_cache": ("kv-cache", "kv_tab"), "softmax": ("softmax", "soft_tab"), "positions": ("positions", "pos_tab")}
+PAGE_OF = {
+    "kv_cache": ("kv-cache", "kv_tab"),
+    "softmax": ("softmax", "soft_tab"),
+    "positions": ("positions", "pos_tab"),
+}
 
 
 def full_set(s: Settings):
@@ -41,8 +45,11 @@ def raw_answer(q):
     if q.answer_type == "choice":
         return q.answer
     if q.source == "kv_cache":
-        return {"shape": lambda: "×".join(map(str, q.answer)), "int": lambda: f"{q.answer:,}",
-                "cells": lambda: list(q.answer)}[q.answer_type]()
+        return {
+            "shape": lambda: "×".join(map(str, q.answer)),
+            "int": lambda: f"{q.answer:,}",
+            "cells": lambda: list(q.answer),
+        }[q.answer_type]()
     return q.item.accepted[0]
 
 
@@ -77,8 +84,16 @@ def card_texts(at):
 
 def page_at(s: Settings, n: int):
     """The Quiz page opened on question n (1-based) by its link."""
-    return run_app("quiz", lang=s.lang, d_model=s.d_model, num_heads=s.num_heads, seq_len=s.seq_len, mask=s.mask,
-                   seed=s.seed, quiz_q=n)
+    return run_app(
+        "quiz",
+        lang=s.lang,
+        d_model=s.d_model,
+        num_heads=s.num_heads,
+        seq_len=s.seq_len,
+        mask=s.mask,
+        seed=s.seed,
+        quiz_q=n,
+    )
 
 
 # ------------------------------------------------------------------ the join
@@ -89,8 +104,9 @@ def test_the_lesson_questions_come_after_the_unchanged_eleven_grouped_by_page(s)
     run, questions = full_set(s)
     core = Q.build_quiz(run)
     assert questions[:N_CORE] == core and len(core) == N_CORE  # the walkthrough's: same order, uids, numbers
-    assert [q.source for q in questions] == ["walkthrough"] * N_CORE + ["kv_cache"] * N_KV + \
-        ["softmax"] * N_SOFTMAX + ["positions"] * N_POS
+    assert [q.source for q in questions] == ["walkthrough"] * N_CORE + ["kv_cache"] * N_KV + ["softmax"] * N_SOFTMAX + [
+        "positions"
+    ] * N_POS
     assert [q.index for q in questions] == list(range(len(questions)))
     assert len({q.uid for q in questions}) == len(questions)  # every recorded answer has its own key
     new = questions[N_CORE:]
@@ -113,8 +129,12 @@ def test_the_intro_names_the_pages_the_new_questions_come_from():
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_every_lesson_question_is_worded_with_its_numbers(s, lang):
     for q in lesson_questions(s):
-        prompt, why, answer, hint = in_language(Q.prompt_text(q), lang), in_language(Q.why_text(q), lang), in_language(Q.answer_text(q), lang), \
-            in_language(Q.hint_text(q), lang)
+        prompt, why, answer, hint = (
+            in_language(Q.prompt_text(q), lang),
+            in_language(Q.why_text(q), lang),
+            in_language(Q.answer_text(q), lang),
+            in_language(Q.hint_text(q), lang),
+        )
         assert prompt and why and answer and hint and prompt != why
         assert "{" not in prompt + why + answer + hint, q.kind
         if lang == "zh":  # the Chinese text is Chinese, not the English one
@@ -124,12 +144,17 @@ def test_every_lesson_question_is_worded_with_its_numbers(s, lang):
         if q.answer_type == "shape":
             assert ", ".join(map(str, q.answer)) in answer and str(q.facts["t"]) in prompt
         if q.answer_type == "number":
-            assert abs(float(answer) - float(q.answer)) <= max(q.item.params.get("slack", 0), 1e-4) \
-                if q.source == "softmax" else abs(float(answer) - q.answer) < 1e-4
+            assert (
+                abs(float(answer) - float(q.answer)) <= max(q.item.params.get("slack", 0), 1e-4)
+                if q.source == "softmax"
+                else abs(float(answer) - q.answer) < 1e-4
+            )
         for option in q.options if q.answer_type in ("choice", "cells") else ():  # the widgets' labels
             assert in_language(Q.option_text(q, option), lang)
     kv_share = next(q for q in lesson_questions(s) if q.kind == "kv.shared_heads")
-    assert in_language(Q.option_text(kv_share, 0), lang) == i18n.t("quiz.head", lang, j=0)  # query heads, not key positions
+    assert in_language(Q.option_text(kv_share, 0), lang) == i18n.t(
+        "quiz.head", lang, j=0
+    )  # query heads, not key positions
 
 
 @pytest.mark.parametrize("s", [SMALLEST, LARGEST, DEFAULT], ids=["smallest", "largest", "default"])
@@ -139,17 +164,30 @@ def test_each_see_it_link_opens_its_page_and_section(s):
         page, tab_key = PAGE_OF[q.source]
         assert link.page == f"pages/{page}.py"
         assert link.params[tab_key] == q.section
-        assert {k: link.params[k] for k in ("d_model", "num_heads", "seq_len", "mask", "seed", "lang")} == \
-            Q.settings_params(s)
+        assert {
+            k: link.params[k] for k in ("d_model", "num_heads", "seq_len", "mask", "seed", "lang")
+        } == Q.settings_params(s)
         assert i18n.t(f"page.{page}", s.lang) in in_language(link.label, s.lang)
     sections = {q.kind: q.section for q in lesson_questions(s)}
     assert sections == {
-        "kv.cache_shape": "decode", "kv.preset_bytes": "memory", "kv.shared_heads": "sharing",
-        "softmax.causal_skipped": "tiles", "softmax.tile_count": "tiles", "softmax.entropy_order": "scale",
-        "softmax.overflow_threshold": "max", "softmax.dot_variance": "scale", "softmax.score_bytes": "tiles",
-        "pos.q.shuffled_row": "shuffle", "pos.q.gap_free": "shuffle", "pos.q.gap_causal": "shuffle",
-        "pos.q.front_self": "shuffle", "pos.q.rope_diagonal": "rope", "pos.q.rope_angle": "rope",
-        "pos.q.rope_odd": "rope", "pos.q.sinusoid": "add"}
+        "kv.cache_shape": "decode",
+        "kv.preset_bytes": "memory",
+        "kv.shared_heads": "sharing",
+        "softmax.causal_skipped": "tiles",
+        "softmax.tile_count": "tiles",
+        "softmax.entropy_order": "scale",
+        "softmax.overflow_threshold": "max",
+        "softmax.dot_variance": "scale",
+        "softmax.score_bytes": "tiles",
+        "pos.q.shuffled_row": "shuffle",
+        "pos.q.gap_free": "shuffle",
+        "pos.q.gap_causal": "shuffle",
+        "pos.q.front_self": "shuffle",
+        "pos.q.rope_diagonal": "rope",
+        "pos.q.rope_angle": "rope",
+        "pos.q.rope_odd": "rope",
+        "pos.q.sinusoid": "add",
+    }
     shape_q = next(q for q in lesson_questions(s) if q.kind == "kv.cache_shape")
     assert Q.see_it_link(shape_q, s).params["kv_heads"] == str(shape_q.facts["h_kv"])  # the same cache
 
@@ -161,7 +199,9 @@ def test_right_and_wrong_answers_are_graded_by_the_lesson(s):
         assert right.ok and Q.is_correct(q, right.value), q.kind
         assert wrong.ok and not Q.is_correct(q, wrong.value), (q.kind, wrong_answer(q))
         if q.source == "softmax":  # the lesson's own grader decides
-            assert SM.check_answer(q.item, raw_answer(q)).correct and not SM.check_answer(q.item, wrong_answer(q)).correct
+            assert (
+                SM.check_answer(q.item, raw_answer(q)).correct and not SM.check_answer(q.item, wrong_answer(q)).correct
+            )
         if q.source == "positions":
             assert POS.accepts(q.item, raw_answer(q)) and not POS.accepts(q.item, wrong_answer(q))
 
@@ -187,7 +227,9 @@ def test_a_wrong_answer_to_each_lesson_question_is_marked_wrong_on_the_page(lang
         assert f"{i18n.t('quiz.answer', lang, answer=in_language(Q.answer_text(q), lang))}" in card_texts(at)
         link = at.get("page_link")[0].proto
         page, tab_key = PAGE_OF[q.source]
-        assert link.page == page and f"{tab_key}={q.section}" in link.query_string and f"lang={lang}" in link.query_string
+        assert (
+            link.page == page and f"{tab_key}={q.section}" in link.query_string and f"lang={lang}" in link.query_string
+        )
 
 
 def test_a_right_answer_to_a_lesson_question_is_marked_right_and_counts():

@@ -12,12 +12,12 @@ import shutil
 
 import pytest
 import torch
-
 from chart_reader import BROWSER_CHART as CHART
 from chart_reader import heatmaps as charts  # the page's heatmaps (ui.heatmaps: the chart route's payload)
 from conftest import open_app, run_app, wait_idle
-from core import pretrained
+
 import i18n
+from core import pretrained
 from lessons import real_heads as R
 
 TOL = 1e-5
@@ -45,8 +45,9 @@ def bert(ours):
 def bert_run(bert, batch: pretrained.Batch, hook=None):
     attention_mask = (torch.arange(batch.ids.shape[1])[None, :] < batch.lengths[:, None]).long()  # (B, T)
     with torch.no_grad():
-        return bert(input_ids=batch.ids, token_type_ids=batch.type_ids, attention_mask=attention_mask,
-                    output_attentions=True)
+        return bert(
+            input_ids=batch.ids, token_type_ids=batch.type_ids, attention_mask=attention_mask, output_attentions=True
+        )
 
 
 def compare(ours, bert, texts) -> dict[str, float]:
@@ -60,7 +61,9 @@ def compare(ours, bert, texts) -> dict[str, float]:
         for layer in range(ours.cfg.num_layers):
             diff = (mine.weights[layer, b, :, :n, :n] - ref.attentions[layer][b, :, :n, :n]).abs().max()
             worst["weights"] = max(worst["weights"], float(diff))
-        worst["hidden"] = max(worst["hidden"], float((mine.last_hidden[b, :n] - ref.last_hidden_state[b, :n]).abs().max()))
+        worst["hidden"] = max(
+            worst["hidden"], float((mine.last_hidden[b, :n] - ref.last_hidden_state[b, :n]).abs().max())
+        )
     keep = (torch.arange(batch.ids.shape[1])[None, :] < batch.lengths[:, None]).float()[..., None]
     ref_embedding = torch.nn.functional.normalize((ref.last_hidden_state * keep).sum(1) / keep.sum(1), dim=-1)
     worst["embedding"] = float((mine.sentence_embedding() - ref_embedding).abs().max())
@@ -102,8 +105,12 @@ def test_layer_weights_live_in_core_multihead_attention(ours):
     for i, layer in enumerate(ours.encoder.layers):
         assert type(layer.attention) is MultiHeadAttention
         assert (layer.attention.num_heads, layer.attention.d_k) == (12, 32)
-        for ours_name, bert_name in (("W_q", "self.query"), ("W_k", "self.key"), ("W_v", "self.value"),
-                                     ("W_o", "output.dense")):
+        for ours_name, bert_name in (
+            ("W_q", "self.query"),
+            ("W_k", "self.key"),
+            ("W_v", "self.value"),
+            ("W_o", "output.dense"),
+        ):
             linear = getattr(layer.attention, ours_name)
             assert torch.equal(linear.weight, state[f"encoder.layer.{i}.attention.{bert_name}.weight"])
             assert torch.equal(linear.bias, state[f"encoder.layer.{i}.attention.{bert_name}.bias"])
@@ -229,7 +236,7 @@ def test_ablation_matches_bert_with_the_same_heads_zeroed(ours, bert):
         (x,) = args
         x = x.clone()
         for h in heads:
-            x[..., h * 32:(h + 1) * 32] = 0
+            x[..., h * 32 : (h + 1) * 32] = 0
         return (x,)
 
     handle = bert.encoder.layer[layer].attention.output.dense.register_forward_pre_hook(zero_heads)
@@ -263,7 +270,7 @@ def test_patterns_find_a_previous_token_head(ours):
     encoded, run = ours.run_text(SENTENCES[0])
     scores = R.pattern_scores(run.weights[:, 0], encoded.tokens)
     assert set(scores) == set(R.PATTERNS)
-    (layer, head, score), = R.best_heads(scores["previous"])
+    ((layer, head, score),) = R.best_heads(scores["previous"])
     assert score > 0.9  # real weights: one head of layer 1 looks (almost) only at the previous token
     assert layer == 0
 
@@ -284,8 +291,9 @@ def test_page_sections_are_lazy_tabs_opened_by_link():
     for view in ("grid", "head", "patterns", "link", "ablate", "core"):
         at = run_app("real-model", lang="en", real_tab=view)
         assert not at.exception, view
-        assert [t.label for t in at.tabs] == [i18n.t(f"real.view.{v}", "en") for v in
-                                              ("grid", "head", "patterns", "link", "ablate", "core")]
+        assert [t.label for t in at.tabs] == [
+            i18n.t(f"real.view.{v}", "en") for v in ("grid", "head", "patterns", "link", "ablate", "core")
+        ]
         drawn[view] = len(charts(at))
         assert at.query_params["real_tab"] == view
     assert drawn == {"grid": 1, "head": 1, "patterns": 0, "link": 0, "ablate": 0, "core": 0}
@@ -444,7 +452,10 @@ def test_page_puts_an_ablation_in_context(ours):
     mine = R.ablate(ours, reading.batch, reading.run, 3, [1]).layer_change
     text = at.info[-1].value
     assert text.startswith("Is that a big change? Switching off each of the 12 heads of layer 3")
-    assert f"{base.mean_change:.1%}" in text and f"Your head's {mine:.1%} is more than {base.smaller_than(mine)} of" in text
+    assert (
+        f"{base.mean_change:.1%}" in text
+        and f"Your head's {mine:.1%} is more than {base.smaller_than(mine)} of" in text
+    )
 
 
 @pytest.mark.browser
@@ -481,7 +492,10 @@ def test_the_page_url_keys_are_declared_once_in_the_lesson():
     assert R.url_key("real_layer").choices == tuple(range(6)) and R.url_key("real_head").choices == tuple(range(12))
     values, fixes = parse(R.URL_KEYS, {"real_layer": "9", "real_head": "x", "real_tab": "HEAD"}, {})
     assert values == {"real_tab": "head", "real_layer": 5, "real_head": R.DEFAULT_HEAD, "real_hide": False}
-    assert {f.key: f.reason for f in fixes} == {"real_tab": "spelling", "real_layer": "out_of_range",
-                                               "real_head": "unreadable"}
+    assert {f.key: f.reason for f in fixes} == {
+        "real_tab": "spelling",
+        "real_layer": "out_of_range",
+        "real_head": "unreadable",
+    }
     at = run_app("real-model", lang="en", real_layer="x7")
     assert not at.exception and at.button_group(key="real_layer").value == R.DEFAULT_LAYER

@@ -9,8 +9,8 @@ from playwright.sync_api import expect
 
 import i18n
 from lessons import scenario
-from lessons.settings import Settings
 from lessons import walkthrough as W
+from lessons.settings import Settings
 
 pytestmark = pytest.mark.browser
 CHART = ROUTE = ".al-chart"  # static/heatmaps.js's chart box
@@ -53,8 +53,9 @@ def test_cells_are_painted_in_their_colour_and_hover_prints_the_value(page, serv
     chart = route(page)
     run = scenario.run(Settings(64, 4, 5, "none", 0, "en"))
     w = run.trace.weights[0]  # (h, T, T)
-    header = chart.evaluate("box => { const h = box.__alChart.header; return {lo: h.vmin, hi: h.vmax, "
-                            "scale: h.colours.scale}; }")
+    header = chart.evaluate(
+        "box => { const h = box.__alChart.header; return {lo: h.vmin, hi: h.vmax, scale: h.colours.scale}; }"
+    )
     half = chart.evaluate("box => [box.__alChart.g.cw / 2, box.__alChart.g.ch / 2]")
     for head, r, c in ((0, 0, 0), (0, 2, 3), (3, 4, 1)):  # a panel a head
         x, y = chart.evaluate("(box, a) => box.__alChart.cellPoint(...a)", [head, r, c])
@@ -69,8 +70,9 @@ def test_cells_are_painted_in_their_colour_and_hover_prints_the_value(page, serv
 
 
 def test_a_blocked_score_hovers_with_the_fill_value(page, server):
-    open_app(page, server, "walkthrough", lang="en", walk_step="mask", mask="causal", d_model=64, num_heads=4,
-             seq_len=5)
+    open_app(
+        page, server, "walkthrough", lang="en", walk_step="mask", mask="causal", d_model=64, num_heads=4, seq_len=5
+    )
     chart = page.locator(ROUTE)
     expect(chart).to_have_count(2)  # the mask grid, and the heads' masked scores
     scores = route(page, 1)
@@ -111,8 +113,13 @@ def test_nothing_is_cut_off_at_the_edges(browser, server, width):
         assert box["width"] <= width
         edges = chart.evaluate("""box => {
             const c = box.__alChart.canvas, ctx = c.getContext('2d'), w = c.width, h = c.height;
-            const strips = [ctx.getImageData(0, 0, 2, h), ctx.getImageData(w - 2, 0, 2, h), ctx.getImageData(0, h - 2, w, 2)];
-            return strips.map(s => { let dark = 0; for (let i = 0; i < s.data.length; i += 4) if (s.data[i] < 200) dark++; return dark; });
+            const strips = [ctx.getImageData(0, 0, 2, h), ctx.getImageData(w - 2, 0, 2, h),
+                            ctx.getImageData(0, h - 2, w, 2)];
+            return strips.map(s => {
+                let dark = 0;
+                for (let i = 0; i < s.data.length; i += 4) if (s.data[i] < 200) dark++;
+                return dark;
+            });
         }""")
         assert edges == [0, 0, 0], edges
         assert "查询" in chart.evaluate("box => box.__alChart.drawn.join('|')")  # the y title, in Chinese
@@ -141,7 +148,9 @@ def test_a_packed_scene_hovers_exactly_at_the_largest_settings(page, server):
     q = W.step_tensor(run, "q")
     d = panels.evaluate("box => box.__alChart.header.decimals")
     assert hover_text(page, panels, 1, 5, 4).splitlines()[-2:] == [
-        f"{col} 36", f"{float(q[5, 36]):.{d}f}"]  # head 1's column 4 is Q's column 36
+        f"{col} 36",
+        f"{float(q[5, 36]):.{d}f}",
+    ]  # head 1's column 4 is Q's column 36
 
 
 def test_per_head_panels_at_t32_keep_their_axis_titles_and_tokens(page, server):
@@ -172,8 +181,9 @@ def test_numbers_in_the_cells_print_per_panel(browser, server, width, seq_len):
     try:
         open_app(page, server, "heads", lang="en", heads_tab="heads", seq_len=seq_len, cell_numbers="true")
         chart = page.locator(".al-chart").first
-        page.wait_for_function("box => box.__alChart && box.__alChart.drawn && box.__alChart.drawn.length",
-                               arg=chart.element_handle())
+        page.wait_for_function(
+            "box => box.__alChart && box.__alChart.drawn && box.__alChart.drawn.length", arg=chart.element_handle()
+        )
         run = scenario.run(Settings(64, 4, seq_len, "none", 0, "en"))
         value = f"{float(run.trace.weights[0, 2, 1, 3]):.2f}"
         drawn = chart.evaluate("box => box.__alChart.drawn")

@@ -63,8 +63,11 @@ def _has(where: str, name: str) -> bool:
 
 def test_the_pinned_streamlit_is_the_checked_one():
     """requirements.txt pins the version the seam was read from; an upgrade must re-check the seam."""
-    pins = dict(line.split("==") for line in (ROOT / "requirements.txt").read_text().splitlines()
-                if "==" in line and not line.startswith("#"))
+    pins = dict(
+        line.split("==")
+        for line in (ROOT / "requirements.txt").read_text().splitlines()
+        if "==" in line and not line.startswith("#")
+    )
     assert pins["streamlit"] == seam.CHECKED_STREAMLIT == streamlit.__version__
     assert seam.enabled()
 
@@ -73,7 +76,8 @@ def test_the_pinned_streamlit_is_the_checked_one():
 def test_every_private_name_the_seam_touches_exists(where, name):
     assert _has(where, name), (
         f"Streamlit {streamlit.__version__} / this plotly has no {name} in {where}: ui/seam/__init__.py "
-        f"relies on it (checked against Streamlit {seam.CHECKED_STREAMLIT}); fix the seam before upgrading")
+        f"relies on it (checked against Streamlit {seam.CHECKED_STREAMLIT}); fix the seam before upgrading"
+    )
 
 
 def test_the_canary_can_fail():
@@ -83,13 +87,31 @@ def test_the_canary_can_fail():
     assert not _has("plotly.graph_objects.Figure", "_no_such_dict")
 
 
-APP_CODE = sorted({*ROOT.glob("core/**/*.py"), *ROOT.glob("ui/**/*.py"), *ROOT.glob("ui/**/*.js"),
-                   *ROOT.glob("pages/*.py"), *ROOT.glob("static/*.js"), ROOT / "app.py", ROOT / "serve.py"})
+APP_CODE = sorted(
+    {
+        *ROOT.glob("core/**/*.py"),
+        *ROOT.glob("ui/**/*.py"),
+        *ROOT.glob("ui/**/*.js"),
+        *ROOT.glob("pages/*.py"),
+        *ROOT.glob("static/*.js"),
+        ROOT / "app.py",
+        ROOT / "serve.py",
+    }
+)
 # Names the app may use only inside ui/seam ("query_params" and "enqueue" are public words too: the private
 # route to them, get_session_state and _browser_queue, is checked).
-STREAMLIT_PRIVATE = ("streamlit.runtime", "streamlit.navigation", "streamlit.web", "PagesManager", "data-testid",
-                     *(n.removeprefix("self.") for w, n in seam.PRIVATE_NAMES
-                       if w.startswith("streamlit.") and n not in ("query_params", "enqueue")))
+STREAMLIT_PRIVATE = (
+    "streamlit.runtime",
+    "streamlit.navigation",
+    "streamlit.web",
+    "PagesManager",
+    "data-testid",
+    *(
+        n.removeprefix("self.")
+        for w, n in seam.PRIVATE_NAMES
+        if w.startswith("streamlit.") and n not in ("query_params", "enqueue")
+    ),
+)
 # plotly's private figure attributes the app once read (entry 7, retired): none may come back.
 PLOTLY_PRIVATE = {"_data", "_layout", "_grid_ref", "_validate"}
 PLOTLY_READERS: set[tuple[str, str]] = set()
@@ -98,12 +120,21 @@ PLOTLY_READERS: set[tuple[str, str]] = set()
 def test_private_streamlit_is_touched_only_in_the_seam():
     outside = [p for p in APP_CODE if "seam" not in p.relative_to(ROOT).parts]
     assert len(outside) > 20
-    found = [(str(p.relative_to(ROOT)), name) for p in outside for name in STREAMLIT_PRIVATE
-             if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", p.read_text())]
+    found = [
+        (str(p.relative_to(ROOT)), name)
+        for p in outside
+        for name in STREAMLIT_PRIVATE
+        if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", p.read_text())
+    ]
     assert found == [], "private Streamlit outside ui/seam: move it there and list it"
     seam_code = "\n".join(p.read_text() for p in APP_CODE if "seam" in p.relative_to(ROOT).parts)
-    for name in ("flush_browser_queue", "_enqueue_forward_msg", "_can_be_called", "_initial_query_params",
-                 "WebSocket.prototype"):
+    for name in (
+        "flush_browser_queue",
+        "_enqueue_forward_msg",
+        "_can_be_called",
+        "_initial_query_params",
+        "WebSocket.prototype",
+    ):
         assert name in seam_code
 
 
@@ -115,9 +146,18 @@ def test_no_plotly_private_attribute_is_read():
         tree = ast.parse(path.read_text())
         for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
             for node in ast.walk(fn):
-                name = (node.attr if isinstance(node, ast.Attribute) else node.arg if isinstance(node, ast.keyword)
-                        else node.args[1].value if isinstance(node, ast.Call) and getattr(node.func, "id", "") ==
-                        "getattr" and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) else None)
+                name = (
+                    node.attr
+                    if isinstance(node, ast.Attribute)
+                    else node.arg
+                    if isinstance(node, ast.keyword)
+                    else node.args[1].value
+                    if isinstance(node, ast.Call)
+                    and getattr(node.func, "id", "") == "getattr"
+                    and len(node.args) > 1
+                    and isinstance(node.args[1], ast.Constant)
+                    else None
+                )
                 if name in PLOTLY_PRIVATE:
                     found.add((rel, fn.name))
     assert found == PLOTLY_READERS, "a plotly private attribute is read again: list it in ui/seam/__init__.py"

@@ -12,8 +12,13 @@ def tabs_app():
 
     labels = {"en": {"shapes": "Shapes", "cost": "Cost"}, "zh": {"shapes": "形状", "cost": "代价"}}
     lang = st.radio("lang", ["en", "zh"], key="lang")
-    open_id, tabs = lazy_tabs("demo_tab", ["shapes", "cost"], lambda sid, lg: labels[lg][sid], lang,
-                              on_bad_url=lambda given, used: st.warning(f"bad {given} -> {used}"))
+    open_id, tabs = lazy_tabs(
+        "demo_tab",
+        ["shapes", "cost"],
+        lambda sid, lg: labels[lg][sid],
+        lang,
+        on_bad_url=lambda given, used: st.warning(f"bad {given} -> {used}"),
+    )
     ran = st.session_state.setdefault("ran", [])
     ran.append(open_id)
     with tabs[open_id]:
@@ -70,7 +75,10 @@ def test_a_click_on_a_tab_writes_its_id_into_the_url():
     at.session_state["demo_tab_tabs"] = "Cost"  # what a click on the tab leaves in its widget state
     from ui.sections import _label_to_id
 
-    assert _label_to_id("代价", ["shapes", "cost"], lambda sid, lg: {"zh": {"cost": "代价"}}.get(lg, {}).get(sid)) == "cost"
+    assert (
+        _label_to_id("代价", ["shapes", "cost"], lambda sid, lg: {"zh": {"cost": "代价"}}.get(lg, {}).get(sid))
+        == "cost"
+    )
     at.query_params["demo_tab"] = "cost"  # the callback's write (AppTest cannot click a tab)
     at.run()
     assert texts(at) == ["content of cost"]

@@ -30,8 +30,9 @@ def two_processes(tmp_path):
     port = free_port()
     env = dict(os.environ, PORT=str(port), ADDRESS="127.0.0.1", RUN_DIR=str(tmp_path))
     log = open(tmp_path / "serve_many.out", "w")
-    proc = subprocess.Popen(["bash", str(ROOT / "scripts" / "serve_many.sh"), "2"], cwd=ROOT, env=env,
-                            stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        ["bash", str(ROOT / "scripts" / "serve_many.sh"), "2"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+    )
     url = f"http://127.0.0.1:{port}"
     try:  # may include apt-get install nginx on a bare machine
         wait_healthy(url, proc, timeout=300, what="serve_many.sh (nginx + 2 app processes)", poll=0.5)

@@ -14,8 +14,8 @@ import pytest
 import torch
 
 from core import limits
-from lessons import why_heads as W
 from core.sizes import nbytes
+from lessons import why_heads as W
 
 
 def test_sizes_count_tensors_arrays_and_text_once():
@@ -87,8 +87,7 @@ def test_two_sessions_asking_for_the_same_training_share_one():
     results, steps_seen = [], []
 
     def session():
-        results.append(store.run_shared(W.cache_key(2, 5, 200), make, 10,
-                                        each=lambda tr: steps_seen.append(tr.step)))
+        results.append(store.run_shared(W.cache_key(2, 5, 200), make, 10, each=lambda tr: steps_seen.append(tr.step)))
 
     start = time.perf_counter()
     threads = [threading.Thread(target=session) for _ in range(2)]

@@ -10,8 +10,8 @@ from chart_reader import heatmaps
 from conftest import run_app
 
 from lessons import scenario
-from lessons.settings import Settings
 from lessons import softmax as L
+from lessons.settings import Settings
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 SECTIONS = L.SECTIONS
@@ -46,14 +46,25 @@ def settings_of(at) -> Settings:
 @pytest.mark.parametrize("tab", SECTIONS)
 def test_every_section_in_both_languages_at_the_extremes(tab, lang, d_model, h, T):
     mask = "causal" if h > 1 else "padding"
-    at = run_app("softmax", lang=lang, d_model=d_model, num_heads=h, seq_len=T, mask=mask, soft_tab=tab,
-                 soft_bq=1 if T > 2 else 4, soft_bk=3)
+    at = run_app(
+        "softmax",
+        lang=lang,
+        d_model=d_model,
+        num_heads=h,
+        seq_len=T,
+        mask=mask,
+        soft_tab=tab,
+        soft_bq=1 if T > 2 else 4,
+        soft_bk=3,
+    )
     assert not at.exception, at.exception[0].message
     assert at.title[0].value == ("Softmax 细看" if lang == "zh" else "Softmax up close")
     assert not at.main.warning  # nothing to correct
-    heading = {"scale": ("1. 为什么要除以 √d_k", "1. Why divide by √d_k"),
-               "max": ("2. 为什么要先减去最大值", "2. Why subtract the max"),
-               "tiles": ("3. 一块一块地算：FlashAttention 的前向", "3. Tile by tile: FlashAttention's forward pass")}[tab]
+    heading = {
+        "scale": ("1. 为什么要除以 √d_k", "1. Why divide by √d_k"),
+        "max": ("2. 为什么要先减去最大值", "2. Why subtract the max"),
+        "tiles": ("3. 一块一块地算：FlashAttention 的前向", "3. Tile by tile: FlashAttention's forward pass"),
+    }[tab]
     assert texts(at.subheader)[0] == heading[lang == "en"]
     if tab == "tiles":  # the last row of the memory table is 128k tokens
         mem = table(at, len(at.table) - 1)
@@ -70,8 +81,15 @@ def test_every_section_under_every_mask(tab, mask):
         assert any("blocks every key" in w for w in texts(at.main.warning))
 
 
-BAD = {"soft_tab": ("nope", "scale"), "soft_head": ("99", "3"), "soft_row": ("-5", "0"), "soft_gain": ("7", "5"),
-       "soft_bq": ("0", "1"), "soft_bk": ("abc", "4"), "soft_step": ("1e400", "4")}  # 1e400 is huge: the last step (T 8, 4 x 4)
+BAD = {
+    "soft_tab": ("nope", "scale"),
+    "soft_head": ("99", "3"),
+    "soft_row": ("-5", "0"),
+    "soft_gain": ("7", "5"),
+    "soft_bq": ("0", "1"),
+    "soft_bk": ("abc", "4"),
+    "soft_step": ("1e400", "4"),
+}  # 1e400 is huge: the last step (T 8, 4 x 4)
 
 
 @pytest.mark.parametrize("key", list(BAD))
@@ -91,8 +109,19 @@ def test_a_bad_value_of_every_page_key_is_corrected_with_a_notice(key):
 
 
 def test_garbage_everywhere_at_once_never_raises():
-    at = run_app("softmax", soft_tab="tiles", soft_head="-1e30", soft_row="注意力", soft_gain="<b>", soft_bq="1e400",
-                 soft_bk="", soft_step="nan", seq_len=32, d_model=512, num_heads=64)
+    at = run_app(
+        "softmax",
+        soft_tab="tiles",
+        soft_head="-1e30",
+        soft_row="注意力",
+        soft_gain="<b>",
+        soft_bq="1e400",
+        soft_bk="",
+        soft_step="nan",
+        seq_len=32,
+        d_model=512,
+        num_heads=64,
+    )
     assert not at.exception
     assert at.session_state["soft_bq"] == L.TILE_BLOCK_MAX and at.session_state["soft_bk"] == L.DEFAULT_BLOCK
     assert at.session_state["soft_step"] == 1 and at.session_state["soft_head"] == 0
@@ -117,8 +146,10 @@ def test_the_scale_sections_numbers_are_the_lessons():
     assert np.array_equal(drawn[0].values(0), np.stack([v.weights for v in r.variants]).astype(np.float32))
     e = [f"{v.entropy:.3f}" for v in r.variants]
     assert any(all(x in i for x in e) for i in texts(at.info))  # the entropy order with the row's numbers
-    assert any(c.startswith(f"Here the ÷1 row's largest weight is only {r.variants[0].max_weight:.2f}")
-               for c in texts(at.caption))  # d_k 16: not saturated yet, so the page says where it is
+    assert any(
+        c.startswith(f"Here the ÷1 row's largest weight is only {r.variants[0].max_weight:.2f}")
+        for c in texts(at.caption)
+    )  # d_k 16: not saturated yet, so the page says where it is
 
 
 def test_at_d_k_512_the_unscaled_row_is_one_hot_and_the_page_says_nothing_more():
@@ -132,8 +163,18 @@ def test_at_d_k_512_the_unscaled_row_is_one_hot_and_the_page_says_nothing_more()
 
 
 def test_the_max_sections_numbers_are_the_lessons_and_the_overflow_is_shown():
-    at = run_app("softmax", d_model=64, num_heads=4, seq_len=8, mask="none", seed=3, soft_tab="max", soft_head=1,
-                 soft_row=6, soft_gain=1000)
+    at = run_app(
+        "softmax",
+        d_model=64,
+        num_heads=4,
+        seq_len=8,
+        mask="none",
+        seed=3,
+        soft_tab="max",
+        soft_head=1,
+        soft_row=6,
+        soft_gain=1000,
+    )
     assert not at.exception
     s = settings_of(at)
     m = L.max_row(s, 1, 6, 1000, scenario.run(s))
@@ -148,14 +189,26 @@ def test_the_max_sections_numbers_are_the_lessons_and_the_overflow_is_shown():
     assert not m.dtypes[0].naive_ok and not m.dtypes[1].naive_ok  # gain 1000 overflows both
     assert "inf" in table(at, 0)["exp(s)"] and "nan" in table(at, 0)[list(table(at, 0))[3]]
     errors = texts(at.error)
-    assert len(errors) == 2 and errors[0].startswith("float32: exp(s) overflows to inf at "
-                                                     f"{int(m.dtypes[0].exp_overflows.sum())} keys")
+    assert len(errors) == 2 and errors[0].startswith(
+        f"float32: exp(s) overflows to inf at {int(m.dtypes[0].exp_overflows.sum())} keys"
+    )
     assert any(f"{m.dtypes[0].safe_diff:.2e}" in x for x in texts(at.success))
 
 
 def test_the_tiles_section_steps_and_its_numbers_are_the_lessons():
-    at = run_app("softmax", d_model=64, num_heads=4, seq_len=7, mask="causal", seed=5, soft_tab="tiles",
-                 soft_head=3, soft_bq=2, soft_bk=3, soft_step=3)
+    at = run_app(
+        "softmax",
+        d_model=64,
+        num_heads=4,
+        seq_len=7,
+        mask="causal",
+        seed=5,
+        soft_tab="tiles",
+        soft_head=3,
+        soft_bq=2,
+        soft_bk=3,
+        soft_step=3,
+    )
     assert not at.exception
     s = settings_of(at)
     run = scenario.run(s)
@@ -163,8 +216,10 @@ def test_the_tiles_section_steps_and_its_numbers_are_the_lessons():
     v = L.tile_step(walk, 3)
     q0, q1, k0, k1 = v.cells
     now = next(m for m in texts(at.markdown) if m.startswith("Step **"))
-    assert now.startswith(f"Step **3 of {walk.n_steps}**: query tile {v.tile[0]} (rows {q0}–{q1 - 1}) × key tile "
-                          f"{v.tile[1]} (keys {k0}–{k1 - 1}). {walk.n_tiles} tiles in all, {len(walk.skipped)} skipped")
+    assert now.startswith(
+        f"Step **3 of {walk.n_steps}**: query tile {v.tile[0]} (rows {q0}–{q1 - 1}) × key tile "
+        f"{v.tile[1]} (keys {k0}–{k1 - 1}). {walk.n_tiles} tiles in all, {len(walk.skipped)} skipped"
+    )
     rows = table(at, 0)
     cols = list(rows)
     assert rows[cols[1]] == [f"{float(x):.6g}" for x in v.current.m_old]
@@ -209,8 +264,17 @@ def test_the_heaviest_tile_view_stays_under_the_step_byte_target(step):
     runs), 32 x 64 outputs. The whole view must fit the 64 KB a step may cost (tests/test_speed_guards.py)."""
     from test_speed_guards import MAX_STEP_BYTES, page_bytes
 
-    at = run_app("softmax", d_model=512, num_heads=1, seq_len=32, mask="causal", soft_tab="tiles", soft_bq=1,
-                 soft_bk=1, soft_step=step)
+    at = run_app(
+        "softmax",
+        d_model=512,
+        num_heads=1,
+        seq_len=32,
+        mask="causal",
+        soft_tab="tiles",
+        soft_bq=1,
+        soft_bk=1,
+        soft_step=step,
+    )
     assert not at.exception
     total, big = page_bytes(at)
     assert total <= MAX_STEP_BYTES, f"{total / 1024:.1f} KB, biggest {big}"
@@ -226,8 +290,13 @@ def test_what_the_page_shares_between_sessions_is_read_only():
     walk = freeze(L.tile_walk(s, 1, 3, 2, run))
     sr = freeze(L.scale_row(s, 1, 7, run))
     res = freeze(L.tile_result(s, 1, 3, 2, run))
-    for a in (walk.steps[0].acc, walk.scores, sr.heatmap.panels[0].values, res.side_by_side.panels[1].values,
-              L.tile_step(walk, 2).scores.panels[0].values):
+    for a in (
+        walk.steps[0].acc,
+        walk.scores,
+        sr.heatmap.panels[0].values,
+        res.side_by_side.panels[1].values,
+        L.tile_step(walk, 2).scores.panels[0].values,
+    ):
         with pytest.raises(ValueError):
             a[0, 0] = 1.0
     with pytest.raises(TypeError):

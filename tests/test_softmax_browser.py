@@ -11,8 +11,8 @@ from playwright.sync_api import expect
 
 import i18n
 from lessons import scenario
-from lessons.settings import Settings
 from lessons import softmax as L
+from lessons.settings import Settings
 
 SETTINGS = dict(d_model=64, num_heads=4, seq_len=8, mask="causal", seed=0)
 
@@ -34,8 +34,9 @@ def hover_text(page, box, panel: int, r: int, c: int) -> str:
 
 
 def test_a_deep_link_opens_the_step_and_next_redraws_the_following_one(server, page):
-    open_app(page, server, "softmax", lang="en", soft_tab="tiles", soft_head=1, soft_bq=4, soft_bk=4, soft_step=2,
-             **SETTINGS)
+    open_app(
+        page, server, "softmax", lang="en", soft_tab="tiles", soft_head=1, soft_bq=4, soft_bk=4, soft_step=2, **SETTINGS
+    )
     main = page.locator("[data-testid=stMain]")
     expect(main).to_contain_text("Step 2 of 3: query tile 1 (rows 4–7) × key tile 0 (keys 0–3)")
     expect(main).to_contain_text("4 tiles in all, 1 skipped")
@@ -51,8 +52,9 @@ def test_a_deep_link_opens_the_step_and_next_redraws_the_following_one(server, p
 
 
 def test_hover_on_a_heatmap_shows_the_exact_value(server, page):
-    open_app(page, server, "softmax", lang="zh", soft_tab="tiles", soft_head=2, soft_bq=3, soft_bk=4, soft_step=2,
-             **SETTINGS)
+    open_app(
+        page, server, "softmax", lang="zh", soft_tab="tiles", soft_head=2, soft_bq=3, soft_bk=4, soft_step=2, **SETTINGS
+    )
     s = Settings(**SETTINGS, lang="zh")
     run = scenario.run(s)
     v = L.tile_step(L.tile_walk(s, 2, 3, 4, run), 2)

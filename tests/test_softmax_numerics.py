@@ -20,8 +20,18 @@ from hypothesis import strategies as st
 
 from core import limits
 from core.softmax_numerics import (
-    SCALE_NAMES, dot_variance, entropy, gradient_size, naive_failure, naive_softmax, online_softmax,
-    overflow_threshold, random_scores, safe_softmax, scale_variants, softmax_jacobian,
+    SCALE_NAMES,
+    dot_variance,
+    entropy,
+    gradient_size,
+    naive_failure,
+    naive_softmax,
+    online_softmax,
+    overflow_threshold,
+    random_scores,
+    safe_softmax,
+    scale_variants,
+    softmax_jacobian,
 )
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -130,16 +140,20 @@ def test_float16_exp_overflows_exactly_where_predicted_for_every_float16():
 def test_float32_exp_overflows_exactly_where_predicted_around_the_threshold():
     t = torch.tensor(overflow_threshold(torch.float32), dtype=torch.float32)  # 88.72284
     s = (t.view(torch.int32) + torch.arange(-200_000, 200_000, dtype=torch.int32)).view(torch.float32)
-    agree = torch.cat([torch.eq(naive_failure(c).exp_overflows, torch.isinf(torch.exp(c)))
-                       for c in s.split(limits.SOFTMAX_ROW_MAX)])
+    agree = torch.cat(
+        [torch.eq(naive_failure(c).exp_overflows, torch.isinf(torch.exp(c))) for c in s.split(limits.SOFTMAX_ROW_MAX)]
+    )
     assert agree.all()
     assert 100_000 < int(torch.isinf(torch.exp(s)).sum()) < 300_000  # the sweep really straddles it
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
 @settings(max_examples=200, deadline=None, derandomize=True)
-@given(row=st.lists(st.floats(-1.0, 1.0), min_size=1, max_size=32), centre=st.floats(-1.3, 1.3),
-       spread=st.sampled_from([0.0, 0.01, 0.1, 1.0, 10.0]))
+@given(
+    row=st.lists(st.floats(-1.0, 1.0), min_size=1, max_size=32),
+    centre=st.floats(-1.3, 1.3),
+    spread=st.sampled_from([0.0, 0.01, 0.1, 1.0, 10.0]),
+)
 def test_naive_result_is_nan_zero_or_right_exactly_where_predicted(dtype, row, centre, spread):
     """Rows centred anywhere from well below the underflow point to past the overflow point (in units of the
     threshold), tight or spread: the naive weights are NaN, 0 or a real softmax exactly as predicted."""

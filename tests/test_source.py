@@ -52,8 +52,12 @@ def test_many_threads_at_once_get_the_same_source():
 
     def read():
         try:
-            results.append((tuple(source.source_text(o) for o in source.shown_sources()),
-                            tuple(walkthrough.step_source(s.name) for s in walkthrough.STEPS)))
+            results.append(
+                (
+                    tuple(source.source_text(o) for o in source.shown_sources()),
+                    tuple(walkthrough.step_source(s.name) for s in walkthrough.STEPS),
+                )
+            )
         except Exception as e:  # noqa: BLE001 - any failure in a thread must reach the assert
             errors.append(e)
 

@@ -11,7 +11,6 @@ import ast
 import tomllib
 
 import pytest
-import torch
 from chart_reader import charts, heatmaps
 from conftest import ROOT, run_app
 
@@ -120,8 +119,9 @@ def test_charts_traces_and_subplots_stay_few(page, extra):
 MAX_STEP_BYTES = 64 * 1024  # the issue's target for one slider step at the largest settings
 LARGEST = dict(d_model=512, seq_len=32)
 # Every pinned view, and each step of the walkthrough (each draws other tensors).
-BYTE_VIEWS = list(PINS) + [view for view in (("walkthrough", (("walk_step", n),)) for n in W.STEP_NAMES)
-                           if view not in PINS]
+BYTE_VIEWS = list(PINS) + [
+    view for view in (("walkthrough", (("walk_step", n),)) for n in W.STEP_NAMES) if view not in PINS
+]
 
 
 def page_bytes(at) -> tuple[int, list[tuple[str, int]]]:
@@ -165,9 +165,13 @@ def test_heads_grid_on_the_heads_page_is_one_component_for_sixteen_heads():
 
 
 # (page, tab URL param, its views with heatmaps) of the pages moved to the chart route, and the heatmaps each draws
-ROUTE_VIEWS = (("heads", "heads_tab", "heads", 1), ("heads", "heads_tab", "slice", 2),
-               ("heads", "heads_tab", "single", 2), ("real-model", "real_tab", "grid", 1),
-               ("real-model", "real_tab", "head", 1))
+ROUTE_VIEWS = (
+    ("heads", "heads_tab", "heads", 1),
+    ("heads", "heads_tab", "slice", 2),
+    ("heads", "heads_tab", "single", 2),
+    ("real-model", "real_tab", "grid", 1),
+    ("real-model", "real_tab", "head", 1),
+)
 
 
 @pytest.mark.parametrize("page,param,view,n", ROUTE_VIEWS, ids=[f"{p}-{v}" for p, _, v, _ in ROUTE_VIEWS])
@@ -202,7 +206,10 @@ def test_a_rerun_that_changes_nothing_builds_no_heatmap_on_the_route_pages(monke
     for module, name in ((H, "heads_heatmap"), (R, "grid_heatmap")):
         original = getattr(module, name)
         monkeypatch.setattr(module, name, lambda *a, _o=original, **k: calls.append(1) or _o(*a, **k))
-    for page, extra in (("heads", dict(heads_tab="heads", seed=4343)), ("real-model", dict(real_text="Cold heads 4343."))):
+    for page, extra in (
+        ("heads", dict(heads_tab="heads", seed=4343)),
+        ("real-model", dict(real_text="Cold heads 4343.")),
+    ):
         first = run_app(page, **SETTINGS, **extra)
         assert not first.exception and heatmaps(first), page
         built = len(calls)
@@ -230,7 +237,9 @@ WALK_HEATMAPS = {
 }
 
 
-@pytest.mark.parametrize("extra", list(WALK_HEATMAPS), ids=["-".join(v for _, v in e) or "input" for e in WALK_HEATMAPS])
+@pytest.mark.parametrize(
+    "extra", list(WALK_HEATMAPS), ids=["-".join(v for _, v in e) or "input" for e in WALK_HEATMAPS]
+)
 def test_the_walkthrough_builds_no_plotly_figure_and_draws_one_component_per_heatmap(monkeypatch, extra):
     """Issue 18: at a setting nobody opened (a new seed), the walkthrough builds no plotly figure for a heatmap
     (go.Figure and go.Heatmap raise) and sends each heatmap as one chart-route component."""
@@ -270,9 +279,16 @@ def test_why_heads_draws_its_head_grids_as_data_one_component_each(monkeypatch):
     assert [c.kind for c in charts(at)] == ["plotly"] and not charts(at)[0].heatmaps  # the loss curves
 
 
-@pytest.mark.parametrize("extra,n_heatmaps", [
-    (dict(), 3), (dict(mask="custom"), 3), (dict(mask="causal", masks_extra="padding", masks_batch="2"), 6),
-    (dict(masks_tab="polarity"), 2), (dict(masks_tab="row"), 0)])
+@pytest.mark.parametrize(
+    "extra,n_heatmaps",
+    [
+        (dict(), 3),
+        (dict(mask="custom"), 3),
+        (dict(mask="causal", masks_extra="padding", masks_batch="2"), 6),
+        (dict(masks_tab="polarity"), 2),
+        (dict(masks_tab="row"), 0),
+    ],
+)
 def test_the_masks_lab_builds_no_plotly_figure_and_draws_one_component_per_heatmap(monkeypatch, extra, n_heatmaps):
     """Issue 18: the lab's heatmaps are data (lessons/masks_lab.py), one ui.heatmaps component each; building a
     plotly figure at a new setting (a seed no other test uses) fails the run."""

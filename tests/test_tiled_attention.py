@@ -23,8 +23,15 @@ from core import limits
 from core.attention import build_input, build_model
 from core.masks import FILL_NEG_INF, FILL_SEED, causal_mask, custom_mask, padding_mask_from_lengths
 from core.tiled_attention import (
-    LONG_CONTEXTS, attention_memory, causal_tile_counts, context_costs, plain_traffic, step_traffic, tile_bounds,
-    tiled_attention, tiled_traffic,
+    LONG_CONTEXTS,
+    attention_memory,
+    causal_tile_counts,
+    context_costs,
+    plain_traffic,
+    step_traffic,
+    tile_bounds,
+    tiled_attention,
+    tiled_traffic,
 )
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -42,8 +49,9 @@ def plain_trace(d_model, h, B, T_q, T_k, seed, mask, fill=FILL_SEED):
 
 
 def tiled(trace, mask, bq, bk, fill=FILL_SEED, **kw):
-    return tiled_attention(trace.q_heads, trace.k_heads, trace.v_heads, mask, block_q=bq, block_k=bk,
-                           fill_value=fill, **kw)
+    return tiled_attention(
+        trace.q_heads, trace.k_heads, trace.v_heads, mask, block_q=bq, block_k=bk, fill_value=fill, **kw
+    )
 
 
 def max_diff(a, b):
@@ -113,7 +121,7 @@ def test_the_last_running_l_and_m_are_the_row_sums_and_maxima_of_the_unnormalise
     # the steps that write O carry the final l of their rows
     for s in t.steps:
         if s.writes_o:
-            assert torch.equal(s.l, t.l[:, :, s.q_start:s.q_stop])
+            assert torch.equal(s.l, t.l[:, :, s.q_start : s.q_stop])
 
 
 @pytest.mark.parametrize("d_model, h", [(64, 4), (512, 64), (512, 1)])
@@ -121,8 +129,11 @@ def test_every_block_size_at_the_apps_longest_sequence(d_model, h):
     """T = SEQ_LEN_MAX (32) under the causal mask, every (block_q, block_k) in 1..32 x 1..32."""
     T, mask = limits.SEQ_LEN_MAX, causal_mask(limits.SEQ_LEN_MAX)
     trace = plain_trace(d_model, h, 1, T, T, 42, mask)
-    worst = max(max_diff(tiled(trace, mask, bq, bk, keep_steps=False).output, trace.head_outputs)
-                for bq in range(1, T + 1) for bk in range(1, T + 1))
+    worst = max(
+        max_diff(tiled(trace, mask, bq, bk, keep_steps=False).output, trace.head_outputs)
+        for bq in range(1, T + 1)
+        for bk in range(1, T + 1)
+    )
     assert worst <= TOL, worst
 
 
@@ -257,8 +268,12 @@ def test_traffic_equals_what_the_traced_steps_move(T, bq, bk, causal):
         for name, n in step_traffic(s, d_k).items():
             moved[name] += n
     traffic = tiled_traffic(T, T, d_k, bq, bk, causal=causal)
-    assert moved == {"read_q": traffic.read_q, "read_k": traffic.read_k, "read_v": traffic.read_v,
-                     "write_o": traffic.write_o}
+    assert moved == {
+        "read_q": traffic.read_q,
+        "read_k": traffic.read_k,
+        "read_v": traffic.read_v,
+        "write_o": traffic.write_o,
+    }
     assert traffic.read_q == traffic.write_o == T * d_k  # Q read once, O written once
     if not causal:
         assert traffic.read_k == T * d_k * math.ceil(T / bq)  # K read once per query tile

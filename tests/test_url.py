@@ -18,21 +18,45 @@ EVEN = UrlKey("x_even", "even_int", 8, lo=2, hi=64)
 ENV = {"settings": S}
 
 
-@pytest.mark.parametrize("key,raw,value,reason", [
-    (HEAD, None, 0, None), (HEAD, "", 0, None), (HEAD, "3", 3, None), (HEAD, "7", 3, "out_of_range"),
-    (HEAD, "-1", 0, "out_of_range"), (HEAD, "abc", 0, "unreadable"), (HEAD, "1e400", 3, "out_of_range"),
-    (HEAD, "9" * 200, 3, "out_of_range"), (HEAD, "nan", 0, "unreadable"), (HEAD, "2.0", 2, "out_of_range"),
-    (ROW, None, 7, None), (ROW, "x", 7, "unreadable"), (ROW, "99", 7, "out_of_range"),
-    (TAB, "bb", "bb", None), (TAB, " BB ", "bb", "spelling"), (TAB, "zz", "a", "unreadable"),
-    (TAB, "<script>", "a", "unreadable"),
-    (SPAN, "256", 256, None), (SPAN, "100", 64, "out_of_range"), (SPAN, "1e9", 256, "out_of_range"),
-    (SPAN, "big", 64, "unreadable"),
-    (FLAG, "true", True, None), (FLAG, "false", False, None), (FLAG, True, True, None), (FLAG, "1", True, "spelling"),
-    (FLAG, "maybe", False, "unreadable"),
-    (BASE, "500", 500.0, None), (BASE, "1", 1.0001, "out_of_range"), (BASE, "inf", 1e6, "out_of_range"),
-    (BASE, "nan", 10000.0, "unreadable"),
-    (EVEN, "8", 8, None), (EVEN, "7", 8, "odd"), (EVEN, "65", 64, "out_of_range"), (EVEN, "3", 4, "odd"),
-])
+@pytest.mark.parametrize(
+    "key,raw,value,reason",
+    [
+        (HEAD, None, 0, None),
+        (HEAD, "", 0, None),
+        (HEAD, "3", 3, None),
+        (HEAD, "7", 3, "out_of_range"),
+        (HEAD, "-1", 0, "out_of_range"),
+        (HEAD, "abc", 0, "unreadable"),
+        (HEAD, "1e400", 3, "out_of_range"),
+        (HEAD, "9" * 200, 3, "out_of_range"),
+        (HEAD, "nan", 0, "unreadable"),
+        (HEAD, "2.0", 2, "out_of_range"),
+        (ROW, None, 7, None),
+        (ROW, "x", 7, "unreadable"),
+        (ROW, "99", 7, "out_of_range"),
+        (TAB, "bb", "bb", None),
+        (TAB, " BB ", "bb", "spelling"),
+        (TAB, "zz", "a", "unreadable"),
+        (TAB, "<script>", "a", "unreadable"),
+        (SPAN, "256", 256, None),
+        (SPAN, "100", 64, "out_of_range"),
+        (SPAN, "1e9", 256, "out_of_range"),
+        (SPAN, "big", 64, "unreadable"),
+        (FLAG, "true", True, None),
+        (FLAG, "false", False, None),
+        (FLAG, True, True, None),
+        (FLAG, "1", True, "spelling"),
+        (FLAG, "maybe", False, "unreadable"),
+        (BASE, "500", 500.0, None),
+        (BASE, "1", 1.0001, "out_of_range"),
+        (BASE, "inf", 1e6, "out_of_range"),
+        (BASE, "nan", 10000.0, "unreadable"),
+        (EVEN, "8", 8, None),
+        (EVEN, "7", 8, "odd"),
+        (EVEN, "65", 64, "out_of_range"),
+        (EVEN, "3", 4, "odd"),
+    ],
+)
 def test_every_kind_takes_any_raw_value_and_says_what_it_changed(key, raw, value, reason):
     used, fix = parse_value(key, raw, ENV)
     assert used == value and type(used) is type(value)

@@ -7,11 +7,11 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lessons import settings as app_settings
-from i18n import LANGS
 from core.masks import MASK_KINDS
-from lessons.settings import DEFAULTS, Correction, Settings, head_choices, sanitize
 from core.validation import MAX_D_MODEL, check_mask, check_model_dims, divisors
+from i18n import LANGS
+from lessons import settings as app_settings
+from lessons.settings import DEFAULTS, Correction, Settings, head_choices, sanitize
 
 FAST = settings(max_examples=50, deadline=None, database=None)
 
@@ -19,6 +19,7 @@ FAST = settings(max_examples=50, deadline=None, database=None)
 # --------------------------------------------------------------------------------------------
 # core.validation
 # --------------------------------------------------------------------------------------------
+
 
 def test_divisors():
     assert divisors(1) == [1]
@@ -52,16 +53,26 @@ def test_bad_num_heads_message(h):
         check_model_dims(8, h)
 
 
-@pytest.mark.parametrize("shape,out", [((3, 5), (1, 1, 3, 5)), ((2, 4, 3, 5), (2, 4, 3, 5)),
-                                       ((1, 1, 1, 5), (1, 1, 1, 5)), ((2, 1, 3, 1), (2, 1, 3, 1))])
+@pytest.mark.parametrize(
+    "shape,out",
+    [((3, 5), (1, 1, 3, 5)), ((2, 4, 3, 5), (2, 4, 3, 5)), ((1, 1, 1, 5), (1, 1, 1, 5)), ((2, 1, 3, 1), (2, 1, 3, 1))],
+)
 def test_check_mask_accepts_broadcastable(shape, out):
     assert check_mask(torch.ones(shape, dtype=torch.bool), 2, 4, 3, 5).shape == out
 
 
-@pytest.mark.parametrize("shape,pattern", [
-    ((2, 3, 5), r"got 3-D shape \(2, 3, 5\)"), ((5,), "got 1-D"), ((3, 4), "axis T_k is 4, must be 1 or 5"),
-    ((4, 5), "axis T_q is 4, must be 1 or 3"), ((3, 1, 3, 5), "axis B is 3, must be 1 or 2"),
-    ((1, 2, 3, 5), "axis h is 2, must be 1 or 4"), ((1, 1, 1, 1, 5), "got 5-D")])
+@pytest.mark.parametrize(
+    "shape,pattern",
+    [
+        ((2, 3, 5), r"got 3-D shape \(2, 3, 5\)"),
+        ((5,), "got 1-D"),
+        ((3, 4), "axis T_k is 4, must be 1 or 5"),
+        ((4, 5), "axis T_q is 4, must be 1 or 3"),
+        ((3, 1, 3, 5), "axis B is 3, must be 1 or 2"),
+        ((1, 2, 3, 5), "axis h is 2, must be 1 or 4"),
+        ((1, 1, 1, 1, 5), "got 5-D"),
+    ],
+)
 def test_check_mask_refuses_with_the_reason(shape, pattern):
     with pytest.raises(ValueError, match=pattern) as info:
         check_mask(torch.ones(shape), 2, 4, 3, 5)
@@ -76,6 +87,7 @@ def test_check_mask_refuses_non_tensors():
 # --------------------------------------------------------------------------------------------
 # lessons.settings.sanitize
 # --------------------------------------------------------------------------------------------
+
 
 def fixed(raw, **kw):
     s, corrections = sanitize(raw, **kw)
@@ -115,39 +127,42 @@ def test_heads_default_follows_d_model():
         assert s.num_heads in head_choices(d_model) and corrections == []
 
 
-@pytest.mark.parametrize("raw,key,used", [
-    ({"d_model": "-1"}, "d_model", 8),
-    ({"d_model": -1}, "d_model", 8),
-    ({"d_model": "100"}, "d_model", 128),
-    ({"d_model": "1" * 40}, "d_model", 512),
-    ({"d_model": "-" + "9" * 40}, "d_model", 8),
-    ({"d_model": "abc"}, "d_model", 64),
-    ({"num_heads": "0"}, "num_heads", 1),
-    ({"num_heads": "-3"}, "num_heads", 1),
-    ({"num_heads": "1000"}, "num_heads", 64),
-    ({"seq_len": "abc"}, "seq_len", 8),
-    ({"seq_len": "1"}, "seq_len", 2),
-    ({"seq_len": "33"}, "seq_len", 32),
-    ({"seq_len": "9" * 400}, "seq_len", 32),
-    ({"seq_len": 10**100}, "seq_len", 32),
-    ({"seq_len": "3.7"}, "seq_len", 4),
-    ({"seq_len": 3.7}, "seq_len", 4),
-    ({"seq_len": "5.0"}, "seq_len", 5),
-    ({"seq_len": "1e30"}, "seq_len", 32),  # huge, written as a float: the largest valid value
-    ({"seq_len": "-1e30"}, "seq_len", 2),
-    ({"seq_len": "inf"}, "seq_len", 32),
-    ({"seq_len": "nan"}, "seq_len", 8),
-    ({"seq_len": True}, "seq_len", 8),
-    ({"seq_len": [3]}, "seq_len", 8),
-    ({"seq_len": "0x10"}, "seq_len", 8),
-    ({"seed": "-5"}, "seed", 0),
-    ({"seed": "123456789"}, "seed", 99999),
-    ({"seed": "4.5e3"}, "seed", 4500),
-    ({"mask": "bogus"}, "mask", "none"),
-    ({"mask": "CAUSAL"}, "mask", "none"),
-    ({"lang": "xx"}, "lang", "en"),
-    ({"lang": "ZH"}, "lang", "en"),
-])
+@pytest.mark.parametrize(
+    "raw,key,used",
+    [
+        ({"d_model": "-1"}, "d_model", 8),
+        ({"d_model": -1}, "d_model", 8),
+        ({"d_model": "100"}, "d_model", 128),
+        ({"d_model": "1" * 40}, "d_model", 512),
+        ({"d_model": "-" + "9" * 40}, "d_model", 8),
+        ({"d_model": "abc"}, "d_model", 64),
+        ({"num_heads": "0"}, "num_heads", 1),
+        ({"num_heads": "-3"}, "num_heads", 1),
+        ({"num_heads": "1000"}, "num_heads", 64),
+        ({"seq_len": "abc"}, "seq_len", 8),
+        ({"seq_len": "1"}, "seq_len", 2),
+        ({"seq_len": "33"}, "seq_len", 32),
+        ({"seq_len": "9" * 400}, "seq_len", 32),
+        ({"seq_len": 10**100}, "seq_len", 32),
+        ({"seq_len": "3.7"}, "seq_len", 4),
+        ({"seq_len": 3.7}, "seq_len", 4),
+        ({"seq_len": "5.0"}, "seq_len", 5),
+        ({"seq_len": "1e30"}, "seq_len", 32),  # huge, written as a float: the largest valid value
+        ({"seq_len": "-1e30"}, "seq_len", 2),
+        ({"seq_len": "inf"}, "seq_len", 32),
+        ({"seq_len": "nan"}, "seq_len", 8),
+        ({"seq_len": True}, "seq_len", 8),
+        ({"seq_len": [3]}, "seq_len", 8),
+        ({"seq_len": "0x10"}, "seq_len", 8),
+        ({"seed": "-5"}, "seed", 0),
+        ({"seed": "123456789"}, "seed", 99999),
+        ({"seed": "4.5e3"}, "seed", 4500),
+        ({"mask": "bogus"}, "mask", "none"),
+        ({"mask": "CAUSAL"}, "mask", "none"),
+        ({"lang": "xx"}, "lang", "en"),
+        ({"lang": "ZH"}, "lang", "en"),
+    ],
+)
 def test_bad_values_are_corrected_and_reported(raw, key, used):
     s, c = fixed(raw)
     assert getattr(s, key) == used
@@ -187,9 +202,15 @@ def test_many_corrections_at_once():
     assert [c.key for c in corrections] == ["d_model", "num_heads", "seq_len", "seed", "mask", "lang"]
 
 
-text = st.one_of(st.text(max_size=40), st.integers(-10**30, 10**30).map(str),
-                 st.floats(allow_nan=True, allow_infinity=True).map(str), st.integers(-10**30, 10**30),
-                 st.floats(allow_nan=True, allow_infinity=True), st.none(), st.booleans())
+text = st.one_of(
+    st.text(max_size=40),
+    st.integers(-(10**30), 10**30).map(str),
+    st.floats(allow_nan=True, allow_infinity=True).map(str),
+    st.integers(-(10**30), 10**30),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.none(),
+    st.booleans(),
+)
 
 
 @FAST

@@ -16,15 +16,15 @@ import torch.nn.functional as F
 from chart_reader import heatmaps
 from conftest import ROOT, run_app
 
-from charts import payload, table
 import i18n
-from lessons import scenario
-from i18n import plain
+from charts import payload, table
 from core.attention import AttentionTrace, build_input
-from lessons.settings import sanitize
 from core.masks import full_grid
 from core.validation import check_mask
+from i18n import plain
+from lessons import scenario
 from lessons import walkthrough as W
+from lessons.settings import sanitize
 
 
 def settings(**kw):
@@ -35,8 +35,14 @@ def settings(**kw):
 
 # ------------------------------------------------------------------ the source of each step
 def assigned(code: str) -> set[str]:
-    return {t.id for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Assign)
-            for target in node.targets for t in ast.walk(target) if isinstance(t, ast.Name)}
+    return {
+        t.id
+        for node in ast.walk(ast.parse(code))
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        for t in ast.walk(target)
+        if isinstance(t, ast.Name)
+    }
 
 
 def test_steps_cover_the_whole_trace_in_order():
@@ -47,7 +53,7 @@ def test_steps_cover_the_whole_trace_in_order():
 @pytest.mark.parametrize("name", W.STEP_NAMES)
 def test_source_shown_is_the_file_text_and_assigns_the_step_tensor(name):
     source = W.step_source(name)
-    lines = (ROOT / source.path).read_text(encoding="utf-8").splitlines()[source.start - 1:source.end]
+    lines = (ROOT / source.path).read_text(encoding="utf-8").splitlines()[source.start - 1 : source.end]
     assert source.code == textwrap.dedent("\n".join(lines))  # the real lines, not a copy
     step = W.STEP_BY_NAME[name]
     assert set(step.fields) <= assigned(source.code)
@@ -61,10 +67,24 @@ def test_running_the_shown_source_reproduces_the_traced_tensor(mask):
     run = scenario.run(s)
     tr = run.trace
     T = s.seq_len
-    ns = {"torch": torch, "math": math, "F": F, "self": run.model, "query": run.x, "key": run.x, "value": run.x,
-          "B": 1, "T_q": T, "T_k": T, "h": s.num_heads, "d_k": s.d_k, "T": T, "settings": s,
-          "build_input": build_input,
-          "mask": None if run.mask is None else check_mask(run.mask, 1, s.num_heads, T, T)}
+    ns = {
+        "torch": torch,
+        "math": math,
+        "F": F,
+        "self": run.model,
+        "query": run.x,
+        "key": run.x,
+        "value": run.x,
+        "B": 1,
+        "T_q": T,
+        "T_k": T,
+        "h": s.num_heads,
+        "d_k": s.d_k,
+        "T": T,
+        "settings": s,
+        "build_input": build_input,
+        "mask": None if run.mask is None else check_mask(run.mask, 1, s.num_heads, T, T),
+    }
     ns.update({f: getattr(tr, f) for f in AttentionTrace.names()})
     # The seed's MHA has h_kv = h K/V heads, and the scores read the K/V each query head uses (here k_heads itself).
     ns.update(h_kv=run.model.num_kv_heads, k_heads_expanded=tr.k_heads_expanded, v_heads_expanded=tr.v_heads_expanded)
@@ -108,8 +128,15 @@ def test_all_steps_view_shows_every_step_with_its_shape(d_model, num_heads, seq_
 
 
 def test_bad_url_values_are_corrected_with_a_warning():
-    at = run_app("walkthrough", walk_view="present", walk_step="99", walk_i="abc", walk_head="-3", walk_cellcharts="maybe",
-                 walk_drill="1e400")
+    at = run_app(
+        "walkthrough",
+        walk_view="present",
+        walk_step="99",
+        walk_i="abc",
+        walk_head="-3",
+        walk_cellcharts="maybe",
+        walk_drill="1e400",
+    )
     assert not at.exception
     warnings = "\n".join(texts(at, "warning"))
     assert "walk_step" in warnings and "walk_i" in warnings and "walk_head" in warnings
@@ -170,8 +197,7 @@ def test_all_steps_view_draws_the_chosen_steps_tensors_and_a_button_for_every_ot
 def test_the_projection_step_shows_q_k_v_side_by_side_until_they_are_too_wide(lang):
     """Three panels side by side while a third of the page still has pixels for every column; wider, one at a
     time with a Q/K/V choice, at full width and on the colour scale all three share."""
-    small = run_app("walkthrough", walk_step="project", d_model=W.SIDE_BY_SIDE_MAX, num_heads=4, seq_len=6,
-                    lang=lang)
+    small = run_app("walkthrough", walk_step="project", d_model=W.SIDE_BY_SIDE_MAX, num_heads=4, seq_len=6, lang=lang)
     assert not small.exception
     (qkv,) = chart_specs(small)
     assert titles(qkv) == ["q", "k", "v"] and qkv.header["panel_columns"] == 3
@@ -258,8 +284,10 @@ def test_the_presenter_view_asks_for_large_type_and_a_chart_that_fills_the_windo
 
 def test_the_lesson_builds_no_figure_and_imports_no_streamlit():
     """lessons/walkthrough.py hands out plain data: importing it loads neither plotly nor streamlit."""
-    code = ("import sys; import lessons.walkthrough, lessons.source; "
-            "print(sorted(m for m in ('plotly', 'streamlit') if m in sys.modules))")
+    code = (
+        "import sys; import lessons.walkthrough, lessons.source; "
+        "print(sorted(m for m in ('plotly', 'streamlit') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
 
@@ -290,7 +318,7 @@ def test_large_settings_page_the_heads_with_one_colour_scale():
     assert (hm.vmin, hm.vmax) == zrange and len(hm.panels) == 4  # one chart for the page of heads
     assert [(p.title.key, p.title.kw()) for p in hm.panels] == [("walk.chart.head", {"head": k}) for k in (4, 5, 6, 7)]
     for k, p in zip((4, 5, 6, 7), hm.panels):
-        assert np.allclose(p.values, run.trace.scores[0, k].numpy(), atol=0.5 * 10 ** -hm.decimals + 1e-6)
+        assert np.allclose(p.values, run.trace.scores[0, k].numpy(), atol=0.5 * 10**-hm.decimals + 1e-6)
     all_scores = run.trace.scores
     assert zrange[1] == pytest.approx(float(all_scores.abs().max()))  # over all 16 heads, not the page
 
@@ -304,7 +332,7 @@ def test_blocked_scores_are_hatched_cells_that_keep_the_fill_value():
     for h, p in enumerate(hm.panels):
         assert np.array_equal(p.blocked, ~grid)
         exact = run.trace.masked_scores[0, h].numpy()  # kept scores as printed (hm.decimals), the -1e9 kept
-        assert np.allclose(p.values, exact, atol=0.5 * 10 ** -hm.decimals + 1e-6) and (p.values[~grid] == -1e9).all()
+        assert np.allclose(p.values, exact, atol=0.5 * 10**-hm.decimals + 1e-6) and (p.values[~grid] == -1e9).all()
     _, arrays = payload.unpack(payload.payload(hm, compact=True))
     assert np.array_equal(arrays[0]["blocked"], ~grid)
     exact = table.tables(hm)  # the table view still gives the -1e9 that enters the softmax
@@ -338,9 +366,17 @@ def test_url_parsers_clamp():
     assert W.parse_key("walk_hpage", "3", s) == W.Parsed(2, False)  # 16 heads: two pages of 8
     assert W.parse_key("walk_i", None, s) == W.Parsed(7, True)  # the last query by default
     assert W.parse_key("walk_head", "-3", s) == W.Parsed(0, False)
-    assert W.URL_KEY_NAMES == ("walk_view", "walk_step", "walk_hpage", "walk_head", "walk_i", "walk_j",
-                               "walk_cellcharts", "walk_drill")
-    assert W.parse_flag("1e400") == W.Parsed(False, False)  # noqa: E501 and W.parse_flag(None) == W.Parsed(False, True)
+    assert W.URL_KEY_NAMES == (
+        "walk_view",
+        "walk_step",
+        "walk_hpage",
+        "walk_head",
+        "walk_i",
+        "walk_j",
+        "walk_cellcharts",
+        "walk_drill",
+    )
+    assert W.parse_flag("1e400") == W.Parsed(False, False)
 
 
 def test_the_mix_of_v_shows_a_wide_heads_first_columns_and_says_so():
@@ -355,7 +391,7 @@ def test_the_mix_of_v_shows_a_wide_heads_first_columns_and_says_so():
         hm = W.mix_heatmap(story, run.tokens)
         (p,) = hm.panels
         assert p.values.shape == (33, cols) and p.col_labels[-1] == str(cols - 1)
-        atol = 0.5 * 10 ** -hm.decimals + 1e-6
+        atol = 0.5 * 10**-hm.decimals + 1e-6
         assert np.allclose(p.values[-1], story.out[:cols].numpy(), atol=atol)  # the sum row: head 0's output row 3
         assert np.allclose(p.values[:-1], story.contributions[:, :cols].numpy(), atol=atol)
         assert p.row_labels[-1] == "Σ = head_0[3]"
@@ -364,5 +400,5 @@ def test_the_mix_of_v_shows_a_wide_heads_first_columns_and_says_so():
         assert header["panels"][0].get("codes")  # half the bytes of float32
     assert p.title.kw() == dict(a=0, b=W.MIX_MAX_COLUMNS - 1, d_k=512)
     vec = W.vectors_heatmap(story)
-    assert np.allclose(vec.panels[0].values[2], (story.q_i * story.k_j).numpy(), atol=0.5 * 10 ** -vec.decimals + 1e-6)
+    assert np.allclose(vec.panels[0].values[2], (story.q_i * story.k_j).numpy(), atol=0.5 * 10**-vec.decimals + 1e-6)
     assert vec.panels[0].col_labels[0] == "0" and len(vec.panels[0].col_labels) == 512

@@ -66,6 +66,8 @@ def test_all_steps_view_draws_a_steps_tensors_on_a_click(page, server):
     wait_idle(page)
     expect(page).to_have_url(re.compile(r"walk_step=softmax"))
     expect(charts).to_have_count(1)
-    page.wait_for_function("box => box.__alChart && box.__alChart.drawn.includes('头 0')",  # the weights of every head
-                           arg=charts.first.element_handle())
+    page.wait_for_function(
+        "box => box.__alChart && box.__alChart.drawn.includes('头 0')",  # the weights of every head
+        arg=charts.first.element_handle(),
+    )
     expect(page.get_by_role("button", name="画出第 1 步的张量")).to_be_visible()  # step 1 now offers its button

@@ -136,29 +136,78 @@ def test_pattern_masses_on_hand_made_weights():
 
 
 def test_single_head_story_and_verdict_follow_the_numbers():
-    base = dict(seed=0, steps=1, losses=(1.0,), example_weights=torch.zeros(1, W.SEQ_LEN, W.SEQ_LEN),
-                parameters=1, seconds=0.0, eval_loss=1.1)
-    single = W.RunResult(num_heads=1, accuracy=0.2, previous_accuracy=0.2, marker_accuracy=1.0,
-                         previous_mass=(0.0,), marker_mass=(1.0,), **base)
+    base = dict(
+        seed=0,
+        steps=1,
+        losses=(1.0,),
+        example_weights=torch.zeros(1, W.SEQ_LEN, W.SEQ_LEN),
+        parameters=1,
+        seconds=0.0,
+        eval_loss=1.1,
+    )
+    single = W.RunResult(
+        num_heads=1,
+        accuracy=0.2,
+        previous_accuracy=0.2,
+        marker_accuracy=1.0,
+        previous_mass=(0.0,),
+        marker_mass=(1.0,),
+        **base,
+    )
     assert W.single_head_story(single) == "marker"
-    split = W.RunResult(num_heads=1, accuracy=0.3, previous_accuracy=0.4, marker_accuracy=0.9,
-                        previous_mass=(0.4,), marker_mass=(0.45,), **base)
+    split = W.RunResult(
+        num_heads=1,
+        accuracy=0.3,
+        previous_accuracy=0.4,
+        marker_accuracy=0.9,
+        previous_mass=(0.4,),
+        marker_mass=(0.45,),
+        **base,
+    )
     assert W.single_head_story(split) == "split"
-    solved = W.RunResult(num_heads=1, accuracy=0.93, previous_accuracy=0.98, marker_accuracy=0.95,
-                         previous_mass=(0.48,), marker_mass=(0.43,), **base)
+    solved = W.RunResult(
+        num_heads=1,
+        accuracy=0.93,
+        previous_accuracy=0.98,
+        marker_accuracy=0.95,
+        previous_mass=(0.48,),
+        marker_mass=(0.43,),
+        **base,
+    )
     assert W.single_head_story(solved) == "solved"
     # A multi-head run with both relations but hardly better than the single head: no effect, said so.
     base2 = dict(base, eval_loss=1.0)
-    weak = W.RunResult(num_heads=2, accuracy=0.3, previous_accuracy=1, marker_accuracy=1,
-                       previous_mass=(0.9, 0.0), marker_mass=(0.0, 0.9), **base2)
+    weak = W.RunResult(
+        num_heads=2,
+        accuracy=0.3,
+        previous_accuracy=1,
+        marker_accuracy=1,
+        previous_mass=(0.9, 0.0),
+        marker_mass=(0.0, 0.9),
+        **base2,
+    )
     cmp = W.compare(single, weak)
     assert cmp.both_relations and not cmp.clearly_lower and not cmp.shows_effect and cmp.verdict == "no_effect"
     # Seed 7 at 400 steps really does this: heads lean to one relation each, loss clearly lower, but only 67% right.
-    halfway = W.RunResult(num_heads=2, accuracy=0.67, previous_accuracy=0.67, marker_accuracy=1,
-                          previous_mass=(0.31, 0.66), marker_mass=(0.68, 0.33), **dict(base, eval_loss=0.35))
+    halfway = W.RunResult(
+        num_heads=2,
+        accuracy=0.67,
+        previous_accuracy=0.67,
+        marker_accuracy=1,
+        previous_mass=(0.31, 0.66),
+        marker_mass=(0.68, 0.33),
+        **dict(base, eval_loss=0.35),
+    )
     assert W.compare(single, halfway).verdict == "partial"
-    one_relation = W.RunResult(num_heads=2, accuracy=1, previous_accuracy=1, marker_accuracy=1,
-                               previous_mass=(0.3, 0.2), marker_mass=(0.6, 0.7), **dict(base, eval_loss=0.0))
+    one_relation = W.RunResult(
+        num_heads=2,
+        accuracy=1,
+        previous_accuracy=1,
+        marker_accuracy=1,
+        previous_mass=(0.3, 0.2),
+        marker_mass=(0.6, 0.7),
+        **dict(base, eval_loss=0.0),
+    )
     cmp = W.compare(single, one_relation)
     assert cmp.clearly_lower and not cmp.previous_heads and not cmp.shows_effect
 
@@ -188,14 +237,31 @@ def _parsed(name: str, raw) -> tuple[object, bool]:
 
 
 # (None: the key is missing from the link: its default, silently, as lessons/url.py treats every missing key)
-@pytest.mark.parametrize("raw, expected", [(5, (5, False)), ("17", (17, False)), (-3, (0, True)),
-                                           (10**9, (W.SEED_MAX, True)), ("abc", (0, True)), (None, (0, False))])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        (5, (5, False)),
+        ("17", (17, False)),
+        (-3, (0, True)),
+        (10**9, (W.SEED_MAX, True)),
+        ("abc", (0, True)),
+        (None, (0, False)),
+    ],
+)
 def test_clamp_seed(raw, expected):
     assert _parsed("why_seed", raw) == expected
 
 
-@pytest.mark.parametrize("raw, expected", [(400, (400, False)), ("100", (100, False)), (500, (400, True)),
-                                           (10**6, (W.STEP_CHOICES[-1], True)), ("x", (W.DEFAULT_STEPS, True))])
+@pytest.mark.parametrize(
+    "raw, expected",
+    [
+        (400, (400, False)),
+        ("100", (100, False)),
+        (500, (400, True)),
+        (10**6, (W.STEP_CHOICES[-1], True)),
+        ("x", (W.DEFAULT_STEPS, True)),
+    ],
+)
 def test_clamp_steps(raw, expected):
     assert _parsed("why_steps", raw) == expected
 
@@ -207,8 +273,12 @@ def test_loss_chart_and_thinning():
     assert len(xs) <= 101 and xs[0] == 1 and xs[-1] == 1000 and ys[-1] == 999
     words = {"why.loss.chance": "chance"}
     t = lambda key, **kw: words.get(key, key)  # noqa: E731
-    chart = lines.loss_chart([W.Curve("h = 1", 1, [2.0, 1.5]), W.Curve("h = 2", 2, [2.0, 0.1], dashed=True)],
-                             steps=400, chance=W.chance_loss(), t=t)
+    chart = lines.loss_chart(
+        [W.Curve("h = 1", 1, [2.0, 1.5]), W.Curve("h = 2", 2, [2.0, 0.1], dashed=True)],
+        steps=400,
+        chance=W.chance_loss(),
+        t=t,
+    )
     fig = lines.figure(chart)
     assert [tr["name"] for tr in fig["data"]] == ["chance", "h = 1", "h = 2"]
     assert fig["data"][0]["y"][0] == pytest.approx(math.log(W.VOCAB)) and fig["data"][2]["line"]["dash"] == "dash"
@@ -258,8 +328,15 @@ def test_the_live_curve_draws_every_run_on_the_loss_charts_scale():
     from charts.live_curve import live_loss_html
 
     losses = [2.5, 2.0, 1.0, 0.5]
-    html = live_loss_html([W.Curve("h = 1", 1, losses), W.Curve("h = 2", 2, [2.3])], steps=8, title="loss",
-                          x_title="step", y_title="loss", chance_label="guessing")
+    html = live_loss_html(
+        [W.Curve("h = 1", 1, losses), W.Curve("h = 2", 2, [2.3])],
+        steps=8,
+        chance=W.chance_loss(),
+        title="loss",
+        x_title="step",
+        y_title="loss",
+        chance_label="guessing",
+    )
     import base64
 
     assert re.search(r'<img class="al-live-lines" data-n="1:4 2:1"', html)
@@ -277,15 +354,20 @@ def test_the_live_curve_draws_every_run_on_the_loss_charts_scale():
 def test_url_keys_are_declared_once_and_bad_values_are_corrected():
     """lessons.why_heads.URL_KEYS (lessons/url.py) is the page's one table: the names lessons/url_keys.py lists for
     the page, and every bad value moved onto a valid one with a Fix the page shows."""
-    from lessons.url_keys import PAGE_KEYS
     from lessons import url
+    from lessons.url_keys import PAGE_KEYS
 
     assert W.URL_KEY_NAMES == PAGE_KEYS["why-heads"]
     values, fixes = url.parse(W.URL_KEYS, {"why_seed": "-5", "why_steps": "500", "why_tab": "nope"}, {})
     assert values == {"why_tab": "results", "why_seed": 0, "why_steps": 400}
-    assert {(f.key, f.reason) for f in fixes} == {("why_seed", "out_of_range"), ("why_steps", "out_of_range"),
-                                                  ("why_tab", "unreadable")}
+    assert {(f.key, f.reason) for f in fixes} == {
+        ("why_seed", "out_of_range"),
+        ("why_steps", "out_of_range"),
+        ("why_tab", "unreadable"),
+    }
     values, fixes = url.parse(W.URL_KEYS, {"why_seed": "1e400", "why_steps": "abc"}, {})
     assert values["why_seed"] == W.SEED_MAX and values["why_steps"] == W.DEFAULT_STEPS and len(fixes) == 2
     assert url.parse(W.URL_KEYS, {"why_seed": "7", "why_steps": "1600", "why_tab": "heads"}, {}) == (
-        {"why_tab": "heads", "why_seed": 7, "why_steps": 1600}, [])
+        {"why_tab": "heads", "why_seed": 7, "why_steps": 1600},
+        [],
+    )

@@ -25,7 +25,9 @@ def test_page_opens_in_chinese_without_training():
     assert at.button(key="why_train").label == "训练 h = 1、2、4"
     # nothing trained: no "what you just saw" (issue 20), what to look for instead
     assert not any(m.startswith("**多种表示。**") for m in texts(at.markdown))
-    assert [h.value for h in at.subheader][-1] == "训练时看什么" and "刚才看到的是什么" not in [h.value for h in at.subheader]
+    assert [h.value for h in at.subheader][-1] == "训练时看什么" and "刚才看到的是什么" not in [
+        h.value for h in at.subheader
+    ]
     example = next(m for m in texts(at.markdown) if m.startswith("| 位置 |"))  # the example, one row a position
     assert "| 5 | 9\\* | (5, 9) |" in example and "| 1 | 1 | (3, 9) |" in example
     assert "| **7** | **6** | **(2, 9)** |" in example  # the position the text explains, in bold
@@ -81,8 +83,7 @@ def test_train_button_trains_reports_and_shares_the_results():
 def test_a_stopped_run_is_reported_with_its_partial_curve():
     at = run_app(None, lang="en", why_seed=90_003, why_steps=100)
     # What an interrupted training leaves behind (the Stop button reruns the script mid-loop).
-    at.session_state["why_run"] = {"seed": 90_003, "steps": 100, "h": 1, "losses": [2.3, 2.1, 1.9],
-                                   "status": "running"}
+    at.session_state["why_run"] = {"seed": 90_003, "steps": 100, "h": 1, "losses": [2.3, 2.1, 1.9], "status": "running"}
     at.switch_page("pages/why-heads.py")
     at.run()
     assert not at.exception

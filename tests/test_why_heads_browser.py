@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
-
 from chart_reader import BROWSER_CHART as CHART
 from conftest import open_app, wait_idle
+from playwright.sync_api import expect
 
 LONG = 120_000  # ms: three tiny models on a busy test machine
 

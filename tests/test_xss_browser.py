@@ -14,7 +14,7 @@ from test_fuzz_app import PAGES, ROOT, SHARED_KEYS, SHELL_KEYS, url_keys
 pytestmark = pytest.mark.browser
 
 PAYLOADS = [
-    '<script>window.__xss=1</script>',
+    "<script>window.__xss=1</script>",
     '<img src=x onerror="window.__xss=1">',
     '<svg onload="window.__xss=1"></svg>',
     '[click](javascript:window.__xss=1) **<b onmouseover="window.__xss=1">b</b>**',
@@ -54,8 +54,7 @@ def test_payloads_in_every_url_parameter(file, url, server, xss_page):
         assert not page.dialogs
         # Echoed as text: the notice (top of the main area) quotes the bad value literally (shortened to 21 characters).
         given = query["seed"][:21]
-        expect(page.locator("[data-testid=stMain] [data-testid=stAlert]").filter(has_text=given).first) \
-            .to_be_visible()
+        expect(page.locator("[data-testid=stMain] [data-testid=stAlert]").filter(has_text=given).first).to_be_visible()
 
 
 @pytest.mark.parametrize("file,url", PAGES, ids=[u or "home" for _, u in PAGES])
@@ -64,11 +63,16 @@ def test_payloads_in_every_text_box(file, url, server, xss_page):
     opened = {"masks": "?mask=custom", "real-model": ""}.get(url, "")
     page.goto(f"{server.url}/{url}{opened}")
     wait_idle(page)
-    page.wait_for_selector({"masks": ".st-key-masks_grid input", "real-model": ".st-key-real_text textarea"}
-                           .get(url, "[data-testid=stMain] h1"))
+    page.wait_for_selector(
+        {"masks": ".st-key-masks_grid input", "real-model": ".st-key-real_text textarea"}.get(
+            url, "[data-testid=stMain] h1"
+        )
+    )
     wait_idle(page)
-    boxes = page.locator("[data-testid=stMain] input[type=text], [data-testid=stMain] textarea, "
-                         "[data-testid=stSidebar] input[type=text], [data-testid=stSidebar] textarea")
+    boxes = page.locator(
+        "[data-testid=stMain] input[type=text], [data-testid=stMain] textarea, "
+        "[data-testid=stSidebar] input[type=text], [data-testid=stSidebar] textarea"
+    )
     count = boxes.count()
     if url in ("masks", "real-model"):
         assert count >= 1, f"{url}: its text box was not found"
@@ -86,8 +90,9 @@ def test_payloads_in_every_text_box(file, url, server, xss_page):
                 # the fill (a rerun redrawing its section). Nothing can be typed into a hidden box: say so, go on.
                 assert not box.is_visible(), (url, i, "a visible box refused the text")
                 continue
-            box.press("Escape" if combo else "Control+Enter" if box.evaluate("e => e.tagName") == "TEXTAREA"
-                      else "Enter")
+            box.press(
+                "Escape" if combo else "Control+Enter" if box.evaluate("e => e.tagName") == "TEXTAREA" else "Enter"
+            )
             wait_idle(page)
             page.mouse.move(300, 300)
             assert not attacked(page), (url, i, payload)
@@ -98,4 +103,3 @@ def test_payloads_in_every_text_box(file, url, server, xss_page):
         # The sentence is echoed as tokens: the chips show '<', 'script', '>' as text.
         expect(page.locator("span[title]").filter(has_text="<").first).to_be_visible()
     assert not attacked(page)
-

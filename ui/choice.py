@@ -27,13 +27,26 @@ SHOWN = "_shown"
 HIDDEN_SUFFIX = "_al_hidden"  # a container whose key ends so is hidden (HIDDEN_CSS)
 # One rule for every carrier: st.container(key=...) gives its block the class st-key-<key>.
 # (Streamlit wraps a container in a layout wrapper that keeps a flex gap even when empty: hide it too.)
-HIDDEN_CSS = (f"[class*='{HIDDEN_SUFFIX}'],{seam.LAYOUT_WRAPPER_SELECTOR}:has(> [class*='{HIDDEN_SUFFIX}'])"
-              "{display:none !important}")
+HIDDEN_CSS = (
+    f"[class*='{HIDDEN_SUFFIX}'],{seam.LAYOUT_WRAPPER_SELECTOR}:has(> [class*='{HIDDEN_SUFFIX}'])"
+    "{display:none !important}"
+)
 
 
-def labelled(widget: str, key: str, options: Sequence[str], label_of: Callable[[str], str], label: str, *,
-             default=None, multi: bool = False, host=None, on_change: Callable[[], None] | None = None,
-             carrier_kw: dict | None = None, **shown_kw):
+def labelled(
+    widget: str,
+    key: str,
+    options: Sequence[str],
+    label_of: Callable[[str], str],
+    label: str,
+    *,
+    default=None,
+    multi: bool = False,
+    host=None,
+    on_change: Callable[[], None] | None = None,
+    carrier_kw: dict | None = None,
+    **shown_kw,
+):
     """Draw `st.<widget>` (selectbox, segmented_control or pills) with translated labels; return the value(s).
 
     `options` are the neutral values (the URL's); `label_of(value)` is what a reader sees; `default` the
@@ -56,8 +69,7 @@ def labelled(widget: str, key: str, options: Sequence[str], label_of: Callable[[
         if "required" in shown_kw:
             carrier_kw.setdefault("required", shown_kw["required"])
     with host.container(key=f"{key}{HIDDEN_SUFFIX}"):
-        getattr(st, widget)(label, options, key=key, bind="query-params", label_visibility="collapsed",
-                            **carrier_kw)
+        getattr(st, widget)(label, options, key=key, bind="query-params", label_visibility="collapsed", **carrier_kw)
     value = st.session_state.get(key)
     shown_key = key + SHOWN
     if multi:

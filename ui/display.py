@@ -57,8 +57,12 @@ def sanitize(raw: dict) -> tuple[Display, list[tuple[str, str, str]]]:
             return DEFAULTS[key]
         return value
 
-    return Display(pick("palette", PALETTES), pick("cell_numbers", None), pick("table_view", None),
-                   pick("image_format", IMAGE_FORMATS)), fixes
+    return Display(
+        pick("palette", PALETTES),
+        pick("cell_numbers", None),
+        pick("table_view", None),
+        pick("image_format", IMAGE_FORMATS),
+    ), fixes
 
 
 def current() -> Display:
@@ -77,15 +81,38 @@ def display_sidebar(lang: str, notices=None) -> Display:
     sb = st.sidebar
     sb.header(t("display.header"))
     # Translated labels, the neutral name in the URL (ui/choice.py: Streamlit binds the shown text).
-    labelled("segmented_control", "palette", PALETTES, lambda p: t(f"display.palette.{p}"), t("display.palette"),
-             default=DEFAULTS["palette"], host=sb, required=True, help=t("display.palette.help"))
-    sb.toggle(t("display.cell_numbers"), key="cell_numbers", bind="query-params", value=False,
-              help=t("display.cell_numbers.help"))
-    sb.toggle(t("display.table_view"), key="table_view", bind="query-params", value=False,
-              help=t("display.table_view.help"))
-    sb.segmented_control(t("display.image_format"), IMAGE_FORMATS, key="image_format", bind="query-params",
-                         default=DEFAULTS["image_format"], required=True, help=t("display.image_format.help"))
+    labelled(
+        "segmented_control",
+        "palette",
+        PALETTES,
+        lambda p: t(f"display.palette.{p}"),
+        t("display.palette"),
+        default=DEFAULTS["palette"],
+        host=sb,
+        required=True,
+        help=t("display.palette.help"),
+    )
+    sb.toggle(
+        t("display.cell_numbers"),
+        key="cell_numbers",
+        bind="query-params",
+        value=False,
+        help=t("display.cell_numbers.help"),
+    )
+    sb.toggle(
+        t("display.table_view"), key="table_view", bind="query-params", value=False, help=t("display.table_view.help")
+    )
+    sb.segmented_control(
+        t("display.image_format"),
+        IMAGE_FORMATS,
+        key="image_format",
+        bind="query-params",
+        default=DEFAULTS["image_format"],
+        required=True,
+        help=t("display.image_format.help"),
+    )
     for key, given, used in fixes:
-        (notices or sb).warning(i18n.t("notice.corrected", lang, key=key, given=i18n.plain(given), used=used),
-                   icon=":material/build:")
+        (notices or sb).warning(
+            i18n.t("notice.corrected", lang, key=key, given=i18n.plain(given), used=used), icon=":material/build:"
+        )
     return current()

@@ -19,16 +19,29 @@ from lessons.export import TensorSet
 
 def scenario_downloads(ctx, run, *, page: str) -> None:
     """For a page that shows lessons.scenario.run(...) (walkthrough, heads)."""
-    _section(lambda: export.from_scenario(run, ctx.custom_text, page=page, app_url=st.context.url), ctx.t,
-             key=f"{page}_export", stem=export.file_stem(ctx.settings))
+    _section(
+        lambda: export.from_scenario(run, ctx.custom_text, page=page, app_url=st.context.url),
+        ctx.t,
+        key=f"{page}_export",
+        stem=export.file_stem(ctx.settings),
+    )
 
 
 def lab_downloads(ctx, lab_run) -> None:
     """For the Masks lab, whose tensors come from its own choices (lessons.masks_lab.run_lab)."""
-    _section(lambda: export.from_lab(lab_run, ctx.settings, ctx.custom_text, app_url=st.context.url,
-                                     extra_query={k: v for k, v in st.query_params.to_dict().items()
-                                                  if k.startswith("masks_")}),
-             ctx.t, key="masks_export", stem=export.file_stem(ctx.settings) + "_lab", note=ctx.t("export.lab_note"))
+    _section(
+        lambda: export.from_lab(
+            lab_run,
+            ctx.settings,
+            ctx.custom_text,
+            app_url=st.context.url,
+            extra_query={k: v for k, v in st.query_params.to_dict().items() if k.startswith("masks_")},
+        ),
+        ctx.t,
+        key="masks_export",
+        stem=export.file_stem(ctx.settings) + "_lab",
+        note=ctx.t("export.lab_note"),
+    )
 
 
 def _section(build: Callable[[], TensorSet], t, *, key: str, stem: str, note: str | None = None) -> None:
@@ -44,12 +57,28 @@ def _section(build: Callable[[], TensorSet], t, *, key: str, stem: str, note: st
         if note:
             st.caption(note)
         c1, c2 = st.columns(2)
-        c1.download_button(t("export.npz"), partial(export.npz_bytes, ts), file_name=f"{stem}.npz",
-                           mime="application/octet-stream", key=f"{key}_npz", on_click="ignore",
-                           help=t("export.npz.help"), icon=":material/download:", width="stretch")
-        c2.download_button(t("export.json"), partial(export.json_text, ts), file_name=f"{stem}.json",
-                           mime="application/json", key=f"{key}_json", on_click="ignore",
-                           help=t("export.json.help"), icon=":material/settings:", width="stretch")
+        c1.download_button(
+            t("export.npz"),
+            partial(export.npz_bytes, ts),
+            file_name=f"{stem}.npz",
+            mime="application/octet-stream",
+            key=f"{key}_npz",
+            on_click="ignore",
+            help=t("export.npz.help"),
+            icon=":material/download:",
+            width="stretch",
+        )
+        c2.download_button(
+            t("export.json"),
+            partial(export.json_text, ts),
+            file_name=f"{stem}.json",
+            mime="application/json",
+            key=f"{key}_json",
+            on_click="ignore",
+            help=t("export.json.help"),
+            icon=":material/settings:",
+            width="stretch",
+        )
         _slice_picker(ts, t, key, stem)
 
 
@@ -71,19 +100,46 @@ def _slice_picker(ts: TensorSet, t, key: str, stem: str) -> None:
     _settle_index(h_key, ts.num_heads)
     c1, c2, c3 = st.columns([2, 1, 1])
     name = c1.selectbox(t("export.csv.tensor"), names, key=name_key)
-    b = c2.number_input(t("export.csv.batch"), 0, ts.batch - 1, step=1, key=b_key,
-                        disabled=ts.batch == 1 or not export.has_axis(name, "batch"))
-    head = c3.number_input(t("export.csv.head"), 0, ts.num_heads - 1, step=1, key=h_key,
-                           disabled=ts.num_heads == 1 or not export.has_axis(name, "head"))
+    b = c2.number_input(
+        t("export.csv.batch"),
+        0,
+        ts.batch - 1,
+        step=1,
+        key=b_key,
+        disabled=ts.batch == 1 or not export.has_axis(name, "batch"),
+    )
+    head = c3.number_input(
+        t("export.csv.head"),
+        0,
+        ts.num_heads - 1,
+        step=1,
+        key=h_key,
+        disabled=ts.num_heads == 1 or not export.has_axis(name, "head"),
+    )
     sl = export.slice_2d(ts, name, int(b), int(head))
     axis = lambda a: t(f"export.axis.{a if a in _AXES else 'bias'}")  # noqa: E731  (a bias's column is its name)
-    st.caption(t("export.csv.shape", name=name, shape=tuple(ts.tensors[name].shape), slice=sl.label,
-                 rows=sl.matrix.shape[0], cols=sl.matrix.shape[1], row_axis=axis(sl.row_axis),
-                 col_axis=axis(sl.col_axis)))
+    st.caption(
+        t(
+            "export.csv.shape",
+            name=name,
+            shape=tuple(ts.tensors[name].shape),
+            slice=sl.label,
+            rows=sl.matrix.shape[0],
+            cols=sl.matrix.shape[1],
+            row_axis=axis(sl.row_axis),
+            col_axis=axis(sl.col_axis),
+        )
+    )
     suffix = "".join(f"_{i}" for i in sl.index)
-    st.download_button(t("export.csv.button", slice=sl.label), partial(export.csv_bytes, sl),
-                       file_name=f"{stem}_{name}{suffix}.csv", mime="text/csv", key=f"{key}_csv",
-                       on_click="ignore", icon=":material/table:")
+    st.download_button(
+        t("export.csv.button", slice=sl.label),
+        partial(export.csv_bytes, sl),
+        file_name=f"{stem}_{name}{suffix}.csv",
+        mime="text/csv",
+        key=f"{key}_csv",
+        on_click="ignore",
+        icon=":material/table:",
+    )
 
 
 _AXES = ("query", "key", "dim", "out", "in")

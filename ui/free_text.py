@@ -58,5 +58,6 @@ def show_refusal(key: str, lang: str, where=None) -> None:
     refused = st.session_state.get(REFUSED)
     if refused and refused[0] == key:
         del st.session_state[REFUSED]
-        (where or st).error(i18n.t("notice.text_too_long", lang, n=refused[1] + 1, limit=refused[1]),
-                            icon=":material/block:")
+        (where or st).error(
+            i18n.t("notice.text_too_long", lang, n=refused[1] + 1, limit=refused[1]), icon=":material/block:"
+        )

@@ -29,11 +29,13 @@ RENDERER = Path(__file__).resolve().parent.parent / "static" / "heatmaps.js"  # 
 # The component's own code only loads the renderer (Streamlit sends a component's code with every element it
 # draws): the browser fetches static/heatmaps.js once and keeps the module; the hash makes a changed one load anew.
 _VERSION = hashlib.sha256(RENDERER.read_bytes()).hexdigest()[:12]
-_LOADER = ("export default async function (component) {\n"
-           f"  const url = new URL('app/static/heatmaps.js?v={_VERSION}', document.baseURI).href;\n"
-           "  const renderer = await import(url);\n"
-           "  return renderer.render(component);\n"
-           "}\n")
+_LOADER = (
+    "export default async function (component) {\n"
+    f"  const url = new URL('app/static/heatmaps.js?v={_VERSION}', document.baseURI).href;\n"
+    "  const renderer = await import(url);\n"
+    "  return renderer.render(component);\n"
+    "}\n"
+)
 COMPONENT = "attention_lab.heatmaps"
 HEATMAPS = st.components.v2.component(COMPONENT, js=_LOADER)
 
@@ -49,11 +51,17 @@ def words(hm: Heatmap, t: Say, image_format: str = "png") -> Words:
     """Every string the chart shows, worded in the page's language (titles, axes, states, hover words, the
     download label and the accessible name)."""
     fmt = image_format if image_format in payload.IMAGE_FORMATS else "png"
-    w: Words = {"title": _word(t, hm.title), "row_axis": _word(t, hm.row_axis), "col_axis": _word(t, hm.col_axis),
-                "panels": [_word(t, p.title) for p in hm.panels], "states": [t(k) for k in hm.states],
-                "blocked": t("display.blocked"), "thinned": t("display.thinned"),
-                "download": t("display.download", fmt=fmt.upper()),
-                "marks": [_word(t, m.hover) or m.cell for m in hm.marks]}
+    w: Words = {
+        "title": _word(t, hm.title),
+        "row_axis": _word(t, hm.row_axis),
+        "col_axis": _word(t, hm.col_axis),
+        "panels": [_word(t, p.title) for p in hm.panels],
+        "states": [t(k) for k in hm.states],
+        "blocked": t("display.blocked"),
+        "thinned": t("display.thinned"),
+        "download": t("display.download", fmt=fmt.upper()),
+        "marks": [_word(t, m.hover) or m.cell for m in hm.marks],
+    }
     w["alt"] = alt.alt_text(hm, w, lambda **kw: t("display.alt.heatmap", **kw))
     return w
 
@@ -82,8 +90,9 @@ def _selection(hm: Heatmap, click: object) -> Selection | None:
     return Selection(panel, row, col) if 0 <= row < rows and 0 <= col < cols else None
 
 
-def show_heatmap(hm: Heatmap, *, key: str, t: Say, compact: bool = False, font_scale: float = 1.0,
-                 fit_height: int = 0) -> Selection | None:
+def show_heatmap(
+    hm: Heatmap, *, key: str, t: Say, compact: bool = False, font_scale: float = 1.0, fit_height: int = 0
+) -> Selection | None:
     """Draw `hm` with the session's display options (or its tables when the table view is on). `key` keeps
     the chart in place across reruns; `t` is the page's ctx.t. Returns the cell a click selected, in the
     rerun that click caused, when `hm.clickable`; else None. `compact`: send panels whose values print as
@@ -96,9 +105,16 @@ def show_heatmap(hm: Heatmap, *, key: str, t: Say, compact: bool = False, font_s
     if options.table_view:
         show_tables(hm, w)
         return None
-    data = payload.payload(hm, palette=options.palette, cell_numbers=options.cell_numbers,
-                           image_format=options.image_format, words=w, compact=compact,
-                           font_scale=font_scale, fit_height=fit_height)
+    data = payload.payload(
+        hm,
+        palette=options.palette,
+        cell_numbers=options.cell_numbers,
+        image_format=options.image_format,
+        words=w,
+        compact=compact,
+        font_scale=font_scale,
+        fit_height=fit_height,
+    )
     result = HEATMAPS(data=data, key=key, on_click_change=lambda: None)
     return _selection(hm, getattr(result, "click", None))
 

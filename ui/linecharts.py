@@ -37,8 +37,11 @@ def config(image_format: str, name: str) -> dict:
     """Plotly config: the modebar on hover, its camera button saving `image_format` (rendered in the browser,
     nothing fetched)."""
     fmt = image_format if image_format in display.IMAGE_FORMATS else "png"
-    return {"displaylogo": False, "displayModeBar": "hover",
-            "toImageButtonOptions": {"format": fmt, "filename": file_name(name), "scale": 2}}
+    return {
+        "displaylogo": False,
+        "displayModeBar": "hover",
+        "toImageButtonOptions": {"format": fmt, "filename": file_name(name), "scale": 2},
+    }
 
 
 def table_frame(chart: lines.LineChart) -> pd.DataFrame:
@@ -63,8 +66,9 @@ def show_lines(chart: lines.LineChart, *, name: str, key: str, t: Say, title: st
             return st.dataframe(frame, height=min(38 + 35 * len(frame), 420))
         spoken = chart.title or title
         alt = (f"{spoken}: " if spoken else "") + t("display.alt.chart")
-        return st.plotly_chart(lines.figure(chart), key=key, config=config(options.image_format, name), alt=alt,
-                               width="stretch")
+        return st.plotly_chart(
+            lines.figure(chart), key=key, config=config(options.image_format, name), alt=alt, width="stretch"
+        )
 
 
 __all__ = ["config", "file_name", "show_lines", "table_frame"]

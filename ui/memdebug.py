@@ -35,9 +35,21 @@ _lock = threading.Lock()
 
 
 class _MallInfo2(ctypes.Structure):
-    _fields_ = [(name, ctypes.c_size_t) for name in
-                ("arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
-                 "fordblks", "keepcost")]
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        )
+    ]
 
 
 def heap() -> dict:
@@ -50,8 +62,12 @@ def heap() -> dict:
     fn.restype = _MallInfo2
     m = fn()
     mb = 1 << 20
-    return {"arena_MB": m.arena / mb, "in_use_MB": m.uordblks / mb, "free_kept_MB": m.fordblks / mb,
-            "mmapped_MB": m.hblkhd / mb}
+    return {
+        "arena_MB": m.arena / mb,
+        "in_use_MB": m.uordblks / mb,
+        "free_kept_MB": m.fordblks / mb,
+        "mmapped_MB": m.hblkhd / mb,
+    }
 
 
 def rss_mb() -> float:
@@ -104,16 +120,23 @@ def _owners(objs: list, targets: list, skip: set[int], levels: int = 12) -> list
                 done[i] = True
                 continue
             # A module or tensor is not who holds it: go on up to what holds the outermost module.
-            owners = [p for p in ps if not isinstance(p, _CONTAINERS + (torch.nn.Module, torch.Tensor))
-                      and not dataclasses.is_dataclass(p) and not isinstance(p, types.FunctionType)]
+            owners = [
+                p
+                for p in ps
+                if not isinstance(p, _CONTAINERS + (torch.nn.Module, torch.Tensor))
+                and not dataclasses.is_dataclass(p)
+                and not isinstance(p, types.FunctionType)
+            ]
             # (a run's dataclass, or a function whose globals are a page script's namespace, does not keep it either)
             if owners:
                 chains[i].append(" | ".join(sorted({_describe(p) for p in owners})[:3]))
                 done[i] = True
             else:
                 tops[i] = ps[0]
-                chains[i].append((type(ps[0]).__name__ if isinstance(ps[0], _CONTAINERS) else type(ps[0]).__qualname__)
-                                 + (f"[{len(ps)} refs]" if len(ps) > 1 else ""))
+                chains[i].append(
+                    (type(ps[0]).__name__ if isinstance(ps[0], _CONTAINERS) else type(ps[0]).__qualname__)
+                    + (f"[{len(ps)} refs]" if len(ps) > 1 else "")
+                )
     return [" <- ".join(c[1:]) for c in chains]
 
 
@@ -141,7 +164,7 @@ def reach_mb(root, limit: int = 3_000_000) -> float:
                 if st.data_ptr() not in storages:
                     storages.add(st.data_ptr())
                     mb += st.nbytes() / (1 << 20)
-            except Exception:  # noqa: BLE001, S110  (a tensor without storage: nothing to count)
+            except Exception:  # noqa: BLE001  (a tensor without storage: nothing to count)
                 pass
         elif isinstance(o, np.ndarray) and o.base is None and o.ctypes.data not in storages:
             storages.add(o.ctypes.data)
@@ -210,7 +233,7 @@ def buffers(top: int = 120, min_bytes: int = 1 << 16) -> dict:
             try:
                 st = o.untyped_storage()
                 key, n = st.data_ptr(), st.nbytes()
-            except Exception:  # noqa: BLE001, S112  (meta tensors, etc.)
+            except Exception:  # noqa: BLE001  (meta tensors, etc.)
                 continue
             kind = "torch_MB"
         elif isinstance(o, np.ndarray):

@@ -32,8 +32,13 @@ def _label_to_id(label, ids: Sequence[str], label_of: Callable[[str, str], str])
     return None
 
 
-def lazy_tabs(key: str, ids: Sequence[str], label_of: Callable[[str, str], str], lang: str,
-              on_bad_url: Callable[[str, str], None] | None = None) -> tuple[str, dict]:
+def lazy_tabs(
+    key: str,
+    ids: Sequence[str],
+    label_of: Callable[[str, str], str],
+    lang: str,
+    on_bad_url: Callable[[str, str], None] | None = None,
+) -> tuple[str, dict]:
     """Draw the tabs; return (open section id, {id: container}). Fill only the open one:
 
         open_id, tabs = lazy_tabs("heads_tab", SECTIONS, label, ctx.lang)
@@ -52,8 +57,10 @@ def lazy_tabs(key: str, ids: Sequence[str], label_of: Callable[[str, str], str],
         if on_bad_url:
             on_bad_url(given[0], open_id)
         else:
-            st.warning(i18n.t("notice.page_param", lang, param=key, given=i18n.plain(given[0]), used=open_id),
-                       icon=":material/build:")
+            st.warning(
+                i18n.t("notice.page_param", lang, param=key, given=i18n.plain(given[0]), used=open_id),
+                icon=":material/build:",
+            )
         st.query_params[key] = open_id  # once: the next run reads a valid value
 
     def changed() -> None:  # a click on a tab: its id into the URL (the label is language-dependent)

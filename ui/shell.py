@@ -18,8 +18,8 @@ import streamlit as st
 import torch
 
 import i18n
-from lessons.export import GRID_PARAM  # the lab's URL parameter for the hand-drawn grid
 from core.limits import MAX_GRID_CHARS, too_long
+from lessons.export import GRID_PARAM  # the lab's URL parameter for the hand-drawn grid
 from lessons.settings import SETTING_KEYS, Settings, sanitize
 from ui import seam
 

@@ -35,13 +35,22 @@ def keep_value(store: str, key: str) -> None:
 
 def default_notice(t: Callable[..., str]) -> Callable[[Fix, bool], str | None]:
     """The common notice: only corrections a link caused are shown ("<key>=<given> is not valid: <used>")."""
+
     def notice(fix: Fix, from_link: bool) -> str | None:
         return t("notice.page_param", param=fix.key, given=plain(fix.given), used=fix.used) if from_link else None
+
     return notice
 
 
-def settle(keys: Sequence[UrlKey], env: Env, *, t: Callable[..., str], store: str,
-           url_first: Sequence[str] = (), notice: Callable[[Fix, bool], str | None] | None = None) -> dict[str, Any]:
+def settle(
+    keys: Sequence[UrlKey],
+    env: Env,
+    *,
+    t: Callable[..., str],
+    store: str,
+    url_first: Sequence[str] = (),
+    notice: Callable[[Fix, bool], str | None] | None = None,
+) -> dict[str, Any]:
     """Every key's valid value (see the module's doc). `url_first`: keys whose widget is not bound to the URL but
     writes it in its callback (a translated choice, ui/choice.py): the URL decides, a correction is written to
     the URL, and session state is left to the widget. `notice(fix, from_link)`: the text of the notice a

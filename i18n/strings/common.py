@@ -17,7 +17,7 @@ STRINGS = {
     "page.walkthrough.blurb": {
         "zh": "从输入 X 出发，逐步走过投影、拆分成头、qᵢkᵢᵀ、缩放、掩码、softmax、加权求和、拼接和 Wᴼ。",
         "en": "Follow X through the projections, the head split, qᵢkᵢᵀ, the scaling, the mask, the softmax, "
-              "the weighted sum, the concatenation and Wᴼ.",
+        "the weighted sum, the concatenation and Wᴼ.",
     },
     "page.heads.blurb": {
         "zh": "改变头数 h 时，哪些形状变了、哪些没变？计算量和参数量为什么几乎不变？",
@@ -38,7 +38,7 @@ STRINGS = {
     "page.quiz.blurb": {
         "zh": "根据当前设置出题：形状、参数个数、掩码屏蔽的格子、d_k。先作答，再看答案和讲解的那一步。",
         "en": "Questions built from the current settings: shapes, parameter counts, masked cells, d_k. Answer "
-              "first, then see the answer and the step that explains it.",
+        "first, then see the answer and the step that explains it.",
     },
     # Sidebar settings
     "settings.header": {"zh": "共享设置", "en": "Shared settings"},
@@ -56,7 +56,10 @@ STRINGS = {
         "en": "The same settings and seed give the same numbers on every machine: the class sees what the teacher sees.",
     },
     "settings.lang": {"zh": "语言", "en": "Language"},
-    "settings.d_k": {"zh": "每个头的维度 d_k = {d_model} / {h} = {d_k}", "en": "Per-head width d_k = {d_model} / {h} = {d_k}"},
+    "settings.d_k": {
+        "zh": "每个头的维度 d_k = {d_model} / {h} = {d_k}",
+        "en": "Per-head width d_k = {d_model} / {h} = {d_k}",
+    },
     "settings.share": {
         "zh": "地址栏里的链接包含全部设置：复制它，学生打开后看到的是同一个视图。",
         "en": "The address bar holds every setting: copy it and students open exactly this view.",
@@ -66,12 +69,15 @@ STRINGS = {
     "mask.padding": {"zh": "填充掩码", "en": "padding"},
     "mask.custom": {"zh": "自定义掩码", "en": "custom"},
     "mask.none.about": {"zh": "每个查询都能看到所有键。", "en": "Every query sees every key."},
-    "mask.causal.about": {"zh": "位置 i 只能看到 0..i，看不到后面的标记。",
-                          "en": "Position i sees 0..i only, never later tokens."},
-    "mask.padding.about": {"zh": "最后约四分之一的标记是 [PAD]，任何查询都不能关注它们。",
-                           "en": "The last quarter of the tokens are [PAD]; no query may attend to them."},
-    "mask.custom.about": {"zh": "在“掩码实验”页面逐格绘制。",
-                          "en": "Drawn cell by cell on the Masks lab page."},
+    "mask.causal.about": {
+        "zh": "位置 i 只能看到 0..i，看不到后面的标记。",
+        "en": "Position i sees 0..i only, never later tokens.",
+    },
+    "mask.padding.about": {
+        "zh": "最后约四分之一的标记是 [PAD]，任何查询都不能关注它们。",
+        "en": "The last quarter of the tokens are [PAD]; no query may attend to them.",
+    },
+    "mask.custom.about": {"zh": "在“掩码实验”页面逐格绘制。", "en": "Drawn cell by cell on the Masks lab page."},
     "lang.zh": {"zh": "中文", "en": "中文"},
     "lang.en": {"zh": "English", "en": "English"},
     # Notices about corrected input
@@ -99,21 +105,23 @@ STRINGS = {
     "home.what": {"zh": "这个应用教什么", "en": "What this app teaches"},
     "home.intro": {
         "zh": "缩放点积注意力只使用一组学到的查询（Q）、键（K）和值（V）投影，这可能会限制模型同时识别多种关系的能力。"
-              "多头注意力并行运行缩放点积注意力 h 次，每次使用自己学到的线性投影；每个并行运行被称为一个“注意力头”。",
+        "多头注意力并行运行缩放点积注意力 h 次，每次使用自己学到的线性投影；每个并行运行被称为一个“注意力头”。",
         "en": "Scaled dot-product attention uses a single set of learned query (Q), key (K) and value (V) projections, "
-              "which can limit the model's ability to capture several relations at once. Multi-head attention runs "
-              "scaled dot-product attention h times in parallel, each with its own learned projections; each run is "
-              "called an attention head.",
+        "which can limit the model's ability to capture several relations at once. Multi-head attention runs "
+        "scaled dot-product attention h times in parallel, each with its own learned projections; each run is "
+        "called an attention head.",
     },
     "home.formula_heads": {
         "zh": "自注意力里查询、键和值的输入都是同一个 X（每个标记一行）。对每个头 i（i = 0 … h − 1），取三个投影的第 i 块列"
-              "（$k_i$、$v_i$ 同理；种子文本写作 $QW^Q_i$、$KW^K_i$、$VW^V_i$，这里 Q = K = V = X，nn.Linear 另加偏置 $b$）：",
+        "（$k_i$、$v_i$ 同理；种子文本写作 $QW^Q_i$、$KW^K_i$、$VW^V_i$，这里 Q = K = V = X，nn.Linear 另加偏置 $b$）：",
         "en": "In self-attention the query, key and value inputs are all the same X (one row per token). For each head "
-              "i (i = 0 … h − 1), take the i-th block of columns of the three projections ($k_i$, $v_i$ likewise; the "
-              "seed text writes $QW^Q_i$, $KW^K_i$, $VW^V_i$; here Q = K = V = X, and nn.Linear adds a bias $b$):",
+        "i (i = 0 … h − 1), take the i-th block of columns of the three projections ($k_i$, $v_i$ likewise; the "
+        "seed text writes $QW^Q_i$, $KW^K_i$, $VW^V_i$; here Q = K = V = X, and nn.Linear adds a bias $b$):",
     },
-    "home.formula_concat": {"zh": "把所有头的输出拼接起来，再经过最终的线性投影 $W^O$：",
-                            "en": "The heads' outputs are concatenated and passed through a final projection $W^O$:"},
+    "home.formula_concat": {
+        "zh": "把所有头的输出拼接起来，再经过最终的线性投影 $W^O$：",
+        "en": "The heads' outputs are concatenated and passed through a final projection $W^O$:",
+    },
     "home.dims": {
         "zh": "通常 d_k = d_v = d_model / h，这种划分确保了总计算成本与具有完整维度的单头注意力相似。",
         "en": "Usually d_k = d_v = d_model / h, so the total cost stays similar to a single full-width head.",
@@ -122,19 +130,19 @@ STRINGS = {
     "home.current": {
         "zh": "当前设置：d_model = {d_model}，h = {h}，d_k = {d_k}，T = {T}，掩码：{mask}，种子 {seed}。在左侧边栏修改；每个页面都使用这些设置。",
         "en": "Current settings: d_model = {d_model}, h = {h}, d_k = {d_k}, T = {T}, mask: {mask}, seed {seed}. "
-              "Change them in the sidebar; every page uses them.",
+        "Change them in the sidebar; every page uses them.",
     },
     "home.shapes": {"zh": "当前设置下的形状", "en": "Shapes with the current settings"},
     "home.check": {
         "zh": "本页实时验证：我们从零实现的结果与 torch.nn.MultiheadAttention（相同权重）的最大绝对误差为 {diff:.2e}。",
         "en": "Checked live on this page: our from-scratch result differs from torch.nn.MultiheadAttention "
-              "(same weights) by at most {diff:.2e}.",
+        "(same weights) by at most {diff:.2e}.",
     },
     "home.teacher": {"zh": "给老师", "en": "For teachers"},
     "home.teacher.text": {
         "zh": "用左侧边栏设置好视图，然后把地址栏中的链接发给学生：链接包含页面和全部设置，学生看到相同的数值。",
         "en": "Set up the view in the sidebar, then send the address-bar link to the class: it holds the page and "
-              "every setting, so students see the same numbers.",
+        "every setting, so students see the same numbers.",
     },
     "common.head": {"zh": "头", "en": "head"},
     "common.query": {"zh": "查询", "en": "query"},

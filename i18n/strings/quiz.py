@@ -3,19 +3,19 @@
 STRINGS = {
     "quiz.intro": {
         "zh": "题目根据侧边栏当前的设置生成；只有 d_k 的题例外，它们故意用别的模型的大小（比如 d_model = 768，h = 12），"
-              "让你推算而不是照抄侧边栏。先写下你的预测，再看正确答案、原因，以及讲解这一步的逐步计算页面。"
-              "之后是来自“KV 缓存与共享键值头”“Softmax 细看”和“位置”三页的题目，每题都链接到讲解它的那一节。",
+        "让你推算而不是照抄侧边栏。先写下你的预测，再看正确答案、原因，以及讲解这一步的逐步计算页面。"
+        "之后是来自“KV 缓存与共享键值头”“Softmax 细看”和“位置”三页的题目，每题都链接到讲解它的那一节。",
         "en": "The questions are built from the current settings in the sidebar, except the d_k questions: they use "
-              "other models' sizes on purpose (e.g. d_model = 768, h = 12), so the answer must be worked out, not "
-              "read off the sidebar. Write your prediction first, then see the right answer, why, and the "
-              "walkthrough step that explains it. After them come questions from the pages “KV cache, MQA, GQA”, "
-              "“Softmax up close” and “Positions”, each linked to the section that explains it.",
+        "other models' sizes on purpose (e.g. d_model = 768, h = 12), so the answer must be worked out, not "
+        "read off the sidebar. Write your prediction first, then see the right answer, why, and the "
+        "walkthrough step that explains it. After them come questions from the pages “KV cache, MQA, GQA”, "
+        "“Softmax up close” and “Positions”, each linked to the section that explains it.",
     },
     "quiz.set": {
         "zh": "题组由随机种子 {seed} 决定：打开同一个链接的全班同学会按相同顺序看到相同的题目。"
-              "当前设置：d_model = {d_model}，h = {h}，T = {T}，批大小 B = 1，{mask_name}。",
+        "当前设置：d_model = {d_model}，h = {h}，T = {T}，批大小 B = 1，{mask_name}。",
         "en": "The question set comes from seed {seed}: everyone who opens the same link gets the same questions in "
-              "the same order. Settings: d_model = {d_model}, h = {h}, T = {T}, batch B = 1, {mask_name}.",
+        "the same order. Settings: d_model = {d_model}, h = {h}, T = {T}, batch B = 1, {mask_name}.",
     },
     "quiz.progress": {"zh": "第 {n} 题，共 {total} 题", "en": "Question {n} of {total}"},
     "quiz.score": {"zh": "得分", "en": "Score"},
@@ -43,12 +43,12 @@ STRINGS = {
     "quiz.mistake.before_split": {
         "zh": "这是拆分之前的形状 (B, T, d_model)；拆分之后多了头这一维，最后一维变成 d_k = {d_k}。",
         "en": "That is the shape before the split, (B, T, d_model); the split adds the head axis and the last axis "
-              "becomes d_k = {d_k}.",
+        "becomes d_k = {d_k}.",
     },
     "quiz.mistake.d_k_for_d_model": {
         "zh": "你用了一个头的宽度 d_k = {d_k}；这个张量里所有头已经合在一起（或还没有拆开），最后一维是 d_model = {d_model}。",
         "en": "You used one head's width d_k = {d_k}; in this tensor the heads are together (joined, or not yet split), "
-              "so its last axis is d_model = {d_model}.",
+        "so its last axis is d_model = {d_model}.",
     },
     "quiz.mistake.no_bias": {
         "zh": "你只数了权重，忘了偏置：nn.Linear 默认每个输出还有一个偏置参数。",
@@ -65,7 +65,7 @@ STRINGS = {
     "quiz.mistake.kv_query_heads": {
         "zh": "你用了 h = {h} 个查询头；缓存只存 h_kv = {h_kv} 个键/值头，几个查询头共用一个。",
         "en": "You used the h = {h} query heads; the cache stores only the h_kv = {h_kv} K/V heads, shared by "
-              "several query heads.",
+        "several query heads.",
     },
     "quiz.mistake.kv_query_heads_bytes": {
         "zh": "你按 {heads} 个查询头算了；缓存里只有 {kv_heads} 个键/值头。",
@@ -89,7 +89,7 @@ STRINGS = {
     "quiz.done": {
         "zh": "这是最后一题。你答了 {answered} 题，答对 {right} 题。点“重新开始”可以再做一遍。",
         "en": "That was the last question. You answered {answered} and got {right} right. "
-              "Press Start again to go once more.",
+        "Press Start again to go once more.",
     },
     "quiz.not_counted": {"zh": "这个答案没有计分：", "en": "This answer was not counted: "},
     # ---------------------------------------------------------------- prompts
@@ -113,50 +113,50 @@ STRINGS = {
     "quiz.params.W_q.prompt": {
         "zh": "d_model = {d_model}：线性层 `W_q = nn.Linear(d_model, d_model)` 有多少个参数（权重加偏置）？",
         "en": "With d_model = {d_model}: how many parameters (weights plus biases) does "
-              "`W_q = nn.Linear(d_model, d_model)` have?",
+        "`W_q = nn.Linear(d_model, d_model)` have?",
     },
     "quiz.params.W_k.prompt": {
         "zh": "d_model = {d_model}：线性层 `W_k = nn.Linear(d_model, d_model)` 有多少个参数（权重加偏置）？",
         "en": "With d_model = {d_model}: how many parameters (weights plus biases) does "
-              "`W_k = nn.Linear(d_model, d_model)` have?",
+        "`W_k = nn.Linear(d_model, d_model)` have?",
     },
     "quiz.params.W_v.prompt": {
         "zh": "d_model = {d_model}：线性层 `W_v = nn.Linear(d_model, d_model)` 有多少个参数（权重加偏置）？",
         "en": "With d_model = {d_model}: how many parameters (weights plus biases) does "
-              "`W_v = nn.Linear(d_model, d_model)` have?",
+        "`W_v = nn.Linear(d_model, d_model)` have?",
     },
     "quiz.params.W_o.prompt": {
         "zh": "d_model = {d_model}：拼接之后的输出层 `W_o = nn.Linear(d_model, d_model)` 有多少个参数（权重加偏置）？",
         "en": "With d_model = {d_model}: how many parameters (weights plus biases) does the output layer "
-              "`W_o = nn.Linear(d_model, d_model)` have?",
+        "`W_o = nn.Linear(d_model, d_model)` have?",
     },
     "quiz.params.all.prompt": {
         "zh": "d_model = {d_model}，h = {h}：整个多头注意力层（W_q、W_k、W_v、W_o 四个线性层）一共有多少个参数？",
         "en": "With d_model = {d_model} and h = {h}: how many parameters does the whole multi-head attention layer "
-              "have (the four linear layers W_q, W_k, W_v, W_o together)?",
+        "have (the four linear layers W_q, W_k, W_v, W_o together)?",
     },
     "quiz.params.head.prompt": {
         "zh": "d_model = {d_model}，h = {h}：头 0 用到的那一块 $W^Q_0$（以及它那一段偏置）有多少个参数？",
         "en": "With d_model = {d_model} and h = {h}: how many parameters are in head 0's own slice $W^Q_0$ of W_q "
-              "(its block of weights plus its part of the bias)?",
+        "(its block of weights plus its part of the bias)?",
     },
     "quiz.d_k.prompt": {
         "zh": "一个模型的 d_model = {d_model}，h = {h} 个头。每个头的维度 d_k 是多少？"
-              "（如果这个 h 不被允许，就写“不允许”。）",
+        "（如果这个 h 不被允许，就写“不允许”。）",
         "en": "A model has d_model = {d_model} and h = {h} heads. What is each head's width d_k? "
-              "(If this h is not allowed, write “no”.)",
+        "(If this h is not allowed, write “no”.)",
     },
     "quiz.heads_change.prompt": {
         "zh": "d_model = {d_model} 的模型现在有 h = {h} 个头。如果把头数改成 h = {h2}（d_model 不变），"
-              "这一层的参数个数会怎样？",
+        "这一层的参数个数会怎样？",
         "en": "A model with d_model = {d_model} has h = {h} heads. If it had h = {h2} heads instead (same d_model), "
-              "what happens to the layer's number of parameters?",
+        "what happens to the layer's number of parameters?",
     },
     "quiz.mask_row.prompt": {
         "zh": "使用{mask_name}，T = {T}：查询 {i}（“{token}”）不能看哪些键？把被屏蔽的键全部选出来"
-              "（如果一个都没有被屏蔽，就什么都不选）。",
+        "（如果一个都没有被屏蔽，就什么都不选）。",
         "en": "With the {mask_name} mask and T = {T}: which keys may query {i} (“{token}”) NOT look at? "
-              "Pick every blocked key (pick none if nothing is blocked).",
+        "Pick every blocked key (pick none if nothing is blocked).",
     },
     "quiz.mask_count.prompt": {
         "zh": "使用{mask_name}，T = {T}：在 T × T = {cells} 个格子里，有多少个格子被屏蔽？",
@@ -165,7 +165,7 @@ STRINGS = {
     "quiz.row_sum.prompt": {
         "zh": "看头 {head} 的注意力权重中查询 {i}（“{token}”）那一行：这一行的所有数加起来等于多少？",
         "en": "Take the attention weights of head {head}, row of query {i} (“{token}”): what do the numbers in "
-              "this row add up to?",
+        "this row add up to?",
     },
     "quiz.row_sum.answer": {"zh": "1（这一行实际的和：{total:.7f}）", "en": "1 (this row's actual sum: {total:.7f})"},
     # ---------------------------------------------------------------- how to answer
@@ -182,10 +182,14 @@ STRINGS = {
     "quiz.cells.none": {"zh": "一个都不屏蔽", "en": "none blocked"},
     # ---------------------------------------------------------------- questions from the lesson pages
     "quiz.hint.heads": {"zh": "查询头（可以多选）", "en": "query heads (pick several)"},
-    "quiz.hint.order": {"zh": "三个除数，熵最低的在前，例如 d_k, 1, √d_k", "en": "the three divisors, lowest entropy "
-                        "first, e.g. d_k, 1, √d_k"},
-    "quiz.hint.bytes": {"zh": "字节数，例如 1,048,576，也可以写 1 MiB", "en": "a number of bytes, e.g. 1,048,576, "
-                        "or 1 MiB"},
+    "quiz.hint.order": {
+        "zh": "三个除数，熵最低的在前，例如 d_k, 1, √d_k",
+        "en": "the three divisors, lowest entropy first, e.g. d_k, 1, √d_k",
+    },
+    "quiz.hint.bytes": {
+        "zh": "字节数，例如 1,048,576，也可以写 1 MiB",
+        "en": "a number of bytes, e.g. 1,048,576, or 1 MiB",
+    },
     "quiz.hint.row": {"zh": "一个行号，例如 2", "en": "a row number, e.g. 2"},
     "quiz.head": {"zh": "头 {j}", "en": "head {j}"},
     "quiz.heads.none": {"zh": "一个头都没有", "en": "no head"},
@@ -202,14 +206,14 @@ STRINGS = {
     },
     "quiz.why.shape.split": {
         "zh": "view 把最后一维 d_model = {d_model} 切成 h = {h} 段、每段 d_k = {d_k}，得到 (B, T, h, d_k)；"
-              "transpose(1, 2) 再把头这一维移到批维之后：(B, h, T, d_k)。",
+        "transpose(1, 2) 再把头这一维移到批维之后：(B, h, T, d_k)。",
         "en": "view cuts the last axis d_model = {d_model} into h = {h} blocks of d_k = {d_k}, giving (B, T, h, d_k); "
-              "transpose(1, 2) then moves the head axis next to the batch: (B, h, T, d_k).",
+        "transpose(1, 2) then moves the head axis next to the batch: (B, h, T, d_k).",
     },
     "quiz.why.shape.scores": {
         "zh": "每个头里 (T_q, d_k) @ (d_k, T_k) = (T_q, T_k)：每个查询和每个键一个分数，d_k 在乘法里被求和掉了。",
         "en": "In every head (T_q, d_k) @ (d_k, T_k) = (T_q, T_k): one score per query and key; d_k is summed away "
-              "by the product.",
+        "by the product.",
     },
     "quiz.why.shape.scaled": {
         "zh": "除以 √d_k 是逐元素的运算：形状和分数 QKᵀ 一样，(B, h, T_q, T_k)。",
@@ -222,17 +226,17 @@ STRINGS = {
     "quiz.why.shape.weights": {
         "zh": "softmax 沿最后一维（键）把每一行变成概率，不改变形状：(B, h, T_q, T_k)。",
         "en": "The softmax turns every row (over the keys) into probabilities without changing the shape: "
-              "(B, h, T_q, T_k).",
+        "(B, h, T_q, T_k).",
     },
     "quiz.why.shape.mix": {
         "zh": "每个头里 (T_q, T_k) @ (T_k, d_k) = (T_q, d_k)：每个查询得到值向量的一个加权平均。",
         "en": "In every head (T_q, T_k) @ (T_k, d_k) = (T_q, d_k): every query gets a weighted average of the "
-              "value vectors.",
+        "value vectors.",
     },
     "quiz.why.shape.concat": {
         "zh": "transpose(1, 2) 回到 (B, T, h, d_k)，再 view 成 (B, T, h·d_k)；h·d_k = {h}·{d_k} = {d_model}。",
         "en": "transpose(1, 2) goes back to (B, T, h, d_k), then view joins the heads: (B, T, h·d_k), and "
-              "h·d_k = {h}·{d_k} = {d_model}.",
+        "h·d_k = {h}·{d_k} = {d_model}.",
     },
     "quiz.why.shape.output": {
         "zh": "$W^O$ 是 nn.Linear(d_model, d_model)：输出和输入 X 的形状一样，(B, T, d_model)。",
@@ -240,35 +244,35 @@ STRINGS = {
     },
     "quiz.why.params.W_q": {
         "zh": "nn.Linear(d_model, d_model) 有 d_model × d_model 个权重加 d_model 个偏置："
-              "{d_model}·{d_model} + {d_model}。这个数由模型自己的参数数出来。",
+        "{d_model}·{d_model} + {d_model}。这个数由模型自己的参数数出来。",
         "en": "nn.Linear(d_model, d_model) holds d_model × d_model weights plus d_model biases: "
-              "{d_model}·{d_model} + {d_model}. The number is counted from the model's own parameters.",
+        "{d_model}·{d_model} + {d_model}. The number is counted from the model's own parameters.",
     },
     "quiz.why.params.W_k": {
         "zh": "和 W_q 一样：{d_model}·{d_model} 个权重加 {d_model} 个偏置。所有头共用这一个层，每个头用其中的一段。",
         "en": "Same as W_q: {d_model}·{d_model} weights plus {d_model} biases. One layer holds every head; each "
-              "head uses its own block.",
+        "head uses its own block.",
     },
     "quiz.why.params.W_v": {
         "zh": "和 W_q 一样：{d_model}·{d_model} 个权重加 {d_model} 个偏置。所有头共用这一个层，每个头用其中的一段。",
         "en": "Same as W_q: {d_model}·{d_model} weights plus {d_model} biases. One layer holds every head; each "
-              "head uses its own block.",
+        "head uses its own block.",
     },
     "quiz.why.params.W_o": {
         "zh": "拼接后的宽度是 h·d_k = d_model，所以 $W^O$ 也是 nn.Linear(d_model, d_model)："
-              "{d_model}·{d_model} + {d_model}。",
+        "{d_model}·{d_model} + {d_model}。",
         "en": "The concatenation is h·d_k = d_model wide, so $W^O$ is nn.Linear(d_model, d_model) too: "
-              "{d_model}·{d_model} + {d_model}.",
+        "{d_model}·{d_model} + {d_model}.",
     },
     "quiz.why.params.all": {
         "zh": "四个同样大小的线性层：4 × ({d_model}·{d_model} + {d_model})。头数 h 不出现在这个数里。",
         "en": "Four linear layers of the same size: 4 × ({d_model}·{d_model} + {d_model}). The number of heads h "
-              "does not appear in it.",
+        "does not appear in it.",
     },
     "quiz.why.params.head": {
         "zh": "头 0 只用 W_q 输出的第 0 到 {d_k} − 1 列：d_model × d_k = {d_model}·{d_k} 个权重，加上 d_k = {d_k} 个偏置。",
         "en": "Head 0 uses only columns 0 to {d_k} − 1 of W_q's output: d_model × d_k = {d_model}·{d_k} weights, "
-              "plus d_k = {d_k} biases.",
+        "plus d_k = {d_k} biases.",
     },
     "quiz.why.d_k.fits": {
         "zh": "d_k = d_model / h = {d_model} / {h} = {d_k}：d_model 平均分给每个头。",
@@ -276,20 +280,20 @@ STRINGS = {
     },
     "quiz.why.d_k.misfits": {
         "zh": "{d_model} 不能被 {h} 整除，拆分时 view 无法把 d_model 切成 {h} 段相同宽度的头；"
-              "代码里的 assert d_model % num_heads == 0 会拒绝这个设置。",
+        "代码里的 assert d_model % num_heads == 0 会拒绝这个设置。",
         "en": "{d_model} is not divisible by {h}: the split's view cannot cut d_model into {h} equal heads, and "
-              "the code's check d_model % num_heads == 0 refuses this model.",
+        "the code's check d_model % num_heads == 0 refuses this model.",
     },
     "quiz.why.heads_change": {
         "zh": "参数都在四个 d_model × d_model 的线性层里；改变 h 只是把同样的列重新分给头。"
-              "h = {h} 时有 {before:,} 个参数，h = {h2} 时有 {after:,} 个。",
+        "h = {h} 时有 {before:,} 个参数，h = {h2} 时有 {after:,} 个。",
         "en": "Every parameter sits in the four d_model × d_model linear layers; changing h only deals the same "
-              "columns out to the heads differently. h = {h}: {before:,} parameters; h = {h2}: {after:,}.",
+        "columns out to the heads differently. h = {h}: {before:,} parameters; h = {h2}: {after:,}.",
     },
     "quiz.why.mask_row.causal": {
         "zh": "因果掩码让查询 {i} 只能看键 0 到 {i}（它自己和之前的位置），之后的位置全部被屏蔽。",
         "en": "A causal mask lets query {i} look at keys 0 to {i} (itself and earlier positions); every later "
-              "position is blocked.",
+        "position is blocked.",
     },
     "quiz.why.mask_row.padding": {
         "zh": "填充掩码屏蔽的是 [PAD] 键：每个查询都不能看它们，和查询在哪一行无关。",
@@ -298,12 +302,12 @@ STRINGS = {
     "quiz.why.mask_row.custom": {
         "zh": "这是在掩码实验页面手绘的掩码：这一行里画成 0 的格子就是被屏蔽的键。",
         "en": "This is the mask hand-drawn on the Masks lab page: the cells drawn as 0 in this row are the "
-              "blocked keys.",
+        "blocked keys.",
     },
     "quiz.why.mask_count.causal": {
         "zh": "查询 i 屏蔽它之后的 T − 1 − i 个键：(T − 1) + … + 1 + 0 = T(T − 1)/2 = {count}，正好是对角线以上的格子。",
         "en": "Query i blocks the T − 1 − i keys after it: (T − 1) + … + 1 + 0 = T(T − 1)/2 = {count}, exactly "
-              "the cells above the diagonal.",
+        "the cells above the diagonal.",
     },
     "quiz.why.mask_count.padding": {
         "zh": "每一行都屏蔽同样的 [PAD] 键，所以被屏蔽的格子数 = T × [PAD] 的个数 = {count}。",
@@ -315,14 +319,17 @@ STRINGS = {
     },
     "quiz.why.row_sum": {
         "zh": "softmax 把每一行变成概率分布，所以每一行加起来等于 1（这里实际算出来是 {total:.7f}，差别只是浮点误差）。"
-              "被屏蔽的格子权重约为 0，其余格子分掉这 1。",
+        "被屏蔽的格子权重约为 0，其余格子分掉这 1。",
         "en": "The softmax turns each row into a probability distribution, so every row sums to 1 (here the "
-              "computed sum is {total:.7f}; any difference is float rounding). Blocked cells get about 0 and the "
-              "others share the 1.",
+        "computed sum is {total:.7f}; any difference is float rounding). Blocked cells get about 0 and the "
+        "others share the 1.",
     },
     # ---------------------------------------------------------------- refused answers (not counted)
     "quiz.err.empty": {"zh": "请先写下一个答案。", "en": "Write an answer first."},
-    "quiz.err.too_long": {"zh": "答案太长了（最多 {n} 个字符）。", "en": "That answer is too long (at most {n} characters)."},
+    "quiz.err.too_long": {
+        "zh": "答案太长了（最多 {n} 个字符）。",
+        "en": "That answer is too long (at most {n} characters).",
+    },
     "quiz.err.not_number": {"zh": "这不是一个数。", "en": "That is not a number."},
     "quiz.err.too_big": {"zh": "这个数太大了（最多 {max}）。", "en": "That number is too big (at most {max})."},
     "quiz.err.not_whole": {"zh": "这里要一个整数。", "en": "A whole number is needed here."},

@@ -11,14 +11,14 @@ STRINGS = {
     },
     "softmax.intro": {
         "zh": "种子文本里的一行 `F.softmax(attn_scores, dim=-1)` 背后有三件事：注意力分数为什么要先除以 √d_k，"
-              "数值上可靠的 softmax 为什么要先减去最大值，以及 FlashAttention 和 PyTorch 的 "
-              "`scaled_dot_product_attention` 为什么从不构造完整的 T×T 注意力分数矩阵却得到同样的结果。"
-              "本页每个数都来自侧边栏的当前设置，并在页面上与普通路径比较。",
+        "数值上可靠的 softmax 为什么要先减去最大值，以及 FlashAttention 和 PyTorch 的 "
+        "`scaled_dot_product_attention` 为什么从不构造完整的 T×T 注意力分数矩阵却得到同样的结果。"
+        "本页每个数都来自侧边栏的当前设置，并在页面上与普通路径比较。",
         "en": "Behind the seed's one line `F.softmax(attn_scores, dim=-1)` are three facts: why the scores are "
-              "divided by √d_k first, why a numerically safe softmax subtracts the maximum, and why FlashAttention "
-              "and PyTorch's `scaled_dot_product_attention` get the same result without ever forming the T×T score "
-              "matrix. Every number on this page comes from the sidebar's settings and is checked against the "
-              "plain path on the page.",
+        "divided by √d_k first, why a numerically safe softmax subtracts the maximum, and why FlashAttention "
+        "and PyTorch's `scaled_dot_product_attention` get the same result without ever forming the T×T score "
+        "matrix. Every number on this page comes from the sidebar's settings and is checked against the "
+        "plain path on the page.",
     },
     "softmax.tab.scale": {"zh": "1 为什么 ÷√d_k", "en": "1 Why ÷√d_k"},
     "softmax.tab.max": {"zh": "2 为什么减去最大值", "en": "2 Why subtract the max"},
@@ -26,24 +26,30 @@ STRINGS = {
     # Controls (the URL keeps numbers: soft_head, soft_row, soft_gain, soft_bq, soft_bk, soft_step)
     "softmax.ctl.head": {"zh": "注意力头", "en": "Head"},
     "softmax.ctl.row": {"zh": "查询行（位置）", "en": "Query row (position)"},
-    "softmax.ctl.row.help": {"zh": "注意力分数矩阵的第几行：一个查询对所有键的分数。",
-                             "en": "Which row of the score matrix: one query's scores against every key."},
+    "softmax.ctl.row.help": {
+        "zh": "注意力分数矩阵的第几行：一个查询对所有键的分数。",
+        "en": "Which row of the score matrix: one query's scores against every key.",
+    },
     "softmax.ctl.row_token": {"zh": "第 {row} 行的查询标记：“{token}”。", "en": "Row {row} is the query “{token}”."},
     "softmax.ctl.gain": {"zh": "把这一行的分数放大（倍数）", "en": "Multiply the row's scores by"},
     "softmax.ctl.gain.help": {
         "zh": "真实模型里分数可以很大（大的 d_k、没有缩放、训练中的尖峰）。放大这一行，看朴素的 exp 在哪里溢出。",
         "en": "Real models can produce large scores (large d_k, no scaling, spikes in training). Scale this row up "
-              "and see where the naive exp overflows.",
+        "and see where the naive exp overflows.",
     },
     "softmax.ctl.bq": {"zh": "查询块大小 block_q", "en": "Query block block_q"},
     "softmax.ctl.bk": {"zh": "键/值块大小 block_k", "en": "Key/value block block_k"},
-    "softmax.ctl.blocks.help": {"zh": "每块多少行；比 T 大的块就是一整块。",
-                                "en": "Rows per tile; a block longer than T is a single tile."},
+    "softmax.ctl.blocks.help": {
+        "zh": "每块多少行；比 T 大的块就是一整块。",
+        "en": "Rows per tile; a block longer than T is a single tile.",
+    },
     "softmax.ctl.step": {"zh": "第几步（查询块, 键块）", "en": "Step (query tile, key tile)"},
     "softmax.ctl.prev": {"zh": "上一步", "en": "Previous"},
     "softmax.ctl.next": {"zh": "下一步", "en": "Next"},
-    "softmax.ctl.one_step": {"zh": "这些块大小下只有一步：整个矩阵是一块。",
-                             "en": "With these blocks there is a single step: the whole matrix is one tile."},
+    "softmax.ctl.one_step": {
+        "zh": "这些块大小下只有一步：整个矩阵是一块。",
+        "en": "With these blocks there is a single step: the whole matrix is one tile.",
+    },
     # Heatmap axes and titles (lessons/softmax.py hands these keys to the renderer)
     "softmax.axis.query": {"zh": "查询", "en": "query"},
     "softmax.axis.key": {"zh": "键", "en": "key"},
@@ -51,15 +57,23 @@ STRINGS = {
     "softmax.axis.scale": {"zh": "除以", "en": "divided by"},
     "softmax.axis.query_tile": {"zh": "查询块", "en": "query tile"},
     "softmax.axis.key_tile": {"zh": "键块", "en": "key tile"},
-    "softmax.hm.scale_row": {"zh": "头 {head}，第 {row} 行（“{token}”）的注意力权重，三种缩放",
-                             "en": "Head {head}, row {row} (“{token}”): the weights under three divisors"},
-    "softmax.hm.scores": {"zh": "头 {head} 的缩放注意力分数 QKᵀ/√{d_k}，当前块加框",
-                          "en": "Head {head}'s scaled scores QKᵀ/√{d_k}, the current tile outlined"},
-    "softmax.hm.output_so_far": {"zh": "到这一步为止的输出 acc / l（前 {shown} / {d_k} 个特征）",
-                                 "en": "The output so far, acc / l (first {shown} of {d_k} features)"},
+    "softmax.hm.scale_row": {
+        "zh": "头 {head}，第 {row} 行（“{token}”）的注意力权重，三种缩放",
+        "en": "Head {head}, row {row} (“{token}”): the weights under three divisors",
+    },
+    "softmax.hm.scores": {
+        "zh": "头 {head} 的缩放注意力分数 QKᵀ/√{d_k}，当前块加框",
+        "en": "Head {head}'s scaled scores QKᵀ/√{d_k}, the current tile outlined",
+    },
+    "softmax.hm.output_so_far": {
+        "zh": "到这一步为止的输出 acc / l（前 {shown} / {d_k} 个特征）",
+        "en": "The output so far, acc / l (first {shown} of {d_k} features)",
+    },
     "softmax.hm.tile_p": {"zh": "这一块的 P = exp(S − m_new)", "en": "This tile's P = exp(S − m_new)"},
-    "softmax.hm.result": {"zh": "分块结果与普通路径（前 {shown} / {d_k} 个特征）",
-                          "en": "Tiled result and plain path (first {shown} of {d_k} features)"},
+    "softmax.hm.result": {
+        "zh": "分块结果与普通路径（前 {shown} / {d_k} 个特征）",
+        "en": "Tiled result and plain path (first {shown} of {d_k} features)",
+    },
     "softmax.hm.tiled": {"zh": "分块（FlashAttention）", "en": "tiled (FlashAttention)"},
     "softmax.hm.plain": {"zh": "普通路径 head_outputs", "en": "plain path head_outputs"},
     "softmax.state.todo": {"zh": "未算", "en": "to do"},
@@ -70,17 +84,17 @@ STRINGS = {
     "softmax.scale.title": {"zh": "1. 为什么要除以 √d_k", "en": "1. Why divide by √d_k"},
     "softmax.scale.variance": {
         "zh": "q 和 k 的每个分量都是均值 0、方差 1 的随机数时，点积 q·k 是 d_k 个乘积之和，方差等于 d_k。"
-              "下图是实测的方差（每个 d_k 抽 {draws} 对随机向量，随机种子 {seed}），虚线是 y = d_k；"
-              "除以 √d_k 之后方差回到 1 附近，与 d_k 无关。",
+        "下图是实测的方差（每个 d_k 抽 {draws} 对随机向量，随机种子 {seed}），虚线是 y = d_k；"
+        "除以 √d_k 之后方差回到 1 附近，与 d_k 无关。",
         "en": "When every component of q and k is random with mean 0 and variance 1, the dot product q·k is a sum of "
-              "d_k products, so its variance is d_k. The chart shows the measured variance ({draws} random pairs per "
-              "d_k, seed {seed}) against the dashed line y = d_k; divided by √d_k the variance is back near 1, "
-              "whatever d_k is.",
+        "d_k products, so its variance is d_k. The chart shows the measured variance ({draws} random pairs per "
+        "d_k, seed {seed}) against the dashed line y = d_k; divided by √d_k the variance is back near 1, "
+        "whatever d_k is.",
     },
     "softmax.scale.variance_now": {
         "zh": "当前 d_k = {d_k}：实测 Var(q·k) = {var:.2f}（理论值 {d_k}），除以 √d_k 后为 {scaled:.3f}。",
         "en": "At the current d_k = {d_k}: measured Var(q·k) = {var:.2f} (theory {d_k}); divided by √d_k it is "
-              "{scaled:.3f}.",
+        "{scaled:.3f}.",
     },
     "softmax.scale.chart.measured": {"zh": "实测 Var(q·k)", "en": "measured Var(q·k)"},
     "softmax.scale.chart.line": {"zh": "y = d_k", "en": "y = d_k"},
@@ -90,10 +104,10 @@ STRINGS = {
     "softmax.scale.chart.title": {"zh": "点积的方差随 d_k 增长", "en": "The dot product's variance grows with d_k"},
     "softmax.scale.row": {
         "zh": "同一行注意力分数 q·k 分别除以 1、√d_k 和 d_k 后做 softmax。分数的差距越大，softmax 越接近独热（饱和）："
-              "几乎所有权重都落在一个键上，梯度几乎为零，模型很难再学。",
+        "几乎所有权重都落在一个键上，梯度几乎为零，模型很难再学。",
         "en": "One row of raw scores q·k, divided by 1, by √d_k and by d_k, then through the softmax. The wider the "
-              "scores spread, the closer the softmax is to one-hot (saturated): almost all the weight on one key, "
-              "the gradient almost zero, so the model can hardly learn any more.",
+        "scores spread, the closer the softmax is to one-hot (saturated): almost all the weight on one key, "
+        "the gradient almost zero, so the model can hardly learn any more.",
     },
     "softmax.scale.col.divisor": {"zh": "除以", "en": "divided by"},
     "softmax.scale.col.value": {"zh": "除数的值", "en": "divisor"},
@@ -104,58 +118,61 @@ STRINGS = {
     "softmax.scale.col.mean_max": {"zh": "平均最大权重", "en": "mean largest weight"},
     "softmax.scale.table_about": {
         "zh": "熵：0 表示独热，ln(可见键数) = {max_entropy:.3f} 表示均匀。梯度大小是 softmax 雅可比矩阵 "
-              "J = diag(p) − p pᵀ 的 Frobenius 范数：分数的微小变化还能让权重变化多少。后两列是当前运行所有头、所有行的平均。",
+        "J = diag(p) − p pᵀ 的 Frobenius 范数：分数的微小变化还能让权重变化多少。后两列是当前运行所有头、所有行的平均。",
         "en": "Entropy: 0 is one-hot, ln(visible keys) = {max_entropy:.3f} is uniform. Gradient size is the Frobenius "
-              "norm of the softmax Jacobian J = diag(p) − p pᵀ: how much a small change of a score still moves the "
-              "weights. The last two columns average over every head and row of the current run.",
+        "norm of the softmax Jacobian J = diag(p) − p pᵀ: how much a small change of a score still moves the "
+        "weights. The last two columns average over every head and row of the current run.",
     },
     "softmax.scale.order": {
         "zh": "熵的顺序：÷1（{e1:.3f}）≤ ÷√d_k（{e2:.3f}）≤ ÷d_k（{e3:.3f}）。不缩放时最饱和，除以 d_k 时又太平，"
-              "除以 √d_k 让分数的方差回到 1。",
+        "除以 √d_k 让分数的方差回到 1。",
         "en": "Entropy order: ÷1 ({e1:.3f}) ≤ ÷√d_k ({e2:.3f}) ≤ ÷d_k ({e3:.3f}). Unscaled is the most saturated, "
-              "÷d_k flattens too much, ÷√d_k brings the scores' variance back to 1.",
+        "÷d_k flattens too much, ÷√d_k brings the scores' variance back to 1.",
     },
     "softmax.scale.order_broken": {
         "zh": "这一行的熵不按 ÷1 ≤ ÷√d_k ≤ ÷d_k 排列（{e1:.3f}, {e2:.3f}, {e3:.3f}）：只有一个可见键或分数几乎相等时会这样。",
         "en": "This row's entropies do not order as ÷1 ≤ ÷√d_k ≤ ÷d_k ({e1:.3f}, {e2:.3f}, {e3:.3f}): it happens "
-              "when one key is visible or the scores are nearly equal.",
+        "when one key is visible or the scores are nearly equal.",
     },
     "softmax.scale.try_big": {
         "zh": "在这里 ÷1 的最大权重只有 {top:.2f}：d_k = {d_k} 时原始分数还不算大。把 d_model 调到 512、h 调到 1 或 8"
-              "（d_k = 512 或 64）再看：不缩放的那一行几乎是独热的，÷√d_k 的那一行仍然分散。",
+        "（d_k = 512 或 64）再看：不缩放的那一行几乎是独热的，÷√d_k 的那一行仍然分散。",
         "en": "Here the ÷1 row's largest weight is only {top:.2f}: at d_k = {d_k} the raw scores are not large yet. Set "
-              "d_model to 512 and h to 1 or 8 (d_k = 512 or 64) and look again: the unscaled row is almost one-hot "
-              "while the ÷√d_k row stays spread out.",
+        "d_model to 512 and h to 1 or 8 (d_k = 512 or 64) and look again: the unscaled row is almost one-hot "
+        "while the ÷√d_k row stays spread out.",
     },
-    "softmax.scale.d_k_1": {"zh": "d_k = 1：三个除数都是 1，三行完全相同。把 d_model 调大或把 h 调小试试。",
-                            "en": "d_k = 1: all three divisors are 1 and the rows are the same. Raise d_model or "
-                                  "lower h to see them differ."},
-    "softmax.scale.blocked": {"zh": "掩码屏蔽了这一行的所有键：三种缩放都得到均匀权重（每格都是 −1e9）。",
-                              "en": "The mask blocks every key of this row: all three give uniform weights "
-                                    "(every cell is −1e9)."},
+    "softmax.scale.d_k_1": {
+        "zh": "d_k = 1：三个除数都是 1，三行完全相同。把 d_model 调大或把 h 调小试试。",
+        "en": "d_k = 1: all three divisors are 1 and the rows are the same. Raise d_model or "
+        "lower h to see them differ.",
+    },
+    "softmax.scale.blocked": {
+        "zh": "掩码屏蔽了这一行的所有键：三种缩放都得到均匀权重（每格都是 −1e9）。",
+        "en": "The mask blocks every key of this row: all three give uniform weights (every cell is −1e9).",
+    },
     "softmax.scale.check": {
         "zh": "检查：÷√d_k 这一行与模型自己的注意力权重 trace.weights 的最大差 = {diff:.2e}。",
         "en": "Check: the ÷√d_k row against the model's own attention weights trace.weights, max |difference| = "
-              "{diff:.2e}.",
+        "{diff:.2e}.",
     },
     # 2. Why subtract the max
     "softmax.max.title": {"zh": "2. 为什么要先减去最大值", "en": "2. Why subtract the max"},
     "softmax.max.intro": {
         "zh": "三种 softmax，数学上相等。朴素的直接算 exp(s)，分数一大 exp 就溢出成 inf，inf/inf 得到 NaN。"
-              "安全的先减去这一行的最大值 m，最大的 exp 正好是 1。在线的只扫一遍键，边走边记住目前的最大值 m "
-              "和归一化因子 l，遇到更大的值时用 exp(m_old − m_new) 把已经累加的部分重新缩放——这正是 FlashAttention 用的办法。",
+        "安全的先减去这一行的最大值 m，最大的 exp 正好是 1。在线的只扫一遍键，边走边记住目前的最大值 m "
+        "和归一化因子 l，遇到更大的值时用 exp(m_old − m_new) 把已经累加的部分重新缩放——这正是 FlashAttention 用的办法。",
         "en": "Three softmaxes, equal in exact maths. The naive one takes exp(s) as it is: a large score overflows "
-              "exp to inf, and inf/inf is NaN. The safe one subtracts the row's maximum m first, so the largest exp "
-              "is exactly 1. The online one makes one pass over the keys, keeping the running maximum m and "
-              "normaliser l, and rescales what it has summed by exp(m_old − m_new) whenever a larger score comes: "
-              "the trick FlashAttention uses.",
+        "exp to inf, and inf/inf is NaN. The safe one subtracts the row's maximum m first, so the largest exp "
+        "is exactly 1. The online one makes one pass over the keys, keeping the running maximum m and "
+        "normaliser l, and rescales what it has summed by exp(m_old − m_new) whenever a larger score comes: "
+        "the trick FlashAttention uses.",
     },
     "softmax.max.row": {
         "zh": "这一行是模型的 softmax 实际看到的输入（已除以 √d_k，被屏蔽的键为 −1e9），乘以 {gain}。"
-              "倍数 1 时最大的可见分数是 {row_max:.3f}；exp 在 float32 中超过 {t32:.2f}、在 float16 中超过 {t16:.2f} 就溢出。",
+        "倍数 1 时最大的可见分数是 {row_max:.3f}；exp 在 float32 中超过 {t32:.2f}、在 float16 中超过 {t16:.2f} 就溢出。",
         "en": "This row is what the model's softmax sees (already ÷√d_k, blocked keys −1e9), times {gain}. At gain 1 "
-              "its largest visible score is {row_max:.3f}; exp overflows above {t32:.2f} in float32 and {t16:.2f} in "
-              "float16.",
+        "its largest visible score is {row_max:.3f}; exp overflows above {t32:.2f} in float32 and {t16:.2f} in "
+        "float16.",
     },
     "softmax.max.breaks_from": {
         "zh": "在这一行上，朴素 softmax 从倍数 {g32} 起在 float32 中出错，从倍数 {g16} 起在 float16 中出错。",
@@ -165,22 +182,22 @@ STRINGS = {
     "softmax.max.naive_ok": {
         "zh": "{dtype}：没有溢出（最大分数 {top:.3f} < {thr:.2f}），朴素 softmax 与精确值的最大差 {diff:.2e}。",
         "en": "{dtype}: no overflow (largest score {top:.3f} < {thr:.2f}); naive vs exact softmax, max |difference| "
-              "{diff:.2e}.",
+        "{diff:.2e}.",
     },
     "softmax.max.naive_broken": {
         "zh": "{dtype}：exp(s) 在 {n} 个键上溢出成 inf（s > {thr:.2f}），朴素 softmax 得到 {nan} 个 NaN、{zero} 个被错误地变成 0 的权重。",
         "en": "{dtype}: exp(s) overflows to inf at {n} keys (s > {thr:.2f}); the naive softmax gives {nan} NaN and "
-              "{zero} weights wrongly wiped to 0.",
+        "{zero} weights wrongly wiped to 0.",
     },
     "softmax.max.sum_overflow": {
         "zh": "{dtype}：单个 exp 都没溢出，但它们的和超过了 {dtype} 的最大值：朴素 softmax 的权重全被压成 0。",
         "en": "{dtype}: no single exp overflows, but their sum passes {dtype}'s largest number: the naive weights "
-              "are all crushed to 0.",
+        "are all crushed to 0.",
     },
     "softmax.max.scores_inf": {
         "zh": "{dtype}：放大后的分数本身已经超过 {dtype} 能表示的最大数（65504），连分数都是 inf。",
         "en": "{dtype}: the scaled scores themselves exceed the largest {dtype} number (65504): the scores are inf "
-              "before any exp.",
+        "before any exp.",
     },
     "softmax.max.safe_ok": {
         "zh": "安全 softmax 与精确值最大差 {safe:.2e}，在线 softmax {online:.2e}（容差 {tol:.1e}）。",
@@ -193,7 +210,7 @@ STRINGS = {
     "softmax.max.blocked": {
         "zh": "掩码屏蔽了这一行的所有键：float32 中每格 −1e9，权重均匀；float16 中 −1e9 变成 −inf，三种方法都得到 NaN。",
         "en": "The mask blocks every key of this row: in float32 every cell is −1e9 and the weights are uniform; in "
-              "float16 −1e9 becomes −inf and all three give NaN.",
+        "float16 −1e9 becomes −inf and all three give NaN.",
     },
     "softmax.max.col.key": {"zh": "键", "en": "key"},
     "softmax.max.col.exact": {"zh": "精确（float64）", "en": "exact (float64)"},
@@ -205,30 +222,33 @@ STRINGS = {
     "softmax.max.table_about": {
         "zh": "每行一个键（按在线扫描的顺序）：被屏蔽的键标 ✕。m 和 l 是在线 softmax 扫过这个键之后的值。",
         "en": "One line per key (in the online pass's order); blocked keys are marked ✕. m and l are the online "
-              "softmax's values after it has read that key.",
+        "softmax's values after it has read that key.",
     },
     # 3. Tile by tile
-    "softmax.tiles.title": {"zh": "3. 一块一块地算：FlashAttention 的前向", "en": "3. Tile by tile: FlashAttention's forward pass"},
+    "softmax.tiles.title": {
+        "zh": "3. 一块一块地算：FlashAttention 的前向",
+        "en": "3. Tile by tile: FlashAttention's forward pass",
+    },
     "softmax.tiles.intro": {
         "zh": "查询按 block_q 行分块，键和值按 block_k 行分块。对每个（查询块, 键块）只算一小块注意力分数 S，"
-              "用在线 softmax 的 m、l 更新每一行，把 P·V 累加进未归一化的输出 acc；一个查询块的所有键块都算完后，"
-              "输出 O = acc / l。整个 T×T 矩阵从来没有出现过。因果掩码下，完全被屏蔽的块直接跳过。",
+        "用在线 softmax 的 m、l 更新每一行，把 P·V 累加进未归一化的输出 acc；一个查询块的所有键块都算完后，"
+        "输出 O = acc / l。整个 T×T 矩阵从来没有出现过。因果掩码下，完全被屏蔽的块直接跳过。",
         "en": "Queries are cut into tiles of block_q rows, keys and values into tiles of block_k rows. For each "
-              "(query tile, key tile) only a small tile of scores S is computed; the online softmax's m and l "
-              "update each row, and P·V is added into the unnormalised output acc; once a query tile has seen "
-              "all its key tiles, its output is O = acc / l. The T×T matrix never exists. Under a causal mask, "
-              "tiles that are fully blocked are skipped.",
+        "(query tile, key tile) only a small tile of scores S is computed; the online softmax's m and l "
+        "update each row, and P·V is added into the unnormalised output acc; once a query tile has seen "
+        "all its key tiles, its output is O = acc / l. The T×T matrix never exists. Under a causal mask, "
+        "tiles that are fully blocked are skipped.",
     },
     "softmax.tiles.now": {
         "zh": "第 **{step} / {n}** 步：查询块 {i}（行 {q0}–{q1}）× 键块 {j}（键 {k0}–{k1}）。"
-              "共 {tiles} 块，跳过 {skipped} 块（到这一步之前跳过了 {skipped_before} 块）。",
+        "共 {tiles} 块，跳过 {skipped} 块（到这一步之前跳过了 {skipped_before} 块）。",
         "en": "Step **{step} of {n}**: query tile {i} (rows {q0}–{q1}) × key tile {j} (keys {k0}–{k1}). "
-              "{tiles} tiles in all, {skipped} skipped ({skipped_before} of them before this step).",
+        "{tiles} tiles in all, {skipped} skipped ({skipped_before} of them before this step).",
     },
     "softmax.tiles.scores_about": {
         "zh": "完整的注意力分数矩阵只是为了看清楚才画出来：当前块加粗框，跳过的块以灰框标出，被掩码屏蔽的格子是灰色的。",
         "en": "The full score matrix is drawn only so you can see where you are: the current tile is outlined, the "
-              "skipped tiles are framed in grey, and the cells the mask blocks are grey.",
+        "skipped tiles are framed in grey, and the cells the mask blocks are grey.",
     },
     "softmax.tiles.rows_title": {"zh": "这一块各行的 m 和 l", "en": "This tile's rows: m and l"},
     "softmax.tiles.col.row": {"zh": "行（查询）", "en": "row (query)"},
@@ -236,43 +256,46 @@ STRINGS = {
     "softmax.tiles.col.m_new": {"zh": "m_new", "en": "m_new"},
     "softmax.tiles.col.rescale": {"zh": "exp(m_old − m_new)", "en": "exp(m_old − m_new)"},
     "softmax.tiles.col.l": {"zh": "l", "en": "l"},
-    "softmax.tiles.writes": {"zh": "这是查询块 {i} 的最后一个键块：这几行的输出 O = acc / l 写出。",
-                             "en": "This is query tile {i}'s last key tile: its rows' output O = acc / l is written."},
+    "softmax.tiles.writes": {
+        "zh": "这是查询块 {i} 的最后一个键块：这几行的输出 O = acc / l 写出。",
+        "en": "This is query tile {i}'s last key tile: its rows' output O = acc / l is written.",
+    },
     "softmax.tiles.output_about": {
         "zh": "已写出的行是最终结果，正在算的行显示当前的 acc / l，还没开始的行是空的。",
         "en": "Written rows are final, the rows being computed show acc / l so far, rows not started yet are empty.",
     },
-    "softmax.tiles.result_later": {"zh": "走到最后一步（第 {n} 步），这里会把分块结果与普通路径并排比较。",
-                                   "en": "At the last step (step {n}) the tiled result appears here beside the "
-                                         "plain path's."},
+    "softmax.tiles.result_later": {
+        "zh": "走到最后一步（第 {n} 步），这里会把分块结果与普通路径并排比较。",
+        "en": "At the last step (step {n}) the tiled result appears here beside the plain path's.",
+    },
     "softmax.tiles.equal": {
         "zh": "分块结果与普通路径相同：这个头的最大差 {head:.2e}，所有 {h} 个头 {all:.2e}，与 PyTorch 的 "
-              "F.scaled_dot_product_attention 相比 {sdpa:.2e}，最后的 l 与未归一化权重的行和的相对差 {l:.2e}（容差 {tol:.0e}）。"
-              "处理了 {steps} 块，跳过 {skipped} 块。",
+        "F.scaled_dot_product_attention 相比 {sdpa:.2e}，最后的 l 与未归一化权重的行和的相对差 {l:.2e}（容差 {tol:.0e}）。"
+        "处理了 {steps} 块，跳过 {skipped} 块。",
         "en": "The tiled result equals the plain path: this head max |difference| {head:.2e}, all {h} heads "
-              "{all:.2e}, against PyTorch's F.scaled_dot_product_attention {sdpa:.2e}, the last l against the row sums "
-              "of the unnormalised weights (relative) {l:.2e} (tolerance {tol:.0e}). {steps} tiles processed, "
-              "{skipped} skipped.",
+        "{all:.2e}, against PyTorch's F.scaled_dot_product_attention {sdpa:.2e}, the last l against the row sums "
+        "of the unnormalised weights (relative) {l:.2e} (tolerance {tol:.0e}). {steps} tiles processed, "
+        "{skipped} skipped.",
     },
     "softmax.tiles.not_equal": {
         "zh": "分块结果与普通路径不同：这个头 {head:.2e}，所有头 {all:.2e}，SDPA {sdpa:.2e}，l {l:.2e}（容差 {tol:.0e}）。",
         "en": "The tiled result differs from the plain path: this head {head:.2e}, all heads {all:.2e}, SDPA "
-              "{sdpa:.2e}, l {l:.2e} (tolerance {tol:.0e}).",
+        "{sdpa:.2e}, l {l:.2e} (tolerance {tol:.0e}).",
     },
     "softmax.tiles.traffic": {
         "zh": "到这一步为止从内存读写的数：Q {read_q:,}，K {read_k:,}，V {read_v:,}，写出 O {write_o:,}。",
         "en": "Numbers moved to and from memory up to this step: Q {read_q:,}, K {read_k:,}, V {read_v:,}, "
-              "O written {write_o:,}.",
+        "O written {write_o:,}.",
     },
     "softmax.mem.title": {"zh": "内存：最大的中间结果", "en": "Memory: the largest intermediate"},
     "softmax.mem.about": {
         "zh": "普通路径要存下每个头完整的 T×T 注意力分数（float32，每个数 4 字节）；分块路径一次只存一块 "
-              "block_q × block_k。下表用当前的 d_k = {d_k}、h = {h} 和块大小 {bq} × {bk}，对当前的 T 和长上下文计算。"
-              "读写量按每个头计：分块路径每个查询块都要把 K、V 重读一遍，块越大，重读越少。",
+        "block_q × block_k。下表用当前的 d_k = {d_k}、h = {h} 和块大小 {bq} × {bk}，对当前的 T 和长上下文计算。"
+        "读写量按每个头计：分块路径每个查询块都要把 K、V 重读一遍，块越大，重读越少。",
         "en": "The plain path stores every head's full T×T scores (float32, 4 bytes a number); the tiled path "
-              "holds one block_q × block_k tile at a time. The table uses the current d_k = {d_k}, h = {h} and "
-              "blocks {bq} × {bk}, at the current T and at long contexts. Traffic is per head: the tiled path "
-              "reads K and V again for every query tile, so larger blocks reread less.",
+        "holds one block_q × block_k tile at a time. The table uses the current d_k = {d_k}, h = {h} and "
+        "blocks {bq} × {bk}, at the current T and at long contexts. Traffic is per head: the tiled path "
+        "reads K and V again for every query tile, so larger blocks reread less.",
     },
     "softmax.mem.col.T": {"zh": "T", "en": "T"},
     "softmax.mem.col.scores": {"zh": "T×T 分数（每个头）", "en": "T×T scores (one head)"},
@@ -289,36 +312,36 @@ STRINGS = {
     # dot_variance also expr = "q·k / √d_k" if params["scaled"] else "q·k".
     "softmax.quiz.causal_skipped.prompt": {
         "zh": "T = {T} 个标记，因果掩码，查询块 block_q = {block_q} 行，键块 block_k = {block_k} 行。"
-              "分块前向计算会整块跳过多少个（查询块, 键块）？",
+        "分块前向计算会整块跳过多少个（查询块, 键块）？",
         "en": "T = {T} tokens, a causal mask, query tiles of block_q = {block_q} rows and key tiles of block_k = "
-              "{block_k}. How many (query tile, key tile) pairs does the tiled forward pass skip entirely?",
+        "{block_k}. How many (query tile, key tile) pairs does the tiled forward pass skip entirely?",
     },
     "softmax.quiz.causal_skipped.why": {
         "zh": "键块的第一个键在查询块最后一个查询之后时，整块都被屏蔽：{total} 块中跳过 {answer} 块，处理 {processed} 块。",
         "en": "A tile whose first key comes after its last query is fully blocked: {answer} of the {total} tiles are "
-              "skipped, {processed} processed.",
+        "skipped, {processed} processed.",
     },
     "softmax.quiz.tile_count.prompt": {
         "zh": "T = {T}，block_q = {block_q}，block_k = {block_k}，没有掩码：一共有多少个（查询块, 键块）？（T 不一定能被块大小整除。）",
         "en": "T = {T}, block_q = {block_q}, block_k = {block_k}, no mask: how many (query tile, key tile) pairs are "
-              "there? (T need not divide by the block sizes.)",
+        "there? (T need not divide by the block sizes.)",
     },
     "softmax.quiz.tile_count.why": {
         "zh": "⌈T / block_q⌉ × ⌈T / block_k⌉ = {n_q_tiles} × {n_k_tiles} = {answer}：每个方向最后一块短一些。",
         "en": "⌈T / block_q⌉ × ⌈T / block_k⌉ = {n_q_tiles} × {n_k_tiles} = {answer}: the last tile of each axis "
-              "is shorter.",
+        "is shorter.",
     },
     "softmax.quiz.entropy_order.prompt": {
         "zh": "d_k = {d_k} 时，把同一行注意力分数分别除以 1、√d_k、d_k 后做 softmax。按熵从低（最接近独热）到高排列这三种。",
         "en": "At d_k = {d_k}, one row of scores is divided by 1, by √d_k and by d_k, then put through the softmax. "
-              "Order the three from the lowest entropy (most one-hot) to the highest.",
+        "Order the three from the lowest entropy (most one-hot) to the highest.",
     },
     "softmax.quiz.entropy_order.why": {
         "zh": "÷1 < ÷√d_k < ÷d_k：除数越大，分数的差距越小，softmax 越平。当前运行（头 {head}，第 {row} 行，d_k = {run_d_k}）"
-              "的熵依次是 {e1:.3f}、{e2:.3f}、{e3:.3f}。",
+        "的熵依次是 {e1:.3f}、{e2:.3f}、{e3:.3f}。",
         "en": "÷1 < ÷√d_k < ÷d_k: the larger the divisor, the smaller the spread of the scores and the flatter the "
-              "softmax. In the current run (head {head}, row {row}, d_k = {run_d_k}) the entropies are {e1:.3f}, "
-              "{e2:.3f}, {e3:.3f}.",
+        "softmax. In the current run (head {head}, row {row}, d_k = {run_d_k}) the entropies are {e1:.3f}, "
+        "{e2:.3f}, {e3:.3f}.",
     },
     "softmax.quiz.overflow_threshold.prompt": {
         "zh": "在 {dtype} 中，分数 s 超过多少时 exp(s) 会溢出成 inf？（误差 {slack} 以内算对）",
@@ -327,26 +350,26 @@ STRINGS = {
     "softmax.quiz.overflow_threshold.why": {
         "zh": "{dtype} 能表示的最大数是 {max:.6g}，所以 s > ln({max:.6g}) ≈ {answer} 时 exp(s) 溢出。安全的 softmax 先减去最大值，永远不会走到这里。",
         "en": "The largest {dtype} number is {max:.6g}, so exp(s) overflows once s > ln({max:.6g}) ≈ {answer}. The "
-              "safe softmax subtracts the maximum first and never gets there.",
+        "safe softmax subtracts the maximum first and never gets there.",
     },
     "softmax.quiz.dot_variance.prompt": {
         "zh": "q 和 k 各有 d_k = {d_k} 个独立分量，每个分量均值 0、方差 1。{expr} 的方差是多少？",
         "en": "q and k each have d_k = {d_k} independent components with mean 0 and variance 1. What is the "
-              "variance of {expr}?",
+        "variance of {expr}?",
     },
     "softmax.quiz.dot_variance.why": {
         "zh": "q·k 是 d_k 个方差为 1 的独立乘积之和，方差为 d_k = {d_k}；除以 √d_k 后方差为 1。答案：{answer}。",
         "en": "q·k is a sum of d_k independent products of variance 1, so its variance is d_k = {d_k}; divided by "
-              "√d_k it is 1. Answer: {answer}.",
+        "√d_k it is 1. Answer: {answer}.",
     },
     "softmax.quiz.score_bytes.prompt": {
         "zh": "对 T = {T:,} 个标记做自注意力，float32（每个数 {bytes_per_number} 字节）：一个头的 T×T 注意力分数矩阵占多少字节？",
         "en": "Self-attention over T = {T:,} tokens in float32 ({bytes_per_number} bytes a number): how many bytes "
-              "does one head's T×T score matrix take?",
+        "does one head's T×T score matrix take?",
     },
     "softmax.quiz.score_bytes.why": {
         "zh": "T × T × {bytes_per_number} = {answer:,} 字节。分块（FlashAttention）的内核从不存下它，一次只存一块。",
         "en": "T × T × {bytes_per_number} = {answer:,} bytes. A tiled (FlashAttention) kernel never stores it, only "
-              "one tile at a time.",
+        "one tile at a time.",
     },
 }

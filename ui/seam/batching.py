@@ -59,13 +59,13 @@ def install() -> bool:
     AppSession.flush_browser_queue = flush_browser_queue
     enqueue = getattr(AppSession, "_enqueue_forward_msg", None)
     if enqueue is not None:
+
         def _enqueue_forward_msg(self, msg):
             # While a run's messages are being held, waking the send loop for each one only makes it find
             # nothing to send (and take the GIL from the script 40 times a step); the first message's timer
             # and the run's last message (sent after the run is no longer running) wake it.
             started = getattr(self, "_al_run_started", None)
-            if (getattr(self, "_state", None) is running and started is not None
-                    and time.monotonic() - started < HOLD_S):
+            if getattr(self, "_state", None) is running and started is not None and time.monotonic() - started < HOLD_S:
                 self._browser_queue.enqueue(msg)
                 return
             enqueue(self, msg)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from urllib.parse import urlparse
 
-LOOPBACK = {"localhost", "0.0.0.0", "127.0.0.1"}  # noqa: S104  (as Streamlit's list)
+LOOPBACK = {"localhost", "0.0.0.0", "127.0.0.1"}
 
 
 def origin_allowed(origin: str | None, host: str | None) -> bool:

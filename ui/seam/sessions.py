@@ -70,5 +70,4 @@ def stored_sessions() -> list:
 
 
 def active_sessions() -> list:
-    return [info.session for info in Runtime.instance()._session_mgr.list_active_sessions()] \
-        if Runtime.exists() else []
+    return [info.session for info in Runtime.instance()._session_mgr.list_active_sessions()] if Runtime.exists() else []
