@@ -107,9 +107,9 @@ def scale_section() -> None:
         r"\operatorname{Var}(q\cdot k)=\sum_{i=1}^{d_k}\operatorname{Var}(q_i k_i)=d_k"
         r"\qquad\operatorname{Var}\!\left(\frac{q\cdot k}{\sqrt{d_k}}\right)=1"
     )
-    vc = shared("soft_variance", (s.seed, s.d_k), lambda: L.variance_curve(s))
+    vc = shared("soft_variance", (s.d_k,), lambda: L.variance_curve(s))  # the same draws for every seed
     st.caption(t("softmax.scale.variance", draws=vc.draws, seed=vc.seed))
-    show_lines(lines.variance_chart(vc, t), name=f"qk-variance-seed{s.seed}", key="soft_variance_chart", t=t)
+    show_lines(lines.variance_chart(vc, t), name=f"qk-variance-seed{vc.seed}", key="soft_variance_chart", t=t)
     i = vc.current_index
     st.caption(
         t("softmax.scale.variance_now", d_k=s.d_k, var=float(vc.variance[i]), scaled=float(vc.scaled_variance[i]))

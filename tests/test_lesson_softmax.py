@@ -80,8 +80,15 @@ def test_the_lesson_imports_only_core_numpy_torch_lessons_heatmap_url_and_the_st
         "typing",
     }
     assert third_party == {"core", "lessons", "numpy", "torch"}
-    # the chart route's data types and the URL keys' declaration type
-    assert {n for n in names if n.startswith("lessons")} <= {"lessons", "lessons.heatmap", "lessons.url"}
+    # the chart route's data types, the URL keys' declaration type, the shared settings and their run
+    assert {n for n in names if n.startswith("lessons")} <= {
+        "lessons",
+        "lessons.heatmap",
+        "lessons.url",
+        "lessons.settings",
+        "lessons.scenario",
+        "lessons.tokens",
+    }
 
 
 # ---------------------------------------------------------------- URL keys
