@@ -10,7 +10,7 @@ listed by that table: its names, ranges and defaults are written once, there. Ke
 
 from __future__ import annotations
 
-from lessons import kv_cache, masks_lab, positions, softmax, walkthrough, why_heads
+from lessons import heads, kv_cache, masks_lab, positions, real_heads, softmax, walkthrough, why_heads
 from lessons.settings import SETTING_KEYS
 from lessons.url import UrlKey, names
 
@@ -26,7 +26,9 @@ EVERY_PAGE: tuple[str, ...] = SETTINGS + DISPLAY + (GRID,)
 # The pages whose lesson declares its keys (lessons/url.py's UrlKey: name, kind, range, default).
 DECLARED: dict[str, tuple[UrlKey, ...]] = {
     "walkthrough": walkthrough.URL_KEYS,
+    "heads": heads.URL_KEYS,
     "masks": masks_lab.URL_KEYS,
+    "real-model": real_heads.URL_KEYS,
     "why-heads": why_heads.URL_KEYS,
     "kv-cache": kv_cache.URL_KEYS,
     "softmax": softmax.URL_KEYS,
@@ -34,12 +36,13 @@ DECLARED: dict[str, tuple[UrlKey, ...]] = {
 }
 # Keys of a declaring page that it parses with a handler of its own (the lab's tab, its extra masks menu; the
 # grid is every page's, above).
-OWN_HANDLERS: dict[str, tuple[str, ...]] = {"masks": tuple(k for k in masks_lab.OWN_HANDLERS if k != GRID)}
+OWN_HANDLERS: dict[str, tuple[str, ...]] = {
+    "masks": tuple(k for k in masks_lab.OWN_HANDLERS if k != GRID),
+    "real-model": ("real_text", "real_off"),  # free text and a set of heads: kinds lessons/url does not parse
+}
 # Each page's own keys (its url_path as in app.py's PAGES; "" is home): a declaring page's are its table's names.
 PAGE_KEYS: dict[str, tuple[str, ...]] = {
     "": (),
-    "heads": ("heads_tab",),
-    "real-model": ("real_text", "real_tab", "real_layer", "real_head", "real_hide", "real_off"),
     "quiz": ("quiz_q",),
     **{page: names(keys) + OWN_HANDLERS.get(page, ()) for page, keys in DECLARED.items()},
 }

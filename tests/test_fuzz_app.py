@@ -60,7 +60,7 @@ def url_keys(path: Path) -> set[str]:
     }
     names = {}  # GRID_KEY = "masks_grid", key = f"masks_len{b}": keys passed by name
     for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("core"):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(("core", "lessons")):
             import importlib
 
             module = importlib.import_module(node.module)  # from lessons.export import GRID_PARAM
