@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import sys
@@ -39,6 +40,7 @@ from urllib.parse import urlencode
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "tests"))  # tests/servers.py: how the tests and benchmarks start the app
 
 import i18n
 from lessons.settings import head_choices
@@ -256,9 +258,13 @@ async def run_explorers(server, n: int, duration: float, pause: float) -> dict:
     return results
 
 
+def load_average() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
 def run_new_settings_benchmark(n: int = 40, duration: float = 90.0, pause: float = 2.0) -> list[str]:
     """n sessions exploring new settings on the masks lab and the walkthrough at 512/16/32; returns missed targets."""
-    from bench_browser import SERVE, Server, load_average
+    from servers import SERVE, Server
 
     server = Server(SERVE, timeout=120)
     try:
@@ -302,7 +308,7 @@ def run_new_settings_benchmark(n: int = 40, duration: float = 90.0, pause: float
 
 def run_sessions_benchmark(n: int = 40, steps: int = 6, pause: float = 2.0, quick: bool = False) -> list[str]:
     """Start a fresh app server, run n concurrent sessions, print a summary; returns the missed targets."""
-    from bench_browser import SERVE, Server, load_average
+    from servers import SERVE, Server
 
     steps = 4 if quick else steps
     server = Server(SERVE, timeout=120)
