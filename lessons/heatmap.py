@@ -132,6 +132,11 @@ def readonly(values: torch.Tensor | npt.ArrayLike) -> np.ndarray:
     return a
 
 
+def axis_labels(tokens: Sequence[str]) -> tuple[str, ...]:
+    """'3:cat': position and token, so repeated tokens stay distinct on an axis and in a table's header."""
+    return tuple(f"{i}:{tok}" for i, tok in enumerate(tokens))
+
+
 def value_range(role: str, arrays: Sequence[npt.ArrayLike]) -> tuple[float, float]:
     """The colour range a role implies: 0..1 for weights and masks, -1..1 for similarity, symmetric about
     0 over the finite values for signed, 0..max for state."""
@@ -147,4 +152,4 @@ def value_range(role: str, arrays: Sequence[npt.ArrayLike]) -> tuple[float, floa
     return -(top or 1.0), (top or 1.0)
 
 
-__all__ = ["ROLES", "Heatmap", "Mark", "Panel", "Rect", "Selection", "Text", "readonly", "text", "value_range"]
+__all__ = ["ROLES", "Heatmap", "Mark", "Panel", "Rect", "Selection", "Text", "axis_labels", "readonly", "text", "value_range"]
