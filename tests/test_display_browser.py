@@ -96,6 +96,7 @@ def test_svg_setting_makes_the_camera_button_save_a_real_svg(page, server):
         # the all-steps view draws one step's tensors; with the cell's charts on: mask grid, scores, three of the cell
         ("walkthrough", dict(walk_view="all", walk_step="mask", mask="causal", walk_cellcharts="true", seq_len=5), 5),
         ("heads", dict(seq_len=5, heads_tab="single"), 2),
+        ("heads", dict(seq_len=5, heads_tab="cost"), 2),  # plotly's bar charts (ui/heads_charts): its camera button
         ("masks", dict(mask="custom", seq_len=5), 1),  # mask | scores | weights: one chart per section
         ("masks", dict(masks_tab="polarity", seq_len=5), 2),
         ("real-model", dict(), 1),  # one chart per section (real_tab)
@@ -175,6 +176,70 @@ def test_keyboard_turns_on_cell_numbers_and_the_link_carries_them(page, server):
     wait_idle(page)
     expect(page).to_have_url(re.compile(r"cell_numbers=true"))
     page.wait_for_function("(a) => a[0].__alChart.drawn.includes(a[1])", arg=[chart.element_handle(), number])
+
+
+# The texts a chart painted that are cell numbers: 2 decimals (static/heatmaps.js cellNumber for |v| < 10), the
+# colour bar's ticks left out; and the font size paintNumbers would choose (it prints nothing under 8 px; `cell` is
+# its cellNumber).
+CELL_NUMBERS = r"""box => { const c = box.__alChart, g = c.g, ticks = new Set(g.ticks.map(String));
+  const dec = c.header.decimals, cell = v => !Number.isFinite(v) ? (Number.isNaN(v) ? "" : "-inf")
+    : Math.abs(v) >= 1e4 ? v.toExponential(0)
+    : v.toFixed(Math.min(dec, Math.abs(v) >= 100 ? 0 : Math.abs(v) >= 10 ? 1 : 2));
+  const longest = Math.max(1, ...c.panels.flatMap(p => [...p.values].map(v => cell(v).length)));
+  return {name: c.header.name, numbers: c.drawn.filter(t => /^-?\d+\.\d\d$/.test(t) && !ticks.has(t)),
+          size: Math.min(g.size, g.ch * 0.62, (g.cw - 2) / (longest * 0.58)), texts: c.drawn}; }"""
+
+
+def painted_numbers(page, name: str) -> dict:
+    """CELL_NUMBERS of the chart route's heatmap called `name` (its payload's header name)."""
+    charts = page.locator(".al-chart")  # (in the components' shadow roots: Playwright's CSS reaches them)
+    expect(charts.first).to_be_attached(timeout=60_000)
+    for _ in range(120):
+        for i in range(charts.count()):
+            chart = charts.nth(i)
+            if chart.evaluate("b => b.__alChart && b.__alChart.g ? b.__alChart.header.name : null") == name:
+                chart.scroll_into_view_if_needed()
+                return chart.evaluate(CELL_NUMBERS)
+        page.wait_for_timeout(500)
+    raise AssertionError(f"no chart {name}")
+
+
+def test_numbers_in_the_cells_skip_blocked_cells_and_cells_too_small_to_read(page, server):
+    """The renderer's rule (static/heatmaps.js paintNumbers): a number in every cell that is neither blocked nor
+    marked, in one font size per panel, and nothing when that size is under 8 px (hover and tables have them)."""
+    open_app(
+        page,
+        server,
+        "walkthrough",
+        lang="en",
+        walk_step="mask",
+        mask="causal",
+        d_model=64,
+        num_heads=4,
+        seq_len=5,
+        cell_numbers="true",
+    )
+    got = painted_numbers(page, "masked_scores")
+    run = scenario.run(Settings(64, 4, 5, "causal", 0, "en"))
+    kept = run.trace.masked_scores[0][:, ~run.trace.masked_scores[0, 0].le(-1e8)]  # (4 heads, 15 kept cells)
+    assert got["size"] >= 8 and len(got["numbers"]) == 4 * 15  # the 10 blocked cells of each head print nothing
+    assert not [t for t in got["texts"] if "e+" in t or "1000000000" in t]  # no -1e9 anywhere in the cells
+    assert sorted(got["numbers"]) == sorted(f"{float(v):.2f}" for v in kept.flatten())
+    # 32 tokens, 4 heads side by side: cells of a few px, no numbers (too small), though the option is on
+    open_app(
+        page,
+        server,
+        "walkthrough",
+        lang="en",
+        walk_step="softmax",
+        d_model=64,
+        num_heads=4,
+        seq_len=32,
+        cell_numbers="true",
+    )
+    got = painted_numbers(page, "weights")
+    assert got["size"] < 8 and got["numbers"] == []
+    assert [t for t in got["texts"] if t.startswith("head ")] == [f"head {h}" for h in range(4)]  # it did paint
 
 
 def test_keyboard_toggles_a_cell_of_the_hand_drawn_mask(page, server):
