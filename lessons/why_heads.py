@@ -43,6 +43,7 @@ import math
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -171,7 +172,7 @@ class WhyHeadsModel(nn.Module):
         x, values = self.inputs(tokens, marker)
         return self._logits(self.attention(x, x, values))
 
-    def forward_with_trace(self, tokens, marker) -> tuple[torch.Tensor, AttentionTrace]:
+    def forward_with_trace(self, tokens: torch.Tensor, marker: torch.Tensor) -> tuple[torch.Tensor, AttentionTrace]:
         x, values = self.inputs(tokens, marker)
         out, trace = self.attention.forward_with_trace(x, x, values)
         return self._logits(out), trace
@@ -221,9 +222,13 @@ def pattern_masses(weights: torch.Tensor, marker: torch.Tensor) -> tuple[torch.T
     return prev, mark
 
 
-def head_roles(prev_mass, marker_mass, threshold: float = MATCH_THRESHOLD) -> list[str | None]:
+def head_roles(
+    prev_mass: Sequence[float] | torch.Tensor,
+    marker_mass: Sequence[float] | torch.Tensor,
+    threshold: float = MATCH_THRESHOLD,
+) -> list[str | None]:
     """For each head, the relation it matches ('previous', 'marker') or None."""
-    roles = []
+    roles: list[str | None] = []
     for p, m in zip(list(map(float, prev_mass)), list(map(float, marker_mass))):
         best, mass = ("previous", p) if p >= m else ("marker", m)
         roles.append(best if mass >= threshold else None)
@@ -259,7 +264,9 @@ class RunResult:
 
 
 @torch.no_grad()
-def evaluate(model: WhyHeadsModel, *, num_heads: int, seed: int, steps: int, losses, seconds: float) -> RunResult:
+def evaluate(
+    model: WhyHeadsModel, *, num_heads: int, seed: int, steps: int, losses: Sequence[float], seconds: float
+) -> RunResult:
     model.eval()
     data = eval_batch()
     logits, trace = model.forward_with_trace(data.tokens, data.marker)
@@ -429,7 +436,7 @@ class ResultStore:
         self._lock = threading.Lock()
         self._training: OrderedDict[tuple, Trainer] = OrderedDict()
 
-    def trainer(self, key: tuple, make) -> Trainer:
+    def trainer(self, key: tuple, make: Callable[[], Trainer]) -> Trainer:
         """The one in-flight Trainer for `key`, made by make() when there is none: a second session asking
         for the same run gets the same trainer (a half-done one left by a stopped run is picked up too)."""
         with self._lock:
@@ -454,7 +461,13 @@ class ResultStore:
                 del self._training[key]
         return done
 
-    def run_shared(self, key: tuple, make, chunk: int, each=None) -> RunResult:
+    def run_shared(
+        self,
+        key: tuple,
+        make: Callable[[], Trainer],
+        chunk: int,
+        each: Callable[[Trainer], object] | None = None,
+    ) -> RunResult:
         """Train the run `key` to the end, sharing the work with every session asking for it at the same
         time: whoever holds the trainer advances it `chunk` steps, the others wait meanwhile; `each(trainer)`
         after every chunk (a page draws its progress). 40 students pressing Train cost one training."""
