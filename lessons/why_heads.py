@@ -146,7 +146,7 @@ class WhyHeadsModel(nn.Module):
         vocab: int = VOCAB,
         seq_len: int = SEQ_LEN,
         values: str = "token",
-    ):
+    ) -> None:
         super().__init__()
         if values not in VALUE_KINDS:
             raise ValueError(f"values must be one of {VALUE_KINDS}, got {values!r}")
@@ -301,7 +301,7 @@ class Trainer:
 
     def __init__(
         self, num_heads: int, seed: int, steps: int, *, values: str = "token", max_steps: int = STEP_CHOICES[-1]
-    ):
+    ) -> None:
         self.num_heads, self.seed, self.steps = int(num_heads), int(seed), int(steps)
         # Bounded work: at most the longest training the page offers (a benchmark may raise max_steps).
         check_range("steps", self.steps, 1, max_steps)
@@ -420,7 +420,10 @@ def single_head_story(single: RunResult) -> str:
 
 
 # ---------------------------------------------------------------- caching finished runs
-def cache_key(num_heads: int, seed: int, steps: int) -> tuple:
+CacheKey = tuple[int, int, int, int]  # (TASK_VERSION, num_heads, seed, steps)
+
+
+def cache_key(num_heads: int, seed: int, steps: int) -> CacheKey:
     return (TASK_VERSION, int(num_heads), int(seed), int(steps))
 
 
@@ -429,14 +432,14 @@ class ResultStore:
     `capacity` runs and `budget` bytes). Also the trainings in flight: one Trainer per key, shared by
     every session that asks for that run while it trains (`trainer`, `run_shared`)."""
 
-    def __init__(self, capacity: int = 300, budget: int = WHY_RESULTS_BYTES):
+    def __init__(self, capacity: int = 300, budget: int = WHY_RESULTS_BYTES) -> None:
         self.capacity, self.budget = capacity, budget
-        self._runs: OrderedDict[tuple, RunResult] = OrderedDict()
-        self._sizes: dict[tuple, int] = {}
+        self._runs: OrderedDict[CacheKey, RunResult] = OrderedDict()
+        self._sizes: dict[CacheKey, int] = {}
         self._lock = threading.Lock()
-        self._training: OrderedDict[tuple, Trainer] = OrderedDict()
+        self._training: OrderedDict[CacheKey, Trainer] = OrderedDict()
 
-    def trainer(self, key: tuple, make: Callable[[], Trainer]) -> Trainer:
+    def trainer(self, key: CacheKey, make: Callable[[], Trainer]) -> Trainer:
         """The one in-flight Trainer for `key`, made by make() when there is none: a second session asking
         for the same run gets the same trainer (a half-done one left by a stopped run is picked up too)."""
         with self._lock:
@@ -450,7 +453,7 @@ class ResultStore:
                     del self._training[old]
             return trainer
 
-    def finish(self, key: tuple, trainer: Trainer) -> RunResult:
+    def finish(self, key: CacheKey, trainer: Trainer) -> RunResult:
         """The finished run of `trainer`, evaluated and stored once (whoever gets here second reads it)."""
         with trainer.gate:
             done = self.get(key)
@@ -463,7 +466,7 @@ class ResultStore:
 
     def run_shared(
         self,
-        key: tuple,
+        key: CacheKey,
         make: Callable[[], Trainer],
         chunk: int,
         each: Callable[[Trainer], object] | None = None,
@@ -481,11 +484,11 @@ class ResultStore:
                 each(trainer)
         return self.finish(key, trainer)
 
-    def get(self, key: tuple) -> RunResult | None:
+    def get(self, key: CacheKey) -> RunResult | None:
         with self._lock:
             return self._runs.get(key)
 
-    def put(self, key: tuple, result: RunResult) -> RunResult:
+    def put(self, key: CacheKey, result: RunResult) -> RunResult:
         """Keep a finished run; returns the stored, frozen copy (what every session will read)."""
         if not result.complete:
             raise ValueError("only finished runs are cached")
