@@ -11,7 +11,9 @@ the other polarity (True = blocked) exists only for display and for the bug demo
 from __future__ import annotations
 
 import math
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 import torch
@@ -35,7 +37,7 @@ from lessons.heatmap import Heatmap, Mark, Panel, Text, axis_labels, readonly, t
 from lessons.scenario import PAD, default_custom_grid, padding_length
 from lessons.settings import Settings
 from lessons.tokens import tokens as sentence_tokens
-from lessons.url import UrlKey, setting
+from lessons.url import Env, UrlKey, setting
 
 PARTS = ("causal", "padding", "custom")  # the masks that can be combined (AND)
 EXTRA_PARTS = ("causal", "padding")  # offered on the page on top of the sidebar's kind
@@ -50,7 +52,7 @@ GRID_ACTIONS = ("all_on", "all_off", "causal", "invert")
 SECTIONS = ("grid", "row", "full", "polarity")  # the page's lazy tabs, in the order of a lesson
 
 
-def _T_k(env) -> int:
+def _T_k(env: Env) -> int:
     """The keys' length: the cross-attention slider's T_k, else the queries' (self-attention)."""
     return int(env["masks_tk"]) if env["masks_cross"] else env["settings"].seq_len
 
@@ -84,7 +86,7 @@ URL_KEY_NAMES = tuple(k.name for k in URL_KEYS)
 
 
 # ------------------------------------------------------------------ choices -> mask
-def mask_parts(kind: str, extra=()) -> tuple[str, ...]:
+def mask_parts(kind: str, extra: Iterable[str] | None = ()) -> tuple[str, ...]:
     """The masks combined for the sidebar kind plus the page's extra choices, in PARTS order."""
     chosen = {kind, *(extra or ())}
     return tuple(p for p in PARTS if p in chosen)
@@ -128,6 +130,8 @@ def edit_grid(text: str | None, T_q: int, T_k: int, action: str, cell: tuple[int
     elif action == "invert":
         grid = ~grid
     elif action == "toggle":
+        if cell is None:
+            raise ValueError("'toggle' needs the cell to toggle")
         r, c = cell
         if not (0 <= r < T_q and 0 <= c < T_k):
             raise ValueError(f"cell {cell} is outside the {T_q}x{T_k} grid")
@@ -138,14 +142,24 @@ def edit_grid(text: str | None, T_q: int, T_k: int, action: str, cell: tuple[int
     return mask_to_text(grid)
 
 
-def assemble_mask(parts, T_q: int, T_k: int, lengths=None, custom_grid: torch.Tensor | None = None):
+def assemble_mask(
+    parts: Collection[str],
+    T_q: int,
+    T_k: int,
+    lengths: Sequence[int] | None = None,
+    custom_grid: torch.Tensor | None = None,
+) -> torch.Tensor | None:
     """The keep-mask (seed convention) for the chosen parts, (B, 1, T_q, T_k) or None for no mask."""
-    pieces = []
+    pieces: list[torch.Tensor] = []
     if "causal" in parts:
         pieces.append(causal_mask(T_q, T_k))  # (1, 1, T_q, T_k)
     if "padding" in parts:
+        if lengths is None:
+            raise ValueError("a padding mask needs the real lengths")
         pieces.append(padding_mask_from_lengths(list(lengths), T_k))  # (B, 1, 1, T_k)
     if "custom" in parts:
+        if custom_grid is None:
+            raise ValueError("a custom mask needs its grid")
         pieces.append(custom_mask(custom_grid))  # (1, 1, T_q, T_k)
     mask = combine(*pieces)
     if mask is None:
@@ -179,7 +193,7 @@ class LabSetup:
     custom_grid: torch.Tensor | None = None  # (T_q, T_k) keep-grid (custom only)
     fill: str = "-1e9"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         """Sizes within core/limits.py, or a clear ValueError (the page clamps before it gets here)."""
         check_range("T_q", self.T_q, SEQ_LEN_MIN, SEQ_LEN_MAX)
         check_range("T_k", self.T_k, T_K_MIN, T_K_MAX)
@@ -217,7 +231,11 @@ def run_lab(settings: Settings, setup: LabSetup) -> LabRun:
     B, T_q, T_k = setup.batch, setup.T_q, setup.T_k
     if not setup.cross and T_q != T_k:
         raise ValueError(f"self-attention needs T_q == T_k, got {T_q} and {T_k}")
-    lengths = [min(max(int(n), 0), T_k) for n in setup.lengths] if "padding" in setup.parts else None
+    lengths: list[int] | None = None
+    if "padding" in setup.parts:
+        if setup.lengths is None:
+            raise ValueError("a padding mask needs the real lengths")
+        lengths = [min(max(int(n), 0), T_k) for n in setup.lengths]
     mask = assemble_mask(setup.parts, T_q, T_k, lengths, setup.custom_grid)
     model = build_model(settings.d_model, settings.num_heads, settings.seed, fill_value=FILL_VALUES[setup.fill])
     x = build_input(B, T_q, settings.d_model, settings.seed)  # (B, T_q, d_model); sequence 0 is the shared X
@@ -225,7 +243,8 @@ def run_lab(settings: Settings, setup: LabSetup) -> LabRun:
     with torch.no_grad():
         output, trace = model.forward_with_trace(x, kv, kv, mask)
     keep = full_grid(mask, B, T_q, T_k)  # (B, T_q, T_k)
-    q_labels, k_labels = [], []
+    q_labels: list[list[str]] = []
+    k_labels: list[list[str]] = []
     for b in range(B):
         q = _words(settings.lang, b * T_q, T_q)
         k = _words(other_lang(settings.lang), b * T_k, T_k) if setup.cross else list(q)
@@ -265,6 +284,18 @@ def blocked_cells_ok(run: LabRun) -> bool:
 
 
 # ------------------------------------------------------------------ the polarity bug
+class BugRow(TypedDict):
+    """One query's line of the polarity bug's table (PolarityBug.summary)."""
+
+    i: int
+    token: str
+    correct_past: float
+    correct_future: float
+    bug_past: float
+    bug_future: float
+    bug_nan: bool
+
+
 @dataclass(frozen=True)
 class PolarityBug:
     intended: torch.Tensor  # (T, T) the causal keep-grid
@@ -274,7 +305,7 @@ class PolarityBug:
     bug: torch.Tensor  # (h, T, T) weights with the wrong polarity
     labels: list[str]
 
-    def summary(self, head: int) -> list[dict]:
+    def summary(self, head: int) -> list[BugRow]:
         """Per query: weight on keys 0..i (past and itself) and on keys > i (future), right vs bug."""
         T = self.intended.shape[0]
         future = torch.ones(T, T, dtype=torch.bool).triu(1)  # (T, T) j > i
@@ -330,9 +361,9 @@ class FullRowDemo:
     query: int
     actual: bool  # True: this row really is fully blocked; False: a "what if" on this row
     scaled: torch.Tensor  # (T_k,) the row's scores / sqrt(d_k)
-    masked: dict  # fill text -> (T_k,) masked row
-    weights: dict  # fill text -> (T_k,) softmax of it
-    shifted: dict  # fill text -> (T_k,) masked - row max (what exp() sees inside the softmax)
+    masked: dict[str, torch.Tensor]  # fill text -> (T_k,) masked row
+    weights: dict[str, torch.Tensor]  # fill text -> (T_k,) softmax of it
+    shifted: dict[str, torch.Tensor]  # fill text -> (T_k,) masked - row max (what exp() sees inside the softmax)
 
 
 def full_row_demo(run: LabRun, head: int) -> FullRowDemo:
@@ -340,7 +371,9 @@ def full_row_demo(run: LabRun, head: int) -> FullRowDemo:
     hits = run.blocked_rows.nonzero().tolist()
     seq, query = hits[0] if hits else (0, 0)
     scaled = run.trace.scaled_scores[seq, head, query]  # (T_k,)
-    masked, weights, shifted = {}, {}, {}
+    masked: dict[str, torch.Tensor] = {}
+    weights: dict[str, torch.Tensor] = {}
+    shifted: dict[str, torch.Tensor] = {}
     for name, value in FILL_VALUES.items():
         row = torch.full_like(scaled, value)  # every key blocked
         masked[name] = row
@@ -370,11 +403,20 @@ def fmt_value(x: float, *, fill_text: str | None = None, digits: int = 3) -> str
 def _mask_marks(polarity: str) -> tuple[Mark, Mark]:
     """Marks 1 and 2: the stored 0 and 1 under `polarity`, printed in the cell and worded in the hover
     ('mask = 0 (1 = keep)')."""
-    return tuple(Mark(str(v), text(f"masks.hover.mask.{polarity}", v=v)) for v in (0, 1))
+    zero, one = (Mark(str(v), text(f"masks.hover.mask.{polarity}", v=v)) for v in (0, 1))
+    return zero, one
 
 
 def mask_heatmap(
-    keep, polarity: str, q_labels, k_labels, *, title: Text | None, name: str, clickable: bool = False, panels=None
+    keep: torch.Tensor | None,
+    polarity: str,
+    q_labels: Sequence[str],
+    k_labels: Sequence[str],
+    *,
+    title: Text | None,
+    name: str,
+    clickable: bool = False,
+    panels: Sequence[tuple[torch.Tensor | None, str, Text | None]] | None = None,
 ) -> Heatmap:
     """The mask as a grid: light = keep, dark = blocked (states, with a worded legend); each cell prints the
     number stored under `polarity` (1 = keep, or 1 = blocked). `panels`: several masks side by side
@@ -382,9 +424,10 @@ def mask_heatmap(
     rows, cols = axis_labels(q_labels), axis_labels(k_labels)
     specs = panels or [(keep, polarity, title)]
     marks: list[Mark] = []
-    out = []
+    out: list[Panel] = []
     for keep_p, pol, title_p in specs:
-        if not marks or marks[0].hover.key != f"masks.hover.mask.{pol}":
+        hover = marks[0].hover if marks else None  # every mask mark is worded (_mask_marks)
+        if hover is None or hover.key != f"masks.hover.mask.{pol}":
             base = len(marks)
             marks.extend(_mask_marks(pol))
         else:
@@ -416,7 +459,15 @@ def score_range(run: LabRun, head: int) -> tuple[float, float]:
 
 
 def scores_heatmap(
-    masked, keep, fill: str, q_labels, k_labels, *, title: Text | None, name: str, zrange: tuple[float, float]
+    masked: torch.Tensor,
+    keep: torch.Tensor,
+    fill: str,
+    q_labels: Sequence[str],
+    k_labels: Sequence[str],
+    *,
+    title: Text | None,
+    name: str,
+    zrange: tuple[float, float],
 ) -> Heatmap:
     """Masked scores: kept cells coloured by value (signed), blocked cells hatched grey and printed with the
     fill value ('-1e9' or '-inf'), which their hover names too."""
@@ -446,15 +497,23 @@ def scores_heatmap(
     )
 
 
-def weights_heatmap(weights_list, q_labels, k_labels, *, titles, name: str) -> Heatmap:
+def weights_heatmap(
+    weights_list: Sequence[torch.Tensor],
+    q_labels: Sequence[str],
+    k_labels: Sequence[str],
+    *,
+    titles: Sequence[Text | None],
+    name: str,
+) -> Heatmap:
     """Softmax weights on 0..1, one panel per matrix given; a NaN cell (a fully blocked row under -inf) is drawn
     as blocked (hatched: every key of its row is) and prints NaN (cell and hover: 'blocked (NaN)')."""
     rows, cols = axis_labels(q_labels), axis_labels(k_labels)
-    panels = []
+    panels: list[Panel] = []
     for w, title in zip(weights_list, titles):
         values = readonly(w)
         nan = np.isnan(values)
-        marks = blocked = None
+        marks: np.ndarray | None = None
+        blocked: np.ndarray | None = None
         if nan.any():
             marks = nan.astype(np.uint8)
             marks.setflags(write=False)
@@ -547,7 +606,16 @@ def bug_view(bug: PolarityBug, head: int) -> BugView:
     )
 
 
-def blocked_check(run: LabRun, head: int) -> dict:
+class BlockedCheck(TypedDict):
+    """What blocked_check measures."""
+
+    blocked: int
+    total: int
+    checked: int
+    largest: float | None
+
+
+def blocked_check(run: LabRun, head: int) -> BlockedCheck:
     """What the page's check line says: how many cells are blocked, and the largest weight on a blocked
     cell of a row that still sees a key (0 is the promise of a mask), in head `head` and over all heads."""
     w = run.trace.weights  # (B, h, T_q, T_k)

@@ -27,7 +27,9 @@ import random
 import re
 import unicodedata
 import zlib
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, SupportsFloat, SupportsIndex
 
 import torch
 
@@ -48,7 +50,7 @@ from lessons.walkthrough import STEPS
 class Join:
     """Words joined by `sep` (e.g. the heads of an answer: "head 0, head 3")."""
 
-    parts: tuple
+    parts: tuple[Words, ...]
     sep: str = ", "
 
 
@@ -61,6 +63,7 @@ class Quoted:
 
 
 Words = Text | Join | Quoted | str  # a plain str is language-neutral: a shape, a number, a token
+LessonItem = KV.QuizQuestion | SM.QuizQuestion | POS.QuizItem  # a lesson page's own question (Question.item)
 
 # ------------------------------------------------------------------ what a set holds
 
@@ -162,11 +165,13 @@ class Question:
     answer_type: str  # shape | int | d_k | choice | cells | number
     answer: object  # tuple[int, ...] | int | int-or-None | str | tuple[int, ...] | float
     step: str  # the walkthrough step that explains it (lessons.walkthrough.STEPS)
-    facts: dict = field(default_factory=dict)  # language-neutral values for the texts
-    options: tuple = ()  # the choices (choice) or key positions (cells)
-    mistakes: tuple = ()  # (wrong answer, mistake id) pairs: known mistakes this question can catch (quiz.mistake.<id>)
+    facts: Mapping[str, Any] = field(default_factory=dict)  # language-neutral values for the texts
+    options: tuple[Any, ...] = ()  # the choices (choice: str) or key positions (cells: int)
+    mistakes: tuple[
+        tuple[object, str], ...
+    ] = ()  # (wrong answer, mistake id) pairs: known mistakes this question can catch (quiz.mistake.<id>)
     source: str = "walkthrough"  # who words and grades it: "walkthrough" (this module) or a LessonSource's name
-    item: object = None  # a lesson question: the lesson's own object (its grader reads it)
+    item: LessonItem | None = None  # a lesson question: the lesson's own object (its grader reads it)
     section: str = ""  # a lesson question: the page section (tab) that shows the answer
 
 
@@ -226,10 +231,10 @@ def _uid(settings: Settings, custom_text: str | None, index: int) -> str:
     return f"{s.d_model}-{s.num_heads}-{s.seq_len}-{s.mask}-{grid:x}-{s.seed}-{index}"
 
 
-def shape_mistakes(name: str, shape: tuple, d_model: int, d_k: int) -> tuple:
+def shape_mistakes(name: str, shape: tuple[int, ...], d_model: int, d_k: int) -> tuple[tuple[object, str], ...]:
     """Known wrong shapes for tensor `name` (B, h, ... or B, T, d_model), each with what went wrong:
     the head axis left out, d_model written where d_k belongs (or the reverse), the shape before the split."""
-    out: list[tuple] = []
+    out: list[tuple[object, str]] = []
     per_head = name in SHAPE_FAMILIES[1] or name in SHAPE_FAMILIES[2]
     if per_head:
         out.append((shape[:1] + shape[2:], "no_head_axis"))  # (B, T, d_k) for (B, h, T, d_k)
@@ -241,9 +246,11 @@ def shape_mistakes(name: str, shape: tuple, d_model: int, d_k: int) -> tuple:
     return _first_wins(out, shape)
 
 
-def params_mistakes(count: int, weights: int, bias: int, d_model: int, d_k: int, target: str) -> tuple:
+def params_mistakes(
+    count: int, weights: int, bias: int, d_model: int, d_k: int, target: str
+) -> tuple[tuple[object, str], ...]:
     """Known wrong parameter counts: the bias forgotten, and (one head's slice) d_model where d_k belongs."""
-    out = [(weights, "no_bias")] if bias else []
+    out: list[tuple[object, str]] = [(weights, "no_bias")] if bias else []
     if target == "head" and d_model != d_k:
         out += [(d_model * d_model + d_model, "d_model_for_d_k"), (d_model * d_model, "d_model_for_d_k")]
     if target == "all":
@@ -251,17 +258,18 @@ def params_mistakes(count: int, weights: int, bias: int, d_model: int, d_k: int,
     return _first_wins(out, count)
 
 
-def d_k_mistakes(d_model: int, h: int, d_k: int | None) -> tuple:
+def d_k_mistakes(d_model: int, h: int, d_k: int | None) -> tuple[tuple[object, str], ...]:
     """Known wrong d_k answers: d_model itself, d_model x h, and (h does not divide d_model) the rounded-down width."""
-    out = [(d_model, "d_model_for_d_k"), (d_model * h, "times_h")]
+    out: list[tuple[object, str]] = [(d_model, "d_model_for_d_k"), (d_model * h, "times_h")]
     if d_k is None:
         out.append((d_model // h, "rounded"))
     return _first_wins(out, d_k)
 
 
-def _first_wins(pairs: list[tuple], answer) -> tuple:
+def _first_wins(pairs: list[tuple[object, str]], answer: object) -> tuple[tuple[object, str], ...]:
     """Each wrong value once (the first reason listed for it), never the right answer itself."""
-    seen, out = set(), []
+    seen: set[object] = set()
+    out: list[tuple[object, str]] = []
     for value, why in pairs:
         if value != answer and value not in seen:
             seen.add(value)
@@ -269,7 +277,7 @@ def _first_wins(pairs: list[tuple], answer) -> tuple:
     return tuple(out)
 
 
-def mistake_of(q: Question, value) -> str | None:
+def mistake_of(q: Question, value: object) -> str | None:
     """The id of the known mistake a wrong answer shows (quiz.mistake.<id>), or None."""
     for wrong, why in q.mistakes:
         if wrong == value:
@@ -371,8 +379,10 @@ def build_quiz(run: Scenario, *, custom_text: str | None = None) -> list[Questio
             )
         elif kind == "mask_count":
             mask = quiz_mask_kind(s, rng)
-            blocked = int((~keep_grid(mask, T, custom_text)).sum())
-            q = Question(index, uid, kind, "int", blocked, "mask", dict(base, mask=mask, cells=T * T, count=blocked))
+            n_blocked = int((~keep_grid(mask, T, custom_text)).sum())
+            q = Question(
+                index, uid, kind, "int", n_blocked, "mask", dict(base, mask=mask, cells=T * T, count=n_blocked)
+            )
         elif kind == "row_sum":
             head, i = rng.randrange(h), rng.randrange(T)
             total = float(run.trace.weights[0, head, i].sum())  # (T_k,) -> one number
@@ -390,24 +400,24 @@ def build_quiz(run: Scenario, *, custom_text: str | None = None) -> list[Questio
 class Parsed:
     value: object = None
     error: str | None = None  # a strings key suffix: quiz.err.<error>
-    args: dict = field(default_factory=dict)
+    args: Mapping[str, object] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return self.error is None
 
 
-def _clean(raw) -> tuple[str | None, Parsed | None]:
+def _clean(raw: object) -> str | Parsed:
     """Text normalised (full-width forms to ASCII, e.g. "（１，４）"), or the refusal."""
     if raw is None:
-        return None, Parsed(error="empty")
+        return Parsed(error="empty")
     text = str(raw)
     if len(text) > MAX_ANSWER_CHARS:
-        return None, Parsed(error="too_long", args=dict(n=MAX_ANSWER_CHARS))
+        return Parsed(error="too_long", args=dict(n=MAX_ANSWER_CHARS))
     text = unicodedata.normalize("NFKC", text).strip()
     if not text:
-        return None, Parsed(error="empty")
-    return text, None
+        return Parsed(error="empty")
+    return text
 
 
 _INT = re.compile(r"[+-]?\d+")
@@ -429,15 +439,16 @@ def _number(text: str) -> Parsed:
     return Parsed(value / 100 if percent else value)
 
 
-def parse_int(raw) -> Parsed:
+def parse_int(raw: object) -> Parsed:
     """A whole number >= 0: "16640", "16,640", "16 640", "1.6e4", "１６６４０"."""
-    text, refused = _clean(raw)
-    if refused:
-        return refused
+    text = _clean(raw)
+    if isinstance(text, Parsed):
+        return text
     parsed = _number(text)
     if not parsed.ok:
         return parsed
     value = parsed.value
+    assert isinstance(value, float)  # what _number reads
     if value != int(value):
         return Parsed(error="not_whole")
     if value < 0:
@@ -445,13 +456,13 @@ def parse_int(raw) -> Parsed:
     return Parsed(int(value))
 
 
-def parse_shape(raw) -> Parsed:
+def parse_shape(raw: object) -> Parsed:
     """A tensor shape: "(1, 4, 8, 8)", "1,4,8,8", "1×4×8×8", "1 x 4 x 8 x 8", "[1, 4, 8, 8]",
     "torch.Size([1, 4, 8, 8])", full-width "（1，4，8，8）"."""
-    text, refused = _clean(raw)
-    if refused:
-        return refused
-    text = text.lower()
+    cleaned = _clean(raw)
+    if isinstance(cleaned, Parsed):
+        return cleaned
+    text = cleaned.lower()
     if text.startswith("torch.size"):
         text = text[len("torch.size") :]
     text = text.strip().strip("()[]{} ").strip()
@@ -473,40 +484,43 @@ def parse_shape(raw) -> Parsed:
     return Parsed(tuple(sizes))
 
 
-def parse_d_k(raw) -> Parsed:
+def parse_d_k(raw: object) -> Parsed:
     """A whole number, or a word saying the h is not allowed ("no", "not allowed", "不允许" ...) -> None."""
-    text, refused = _clean(raw)
-    if refused:
-        return refused
+    text = _clean(raw)
+    if isinstance(text, Parsed):
+        return text
     if text.lower().strip(" .!。！") in NOT_ALLOWED_WORDS:
         return Parsed(None)
     parsed = parse_int(text)
     return parsed if parsed.ok or parsed.error != "not_number" else Parsed(error="not_d_k")
 
 
-def parse_real(raw) -> Parsed:
-    text, refused = _clean(raw)
-    return refused if refused else _number(text)
+def parse_real(raw: object) -> Parsed:
+    text = _clean(raw)
+    return text if isinstance(text, Parsed) else _number(text)
 
 
-def parse_choice(raw, options) -> Parsed:
+def parse_choice(raw: object, options: Sequence[object]) -> Parsed:
     return Parsed(raw) if raw in options else Parsed(error="pick_one")
 
 
-def parse_cells(raw, options) -> Parsed:
+def parse_cells(raw: object, options: Sequence[object]) -> Parsed:
     """Picked key positions (any iterable of ints from the options; nothing picked = nothing blocked)."""
-    picked = [] if raw is None else list(raw)
-    if any(isinstance(j, bool) or not isinstance(j, int) or j not in options for j in picked):
-        return Parsed(error="bad_cells")
-    return Parsed(tuple(sorted(set(picked))))
+    picked = [] if raw is None else list(_iterable(raw))
+    cells: list[int] = []
+    for j in picked:
+        if isinstance(j, bool) or not isinstance(j, int) or j not in options:
+            return Parsed(error="bad_cells")
+        cells.append(j)
+    return Parsed(tuple(sorted(set(cells))))
 
 
-def parse_answer(q: Question, raw) -> Parsed:
+def parse_answer(q: Question, raw: object) -> Parsed:
     source = lesson_source(q)
     return source.parse(q, raw) if source else _parse_core(q, raw)
 
 
-def _parse_core(q: Question, raw) -> Parsed:
+def _parse_core(q: Question, raw: object) -> Parsed:
     if q.answer_type == "shape":
         return parse_shape(raw)
     if q.answer_type == "int":
@@ -522,32 +536,47 @@ def _parse_core(q: Question, raw) -> Parsed:
     raise ValueError(q.answer_type)
 
 
-def is_correct(q: Question, value) -> bool:
+def is_correct(q: Question, value: object) -> bool:
     """`value` is a parse_answer value (never raw text)."""
     source = lesson_source(q)
     return source.correct(q, value) if source else _is_correct_core(q, value)
 
 
-def _is_correct_core(q: Question, value) -> bool:
+def _is_correct_core(q: Question, value: object) -> bool:
     if q.answer_type == "number":
-        return abs(float(value) - float(q.answer)) <= ROW_SUM_TOLERANCE
+        return abs(_float(value) - _float(q.answer)) <= ROW_SUM_TOLERANCE
     return value == q.answer
 
 
 # ------------------------------------------------------------------ the texts
 
 
-def _fmt_shape(sizes) -> str:
-    return "(" + ", ".join(str(n) for n in sizes) + ")"
+def _iterable(value: object) -> Iterable[object]:
+    """`value` (an answer or a parsed value, typed only as object) as the iterable its answer type makes it; not
+    iterable: the TypeError iterating it would raise."""
+    if not isinstance(value, Iterable):
+        raise TypeError(f"{type(value).__name__!r} object is not iterable")
+    return value
 
 
-def format_value(q: Question, value) -> Words:
+def _float(value: object) -> float:
+    """float(value) for an answer or a parsed value typed only as object (else the TypeError float() raises)."""
+    if not isinstance(value, (str, SupportsFloat, SupportsIndex)):
+        raise TypeError(f"float() argument must be a string or a real number, not {type(value).__name__!r}")
+    return float(value)
+
+
+def _fmt_shape(sizes: object) -> str:
+    return "(" + ", ".join(str(n) for n in _iterable(sizes)) + ")"
+
+
+def format_value(q: Question, value: object) -> Words:
     """An answer (the right one, or a parsed one) as words."""
     source = lesson_source(q)
     return source.value_text(q, value) if source else _format_core(q, value)
 
 
-def _format_core(q: Question, value) -> Words:
+def _format_core(q: Question, value: object) -> Words:
     if q.answer_type == "shape":
         return _fmt_shape(value)
     if q.answer_type == "int":
@@ -559,7 +588,7 @@ def _format_core(q: Question, value) -> Words:
     if q.answer_type == "choice":
         return text(f"quiz.choice.{value}", **q.facts)
     if q.answer_type == "cells":
-        return ", ".join(str(j) for j in value) if value else text("quiz.cells.none")
+        return ", ".join(str(j) for j in _iterable(value)) if value else text("quiz.cells.none")
     raise ValueError(q.answer_type)
 
 
@@ -616,11 +645,12 @@ def why_text(q: Question) -> Words:
     raise ValueError(q.kind)
 
 
-def option_text(q: Question, option, tokens=()) -> Words:
+def option_text(q: Question, option: object, tokens: Sequence[str] = ()) -> Words:
     """The label of one choice (a radio option) or one cell (a pill: a key position and its token)."""
     if source := lesson_source(q):
         return source.option(q, option)
     if q.answer_type == "cells":
+        assert isinstance(option, int)  # a key position (Question.options of a cells question)
         return f"{option} · {tokens[option]}"
     return text(f"quiz.choice.{option}", **q.facts)
 
@@ -629,7 +659,7 @@ def error_text(parsed: Parsed) -> Words:
     return text(f"quiz.err.{parsed.error}", **parsed.args)
 
 
-def mistake_text(q: Question, value) -> Words | None:
+def mistake_text(q: Question, value: object) -> Words | None:
     """The known mistake a wrong answer shows, worded (quiz.mistake.<id>), or None."""
     mistake = mistake_of(q, value)
     return None if mistake is None else text(f"quiz.mistake.{mistake}", **q.facts)
@@ -673,7 +703,7 @@ class Link:
 
     page: str
     label: Words
-    params: dict
+    params: dict[str, str]
     icon: str
 
 
@@ -697,7 +727,7 @@ class Record:
     correct: bool
 
 
-def score(records: dict) -> tuple[int, int]:
+def score(records: Mapping[str, Record]) -> tuple[int, int]:
     """(right, answered) over a session's records."""
     return sum(1 for r in records.values() if r.correct), len(records)
 
@@ -721,13 +751,13 @@ class LessonSource:
     def questions(self, run: Scenario, custom_text: str | None, start: int) -> list[Question]:
         raise NotImplementedError
 
-    def parse(self, q: Question, raw) -> Parsed:
+    def parse(self, q: Question, raw: object) -> Parsed:
         return _parse_core(q, raw)
 
-    def correct(self, q: Question, value) -> bool:
+    def correct(self, q: Question, value: object) -> bool:
         return _is_correct_core(q, value)
 
-    def value_text(self, q: Question, value) -> Words:
+    def value_text(self, q: Question, value: object) -> Words:
         return _format_core(q, value)
 
     def prompt(self, q: Question) -> Words:
@@ -742,7 +772,7 @@ class LessonSource:
     def answer(self, q: Question) -> Words:
         return self.value_text(q, q.answer)
 
-    def option(self, q: Question, option) -> Words:
+    def option(self, q: Question, option: object) -> Words:
         return text(f"quiz.choice.{option}")
 
     def link_params(self, q: Question) -> dict[str, str]:
@@ -756,10 +786,10 @@ class LessonSource:
 class KvCacheSource(LessonSource):
     """lessons/kv_cache.quiz_questions: shape / int / cells are this module's own answer types."""
 
-    def questions(self, run, custom_text, start):
+    def questions(self, run: Scenario, custom_text: str | None, start: int) -> list[Question]:
         s = run.settings
         kv_heads = KV.default_kv_heads(s.num_heads)  # the page's own default
-        out = []
+        out: list[Question] = []
         for n, item in enumerate(KV.quiz_questions(s, kv_heads)):
             index = start + n
             out.append(
@@ -781,45 +811,49 @@ class KvCacheSource(LessonSource):
         return out
 
     @staticmethod
-    def _mistakes(item) -> tuple:
+    def _mistakes(item: KV.QuizQuestion) -> tuple[tuple[object, str], ...]:
         """The cache counted with the h query heads instead of its h_kv K/V heads; only K counted, not K and V."""
-        p, out = item.params, []
-        if item.key == "kv.cache_shape" and p["h"] != p["h_kv"]:
-            out.append((item.answer[:1] + (p["h"],) + item.answer[2:], "kv_query_heads"))
-        if item.key == "kv.cache_shape" and p["d_model"] != p["d_k"]:
-            out.append((item.answer[:-1] + (p["d_model"],), "d_model_for_d_k"))
+        p, answer = item.params, item.answer
+        out: list[tuple[object, str]] = []
+        if item.key == "kv.cache_shape":
+            assert isinstance(answer, tuple)  # the cache's shape
+            if p["h"] != p["h_kv"]:
+                out.append((answer[:1] + (p["h"],) + answer[2:], "kv_query_heads"))
+            if p["d_model"] != p["d_k"]:
+                out.append((answer[:-1] + (p["d_model"],), "d_model_for_d_k"))
         if item.key == "kv.preset_bytes":
+            assert isinstance(answer, int)  # MiB
             if p["heads"] != p["kv_heads"] and (p["bytes"] * p["heads"]) % (p["kv_heads"] * 2**20) == 0:
                 out.append((p["bytes"] * p["heads"] // p["kv_heads"] // 2**20, "kv_query_heads_bytes"))
-            if item.answer % 2 == 0:
-                out.append((item.answer // 2, "kv_only_k"))
-        return _first_wins(out, item.answer)
+            if answer % 2 == 0:
+                out.append((answer // 2, "kv_only_k"))
+        return _first_wins(out, answer)
 
-    def prompt(self, q):  # kind "kv.cache_shape" is worded by "kv.quiz.cache_shape"
+    def prompt(self, q: Question) -> Words:  # kind "kv.cache_shape" is worded by "kv.quiz.cache_shape"
         return text(q.kind.replace("kv.", "kv.quiz.", 1), **q.facts)
 
-    def why(self, q):
+    def why(self, q: Question) -> Words:
         return text(q.kind.replace("kv.", "kv.quiz.", 1) + ".why", **q.facts)
 
-    def hint(self, q):
+    def hint(self, q: Question) -> Words:
         return text("quiz.hint.heads" if q.answer_type == "cells" else f"quiz.hint.{q.answer_type}")
 
-    def value_text(self, q, value):
+    def value_text(self, q: Question, value: object) -> Words:
         if q.answer_type == "cells":
-            return Join(tuple(self.option(q, j) for j in value)) if value else text("quiz.heads.none")
+            return Join(tuple(self.option(q, j) for j in _iterable(value))) if value else text("quiz.heads.none")
         if q.answer_type == "int":
             return f"{value:,} MiB"
         return _format_core(q, value)
 
-    def answer(self, q):
+    def answer(self, q: Question) -> Words:
         if q.answer_type == "shape":
             return f"({q.facts['axes']}) = {_fmt_shape(q.answer)}"
         return self.value_text(q, q.answer)
 
-    def option(self, q, option):
+    def option(self, q: Question, option: object) -> Words:
         return text("quiz.head", j=option)
 
-    def link_params(self, q):
+    def link_params(self, q: Question) -> dict[str, str]:
         """The section, and for a question about our model the h_kv it was asked with (the page shows that one)."""
         h_kv = q.facts.get("h_kv")
         return {self.tab_key: q.section} if h_kv is None else {self.tab_key: q.section, "kv_heads": str(h_kv)}
@@ -838,14 +872,14 @@ class SoftmaxSource(LessonSource):
         "overflow_threshold": "max",
     }
 
-    def questions(self, run, custom_text, start):
+    def questions(self, run: Scenario, custom_text: str | None, start: int) -> list[Question]:
         s = run.settings
-        out = []
+        out: list[Question] = []
         for n, item in enumerate(SM.quiz_questions(s, run, custom_text)):
             index = start + n
             facts = dict(item.params, **(item.facts or {}))
             if item.kind == "entropy_order":
-                facts.update(zip(("e1", "e2", "e3"), item.facts["entropies"]))
+                facts.update(zip(("e1", "e2", "e3"), facts["entropies"]))  # item.facts' own list
             if item.kind == "dot_variance":
                 facts["expr"] = "q·k / √d_k" if item.params["scaled"] else "q·k"
             out.append(
@@ -866,34 +900,39 @@ class SoftmaxSource(LessonSource):
             )
         return out
 
-    def parse(self, q, raw):
-        given, refused = _clean(raw)
-        if refused:
-            return refused
-        if SM.check_answer(q.item, given).value is None:
+    @staticmethod
+    def _item(q: Question) -> SM.QuizQuestion:
+        assert isinstance(q.item, SM.QuizQuestion)  # questions() made it
+        return q.item
+
+    def parse(self, q: Question, raw: object) -> Parsed:
+        given = _clean(raw)
+        if isinstance(given, Parsed):
+            return given
+        if SM.check_answer(self._item(q), given).value is None:
             return Parsed(error="not_order" if q.answer_type == "order" else "not_number")
         return Parsed(given)
 
-    def correct(self, q, value):
-        return SM.check_answer(q.item, value).correct
+    def correct(self, q: Question, value: object) -> bool:
+        return SM.check_answer(self._item(q), value).correct
 
-    def value_text(self, q, value):
+    def value_text(self, q: Question, value: object) -> Words:
         return Quoted(value, 40)
 
-    def answer(self, q):
+    def answer(self, q: Question) -> Words:
         if q.answer_type == "order":
-            return " < ".join(SM.SCALE_LABELS[SM.SCALE_NAMES.index(n)] for n in q.answer)
+            return " < ".join(SM.SCALE_LABELS[SM.SCALE_NAMES.index(n)] for n in _iterable(q.answer))
         if q.answer_type == "bytes":
-            return f"{q.answer:,} B = {q.item.accepted[2]}"
-        return q.item.accepted[0]
+            return f"{q.answer:,} B = {self._item(q).accepted[2]}"
+        return self._item(q).accepted[0]
 
-    def _kind(self, q):
+    def _kind(self, q: Question) -> str:
         return q.kind.split(".", 1)[1]
 
-    def prompt(self, q):
+    def prompt(self, q: Question) -> Words:
         return text(f"softmax.quiz.{self._kind(q)}.prompt", **q.facts)
 
-    def why(self, q):
+    def why(self, q: Question) -> Words:
         return text(f"softmax.quiz.{self._kind(q)}.why", answer=q.answer, **q.facts)
 
 
@@ -911,9 +950,9 @@ class PositionsSource(LessonSource):
         "sinusoid": "add",
     }
 
-    def questions(self, run, custom_text, start):
+    def questions(self, run: Scenario, custom_text: str | None, start: int) -> list[Question]:
         s = run.settings
-        out = []
+        out: list[Question] = []
         for n, item in enumerate(POS.quiz_items(s, POS.parse_url({}, s), run)):
             index = start + n
             # a list (the permutation) as the text it shows: the page's shared cache freezes lists into tuples
@@ -938,41 +977,46 @@ class PositionsSource(LessonSource):
             )
         return out
 
-    def parse(self, q, raw):
+    @staticmethod
+    def _item(q: Question) -> POS.QuizItem:
+        assert isinstance(q.item, POS.QuizItem)  # questions() made it
+        return q.item
+
+    def parse(self, q: Question, raw: object) -> Parsed:
         if q.answer_type == "choice":
             return parse_choice(raw, q.options)
-        given, refused = _clean(raw)
-        if refused:
-            return refused
+        given = _clean(raw)
+        if isinstance(given, Parsed):
+            return given
         if q.answer_type == "number" and not _number(given).ok:
             return _number(given)
-        if q.answer_type == "int" and given.lower() not in q.item.accepted and not parse_int(given).ok:
+        if q.answer_type == "int" and given.lower() not in self._item(q).accepted and not parse_int(given).ok:
             return parse_int(given)
         return Parsed(given)
 
-    def correct(self, q, value):
-        return POS.accepts(q.item, value)
+    def correct(self, q: Question, value: object) -> bool:
+        return POS.accepts(self._item(q), str(value or ""))  # what accepts reads of any value itself
 
-    def value_text(self, q, value):
+    def value_text(self, q: Question, value: object) -> Words:
         return self.option(q, value) if q.answer_type == "choice" else Quoted(value, 40)
 
-    def _shown(self, q):
+    def _shown(self, q: Question) -> Words:
         if q.answer_type == "choice":
             return self.option(q, q.answer)
         return f"{q.answer:.4f}" if q.answer_type == "number" else str(q.answer)
 
-    def answer(self, q):
+    def answer(self, q: Question) -> Words:
         if q.answer_type == "int" and "token" in q.facts:
             return f"{q.answer} · {q.facts['token']}"
         return self._shown(q)
 
-    def prompt(self, q):
+    def prompt(self, q: Question) -> Words:
         return text(f"{q.kind}.prompt", **q.facts)
 
-    def why(self, q):
+    def why(self, q: Question) -> Words:
         return text(f"{q.kind}.why", **{**q.facts, "answer": self._shown(q)})
 
-    def hint(self, q):
+    def hint(self, q: Question) -> Words:
         return text("quiz.hint.row" if q.answer_type == "int" else f"quiz.hint.{q.answer_type}")
 
 

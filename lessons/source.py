@@ -20,25 +20,27 @@ import functools
 import inspect
 import textwrap
 import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PARSE_LOCK = threading.RLock()
 
 
 @functools.cache
-def _source(obj) -> str:
+def _source(obj: Callable[..., Any]) -> str:
     return inspect.getsource(obj)
 
 
-def source_text(obj) -> str:
+def source_text(obj: Callable[..., Any]) -> str:
     """inspect.getsource(obj), parsed under PARSE_LOCK and cached for the process."""
     with PARSE_LOCK:
         return _source(obj)
 
 
-def shown_sources() -> list:
+def shown_sources() -> list[Callable[..., Any]]:
     """Every object whose whole source a page shows (warming these keeps parsing out of page runs)."""
     from core import pretrained
 
@@ -67,7 +69,7 @@ class Source:
 
 def _assigned_names(node: ast.AST) -> set[str]:
     """Every plain name assigned anywhere inside `node` (a = ..., a, b = ...)."""
-    names = set()
+    names: set[str] = set()
     for sub in ast.walk(node):
         if isinstance(sub, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
@@ -78,7 +80,7 @@ def _assigned_names(node: ast.AST) -> set[str]:
     return names
 
 
-def statements_assigning(func, names) -> list[tuple[int, int]]:
+def statements_assigning(func: Callable[..., Any], names: Iterable[str]) -> list[tuple[int, int]]:
     """(first, last) file line of every top-level statement of `func` that assigns one of `names`.
 
     A statement is a direct child of the function body, so an `if/else` that assigns the
@@ -86,28 +88,34 @@ def statements_assigning(func, names) -> list[tuple[int, int]]:
     """
     lines, first = inspect.getsourcelines(func)
     tree = ast.parse(textwrap.dedent("".join(lines)))
-    body = tree.body[0].body
+    definition = tree.body[0]
+    assert isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))  # the source of `func`
+    body = definition.body
     wanted = set(names)
-    found = []
+    found: list[tuple[int, int]] = []
     for stmt in body:
         if _assigned_names(stmt) & wanted:
+            assert stmt.end_lineno is not None  # ast.parse sets it on every statement
             found.append((first + stmt.lineno - 1, first + stmt.end_lineno - 1))
     return found
 
 
-def source_of(func, names: tuple[str, ...]) -> Source:
+def source_of(func: Callable[..., Any], names: tuple[str, ...]) -> Source:
     """The lines of `func` from the first statement assigning one of `names` to the last, as in the file."""
     with PARSE_LOCK:  # ast.parse is not thread-safe on Python 3.11 (above)
         return _source_of_unlocked(func, tuple(names))
 
 
 @functools.cache
-def _source_of_unlocked(func, names: tuple[str, ...]) -> Source:
+def _source_of_unlocked(func: Callable[..., Any], names: tuple[str, ...]) -> Source:
     spans = statements_assigning(func, names)
     if not spans:
         raise LookupError(f"no statement of {func.__qualname__} assigns {names}")
     start, end = spans[0][0], spans[-1][1]
-    path = Path(inspect.getsourcefile(func)).resolve()
+    source_file = inspect.getsourcefile(func)
+    if source_file is None:
+        raise LookupError(f"{func.__qualname__} has no source file")
+    path = Path(source_file).resolve()
     file_lines = path.read_text(encoding="utf-8").splitlines()
     code = textwrap.dedent("\n".join(file_lines[start - 1 : end]))
     try:

@@ -9,6 +9,7 @@ can never show a line that is not the one computing the tensor.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,6 +21,7 @@ from core.masks import full_grid
 from core.reference import max_abs_diff, torch_reference
 from lessons import scenario, source, url
 from lessons.heatmap import Heatmap, Panel, Rect, axis_labels, readonly, text
+from lessons.settings import Settings
 from lessons.source import Source
 
 # ------------------------------------------------------------------ the steps
@@ -73,7 +75,7 @@ class Parsed:
     ok: bool  # False: the raw value was corrected (say so)
 
 
-def _step_rule(raw, env) -> tuple[str, url.Fix | None]:
+def _step_rule(raw: object, env: url.Env) -> tuple[str, url.Fix | None]:
     """walk_step: a step's name (case and spaces forgiven), or its number 1..10 (clamped). Else the first step."""
     text_ = str(raw).strip().lower()
     if text_ in STEP_NAMES:
@@ -87,7 +89,7 @@ def _step_rule(raw, env) -> tuple[str, url.Fix | None]:
     return used, None if clamped == number else url.Fix("walk_step", url.shown(raw), used, "out_of_range")
 
 
-def _head_pages(env) -> int:
+def _head_pages(env: url.Env) -> int:
     return head_pages(env["settings"].num_heads, env["settings"].seq_len)
 
 
@@ -106,40 +108,39 @@ URL_KEY_NAMES = url.names(URL_KEYS)
 URL_KEY_BY_NAME = {k.name: k for k in URL_KEYS}
 
 
-def parse_key(name: str, raw, settings) -> Parsed:
+def parse_key(name: str, raw: object, settings: Settings) -> Parsed:
     """One of the page's URL values from any raw value (lessons.url.parse_value on URL_KEYS): (value, ok)."""
     value, fix = url.parse_value(URL_KEY_BY_NAME[name], raw, {"settings": settings})
     return Parsed(value, fix is None)
 
 
-def parse_step(raw) -> Parsed:
+def parse_step(raw: object) -> Parsed:
     """A step from a URL value: its name, or its number 1..10 (clamped). Anything else: the first step."""
-    return (
-        Parsed(STEP_NAMES[0], True)
-        if url.missing(raw)
-        else Parsed(*(lambda v, f: (v, f is None))(*_step_rule(raw, {})))
-    )
+    if url.missing(raw):
+        return Parsed(STEP_NAMES[0], True)
+    value, fix = _step_rule(raw, {})
+    return Parsed(value, fix is None)
 
 
-def parse_view(raw) -> Parsed:
+def parse_view(raw: object) -> Parsed:
     value, fix = url.parse_value(URL_KEY_BY_NAME["walk_view"], raw)
     return Parsed(value, fix is None)
 
 
-def parse_index(raw, n: int, default: int = 0) -> Parsed:
+def parse_index(raw: object, n: int, default: int = 0) -> Parsed:
     """An index 0..n-1 from a URL value; out of range is clamped, garbage gives `default`."""
     value, fix = url.parse_value(url.UrlKey("index", "int", default, lo=0, hi=n - 1), raw)
     return Parsed(value, fix is None)
 
 
-def parse_flag(raw) -> Parsed:
+def parse_flag(raw: object) -> Parsed:
     """An on/off URL value (true/false as Streamlit writes a bound toggle; 1/0, yes/no, on/off are read and
     reported); anything else: off."""
     value, fix = url.parse_value(URL_KEY_BY_NAME["walk_drill"], raw)
     return Parsed(value, fix is None)
 
 
-def parse_page(raw, n_pages: int) -> Parsed:
+def parse_page(raw: object, n_pages: int) -> Parsed:
     """A 1-based page number 1..n_pages (st.pagination counts from 1)."""
     value, fix = url.parse_value(url.UrlKey("page", "int", 1, lo=1, hi=n_pages), raw)
     return Parsed(value, fix is None)
@@ -286,7 +287,7 @@ def _finite_range(values: torch.Tensor) -> tuple[float, float]:
     return (lo, hi) if lo < hi else (lo - 1.0, hi + 1.0)
 
 
-def step_zrange(run, name: str) -> tuple[float, float]:
+def step_zrange(run: scenario.Scenario, name: str) -> tuple[float, float]:
     """One colour range for the whole step (all heads, all of Q/K/V): 0..max for the weights, symmetric
     about 0 over the finite values (not the mask's -1e9) for the rest."""
     step = STEP_BY_NAME[name]
@@ -299,7 +300,7 @@ def step_zrange(run, name: str) -> tuple[float, float]:
     return -m, m
 
 
-def as_printed(tensors) -> tuple[list[np.ndarray], int]:
+def as_printed(tensors: Iterable[torch.Tensor | np.ndarray]) -> tuple[list[np.ndarray], int]:
     """Read-only arrays of `tensors` with the values as the chart prints them, and the decimals it prints:
     4 while every value fits int16 codes at 4 decimals (|v| < 3.2767), else 3, else 2. Rounded to them
     (+ 0.0: no "-0.0000"), so a panel travels as int16 codes (charts.payload, compact): half the bytes, and
@@ -309,7 +310,7 @@ def as_printed(tensors) -> tuple[list[np.ndarray], int]:
     finite = [a[np.isfinite(a) & (np.abs(a) < 1e8)] for a in arrays]
     top = max((float(np.abs(f).max()) for f in finite if f.size), default=0.0)
     decimals = 4 if top < 3.2767 else 3 if top < 32.767 else 2
-    out = []
+    out: list[np.ndarray] = []
     for a in arrays:
         keep = np.isfinite(a) & (np.abs(a) < 1e8)
         out.append(readonly(np.where(keep, np.round(a, decimals) + np.float32(0.0), a)))
@@ -325,7 +326,7 @@ def head_owner(d_model: int, d_k: int) -> tuple[int, ...]:
     return tuple(c // d_k for c in range(d_model))
 
 
-def matrix_heatmap(run, field: str, *, zrange, groups: bool = False) -> Heatmap:
+def matrix_heatmap(run: scenario.Scenario, field: str, *, zrange: tuple[float, float], groups: bool = False) -> Heatmap:
     """A (T, d_model) tensor (X, q, k, v, concat, output): tokens down, columns across. `groups`: a strip over
     the columns in the colour of the head that owns them (split, concat)."""
     m = step_tensor(run, field)
@@ -350,7 +351,7 @@ def matrix_heatmap(run, field: str, *, zrange, groups: bool = False) -> Heatmap:
     )
 
 
-def projections_heatmap(run, *, zrange) -> Heatmap:
+def projections_heatmap(run: scenario.Scenario, *, zrange: tuple[float, float]) -> Heatmap:
     """q, k and v side by side: three panels on the colour scale they share."""
     labels = axis_labels(run.tokens)
     arrays, decimals = as_printed([step_tensor(run, f) for f in ROLES])
@@ -379,7 +380,7 @@ def projections_heatmap(run, *, zrange) -> Heatmap:
 TOKEN_GRIDS = ("scores", "scaled_scores", "masked_scores", "weights")  # (h, T_q, T_k): tokens on both axes
 
 
-def heads_heatmap(run, field: str, heads, *, zrange) -> Heatmap:
+def heads_heatmap(run: scenario.Scenario, field: str, heads: Iterable[int], *, zrange: tuple[float, float]) -> Heatmap:
     """A panel per chosen head (a page of them) of a (h, T, ·) tensor, one colour range for every head.
 
     Token x token tensors have the tokens on both axes; feature tensors (q/k/v heads, the heads' outputs)
@@ -424,7 +425,7 @@ def heads_heatmap(run, field: str, heads, *, zrange) -> Heatmap:
     )
 
 
-def mask_heatmap(run) -> Heatmap:
+def mask_heatmap(run: scenario.Scenario) -> Heatmap:
     """The (T_q, T_k) keep (1) / block (0) grid of the run's mask."""
     T = run.settings.seq_len
     grid = full_grid(run.mask, 1, T, T)[0].float()
@@ -441,7 +442,7 @@ def mask_heatmap(run) -> Heatmap:
     )
 
 
-def drill_heatmap(run, head: int, i: int, j: int) -> Heatmap:
+def drill_heatmap(run: scenario.Scenario, head: int, i: int, j: int) -> Heatmap:
     """The weights of one head, clickable (a click follows that cell), the followed cell outlined."""
     labels = axis_labels(run.tokens)
     panel = Panel(values=readonly(run.trace.weights[0, head]), row_labels=labels, col_labels=labels)
@@ -584,7 +585,7 @@ def vectors_heatmap(story: CellStory) -> Heatmap:
     )
 
 
-def mix_heatmap(story: CellStory, tokens) -> Heatmap:
+def mix_heatmap(story: CellStory, tokens: Sequence[str]) -> Heatmap:
     """weight_j' · v_j' for every key j' (rows), and their sum, the head's output row i (last row), over the
     head's columns: the first MIX_MAX_COLUMNS of a wider head (d_k 512: columns under 2 px, and 33 x 512
     printed values would pass a step's 64 KB with the story's other charts); the title says which."""
@@ -613,7 +614,7 @@ def mix_heatmap(story: CellStory, tokens) -> Heatmap:
     )
 
 
-def story_rows(story: CellStory, tokens) -> list[list[str]]:
+def story_rows(story: CellStory, tokens: Sequence[str]) -> list[list[str]]:
     """Row i of the softmax, key by key, as text: key (the chosen one marked ▶), token, scaled score, mask,
     the value entering the softmax, e^(s - m), weight. Text for a static table: a data grid costs the
     browser frames on every redraw, and a pandas Styler ~20 ms of server time a rerun (32 rows)."""
@@ -638,7 +639,7 @@ def story_rows(story: CellStory, tokens) -> list[list[str]]:
 STORY_COLUMNS = ("key", "token", "scaled", "mask", "masked", "exp", "weight")
 
 
-def top_contributions(story: CellStory, tokens, n: int = 3) -> list[tuple[int, str, float]]:
+def top_contributions(story: CellStory, tokens: Sequence[str], n: int = 3) -> list[tuple[int, str, float]]:
     """The n keys with the largest weights in row i: (position, token, weight)."""
     w = torch.nan_to_num(story.row_weights, nan=0.0)
     order = torch.argsort(w, descending=True)[:n].tolist()
@@ -661,7 +662,7 @@ class StepCharts:
     one_of_qkv: bool = False
 
 
-def step_charts(run, name: str, heads: tuple[int, ...], role: str = "q") -> StepCharts:
+def step_charts(run: scenario.Scenario, name: str, heads: tuple[int, ...], role: str = "q") -> StepCharts:
     """The heatmaps of step `name` for the heads on the page (`heads`) and, for project/split, the role
     (q, k or v) shown alone."""
     zrange = step_zrange(run, name)

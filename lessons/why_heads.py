@@ -43,6 +43,7 @@ import math
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -145,7 +146,7 @@ class WhyHeadsModel(nn.Module):
         vocab: int = VOCAB,
         seq_len: int = SEQ_LEN,
         values: str = "token",
-    ):
+    ) -> None:
         super().__init__()
         if values not in VALUE_KINDS:
             raise ValueError(f"values must be one of {VALUE_KINDS}, got {values!r}")
@@ -171,7 +172,7 @@ class WhyHeadsModel(nn.Module):
         x, values = self.inputs(tokens, marker)
         return self._logits(self.attention(x, x, values))
 
-    def forward_with_trace(self, tokens, marker) -> tuple[torch.Tensor, AttentionTrace]:
+    def forward_with_trace(self, tokens: torch.Tensor, marker: torch.Tensor) -> tuple[torch.Tensor, AttentionTrace]:
         x, values = self.inputs(tokens, marker)
         out, trace = self.attention.forward_with_trace(x, x, values)
         return self._logits(out), trace
@@ -221,9 +222,13 @@ def pattern_masses(weights: torch.Tensor, marker: torch.Tensor) -> tuple[torch.T
     return prev, mark
 
 
-def head_roles(prev_mass, marker_mass, threshold: float = MATCH_THRESHOLD) -> list[str | None]:
+def head_roles(
+    prev_mass: Sequence[float] | torch.Tensor,
+    marker_mass: Sequence[float] | torch.Tensor,
+    threshold: float = MATCH_THRESHOLD,
+) -> list[str | None]:
     """For each head, the relation it matches ('previous', 'marker') or None."""
-    roles = []
+    roles: list[str | None] = []
     for p, m in zip(list(map(float, prev_mass)), list(map(float, marker_mass))):
         best, mass = ("previous", p) if p >= m else ("marker", m)
         roles.append(best if mass >= threshold else None)
@@ -259,7 +264,9 @@ class RunResult:
 
 
 @torch.no_grad()
-def evaluate(model: WhyHeadsModel, *, num_heads: int, seed: int, steps: int, losses, seconds: float) -> RunResult:
+def evaluate(
+    model: WhyHeadsModel, *, num_heads: int, seed: int, steps: int, losses: Sequence[float], seconds: float
+) -> RunResult:
     model.eval()
     data = eval_batch()
     logits, trace = model.forward_with_trace(data.tokens, data.marker)
@@ -294,7 +301,7 @@ class Trainer:
 
     def __init__(
         self, num_heads: int, seed: int, steps: int, *, values: str = "token", max_steps: int = STEP_CHOICES[-1]
-    ):
+    ) -> None:
         self.num_heads, self.seed, self.steps = int(num_heads), int(seed), int(steps)
         # Bounded work: at most the longest training the page offers (a benchmark may raise max_steps).
         check_range("steps", self.steps, 1, max_steps)
@@ -413,7 +420,10 @@ def single_head_story(single: RunResult) -> str:
 
 
 # ---------------------------------------------------------------- caching finished runs
-def cache_key(num_heads: int, seed: int, steps: int) -> tuple:
+CacheKey = tuple[int, int, int, int]  # (TASK_VERSION, num_heads, seed, steps)
+
+
+def cache_key(num_heads: int, seed: int, steps: int) -> CacheKey:
     return (TASK_VERSION, int(num_heads), int(seed), int(steps))
 
 
@@ -422,14 +432,14 @@ class ResultStore:
     `capacity` runs and `budget` bytes). Also the trainings in flight: one Trainer per key, shared by
     every session that asks for that run while it trains (`trainer`, `run_shared`)."""
 
-    def __init__(self, capacity: int = 300, budget: int = WHY_RESULTS_BYTES):
+    def __init__(self, capacity: int = 300, budget: int = WHY_RESULTS_BYTES) -> None:
         self.capacity, self.budget = capacity, budget
-        self._runs: OrderedDict[tuple, RunResult] = OrderedDict()
-        self._sizes: dict[tuple, int] = {}
+        self._runs: OrderedDict[CacheKey, RunResult] = OrderedDict()
+        self._sizes: dict[CacheKey, int] = {}
         self._lock = threading.Lock()
-        self._training: OrderedDict[tuple, Trainer] = OrderedDict()
+        self._training: OrderedDict[CacheKey, Trainer] = OrderedDict()
 
-    def trainer(self, key: tuple, make) -> Trainer:
+    def trainer(self, key: CacheKey, make: Callable[[], Trainer]) -> Trainer:
         """The one in-flight Trainer for `key`, made by make() when there is none: a second session asking
         for the same run gets the same trainer (a half-done one left by a stopped run is picked up too)."""
         with self._lock:
@@ -443,7 +453,7 @@ class ResultStore:
                     del self._training[old]
             return trainer
 
-    def finish(self, key: tuple, trainer: Trainer) -> RunResult:
+    def finish(self, key: CacheKey, trainer: Trainer) -> RunResult:
         """The finished run of `trainer`, evaluated and stored once (whoever gets here second reads it)."""
         with trainer.gate:
             done = self.get(key)
@@ -454,7 +464,13 @@ class ResultStore:
                 del self._training[key]
         return done
 
-    def run_shared(self, key: tuple, make, chunk: int, each=None) -> RunResult:
+    def run_shared(
+        self,
+        key: CacheKey,
+        make: Callable[[], Trainer],
+        chunk: int,
+        each: Callable[[Trainer], object] | None = None,
+    ) -> RunResult:
         """Train the run `key` to the end, sharing the work with every session asking for it at the same
         time: whoever holds the trainer advances it `chunk` steps, the others wait meanwhile; `each(trainer)`
         after every chunk (a page draws its progress). 40 students pressing Train cost one training."""
@@ -468,11 +484,11 @@ class ResultStore:
                 each(trainer)
         return self.finish(key, trainer)
 
-    def get(self, key: tuple) -> RunResult | None:
+    def get(self, key: CacheKey) -> RunResult | None:
         with self._lock:
             return self._runs.get(key)
 
-    def put(self, key: tuple, result: RunResult) -> RunResult:
+    def put(self, key: CacheKey, result: RunResult) -> RunResult:
         """Keep a finished run; returns the stored, frozen copy (what every session will read)."""
         if not result.complete:
             raise ValueError("only finished runs are cached")
