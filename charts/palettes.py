@@ -59,7 +59,15 @@ for _p in SCALES.values():
 
 STATE_COLORS = {
     "colorblind": ("#e8e8e8", "#0072b2", "#e69f00", "#009e73", "#cc79a7", "#56b4e9", "#d55e00"),
-    "contrast": ("#d4d4d4", "#000000", "#7f2704", "#08306b", "#737373", "#bdbdbd", "#525252"),  # 0: not the page's white
+    "contrast": (
+        "#d4d4d4",
+        "#000000",
+        "#7f2704",
+        "#08306b",
+        "#737373",
+        "#bdbdbd",
+        "#525252",
+    ),  # 0: not the page's white
 }
 GROUP_COLORS = {
     "colorblind": OKABE_ITO,

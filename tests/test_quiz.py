@@ -199,7 +199,7 @@ def test_both_languages_get_the_same_questions():
 def test_the_set_is_the_same_in_another_process():
     """A class is many processes and machines: the set must not depend on hash randomisation."""
     code = (
-        "from core import scenario; from lessons import quiz; from lessons.settings import Settings; "
+        "from lessons import scenario; from lessons import quiz; from lessons.settings import Settings; "
         "print([(q.kind, q.answer) for q in quiz.build_quiz(scenario.run(Settings(64, 4, 8, 'none', 31, 'en')))])"
     )
     outs = {
