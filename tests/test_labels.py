@@ -121,9 +121,8 @@ def test_walkthrough_view_and_step_labels_are_translated_and_links_stay_neutral(
 
 def test_the_walkthrough_title_comes_before_the_view_selector():
     src = (ROOT / "pages/walkthrough.py").read_text()
-    assert src.index('title_box = st.container(key="walk_title")') < src.index(
-        'labelled("segmented_control", "walk_view"'
-    )
+    view_selector = re.search(r'labelled\(\s*"segmented_control",\s*"walk_view"', src)
+    assert view_selector and src.index('title_box = st.container(key="walk_title")') < view_selector.start()
     at = run_app("walkthrough", lang="zh")
     assert at.title[0].value == i18n.t("page.walkthrough", "zh")
 
