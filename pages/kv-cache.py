@@ -9,11 +9,12 @@ from core.validation import divisors
 from i18n import plain
 from lessons import kv_cache as K
 from lessons import scenario
+from ui import url_state
 from ui.cache import shared
 from ui.heatmaps import show_heatmap
 from ui.linecharts import show_lines
 from ui.sections import lazy_tabs
-from ui.shell import drop_url_value, page_context, url_values
+from ui.shell import page_context
 
 ctx = page_context()
 t, s = ctx.t, ctx.settings
@@ -34,46 +35,23 @@ def fmt_bytes(n: int) -> str:
 
 
 # ------------------------------------------------------------------ URL values -> valid widget state
-PARSERS = {
-    "kv_heads": lambda raw: K.parse_kv_heads(raw, h),
-    "kv_step": lambda raw: K.parse_kv_step(raw, T),
-    "kv_head": lambda raw: K.parse_kv_head(raw, h),
-    "kv_model": K.parse_kv_model,
-    "kv_context": K.parse_kv_context,
-    "kv_gen": K.parse_kv_gen,
-}
+KEPT = "kv_kept"  # the page's values while the widgets showing them are in a closed tab
+WIDGET_KEYS = tuple(k for k in K.URL_KEYS if k.name != "kv_tab")  # the tab id is ui.sections.lazy_tabs' own
 
 
-def settle(key: str, fixes: list) -> None:
-    """Before the widget is drawn: a stale session value (the settings changed) is moved quietly onto a valid
-    one; a URL value (first run) is parsed by the lesson and, when bad or repeated, corrected with a notice."""
-    parse = PARSERS[key]
-    if key in st.session_state:
-        value, _ = parse(st.session_state[key])
-        if value != st.session_state[key]:
-            st.session_state[key] = value  # e.g. step 30 after T went from 32 to 8
-        return
-    raw = st.query_params.get(key)
-    if raw is None:
-        return
-    value, fix = parse(raw)
-    if fix is not None or len(url_values(key)) > 1:
-        fixes.append(t("kv.bad_url", param=key, given=plain(raw), used=value))
-        st.session_state[key] = value
-        drop_url_value(key)  # the widget takes the corrected value instead of parsing the bad one
-    elif str(value) != str(raw):
-        st.session_state[key] = value
-        drop_url_value(key)
+def notice(fix, from_link: bool) -> str | None:
+    """A link's bad value is named and corrected; a value the new settings moved (a step past a shorter T) quietly."""
+    return t("kv.bad_url", param=fix.key, given=plain(fix.given), used=fix.used) if from_link else None
 
 
-fixes: list[str] = []
-for _key in PARSERS:
-    settle(_key, fixes)
+def keep(key: str) -> None:
+    url_state.keep_value(KEPT, key)
+
 
 st.title(t("page.kv-cache"))
 st.write(t("kv.intro"))
-for fix in fixes:
-    st.warning(fix, icon=":material/build:")
+# Every page key (lessons.kv_cache.URL_KEYS), valid for these settings, in session state before its widget is drawn.
+url_state.settle(WIDGET_KEYS, {"settings": s}, t=t, store=KEPT, notice=notice)
 
 # The K/V heads control: above the tabs, every section reads it.
 options = list(divisors(h))
@@ -83,7 +61,8 @@ if len(options) > 1:
         options,
         key="kv_heads",
         bind="query-params",
-        value=K.default_kv_heads(h),
+        on_change=keep,
+        args=("kv_heads",),
         help=t("kv.control.help"),
     )
 else:
@@ -190,7 +169,7 @@ def sharing_section() -> None:
 # ------------------------------------------------------------------ 2. decoding one token at a time
 def next_token() -> None:
     step = st.session_state.get("kv_step")
-    st.session_state["kv_step"] = min(T, (step if isinstance(step, int) else 1) + 1)
+    st.session_state["kv_step"] = url_state.kept(KEPT)["kv_step"] = min(T, (step if isinstance(step, int) else 1) + 1)
 
 
 def decode_section() -> None:
@@ -198,7 +177,9 @@ def decode_section() -> None:
     st.write(t("kv.dec.about"))
     c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
     with c1:
-        step = st.slider(t("kv.dec.step", T=T), 1, T, key="kv_step", bind="query-params", value=K.DEFAULT_STEP)
+        step = st.slider(
+            t("kv.dec.step", T=T), 1, T, key="kv_step", bind="query-params", on_change=keep, args=("kv_step",)
+        )
     with c2:
         st.button(
             t("kv.dec.next"),
@@ -209,7 +190,9 @@ def decode_section() -> None:
             width="stretch",
         )
     with c3:
-        head = st.selectbox(t("kv.dec.head"), list(range(h)), key="kv_head", bind="query-params", index=K.DEFAULT_HEAD)
+        head = st.selectbox(
+            t("kv.dec.head"), list(range(h)), key="kv_head", bind="query-params", on_change=keep, args=("kv_head",)
+        )
     step = K.parse_kv_step(step, T)[0]
     head = K.parse_kv_head(head, h)[0]
     view = shared("kv_decode", (*SK, kv_heads, step, head), lambda: K.decode_view(s, kv_heads, step, head))
@@ -309,7 +292,8 @@ def memory_section() -> None:
             list(K.MODEL_CHOICES),
             key="kv_model",
             bind="query-params",
-            index=K.MODEL_CHOICES.index(K.DEFAULT_MODEL),
+            on_change=keep,
+            args=("kv_model",),
             help=t("kv.mem.model.help"),
         )
     with c2:
@@ -318,7 +302,8 @@ def memory_section() -> None:
             list(K.CONTEXT_CHOICES),
             key="kv_context",
             bind="query-params",
-            index=K.CONTEXT_CHOICES.index(K.DEFAULT_CONTEXT),
+            on_change=keep,
+            args=("kv_context",),
         )
     model = K.parse_kv_model(model)[0]
     context = K.parse_kv_context(context)[0]
@@ -366,7 +351,9 @@ def memory_section() -> None:
 def timing_section() -> None:
     st.subheader(t("kv.time.title"))
     st.write(t("kv.time.about"))
-    gen = st.slider(t("kv.time.tokens"), K.GEN_MIN, K.GEN_MAX, key="kv_gen", bind="query-params", value=K.DEFAULT_GEN)
+    gen = st.slider(
+        t("kv.time.tokens"), K.GEN_MIN, K.GEN_MAX, key="kv_gen", bind="query-params", on_change=keep, args=("kv_gen",)
+    )
     gen = K.parse_kv_gen(gen)[0]
     timing_key = (d, h, kv_heads, s.seed, gen)
     results = st.session_state.get("kv_timings")
