@@ -86,50 +86,24 @@ GRID_DEFAULT = 16
 FALLOFF_DISTANCE = ROPE_DISTANCE_MAX  # the fall-off curve runs over distances 0..512 (cheap: 256 x 513 dots)
 REAL_HEADS, REAL_WIDTH = 12, 384  # all-MiniLM-L6-v2's heads and width (tested against the loaded model)
 EQUAL_TOL = 1e-5  # what the page calls "equal up to float error" (the proofs use 1e-6 for equivariance)
-TRUE_WORDS = ("true", "1", "yes", "on")
-FALSE_WORDS = ("false", "0", "no", "off")
 
 
 def _fix(key: str, raw: object, used: object, reason: str) -> Fix:
     return Fix(key, shown(raw), str(used), reason)
 
 
-def _missing(raw: object) -> bool:
-    return raw is None or (isinstance(raw, str) and raw.strip() == "")
-
-
 def _choice(key: str, raw: object, options: tuple[Any, ...], default: Any) -> tuple[Any, Fix | None]:
     """A choice from raw text: the option whose text it is, else the default (reason unreadable)."""
-    if _missing(raw):
+    if url.missing(raw):
         return default, None
     text = str(raw).strip()
     for option in options:
         if text == str(option):
             return option, None
-    if isinstance(options[0], int) and not isinstance(raw, bool) and _is_number(raw):
+    if isinstance(options[0], int) and not isinstance(raw, bool) and url.is_number(raw):
         used, _ = clamp_int(raw, options[0], options[-1], default, options)  # the nearest: "100" -> 128, "1e9" -> 512
         return used, _fix(key, raw, used, "out_of_range")
     return default, _fix(key, raw, default, "unreadable")
-
-
-def _is_number(raw: object) -> bool:
-    text = str(raw).strip()
-    if len(text) > MAX_INT_CHARS:
-        body = text[1:] if text[:1] in "+-" else text
-        return body.isdigit()
-    try:
-        return not math.isnan(float(text))
-    except ValueError:
-        return False
-
-
-def _int(key: str, raw: object, lo: int, hi: int, default: int) -> tuple[int, Fix | None]:
-    if _missing(raw):
-        return default, None
-    if not _is_number(raw) or isinstance(raw, bool):
-        return default, _fix(key, raw, default, "unreadable")
-    value, ok = clamp_int(raw, lo, hi, default)
-    return value, None if ok else _fix(key, raw, value, "out_of_range")
 
 
 def parse_pos_tab(raw: object) -> tuple[str, Fix | None]:
@@ -147,22 +121,16 @@ def parse_pos_span(raw: object) -> tuple[int, Fix | None]:
     return _choice("pos_span", raw, SPANS, URL_KEY["pos_span"].default)
 
 
-def parse_pos_shuffle(raw: object) -> tuple[int, Fix | None]:
-    """The shuffle seed (the shuffle button draws a new one and writes it to the URL)."""
-    lo, hi = URL_KEY["pos_shuffle"].lo, URL_KEY["pos_shuffle"].hi
-    return _int("pos_shuffle", raw, lo, hi, _int_default("pos_shuffle"))
-
-
 def parse_pos_causal(raw: object) -> tuple[bool, Fix | None]:
     """A toggle as Streamlit writes it ('true' / 'false'; 1/0, yes/no, on/off accepted too); else off."""
-    if _missing(raw):
+    if url.missing(raw):
         return False, None
     if isinstance(raw, bool):
         return raw, None
     text = str(raw).strip().lower()
-    if text in TRUE_WORDS:
+    if text in url.TRUE:
         return True, None if text == "true" else _fix("pos_causal", raw, "true", "unreadable")
-    if text in FALSE_WORDS:
+    if text in url.FALSE:
         return False, None if text == "false" else _fix("pos_causal", raw, "false", "unreadable")
     return False, _fix("pos_causal", raw, "false", "unreadable")
 
@@ -170,17 +138,6 @@ def parse_pos_causal(raw: object) -> tuple[bool, Fix | None]:
 def heads_of(settings: Settings, model: str) -> int:
     """Heads of the section's model: the shared num_heads, or the real model's 12 (REAL_HEADS)."""
     return REAL_HEADS if model == "real" else settings.num_heads
-
-
-def parse_pos_head(raw: object, num_heads: int) -> tuple[int, Fix | None]:
-    """A head 0..num_heads-1 (num_heads from `heads_of`); out of range clamps (a link made at h 64 opened at h 4)."""
-    return _int("pos_head", raw, 0, num_heads - 1, 0)
-
-
-def parse_pos_example(raw: object) -> tuple[int, Fix | None]:
-    """Which of the real model's example sentences (core.pretrained.EXAMPLES) the section reads."""
-    lo, hi = URL_KEY["pos_example"].lo, URL_KEY["pos_example"].hi
-    return _int("pos_example", raw, lo, hi, 0)
 
 
 def default_dk(settings: Settings) -> int:
@@ -199,9 +156,9 @@ def parse_pos_dk(raw: object, settings: Settings) -> tuple[int, Fix | None]:
     """An even d_k. Odd ones become the nearest even one with reason `odd_d_k` (RoPE turns pairs of numbers,
     an odd d_k leaves one without a partner); out of range clamps; garbage gives the default."""
     default = default_dk(settings)
-    if _missing(raw):
+    if url.missing(raw):
         return default, None
-    if not _is_number(raw) or isinstance(raw, bool):
+    if not url.is_number(raw) or isinstance(raw, bool):
         return default, _fix("pos_dk", raw, default, "unreadable")
     value, ok = clamp_int(raw, ROPE_D_K_MIN, ROPE_D_K_MAX, default)
     whole, _ = clamp_int(raw, -(10**18), 10**18, default)  # the number asked for, before clamping ("1" is odd too)
@@ -216,7 +173,7 @@ def parse_pos_base(raw: object) -> tuple[float, Fix | None]:
     reason `base_at_most_1` (the page says why: with base 1 every pair turns alike; core raises for it);
     above the limit clamps; unreadable, NaN or infinite text -> the default."""
     default = _float_default("pos_base")
-    if _missing(raw):
+    if url.missing(raw):
         return default, None
     if isinstance(raw, bool):
         return default, _fix("pos_base", raw, default, "unreadable")
@@ -242,23 +199,6 @@ def parse_pos_base(raw: object) -> tuple[float, Fix | None]:
 
 def _num(value: float) -> str:
     return f"{value:g}"
-
-
-def parse_pos_grid(raw: object) -> tuple[int, Fix | None]:
-    """Positions per side of the RoPE (m, n) grid, 2..ROPE_GRID_MAX."""
-    lo, hi = URL_KEY["pos_grid"].lo, URL_KEY["pos_grid"].hi
-    return _int("pos_grid", raw, lo, hi, GRID_DEFAULT)
-
-
-def parse_pos_pair(raw: object, d_k: int) -> tuple[int, Fix | None]:
-    """A pair 0..d_k/2-1 of the (even) d_k in use."""
-    return _int("pos_pair", raw, 0, d_k // 2 - 1, 0)
-
-
-def parse_pos_at(raw: object) -> tuple[int, Fix | None]:
-    """The position at which the RoPE section draws its pair turned, 0..ROPE_DISTANCE_MAX."""
-    lo, hi = URL_KEY["pos_at"].lo, URL_KEY["pos_at"].hi
-    return _int("pos_at", raw, lo, hi, _int_default("pos_at"))
 
 
 @dataclass(frozen=True)
@@ -319,12 +259,6 @@ URL_KEYS: tuple[UrlKey, ...] = (
     UrlKey("pos_span", "choice", 64, choices=SPANS, rule=lambda raw, env: parse_pos_span(raw)),
 )
 URL_KEY = {k.name: k for k in URL_KEYS}
-
-
-def _int_default(name: str) -> int:
-    value = URL_KEY[name].default
-    assert isinstance(value, int), name
-    return value
 
 
 def _float_default(name: str) -> float:

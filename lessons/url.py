@@ -87,7 +87,9 @@ def missing(raw: object) -> bool:
     return raw is None or (isinstance(raw, str) and raw.strip() == "")
 
 
-def _is_number(raw: object) -> bool:
+def is_number(raw: object) -> bool:
+    """Does raw text read as a finite-or-infinite number (not NaN, not a bool)? A run of more than MAX_INT_CHARS
+    digits is a (huge) number without being parsed."""
     if isinstance(raw, bool):
         return False
     text = str(raw).strip()
@@ -137,11 +139,11 @@ def parse_value(key: UrlKey, raw: object, env: Env | None = None) -> tuple[Any, 
         for option in options:
             if folded == as_url(option).lower():
                 return fix(option, "spelling")
-        if options and isinstance(options[0], int) and _is_number(raw):
+        if options and isinstance(options[0], int) and is_number(raw):
             used, _ = clamp_int(raw, min(options), max(options), default, options)
             return fix(used, "out_of_range")
         return fix(default, "unreadable")
-    if not _is_number(raw):
+    if not is_number(raw):
         return fix(default, "unreadable")
     lo, hi = r["lo"], r["hi"]
     if key.kind == "float":
@@ -182,4 +184,16 @@ def setting(name: str, offset: int = 0) -> Callable[[Env], int]:
     return lambda env: getattr(env["settings"], name) + offset
 
 
-__all__ = ["KINDS", "Fix", "UrlKey", "as_url", "missing", "names", "parse", "parse_value", "setting", "shown"]
+__all__ = [
+    "KINDS",
+    "Fix",
+    "UrlKey",
+    "as_url",
+    "is_number",
+    "missing",
+    "names",
+    "parse",
+    "parse_value",
+    "setting",
+    "shown",
+]
