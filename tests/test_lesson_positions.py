@@ -1,4 +1,4 @@
-"""lessons/positions.py: every number the Positions page prints, against an independent computation.
+"""lessons/positions/: every number the Positions page prints, against an independent computation.
 
 References used here, not the lesson's own code: torch's nn.MultiheadAttention (core.reference.torch_reference)
 for weights and outputs, the sinusoid and RoPE formulas written in numpy float64, cosines in numpy, the real
@@ -55,13 +55,15 @@ def real():
 def test_lesson_imports_no_ui():
     """Direct imports: only core, numpy, torch and the standard library; in a fresh interpreter, importing the
     lesson loads no streamlit, plotly or core.figures (i18n comes only through lessons.settings' LANGS)."""
-    tree = ast.parse((ROOT / "lessons" / "positions.py").read_text())
+    files = sorted((ROOT / "lessons" / "positions").glob("*.py"))
+    assert len(files) >= 7, files  # the package: __init__ and one module per part
     names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            names.add(node.module)
+    for file in files:
+        for node in ast.walk(ast.parse(file.read_text())):
+            if isinstance(node, ast.Import):
+                names |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                names.add(node.module)
     assert names, "no imports found"
     for name in names:
         top = name.split(".")[0]

@@ -1,0 +1,136 @@
+"""Section 1, "Shuffle the words": the shared scenario before and after a seeded shuffle of its rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from core import positions as P
+from core.masks import causal_mask
+from lessons import scenario
+from lessons.heatmap import Heatmap
+from lessons.positions.common import DIMS_SHOWN_MAX, EQUAL_TOL, _heatmap, _labels, _np, _scenario, _signed_range
+from lessons.settings import Settings
+from lessons.tokens import tokens as sentence_tokens
+
+
+# ================================================================ 1. Shuffle the words
+@dataclass(frozen=True)
+class ShuffleView:
+    """Before and after one seeded shuffle of the shared scenario's tokens.
+
+    perm[i] = the original row now at row i (so tokens_after[i] = tokens[perm[i]]); inverse undoes it.
+    The heatmaps of the chosen mode (causal or not) for head `head`; the gaps of both modes, so the page
+    can print "without the mask: 0, with it: 0.43" whichever is open.
+    """
+
+    T: int
+    d_model: int
+    head: int
+    causal: bool
+    perm: np.ndarray  # (T,) int
+    inverse: np.ndarray  # (T,) int
+    moved: np.ndarray  # (T,) bool: row i of the shuffled run holds a different token than row i before
+    tokens: tuple[str, ...]  # labels before ("i:token")
+    tokens_after: tuple[str, ...]  # labels after: the token and its ORIGINAL index, so a row can be followed
+    dims_shown: int  # columns of the X and output heatmaps: min(d_model, DIMS_SHOWN_MAX)
+    # Each chart has two panels, before (panel 0) and after the shuffle (panel 1), on one colour range:
+    x: Heatmap  # (T, dims_shown) signed, rows tokens, cols dimensions 0..dims_shown-1
+    weights: Heatmap  # (T, T) of `head`, rows queries, cols keys
+    output: Heatmap  # (T, dims_shown) signed
+    row_gaps: np.ndarray  # (T,) max |output_after[i] - output_before[perm[i]]| over all d_model: row i is row perm[i]
+    x_moved_gap: float  # max |x_after - x_before[perm]|: the shuffle moves rows and changes no number (0 exactly)
+    output_gap: float  # max |output - un-shuffled output after| in this mode
+    weights_gap: float  # the same for the weights, every head
+    free_output_gap: float  # without a mask (0 up to float error)
+    free_weights_gap: float
+    causal_output_gap: float  # with the causal mask (large: the symmetry is broken)
+    causal_weights_gap: float
+    equal: bool  # output_gap and weights_gap <= EQUAL_TOL in this mode
+    front: int  # the original index of the token the shuffle put first
+    front_self_before: float  # under the causal mask, its weight on itself where it was (head `head`)
+    front_self_after: float  # and at position 0, where it sees only itself (1.0)
+    notes: tuple[str, ...]  # "shared_mask_not_used" when the shared mask is not "none" (the toggle decides here)
+
+
+def shuffle_view(
+    settings: Settings, shuffle_seed: int, causal: bool, head: int, run: scenario.Scenario | None = None
+) -> ShuffleView:
+    """Section 1. The shared scenario's model and X (the numbers of every other page), run on X and on
+    X with its rows shuffled by `shuffle_seed`, without a mask or with the causal mask (`causal`).
+
+    Why the page's own toggle and not the shared mask: the lesson is "no mask: equivariant; causal: broken",
+    and padding / hand-drawn masks would only blur it; the shared mask is noted as not used here.
+    """
+    run = _scenario(settings, run)
+    T, d = settings.seq_len, settings.d_model
+    head = min(max(int(head), 0), settings.num_heads - 1)
+    perm = P.random_permutation(T, shuffle_seed)
+    inv = P.inverse_permutation(perm)
+    free = P.permutation_run(run.model, run.x, perm)
+    masked = P.permutation_run(run.model, run.x, perm, causal_mask(T))
+    shown = masked if causal else free
+    words = sentence_tokens(T, settings.lang)  # the words, without the padding example's [PAD] labels
+    labels = _labels(words)
+    after = tuple(labels[int(p)] for p in perm)
+    cut = min(d, DIMS_SHOWN_MAX)
+    dims = tuple(str(j) for j in range(cut))
+    x_b, x_a = _np(run.x[0, :, :cut]), _np(shown.x_shuffled[0, :, :cut])
+    o_b, o_a = _np(shown.trace.output[0, :, :cut]), _np(shown.trace_shuffled.output[0, :, :cut])
+    row_gaps = (shown.trace_shuffled.output[0] - shown.trace.output[0, perm]).abs().amax(-1)  # (T,)
+    xr, orng = _signed_range(x_b), _signed_range(o_b, o_a)
+    w_b, w_a = _np(shown.trace.weights[0, head]), _np(shown.trace_shuffled.weights[0, head])
+    front = int(perm[0])
+    cw, cws = masked.trace.weights[0, head], masked.trace_shuffled.weights[0, head]
+    return ShuffleView(
+        T=T,
+        d_model=d,
+        head=head,
+        causal=causal,
+        perm=_np(perm),
+        inverse=_np(inv),
+        moved=_np(perm != torch.arange(T)),
+        tokens=labels,
+        tokens_after=after,
+        dims_shown=cut,
+        x=_heatmap(
+            "x",
+            [(x_b, labels, dims, "pos.panel.before"), (x_a, after, dims, "pos.panel.after")],
+            "signed",
+            *xr,
+            "token",
+            "dimension",
+        ),
+        weights=_heatmap(
+            f"weights-head{head}",
+            [(w_b, labels, labels, "pos.panel.before"), (w_a, after, after, "pos.panel.after")],
+            "weights",
+            0.0,
+            1.0,
+            "query",
+            "key",
+        ),
+        output=_heatmap(
+            "output",
+            [(o_b, labels, dims, "pos.panel.before"), (o_a, after, dims, "pos.panel.after")],
+            "signed",
+            *orng,
+            "token",
+            "dimension",
+        ),
+        row_gaps=_np(row_gaps),
+        x_moved_gap=float((shown.x_shuffled - run.x[:, perm]).abs().max()),
+        output_gap=shown.output_gap,
+        weights_gap=shown.weights_gap,
+        free_output_gap=free.output_gap,
+        free_weights_gap=free.weights_gap,
+        causal_output_gap=masked.output_gap,
+        causal_weights_gap=masked.weights_gap,
+        equal=shown.output_gap <= EQUAL_TOL and shown.weights_gap <= EQUAL_TOL,
+        front=front,
+        front_self_before=float(cw[front, front]),
+        front_self_after=float(cws[0, 0]),
+        notes=("shared_mask_not_used",) if settings.mask != "none" else (),
+    )
