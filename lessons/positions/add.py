@@ -3,6 +3,7 @@ positions, on the shared random model or the real one."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -70,6 +71,48 @@ def _mean_norm(rows: torch.Tensor) -> float:
     return float(rows.norm(dim=-1).mean())
 
 
+def _each_kind(
+    weights_of: Callable[[str, torch.Tensor | None], torch.Tensor],
+    perm: torch.Tensor,
+    unavailable: Mapping[str, str],
+    added_of: Mapping[str, float],
+    twin: tuple[int, int] | None,
+    trained: str | None,
+) -> tuple[list[KindResult], torch.Tensor]:
+    """Every kind of KINDS on one model, before and after the shuffle `perm`: written once for both models.
+
+    `weights_of(kind, order)` is the model's (h, T, T) weights with that kind of positions, on the words in their
+    order (None) or in `order` (the shuffled words; the positions, and the mask, stay in their slots). Returns the
+    results in KINDS order and the weights without positions (KINDS starts with "none", always available)."""
+    inv = P.inverse_permutation(perm)
+    results: list[KindResult] = []
+    none: torch.Tensor | None = None
+    for kind in KINDS:
+        if kind in unavailable:
+            results.append(KindResult(kind, False, unavailable[kind], None, None, None, None))
+            continue
+        w = weights_of(kind, None)  # (h, T, T)
+        w_s = weights_of(kind, perm)
+        if kind == "none":
+            none = w
+        assert none is not None  # KINDS starts with "none"
+        results.append(
+            KindResult(
+                kind,
+                True,
+                "",
+                _np(w),
+                float((_unshuffle(w_s, inv) - w).abs().max()),
+                None if twin is None else float((w[:, twin[0]] - w[:, twin[1]]).abs().max()),
+                float((w - none).abs().max()),
+                trained=kind == trained,
+                added_norm=added_of[kind],
+            )
+        )
+    assert none is not None
+    return results, none
+
+
 def twin_positions(tokens: list[str]) -> tuple[int, int] | None:
     """The first word (not [CLS]/[SEP]) that occurs twice: its two positions."""
     seen: dict[str, int] = {}
@@ -100,53 +143,29 @@ def add_view(
     if model not in MODELS:
         raise ValueError(f"model must be one of {MODELS}, got {model!r}")
     width = int(P.learned_table(real).shape[1]) if real is not None else REAL_WIDTH
-    results: list[KindResult] = []
     notes: list[str] = []
+    unavailable: dict[str, str] = {}  # kind -> why it cannot run on this model
+    weights_of: Callable[[str, torch.Tensor | None], torch.Tensor]  # (kind, word order or None) -> (h, T, T)
     if model == "random":
         run = _scenario(settings, run)
-        h, d_k, T = settings.num_heads, settings.d_k, settings.seq_len
-        head = min(max(int(head), 0), h - 1)
+        h, d_k, d_model, T = settings.num_heads, settings.d_k, settings.d_model, settings.seq_len
         tokens = list(run.tokens)
-        perm = P.random_permutation(T, shuffle_seed)
-        inv = P.inverse_permutation(perm)
-        none = None
-        scenario_gap = None
-        for kind in KINDS:
-            if kind == "learned":
-                results.append(KindResult(kind, False, "learned_width", None, None, None, None))
-                continue
-            if kind == "rope" and d_k % 2:
-                results.append(KindResult(kind, False, "rope_odd_d_k", None, None, None, None))
-                notes.append("rope_odd_d_k")
-                continue
-            if kind == "rope" and d_k > ROPE_D_K_MAX:  # d_model 512 with one head: past core's RoPE limit
-                results.append(KindResult(kind, False, "rope_d_k_max", None, None, None, None))
-                continue
-            w = P.positioned_weights(run.model, run.x, kind, base=base, mask=run.mask)[0]  # (h, T, T)
-            added = _mean_norm(P.sinusoidal_table(T, settings.d_model)) if kind == "sinusoidal" else 0.0
-            # the shuffled words; the positions (and the mask) stay in their slots
-            w_s = P.positioned_weights(run.model, run.x[:, perm], kind, base=base, mask=run.mask)[0]
-            if kind == "none":
-                none = w
-                scenario_gap = float((w - run.trace.weights[0]).abs().max())
-            assert none is not None  # KINDS starts with "none"
-            results.append(
-                KindResult(
-                    kind,
-                    True,
-                    "",
-                    _np(w),
-                    float((_unshuffle(w_s, inv) - w).abs().max()),
-                    None,
-                    float((w - none).abs().max()),
-                    added_norm=added,
-                )
-            )
+        scene = run
+
+        def weights_of(kind: str, order: torch.Tensor | None) -> torch.Tensor:
+            x = scene.x if order is None else scene.x[:, order]
+            return P.positioned_weights(scene.model, x, kind, base=base, mask=scene.mask)[0]
+
+        unavailable["learned"] = "learned_width"
+        if d_k % 2:
+            unavailable["rope"] = "rope_odd_d_k"
+            notes.append("rope_odd_d_k")
+        elif d_k > ROPE_D_K_MAX:  # d_model 512 with one head: past core's RoPE limit
+            unavailable["rope"] = "rope_d_k_max"
         twin = None
         token_norm = _mean_norm(run.x[0])
-        if settings.mask != "none":
-            notes.append("shuffle_gap_with_mask")  # a mask is positional too: the none gap is not 0 then
-        d_model = settings.d_model
+        added_learned = 0.0  # unused: learned does not fit this model
+        trained = None
     else:
         if real is None:
             raise ValueError("model 'real' needs the loaded real model")
@@ -154,44 +173,34 @@ def add_view(
         encoded = real.encode(EXAMPLES[check][0])  # 14 to 16 tokens: within the shuffle's SEQ_LEN_MAX (tested)
         tokens = list(encoded.tokens)
         ids = torch.tensor(encoded.ids)
-        T = len(tokens)
-        h, d_model = real.cfg.num_heads, real.cfg.d_model
+        T, h, d_model = len(tokens), real.cfg.num_heads, real.cfg.d_model
         d_k = d_model // h
-        head = min(max(int(head), 0), h - 1)
-        perm = P.random_permutation(T, shuffle_seed)
-        inv = P.inverse_permutation(perm)
+        model_ = real
+
+        def weights_of(kind: str, order: torch.Tensor | None) -> torch.Tensor:
+            return P.real_first_layer_weights(model_, ids if order is None else ids[order], kind, base=base)
+
         twin = twin_positions(tokens)
         emb = real.encoder.embeddings
         with torch.no_grad():
             token_norm = _mean_norm(emb.word(ids) + emb.token_type(torch.zeros_like(ids)))  # as the model adds them
-        added_of = {
-            "none": 0.0,
-            "rope": 0.0,
-            "learned": _mean_norm(P.learned_table(real)[:T]),
-            "sinusoidal": _mean_norm(P.sinusoidal_table(T, d_model)),
-        }
-        none = None
-        scenario_gap = None
-        for kind in KINDS:
-            w = P.real_first_layer_weights(real, ids, kind, base=base)  # (h, T, T)
-            w_s = P.real_first_layer_weights(real, ids[perm], kind, base=base)
-            if kind == "none":
-                none = w
-            twin_gap = None if twin is None else float((w[:, twin[0]] - w[:, twin[1]]).abs().max())
-            assert none is not None  # KINDS starts with "none"
-            results.append(
-                KindResult(
-                    kind,
-                    True,
-                    "",
-                    _np(w),
-                    float((_unshuffle(w_s, inv) - w).abs().max()),
-                    twin_gap,
-                    float((w - none).abs().max()),
-                    trained=kind == "learned",
-                    added_norm=added_of[kind],
-                )
-            )
+        added_learned = _mean_norm(P.learned_table(real)[:T])
+        trained = "learned"
+    head = min(max(int(head), 0), h - 1)
+    perm = P.random_permutation(T, shuffle_seed)
+    added_of = {
+        "none": 0.0,
+        "rope": 0.0,
+        "learned": added_learned,
+        "sinusoidal": _mean_norm(P.sinusoidal_table(T, d_model)),
+    }
+    results, none = _each_kind(weights_of, perm, unavailable, added_of, twin, trained)
+    scenario_gap = None
+    if model == "random":
+        assert run is not None
+        scenario_gap = float((none - run.trace.weights[0]).abs().max())
+        if settings.mask != "none":
+            notes.append("shuffle_gap_with_mask")  # a mask is positional too: the none gap is not 0 then
     labels = _labels(tokens)
     shown = [r for r in results if r.available]
     side = np.stack([r.weights[head] for r in shown if r.weights is not None])

@@ -63,28 +63,18 @@ def quiz_items(settings: Settings, values: PageValues, run: scenario.Scenario | 
         )
     )
     # 2. Un-shuffled, how far is the output from the original? without / with the causal mask
-    free_zero = sv.free_output_gap <= EQUAL_TOL
-    items.append(
-        QuizItem(
-            "pos.q.gap_free",
-            {"tolerance": EQUAL_TOL},
-            "choice",
-            "zero" if free_zero else "nonzero",
-            options=("zero", "nonzero"),
-            accepted=("zero" if free_zero else "nonzero",),
+    for mode, gap in (("free", sv.free_output_gap), ("causal", sv.causal_output_gap)):
+        zero = "zero" if gap <= EQUAL_TOL else "nonzero"
+        items.append(
+            QuizItem(
+                f"pos.q.gap_{mode}",
+                {"tolerance": EQUAL_TOL},
+                "choice",
+                zero,
+                options=("zero", "nonzero"),
+                accepted=(zero,),
+            )
         )
-    )
-    causal_zero = sv.causal_output_gap <= EQUAL_TOL
-    items.append(
-        QuizItem(
-            "pos.q.gap_causal",
-            {"tolerance": EQUAL_TOL},
-            "choice",
-            "zero" if causal_zero else "nonzero",
-            options=("zero", "nonzero"),
-            accepted=("zero" if causal_zero else "nonzero",),
-        )
-    )
     # 3. Under the causal mask, the token moved to the front: its weight on itself
     self_after = sv.front_self_after
     items.append(

@@ -55,6 +55,27 @@ class ShuffleView:
     notes: tuple[str, ...]  # "shared_mask_not_used" when the shared mask is not "none" (the toggle decides here)
 
 
+def _before_after(
+    name: str,
+    before: torch.Tensor,
+    after: torch.Tensor,
+    labels: tuple[str, ...],
+    labels_after: tuple[str, ...],
+    dims: tuple[str, ...] | None = None,
+) -> Heatmap:
+    """One chart of the section, written once for X, the weights and the output: panel 0 before the shuffle (rows
+    in order), panel 1 after it (rows as shuffled), on one colour range. With `dims` the columns are dimensions
+    (X and the output: signed, rows tokens); without, the chart is the (T, T) weights (0..1, queries x keys, the
+    columns shuffled with the rows)."""
+    b, a = _np(before), _np(after)
+    panels: list[tuple[np.ndarray, tuple[str, ...], tuple[str, ...], str | None]]
+    if dims is None:
+        panels = [(b, labels, labels, "pos.panel.before"), (a, labels_after, labels_after, "pos.panel.after")]
+        return _heatmap(name, panels, "weights", 0.0, 1.0, "query", "key")
+    panels = [(b, labels, dims, "pos.panel.before"), (a, labels_after, dims, "pos.panel.after")]
+    return _heatmap(name, panels, "signed", *_signed_range(b, a), "token", "dimension")
+
+
 def shuffle_view(
     settings: Settings, shuffle_seed: int, causal: bool, head: int, run: scenario.Scenario | None = None
 ) -> ShuffleView:
@@ -77,11 +98,7 @@ def shuffle_view(
     after = tuple(labels[int(p)] for p in perm)
     cut = min(d, DIMS_SHOWN_MAX)
     dims = tuple(str(j) for j in range(cut))
-    x_b, x_a = _np(run.x[0, :, :cut]), _np(shown.x_shuffled[0, :, :cut])
-    o_b, o_a = _np(shown.trace.output[0, :, :cut]), _np(shown.trace_shuffled.output[0, :, :cut])
     row_gaps = (shown.trace_shuffled.output[0] - shown.trace.output[0, perm]).abs().amax(-1)  # (T,)
-    xr, orng = _signed_range(x_b), _signed_range(o_b, o_a)
-    w_b, w_a = _np(shown.trace.weights[0, head]), _np(shown.trace_shuffled.weights[0, head])
     front = int(perm[0])
     cw, cws = masked.trace.weights[0, head], masked.trace_shuffled.weights[0, head]
     return ShuffleView(
@@ -95,30 +112,12 @@ def shuffle_view(
         tokens=labels,
         tokens_after=after,
         dims_shown=cut,
-        x=_heatmap(
-            "x",
-            [(x_b, labels, dims, "pos.panel.before"), (x_a, after, dims, "pos.panel.after")],
-            "signed",
-            *xr,
-            "token",
-            "dimension",
+        x=_before_after("x", run.x[0, :, :cut], shown.x_shuffled[0, :, :cut], labels, after, dims),
+        weights=_before_after(
+            f"weights-head{head}", shown.trace.weights[0, head], shown.trace_shuffled.weights[0, head], labels, after
         ),
-        weights=_heatmap(
-            f"weights-head{head}",
-            [(w_b, labels, labels, "pos.panel.before"), (w_a, after, after, "pos.panel.after")],
-            "weights",
-            0.0,
-            1.0,
-            "query",
-            "key",
-        ),
-        output=_heatmap(
-            "output",
-            [(o_b, labels, dims, "pos.panel.before"), (o_a, after, dims, "pos.panel.after")],
-            "signed",
-            *orng,
-            "token",
-            "dimension",
+        output=_before_after(
+            "output", shown.trace.output[0, :, :cut], shown.trace_shuffled.output[0, :, :cut], labels, after, dims
         ),
         row_gaps=_np(row_gaps),
         x_moved_gap=float((shown.x_shuffled - run.x[:, perm]).abs().max()),
