@@ -48,7 +48,7 @@ This file re-exports what pages/positions.py, lessons/quiz.py, lessons/url_keys.
 `from lessons import positions as L` reads as one module.
 """
 
-from lessons.positions.add import add_view, twin_positions
+from lessons.positions.add import add_numbers, add_table, add_view, twin_positions
 from lessons.positions.common import (
     FALLOFF_DISTANCE,
     KINDS,
@@ -59,12 +59,23 @@ from lessons.positions.common import (
     SIMILARITY_SIDE_MAX,
     SPANS,
     TABS,
+    Table,
+    gap_text,
 )
-from lessons.positions.learned import learned_view
+from lessons.positions.learned import learned_numbers, learned_view, similarity_table
 from lessons.positions.quiz import QuizItem, accepts, quiz_items
-from lessons.positions.rope import PairView, rope_view
-from lessons.positions.shuffle import shuffle_view
-from lessons.positions.values import URL_KEY, URL_KEYS, PageValues, default_dk, heads_of, parse_url
+from lessons.positions.rope import angle_svg, rope_numbers, rope_view, uses_scenario
+from lessons.positions.shuffle import shuffle_numbers, shuffle_view
+from lessons.positions.values import (
+    URL_KEY,
+    URL_KEYS,
+    PageValues,
+    default_dk,
+    head_within,
+    heads_of,
+    next_shuffle,
+    parse_url,
+)
 
 __all__ = [
     "FALLOFF_DISTANCE",
@@ -79,16 +90,27 @@ __all__ = [
     "URL_KEY",
     "URL_KEYS",
     "PageValues",
-    "PairView",
     "QuizItem",
+    "Table",
     "accepts",
+    "add_numbers",
+    "add_table",
     "add_view",
+    "angle_svg",
     "default_dk",
+    "gap_text",
+    "head_within",
     "heads_of",
+    "learned_numbers",
     "learned_view",
+    "next_shuffle",
     "parse_url",
     "quiz_items",
+    "rope_numbers",
     "rope_view",
+    "shuffle_numbers",
     "shuffle_view",
+    "similarity_table",
     "twin_positions",
+    "uses_scenario",
 ]

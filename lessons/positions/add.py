@@ -13,8 +13,8 @@ from core import positions as P
 from core.limits import ROPE_D_K_MAX
 from core.pretrained import EXAMPLES, SPECIAL_TOKENS, Pretrained
 from lessons import scenario
-from lessons.heatmap import Heatmap
-from lessons.positions.common import KINDS, MODELS, REAL_WIDTH, _heatmap, _labels, _np, _scenario
+from lessons.heatmap import Heatmap, Text, text
+from lessons.positions.common import KINDS, MODELS, REAL_WIDTH, Table, _heatmap, _labels, _np, _scenario, gap_text
 from lessons.settings import Settings
 
 
@@ -230,3 +230,41 @@ def add_view(
         token_norm=token_norm,
         notes=tuple(dict.fromkeys(notes)),
     )
+
+
+def add_numbers(v: AddView) -> dict[str, dict[str, object]]:
+    """The numbers of the section's captions and notices, by message, as the page prints them."""
+    return {
+        "model": {"h": v.num_heads, "d": v.d_model, "dk": v.d_k, "T": len(v.tokens)},  # pos.add.model.<model>
+        "reason": {"width": v.table_width, "d": v.d_model, "dk": v.d_k, "max": ROPE_D_K_MAX},  # pos.reason.<reason>
+        "heatmap": {"h": v.head},
+        "table": {"token": f"{v.token_norm:.3f}"},
+    }
+
+
+def add_table(v: AddView) -> Table:
+    """The section's table, one row per kind that runs on the model: its name (★ the kind the model was trained
+    with), the shuffle gap, the change from no positions, the mean length added and, on the real model, the gap
+    between the two copies of its repeated word."""
+    rows = [k for k in v.kinds if k.available]
+    gaps: dict[str, list[str]] = {"shuffle": [], "change": [], "added": [], "twin": []}
+    for k in rows:
+        assert k.shuffle_gap is not None and k.change is not None and k.added_norm is not None, k.kind
+        gaps["shuffle"].append(gap_text(k.shuffle_gap))
+        gaps["change"].append(gap_text(k.change))
+        gaps["added"].append(f"{k.added_norm:.3f}")
+        gaps["twin"].append(gap_text(k.twin_gap) if k.twin_gap is not None else "")
+    kinds = tuple(
+        text("pos.add.kind.trained", kind=text(f"pos.kind.{k.kind}")) if k.trained else text(f"pos.kind.{k.kind}")
+        for k in rows
+    )
+    columns: list[tuple[Text, tuple[Text | str, ...]]] = [
+        (text("pos.add.col.kind"), kinds),
+        (text("pos.add.col.shuffle"), tuple(gaps["shuffle"])),
+        (text("pos.add.col.change"), tuple(gaps["change"])),
+        (text("pos.add.col.added"), tuple(gaps["added"])),
+    ]
+    if v.twin is not None:
+        a, b = v.tokens[v.twin[0]], v.tokens[v.twin[1]]
+        columns.append((text("pos.add.col.twin", a=a, b=b), tuple(gaps["twin"])))
+    return Table(tuple(columns))

@@ -12,7 +12,7 @@ import torch
 from core import positions as P
 from core.limits import ROPE_DISTANCE_MAX
 from lessons import scenario
-from lessons.heatmap import Heatmap, Panel, text
+from lessons.heatmap import Heatmap, Panel, Text, text
 from lessons.settings import Settings
 
 # ================================================================ the page's constants
@@ -68,6 +68,19 @@ def _heatmap(
         row_axis=text(f"pos.axis.{row_axis}"),
         col_axis=text(f"pos.axis.{col_axis}"),
     )
+
+
+def gap_text(value: float) -> str:
+    """A max abs difference as the page prints it everywhere (2 decimals of a power of ten; tests read it back)."""
+    return f"{value:.2e}"
+
+
+@dataclass(frozen=True)
+class Table:
+    """A small table as data: each column is its title and its cells, each a Text key the page words (with its
+    params, which may be Texts too) or a language-neutral string (a number already printed, a token)."""
+
+    columns: tuple[tuple[Text, tuple[Text | str, ...]], ...]
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,8 @@ import torch
 from core import positions as P
 from core.limits import SINUSOID_POSITIONS_MAX
 from core.pretrained import Pretrained
-from lessons.heatmap import Heatmap
-from lessons.positions.common import SIMILARITY_SIDE_MAX, SPANS, _heatmap, _np
+from lessons.heatmap import Heatmap, text
+from lessons.positions.common import SIMILARITY_SIDE_MAX, SPANS, Table, _heatmap, _np
 
 
 # ================================================================ 4. the real model's learned table
@@ -75,4 +75,22 @@ def learned_view(real: Pretrained, span: int) -> LearnedView:
         learned_far=lf,
         sinusoidal_neighbour=sn,
         sinusoidal_far=sf,
+    )
+
+
+def learned_numbers(v: LearnedView) -> dict[str, dict[str, object]]:
+    """The numbers of the section's caption (`pos.learned.shape`), as the page prints them."""
+    first = ", ".join(f"{x:.4f}" for x in v.first_values)
+    shape = {"rows": v.table_shape[0], "cols": v.table_shape[1], "first": first, "last": v.span - 1, "stride": v.stride}
+    return {"shape": shape}
+
+
+def similarity_table(v: LearnedView) -> Table:
+    """The mean cosine of neighbouring positions and of positions at least span/2 apart, learned vs sinusoidal."""
+    return Table(
+        (
+            (text("pos.learned.col.table"), (text("pos.kind.learned"), text("pos.kind.sinusoidal"))),
+            (text("pos.learned.col.near"), (f"{v.learned_neighbour:.3f}", f"{v.sinusoidal_neighbour:.3f}")),
+            (text("pos.learned.col.far", half=v.span // 2), (f"{v.learned_far:.3f}", f"{v.sinusoidal_far:.3f}")),
+        )
     )

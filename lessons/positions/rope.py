@@ -13,7 +13,16 @@ from core import positions as P
 from core.limits import ROPE_D_K_MAX
 from lessons import scenario
 from lessons.heatmap import Heatmap
-from lessons.positions.common import EQUAL_TOL, FALLOFF_DISTANCE, Series, _heatmap, _np, _scenario, _signed_range
+from lessons.positions.common import (
+    EQUAL_TOL,
+    FALLOFF_DISTANCE,
+    Series,
+    _heatmap,
+    _np,
+    _scenario,
+    _signed_range,
+    gap_text,
+)
 from lessons.settings import Settings
 
 
@@ -42,6 +51,8 @@ class RopeView:
 
     d_k: int
     base: float
+    size: int  # the grid's side: positions 0..size-1
+    pairs: int  # d_k / 2 pairs of dimensions, each turned by its own frequency
     source: str  # "scenario": q of the last token and k of the first, head `head`; "random": seeded N(0, 1)
     head: int | None
     q_token: str | None
@@ -68,6 +79,11 @@ class RopeView:
     # "shared_d_k_max": the shared d_k (512) is past ROPE_D_K_MAX
 
 
+def uses_scenario(settings: Settings, d_k: int) -> bool:
+    """Whether the section's q and k are the shared scenario's (its d_k is the shared one: a head to choose)."""
+    return d_k == settings.d_k
+
+
 def rope_view(
     settings: Settings,
     d_k: int,
@@ -83,7 +99,7 @@ def rope_view(
     the other pages; with another d_k they are seeded random vectors (settings.seed)."""
     P.check_rope(d_k, base)
     notes: list[str] = []
-    if d_k == settings.d_k:
+    if uses_scenario(settings, d_k):
         run = _scenario(settings, run)
         head = min(max(int(head), 0), settings.num_heads - 1)
         shown_head: int | None = head
@@ -118,6 +134,8 @@ def rope_view(
     dist = _np(fall.distances)
     return RopeView(
         d_k=d_k,
+        size=grid,
+        pairs=d_k // 2,
         base=float(base),
         source=source,
         head=shown_head,
@@ -169,4 +187,72 @@ def rope_view(
         falloff_unrelated=Series(dist, _np(fall.unrelated), "distance", "abs_score", "unrelated"),
         falloff_samples=fall.samples,
         notes=tuple(notes),
+    )
+
+
+def rope_numbers(v: RopeView) -> dict[str, dict[str, object]]:
+    """Every number the section prints, as it prints them, by message (`pos.rope.<message>`, `pos.pair.numbers`,
+    `pos.falloff.about`): gaps as gap_text, scores and coordinates to 4 places."""
+    pv = v.pair
+    return {
+        "equal": {
+            "spread": gap_text(v.diagonal_spread),
+            "plain": f"{v.plain_score:.4f}",
+            "diag": gap_text(v.diagonal_gap),
+        },
+        "not_equal": {"spread": gap_text(v.diagonal_spread)},
+        "grid": {"n": v.size},
+        "absolute": {"spread": f"{v.absolute_spread:.4f}"},
+        "pair": {
+            "i": pv.pair,
+            "a": pv.dims[0],
+            "b": pv.dims[1],
+            "m": pv.position,
+            "dk": v.d_k,
+            "base": f"{v.base:g}",
+            "theta": f"{pv.theta:.6g}",
+            "angle": f"{pv.angle:.4f}",
+            "turns": f"{pv.turns:.3f}",
+            "deg": f"{pv.angle_deg_reduced:.1f}",
+            "b0": f"{pv.before[0]:.4f}",
+            "b1": f"{pv.before[1]:.4f}",
+            "a0": f"{pv.after[0]:.4f}",
+            "a1": f"{pv.after[1]:.4f}",
+            "lb": f"{pv.length_before:.4f}",
+            "la": f"{pv.length_after:.4f}",
+            "last": v.size - 1,
+        },
+        "falloff": {"samples": v.falloff_samples, "dk": v.d_k, "sq": f"{math.sqrt(v.d_k):.2f}"},
+    }
+
+
+def angle_svg(pv: PairView) -> str:
+    """The pair (q_a, q_b) of q at position 0 (blue) and at `position` (red), on their circle (dashed, the grid's
+    positions as grey dots), with the angle turned (reduced to one turn, orange, counter-clockwise from blue to
+    red; radius 34). Only numbers go into the SVG (no text), so the page may hand it to st.image."""
+    r = max(pv.length_before, 1e-9)
+    size, c = 220, 110
+    scale = 90 / r
+    bx, by = pv.before[0] * scale, -pv.before[1] * scale
+    ax, ay = pv.after[0] * scale, -pv.after[1] * scale
+    # the positions' points as one path of zero-length round-capped strokes: ~14 bytes a point, not ~70
+    marks = "".join(f"M{c + float(x) * scale:.1f} {c - float(y) * scale:.1f}h0" for x, y in pv.path)
+    dots = f'<path d="{marks}" stroke="#999" stroke-width="5" stroke-linecap="round"/>'
+    start = math.atan2(pv.before[1], pv.before[0])
+    end = start + math.radians(pv.angle_deg_reduced)
+    x0, y0 = c + 34 * math.cos(start), c - 34 * math.sin(start)
+    x1, y1 = c + 34 * math.cos(end), c - 34 * math.sin(end)
+    large = 1 if pv.angle_deg_reduced > 180 else 0
+    arc = (
+        f'<path d="M{x0:.1f} {y0:.1f}A34 34 0 {large} 0 {x1:.1f} {y1:.1f}" fill="none" stroke="#ff7f0e" '
+        f'stroke-width="3"/>'
+        if pv.angle_deg_reduced > 0.5
+        else ""
+    )
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" viewBox="0 0 {size} {size}">'
+        f'<circle cx="{c}" cy="{c}" r="90" fill="none" stroke="#bbb" stroke-dasharray="4 3"/>{dots}'
+        f'<line x1="{c}" y1="{c}" x2="{c + bx:.1f}" y2="{c + by:.1f}" stroke="#1f77b4" stroke-width="4"/>'
+        f'<line x1="{c}" y1="{c}" x2="{c + ax:.1f}" y2="{c + ay:.1f}" stroke="#d62728" stroke-width="4"/>'
+        f'{arc}<circle cx="{c}" cy="{c}" r="4" fill="#333"/></svg>'
     )

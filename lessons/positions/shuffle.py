@@ -11,7 +11,16 @@ from core import positions as P
 from core.masks import causal_mask
 from lessons import scenario
 from lessons.heatmap import Heatmap
-from lessons.positions.common import DIMS_SHOWN_MAX, EQUAL_TOL, _heatmap, _labels, _np, _scenario, _signed_range
+from lessons.positions.common import (
+    DIMS_SHOWN_MAX,
+    EQUAL_TOL,
+    _heatmap,
+    _labels,
+    _np,
+    _scenario,
+    _signed_range,
+    gap_text,
+)
 from lessons.settings import Settings
 from lessons.tokens import tokens as sentence_tokens
 
@@ -133,3 +142,27 @@ def shuffle_view(
         front_self_after=float(cws[0, 0]),
         notes=("shared_mask_not_used",) if settings.mask != "none" else (),
     )
+
+
+def shuffle_numbers(v: ShuffleView) -> dict[str, dict[str, object]]:
+    """Every number the section prints, as it prints them, by message (`pos.shuffle.<message>` words them):
+    the rows the shuffle moved ("i←p": row i now holds the token from row p), gaps as gap_text, weights to 4
+    places."""
+    return {
+        "perm": {
+            "moves": ", ".join(f"{i}←{int(p)}" for i, p in enumerate(v.perm) if v.moved[i]),
+            "n": int(v.moved.sum()),
+            "T": v.T,
+        },
+        "equal": {"out": gap_text(v.output_gap), "w": gap_text(v.weights_gap), "x": gap_text(v.x_moved_gap)},
+        "broken": {"out": gap_text(v.output_gap), "w": gap_text(v.weights_gap), "free": gap_text(v.free_output_gap)},
+        "front": {
+            "token": v.tokens[v.front],
+            "before": f"{v.front_self_before:.4f}",
+            "after": f"{v.front_self_after:.4f}",
+            "h": v.head,
+        },
+        "x": {"dims": v.dims_shown, "d": v.d_model},
+        "weights": {"h": v.head},
+        "output": {"dims": v.dims_shown, "d": v.d_model, "row": gap_text(float(v.row_gaps.max()))},
+    }

@@ -80,6 +80,18 @@ def heads_of(settings: Settings, model: str) -> int:
     return REAL_HEADS if model == "real" else settings.num_heads
 
 
+def head_within(raw: object, n_heads: int) -> int:
+    """The head a section shows when pos_head holds `raw`: the section's model may have fewer heads than the one
+    the value was chosen on (the real model has 12), so it is clamped into 0..n_heads-1; no number -> head 0."""
+    return min(max(raw, 0), n_heads - 1) if isinstance(raw, int) else 0
+
+
+def next_shuffle(raw: object, current: int) -> int:
+    """The seed "Shuffle again" moves to: one past the shown seed (`raw`, else the page's `current`), after the
+    largest back to 1."""
+    return (raw if isinstance(raw, int) else current) % SHUFFLE_SEED_MAX + 1
+
+
 def default_dk(settings: Settings) -> int:
     """The RoPE section starts at the shared d_k, so its q and k are the scenario's; an odd shared d_k (only
     d_k = 1, e.g. d_model 8 with 8 heads) cannot be turned, so it starts at the nearest even one."""
