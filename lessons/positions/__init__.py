@@ -33,6 +33,11 @@ Which file holds what:
                 the shared scenario). Every module imports it; only quiz.py imports another section (shuffle)
                 and values.py; nothing imports in a circle.
 
+Next to each view, what the page prints of it, so the page only words and draws: `<section>_numbers(view)` (every
+number of the section's messages, formatted as printed, by message; `gap_text` for a max abs difference),
+`add_table` and `similarity_table` (a `Table`: Text keys and printed numbers), `angle_svg` (the RoPE pair's
+picture, numbers only), `head_within` and `next_shuffle` (the head a section shows, the seed "Shuffle again" picks).
+
 What this package returns holds numpy arrays (read-only), numbers, booleans and language-neutral keys only:
 no wording, no figure. Token labels are data (the sentence's own words). It imports only `core`, numpy and
 torch; it caches nothing (the page uses the server's shared cache). The real model comes in as an argument
