@@ -1,4 +1,4 @@
-"""lessons/positions.py: every number the Positions page prints, against an independent computation.
+"""lessons/positions/: every number the Positions page prints, against an independent computation.
 
 References used here, not the lesson's own code: torch's nn.MultiheadAttention (core.reference.torch_reference)
 for weights and outputs, the sinusoid and RoPE formulas written in numpy float64, cosines in numpy, the real
@@ -55,13 +55,15 @@ def real():
 def test_lesson_imports_no_ui():
     """Direct imports: only core, numpy, torch and the standard library; in a fresh interpreter, importing the
     lesson loads no streamlit, plotly or core.figures (i18n comes only through lessons.settings' LANGS)."""
-    tree = ast.parse((ROOT / "lessons" / "positions.py").read_text())
+    files = sorted((ROOT / "lessons" / "positions").glob("*.py"))
+    assert len(files) >= 7, files  # the package: __init__ and one module per part
     names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            names.add(node.module)
+    for file in files:
+        for node in ast.walk(ast.parse(file.read_text())):
+            if isinstance(node, ast.Import):
+                names |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                names.add(node.module)
     assert names, "no imports found"
     for name in names:
         top = name.split(".")[0]
@@ -656,3 +658,101 @@ def test_a_whole_mangled_link_gives_valid_values_and_runs(raw, s):
     assert all(len(f.given) <= 24 and f.key in L.URL_KEY for f in v.fixes)
     assert len({f.key for f in v.fixes}) == len(v.fixes)
     L.rope_view(s, v.d_k, v.base, v.head_random, v.grid, v.pair, v.at)  # what the page passes on runs
+
+
+# ================================================================ what the page prints, as the lesson formats it
+def test_shuffle_numbers_are_the_views_numbers_as_printed():
+    """Every number the shuffle section prints: the moves read back give the shuffled tokens, gaps to 2 decimals."""
+    for s, causal in ((DEFAULT, False), (DEFAULT, True), (SETTINGS[-3], True)):
+        v = L.shuffle_view(s, 7, causal, s.num_heads - 1)
+        n = L.shuffle_numbers(v)
+        moves = [m.split("←") for m in n["perm"]["moves"].split(", ")]
+        for i, p in ((int(i), int(p)) for i, p in moves):
+            assert i != p and v.tokens_after[i].split(":")[1] == v.tokens[p].split(":")[1]  # row i holds row p's word
+        moved = [i for i in range(s.seq_len) if int(v.perm[i]) != i]
+        assert [int(i) for i, _ in moves] == moved and n["perm"]["n"] == len(moved) and n["perm"]["T"] == s.seq_len
+        assert n["equal"] == {"out": f"{v.output_gap:.2e}", "w": f"{v.weights_gap:.2e}", "x": "0.00e+00"}
+        assert n["broken"]["free"] == f"{v.free_output_gap:.2e}"
+        assert n["output"]["row"] == f"{float(np.max(v.row_gaps)):.2e}" and n["output"]["dims"] == min(s.d_model, 64)
+        front = n["front"]
+        assert front["token"] == v.tokens[v.perm[0]] and front["after"] == "1.0000" and front["h"] == s.num_heads - 1
+        assert front["before"] == f"{v.front_self_before:.4f}"
+    assert L.gap_text(0.000123456) == "1.23e-04" and L.gap_text(0.0) == "0.00e+00"
+
+
+def test_add_table_rows_are_the_kinds_that_run():
+    v = L.add_view(DEFAULT, "random", 0, 500.0, 1)
+    table = L.add_table(v)
+    titles = [c.key for c, _ in table.columns]
+    assert titles == ["pos.add.col.kind", "pos.add.col.shuffle", "pos.add.col.change", "pos.add.col.added"]
+    kinds, shuffle, change, added = (cells for _, cells in table.columns)
+    assert [k.key for k in kinds] == ["pos.kind.none", "pos.kind.sinusoidal", "pos.kind.rope"]  # learned: 384 wide
+    ran = [k for k in v.kinds if k.available]
+    assert list(shuffle) == [f"{k.shuffle_gap:.2e}" for k in ran] and float(shuffle[0]) <= 1e-5 < float(shuffle[1])
+    assert list(change) == [f"{k.change:.2e}" for k in ran] and change[0] == "0.00e+00"
+    assert added[0] == "0.000" and added[2] == "0.000" and float(added[1]) > 1  # RoPE adds nothing, sinusoids do
+    n = L.add_numbers(v)
+    assert n["model"] == {"h": 4, "d": 64, "dk": 16, "T": 8} and n["reason"]["width"] == 384
+    assert n["reason"]["max"] == limits.ROPE_D_K_MAX and n["table"]["token"] == f"{v.token_norm:.3f}"
+
+
+def test_add_table_on_the_real_model_marks_its_trained_kind_and_the_twin(real):
+    from ui.words import in_language
+
+    v = L.add_view(DEFAULT, "real", 3, 10_000.0, 1, real=real, example=1)
+    table = L.add_table(v)
+    assert len(table.columns) == 5 and v.twin is not None
+    kinds = [in_language(k, "en") for k in table.columns[0][1]]
+    assert kinds == ["no positions", "sinusoidal", "learned ★", "RoPE"]
+    assert in_language(table.columns[0][1][2], "zh") == "可学习的位置编码 ★"
+    title, twins = table.columns[4]
+    a, b = v.tokens[v.twin[0]], v.tokens[v.twin[1]]
+    assert in_language(title, "en") == f"rows {a} vs {b}"
+    assert list(twins) == [f"{k.twin_gap:.2e}" for k in v.kinds] and twins[0] == "0.00e+00"  # none: the same rows
+
+
+def test_rope_numbers_and_the_pair_picture():
+    v = L.rope_view(DEFAULT, 16, 500.0, 0, 12, 2, 5)
+    n = L.rope_numbers(v)
+    assert v.size == 12 and v.pairs == 8 and n["grid"] == {"n": 12} and n["pair"]["last"] == 11
+    pair = n["pair"]
+    assert (pair["i"], pair["a"], pair["b"], pair["m"], pair["dk"], pair["base"]) == (2, 2, 10, 5, 16, "500")
+    theta = 500.0 ** (-2 * 2 / 16)
+    assert float(pair["theta"]) == pytest.approx(theta, rel=1e-5)
+    assert float(pair["angle"]) == pytest.approx(5 * theta, abs=1e-4)
+    assert pair["la"] == pair["lb"] == f"{math.hypot(*v.pair.before):.4f}"  # a turn keeps the length
+    assert n["falloff"] == {"samples": v.falloff_samples, "dk": 16, "sq": "4.00"}
+    assert n["equal"]["plain"] == f"{v.plain_score:.4f}" and n["equal"]["spread"] == f"{v.diagonal_spread:.2e}"
+    assert L.uses_scenario(DEFAULT, 16) and not L.uses_scenario(DEFAULT, 6)
+    svg = L.angle_svg(v.pair)
+    # the arrows: from the centre (110, 110) to the pair before (blue) and after the turn (red), radius 90
+    r = math.hypot(*v.pair.before)
+    for colour, (x, y) in (("#1f77b4", v.pair.before), ("#d62728", v.pair.after)):
+        end = f'x2="{110 + x * 90 / r:.1f}" y2="{110 - y * 90 / r:.1f}" stroke="{colour}"'
+        assert end in svg, (colour, end)
+    assert svg.count("h0") == 12  # one dot per position of the grid
+    assert 'stroke="#ff7f0e"' in svg  # the angle's arc: 5 * theta = 1.77 rad = 101 degrees
+    none = L.rope_view(DEFAULT, 16, 500.0, 0, 12, 2, 0).pair  # position 0: no turn, no arc
+    assert 'stroke="#ff7f0e"' not in L.angle_svg(none)
+    assert "<text" not in svg and "<script" not in svg  # numbers only: safe for st.image
+
+
+def test_learned_numbers_and_similarity_table(real):
+    v = L.learned_view(real, 128)
+    shape = L.learned_numbers(v)["shape"]
+    assert (shape["rows"], shape["cols"], shape["last"], shape["stride"]) == (512, 384, 127, 2)
+    assert shape["first"] == ", ".join(f"{x:.4f}" for x in v.first_values) and shape["first"].count(",") == 3
+    table = L.similarity_table(v)
+    assert [c.key for c, _ in table.columns] == ["pos.learned.col.table", "pos.learned.col.near", "pos.learned.col.far"]
+    assert table.columns[2][0].kw() == {"half": 64}
+    assert [k.key for k in table.columns[0][1]] == ["pos.kind.learned", "pos.kind.sinusoidal"]
+    assert table.columns[1][1] == (f"{v.learned_neighbour:.3f}", f"{v.sinusoidal_neighbour:.3f}")
+    assert table.columns[2][1] == (f"{v.learned_far:.3f}", f"{v.sinusoidal_far:.3f}")
+    assert float(table.columns[1][1][0]) > float(table.columns[2][1][0])  # neighbours more alike than far positions
+
+
+def test_head_within_and_next_shuffle():
+    assert [L.head_within(h, 4) for h in (0, 3, 11, -2, None, "2")] == [0, 3, 3, 0, 0, 0]
+    assert L.head_within(11, 12) == 11 and L.head_within(5, 1) == 0
+    assert L.next_shuffle(41, 1) == 42 and L.next_shuffle(None, 7) == 8 and L.next_shuffle("x", 7) == 8
+    assert L.next_shuffle(limits.SHUFFLE_SEED_MAX, 1) == 1  # after the largest seed, back to 1

@@ -193,6 +193,7 @@ STRINGS = {
         "en": "Head {h}'s attention weights, one panel per kind.",
     },
     "pos.add.col.kind": {"zh": "做法", "en": "kind"},
+    "pos.add.kind.trained": {"zh": "{kind} ★", "en": "{kind} ★"},  # the kind the real model was trained with
     "pos.add.col.shuffle": {"zh": "打乱后还原的差", "en": "shuffle gap"},
     "pos.add.col.change": {"zh": "与无位置的差", "en": "change vs none"},
     "pos.add.col.added": {"zh": "加上的向量平均长度", "en": "mean length added"},
