@@ -43,7 +43,7 @@ import math
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -568,3 +568,153 @@ def heads_heatmap(result: RunResult) -> Heatmap:
         text("common.key"),
         panel_columns=4,
     )
+
+
+# ---------------------------------------------------------------- the page's tables, curves and verdicts (plain data)
+# Column and text ids, never words: the page words "why.col.<id>", "why.verdict.<verdict>", "why.reason.<id>".
+RESULT_COLUMNS = ("h", "d_k", "params", "loss", "acc", "acc_prev", "acc_mark", "seconds")
+HEAD_COLUMNS = ("head", "relation", "mass_prev", "mass_mark")
+RUN_STATUSES = ("running", "stopped", "done")
+
+
+def head_widths() -> tuple[int, ...]:
+    """d_k of each model the page trains: d_model / h for h in HEAD_COUNTS."""
+    return tuple(D_MODEL // h for h in HEAD_COUNTS)
+
+
+def example_cells() -> tuple[tuple[str, str, str], ...]:
+    """The example as table cells, one row per position: (position, digit label, answer "(previous, marked)" or
+    "–" at position 0, which has no previous digit)."""
+    return tuple(
+        (str(i), label, "–" if pair is None else f"({pair[0]}, {pair[1]})") for i, label, pair in example_rows()
+    )
+
+
+def interrupted_run(
+    raw: object, seed: int, steps: int, results: Mapping[int, RunResult | None]
+) -> tuple[dict | None, dict | None]:
+    """The session's last training run and, when it was stopped before it finished for this seed and these steps
+    (a run still "running" when a new script run begins was interrupted: marked "stopped" in place), that run.
+
+    `raw` is whatever the session holds; anything this page cannot read is (None, None)."""
+    if not (
+        isinstance(raw, dict)
+        and raw.get("h") in HEAD_COUNTS
+        and isinstance(raw.get("losses"), list)
+        and raw.get("status") in RUN_STATUSES
+    ):
+        return None, None
+    if raw["status"] == "running":
+        raw["status"] = "stopped"
+    stopped = raw["status"] == "stopped" and (raw.get("seed"), raw.get("steps")) == (seed, steps)
+    return raw, raw if stopped and results.get(raw["h"]) is None else None
+
+
+def cache_status(results: Mapping[int, RunResult | None]) -> tuple[str, tuple[int, ...], tuple[int, ...]]:
+    """("all" | "some" | "none", the h already trained, the h still to train)."""
+    done = tuple(h for h in HEAD_COUNTS if results.get(h) is not None)
+    todo = tuple(h for h in HEAD_COUNTS if results.get(h) is None)
+    return ("all" if not todo else "some" if done else "none"), done, todo
+
+
+def loss_curves(
+    results: Mapping[int, RunResult | None], running: Trainer | None = None, stopped: Mapping | None = None
+) -> list[Curve]:
+    """The loss chart's curves: every finished run, the one training now, and a stopped run's partial curve
+    (dashed; the page words its label "h = 1 (stopped)")."""
+    out = [Curve(f"h = {h}", h, r.losses) for h, r in results.items() if r is not None]
+    if running is not None:
+        out.append(Curve(f"h = {running.num_heads}", running.num_heads, running.losses))
+    if stopped is not None:
+        out.append(Curve(f"h = {stopped['h']}", stopped["h"], stopped["losses"], dashed=True))
+    return out
+
+
+def results_table(finished: Mapping[int, RunResult]) -> dict[str, list]:
+    """The results tab's table: column id (RESULT_COLUMNS) -> one value per finished run."""
+    rows = list(finished.values())
+    return {
+        "h": [r.num_heads for r in rows],
+        "d_k": [D_MODEL // r.num_heads for r in rows],
+        "params": [r.parameters for r in rows],
+        "loss": [f"{r.eval_loss:.3f}" for r in rows],
+        "acc": [f"{r.accuracy:.0%}" for r in rows],
+        "acc_prev": [f"{r.previous_accuracy:.0%}" for r in rows],
+        "acc_mark": [f"{r.marker_accuracy:.0%}" for r in rows],
+        "seconds": [f"{r.seconds:.1f}" for r in rows],
+    }
+
+
+def heads_table(result: RunResult) -> dict[str, list]:
+    """The heads tab's table of one run: column id (HEAD_COLUMNS) -> one value per head; "relation" holds the
+    relation each head does (RELATIONS) or None."""
+    return {
+        "head": list(range(result.num_heads)),
+        "relation": list(result.roles),
+        "mass_prev": [f"{v:.2f}" for v in result.previous_mass],
+        "mass_mark": [f"{v:.2f}" for v in result.marker_mass],
+    }
+
+
+def single_head_facts(single: RunResult) -> tuple[str, dict]:
+    """The single head's story (single_head_story) and the values its text "why.single.<story>" shows."""
+    facts = dict(
+        d_k=D_MODEL,
+        pm=single.previous_mass[0],
+        mm=single.marker_mass[0],
+        acc=single.accuracy,
+        acc_prev=single.previous_accuracy,
+        acc_mark=single.marker_accuracy,
+    )
+    return single_head_story(single), facts
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One multi-head run against the single head: `verdict` ("effect" | "partial" | "no_effect") and the values
+    of its text; tuples are lists the page joins with its list separator. A "no_effect" verdict says why:
+    `reasons`, each (reason id of "why.reason.<id>", its values)."""
+
+    num_heads: int
+    verdict: str
+    facts: dict
+    reasons: tuple[tuple[str, dict], ...] = ()
+
+
+def verdicts(finished: Mapping[int, RunResult]) -> list[Verdict]:
+    """Every finished multi-head run against the finished single head (none without it)."""
+    single = finished.get(1)
+    if single is None:
+        return []
+    out = []
+    for h, multi in finished.items():
+        if h == 1:
+            continue
+        cmp = compare(single, multi)
+        if cmp.verdict in ("effect", "partial"):
+            facts = dict(
+                h=h,
+                pis=tuple(map(str, cmp.previous_heads)),
+                pms=tuple(f"{multi.previous_mass[i]:.2f}" for i in cmp.previous_heads),
+                mis=tuple(map(str, cmp.marker_heads)),
+                mms=tuple(f"{multi.marker_mass[i]:.2f}" for i in cmp.marker_heads),
+                loss=multi.eval_loss,
+                single=single.eval_loss,
+                acc=multi.accuracy,
+            )
+            out.append(Verdict(h, cmp.verdict, facts))
+            continue
+        reasons: list[tuple[str, dict]] = []
+        if not cmp.previous_heads:
+            reasons.append(("no_previous", dict(thr=MATCH_THRESHOLD, best=max(multi.previous_mass))))
+        if not cmp.marker_heads:
+            reasons.append(("no_marker", dict(thr=MATCH_THRESHOLD, best=max(multi.marker_mass))))
+        if not cmp.clearly_lower:
+            reasons.append(("loss", dict(loss=multi.eval_loss, single=single.eval_loss, margin=LOSS_MARGIN)))
+        out.append(Verdict(h, "no_effect", dict(h=h), tuple(reasons)))
+    return out
+
+
+def full_values_accuracy() -> dict[int, tuple[str, ...]]:
+    """The measured accuracies with full-width values (FULL_VALUES_ACCURACY) as percentages, per step count."""
+    return {n: tuple(f"{a:.0%}" for a in values) for n, values in FULL_VALUES_ACCURACY.items()}
