@@ -33,6 +33,7 @@ from core.masks import (
     mask_to_text,
     padding_mask_from_lengths,
 )
+from core.reference import max_abs_diff, torch_reference
 from lessons.heatmap import Heatmap, Mark, Panel, Text, axis_labels, readonly, text, value_range
 from lessons.scenario import PAD, default_custom_grid, padding_length
 from lessons.settings import Settings
@@ -206,6 +207,12 @@ class LabSetup:
     def batch(self) -> int:
         return len(self.lengths) if self.lengths is not None and "padding" in self.parts else 1
 
+    @property
+    def cache_key(self) -> tuple:
+        """Everything run_lab reads of the choices, hashable (the grid as its text): a shared cache's key."""
+        grid = None if self.custom_grid is None else mask_to_text(self.custom_grid)
+        return (self.parts, self.T_q, self.T_k, self.cross, self.lengths, grid, self.fill)
+
 
 @dataclass(frozen=True)
 class LabRun:
@@ -281,6 +288,12 @@ def blocked_cells_ok(run: LabRun) -> bool:
         nan_ok = (w - 1.0 / w.shape[-1]).abs() < 1e-6  # -1e9: the fully blocked row is uniform
         nan_ok = nan_ok & full
     return bool((zero | nan_ok | ~blocked.expand_as(w)).all())
+
+
+def reference_diff(run: LabRun) -> float:
+    """The largest difference between the lab's weights and torch's own nn.MultiheadAttention given the same
+    weights and the same mask (converted to its True = blocked convention): 0 up to float rounding."""
+    return max_abs_diff(run.trace.weights, torch_reference(run.model, run.x, run.kv, run.kv, run.mask)[1])
 
 
 # ------------------------------------------------------------------ the polarity bug
@@ -626,4 +639,78 @@ def blocked_check(run: LabRun, head: int) -> BlockedCheck:
         "total": run.keep.numel(),
         "checked": int(outside_full[:, head].sum()),
         "largest": float(w[outside_full].abs().max()) if outside_full.any() else None,
+    }
+
+
+# ------------------------------------------------------------------ the page's tables (plain data)
+# Column ids, never words: the page words "masks.col.<id>" (and "masks.bug.col.<id>").
+ROW_COLUMNS = ("j", "key", "mask", "scaled", "masked", "weight")
+FULL_COLUMNS = ("j", "scaled", "masked_f", "shift", "weight")
+BUG_COLUMNS = ("i", "query", "cp", "cf", "bp", "bf")
+FULL_ROWS_SHOWN = 4  # the fully blocked rows the warning names; more are "…"
+
+
+def short(values: Iterable[str], n_head: int = 4, n_tail: int = 2) -> list[str]:
+    """A long column as its first and last entries around an ellipsis (the rows in between look alike)."""
+    out = list(values)
+    return out if len(out) <= n_head + n_tail + 2 else out[:n_head] + ["…"] + out[-n_tail:]
+
+
+def uniform_weight(n: int) -> str:
+    """1/n as the tables print it: the weight of each of n keys in a row where every score is the same."""
+    return fmt_value(1.0 / n)
+
+
+def row_table(run: LabRun, seq: int, row: int, head: int, polarity: str) -> dict[str, list[str]]:
+    """One query row up close: column id (ROW_COLUMNS) -> one value per key j."""
+    trace, T_k, fill = run.trace, run.setup.T_k, run.setup.fill
+    return {
+        "j": [str(j) for j in range(T_k)],
+        "key": list(run.k_labels[seq]),
+        "mask": [str(int(v)) for v in shown_values(run.keep[seq, row], polarity).tolist()],
+        "scaled": [fmt_value(v) for v in trace.scaled_scores[seq, head, row].tolist()],
+        "masked": [fmt_value(v, fill_text=fill) for v in trace.masked_scores[seq, head, row].tolist()],
+        "weight": [fmt_value(v) for v in trace.weights[seq, head, row].tolist()],
+    }
+
+
+@dataclass(frozen=True)
+class FullRows:
+    """The run's fully blocked rows: the first FULL_ROWS_SHOWN as (sequence, query, its token), whether there are
+    more, how many, how many rows came out NaN, and the uniform weight 1/T_k a -1e9 row gets."""
+
+    where: tuple[tuple[int, int, str], ...]
+    more: bool
+    count: int
+    nan: int
+    uniform: str
+
+
+def full_rows(run: LabRun) -> FullRows:
+    rows = run.blocked_rows.nonzero().tolist()
+    where = tuple((b, i, run.q_labels[b][i]) for b, i in rows[:FULL_ROWS_SHOWN])
+    nan = int(run.nan_rows.sum())
+    return FullRows(where, len(rows) > FULL_ROWS_SHOWN, len(rows), nan, uniform_weight(run.setup.T_k))
+
+
+def full_row_table(demo: FullRowDemo, fill: str) -> dict[str, list[str]]:
+    """A fully blocked row under one fill value, shortened: column id (FULL_COLUMNS) -> values."""
+    return {
+        "j": short(str(j) for j in range(demo.scaled.numel())),
+        "scaled": short(fmt_value(v) for v in demo.scaled.tolist()),
+        "masked_f": short(fmt_value(v, fill_text=fill) for v in demo.masked[fill].tolist()),
+        "shift": short(fmt_value(v) for v in demo.shifted[fill].tolist()),
+        "weight": short(fmt_value(v) for v in demo.weights[fill].tolist()),
+    }
+
+
+def bug_table(summary: Sequence[BugRow]) -> dict[str, list[str]]:
+    """The polarity bug's rows, shortened: column id (BUG_COLUMNS) -> values."""
+    return {
+        "i": short(str(r["i"]) for r in summary),
+        "query": short(r["token"] for r in summary),
+        "cp": short(fmt_value(r["correct_past"]) for r in summary),
+        "cf": short(fmt_value(r["correct_future"]) for r in summary),
+        "bp": short(fmt_value(r["bug_past"]) for r in summary),
+        "bf": short(fmt_value(r["bug_future"]) for r in summary),
     }
