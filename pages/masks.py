@@ -14,6 +14,7 @@ import streamlit as st
 import i18n
 from i18n import plain
 from lessons import masks_lab as lab
+from lessons.export import GRID_PARAM as GRID_KEY  # the hand-drawn grid's text box and URL parameter
 from lessons.url import Fix
 from ui import display, free_text, url_state
 from ui import mask_grid as grid
@@ -29,7 +30,6 @@ t, s = ctx.t, ctx.settings
 # The lab's charts print the mask's 0/1 always and the scores and weights with "Numbers in the cells".
 numbers = display.current().cell_numbers
 
-GRID_KEY = grid.GRID_KEY  # "masks_grid": the hand-drawn grid's text box and URL parameter (ui/mask_grid.py)
 SECTIONS = ("grid", "row", "full", "polarity")  # masks_tab (lessons/masks_lab.py SECTIONS; a literal for the fuzz test)
 
 

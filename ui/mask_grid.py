@@ -15,9 +15,9 @@ from collections.abc import Callable
 import streamlit as st
 
 from lessons import masks_lab as lab
+from lessons.export import GRID_PARAM as GRID_KEY  # the hand-drawn grid: its text box and URL parameter
 from ui import free_text, url_state
 
-GRID_KEY = "masks_grid"  # the hand-drawn grid: its text box and its URL parameter
 KEPT = "masks_kept"  # values of the lab's widgets drawn inside a tab, kept while their tab is closed
 CLICKED = "masks_clicked"  # a click on the hand-drawn mask, applied at the start of the next run
 
