@@ -5,8 +5,9 @@ The page's controls (which masks, batch, T_k, polarity, fill value, head) sit ab
 shown as lazy tabs (ui/sections.py): only the open one runs and draws, and its id is in the URL
 (?masks_tab=row) so a teacher's link opens the same section for the class. Everything built from
 the settings and these choices alone is computed once per server (ui/cache.py): a class shares them.
-The computation and the heatmaps (plain data) are lessons/masks_lab.py; the heatmaps are drawn by
-ui.heatmaps.show_heatmap (the page's URL keys: lessons.masks_lab.URL_KEYS).
+The computation, the heatmaps and the tables (plain data) are lessons/masks_lab/; the heatmaps are drawn by
+ui.heatmaps.show_heatmap (the page's URL keys: lessons.masks_lab.URL_KEYS), and the hand-drawn grid's editor
+(its buttons, text box, keyboard toggle and their callbacks) is ui/mask_grid.py.
 """
 
 import streamlit as st
@@ -30,7 +31,7 @@ t, s = ctx.t, ctx.settings
 # The lab's charts print the mask's 0/1 always and the scores and weights with "Numbers in the cells".
 numbers = display.current().cell_numbers
 
-SECTIONS = ("grid", "row", "full", "polarity")  # masks_tab (lessons/masks_lab.py SECTIONS; a literal for the fuzz test)
+SECTIONS = ("grid", "row", "full", "polarity")  # masks_tab (lessons.masks_lab SECTIONS; a literal for the fuzz test)
 
 
 # ------------------------------------------------------------------ page-local state

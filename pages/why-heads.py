@@ -1,5 +1,5 @@
 """Why many heads: train one, two and four heads live on a task that needs two attention
-patterns at once, and show what each head learned (lessons/why_heads.py has the task, the model, the heatmaps,
+patterns at once, and show what each head learned (lessons/why_heads/ has the task, the model, the heatmaps,
 the tables and the verdicts as data; charts/lines.py the loss chart, charts/live_curve.py its live HTML while
 training)."""
 
