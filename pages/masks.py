@@ -5,19 +5,20 @@ The page's controls (which masks, batch, T_k, polarity, fill value, head) sit ab
 shown as lazy tabs (ui/sections.py): only the open one runs and draws, and its id is in the URL
 (?masks_tab=row) so a teacher's link opens the same section for the class. Everything built from
 the settings and these choices alone is computed once per server (ui/cache.py): a class shares them.
-The computation and the heatmaps (plain data) are lessons/masks_lab.py; the heatmaps are drawn by
-ui.heatmaps.show_heatmap (the page's URL keys: lessons.masks_lab.URL_KEYS).
+The computation, the heatmaps and the tables (plain data) are lessons/masks_lab/; the heatmaps are drawn by
+ui.heatmaps.show_heatmap (the page's URL keys: lessons.masks_lab.URL_KEYS), and the hand-drawn grid's editor
+(its buttons, text box, keyboard toggle and their callbacks) is ui/mask_grid.py.
 """
 
 import streamlit as st
 
 import i18n
-from core.masks import mask_to_text
-from core.reference import max_abs_diff, torch_reference
 from i18n import plain
 from lessons import masks_lab as lab
+from lessons.export import GRID_PARAM as GRID_KEY  # the hand-drawn grid's text box and URL parameter
 from lessons.url import Fix
 from ui import display, free_text, url_state
+from ui import mask_grid as grid
 from ui.cache import shared
 from ui.choice import labelled
 from ui.downloads import lab_downloads
@@ -30,17 +31,10 @@ t, s = ctx.t, ctx.settings
 # The lab's charts print the mask's 0/1 always and the scores and weights with "Numbers in the cells".
 numbers = display.current().cell_numbers
 
-GRID_KEY = "masks_grid"  # the hand-drawn grid: its text box and its URL parameter
-KEPT = "masks_kept"  # values of widgets drawn inside a tab, kept while their tab is closed
-CLICKED = "masks_clicked"  # a click on the hand-drawn mask, applied at the start of the next run
-SECTIONS = ("grid", "row", "full", "polarity")  # masks_tab (lessons/masks_lab.py SECTIONS; a literal for the fuzz test)
+SECTIONS = ("grid", "row", "full", "polarity")  # masks_tab (lessons.masks_lab SECTIONS; a literal for the fuzz test)
 
 
 # ------------------------------------------------------------------ page-local state
-def kept() -> dict:
-    return url_state.kept(KEPT)
-
-
 def notice(fix: Fix, from_link: bool) -> str | None:
     """A link's corrections are shown, in the lab's words ("<key>=<given> is not valid here: <used>")."""
     return t("masks.fixed", what=fix.key, given=plain(fix.given), used=fix.used) if from_link else None
@@ -51,62 +45,23 @@ def settle_grid() -> str:
     open, else the link's, else the grid drawn before on another page. It stays in the URL in every tab."""
     if GRID_KEY in st.session_state:
         text = st.session_state[GRID_KEY]
-    elif GRID_KEY in kept():
-        text = kept()[GRID_KEY]
+    elif GRID_KEY in grid.kept():
+        text = grid.kept()[GRID_KEY]
     else:
         text = free_text.url_text(GRID_KEY, "masks_grid") or st.session_state.get(CUSTOM_MASK_KEY) or ""
     text = str(text or "")
-    kept()[GRID_KEY] = text
+    grid.kept()[GRID_KEY] = text
     st.session_state[CUSTOM_MASK_KEY] = text  # the other pages draw it too
     return text
 
 
-def grid_to_url() -> None:
-    """An edit of the grid (typed, clicked, a button) into the link. Written in a callback, never while the
-    page is drawn: a write then, after a page change, would drop the URL values of the bound widgets."""
-    if not free_text.check(GRID_KEY, "masks_grid", previous=kept().get(GRID_KEY, "")):
-        return  # too long: refused, the previous grid is back in the box (ui/free_text.py)
-    text = st.session_state.get(GRID_KEY) or ""
-    kept()[GRID_KEY] = text
-    if text:
-        st.query_params[GRID_KEY] = text
-    elif GRID_KEY in st.query_params:
-        del st.query_params[GRID_KEY]
-
-
-def edit_grid(action: str, T_q: int, T_k: int, cell=None, row_key=None):
-    st.session_state[GRID_KEY] = lab.edit_grid(st.session_state.get(GRID_KEY), T_q, T_k, action, cell)
-    grid_to_url()
-    if cell is not None:  # the row inspector ("One row up close") opens on the edited row
-        st.session_state["masks_row"] = kept()["masks_row"] = cell[0]
-        if row_key is not None:
-            st.session_state["masks_seq"] = kept()["masks_seq"] = row_key
-
-
-def apply_click(T_q: int, T_k: int) -> None:
-    """The cell a click on the hand-drawn mask selected (show_heatmap returns it in the run the click caused, which
-    keeps it under CLICKED and reruns): toggled once, before the grid's text box is drawn, as a callback would."""
-    click = st.session_state.pop(CLICKED, None)
-    if click is not None and click[3:] == (T_q, T_k):
-        row, col, seq = click[:3]
-        edit_grid("toggle", T_q, T_k, (row, col), str(seq))
-
-
-def toggle_chosen_cell(T_q: int, T_k: int):
-    """The keyboard's toggle: the cell chosen in the two select boxes (read when the button is pressed)."""
-    i, j = st.session_state.get("masks_cell_i"), st.session_state.get("masks_cell_j")
-    if i in range(T_q) and j in range(T_k):
-        edit_grid("toggle", T_q, T_k, (int(i), int(j)))
-
-
-def short(values, n_head=4, n_tail=2):
-    """A long column as its first and last entries around an ellipsis (the rows in between look alike)."""
-    values = list(values)
-    return values if len(values) <= n_head + n_tail + 2 else values[:n_head] + ["…"] + values[-n_tail:]
-
-
 def section_label(sid: str, lang: str) -> str:
     return i18n.t(f"masks.tab.{sid}", lang)
+
+
+def headed(table: dict, prefix: str = "masks.col", **params) -> dict:
+    """A lesson's table with its column ids worded ("i" and "j" stay as they are; `params[id]` formats one)."""
+    return {c if c in ("i", "j") else t(f"{prefix}.{c}", **params.get(c, {})): v for c, v in table.items()}
 
 
 # ------------------------------------------------------------------ header
@@ -119,7 +74,7 @@ st.code(
 
 # ------------------------------------------------------------------ controls (every section uses them)
 # Every page key declared in lessons.masks_lab.URL_KEYS, valid for these settings before any widget is drawn.
-url_state.settle(lab.URL_KEYS, {"settings": s}, t=t, store=KEPT, notice=notice)
+url_state.settle(lab.URL_KEYS, {"settings": s}, t=t, store=grid.KEPT, notice=notice)
 
 with st.container(border=True):
     st.markdown(f"**{t('masks.controls')}**")
@@ -219,7 +174,7 @@ with st.container(border=True):
 
 custom_grid, grid_text = None, ""
 if "custom" in parts:
-    apply_click(T_q, T_k)
+    grid.apply_click(T_q, T_k)
     grid_text = settle_grid()
     free_text.show_refusal(GRID_KEY, ctx.lang)
     custom_grid, fitted = lab.parse_grid(grid_text, T_q, T_k)
@@ -230,8 +185,8 @@ if "custom" in parts:
 # everything run_lab reads: the settings, and the page's choices (the grid as its text).
 lengths = tuple(lengths) if lengths else None
 SK = (s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang)
-LK = (parts, T_q, T_k, cross, lengths, None if custom_grid is None else mask_to_text(custom_grid), fill)
 setup = lab.LabSetup(parts, T_q, T_k, cross, lengths, custom_grid, fill)
+LK = setup.cache_key
 run = shared("masks_run", SK + LK, lambda: lab.run_lab(s, setup))
 B = run.batch
 
@@ -250,41 +205,7 @@ if open_id == "grid":
     with tabs["grid"]:
         clickable = "custom" in parts
         if clickable:  # the hand-drawn grid's editor, beside the chart whose mask cells it toggles
-            st.subheader(t("masks.editor"))
-            st.caption(t("masks.editor.how") + (" " + t("masks.editor.combined") if len(parts) > 1 else ""))
-            cols = st.columns(len(lab.GRID_ACTIONS))
-            for col, action in zip(cols, lab.GRID_ACTIONS):
-                col.button(
-                    t(f"masks.btn.{action}"),
-                    key=f"masks_btn_{action}",
-                    on_click=edit_grid,
-                    args=(action, T_q, T_k),
-                    width="stretch",
-                )
-            if st.session_state.get(GRID_KEY) != grid_text:
-                st.session_state[GRID_KEY] = grid_text  # the tab was closed: its text box starts from the kept grid
-            st.text_input(
-                t("masks.grid_text"),
-                key=GRID_KEY,
-                help=t("masks.grid_text.help"),
-                on_change=grid_to_url,
-                max_chars=free_text.max_chars("masks_grid"),
-            )
-            # The keyboard way to toggle one cell (a click on the grid needs a pointer).
-            for key, n in (("masks_cell_i", T_q), ("masks_cell_j", T_k)):
-                if st.session_state.get(key) not in range(n):
-                    st.session_state[key] = 0
-            k1, k2, k3 = st.columns([2, 2, 1], vertical_alignment="bottom")
-            k1.selectbox(t("masks.cell.i"), list(range(T_q)), key="masks_cell_i")
-            k2.selectbox(t("masks.cell.j"), list(range(T_k)), key="masks_cell_j")
-            k3.button(
-                t("masks.cell.toggle"),
-                key="masks_cell_toggle",
-                icon=":material/keyboard:",
-                width="stretch",
-                on_click=toggle_chosen_cell,
-                args=(T_q, T_k),
-            )
+            grid.editor(t, T_q, T_k, grid_text, combined=len(parts) > 1)
 
         st.subheader(t("masks.figures"))
         for b in range(B):
@@ -302,8 +223,7 @@ if open_id == "grid":
                 with st.container(key=f"masks_click_{b}"):
                     picked = show_heatmap(view.mask, key=f"masks_mask_{b}", t=t)
                 if clickable and picked is not None:  # one click = one toggle, applied before the text box is drawn
-                    st.session_state[CLICKED] = (picked.row, picked.col, b, T_q, T_k)
-                    st.rerun()
+                    grid.keep_click(picked.row, picked.col, b, T_q, T_k)
             with c_scores:
                 show_heatmap(view.scores, key=f"masks_scores_{b}", t=t)
             with c_weights:
@@ -348,49 +268,27 @@ if open_id == "row":
             seq = int(r2.segmented_control(t("masks.row.seq"), ("0", "1"), key="masks_seq", default="0", required=True))
         row = int(r1.number_input(t("masks.row.query"), 0, T_q - 1, value=min(2, T_q - 1), step=1, key="masks_row"))
         st.caption(t("masks.row.caption", i=row, tok=run.q_labels[seq][row], h=head))
-        shown = lab.shown_values(run.keep[seq, row], polarity)  # (T_k,)
-        st.container(key="masks_inspector").table(
-            {
-                "j": [str(j) for j in range(T_k)],
-                t("masks.col.key"): list(run.k_labels[seq]),
-                t("masks.col.mask", polarity=polarity): [str(int(v)) for v in shown.tolist()],
-                t("masks.col.scaled"): [lab.fmt_value(v) for v in run.trace.scaled_scores[seq, head, row].tolist()],
-                t("masks.col.masked"): [
-                    lab.fmt_value(v, fill_text=fill) for v in run.trace.masked_scores[seq, head, row].tolist()
-                ],
-                t("masks.col.weight"): [lab.fmt_value(v) for v in run.trace.weights[seq, head, row].tolist()],
-            }
-        )
+        table = lab.row_table(run, seq, row, head, polarity)
+        st.container(key="masks_inspector").table(headed(table, mask=dict(polarity=polarity)))
 
 # ------------------------------------------------------------------ fully blocked rows
 if open_id == "full":
     with tabs["full"]:
         st.subheader(t("masks.full"))
         demo = lab.full_row_demo(run, head)
-        full = run.blocked_rows.nonzero().tolist()
-        if full:
+        full = lab.full_rows(run)
+        if full.count:
             where_key = "masks.full.where" if B > 1 else "masks.full.where1"
-            where = ", ".join(t(where_key, b=b, i=i, tok=run.q_labels[b][i]) for b, i in full[:4])
-            where += " …" if len(full) > 4 else ""
-            effect = t(f"masks.full.effect.{fill}", u=lab.fmt_value(1.0 / T_k), nan=int(run.nan_rows.sum()))
+            where = ", ".join(t(where_key, b=b, i=i, tok=tok) for b, i, tok in full.where) + (" …" if full.more else "")
+            effect = t(f"masks.full.effect.{fill}", u=full.uniform, nan=full.nan)
             st.warning(
-                t("masks.full.found", n=len(full), where=where, fill=fill, effect=effect), icon=":material/warning:"
+                t("masks.full.found", n=full.count, where=where, fill=fill, effect=effect), icon=":material/warning:"
             )
         else:
             st.info(t("masks.full.none", i=demo.query), icon=":material/info:")
         st.caption(t("masks.full.table", i=demo.query, tok=run.q_labels[demo.seq][demo.query]))
         for col, name in zip(st.columns(2), lab.FILLS):
-            col.table(
-                {
-                    "j": short(str(j) for j in range(T_k)),
-                    t("masks.col.scaled"): short(lab.fmt_value(v) for v in demo.scaled.tolist()),
-                    t("masks.col.masked_f", fill=name): short(
-                        lab.fmt_value(v, fill_text=name) for v in demo.masked[name].tolist()
-                    ),
-                    t("masks.col.shift", fill=name): short(lab.fmt_value(v) for v in demo.shifted[name].tolist()),
-                    t("masks.col.weight"): short(lab.fmt_value(v) for v in demo.weights[name].tolist()),
-                }
-            )
+            col.table(headed(lab.full_row_table(demo, name), masked_f=dict(fill=name), shift=dict(fill=name)))
         st.markdown(t("masks.full.why"))
 
 # ------------------------------------------------------------------ polarity and its bug
@@ -403,11 +301,7 @@ if open_id == "polarity":
         p2.code(f"# block: True = blocked\nscores = scores.masked_fill(mask, {fill})", language="python")
         st.caption(t("masks.pol.libs"))
         if run.mask is not None and not run.blocked_rows.any():
-            diff = shared(
-                "masks_ref",
-                SK + LK,
-                lambda: max_abs_diff(run.trace.weights, torch_reference(run.model, run.x, run.kv, run.kv, run.mask)[1]),
-            )
+            diff = shared("masks_ref", SK + LK, lambda: lab.reference_diff(run))
             st.caption(t("masks.pol.check", diff=diff))
 
         st.markdown(f"**{t('masks.bug')}**")
@@ -419,17 +313,8 @@ if open_id == "polarity":
         summary = shared("masks_bug_summary", SK + (fill, head), lambda: bug.summary(head))
         first, last = summary[0], summary[-1]
         st.write(t("masks.bug.first", tok=first["token"], future=first["bug_future"], self_w=first["bug_past"]))
-        st.write(t(f"masks.bug.last.{fill}", tok=last["token"], u=lab.fmt_value(1.0 / s.seq_len)))
+        st.write(t(f"masks.bug.last.{fill}", tok=last["token"], u=lab.uniform_weight(s.seq_len)))
         st.caption(t("masks.bug.table", h=head))
-        st.table(
-            {
-                "i": short(str(r["i"]) for r in summary),
-                t("masks.bug.col.query"): short(r["token"] for r in summary),
-                t("masks.bug.col.cp"): short(lab.fmt_value(r["correct_past"]) for r in summary),
-                t("masks.bug.col.cf"): short(lab.fmt_value(r["correct_future"]) for r in summary),
-                t("masks.bug.col.bp"): short(lab.fmt_value(r["bug_past"]) for r in summary),
-                t("masks.bug.col.bf"): short(lab.fmt_value(r["bug_future"]) for r in summary),
-            }
-        )
+        st.table(headed(lab.bug_table(summary), "masks.bug.col"))
 
 lab_downloads(ctx, run)

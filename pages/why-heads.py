@@ -1,8 +1,10 @@
 """Why many heads: train one, two and four heads live on a task that needs two attention
-patterns at once, and show what each head learned (lessons/why_heads.py has the task, the model and the heatmaps
-as data; charts/lines.py the loss chart, charts/live_curve.py its live HTML while training)."""
+patterns at once, and show what each head learned (lessons/why_heads/ has the task, the model, the heatmaps,
+the tables and the verdicts as data; charts/lines.py the loss chart, charts/live_curve.py its live HTML while
+training)."""
 
 import time
+from dataclasses import replace
 
 import streamlit as st
 
@@ -33,18 +35,20 @@ def result_store() -> W.ResultStore:
     return W.ResultStore()
 
 
-def curves_for(results: dict, running=None, stopped=None) -> list:
-    out = [W.Curve(f"h = {h}", h, r.losses) for h, r in results.items() if r is not None]
-    if running is not None:
-        out.append(W.Curve(f"h = {running.num_heads}", running.num_heads, running.losses))
-    if stopped is not None:
-        out.append(W.Curve(t("why.stopped_curve", h=stopped["h"]), stopped["h"], stopped["losses"], dashed=True))
-    return out
+def say(key: str, facts: dict) -> str:
+    """A text whose list values (tuples) are joined with the language's list separator."""
+    sep = t("why.list_sep")
+    return t(key, **{k: sep.join(v) if isinstance(v, tuple) else v for k, v in facts.items()})
+
+
+def worded(curves: list) -> list:
+    """A stopped run's dashed curve is labelled "h = 1 (stopped)" in the reader's language."""
+    return [replace(c, label=t("why.stopped_curve", h=c.num_heads)) if c.dashed else c for c in curves]
 
 
 def loss_chart(placeholder, curves, steps: int, key: str) -> None:
     show_lines(
-        lines.loss_chart(curves, steps=steps, chance=W.chance_loss(), t=t),
+        lines.loss_chart(worded(curves), steps=steps, chance=W.chance_loss(), t=t),
         name="training-loss",
         key=key,
         t=t,
@@ -57,7 +61,7 @@ def live_chart(placeholder, curves, steps: int) -> None:
     every fraction of a second was never seen (it needs a few frames to mount). No user text goes in."""
     placeholder.html(
         live_loss_html(
-            curves,
+            worded(curves),
             steps=steps,
             chance=W.chance_loss(),
             title=t("why.loss.title"),
@@ -77,13 +81,98 @@ def example_table(lang: str, focus: int = 7) -> str:
     per position: three columns fit a phone (a row per position would need 11 columns and cut off at 390 px,
     hiding position `focus`, the one the text explains, which is in bold)."""
     head = "| " + " | ".join(i18n.t(f"why.example.{c}", lang) for c in ("position", "digit", "answer")) + " |"
-    # "9*" is the marked digit, not emphasis
-    rows = [
-        [str(i), label.replace("*", "\\*"), "–" if pair is None else f"({pair[0]}, {pair[1]})"]
-        for i, label, pair in W.example_rows()
-    ]
+    rows = [[c.replace("*", "\\*") for c in row] for row in W.example_cells()]  # "9*" is the marked digit
     rows[focus] = [f"**{v}**" for v in rows[focus]]
     return "\n".join([head, "|---|---|---|", *("| " + " | ".join(r) + " |" for r in rows)])
+
+
+def train_missing(results: dict, seed: int, steps: int, status, progress, chart) -> None:
+    """Train every h not in the store yet, drawing the progress and the live curve; a click stops it (Streamlit
+    raises in the running script), and the run is then kept as stopped."""
+    todo = [h for h in HS if results[h] is None]
+    if not todo:
+        status.success(t("why.cached"), icon=":material/cached:")
+    chunk = max(1, steps // UPDATES_PER_MODEL)
+    store = result_store()
+    for n, h in enumerate(todo):
+        # One training per run for the whole server: a second student asking for it shares this one.
+        trainer = store.trainer(W.cache_key(h, seed, steps), lambda h=h: W.Trainer(h, seed, steps))
+        state = {"seed": seed, "steps": steps, "h": h, "losses": trainer.losses, "status": "running"}
+        st.session_state["why_run"] = state
+        try:
+            progress.progress(n / len(todo), text=t("why.training", h=h, step=0, steps=steps))
+            live_chart(chart, W.loss_curves(results, running=trainer), steps)  # the axes at once
+            drawn = time.monotonic()
+            while not trainer.done:
+                trainer.advance_shared(chunk)  # or wait while another session advances it
+                done = (n * steps + trainer.step) / (len(todo) * steps)
+                progress.progress(done, text=t("why.training", h=h, step=trainer.step, steps=steps))
+                if time.monotonic() - drawn >= LIVE_EVERY_S or trainer.done:
+                    live_chart(chart, W.loss_curves(results, running=trainer), steps)
+                    drawn = time.monotonic()
+            results[h] = store.finish(W.cache_key(h, seed, steps), trainer)
+        except BaseException:  # Streamlit stops a running script with an exception when the user clicks
+            state["status"], state["losses"] = "stopped", list(trainer.losses)  # (another may go on with it)
+            raise
+        state["status"] = "done"
+    if todo:
+        progress.progress(1.0, text=t("why.training_done"))
+
+
+def show_status(status, results: dict, stopped: dict | None, steps: int) -> None:
+    """What the store holds for this seed and these steps (nothing was trained in this run)."""
+    if stopped is not None:
+        status.warning(
+            t("why.stopped", h=stopped["h"], step=len(stopped["losses"]), steps=steps), icon=":material/stop_circle:"
+        )
+        return
+    kind, done, todo = W.cache_status(results)
+    if kind == "all":
+        status.success(t("why.cached"), icon=":material/cached:")
+    elif kind == "some":
+        status.info(
+            t("why.partly_cached", done=", ".join(map(str, done)), todo=", ".join(map(str, todo))),
+            icon=":material/pending:",
+        )
+    else:
+        status.info(t("why.not_trained"), icon=":material/model_training:")
+
+
+def results_tab(finished: dict) -> None:
+    st.caption(t("why.results.caption", n=W.EVAL_SIZE))
+    table = W.results_table(finished)
+    st.table({t(f"why.col.{c}"): table[c] for c in W.RESULT_COLUMNS}, hide_index=True)
+
+    st.subheader(t("why.verdict.header"))
+    single = finished.get(1)
+    if single is not None:
+        story, facts = W.single_head_facts(single)
+        st.write(t(f"why.single.{story}", **facts))
+        for v in W.verdicts(finished):
+            if v.verdict == "effect":
+                st.success(say("why.verdict.effect", v.facts), icon=":material/check_circle:")
+            elif v.verdict == "partial":
+                st.warning(say("why.verdict.partial", v.facts), icon=":material/timelapse:")
+            else:
+                reasons = " ".join(t(f"why.reason.{r}", **values) for r, values in v.reasons)
+                st.warning(t("why.verdict.no_effect", h=v.num_heads, reasons=reasons), icon=":material/error:")
+    missing = [h for h in HS if h not in finished]
+    if missing:
+        st.caption(t("why.partial_results", todo=", ".join(map(str, missing))))
+
+
+def heads_tab(finished: dict) -> None:
+    st.caption(t("why.heatmaps.caption", n=W.EVAL_SIZE, thr=W.MATCH_THRESHOLD))
+    for h, r in finished.items():
+        st.markdown(f"**{t('why.heatmaps.model', h=h, d_k=W.D_MODEL // h)}**")
+        # one heatmap per model, built once per finished run for the whole server (its weights never change)
+        hm = shared("why-heads-hm", W.cache_key(h, r.seed, r.steps), lambda r=r: W.heads_heatmap(r))
+        show_heatmap(hm, key=f"why_heads_{h}", t=t)
+        table = W.heads_table(r)
+        table["relation"] = [
+            t(f"why.relation.{x}") if x else t("why.relation.none", thr=W.MATCH_THRESHOLD) for x in table["relation"]
+        ]
+        st.table({t(f"why.col.{c}"): table[c] for c in W.HEAD_COLUMNS}, hide_index=True)
 
 
 # ---------------------------------------------------------------- the claim and the task
@@ -100,7 +189,7 @@ st.markdown(shared("why-example", (ctx.lang,), lambda: example_table(ctx.lang)))
 
 st.subheader(t("why.model.header"))
 params = shared("why-params", (W.D_MODEL,), lambda: W.parameter_count(W.build_why_model(1, 0)))
-st.write(t("why.model.text", d_model=W.D_MODEL, dks=", ".join(str(W.D_MODEL // h) for h in HS), params=params))
+st.write(t("why.model.text", d_model=W.D_MODEL, dks=", ".join(map(str, W.head_widths())), params=params))
 st.info(t("why.model.own", d_model=W.D_MODEL, T=W.SEQ_LEN, batch=W.BATCH_SIZE), icon=":material/info:")
 
 # ---------------------------------------------------------------- settings and training
@@ -134,84 +223,19 @@ b_train, b_stop = st.columns(2)
 train = b_train.button(t("why.train"), type="primary", key="why_train", icon=":material/play_arrow:", width="stretch")
 b_stop.button(t("why.stop"), key="why_stop", icon=":material/stop:", width="stretch")
 
-store = result_store()
-keys = {h: W.cache_key(h, seed, steps) for h in HS}
-results = {h: store.get(keys[h]) for h in HS}
-
+results = {h: result_store().get(W.cache_key(h, seed, steps)) for h in HS}
 # A run that was still going when this script run began was interrupted (Stop, or any other click).
-run = st.session_state.get("why_run")
-if not (
-    isinstance(run, dict)
-    and run.get("h") in HS
-    and isinstance(run.get("losses"), list)
-    and run.get("status") in ("running", "stopped", "done")
-):
-    run = None  # nothing, or state this page cannot read: ignore it
-elif run["status"] == "running":
-    run["status"] = "stopped"
-stopped = (
-    run
-    if (
-        run is not None
-        and run["status"] == "stopped"
-        and (run.get("seed"), run.get("steps")) == (seed, steps)
-        and results[run["h"]] is None
-    )
-    else None
-)
+_, stopped = W.interrupted_run(st.session_state.get("why_run"), seed, steps, results)
 
 status = st.empty()
 progress = st.empty()
 chart = st.empty()
-
 if train:
-    todo = [h for h in HS if results[h] is None]
-    if not todo:
-        status.success(t("why.cached"), icon=":material/cached:")
     stopped = None
-    chunk = max(1, steps // UPDATES_PER_MODEL)
-    for n, h in enumerate(todo):
-        # One training per run for the whole server: a second student asking for it shares this one.
-        trainer = store.trainer(keys[h], lambda h=h: W.Trainer(h, seed, steps))
-        state = {"seed": seed, "steps": steps, "h": h, "losses": trainer.losses, "status": "running"}
-        st.session_state["why_run"] = state
-        try:
-            progress.progress(n / len(todo), text=t("why.training", h=h, step=0, steps=steps))
-            live_chart(chart, curves_for(results, running=trainer), steps)  # the axes at once
-            drawn = time.monotonic()
-            while not trainer.done:
-                trainer.advance_shared(chunk)  # or wait while another session advances it
-                done = (n * steps + trainer.step) / (len(todo) * steps)
-                progress.progress(done, text=t("why.training", h=h, step=trainer.step, steps=steps))
-                if time.monotonic() - drawn >= LIVE_EVERY_S or trainer.done:
-                    live_chart(chart, curves_for(results, running=trainer), steps)
-                    drawn = time.monotonic()
-            results[h] = store.finish(keys[h], trainer)
-        except BaseException:  # Streamlit stops a running script with an exception when the user clicks
-            state["status"], state["losses"] = "stopped", list(trainer.losses)  # (another may go on with it)
-            raise
-        state["status"] = "done"
-    if todo:
-        progress.progress(1.0, text=t("why.training_done"))
-elif stopped is not None:
-    status.warning(
-        t("why.stopped", h=stopped["h"], step=len(stopped["losses"]), steps=steps), icon=":material/stop_circle:"
-    )
-elif all(r is not None for r in results.values()):
-    status.success(t("why.cached"), icon=":material/cached:")
-elif any(r is not None for r in results.values()):
-    status.info(
-        t(
-            "why.partly_cached",
-            done=", ".join(str(h) for h in HS if results[h] is not None),
-            todo=", ".join(str(h) for h in HS if results[h] is None),
-        ),
-        icon=":material/pending:",
-    )
+    train_missing(results, seed, steps, status, progress, chart)
 else:
-    status.info(t("why.not_trained"), icon=":material/model_training:")
-
-curves = curves_for(results, stopped=stopped)
+    show_status(status, results, stopped, steps)
+curves = W.loss_curves(results, stopped=stopped)
 if curves:
     loss_chart(chart, curves, steps, key="why_loss")
 
@@ -221,98 +245,9 @@ if finished:
     view, tabs = lazy_tabs("why_tab", VIEWS, view_label, ctx.lang)
     with tabs[view]:  # only the open tab runs and draws
         if view == "results":
-            st.caption(t("why.results.caption", n=W.EVAL_SIZE))
-            rows = list(finished.values())
-            st.table(
-                {
-                    t("why.col.h"): [r.num_heads for r in rows],
-                    t("why.col.d_k"): [W.D_MODEL // r.num_heads for r in rows],
-                    t("why.col.params"): [r.parameters for r in rows],
-                    t("why.col.loss"): [f"{r.eval_loss:.3f}" for r in rows],
-                    t("why.col.acc"): [f"{r.accuracy:.0%}" for r in rows],
-                    t("why.col.acc_prev"): [f"{r.previous_accuracy:.0%}" for r in rows],
-                    t("why.col.acc_mark"): [f"{r.marker_accuracy:.0%}" for r in rows],
-                    t("why.col.seconds"): [f"{r.seconds:.1f}" for r in rows],
-                },
-                hide_index=True,
-            )
-
-            st.subheader(t("why.verdict.header"))
-            single = finished.get(1)
-            if single is not None:
-                story = W.single_head_story(single)
-                st.write(
-                    t(
-                        f"why.single.{story}",
-                        d_k=W.D_MODEL,
-                        pm=single.previous_mass[0],
-                        mm=single.marker_mass[0],
-                        acc=single.accuracy,
-                        acc_prev=single.previous_accuracy,
-                        acc_mark=single.marker_accuracy,
-                    )
-                )
-                for h, multi in finished.items():
-                    if h == 1:
-                        continue
-                    cmp = W.compare(single, multi)
-                    if cmp.verdict in ("effect", "partial"):
-                        sep = t("why.list_sep")
-                        text = t(
-                            f"why.verdict.{cmp.verdict}",
-                            h=h,
-                            pis=sep.join(map(str, cmp.previous_heads)),
-                            pms=sep.join(f"{multi.previous_mass[i]:.2f}" for i in cmp.previous_heads),
-                            mis=sep.join(map(str, cmp.marker_heads)),
-                            mms=sep.join(f"{multi.marker_mass[i]:.2f}" for i in cmp.marker_heads),
-                            loss=multi.eval_loss,
-                            single=single.eval_loss,
-                            acc=multi.accuracy,
-                        )
-                        if cmp.verdict == "effect":
-                            st.success(text, icon=":material/check_circle:")
-                        else:
-                            st.warning(text, icon=":material/timelapse:")
-                    else:
-                        reasons = []
-                        thr = W.MATCH_THRESHOLD
-                        if not cmp.previous_heads:
-                            reasons.append(t("why.reason.no_previous", thr=thr, best=max(multi.previous_mass)))
-                        if not cmp.marker_heads:
-                            reasons.append(t("why.reason.no_marker", thr=thr, best=max(multi.marker_mass)))
-                        if not cmp.clearly_lower:
-                            reasons.append(
-                                t(
-                                    "why.reason.loss",
-                                    loss=multi.eval_loss,
-                                    single=single.eval_loss,
-                                    margin=W.LOSS_MARGIN,
-                                )
-                            )
-                        st.warning(t("why.verdict.no_effect", h=h, reasons=" ".join(reasons)), icon=":material/error:")
-            missing = [h for h in HS if h not in finished]
-            if missing:
-                st.caption(t("why.partial_results", todo=", ".join(map(str, missing))))
-        else:  # "heads"
-            st.caption(t("why.heatmaps.caption", n=W.EVAL_SIZE, thr=W.MATCH_THRESHOLD))
-            for h, r in finished.items():
-                st.markdown(f"**{t('why.heatmaps.model', h=h, d_k=W.D_MODEL // h)}**")
-                # one heatmap per model, built once per finished run for the whole server (its weights never change)
-                hm = shared("why-heads-hm", W.cache_key(h, r.seed, r.steps), lambda r=r: W.heads_heatmap(r))
-                show_heatmap(hm, key=f"why_heads_{h}", t=t)
-                roles = r.roles
-                st.table(
-                    {
-                        t("why.col.head"): list(range(h)),
-                        t("why.col.relation"): [
-                            t(f"why.relation.{x}") if x else t("why.relation.none", thr=W.MATCH_THRESHOLD)
-                            for x in roles
-                        ],
-                        t("why.col.mass_prev"): [f"{v:.2f}" for v in r.previous_mass],
-                        t("why.col.mass_mark"): [f"{v:.2f}" for v in r.marker_mass],
-                    },
-                    hide_index=True,
-                )
+            results_tab(finished)
+        else:
+            heads_tab(finished)
 
 # ---------------------------------------------------------------- what it means
 if finished:  # "what you just saw" only once something was trained
@@ -337,6 +272,5 @@ st.write(
     )
 )
 with st.expander(t("why.fine.header")):
-    sep = t("why.list_sep")
-    accs = {n: sep.join(f"{a:.0%}" for a in values) for n, values in W.FULL_VALUES_ACCURACY.items()}
-    st.markdown(t("why.fine.text", acc400=accs[400], acc1600=accs[1600]))
+    accs = W.full_values_accuracy()
+    st.markdown(say("why.fine.text", dict(acc400=accs[400], acc1600=accs[1600])))

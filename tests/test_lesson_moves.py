@@ -26,8 +26,11 @@ CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef]")
 
 
 def imports_of(module) -> set[str]:
+    """Every import of the module's file, or of every file of a package (lessons/quiz/ is one)."""
+    path = Path(module.__file__)
+    files = sorted(path.parent.glob("*.py")) if path.name == "__init__.py" else [path]
     names = set()
-    for node in ast.walk(ast.parse(Path(module.__file__).read_text(encoding="utf-8"))):
+    for node in (n for f in files for n in ast.walk(ast.parse(f.read_text(encoding="utf-8")))):
         if isinstance(node, ast.Import):
             names |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):

@@ -385,3 +385,46 @@ def test_the_polarity_bug_reuses_the_runs_model_and_gives_the_same_numbers(fill)
         assert r["correct_future"] == pytest.approx(float(c[i + 1 :].sum()), abs=1e-6)
         if not r["bug_nan"]:
             assert r["bug_future"] == pytest.approx(float(b[i + 1 :].sum()), abs=1e-6)
+
+
+# ------------------------------------------------------------------ the page's tables as data
+def test_the_row_table_is_the_traced_row_with_the_mask_in_the_chosen_polarity():
+    run = lab.run_lab(cfg(seq_len=4), lab.LabSetup(("causal",), 4, 4, fill="-inf"))
+    keep = lab.row_table(run, 0, 1, 2, "keep")
+    assert list(keep) == list(lab.ROW_COLUMNS)
+    assert keep["j"] == ["0", "1", "2", "3"] and keep["key"] == run.k_labels[0]
+    assert keep["mask"] == ["1", "1", "0", "0"] and lab.row_table(run, 0, 1, 2, "block")["mask"] == ["0", "0", "1", "1"]
+    assert keep["masked"][2:] == ["-inf", "-inf"] and keep["weight"][2:] == ["0", "0"]
+    w = run.trace.weights[0, 2, 1]
+    assert keep["weight"][:2] == [f"{float(w[0]):.3f}", f"{float(w[1]):.3f}"]
+    assert keep["scaled"][3] == f"{float(run.trace.scaled_scores[0, 2, 1, 3]):.3f}"
+
+
+def test_fully_blocked_rows_are_named_and_their_tables_shortened():
+    off = torch.zeros(12, 12, dtype=torch.bool)
+    run = lab.run_lab(cfg(seq_len=12), lab.LabSetup(("custom",), 12, 12, custom_grid=off, fill="-inf"))
+    full = lab.full_rows(run)
+    assert (full.count, full.more, full.nan, full.uniform) == (12, True, 12, "0.083")
+    assert full.where == tuple((0, i, run.q_labels[0][i]) for i in range(4))
+    demo = lab.full_row_demo(run, 0)
+    table = lab.full_row_table(demo, "-1e9")
+    assert list(table) == list(lab.FULL_COLUMNS)
+    assert table["j"] == ["0", "1", "2", "3", "…", "10", "11"]
+    assert table["masked_f"][0] == "-1e9" and table["shift"][0] == "0" and table["weight"][0] == "0.083"
+    assert lab.full_row_table(demo, "-inf")["weight"][0] == "NaN"
+    none = lab.full_rows(lab.run_lab(cfg(seq_len=4), lab.LabSetup(("causal",), 4, 4)))
+    assert (none.count, none.more, none.where) == (0, False, ())
+    assert lab.short(map(str, range(8))) == [str(i) for i in range(8)]  # 8 rows: nothing to leave out
+    assert lab.short(map(str, range(9))) == ["0", "1", "2", "3", "…", "7", "8"]
+
+
+def test_the_bug_table_and_the_reference_check():
+    bug = lab.polarity_bug(cfg(seq_len=4), "-1e9")
+    table = lab.bug_table(bug.summary(head=0))
+    assert list(table) == list(lab.BUG_COLUMNS)
+    assert table["i"] == ["0", "1", "2", "3"] and table["cp"] == ["1.000", "1.000", "1.000", "1.000"]
+    assert table["bp"][0] == "0" and table["bf"][-1] == "0" and table["query"] == list(bug.labels)
+    run = lab.run_lab(cfg(seq_len=4), lab.LabSetup(("causal",), 4, 4))
+    assert lab.reference_diff(run) < 1e-6
+    setup = lab.LabSetup(("custom",), 4, 4, custom_grid=torch.eye(4, dtype=torch.bool))
+    assert setup.cache_key == (("custom",), 4, 4, False, None, mask_to_text(torch.eye(4, dtype=torch.bool)), "-1e9")

@@ -1,9 +1,10 @@
 """The KV cache, Softmax up close and Positions pages' predict-then-reveal questions on the Quiz page.
 
 Each lesson builds its questions as data (lessons/*.quiz_questions / quiz_items) and grades them itself where it
-reads typed text (softmax.check_answer, positions.accepts); lessons/quiz.py's LessonSource adapters join them after
-the walkthrough's 11, which stay as they were. Checked here: the join (order, uids, numbers), the wording in zh and
-en at the smallest and largest settings, right and wrong answers through the page, quiz_q, the "see it" links.
+reads typed text (softmax.check_answer, positions.accepts); the LessonSource adapters of lessons/quiz/sources.py join
+them after the walkthrough's 11, which stay as they were. Checked here: the join (order, uids, numbers), the
+wording in zh and en at the smallest and largest settings, right and wrong answers through the page, quiz_q, the
+"see it" links.
 """
 
 import pytest

@@ -371,3 +371,91 @@ def test_url_keys_are_declared_once_and_bad_values_are_corrected():
         {"why_tab": "heads", "why_seed": 7, "why_steps": 1600},
         [],
     )
+
+
+# ---------------------------------------------------------------- what the page shows, as data
+def _result(h: int, eval_loss: float, accuracy: float, previous_mass, marker_mass, **kw) -> W.RunResult:
+    return W.RunResult(
+        num_heads=h,
+        seed=0,
+        steps=2,
+        losses=(2.0, 1.0),
+        eval_loss=eval_loss,
+        accuracy=accuracy,
+        previous_accuracy=kw.get("previous_accuracy", accuracy),
+        marker_accuracy=kw.get("marker_accuracy", accuracy),
+        previous_mass=tuple(previous_mass),
+        marker_mass=tuple(marker_mass),
+        example_weights=torch.zeros(h, W.SEQ_LEN, W.SEQ_LEN),
+        parameters=1234,
+        seconds=1.25,
+    )
+
+
+def test_results_and_heads_tables_hold_one_formatted_value_per_run_and_head():
+    single = _result(1, 1.1, 0.2, (0.0,), (1.0,), previous_accuracy=0.25, marker_accuracy=0.875)
+    multi = _result(2, 0.1234, 0.987, (0.91, 0.0), (0.02, 0.93))
+    table = W.results_table({1: single, 2: multi})
+    assert list(table) == list(W.RESULT_COLUMNS)
+    assert table == {
+        "h": [1, 2],
+        "d_k": [32, 16],
+        "params": [1234, 1234],
+        "loss": ["1.100", "0.123"],
+        "acc": ["20%", "99%"],
+        "acc_prev": ["25%", "99%"],
+        "acc_mark": ["88%", "99%"],
+        "seconds": ["1.2", "1.2"],
+    }
+    heads = W.heads_table(multi)
+    assert list(heads) == list(W.HEAD_COLUMNS)
+    assert heads == {"head": [0, 1], "relation": ["previous", "marker"], "mass_prev": ["0.91", "0.00"],
+                     "mass_mark": ["0.02", "0.93"]}  # fmt: skip
+    assert W.heads_table(_result(1, 1.0, 0.3, (0.4,), (0.45,)))["relation"] == [None]
+    assert W.head_widths() == (32, 16, 8)
+
+
+def test_verdicts_name_the_heads_and_say_why_there_is_no_effect():
+    single = _result(1, 1.1, 0.2, (0.0,), (1.0,))
+    effect = _result(2, 0.1, 0.99, (0.9, 0.0), (0.0, 0.8))
+    weak = _result(4, 1.0, 0.3, (0.2, 0.1, 0.3, 0.0), (0.9, 0.0, 0.0, 0.1))  # no previous head, loss 0.1 lower only
+    story, facts = W.single_head_facts(single)
+    assert story == "marker" and facts["d_k"] == 32 and facts["mm"] == 1.0 and facts["acc"] == 0.2
+    v2, v4 = W.verdicts({1: single, 2: effect, 4: weak})
+    assert (v2.num_heads, v2.verdict, v2.reasons) == (2, "effect", ())
+    assert (v2.facts["pis"], v2.facts["pms"], v2.facts["mis"], v2.facts["mms"]) == (
+        ("0",),
+        ("0.90",),
+        ("1",),
+        ("0.80",),
+    )
+    assert (v4.num_heads, v4.verdict) == (4, "no_effect")
+    assert [r for r, _ in v4.reasons] == ["no_previous", "loss"]
+    assert v4.reasons[0][1] == {"thr": W.MATCH_THRESHOLD, "best": 0.3}
+    assert v4.reasons[1][1]["margin"] == W.LOSS_MARGIN
+    assert W.verdicts({2: effect}) == []  # no single head to compare with
+
+
+def test_an_interrupted_run_is_read_from_the_session_and_marked_stopped():
+    none = {h: None for h in W.HEAD_COUNTS}
+    for junk in (None, "x", {"h": 3, "losses": [], "status": "running"}, {"h": 1, "losses": (), "status": "done"}):
+        assert W.interrupted_run(junk, 0, 100, none) == (None, None)
+    run = {"seed": 5, "steps": 100, "h": 2, "losses": [2.0, 1.9], "status": "running"}
+    assert W.interrupted_run(run, 5, 100, none) == (run, run) and run["status"] == "stopped"
+    assert W.interrupted_run(run, 6, 100, none) == (run, None)  # another seed: not this run's curve
+    done = {**none, 2: _result(2, 0.1, 0.99, (0.9, 0.0), (0.0, 0.8))}
+    assert W.interrupted_run(run, 5, 100, done) == (run, None)  # finished meanwhile (another session)
+    assert W.cache_status(none) == ("none", (), (1, 2, 4))
+    assert W.cache_status(done) == ("some", (2,), (1, 4))
+    assert W.cache_status({h: done[2] for h in W.HEAD_COUNTS}) == ("all", (1, 2, 4), ())
+    curves = W.loss_curves(done, stopped=run)
+    assert [(c.label, c.num_heads, list(c.losses), c.dashed) for c in curves] == [
+        ("h = 2", 2, [2.0, 1.0], False),
+        ("h = 2", 2, [2.0, 1.9], True),
+    ]
+
+
+def test_the_example_cells_and_the_measured_accuracies():
+    cells = W.example_cells()
+    assert cells[0] == ("0", "3", "–") and cells[7] == ("7", "6", "(2, 9)") and cells[5][1] == "9*"
+    assert W.full_values_accuracy() == {400: ("93%", "19%", "87%"), 1600: ("98%", "19%", "94%")}

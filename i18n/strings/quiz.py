@@ -1,4 +1,4 @@
-"""Strings of the Predict-then-reveal quiz page (lessons/quiz.py builds the questions)."""
+"""Strings of the Predict-then-reveal quiz page (lessons/quiz/ builds the questions)."""
 
 STRINGS = {
     "quiz.intro": {
