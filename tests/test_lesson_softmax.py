@@ -1,4 +1,4 @@
-"""lessons/softmax.py: every number the "Softmax up close" page prints, against an independent computation.
+"""lessons/softmax/: every number the "Softmax up close" page prints, against an independent computation.
 
 Independent means: numpy float64 by hand (softmax, entropy, running max / sum, tile counts by enumeration,
 bytes and traffic by formula), torch autograd for the softmax Jacobian, and a float64 attention for the
@@ -53,9 +53,11 @@ def softmax64(x):
 
 # ---------------------------------------------------------------- the module's imports
 def test_the_lesson_imports_only_core_numpy_torch_lessons_heatmap_url_and_the_standard_library():
-    tree = ast.parse((ROOT / "lessons" / "softmax.py").read_text(encoding="utf-8"))
     names = set()
-    for node in ast.walk(tree):
+    files = sorted((ROOT / "lessons" / "softmax").glob("*.py"))  # the package: __init__ and one file per meaning
+    assert len(files) >= 2
+    trees = [ast.parse(f.read_text(encoding="utf-8")) for f in files]
+    for node in (n for tree in trees for n in ast.walk(tree)):
         if isinstance(node, ast.Import):
             names |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -81,7 +83,8 @@ def test_the_lesson_imports_only_core_numpy_torch_lessons_heatmap_url_and_the_st
     }
     assert third_party == {"core", "lessons", "numpy", "torch"}
     # the chart route's data types, the URL keys' declaration type, the shared settings and their run
-    assert {n for n in names if n.startswith("lessons")} <= {
+    # (and the package's own modules)
+    assert {n for n in names if n.startswith("lessons") and not n.startswith("lessons.softmax.")} <= {
         "lessons",
         "lessons.heatmap",
         "lessons.url",
