@@ -20,7 +20,8 @@ Which file holds what (each imports `common` and, where it needs a constant, `ke
   one-panel `heatmap` helper and `values_of`, the state codes of the step view.
 - `scale.py`: section "scale" (`variance_curve`, `scale_row`, `jacobian_norm`).
 - `overflow.py`: section "max" (`max_row`, one `DtypeRow` per dtype).
-- `tiles.py`: section "tiles", the walk (`tile_walk`, `tile_step`, `tile_result`).
+- `tiles.py`: section "tiles", the walk (`tile_walk`, `tile_step`).
+- `result.py`: section "tiles", its end: the tiled result against the plain path (`tile_result`).
 - `memory.py`: section "tiles", the memory and traffic table (`memory_table`).
 - `quiz.py`: the lesson's quiz questions (`quiz_questions`) and the answer reader (`check_answer`).
 
@@ -41,29 +42,43 @@ from __future__ import annotations
 
 from core.limits import TILE_BLOCK_MAX
 from core.softmax_numerics import SCALE_NAMES
-from lessons.softmax.common import CURRENT, DONE, SHOWN_FEATURES, SKIPPED, values_of
+from lessons.softmax.common import CURRENT, DONE, SHOWN_FEATURES, SKIPPED, Column, number, values_of
 from lessons.softmax.keys import (
     DEFAULT_BLOCK,
     GAINS,
     SECTIONS,
     URL_KEY_NAMES,
     URL_KEYS,
+    WIDGET_KEYS,
     PageValues,
     env_of,
+    head_options,
+    key_range,
+    moved_step,
     parse_url,
     step_count,
     url_bounds,
 )
-from lessons.softmax.memory import memory_table
-from lessons.softmax.overflow import max_row
+from lessons.softmax.memory import fmt_bytes, memory_columns, memory_table
+from lessons.softmax.overflow import breaks_from, dtype_notes, dtype_table, max_row, row_text
 from lessons.softmax.quiz import QUIZ_KINDS, Checked, QuizQuestion, check_answer, quiz_questions
-from lessons.softmax.scale import SCALE_LABELS, VARIANCE_DRAWS, VarianceCurve, scale_row, variance_curve
+from lessons.softmax.result import RESULT_TOLERANCE, result_note, tile_result
+from lessons.softmax.scale import (
+    SCALE_LABELS,
+    VARIANCE_DRAWS,
+    VarianceCurve,
+    scale_notes,
+    scale_row,
+    scale_table,
+    variance_curve,
+    variance_now,
+)
 from lessons.softmax.tiles import (
-    RESULT_TOLERANCE,
     ROW_RUNNING,
     ROW_WAITING,
     ROW_WRITTEN,
-    tile_result,
+    step_text,
+    tile_rows_table,
     tile_step,
     tile_walk,
 )
@@ -90,22 +105,40 @@ __all__ = [
     "URL_KEYS",
     "URL_KEY_NAMES",
     "VARIANCE_DRAWS",
+    "WIDGET_KEYS",
     "Checked",
+    "Column",
     "PageValues",
     "QuizQuestion",
     "VarianceCurve",
+    "breaks_from",
     "check_answer",
+    "dtype_notes",
+    "dtype_table",
     "env_of",
+    "fmt_bytes",
+    "head_options",
+    "key_range",
     "max_row",
+    "memory_columns",
     "memory_table",
+    "moved_step",
+    "number",
     "parse_url",
     "quiz_questions",
+    "result_note",
+    "row_text",
+    "scale_notes",
     "scale_row",
+    "scale_table",
     "step_count",
+    "step_text",
     "tile_result",
+    "tile_rows_table",
     "tile_step",
     "tile_walk",
     "url_bounds",
     "values_of",
     "variance_curve",
+    "variance_now",
 ]

@@ -39,6 +39,8 @@ URL_KEYS: tuple[UrlKey, ...] = (
     UrlKey("soft_step", "int", 1, lo=1, hi=_n_steps),  # 1-based: "step s of n"
 )
 URL_KEY_NAMES = url.names(URL_KEYS)
+WIDGET_KEYS = tuple(k for k in URL_KEYS if k.name != "soft_tab")  # the page settles these; the tab id is lazy_tabs'
+
 FIELDS = {
     "soft_tab": "tab",
     "soft_head": "head",
@@ -105,3 +107,21 @@ def parse_url(settings: Settings, raw: Mapping, custom_text: str | None = None) 
     what was corrected."""
     values, fixes = url.parse(URL_KEYS, raw, env_of(settings, custom_text))
     return PageValues.of(values), fixes
+
+
+def key_range(name: str, settings: Settings) -> tuple[int, int]:
+    """A widget's lo..hi: its URL key's own range for these settings (the widget and the link agree). Not for
+    soft_step, whose range depends on the block sizes."""
+    r = next(k for k in URL_KEYS if k.name == name).resolved(env_of(settings))
+    return r["lo"], r["hi"]
+
+
+def head_options(settings: Settings) -> list[int]:
+    """The head selector's choices: 0 .. h-1 (soft_head's range)."""
+    lo, hi = key_range("soft_head", settings)
+    return list(range(lo, hi + 1))
+
+
+def moved_step(step: int | None, delta: int, n_steps: int) -> int:
+    """The step after the Previous / Next button: step + delta, kept within 1 .. n_steps (no step yet: 1)."""
+    return min(max(int(step or 1) + delta, 1), n_steps)

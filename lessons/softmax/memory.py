@@ -6,7 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.tiled_attention import context_costs
+from lessons.heatmap import text
 from lessons.settings import Settings
+from lessons.softmax.common import Column
 
 
 @dataclass(frozen=True)
@@ -50,3 +52,34 @@ def memory_table(settings: Settings, block_q: int, block_k: int) -> tuple[Memory
             )
         )
     return tuple(rows)
+
+
+def fmt_bytes(n: int) -> str:
+    """Bytes in binary units: "512 B", "4 KiB", "1.5 MiB", "64 GiB" (one decimal unless whole)."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            v = n / size
+            return f"{v:.0f} {unit}" if v == int(v) else f"{v:.1f} {unit}"
+    return f"{n} B"
+
+
+def memory_columns(rows: tuple[MemoryRow, ...], num_heads: int) -> tuple[Column, ...]:
+    """The memory table as the page shows it: T (the current one marked), the bytes of one head's and of all
+    heads' score matrices and of one tile, their ratio, the numbers moved, and the tiles a causal mask skips."""
+    return (
+        Column(
+            text("softmax.mem.col.T"),
+            tuple(text("softmax.mem.current", T=f"{r.T:,}") if r.is_current else f"{r.T:,}" for r in rows),
+        ),
+        Column(text("softmax.mem.col.scores"), tuple(fmt_bytes(r.scores_bytes_per_head) for r in rows)),
+        Column(text("softmax.mem.col.all", h=num_heads), tuple(fmt_bytes(r.scores_bytes_all_heads) for r in rows)),
+        Column(text("softmax.mem.col.tile"), tuple(fmt_bytes(r.tile_bytes) for r in rows)),
+        Column(text("softmax.mem.col.ratio"), tuple(f"{r.ratio:,.0f}×" for r in rows)),
+        Column(text("softmax.mem.col.plain"), tuple(f"{r.plain_traffic:,}" for r in rows)),
+        Column(text("softmax.mem.col.tiled"), tuple(f"{r.tiled_traffic:,}" for r in rows)),
+        Column(text("softmax.mem.col.causal"), tuple(f"{r.tiled_causal_traffic:,}" for r in rows)),
+        Column(
+            text("softmax.mem.col.skipped"),
+            tuple(f"{r.causal_skipped:,} / {r.causal_skipped + r.causal_processed:,}" for r in rows),
+        ),
+    )

@@ -11,14 +11,13 @@ import torch
 
 from core.masks import FILL_SEED
 from core.softmax_numerics import DTYPES, naive_failure, naive_softmax, online_softmax, overflow_threshold, safe_softmax
+from lessons.heatmap import Text, text
 from lessons.scenario import Scenario
 from lessons.settings import Settings
-from lessons.softmax.common import _keep, _ro, get_run, max_abs_diff
+from lessons.softmax.common import Column, _keep, _ro, get_run, max_abs_diff, number
 from lessons.softmax.keys import GAINS
 
 TOLERANCE = {"float32": 1e-6, "float16": 2 * 2.0**-10}  # safe/online vs the exact softmax (core tests' bounds)
-
-
 DTYPE_NAMES = ("float32", "float16")
 
 
@@ -136,4 +135,59 @@ def max_row(
         naive_ok_by_gain=_ro(by_gain),
         first_failing_gain=first,
         exp_overflow_gain=exp_gain,
+    )
+
+
+# ================================================================ what the section prints
+def row_text(mr: MaxRow) -> Text:
+    """The row at gain 1: its largest kept score and where exp overflows in float32 and float16."""
+    t32, t16 = (dt.threshold for dt in mr.dtypes)
+    return text("softmax.max.row", gain=mr.gain, row_max=mr.row_max, t32=t32, t16=t16)
+
+
+def breaks_from(mr: MaxRow) -> Text:
+    """From which gain of GAINS the naive softmax breaks in float32 and in float16 ("never" within GAINS)."""
+    g32, g16 = (str(g) if g is not None else text("softmax.max.never") for g in mr.first_failing_gain)
+    return text("softmax.max.breaks_from", g32=g32, g16=g16)
+
+
+def dtype_notes(mr: MaxRow, dt: DtypeRow) -> tuple[Text, Text]:
+    """What one dtype's softmaxes did: the naive one (the scores do not even fit the dtype / exp overflows at
+    some keys / only the sum overflows / no overflow, with its difference from the exact softmax), then whether
+    the safe and online ones are within the dtype's tolerance."""
+    if not dt.scores_finite:
+        naive = text("softmax.max.scores_inf", dtype=dt.dtype)
+    elif not dt.naive_ok and dt.exp_overflows.any():
+        naive = text(
+            "softmax.max.naive_broken",
+            dtype=dt.dtype,
+            n=int(dt.exp_overflows.sum()),
+            thr=dt.threshold,
+            nan=int(dt.naive_nan.sum()),
+            zero=int(dt.naive_zero.sum()),
+        )
+    elif not dt.naive_ok:
+        naive = text("softmax.max.sum_overflow", dtype=dt.dtype)
+    else:
+        top = float(dt.scores[mr.kept].max()) if mr.kept.any() else float(dt.scores.max())
+        naive = text("softmax.max.naive_ok", dtype=dt.dtype, top=top, thr=dt.threshold, diff=dt.naive_diff)
+    within = max(dt.safe_diff, dt.online_diff) <= dt.tolerance
+    key = "softmax.max.safe_ok" if within else "softmax.max.safe_off"
+    return naive, text(key, safe=dt.safe_diff, online=dt.online_diff, tol=dt.tolerance)
+
+
+def dtype_table(mr: MaxRow, dt: DtypeRow) -> tuple[Column, ...]:
+    """The row key by key in one dtype: the key (its index and token, ✕ when the mask blocks it), s, exp(s), the
+    three softmaxes, the exact one, and the online softmax's running max m and sum l."""
+    keys = tuple(f"{j} {tok}" + ("" if k else " ✕") for j, (tok, k) in enumerate(zip(mr.key_tokens, mr.kept.tolist())))
+    return (
+        Column(text("softmax.max.col.key"), keys),
+        Column("s", tuple(number(v) for v in dt.scores)),
+        Column("exp(s)", tuple(number(v) for v in dt.exp)),
+        Column(text("softmax.max.col.naive"), tuple(number(v) for v in dt.naive)),
+        Column(text("softmax.max.col.safe"), tuple(number(v) for v in dt.safe)),
+        Column(text("softmax.max.col.online"), tuple(number(v) for v in dt.online)),
+        Column(text("softmax.max.col.exact"), tuple(number(v) for v in dt.exact)),
+        Column(text("softmax.max.col.m"), tuple(number(v) for v in dt.online_m)),
+        Column(text("softmax.max.col.l"), tuple(number(v) for v in dt.online_l)),
     )

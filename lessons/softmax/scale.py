@@ -12,10 +12,10 @@ import torch
 
 from core.masks import FILL_SEED
 from core.softmax_numerics import SCALE_NAMES, divisor, dot_variance, entropy, gradient_size
-from lessons.heatmap import Heatmap, text
+from lessons.heatmap import Heatmap, Text, text
 from lessons.scenario import Scenario
 from lessons.settings import Settings
-from lessons.softmax.common import _keep, _ro, get_run, heatmap, max_abs_diff
+from lessons.softmax.common import Column, _keep, _ro, get_run, heatmap, max_abs_diff
 
 VARIANCE_D_KS = tuple(2**i for i in range(10))  # 1 .. 512: every d_k the shared settings can make
 # The draws' own seed: the curve is a property of random vectors, not of the shared X, so it is one measurement
@@ -167,3 +167,51 @@ def scale_row(
         model_diff=model_diff,
         heatmap=hm,
     )
+
+
+# ================================================================ what the section prints
+SATURATED = 0.9  # a ÷1 row whose largest weight is below this is not one-hot yet: the page suggests a larger d_k
+
+
+def variance_now(vc: VarianceCurve) -> Text:
+    """The caption under the variance chart: the measured variances at the settings' d_k."""
+    i = vc.current_index
+    return text(
+        "softmax.scale.variance_now",
+        d_k=vc.current_d_k,
+        var=float(vc.variance[i]),
+        scaled=float(vc.scaled_variance[i]),
+    )
+
+
+def scale_table(sr: ScaleRow) -> tuple[Column, ...]:
+    """The three divisors' numbers, one line each: divisor, entropy, largest weight, gradient size, and the means
+    over every row and head of the run."""
+    v = sr.variants
+    return (
+        Column(text("softmax.scale.col.divisor"), SCALE_LABELS),
+        Column(text("softmax.scale.col.value"), tuple(f"{x.divisor:.4g}" for x in v)),
+        Column(text("softmax.scale.col.entropy"), tuple(f"{x.entropy:.4f}" for x in v)),
+        Column(text("softmax.scale.col.max"), tuple(f"{x.max_weight:.4f}" for x in v)),
+        Column(text("softmax.scale.col.grad"), tuple(f"{x.gradient:.4f}" for x in v)),
+        Column(text("softmax.scale.col.mean_entropy"), tuple(f"{x.mean_entropy:.4f}" for x in v)),
+        Column(text("softmax.scale.col.mean_max"), tuple(f"{x.mean_max_weight:.4f}" for x in v)),
+    )
+
+
+def scale_notes(sr: ScaleRow) -> tuple[Text, ...]:
+    """What the page says under the table, in order: why the row looks as it does (the mask blocks it, d_k = 1,
+    the entropies in order (and, when ÷1 is not one-hot yet, where to see it saturate) or out of order), then the
+    check against the model's own weights."""
+    e = {f"e{i + 1}": v.entropy for i, v in enumerate(sr.variants)}
+    if sr.row_blocked:
+        out = [text("softmax.scale.blocked")]
+    elif sr.divisors_equal:
+        out = [text("softmax.scale.d_k_1")]
+    elif sr.order_holds:
+        out = [text("softmax.scale.order", **e)]
+        if sr.variants[0].max_weight < SATURATED:
+            out.append(text("softmax.scale.try_big", top=sr.variants[0].max_weight, d_k=sr.d_k))
+    else:
+        out = [text("softmax.scale.order_broken", **e)]
+    return (*out, text("softmax.scale.check", diff=sr.model_diff))

@@ -1,18 +1,15 @@
 """Section "tiles" (tile by tile): the FlashAttention forward walk of one head with the page's block sizes
-(`tile_walk`, every step kept), the view after one step (`tile_step`: cheap slicing of the walk), and at the end the
-tiled result against the plain path and torch's fused attention (`tile_result`)."""
+(`tile_walk`, every step kept) and the view after one step (`tile_step`: cheap slicing of the walk); result.py
+compares the walk's end with the plain path."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 import numpy as np
-import torch
-import torch.nn.functional as F
 
-from core.masks import FILL_SEED
 from core.tiled_attention import step_traffic, tile_bounds, tiled_attention
-from lessons.heatmap import Heatmap, Panel, Rect, readonly, text, value_range
+from lessons.heatmap import Heatmap, Rect, Text, text
 from lessons.scenario import Scenario
 from lessons.settings import Settings
 from lessons.softmax.common import (
@@ -21,16 +18,13 @@ from lessons.softmax.common import (
     SHOWN_FEATURES,
     SKIPPED,
     TODO,
+    Column,
     _keep,
     _ro,
     get_run,
     heatmap,
-    max_abs_diff,
-    values_of,
+    number,
 )
-
-RESULT_TOLERANCE = 1e-6  # tiled vs plain path, float32 (tests/test_tiled_attention.py)
-
 
 # Row states of the output so far.
 ROW_WAITING, ROW_RUNNING, ROW_WRITTEN = 0, 1, 2
@@ -294,89 +288,34 @@ def tile_step(walk: TileWalk, step: int) -> TileStepView:
     )
 
 
-@dataclass(frozen=True)
-class TileResult:
-    """At the end: the tiled result beside the plain path's, and the differences the page prints."""
-
-    head: int
-    tiled: Heatmap  # (T, d_k) the head's tiled output
-    plain: Heatmap  # (T, d_k) the same head's trace.head_outputs
-    side_by_side: Heatmap  # two panels, tiled | plain, the first min(d_k, SHOWN_FEATURES) features: what the page draws
-    head_diff: float  # max |tiled - plain| on this head
-    all_heads_diff: float  # over every head of the run
-    sdpa_diff: float  # max |tiled - F.scaled_dot_product_attention| over every head (mask as -1e9 added)
-    l_diff: float  # max relative |final l - row sums of exp(masked scores - row max)| over every head
-    tolerance: float  # RESULT_TOLERANCE
-    equal: bool  # all three differences within the tolerance
-    steps: int  # processed tiles (same for every head: the mask does not depend on the head)
-    skipped: int
-
-
-def tile_result(
-    settings: Settings,
-    head: int,
-    block_q: int,
-    block_k: int,
-    run: Scenario | None = None,
-    custom_text: str | None = None,
-) -> TileResult:
-    """The tiled walk over every head (no per-step trace) against the model's head_outputs and torch's fused
-    scaled_dot_product_attention; and the final l against the plain path's unnormalised row sums."""
-    run = get_run(settings, run, custom_text)
-    tr = run.trace
-    walk = tiled_attention(
-        tr.q_heads,
-        tr.k_heads_expanded,
-        tr.v_heads_expanded,
-        run.mask,
-        block_q=block_q,
-        block_k=block_k,
-        keep_steps=False,
+# ================================================================ what the section prints
+def step_text(walk: TileWalk, v: TileStepView) -> Text:
+    """Where the walk is: step s of n, the query and key tiles with their first and last rows and keys, the tiles
+    in all and those skipped (before this step and in all)."""
+    q0, q1, k0, k1 = v.cells
+    return text(
+        "softmax.tiles.now",
+        step=v.step,
+        n=v.n_steps,
+        i=v.tile[0],
+        j=v.tile[1],
+        q0=q0,
+        q1=q1 - 1,
+        k0=k0,
+        k1=k1 - 1,
+        tiles=walk.n_tiles,
+        skipped=v.skipped_total,
+        skipped_before=v.skipped_so_far,
     )
-    keep = _keep(run)  # (T, T)
-    additive = torch.zeros(keep.shape).masked_fill(~keep, FILL_SEED)  # (T, T)
-    sdpa = F.scaled_dot_product_attention(tr.q_heads, tr.k_heads_expanded, tr.v_heads_expanded, attn_mask=additive)
-    masked = tr.masked_scores  # (1, h, T, T)
-    row_sums = torch.exp(masked - masked.amax(dim=-1, keepdim=True)).sum(dim=-1)  # (1, h, T)
-    head_diff = max_abs_diff(walk.output[0, head], tr.head_outputs[0, head])
-    all_diff = max_abs_diff(walk.output, tr.head_outputs)
-    sdpa_diff = max_abs_diff(walk.output, sdpa)
-    l_diff = float(((walk.l - row_sums).abs() / row_sums).max())
-    tok = run.tokens
-    n_skipped = len(walk.skipped)
-    f = min(settings.d_k, SHOWN_FEATURES)
-    tiled_hm = heatmap("tiled", walk.output[0, head], "query", "feature", tok, "signed")
-    plain_hm = heatmap("plain", tr.head_outputs[0, head], "query", "feature", tok, "signed")
-    lo, hi = value_range("signed", [values_of(tiled_hm)[:, :f], values_of(plain_hm)[:, :f]])
-    both = Heatmap(
-        name="tiled_vs_plain",
-        role="signed",
-        vmin=lo,
-        vmax=hi,
-        row_axis=text("softmax.axis.query"),
-        col_axis=text("softmax.axis.feature"),
-        title=text("softmax.hm.result", shown=f, d_k=settings.d_k),
-        panels=tuple(
-            Panel(
-                values=readonly(values_of(hm)[:, :f]),
-                title=text(f"softmax.hm.{hm.name}"),
-                row_labels=tuple(tok),
-                col_labels=tuple(str(i) for i in range(f)),
-            )
-            for hm in (tiled_hm, plain_hm)
-        ),
-    )
-    return TileResult(
-        head=head,
-        tiled=tiled_hm,
-        plain=plain_hm,
-        side_by_side=both,
-        head_diff=head_diff,
-        all_heads_diff=all_diff,
-        sdpa_diff=sdpa_diff,
-        l_diff=l_diff,
-        tolerance=RESULT_TOLERANCE,
-        equal=max(all_diff, sdpa_diff, l_diff) <= RESULT_TOLERANCE,
-        steps=walk.n_tiles - n_skipped,
-        skipped=n_skipped,
+
+
+def tile_rows_table(walk: TileWalk, v: TileStepView) -> tuple[Column, ...]:
+    """The current tile's query rows (index and token): running max before and after, the rescale factor, l."""
+    cur = v.current
+    return (
+        Column(text("softmax.tiles.col.row"), tuple(f"{r} {walk.tokens[r]}" for r in range(cur.q_start, cur.q_stop))),
+        Column(text("softmax.tiles.col.m_old"), tuple(number(x) for x in cur.m_old)),
+        Column(text("softmax.tiles.col.m_new"), tuple(number(x) for x in cur.m_new)),
+        Column(text("softmax.tiles.col.rescale"), tuple(number(x) for x in cur.rescale)),
+        Column(text("softmax.tiles.col.l"), tuple(number(x) for x in cur.l)),
     )
