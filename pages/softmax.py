@@ -3,9 +3,8 @@ tile by tile.
 
 Thin: the shared settings (ctx) -> the page's URL values, declared in lessons.softmax.URL_KEYS and settled by
 ui.url_state (a bad value shows a notice here and is corrected in the URL) -> the lesson's functions (computed once
-per inputs for the whole
-server, ui.cache.shared) -> text, tables, one line chart (ui.linecharts.show_lines, built by charts.lines) and
-heatmaps handed as data to
+per inputs for the whole server, ui.cache.shared) -> its notes and tables (text keys and numbers, worded here by
+ui.words.word), one line chart (ui.linecharts.show_lines, built by charts.lines) and heatmaps handed as data to
 ui.heatmaps.show_heatmap. Three sections as lazy tabs, the open one in the URL (`soft_tab`).
 """
 
@@ -23,6 +22,7 @@ from ui.heatmaps import show_heatmap
 from ui.linecharts import show_lines
 from ui.sections import lazy_tabs
 from ui.shell import page_context
+from ui.words import word
 
 ctx = page_context()
 t, s = ctx.t, ctx.settings
@@ -30,10 +30,25 @@ t, s = ctx.t, ctx.settings
 SK = (s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang, ctx.custom_text)
 run = shared("run", SK, lambda: scenario.run(s, custom_text=ctx.custom_text))
 
-SECTIONS = ("scale", "max", "tiles")  # soft_tab (lessons/softmax.py SECTIONS; a literal for the fuzz test)
-SATURATED = 0.9  # a ÷1 row whose largest weight is below this is not one-hot yet: the page suggests a larger d_k
+SECTIONS = ("scale", "max", "tiles")  # soft_tab (lessons/softmax/keys.py SECTIONS; a literal for the fuzz test)
 KEPT = "soft_kept"  # the page's values while the widgets showing them are in a closed tab
-WIDGET_KEYS = tuple(k for k in L.URL_KEYS if k.name != "soft_tab")  # the tab id is ui.sections.lazy_tabs' own
+# How each of the lesson's notes is shown: (Streamlit element, icon); "caption" has no icon.
+NOTES = {
+    "softmax.scale.blocked": ("warning", ":material/block:"),
+    "softmax.scale.d_k_1": ("info", ":material/info:"),
+    "softmax.scale.order": ("info", ":material/lightbulb:"),
+    "softmax.scale.try_big": ("caption", None),
+    "softmax.scale.order_broken": ("warning", ":material/info:"),
+    "softmax.scale.check": ("success", ":material/check_circle:"),
+    "softmax.max.scores_inf": ("error", ":material/error:"),
+    "softmax.max.naive_broken": ("error", ":material/error:"),
+    "softmax.max.sum_overflow": ("error", ":material/error:"),
+    "softmax.max.naive_ok": ("info", ":material/info:"),
+    "softmax.max.safe_ok": ("success", ":material/check_circle:"),
+    "softmax.max.safe_off": ("warning", ":material/warning:"),
+    "softmax.tiles.equal": ("success", ":material/check_circle:"),
+    "softmax.tiles.not_equal": ("error", ":material/error:"),
+}
 
 
 def kept() -> dict:
@@ -45,7 +60,7 @@ def settle() -> dict:
     (ui.url_state.settle: a link's bad value gets a notice and is corrected in the URL)."""
     if kept().pop("restart", False):
         st.session_state["soft_step"] = kept()["soft_step"] = 1
-    return url_state.settle(WIDGET_KEYS, L.env_of(s, ctx.custom_text), t=t, store=KEPT)
+    return url_state.settle(L.WIDGET_KEYS, L.env_of(s, ctx.custom_text), t=t, store=KEPT)
 
 
 def keep_value(key: str) -> None:
@@ -60,14 +75,13 @@ def blocks_changed(key: str) -> None:
 
 
 def move_step(delta: int, n: int) -> None:
-    step = min(max(int(st.session_state.get("soft_step") or 1) + delta, 1), n)
-    st.session_state["soft_step"] = kept()["soft_step"] = step
+    st.session_state["soft_step"] = kept()["soft_step"] = L.moved_step(st.session_state.get("soft_step"), delta, n)
 
 
 def head_control(where=st) -> None:
     where.selectbox(
         t("softmax.ctl.head"),
-        list(range(s.num_heads)),
+        L.head_options(s),
         key="soft_head",
         bind="query-params",
         on_change=keep_value,
@@ -78,8 +92,7 @@ def head_control(where=st) -> None:
 def row_control(where=st) -> None:
     where.slider(
         t("softmax.ctl.row"),
-        0,
-        s.seq_len - 1,
+        *L.key_range("soft_row", s),
         key="soft_row",
         bind="query-params",
         help=t("softmax.ctl.row.help"),
@@ -88,16 +101,24 @@ def row_control(where=st) -> None:
     )
 
 
-def number(v: float) -> str:
-    """A value in a table: 6 significant digits, inf / nan as they are (the overflow is the point)."""
-    return f"{float(v):.6g}"
+def note(text) -> None:
+    """One of the lesson's notes (a text key and its numbers), worded and shown as NOTES says."""
+    kind, icon = NOTES[text.key]
+    if kind == "caption":
+        st.caption(word(text, t))
+    else:
+        getattr(st, kind)(word(text, t), icon=icon)
+
+
+def table(columns) -> None:
+    """One of the lesson's tables (headers and cells: text keys or numbers), worded."""
+    st.table({word(c.header, t): [word(x, t) for x in c.cells] for c in columns}, hide_index=True)
 
 
 st.title(t("page.softmax"))
 st.markdown(t("softmax.intro"))
-values = settle()
+settle()
 open_id, tabs = lazy_tabs("soft_tab", SECTIONS, lambda sid, lang: i18n.t(f"softmax.tab.{sid}", lang), ctx.lang)
-pv = L.PageValues.of({"soft_tab": open_id, **values})
 
 
 # ---------------------------------------------------------------- 1. why divide by sqrt(d_k)
@@ -110,10 +131,7 @@ def scale_section() -> None:
     vc = shared("soft_variance", (s.d_k,), lambda: L.variance_curve(s))  # the same draws for every seed
     st.caption(t("softmax.scale.variance", draws=vc.draws, seed=vc.seed))
     show_lines(lines.variance_chart(vc, t), name=f"qk-variance-seed{vc.seed}", key="soft_variance_chart", t=t)
-    i = vc.current_index
-    st.caption(
-        t("softmax.scale.variance_now", d_k=s.d_k, var=float(vc.variance[i]), scaled=float(vc.scaled_variance[i]))
-    )
+    st.caption(word(L.variance_now(vc), t))
     st.markdown(t("softmax.scale.row"))
     left, right = st.columns(2)
     head_control(left)
@@ -122,31 +140,10 @@ def scale_section() -> None:
     sr = shared("soft_scale_row", SK + (head, row), lambda: L.scale_row(s, head, row, run, ctx.custom_text))
     st.caption(t("softmax.ctl.row_token", row=row, token=plain(sr.token)))
     show_heatmap(sr.heatmap, key="soft_scale_hm", t=t)
-    st.table(
-        {
-            t("softmax.scale.col.divisor"): list(L.SCALE_LABELS),
-            t("softmax.scale.col.value"): [f"{v.divisor:.4g}" for v in sr.variants],
-            t("softmax.scale.col.entropy"): [f"{v.entropy:.4f}" for v in sr.variants],
-            t("softmax.scale.col.max"): [f"{v.max_weight:.4f}" for v in sr.variants],
-            t("softmax.scale.col.grad"): [f"{v.gradient:.4f}" for v in sr.variants],
-            t("softmax.scale.col.mean_entropy"): [f"{v.mean_entropy:.4f}" for v in sr.variants],
-            t("softmax.scale.col.mean_max"): [f"{v.mean_max_weight:.4f}" for v in sr.variants],
-        },
-        hide_index=True,
-    )
+    table(L.scale_table(sr))
     st.caption(t("softmax.scale.table_about", max_entropy=sr.max_entropy))
-    e1, e2, e3 = (v.entropy for v in sr.variants)
-    if sr.row_blocked:
-        st.warning(t("softmax.scale.blocked"), icon=":material/block:")
-    elif sr.divisors_equal:
-        st.info(t("softmax.scale.d_k_1"), icon=":material/info:")
-    elif sr.order_holds:
-        st.info(t("softmax.scale.order", e1=e1, e2=e2, e3=e3), icon=":material/lightbulb:")
-        if sr.variants[0].max_weight < SATURATED:
-            st.caption(t("softmax.scale.try_big", top=sr.variants[0].max_weight, d_k=s.d_k))
-    else:
-        st.warning(t("softmax.scale.order_broken", e1=e1, e2=e2, e3=e3), icon=":material/info:")
-    st.success(t("softmax.scale.check", diff=sr.model_diff), icon=":material/check_circle:")
+    for text in L.scale_notes(sr):
+        note(text)
 
 
 # ---------------------------------------------------------------- 2. why subtract the max
@@ -178,77 +175,19 @@ def max_section() -> None:
     head, row, gain = st.session_state["soft_head"], st.session_state["soft_row"], st.session_state["soft_gain"]
     mr = shared("soft_max_row", SK + (head, row, gain), lambda: L.max_row(s, head, row, gain, run, ctx.custom_text))
     st.caption(t("softmax.ctl.row_token", row=row, token=plain(mr.token)))
-    st.markdown(
-        t("softmax.max.row", gain=gain, row_max=mr.row_max, t32=mr.dtypes[0].threshold, t16=mr.dtypes[1].threshold)
-    )
-    never = t("softmax.max.never")
-    g32, g16 = (str(g) if g is not None else never for g in mr.first_failing_gain)
-    st.caption(t("softmax.max.breaks_from", g32=g32, g16=g16))
+    st.markdown(word(L.row_text(mr), t))
+    st.caption(word(L.breaks_from(mr), t))
     if mr.row_blocked:
         st.warning(t("softmax.max.blocked"), icon=":material/block:")
     for dt in mr.dtypes:
         st.markdown(f"#### {dt.dtype}")
-        top = float(dt.scores[mr.kept].max()) if mr.kept.any() else float(dt.scores.max())
-        if not dt.scores_finite:
-            st.error(t("softmax.max.scores_inf", dtype=dt.dtype), icon=":material/error:")
-        elif not dt.naive_ok and dt.exp_overflows.any():
-            st.error(
-                t(
-                    "softmax.max.naive_broken",
-                    dtype=dt.dtype,
-                    n=int(dt.exp_overflows.sum()),
-                    thr=dt.threshold,
-                    nan=int(dt.naive_nan.sum()),
-                    zero=int(dt.naive_zero.sum()),
-                ),
-                icon=":material/error:",
-            )
-        elif not dt.naive_ok:
-            st.error(t("softmax.max.sum_overflow", dtype=dt.dtype), icon=":material/error:")
-        else:
-            st.info(
-                t("softmax.max.naive_ok", dtype=dt.dtype, top=top, thr=dt.threshold, diff=dt.naive_diff),
-                icon=":material/info:",
-            )
-        within = max(dt.safe_diff, dt.online_diff) <= dt.tolerance
-        (st.success if within else st.warning)(
-            t(
-                "softmax.max.safe_ok" if within else "softmax.max.safe_off",
-                safe=dt.safe_diff,
-                online=dt.online_diff,
-                tol=dt.tolerance,
-            ),
-            icon=":material/check_circle:" if within else ":material/warning:",
-        )
-        st.table(
-            {
-                t("softmax.max.col.key"): [
-                    f"{j} {tok}" + ("" if k else " ✕")
-                    for j, (tok, k) in enumerate(zip(mr.key_tokens, mr.kept.tolist()))
-                ],
-                "s": [number(v) for v in dt.scores],
-                "exp(s)": [number(v) for v in dt.exp],
-                t("softmax.max.col.naive"): [number(v) for v in dt.naive],
-                t("softmax.max.col.safe"): [number(v) for v in dt.safe],
-                t("softmax.max.col.online"): [number(v) for v in dt.online],
-                t("softmax.max.col.exact"): [number(v) for v in dt.exact],
-                t("softmax.max.col.m"): [number(v) for v in dt.online_m],
-                t("softmax.max.col.l"): [number(v) for v in dt.online_l],
-            },
-            hide_index=True,
-        )
+        for text in L.dtype_notes(mr, dt):
+            note(text)
+        table(L.dtype_table(mr, dt))
     st.caption(t("softmax.max.table_about"))
 
 
 # ---------------------------------------------------------------- 3. tile by tile
-def fmt_bytes(n: int) -> str:
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size:
-            v = n / size
-            return f"{v:.0f} {unit}" if v == int(v) else f"{v:.1f} {unit}"
-    return f"{n} B"
-
-
 def tiles_section() -> None:
     st.subheader(t("softmax.tiles.title"))
     st.markdown(t("softmax.tiles.intro"))
@@ -310,42 +249,16 @@ def tiles_section() -> None:
     else:
         st.caption(t("softmax.ctl.one_step"))
     v = L.tile_step(walk, st.session_state["soft_step"])
-    q0, q1, k0, k1 = v.cells
-    st.markdown(
-        t(
-            "softmax.tiles.now",
-            step=v.step,
-            n=n,
-            i=v.tile[0],
-            j=v.tile[1],
-            q0=q0,
-            q1=q1 - 1,
-            k0=k0,
-            k1=k1 - 1,
-            tiles=walk.n_tiles,
-            skipped=v.skipped_total,
-            skipped_before=v.skipped_so_far,
-        )
-    )
+    st.markdown(word(L.step_text(walk, v), t))
     st.caption(t("softmax.tiles.scores_about"))
     show_heatmap(v.scores, key="soft_scores_hm", t=t)
     left, right = st.columns(2)
     with left:
         show_heatmap(v.tile_p, key="soft_tile_p_hm", t=t)
     with right:
-        cur = v.current
         st.markdown(f"**{t('softmax.tiles.rows_title')}**")
-        st.table(
-            {
-                t("softmax.tiles.col.row"): [f"{r} {walk.tokens[r]}" for r in range(q0, q1)],
-                t("softmax.tiles.col.m_old"): [number(x) for x in cur.m_old],
-                t("softmax.tiles.col.m_new"): [number(x) for x in cur.m_new],
-                t("softmax.tiles.col.rescale"): [number(x) for x in cur.rescale],
-                t("softmax.tiles.col.l"): [number(x) for x in cur.l],
-            },
-            hide_index=True,
-        )
-        if cur.writes_o:
+        table(L.tile_rows_table(walk, v))
+        if v.current.writes_o:
             st.caption(t("softmax.tiles.writes", i=v.tile[0]))
     st.caption(t("softmax.tiles.output_about"))
     show_heatmap(v.output_so_far, key="soft_output_hm", t=t)
@@ -353,38 +266,14 @@ def tiles_section() -> None:
     if v.is_last:
         res = shared("soft_result", SK + (head, bq, bk), lambda: L.tile_result(s, head, bq, bk, run, ctx.custom_text))
         show_heatmap(res.side_by_side, key="soft_result_hm", t=t)
-        kw = dict(head=res.head_diff, all=res.all_heads_diff, sdpa=res.sdpa_diff, l=res.l_diff, tol=res.tolerance)
-        if res.equal:
-            st.success(
-                t("softmax.tiles.equal", h=s.num_heads, steps=res.steps, skipped=res.skipped, **kw),
-                icon=":material/check_circle:",
-            )
-        else:
-            st.error(t("softmax.tiles.not_equal", **kw), icon=":material/error:")
+        note(L.result_note(res, s.num_heads))
     else:
         st.caption(t("softmax.tiles.result_later", n=n))
 
     st.subheader(t("softmax.mem.title"))
     st.caption(t("softmax.mem.about", d_k=s.d_k, h=s.num_heads, bq=bq, bk=bk))
     rows = shared("soft_memory", (s.seq_len, s.d_k, s.num_heads, bq, bk), lambda: L.memory_table(s, bq, bk))
-    st.table(
-        {
-            t("softmax.mem.col.T"): [
-                t("softmax.mem.current", T=f"{r.T:,}") if r.is_current else f"{r.T:,}" for r in rows
-            ],
-            t("softmax.mem.col.scores"): [fmt_bytes(r.scores_bytes_per_head) for r in rows],
-            t("softmax.mem.col.all", h=s.num_heads): [fmt_bytes(r.scores_bytes_all_heads) for r in rows],
-            t("softmax.mem.col.tile"): [fmt_bytes(r.tile_bytes) for r in rows],
-            t("softmax.mem.col.ratio"): [f"{r.ratio:,.0f}×" for r in rows],
-            t("softmax.mem.col.plain"): [f"{r.plain_traffic:,}" for r in rows],
-            t("softmax.mem.col.tiled"): [f"{r.tiled_traffic:,}" for r in rows],
-            t("softmax.mem.col.causal"): [f"{r.tiled_causal_traffic:,}" for r in rows],
-            t("softmax.mem.col.skipped"): [
-                f"{r.causal_skipped:,} / {r.causal_skipped + r.causal_processed:,}" for r in rows
-            ],
-        },
-        hide_index=True,
-    )
+    table(L.memory_columns(rows, s.num_heads))
 
 
 SECTION_BODIES = {"scale": scale_section, "max": max_section, "tiles": tiles_section}

@@ -1,4 +1,4 @@
-"""lessons/softmax.py: every number the "Softmax up close" page prints, against an independent computation.
+"""lessons/softmax/: every number the "Softmax up close" page prints, against an independent computation.
 
 Independent means: numpy float64 by hand (softmax, entropy, running max / sum, tile counts by enumeration,
 bytes and traffic by formula), torch autograd for the softmax Jacobian, and a float64 attention for the
@@ -25,6 +25,7 @@ from core.masks import full_grid
 from core.softmax_numerics import SCALE_NAMES, gradient_size
 from core.tiled_attention import tiled_traffic
 from lessons import scenario
+from lessons.heatmap import text as tx
 from lessons.settings import Settings
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -53,9 +54,11 @@ def softmax64(x):
 
 # ---------------------------------------------------------------- the module's imports
 def test_the_lesson_imports_only_core_numpy_torch_lessons_heatmap_url_and_the_standard_library():
-    tree = ast.parse((ROOT / "lessons" / "softmax.py").read_text(encoding="utf-8"))
     names = set()
-    for node in ast.walk(tree):
+    files = sorted((ROOT / "lessons" / "softmax").glob("*.py"))  # the package: __init__ and one file per meaning
+    assert len(files) >= 2
+    trees = [ast.parse(f.read_text(encoding="utf-8")) for f in files]
+    for node in (n for tree in trees for n in ast.walk(tree)):
         if isinstance(node, ast.Import):
             names |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -81,7 +84,8 @@ def test_the_lesson_imports_only_core_numpy_torch_lessons_heatmap_url_and_the_st
     }
     assert third_party == {"core", "lessons", "numpy", "torch"}
     # the chart route's data types, the URL keys' declaration type, the shared settings and their run
-    assert {n for n in names if n.startswith("lessons")} <= {
+    # (and the package's own modules)
+    assert {n for n in names if n.startswith("lessons") and not n.startswith("lessons.softmax.")} <= {
         "lessons",
         "lessons.heatmap",
         "lessons.url",
@@ -651,3 +655,148 @@ def test_every_function_works_on_the_pages_frozen_shared_run_and_gives_the_same_
     )
     assert L.tile_result(s, 2, 3, 2, frozen).head_diff == L.tile_result(s, 2, 3, 2, run).head_diff
     assert L.quiz_questions(s, frozen) == L.quiz_questions(s, run)
+
+
+# ---------------------------------------------------------------- what the page prints: its notes and tables
+def test_the_widgets_ranges_and_the_step_buttons_follow_the_url_keys():
+    s = S(64, 4, 8)
+    assert L.key_range("soft_row", s) == (0, 7) and L.key_range("soft_head", s) == (0, 3)
+    assert L.head_options(s) == [0, 1, 2, 3] and L.head_options(S(8, 8, 2)) == list(range(8))
+    assert tuple(k.name for k in L.WIDGET_KEYS) == L.URL_KEY_NAMES[1:]  # every key but the tab id
+    assert [L.moved_step(3, 1, 5), L.moved_step(5, 1, 5), L.moved_step(1, -1, 5), L.moved_step(None, 1, 5)] == [
+        4,
+        5,
+        1,
+        2,
+    ]
+    assert L.moved_step(9, -1, 4) == 4  # a step past a shorter walk lands on its last step
+
+
+def test_numbers_in_tables_keep_six_digits_and_say_inf_and_nan():
+    assert [L.number(x) for x in (1234567.0, 0.000123456789, math.inf, -math.inf, math.nan, 2.0)] == [
+        "1.23457e+06",
+        "0.000123457",
+        "inf",
+        "-inf",
+        "nan",
+        "2",
+    ]
+    assert [L.fmt_bytes(n) for n in (0, 1023, 1024, 1536, 2**20 * 3, 2**30 * 64, 2**30 + 2**29)] == [
+        "0 B",
+        "1023 B",
+        "1 KiB",
+        "1.5 KiB",
+        "3 MiB",
+        "64 GiB",
+        "1.5 GiB",
+    ]
+
+
+def test_the_scale_table_and_notes_carry_the_rows_numbers():
+    s = S(64, 4, 8, "causal", seed=7)  # d_k 16: ordered, and the ÷1 row not one-hot yet
+    r = L.scale_row(s, 2, 5)
+    cols = L.scale_table(r)
+    assert [c.header.key for c in cols] == [
+        f"softmax.scale.col.{k}" for k in ("divisor", "value", "entropy", "max", "grad", "mean_entropy", "mean_max")
+    ]
+    assert cols[0].cells == L.SCALE_LABELS and cols[1].cells == ("1", "4", "16")
+    assert cols[2].cells == tuple(f"{v.entropy:.4f}" for v in r.variants)
+    assert cols[4].cells == tuple(f"{v.gradient:.4f}" for v in r.variants)
+    assert cols[6].cells == tuple(f"{v.mean_max_weight:.4f}" for v in r.variants)
+    notes = L.scale_notes(r)
+    assert r.variants[0].max_weight < 0.9 and [n.key for n in notes] == [
+        "softmax.scale.order",
+        "softmax.scale.try_big",
+        "softmax.scale.check",
+    ]
+    assert notes[0].kw() == {f"e{i}": v.entropy for i, v in enumerate(r.variants, 1)}
+    assert notes[1].kw() == {"top": r.variants[0].max_weight, "d_k": 16} and notes[2].kw() == {"diff": r.model_diff}
+    wide = L.scale_row(S(512, 1, 16), 0, 15)  # one-hot without scaling: nothing more to suggest
+    assert [n.key for n in L.scale_notes(wide)] == ["softmax.scale.order", "softmax.scale.check"]
+    assert [n.key for n in L.scale_notes(L.scale_row(S(8, 8, 6), 2, 5))][0] == "softmax.scale.d_k_1"
+    blocked = L.scale_row(S(64, 4, 4, "custom"), 0, 1, scenario.run(S(64, 4, 4, "custom"), custom_text=CUSTOM4))
+    assert blocked.row_blocked and L.scale_notes(blocked)[0].key == "softmax.scale.blocked"
+    mid = L.variance_now(L.variance_curve(s))
+    vc = L.variance_curve(s)
+    assert mid.key == "softmax.scale.variance_now" and mid.kw() == {
+        "d_k": 16,
+        "var": float(vc.variance[4]),
+        "scaled": float(vc.scaled_variance[4]),
+    }
+
+
+def test_the_max_notes_and_tables_say_where_the_naive_softmax_breaks():
+    s = S(64, 4, 8, "causal", seed=3)
+    run = scenario.run(s)
+    big = L.max_row(s, 1, 6, 1000, run)
+    naive32, safe32 = L.dtype_notes(big, big.dtypes[0])
+    d = big.dtypes[0]
+    assert naive32.key == "softmax.max.naive_broken" and naive32.kw() == {
+        "dtype": "float32",
+        "n": int(d.exp_overflows.sum()),
+        "thr": d.threshold,
+        "nan": int(d.naive_nan.sum()),
+        "zero": int(d.naive_zero.sum()),
+    }
+    assert naive32.kw()["n"] >= 1 and safe32.key == "softmax.max.safe_ok" and safe32.kw()["safe"] == d.safe_diff
+    small = L.max_row(s, 1, 6, 1, run)
+    naive, safe = L.dtype_notes(small, small.dtypes[0])
+    keep = keep_of(run)[6]
+    assert naive.key == "softmax.max.naive_ok" and naive.kw()["top"] == pytest.approx(small.base[keep].max(), abs=1e-6)
+    assert safe.key == "softmax.max.safe_ok"
+    cols = L.dtype_table(big, d)
+    assert cols[1].header == "s" and cols[1].cells == tuple(f"{float(v):.6g}" for v in d.scores)
+    assert cols[2].header == "exp(s)" and "inf" in cols[2].cells and "nan" in cols[3].cells
+    assert cols[0].cells == tuple(f"{j} {tok}" + ("" if keep[j] else " ✕") for j, tok in enumerate(run.tokens))
+    assert sum(c.endswith("✕") for c in cols[0].cells) == 1  # causal, row 6 of 8: key 7 is blocked
+    g32, g16 = small.first_failing_gain
+    broke = L.breaks_from(small).kw()
+    assert broke["g32"] == str(g32) and broke["g16"] == str(g16)  # both break within GAINS on this row
+    assert L.row_text(big).kw() == {
+        "gain": 1000,
+        "row_max": big.row_max,
+        "t32": d.threshold,
+        "t16": big.dtypes[1].threshold,
+    }
+    tiny = L.max_row(S(64, 4, 8, "none", seed=0), 0, 0, 1)
+    never = L.breaks_from(tiny).kw()
+    assert [never[k] for k in ("g32", "g16")] == [
+        str(g) if g is not None else tx("softmax.max.never") for g in tiny.first_failing_gain
+    ]
+
+
+def test_the_tile_notes_and_tables_carry_the_steps_numbers():
+    s = S(64, 4, 7, "causal", seed=5)
+    run = scenario.run(s)
+    walk = L.tile_walk(s, 3, 2, 3, run)
+    v = L.tile_step(walk, 3)
+    kw = L.step_text(walk, v).kw()
+    q0, q1, k0, k1 = v.cells
+    assert kw == {
+        "step": 3,
+        "n": walk.n_steps,
+        "i": v.tile[0],
+        "j": v.tile[1],
+        "q0": q0,
+        "q1": q1 - 1,
+        "k0": k0,
+        "k1": k1 - 1,
+        "tiles": 12,  # ceil(7 / 2) x ceil(7 / 3)
+        "skipped": len(walk.skipped),
+        "skipped_before": v.skipped_so_far,
+    }
+    rows = L.tile_rows_table(walk, v)
+    assert rows[0].cells == tuple(f"{r} {run.tokens[r]}" for r in range(q0, q1))
+    assert rows[2].cells == tuple(f"{float(x):.6g}" for x in v.current.m_new)
+    assert rows[4].cells == tuple(f"{float(x):.6g}" for x in v.current.l)
+    res = L.tile_result(s, 3, 2, 3, run)
+    note = L.result_note(res, s.num_heads)
+    assert (
+        res.equal and note.key == "softmax.tiles.equal" and note.kw()["h"] == 4 and note.kw()["sdpa"] == res.sdpa_diff
+    )
+    assert (note.kw()["steps"], note.kw()["skipped"]) == (res.steps, res.skipped)
+    mem = L.memory_columns(L.memory_table(s, 2, 3), s.num_heads)
+    assert mem[0].cells[0] == tx("softmax.mem.current", T="7") and mem[0].cells[-1] == "131,072"
+    assert mem[2].header == tx("softmax.mem.col.all", h=4)
+    assert mem[1].cells[-1] == "64 GiB"  # 131,072² float32 scores of one head
+    assert mem[1].cells[0] == f"{7 * 7 * 4} B"

@@ -1,0 +1,144 @@
+"""The "Softmax up close" page (url_path `softmax`, issue 22) as plain data: what each section shows.
+
+Three sections, each a lazy tab whose language-neutral id is the URL value `soft_tab`:
+
+- "scale" (why ÷ sqrt(d_k)): the variance of q·k measured against d_k (`variance_curve`), and one row of
+  the current run's raw scores q·k through the softmax under ÷1, ÷sqrt(d_k) and ÷d_k side by side, with
+  entropy, largest weight and gradient size (`scale_row`). Which head and which query row: URL values.
+- "max" (why subtract the max): the same row (÷sqrt(d_k), masked, as the model's softmax sees it), times a
+  gain from the URL, through the naive, safe and online softmax in float32 and float16 (`max_row`): where
+  exp overflows, the inf/NaN of the naive one, and how far the other two are from the exact softmax.
+- "tiles" (tile by tile): the FlashAttention forward walk of one head with the URL's block sizes
+  (`tile_walk`, then `tile_step` for the URL's step), the result beside the plain path's (`tile_result`),
+  and the memory/traffic table for the current T and the long contexts (`memory_table`).
+
+Which file holds what (each imports `common` and, where it needs a constant, `keys`; never each other in a circle):
+
+- `keys.py`: the page's URL keys (`URL_KEYS`, settled by ui/url_state.py), `PageValues`, `parse_url`, `env_of`,
+  `url_bounds`, `step_count` (the step slider's length) and the page's constants (`SECTIONS`, `GAINS`, blocks).
+- `common.py`: what every section shares: read-only arrays, the run and its mask (`get_run`), `max_abs_diff`, the
+  one-panel `heatmap` helper and `values_of`, the state codes of the step view.
+- `scale.py`: section "scale" (`variance_curve`, `scale_row`, `jacobian_norm`).
+- `overflow.py`: section "max" (`max_row`, one `DtypeRow` per dtype).
+- `tiles.py`: section "tiles", the walk (`tile_walk`, `tile_step`).
+- `result.py`: section "tiles", its end: the tiled result against the plain path (`tile_result`).
+- `memory.py`: section "tiles", the memory and traffic table (`memory_table`).
+- `quiz.py`: the lesson's quiz questions (`quiz_questions`) and the answer reader (`check_answer`).
+
+Every number comes from the shared settings' scenario (lessons/scenario.py), so it matches the other pages.
+Nothing here is worded: the page turns keys into text (core/strings); heatmaps are `lessons.heatmap.Heatmap`
+descriptions (axis and title keys `softmax.axis.*` / `softmax.hm.*`) handed to ui.heatmaps.show_heatmap. Arrays are
+numpy and read-only (the page's shared cache hands the same object to every student). Nothing is cached
+here. The expensive calls (measured on the shared 2-core machine, one torch thread, under load):
+`tile_walk` at T 32 with blocks 1 x 1 (up to 1024 steps) 0.1-0.4 s, `tile_result` then 0.05-0.15 s,
+`variance_curve` 0.1-0.2 s (it depends on the seed alone); everything else is a few ms. The page caches
+`tile_walk` per (settings, head, blocks), so moving the step slider costs only `tile_step` (<= ~10 ms).
+
+Why a lesson package: the page stays thin (read URL values -> call these -> draw), and every number it
+prints is tested against an independent computation in tests/test_lesson_softmax.py.
+"""
+
+from __future__ import annotations
+
+from core.limits import TILE_BLOCK_MAX
+from core.softmax_numerics import SCALE_NAMES
+from lessons.softmax.common import CURRENT, DONE, SHOWN_FEATURES, SKIPPED, Column, number, values_of
+from lessons.softmax.keys import (
+    DEFAULT_BLOCK,
+    GAINS,
+    SECTIONS,
+    URL_KEY_NAMES,
+    URL_KEYS,
+    WIDGET_KEYS,
+    PageValues,
+    env_of,
+    head_options,
+    key_range,
+    moved_step,
+    parse_url,
+    step_count,
+    url_bounds,
+)
+from lessons.softmax.memory import fmt_bytes, memory_columns, memory_table
+from lessons.softmax.overflow import breaks_from, dtype_notes, dtype_table, max_row, row_text
+from lessons.softmax.quiz import QUIZ_KINDS, Checked, QuizQuestion, check_answer, quiz_questions
+from lessons.softmax.result import RESULT_TOLERANCE, result_note, tile_result
+from lessons.softmax.scale import (
+    SCALE_LABELS,
+    VARIANCE_DRAWS,
+    VarianceCurve,
+    scale_notes,
+    scale_row,
+    scale_table,
+    variance_curve,
+    variance_now,
+)
+from lessons.softmax.tiles import (
+    ROW_RUNNING,
+    ROW_WAITING,
+    ROW_WRITTEN,
+    step_text,
+    tile_rows_table,
+    tile_step,
+    tile_walk,
+)
+
+# The names pages/softmax.py, lessons/quiz.py, lessons/url_keys.py, charts/lines.py and the tests use.
+# SCALE_NAMES (core.softmax_numerics) and TILE_BLOCK_MAX (core.limits) are read through this module by
+# lessons/quiz.py and tests/test_softmax_app.py.
+__all__ = [
+    "CURRENT",
+    "DEFAULT_BLOCK",
+    "DONE",
+    "GAINS",
+    "QUIZ_KINDS",
+    "RESULT_TOLERANCE",
+    "ROW_RUNNING",
+    "ROW_WAITING",
+    "ROW_WRITTEN",
+    "SCALE_LABELS",
+    "SCALE_NAMES",
+    "SECTIONS",
+    "SHOWN_FEATURES",
+    "SKIPPED",
+    "TILE_BLOCK_MAX",
+    "URL_KEYS",
+    "URL_KEY_NAMES",
+    "VARIANCE_DRAWS",
+    "WIDGET_KEYS",
+    "Checked",
+    "Column",
+    "PageValues",
+    "QuizQuestion",
+    "VarianceCurve",
+    "breaks_from",
+    "check_answer",
+    "dtype_notes",
+    "dtype_table",
+    "env_of",
+    "fmt_bytes",
+    "head_options",
+    "key_range",
+    "max_row",
+    "memory_columns",
+    "memory_table",
+    "moved_step",
+    "number",
+    "parse_url",
+    "quiz_questions",
+    "result_note",
+    "row_text",
+    "scale_notes",
+    "scale_row",
+    "scale_table",
+    "step_count",
+    "step_text",
+    "tile_result",
+    "tile_rows_table",
+    "tile_step",
+    "tile_walk",
+    "url_bounds",
+    "values_of",
+    "variance_curve",
+    "variance_now",
+]

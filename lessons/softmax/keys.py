@@ -1,0 +1,127 @@
+"""The Softmax page's URL keys, declared once (lessons/url.py parses them; ui/url_state.py reads and writes them
+back), the values they parse to (`PageValues`, `parse_url`) and what their bounds depend on (`env_of`; the step
+slider's length `step_count` comes from the mask and the block sizes alone)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from core.limits import TILE_BLOCK_MAX, TILE_BLOCK_MIN
+from core.masks import full_grid
+from core.tiled_attention import tile_bounds
+from lessons import scenario as scenario_mod
+from lessons import url
+from lessons.settings import Settings
+from lessons.url import Fix, UrlKey, setting
+
+PAGE = "softmax"  # url_path
+SECTIONS = ("scale", "max", "tiles")  # soft_tab values, in the order of the lesson
+GAINS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)  # soft_gain: the row times this; large enough to overflow
+DEFAULT_BLOCK = 4  # soft_bq, soft_bk: at the default T = 8, 2 x 2 tiles, one skipped under the causal mask
+
+
+def _n_steps(env: url.Env) -> int:
+    return max(1, step_count(env["settings"], env["soft_bq"], env["soft_bk"], env.get("custom_text")))
+
+
+# The page's URL keys, declared once (lessons/url.py parses them; ui/url_state.py reads and writes them back).
+# Parsed in this order: soft_step's range depends on the block sizes and the mask.
+URL_KEYS: tuple[UrlKey, ...] = (
+    UrlKey("soft_tab", "choice", SECTIONS[0], choices=SECTIONS),
+    UrlKey("soft_head", "int", 0, lo=0, hi=setting("num_heads", -1)),  # 0-based, like masks_head
+    # the last row by default: it sees every key under causal
+    UrlKey("soft_row", "int", setting("seq_len", -1), lo=0, hi=setting("seq_len", -1)),
+    UrlKey("soft_gain", "choice", GAINS[0], choices=GAINS),
+    UrlKey("soft_bq", "int", DEFAULT_BLOCK, lo=TILE_BLOCK_MIN, hi=TILE_BLOCK_MAX),
+    UrlKey("soft_bk", "int", DEFAULT_BLOCK, lo=TILE_BLOCK_MIN, hi=TILE_BLOCK_MAX),
+    UrlKey("soft_step", "int", 1, lo=1, hi=_n_steps),  # 1-based: "step s of n"
+)
+URL_KEY_NAMES = url.names(URL_KEYS)
+WIDGET_KEYS = tuple(k for k in URL_KEYS if k.name != "soft_tab")  # the page settles these; the tab id is lazy_tabs'
+
+FIELDS = {
+    "soft_tab": "tab",
+    "soft_head": "head",
+    "soft_row": "row",
+    "soft_gain": "gain",
+    "soft_bq": "block_q",
+    "soft_bk": "block_k",
+    "soft_step": "step",
+}  # URL key -> PageValues field
+
+
+@dataclass(frozen=True)
+class PageValues:
+    """The page's own URL values, valid for the settings they were parsed with."""
+
+    tab: str
+    head: int
+    row: int
+    gain: int
+    block_q: int
+    block_k: int
+    step: int  # 1-based
+
+    @classmethod
+    def of(cls, values: Mapping[str, Any]) -> PageValues:
+        return cls(**{field: values[key] for key, field in FIELDS.items()})
+
+
+def step_count(settings: Settings, block_q: int, block_k: int, custom_text: str | None = None) -> int:
+    """How many (query tile, key tile) steps the walk processes, from the mask alone (no attention run):
+    the step slider's length. A tile is skipped when it keeps no cell, unless one of its rows is blocked
+    entirely (core/tiled_attention.py keeps such tiles: that row needs its -1e9 cells)."""
+    T = settings.seq_len
+    grid = full_grid(scenario_mod.settings_mask(settings.mask, T, T, custom_text), 1, T, T)[0]  # (T, T)
+    keep = grid.numpy()  # (T, T)
+    blocked_row = (~grid.any(dim=-1)).numpy()  # (T,)
+    n = 0
+    for q0, q1 in tile_bounds(T, block_q):  # numpy, not torch: 1024 tiles at blocks 1 x 1 in ~2 ms
+        row_blocked = bool(blocked_row[q0:q1].any())
+        for k0, k1 in tile_bounds(T, block_k):
+            n += row_blocked or bool(keep[q0:q1, k0:k1].any())
+    return n
+
+
+def env_of(settings: Settings, custom_text: str | None = None) -> dict:
+    """What the keys' bounds depend on: the shared settings and the custom mask's text."""
+    return {"settings": settings, "custom_text": custom_text}
+
+
+def url_bounds(
+    settings: Settings, block_q: int = DEFAULT_BLOCK, block_k: int = DEFAULT_BLOCK, custom_text: str | None = None
+) -> dict[str, tuple]:
+    """Every key's concrete allowed values for these settings: (lo, hi, default) or (choices, default)."""
+    env = {**env_of(settings, custom_text), "soft_bq": block_q, "soft_bk": block_k}
+    out: dict[str, tuple] = {}
+    for key in URL_KEYS:
+        r = key.resolved(env)
+        out[key.name] = (r["choices"], r["default"]) if key.kind == "choice" else (r["lo"], r["hi"], r["default"])
+    return out
+
+
+def parse_url(settings: Settings, raw: Mapping, custom_text: str | None = None) -> tuple[PageValues, list[Fix]]:
+    """All of the page's URL values from raw text (any garbage), in dependency order. Never raises; returns
+    what was corrected."""
+    values, fixes = url.parse(URL_KEYS, raw, env_of(settings, custom_text))
+    return PageValues.of(values), fixes
+
+
+def key_range(name: str, settings: Settings) -> tuple[int, int]:
+    """A widget's lo..hi: its URL key's own range for these settings (the widget and the link agree). Not for
+    soft_step, whose range depends on the block sizes."""
+    r = next(k for k in URL_KEYS if k.name == name).resolved(env_of(settings))
+    return r["lo"], r["hi"]
+
+
+def head_options(settings: Settings) -> list[int]:
+    """The head selector's choices: 0 .. h-1 (soft_head's range)."""
+    lo, hi = key_range("soft_head", settings)
+    return list(range(lo, hi + 1))
+
+
+def moved_step(step: int | None, delta: int, n_steps: int) -> int:
+    """The step after the Previous / Next button: step + delta, kept within 1 .. n_steps (no step yet: 1)."""
+    return min(max(int(step or 1) + delta, 1), n_steps)

@@ -1,0 +1,217 @@
+"""Section "scale" (why ÷ sqrt(d_k)): the variance of q·k measured against d_k (`variance_curve`), and one row of the
+run's raw scores through the softmax under ÷1, ÷sqrt(d_k) and ÷d_k, with entropy, largest weight and gradient size
+(`scale_row`)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from core.masks import FILL_SEED
+from core.softmax_numerics import SCALE_NAMES, divisor, dot_variance, entropy, gradient_size
+from lessons.heatmap import Heatmap, Text, text
+from lessons.scenario import Scenario
+from lessons.settings import Settings
+from lessons.softmax.common import Column, _keep, _ro, get_run, heatmap, max_abs_diff
+
+VARIANCE_D_KS = tuple(2**i for i in range(10))  # 1 .. 512: every d_k the shared settings can make
+# The draws' own seed: the curve is a property of random vectors, not of the shared X, so it is one measurement
+# for every setting (computed once per d_k for the whole server) and its caption names this seed.
+VARIANCE_SEED = 0
+VARIANCE_DRAWS = 1000  # random (q, k) pairs per d_k: ~0.1 s; the relative error of a variance is ~ sqrt(8 / 1000)
+
+
+SCALE_LABELS = ("÷1", "÷√d_k", "÷d_k")  # the scale heatmap's row labels, in SCALE_NAMES order (symbols, no words)
+
+
+@dataclass(frozen=True)
+class VarianceCurve:
+    """Var(q·k) against d_k for random N(0, 1) q, k: a line chart with x = d_k (log scale reads best),
+    the measured points, the line y = d_k, and the variance after ÷ sqrt(d_k) (~1 everywhere)."""
+
+    d_ks: np.ndarray  # (n,) int  1, 2, 4, ..., 512
+    variance: np.ndarray  # (n,)  measured Var(q·k)
+    expected: np.ndarray  # (n,)  d_k: the line
+    scaled_variance: np.ndarray  # (n,)  measured Var(q·k / sqrt(d_k))
+    draws: int
+    seed: int
+    current_d_k: int  # the settings' d_k: the point the page marks
+    current_index: int  # its index in d_ks
+
+
+def variance_curve(settings: Settings) -> VarianceCurve:
+    """Measured over VARIANCE_DRAWS random pairs per d_k, from VARIANCE_SEED (core dot_variance); the settings
+    only pick the d_k the page marks."""
+    rows = dot_variance(VARIANCE_D_KS, VARIANCE_DRAWS, VARIANCE_SEED)
+    return VarianceCurve(
+        d_ks=_ro(np.array(VARIANCE_D_KS)),
+        variance=_ro(np.array([r.variance for r in rows])),
+        expected=_ro(np.array([r.expected for r in rows])),
+        scaled_variance=_ro(np.array([r.scaled_variance for r in rows])),
+        draws=VARIANCE_DRAWS,
+        seed=VARIANCE_SEED,
+        current_d_k=settings.d_k,
+        current_index=VARIANCE_D_KS.index(settings.d_k),
+    )
+
+
+@dataclass(frozen=True)
+class ScaleVariantRow:
+    name: str  # "1", "sqrt_d_k", "d_k" (SCALE_NAMES)
+    divisor: float
+    scaled: np.ndarray  # (T,)  raw q·k / divisor (blocked keys included, greyed by `kept`)
+    weights: np.ndarray  # (T,)  softmax, blocked keys filled with -1e9 first (0 weight)
+    entropy: float  # nats
+    max_weight: float
+    gradient: float  # Frobenius norm of the softmax Jacobian (core gradient_size)
+    mean_entropy: float  # over every row and head of the run
+    mean_max_weight: float
+    mean_gradient: float
+
+
+@dataclass(frozen=True)
+class ScaleRow:
+    """One row of the run's raw scores under ÷1, ÷sqrt(d_k), ÷d_k: bars with the key tokens on x."""
+
+    head: int
+    row: int
+    d_k: int
+    token: str  # the query's token
+    key_tokens: tuple[str, ...]  # (T,)
+    raw: np.ndarray  # (T,)  q·k of this row (trace.scores)
+    kept: np.ndarray  # (T,) bool  keys the mask keeps
+    row_blocked: bool  # the mask keeps no key: every variant is uniform (all cells -1e9), as in the model
+    variants: tuple[ScaleVariantRow, ...]  # in SCALE_NAMES order
+    max_entropy: float  # log(number of kept keys): a uniform row
+    order_holds: bool  # entropy(÷1) <= entropy(÷sqrt d_k) <= entropy(÷d_k) (with 1e-6 slack)
+    divisors_equal: bool  # d_k = 1: the three variants are the same
+    model_diff: float  # max |÷sqrt(d_k) weights - the model's trace.weights row|: the page's check
+    heatmap: Heatmap  # (3, T) the three weight rows, rows = the variants (row_axis "scale")
+
+
+def jacobian_norm(weights: torch.Tensor) -> torch.Tensor:
+    """(...,) the Frobenius norm of each row's softmax Jacobian diag(p) - p p^T without building it:
+    ||J||^2 = sum_i (p_i (1 - p_i))^2 + sum_{i != j} p_i^2 p_j^2, the second sum as (sum p^2)^2 - sum p^4, in
+    float64 (a near one-hot row cancels). Same number as core gradient_size (tested), but O(T) a row instead of
+    O(T^2): the run's mean over 64 heads x 32 rows costs ~1 ms instead of ~1 s."""
+    p = weights.double()
+    p2 = p * p  # (..., T_k)
+    off = (p2.sum(dim=-1) ** 2 - (p2 * p2).sum(dim=-1)).clamp(min=0)  # (...,)
+    return ((p * (1 - p)) ** 2).sum(dim=-1).add(off).sqrt().to(weights.dtype)
+
+
+def _variant_weights(raw: torch.Tensor, keep: torch.Tensor, c: float) -> torch.Tensor:
+    """raw / c, blocked cells filled with the seed's -1e9 (after scaling, as the model does), softmax."""
+    return torch.softmax((raw / c).masked_fill(~keep, FILL_SEED), dim=-1)
+
+
+def scale_row(
+    settings: Settings, head: int, row: int, run: Scenario | None = None, custom_text: str | None = None
+) -> ScaleRow:
+    """The same row of q·k under the three divisors, with the saturation measures of each, for the run."""
+    run = get_run(settings, run, custom_text)
+    keep = _keep(run)  # (T, T)
+    scores = run.trace.scores[0]  # (h, T, T)  raw q·k
+    raw = scores[head, row]  # (T,)
+    d_k = settings.d_k
+    variants = []
+    for name in SCALE_NAMES:
+        c = divisor(name, d_k)
+        w = _variant_weights(raw, keep[row], c)  # (T,)
+        w_all = _variant_weights(scores, keep, c)  # (h, T, T)
+        if name == "sqrt_d_k":
+            model_diff = max_abs_diff(w, run.trace.weights[0, head, row])  # the model's own softmax row
+        variants.append(
+            ScaleVariantRow(
+                name=name,
+                divisor=c,
+                scaled=_ro(raw / c),
+                weights=_ro(w),
+                entropy=float(entropy(w)) + 0.0,
+                max_weight=float(w.max()),
+                gradient=float(gradient_size(w)),
+                mean_entropy=float(entropy(w_all).mean()) + 0.0,
+                mean_max_weight=float(w_all.amax(dim=-1).mean()),
+                mean_gradient=float(jacobian_norm(w_all).mean()),
+            )
+        )
+    e = [v.entropy for v in variants]
+    n_kept = int(keep[row].sum())
+    hm = heatmap(
+        "scale_row",
+        np.stack([v.weights for v in variants]),
+        "scale",
+        "key",
+        run.tokens,
+        "weights",
+        row_labels=SCALE_LABELS,
+        blocked=np.broadcast_to(~keep[row].numpy(), (len(SCALE_NAMES), len(raw))),
+        title=text("softmax.hm.scale_row", head=head, row=row, token=run.tokens[row]),
+    )
+    return ScaleRow(
+        head=head,
+        row=row,
+        d_k=d_k,
+        token=run.tokens[row],
+        key_tokens=tuple(run.tokens),
+        raw=_ro(raw),
+        kept=_ro(keep[row]),
+        row_blocked=n_kept == 0,
+        variants=tuple(variants),
+        max_entropy=math.log(n_kept if n_kept else settings.seq_len),
+        order_holds=e[0] <= e[1] + 1e-6 and e[1] <= e[2] + 1e-6,
+        divisors_equal=d_k == 1,
+        model_diff=model_diff,
+        heatmap=hm,
+    )
+
+
+# ================================================================ what the section prints
+SATURATED = 0.9  # a ÷1 row whose largest weight is below this is not one-hot yet: the page suggests a larger d_k
+
+
+def variance_now(vc: VarianceCurve) -> Text:
+    """The caption under the variance chart: the measured variances at the settings' d_k."""
+    i = vc.current_index
+    return text(
+        "softmax.scale.variance_now",
+        d_k=vc.current_d_k,
+        var=float(vc.variance[i]),
+        scaled=float(vc.scaled_variance[i]),
+    )
+
+
+def scale_table(sr: ScaleRow) -> tuple[Column, ...]:
+    """The three divisors' numbers, one line each: divisor, entropy, largest weight, gradient size, and the means
+    over every row and head of the run."""
+    v = sr.variants
+    return (
+        Column(text("softmax.scale.col.divisor"), SCALE_LABELS),
+        Column(text("softmax.scale.col.value"), tuple(f"{x.divisor:.4g}" for x in v)),
+        Column(text("softmax.scale.col.entropy"), tuple(f"{x.entropy:.4f}" for x in v)),
+        Column(text("softmax.scale.col.max"), tuple(f"{x.max_weight:.4f}" for x in v)),
+        Column(text("softmax.scale.col.grad"), tuple(f"{x.gradient:.4f}" for x in v)),
+        Column(text("softmax.scale.col.mean_entropy"), tuple(f"{x.mean_entropy:.4f}" for x in v)),
+        Column(text("softmax.scale.col.mean_max"), tuple(f"{x.mean_max_weight:.4f}" for x in v)),
+    )
+
+
+def scale_notes(sr: ScaleRow) -> tuple[Text, ...]:
+    """What the page says under the table, in order: why the row looks as it does (the mask blocks it, d_k = 1,
+    the entropies in order (and, when ÷1 is not one-hot yet, where to see it saturate) or out of order), then the
+    check against the model's own weights."""
+    e = {f"e{i + 1}": v.entropy for i, v in enumerate(sr.variants)}
+    if sr.row_blocked:
+        out = [text("softmax.scale.blocked")]
+    elif sr.divisors_equal:
+        out = [text("softmax.scale.d_k_1")]
+    elif sr.order_holds:
+        out = [text("softmax.scale.order", **e)]
+        if sr.variants[0].max_weight < SATURATED:
+            out.append(text("softmax.scale.try_big", top=sr.variants[0].max_weight, d_k=sr.d_k))
+    else:
+        out = [text("softmax.scale.order_broken", **e)]
+    return (*out, text("softmax.scale.check", diff=sr.model_diff))
