@@ -1,4 +1,4 @@
-"""lessons/kv_cache.py: every number the KV cache page will print, against an independent computation.
+"""lessons/kv_cache/: every number the KV cache page will print, against an independent computation.
 
 References here are written from the formulas (or torch's own kernels), never by calling the lesson's
 code path again: F.scaled_dot_product_attention for the full causal pass, hand-written projections
@@ -19,12 +19,13 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from core.accounting import PRESETS, kv_shapes
+from core.accounting import PRESETS, kv_shapes, preset_cache_bytes
 from core.attention import build_input, build_model
 from core.limits import KV_CACHE_MAX_TOKENS
 from core.masks import MASK_KINDS
 from lessons import kv_cache as K
 from lessons import quiz as Q
+from lessons.kv_cache import timing
 from lessons.scenario import settings_mask
 from lessons.settings import Settings
 
@@ -50,9 +51,10 @@ def kv_choices(h: int) -> list[int]:
 
 
 def test_imports_only_core_numpy_torch_and_the_standard_library():
-    tree = ast.parse(Path(K.__file__).read_text(encoding="utf-8"))
+    files = sorted(Path(K.__file__).parent.glob("*.py"))  # the package: __init__ and one module per meaning
+    assert len(files) == 8
     names = set()
-    for node in ast.walk(tree):
+    for node in (n for f in files for n in ast.walk(ast.parse(f.read_text(encoding="utf-8")))):
         if isinstance(node, ast.Import):
             names |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -388,7 +390,7 @@ def test_decode_view_refuses_what_parse_would_have_corrected():
 
 def test_published_presets_by_hand():
     # 2 x layers x h_kv x d_k x tokens x 2 bytes (fp16), written out:
-    assert K.preset_cache_bytes(PRESETS[2], 4096) == 2 * 32 * 8 * 128 * 4096 * 2 == 512 * MiB  # Llama-3-8B
+    assert preset_cache_bytes(PRESETS[2], 4096) == 2 * 32 * 8 * 128 * 4096 * 2 == 512 * MiB  # Llama-3-8B
     view = K.memory_view(DEFAULT, 2, "llama-3-8b", 4096)
     rows = {r.slug: r for r in view.presets}
     assert rows["llama-3-8b"].bytes_at_context == 512 * MiB and rows["llama-3-8b"].bytes_if_mha == 2048 * MiB
@@ -508,8 +510,8 @@ def test_the_timed_loops_are_the_cores_generations():
     model = build_model(32, 4, 5, num_kv_heads=2)
     x = build_input(1, 9, 32, 5)
     with torch.no_grad():
-        times_c, rows_c = K._generate_timed(model, x, cached=True)
-        times_n, rows_n = K._generate_timed(model, x, cached=False)
+        times_c, rows_c = timing._generate_timed(model, x, cached=True)
+        times_n, rows_n = timing._generate_timed(model, x, cached=False)
         assert torch.equal(rows_c, decode_all(model, x)[0])
         assert torch.equal(rows_n, generate_without_cache(model, x))
     assert len(times_c) == len(times_n) == 9 and min(times_c + times_n) >= 0
@@ -567,7 +569,7 @@ def test_quiz_set_varies_with_the_seed_and_every_preset_context_is_whole_mib():
     assert len(asked) >= 4
     for p in PRESETS:
         for n in K.CONTEXT_CHOICES:
-            assert K.preset_cache_bytes(p, n) % MiB == 0
+            assert preset_cache_bytes(p, n) % MiB == 0
 
 
 # ------------------------------------------------------------------ cost
