@@ -51,12 +51,12 @@ def keep(key: str) -> None:
 st.title(t("page.kv-cache"))
 st.write(t("kv.intro"))
 # Every page key (lessons.kv_cache.URL_KEYS), valid for these settings, in session state before its widget is drawn.
-url_state.settle(WIDGET_KEYS, {"settings": s}, t=t, store=KEPT, notice=notice)
+v = url_state.settle(WIDGET_KEYS, {"settings": s}, t=t, store=KEPT, notice=notice)
 
 # The K/V heads control: above the tabs, every section reads it.
 options = list(divisors(h))
 if len(options) > 1:
-    kv_heads = st.select_slider(
+    st.select_slider(
         t("kv.control", h=h),
         options,
         key="kv_heads",
@@ -65,9 +65,7 @@ if len(options) > 1:
         args=("kv_heads",),
         help=t("kv.control.help"),
     )
-else:
-    kv_heads = 1
-kv_heads = K.parse_kv_heads(kv_heads, h)[0]
+kv_heads = v["kv_heads"]  # the widget shows the settled value
 kind = K.attention_kind(h, kv_heads)
 st.caption(t("kv.control.ends") + " " + t(f"kv.kind.{kind}", h=h, kv=kv_heads, g=h // kv_heads))
 
@@ -175,9 +173,10 @@ def next_token() -> None:
 def decode_section() -> None:
     st.subheader(t("kv.dec.title"))
     st.write(t("kv.dec.about"))
+    step, head = v["kv_step"], v["kv_head"]  # the widgets show the settled values
     c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
     with c1:
-        step = st.slider(
+        st.slider(
             t("kv.dec.step", T=T), 1, T, key="kv_step", bind="query-params", on_change=keep, args=("kv_step",)
         )
     with c2:
@@ -186,15 +185,13 @@ def decode_section() -> None:
             key="kv_next",
             on_click=next_token,
             icon=":material/skip_next:",
-            disabled=(step or 1) >= T,
+            disabled=step >= T,
             width="stretch",
         )
     with c3:
-        head = st.selectbox(
+        st.selectbox(
             t("kv.dec.head"), list(range(h)), key="kv_head", bind="query-params", on_change=keep, args=("kv_head",)
         )
-    step = K.parse_kv_step(step, T)[0]
-    head = K.parse_kv_head(head, h)[0]
     view = shared("kv_decode", (*SK, kv_heads, step, head), lambda: K.decode_view(s, kv_heads, step, head))
     if view.shared_mask_differs:
         st.info(t("kv.dec.mask_note", mask=t(f"mask.{view.shared_mask}")), icon=":material/info:")
@@ -287,7 +284,7 @@ def memory_section() -> None:
     st.caption(t("kv.mem.formula"))
     c1, c2 = st.columns(2)
     with c1:
-        model = st.selectbox(
+        st.selectbox(
             t("kv.mem.model"),
             list(K.MODEL_CHOICES),
             key="kv_model",
@@ -297,7 +294,7 @@ def memory_section() -> None:
             help=t("kv.mem.model.help"),
         )
     with c2:
-        context = st.selectbox(
+        st.selectbox(
             t("kv.mem.context"),
             list(K.CONTEXT_CHOICES),
             key="kv_context",
@@ -305,8 +302,7 @@ def memory_section() -> None:
             on_change=keep,
             args=("kv_context",),
         )
-    model = K.parse_kv_model(model)[0]
-    context = K.parse_kv_context(context)[0]
+    model, context = v["kv_model"], v["kv_context"]  # the widgets show the settled values
     view = shared("kv_memory", (*SK, kv_heads, model, context), lambda: K.memory_view(s, kv_heads, model, context))
     name = t("kv.mem.ours_name") if view.model == K.OURS else view.name
     st.markdown(t("kv.mem.chart", name=name, L=view.layers, h=view.heads, dk=view.head_dim, b=view.bytes_per_value))
@@ -351,10 +347,10 @@ def memory_section() -> None:
 def timing_section() -> None:
     st.subheader(t("kv.time.title"))
     st.write(t("kv.time.about"))
-    gen = st.slider(
+    st.slider(
         t("kv.time.tokens"), K.GEN_MIN, K.GEN_MAX, key="kv_gen", bind="query-params", on_change=keep, args=("kv_gen",)
     )
-    gen = K.parse_kv_gen(gen)[0]
+    gen = v["kv_gen"]  # the widget shows the settled value
     timing_key = (d, h, kv_heads, s.seed, gen)
     results = st.session_state.get("kv_timings")
     if not isinstance(results, dict):

@@ -25,6 +25,7 @@ from core.limits import KV_CACHE_MAX_TOKENS
 from core.masks import MASK_KINDS
 from lessons import kv_cache as K
 from lessons import quiz as Q
+from lessons import url
 from lessons.kv_cache import timing
 from lessons.scenario import settings_mask
 from lessons.settings import Settings
@@ -98,12 +99,15 @@ def test_importing_it_loads_no_streamlit_plotly_or_figures():
 # ------------------------------------------------------------------ URL keys and their corrections
 
 
-def test_url_table_lists_every_key_with_its_parser():
+def test_url_table_lists_every_key_and_the_one_parser_reads_each():
     names = [k.name for k in K.URL_KEYS]
     assert names == ["kv_tab", "kv_heads", "kv_step", "kv_head", "kv_model", "kv_context", "kv_gen"]
     assert all(n.startswith("kv_") for n in names)  # page-local, never a shared setting's name
-    for key in K.URL_KEYS:
-        assert callable(getattr(K, f"parse_{key.name}"))
+    for s in (DEFAULT, LARGEST, SMALLEST):  # every key is read by the one parser: its default reads back as itself
+        env = {"settings": s}
+        for key in K.URL_KEYS:
+            default = key.resolved(env)["default"]
+            assert url.parse_value(key, url.as_url(default), env) == (default, None), key.name
     assert K.URL_KEY_BY_NAME["kv_model"].choices == (
         "gpt2-small",
         "llama-2-7b",

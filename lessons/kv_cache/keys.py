@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from core.accounting import PRESETS, ModelPreset
 from core.limits import KV_CACHE_MAX_TOKENS
@@ -69,7 +68,7 @@ URL_KEYS: tuple[UrlKey, ...] = (
         "choice",
         lambda env: default_kv_heads(_h(env)),
         choices=lambda env: divisors(_h(env)),
-        note="K/V heads h_kv, a divisor of num_heads (the nearest one): 1 = MQA, num_heads = MHA",
+        note="K/V heads h_kv, a divisor of num_heads (the nearest one, ties to the smaller): 1 = MQA, num_heads = MHA",
     ),
     UrlKey("kv_step", "int", DEFAULT_STEP, lo=1, hi=setting("seq_len"), note="decode step t: tokens in the cache"),
     UrlKey(
@@ -85,52 +84,6 @@ URL_KEYS: tuple[UrlKey, ...] = (
     UrlKey("kv_gen", "int", DEFAULT_GEN, lo=GEN_MIN, hi=GEN_MAX, note="tokens the timing generates"),
 )
 URL_KEY_BY_NAME = {k.name: k for k in URL_KEYS}
-
-
-def _env(settings: Settings | None = None, num_heads: int = 1, seq_len: int = 1) -> dict:
-    """The keys' bounds depend on the shared settings; a parse_* of one key may give just the number it needs."""
-    if settings is None:
-        settings = type("_S", (), {"num_heads": num_heads, "seq_len": seq_len})()
-    return {"settings": settings}
-
-
-def _one(name: str, raw: object, env: dict | None = None) -> tuple[Any, Fix | None]:
-    return url.parse_value(URL_KEY_BY_NAME[name], raw, env or _env())
-
-
-def parse_kv_tab(raw: object) -> tuple[str, Fix | None]:
-    """The open section; an unknown id opens the first."""
-    return _one("kv_tab", raw)
-
-
-def parse_kv_heads(raw: object, num_heads: int) -> tuple[int, Fix | None]:
-    """h_kv: the nearest divisor of num_heads (3 with h = 8 -> 2, ties go to the smaller; 0 -> 1; 99 -> h)."""
-    return _one("kv_heads", raw, _env(num_heads=num_heads))
-
-
-def parse_kv_step(raw: object, seq_len: int) -> tuple[int, Fix | None]:
-    """Decode step t in 1..T (after T shrinks, a step past it becomes T)."""
-    return _one("kv_step", raw, _env(seq_len=seq_len))
-
-
-def parse_kv_head(raw: object, num_heads: int) -> tuple[int, Fix | None]:
-    """The focused query head, 0..h-1."""
-    return _one("kv_head", raw, _env(num_heads=num_heads))
-
-
-def parse_kv_model(raw: object) -> tuple[str, Fix | None]:
-    """A preset slug or 'ours'; anything else -> llama-3-8b."""
-    return _one("kv_model", raw)
-
-
-def parse_kv_context(raw: object) -> tuple[int, Fix | None]:
-    """The table's context length: the nearest of CONTEXT_CHOICES (5000 -> 4096)."""
-    return _one("kv_context", raw)
-
-
-def parse_kv_gen(raw: object) -> tuple[int, Fix | None]:
-    """Tokens the timing generates, GEN_MIN..GEN_MAX (the cache's limit in core/limits.py)."""
-    return _one("kv_gen", raw)
 
 
 @dataclass(frozen=True)
@@ -151,5 +104,5 @@ def parse_url(raw: Mapping[str, object], settings: Settings) -> tuple[PageValues
 
     A shared link reproduces the view: the same URL gives the same values for the same shared settings.
     """
-    values, fixes = url.parse(URL_KEYS, raw, _env(settings))
+    values, fixes = url.parse(URL_KEYS, raw, {"settings": settings})
     return PageValues(*values.values()), fixes
