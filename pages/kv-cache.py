@@ -176,9 +176,7 @@ def decode_section() -> None:
     step, head = v["kv_step"], v["kv_head"]  # the widgets show the settled values
     c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
     with c1:
-        st.slider(
-            t("kv.dec.step", T=T), 1, T, key="kv_step", bind="query-params", on_change=keep, args=("kv_step",)
-        )
+        st.slider(t("kv.dec.step", T=T), 1, T, key="kv_step", bind="query-params", on_change=keep, args=("kv_step",))
     with c2:
         st.button(
             t("kv.dec.next"),
