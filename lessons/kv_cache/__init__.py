@@ -7,13 +7,17 @@ sentence of one language is made here. The numbers come from the core the other 
 (core/attention.py with `num_kv_heads`, core/kv_cache.py, core/accounting.py), and each check the page
 prints (`max_abs_diff` against a reference path) is computed here, not asserted.
 
-Which file holds what (each imports `keys` and `heatmaps` at most, never another section):
+Which file holds what (a section imports `keys`, `heatmaps` and `tables` at most, never another section). Each
+section has its view (`<section>_view`: the numbers) and what the page shows of it (`<section>_shown`: its
+captions as `Text`, its tables, its heatmaps cut to a step's budget), so the page only draws:
 - keys.py: the page's URL keys (`URL_KEYS`, `parse_url` -> `PageValues`) and the values they take: the
   sections (`SECTIONS`, the page's lazy tabs, `kv_tab` in the URL), the `kv_heads` control (divisors of h:
   MQA at 1, MHA at h, GQA between; `gqa_value`, `attention_kind`, `default_kv_heads`), the presets by slug,
   the context lengths and the tokens the timing generates.
 - heatmaps.py: shared heatmap helpers: a tensor as one panel (`Axis`), `first_columns`, `values_of`, the
   token labels (`page_tokens`).
+- tables.py: what the sections print besides charts: a table as `Column`s (header a strings key or a
+  language-neutral name), bytes in binary units (`bytes_text`), a step's payload budget (`STEP_VALUES`).
 - sharing.py (section "sharing"): which query heads read which K/V head (colour groups), Q staying
   (T, d_model) while K and V shrink to (T, h_kv * d_k), checked against torch's own GQA attention.
 - decode.py (section "decode"): step t of T: the new query row, the cache K and V with t rows, one row of
@@ -37,7 +41,7 @@ its docstring.
 
 from __future__ import annotations
 
-from lessons.kv_cache.decode import DECODE_ATOL, DecodeView, StepCost, decode_view
+from lessons.kv_cache.decode import DECODE_ATOL, DecodeShown, DecodeView, StepCost, decode_shown, decode_view
 from lessons.kv_cache.heatmaps import Axis, first_columns, page_tokens, values_of
 from lessons.kv_cache.keys import (
     CONTEXT_CHOICES,
@@ -54,20 +58,33 @@ from lessons.kv_cache.keys import (
     attention_kind,
     default_kv_heads,
     gqa_value,
+    kind_text,
+    kv_heads_choices,
     parse_url,
 )
-from lessons.kv_cache.memory import MemoryLine, MemoryView, PresetRow, memory_view
+from lessons.kv_cache.memory import MemoryLine, MemoryShown, MemoryView, PresetRow, memory_shown, memory_view
 from lessons.kv_cache.quiz import QuizQuestion, quiz_questions
 from lessons.kv_cache.sharing import (
     SDPA_ATOL,
     ControlOption,
     SharingRow,
+    SharingShown,
     SharingView,
     control_options,
+    sharing_shown,
     sharing_view,
     weights_heatmap,
 )
-from lessons.kv_cache.timing import TimingResult, growth_exponent, growth_kind, measure_generation, timing_lengths
+from lessons.kv_cache.tables import Column, Table, bytes_text
+from lessons.kv_cache.timing import (
+    TimingResult,
+    TimingShown,
+    growth_exponent,
+    growth_kind,
+    measure_generation,
+    timing_lengths,
+    timing_shown,
+)
 
 __all__ = [
     "CONTEXT_CHOICES",
@@ -83,32 +100,45 @@ __all__ = [
     "URL_KEYS",
     "URL_KEY_BY_NAME",
     "Axis",
+    "Column",
     "ControlOption",
+    "DecodeShown",
     "DecodeView",
     "MemoryLine",
+    "MemoryShown",
     "MemoryView",
     "PageValues",
     "PresetRow",
     "QuizQuestion",
     "SharingRow",
+    "SharingShown",
     "SharingView",
     "StepCost",
     "TimingResult",
+    "Table",
+    "TimingShown",
     "attention_kind",
+    "bytes_text",
     "control_options",
+    "decode_shown",
     "decode_view",
     "default_kv_heads",
     "first_columns",
     "gqa_value",
     "growth_exponent",
     "growth_kind",
+    "kind_text",
+    "kv_heads_choices",
     "measure_generation",
+    "memory_shown",
     "memory_view",
     "page_tokens",
     "parse_url",
     "quiz_questions",
+    "sharing_shown",
     "sharing_view",
     "timing_lengths",
+    "timing_shown",
     "values_of",
     "weights_heatmap",
 ]

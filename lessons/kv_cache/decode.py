@@ -16,11 +16,14 @@ from core.accounting import decode_macs
 from core.attention import build_input, build_model
 from core.kv_cache import KVCache, bottom_right_causal_mask, decode_step, head_groups, top_left_causal_mask
 from core.masks import causal_mask
-from lessons.heatmap import Heatmap, Rect
-from lessons.kv_cache.heatmaps import Axis, frozen_array, mask_map, page_tokens, signed_map, weights_map
+from lessons.heatmap import Heatmap, Rect, Text, text
+from lessons.kv_cache.heatmaps import Axis, first_columns, frozen_array, mask_map, page_tokens, signed_map, weights_map
+from lessons.kv_cache.tables import Column, Table, bytes_text, diff_text
 from lessons.settings import Settings
 
 DECODE_ATOL = 1e-6  # cache vs full pass: the same arithmetic on fewer rows (as tests/test_kv_cache.py)
+CACHE_DIMS = 64  # dims of the cache drawn (its first ones when d_k is wider: a step's byte budget)
+OUTPUT_DIMS = 8  # numbers of the output row the table prints
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,9 @@ class StepCost:
 class DecodeView:
     step: int  # t: tokens in the cache after this step (1..T); the new token is at position t - 1
     seq_len: int  # T
+    num_heads: int  # h
+    d_model: int
+    d_k: int
     head: int  # the focused query head
     kv_head: int  # the K/V head it reads (head // group)
     group: tuple[int, ...]  # the query heads that read the same K/V head
@@ -104,6 +110,9 @@ def decode_view(settings: Settings, kv_heads: int, step: int, head: int) -> Deco
     return DecodeView(
         step=t,
         seq_len=T,
+        num_heads=h,
+        d_model=d_model,
+        d_k=model.d_k,
         head=head,
         kv_head=kv_head,
         group=groups[kv_head],
@@ -128,4 +137,80 @@ def decode_view(settings: Settings, kv_heads: int, step: int, head: int) -> Deco
         cost_so_far=StepCost(t, with_sum, without_sum, without_sum - with_sum),
         shared_mask=settings.mask,
         shared_mask_differs=settings.mask != "causal",
+    )
+
+
+@dataclass(frozen=True)
+class DecodeShown:
+    """What the decode section shows of a view: captions (Text), the cache within a step's budget, the tables."""
+
+    now: Text  # step, position, cache shape and bytes, the head and its group (the page adds the token: `tok`)
+    q_row: Text
+    k_cache: Heatmap  # the cache's first CACHE_DIMS dims when d_k is wider
+    v_cache: Heatmap
+    k_caption: tuple[Text, ...]  # the caption, plus "only the first n columns" when cut
+    v_caption: tuple[Text, ...]
+    scores: Text
+    weights: Text
+    full_weights: Text
+    output: Text
+    output_table: Table  # the first OUTPUT_DIMS numbers of the output row: cached step vs full pass
+    equal: Text
+    cost_title: Text
+    costs: tuple[tuple[str, str], ...]  # (label key, value) of this step's multiply-adds: with, without, saved
+    so_far: Text
+    bottom_right: Text
+
+
+def decode_shown(view: DecodeView) -> DecodeShown:
+    """The section's texts and tables for `view`, and the K/V cache cut to CACHE_DIMS dims."""
+    t, h, d_k, d = view.step, view.num_heads, view.d_k, view.d_model
+    dims = min(d_k, CACHE_DIMS)
+    cut = () if dims == d_k else (text("kv.first_cols", n=dims),)
+    n = min(d, OUTPUT_DIMS)
+    return DecodeShown(
+        now=text(
+            "kv.dec.now",
+            t=t,
+            pos=t - 1,
+            shape=str(view.cache_shape),
+            bytes=bytes_text(view.cache_nbytes),
+            head=view.head,
+            kv=view.kv_head,
+            group=", ".join(map(str, view.group)),
+        ),
+        q_row=text("kv.dec.q_row", h=h, dk=d_k),
+        k_cache=view.k_cache if dims == d_k else first_columns(view.k_cache, dims),
+        v_cache=view.v_cache if dims == d_k else first_columns(view.v_cache, dims),
+        k_caption=(text("kv.dec.k_cache", kv=view.kv_head, t=t, dk=d_k), *cut),
+        v_caption=(text("kv.dec.v_cache", kv=view.kv_head, t=t, dk=d_k), *cut),
+        scores=text("kv.dec.scores", h=h, t=t),
+        weights=text("kv.dec.weights", h=h, t=t),
+        full_weights=text("kv.dec.full_weights", r=t - 1, t=t),
+        output=text("kv.dec.output", n=n, d=d, r=t - 1),
+        output_table=(
+            Column(text("kv.dec.col.dim"), tuple(str(i) for i in range(n))),
+            Column(text("kv.dec.col.cache"), tuple(f"{float(v):.6f}" for v in view.output_row[:n])),
+            Column(text("kv.dec.col.full"), tuple(f"{float(v):.6f}" for v in view.full_output_row[:n])),
+        ),
+        equal=text(
+            "kv.dec.equal",
+            out=diff_text(view.output_max_abs_diff),
+            w=diff_text(view.weights_max_abs_diff),
+            tol=f"{DECODE_ATOL:.0e}",
+        ),
+        cost_title=text("kv.dec.cost.title", t=t),
+        costs=(
+            ("kv.dec.cost.with", f"{view.cost.with_cache:,}"),
+            ("kv.dec.cost.without", f"{view.cost.without_cache:,}"),
+            ("kv.dec.cost.saved", f"{view.cost.saved:,}"),
+        ),
+        so_far=text(
+            "kv.dec.cost.so_far",
+            t=t,
+            w=f"{view.cost_so_far.with_cache:,}",
+            wo=f"{view.cost_so_far.without_cache:,}",
+            saved=f"{view.cost_so_far.saved:,}",
+        ),
+        bottom_right=text("kv.dec.mask.bottom_right", t=t),
     )

@@ -13,6 +13,7 @@ from core.accounting import PRESETS, ModelPreset
 from core.limits import KV_CACHE_MAX_TOKENS
 from core.validation import divisors
 from lessons import url
+from lessons.heatmap import Text, text
 from lessons.settings import Settings
 from lessons.url import Fix, UrlKey, setting
 
@@ -51,6 +52,16 @@ def attention_kind(num_heads: int, kv_heads: int) -> str:
     return "mha" if kv_heads == num_heads else "mqa" if kv_heads == 1 else "gqa"
 
 
+def kv_heads_choices(num_heads: int) -> tuple[int, ...]:
+    """The values of the K/V heads control: every divisor of h, 1 (MQA) first, h (MHA) last."""
+    return tuple(divisors(num_heads))
+
+
+def kind_text(num_heads: int, kv_heads: int) -> Text:
+    """What the control's value is: MHA, GQA (h_kv groups of h / h_kv query heads) or MQA."""
+    return text(f"kv.kind.{attention_kind(num_heads, kv_heads)}", h=num_heads, kv=kv_heads, g=num_heads // kv_heads)
+
+
 def default_kv_heads(num_heads: int) -> int:
     """The page opens on GQA (its subject); h with no GQA value opens on MHA."""
     return gqa_value(num_heads) or num_heads
@@ -67,7 +78,7 @@ URL_KEYS: tuple[UrlKey, ...] = (
         "kv_heads",
         "choice",
         lambda env: default_kv_heads(_h(env)),
-        choices=lambda env: divisors(_h(env)),
+        choices=lambda env: kv_heads_choices(_h(env)),
         note="K/V heads h_kv, a divisor of num_heads (the nearest one, ties to the smaller): 1 = MQA, num_heads = MHA",
     ),
     UrlKey("kv_step", "int", DEFAULT_STEP, lo=1, hi=setting("seq_len"), note="decode step t: tokens in the cache"),

@@ -14,7 +14,9 @@ import torch
 from core.accounting import BYTES_PER_FLOAT16, BYTES_PER_FLOAT32, kv_cache_bytes, preset_cache_bytes
 from core.attention import build_input, build_model
 from core.kv_cache import decode_all, head_groups
+from lessons.heatmap import Text, text
 from lessons.kv_cache.keys import CONTEXT_CHOICES, MODEL_CHOICES, OURS, PRESET_SLUGS, attention_kind, gqa_value
+from lessons.kv_cache.tables import Column, Table, bytes_text
 from lessons.settings import Settings
 
 # Context lengths of the memory chart (x axis) and of its table (`kv_context`): GPT-2's 1k to 128k.
@@ -58,6 +60,7 @@ class MemoryView:
     context: int  # the table's context length
     presets: tuple[PresetRow, ...]  # every preset at `context`
     ours_kv_heads: int
+    ours_d_k: int  # d_k of the shared settings
     ours_bytes_at_context: int  # the formula for our model (1 layer, float32) at `context`
     ours_cache_tokens: int  # T: a real KVCache filled by decoding the shared input ...
     ours_cache_nbytes: int  # ... and its bytes as torch counts them
@@ -138,8 +141,63 @@ def memory_view(settings: Settings, kv_heads: int, model: str, context: int) -> 
         context=context,
         presets=presets,
         ours_kv_heads=kv_heads,
+        ours_d_k=d_k,
         ours_bytes_at_context=kv_cache_bytes(1, kv_heads, d_k, context, 1, BYTES_PER_FLOAT32),
         ours_cache_tokens=cache.length,
         ours_cache_nbytes=cache.nbytes,
         ours_formula_at_T=kv_cache_bytes(1, kv_heads, d_k, cache.length, 1, BYTES_PER_FLOAT32),
+    )
+
+
+@dataclass(frozen=True)
+class MemoryShown:
+    """What the memory section prints of a view (the chart is charts.lines.memory_chart's)."""
+
+    chart: Text  # the chart's model: its name (ours worded), layers, heads, d_k, bytes per value
+    table_title: Text
+    table: Table  # every preset at the context length
+    sources: str  # markdown links to each preset's config.json (names are proper names: no wording)
+    ours: Text
+    check: Text  # the formula against a real filled KVCache ...
+    check_ok: bool  # ... equal
+
+
+def memory_shown(view: MemoryView) -> MemoryShown:
+    p = view.presets
+    context = f"{view.context:,}"
+    return MemoryShown(
+        chart=text(
+            "kv.mem.chart",
+            name=text("kv.mem.ours_name") if view.model == OURS else view.name,
+            L=view.layers,
+            h=view.heads,
+            dk=view.head_dim,
+            b=view.bytes_per_value,
+        ),
+        table_title=text("kv.mem.table", ctx=context),
+        table=(
+            Column(text("kv.mem.col.model"), tuple(r.name for r in p)),
+            Column(text("kv.mem.col.layers"), tuple(r.layers for r in p)),
+            Column(text("kv.mem.col.heads"), tuple(r.heads for r in p)),
+            Column(text("kv.mem.col.kv"), tuple(f"{r.kv_heads} ({r.kind.upper()})" for r in p)),
+            Column("d_k", tuple(r.head_dim for r in p)),
+            Column(text("kv.mem.col.bytes"), tuple(bytes_text(r.bytes_at_context) for r in p)),
+            Column(text("kv.mem.col.mha"), tuple(bytes_text(r.bytes_if_mha) for r in p)),
+            Column(text("kv.mem.col.saving"), tuple(f"×{r.saving:g}" for r in p)),
+        ),
+        sources=" · ".join(f"[{r.name}]({r.source})" for r in p),
+        ours=text(
+            "kv.mem.ours",
+            kv=view.ours_kv_heads,
+            dk=view.ours_d_k,
+            ctx=context,
+            b=bytes_text(view.ours_bytes_at_context),
+        ),
+        check=text(
+            "kv.mem.check",
+            T=view.ours_cache_tokens,
+            real=f"{view.ours_cache_nbytes:,}",
+            formula=f"{view.ours_formula_at_T:,}",
+        ),
+        check_ok=view.ours_cache_nbytes == view.ours_formula_at_T,
     )

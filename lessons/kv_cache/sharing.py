@@ -17,13 +17,15 @@ from core.accounting import BYTES_PER_FLOAT32, kv_sharing_over_heads
 from core.attention import AttentionTrace, MultiHeadAttention, build_input, build_model
 from core.kv_cache import head_groups
 from core.validation import divisors
-from lessons.heatmap import Heatmap, Panel, readonly, text
-from lessons.kv_cache.heatmaps import Axis, frozen_array, page_tokens, signed_map
+from lessons.heatmap import Heatmap, Panel, Text, readonly, text
+from lessons.kv_cache.heatmaps import Axis, first_columns, frozen_array, page_tokens, signed_map
 from lessons.kv_cache.keys import attention_kind
+from lessons.kv_cache.tables import STEP_VALUES, Column, Table, bytes_text, diff_text, shape_text
 from lessons.scenario import settings_mask
 from lessons.settings import Settings
 
 SDPA_ATOL = 1e-5  # our GQA vs F.scaled_dot_product_attention(enable_gqa=True): another implementation
+WEIGHT_PANELS = 8  # query heads drawn (fewer when T is long: STEP_VALUES weights at most)
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,10 @@ class SharingRow:
 class SharingView:
     kv_heads: int
     kind: str
+    num_heads: int  # h
+    seq_len: int  # T
+    d_model: int
+    d_k: int
     options: tuple[ControlOption, ...]  # the control, MQA (1) .. MHA (h)
     groups: tuple[tuple[int, ...], ...]  # groups[j] = the query heads that read K/V head j
     kv_head_of: tuple[int, ...]  # kv_head_of[i] = the K/V head query head i reads (its colour group)
@@ -162,6 +168,10 @@ def sharing_view(
     return SharingView(
         kv_heads=kv_heads,
         kind=attention_kind(h, kv_heads),
+        num_heads=h,
+        seq_len=T,
+        d_model=d_model,
+        d_k=d_k,
         options=control_options(h),
         groups=groups,
         kv_head_of=kv_head_of,
@@ -203,3 +213,88 @@ def weights_heatmap(view: SharingView, heads: Iterable[int]) -> Heatmap:
         for i in heads
     )
     return Heatmap("weights", panels, "weights", 0.0, 1.0, text("kv.axis.query"), text("kv.axis.key"))
+
+
+@dataclass(frozen=True)
+class SharingShown:
+    """What the sharing section shows of a view: its captions (Text), tables, and heatmaps within a step's budget."""
+
+    groups: Table | None  # K/V head -> the query heads that read it; None for MHA (nothing is shared)
+    shapes: Text  # Q, K, V and the K heads before and after expanding
+    q: Heatmap | None  # Q beside K, or None when Q alone is past the budget (`q_caption` then says so)
+    q_caption: Text
+    k: Heatmap  # K, its first columns when wide
+    k_caption: tuple[Text, ...]  # the caption, plus "only the first n columns" when cut
+    widths: tuple[int, int]  # the Q and K columns' relative widths on the page
+    weights: Heatmap  # the first query heads' weights, one panel each
+    weights_caption: Text
+    table: Table  # every h_kv: Q stays, K, W_k/W_v and the cache shrink
+    sdpa: Text  # the check against torch's own GQA attention ...
+    sdpa_ok: bool  # ... and whether it holds
+    leaders: Text | None  # the groups' first heads against the MHA's (None for MHA itself)
+    leaders_ok: bool
+
+
+def sharing_shown(view: SharingView) -> SharingShown:
+    """The section's texts, tables and heatmaps for `view`: K cut to STEP_VALUES numbers (its first K/V heads),
+    Q drawn only when it fits too, and as many query heads' weights as fit (WEIGHT_PANELS at most)."""
+    h, T, d, kv, d_k = view.num_heads, view.seq_len, view.d_model, view.kv_heads, view.d_k
+    width = kv * d_k
+    k_cols = min(width, STEP_VALUES // T)
+    cut = () if k_cols == width else (text("kv.first_cols", n=k_cols),)
+    q_fits = T * d <= STEP_VALUES
+    heads = tuple(range(min(h, WEIGHT_PANELS, max(1, STEP_VALUES // (T * T)))))
+    groups = (
+        Column(text("kv.share.col.kv_head"), tuple(str(j) for j in range(kv))),
+        Column(text("kv.share.col.q_heads"), tuple(", ".join(map(str, g)) for g in view.groups)),
+    )
+    shapes = text(
+        "kv.share.shapes",
+        T=T,
+        d=d,
+        w=width,
+        kv=kv,
+        dk=d_k,
+        kh=str(view.shapes["k_heads"]),
+        ke=str(view.shapes["k_heads_expanded"]),
+    )
+    return SharingShown(
+        groups=None if kv == h else groups,
+        shapes=shapes,
+        q=view.q if q_fits else None,
+        q_caption=text("kv.share.q" if q_fits else "kv.share.q_big", T=T, d=d),
+        k=view.k if k_cols == width else first_columns(view.k, k_cols),
+        k_caption=(text("kv.share.k", T=T, w=width), *cut),
+        widths=(max(d, 1), k_cols + 8),
+        weights=weights_heatmap(view, heads),
+        weights_caption=text("kv.share.weights", n=len(heads), h=h),
+        table=sharing_table(view),
+        sdpa=text(
+            "kv.share.sdpa",
+            diff=diff_text(view.sdpa_max_abs_diff),
+            rows=view.sdpa_rows_compared,
+            tol=f"{SDPA_ATOL:.0e}",
+        ),
+        sdpa_ok=view.sdpa_equal,
+        leaders=None if kv == h else text("kv.share.leaders", diff=diff_text(view.leaders_max_abs_diff)),
+        leaders_ok=view.leaders_equal,
+    )
+
+
+def sharing_table(view: SharingView) -> Table:
+    """Every h_kv as a row: its kind, Q's and K's shapes, W_k + W_v parameters, cache bytes per token; the
+    view's own h_kv is marked "(now)"."""
+    rows = view.table
+    return (
+        Column(
+            "h_kv",
+            tuple(
+                text("kv.share.now", kv=r.kv_heads) if r.kv_heads == view.kv_heads else str(r.kv_heads) for r in rows
+            ),
+        ),
+        Column(text("kv.share.col.kind"), tuple(r.kind.upper() for r in rows)),
+        Column(text("kv.share.col.q"), tuple(shape_text(r.q_shape) for r in rows)),
+        Column(text("kv.share.col.k"), tuple(shape_text(r.k_shape) for r in rows)),
+        Column(text("kv.share.col.params"), tuple(f"{r.kv_params:,}" for r in rows)),
+        Column(text("kv.share.col.cache"), tuple(bytes_text(r.cache_bytes_per_token) for r in rows)),
+    )

@@ -17,6 +17,7 @@ from core.attention import MultiHeadAttention, build_input, build_model
 from core.kv_cache import KVCache, decode_step, head_groups
 from core.masks import causal_mask
 from core.threads import single_thread
+from lessons.heatmap import Text, text
 from lessons.kv_cache.keys import GEN_MAX, GEN_MIN
 from lessons.settings import Settings
 
@@ -190,4 +191,39 @@ def _measure(model: MultiHeadAttention, x: torch.Tensor, kv_heads: int, repeats:
         outputs_max_abs_diff=float((out_with - out_without).abs().max()),
         repeats=done,
         wall_seconds=wall,
+    )
+
+
+@dataclass(frozen=True)
+class TimingShown:
+    """What the timing section prints of a result (the chart is charts.lines.timing_chart's)."""
+
+    metrics: tuple[tuple[Text, str], ...]  # (label, value): total with, total without the cache, the speedup
+    fit: Text  # the fitted exponents and what they are called, beside the multiply-adds' own
+    meta: Text  # generations made, wall time, the two modes' outputs' difference
+
+
+def timing_shown(res: TimingResult) -> TimingShown:
+    n = res.tokens
+    return TimingShown(
+        metrics=(
+            (text("kv.time.total_with", n=n), f"{res.total_with[-1] * 1000:.1f} ms"),
+            (text("kv.time.total_without", n=n), f"{res.total_without[-1] * 1000:.1f} ms"),
+            (text("kv.time.speedup"), f"×{res.speedup:.1f}"),
+        ),
+        fit=text(
+            "kv.time.fit",
+            ew=f"{res.exponent_with:.2f}",
+            kw=text(f"kv.growth.{res.kind_with}"),
+            ewo=f"{res.exponent_without:.2f}",
+            kwo=text(f"kv.growth.{res.kind_without}"),
+            mw=f"{res.macs_exponent_with:.2f}",
+            mwo=f"{res.macs_exponent_without:.2f}",
+        ),
+        meta=text(
+            "kv.time.meta",
+            repeats=res.repeats,
+            wall=f"{res.wall_seconds:.2f}",
+            diff=f"{res.outputs_max_abs_diff:.1e}",
+        ),
     )
