@@ -80,6 +80,15 @@ def test_imports_only_core_numpy_torch_and_the_standard_library():
     assert {"core.kv_cache", "core.accounting", "core.attention"} <= names  # the page's numbers come from core
 
 
+def test_the_package_map_names_every_file_and_exports_what_exists():
+    """__init__'s docstring says which file holds what; each file stays readable in a sitting (issue 19)."""
+    folder = Path(K.__file__).parent
+    for f in folder.glob("*.py"):
+        assert f.name == "__init__.py" or f"- {f.name}" in K.__doc__, f.name
+        assert len(f.read_text(encoding="utf-8").splitlines()) <= 400, f.name
+    assert all(hasattr(K, name) for name in K.__all__) and len(set(K.__all__)) == len(K.__all__)
+
+
 def test_importing_it_loads_no_streamlit_plotly_or_figures():
     """Even through core (lessons.settings names the languages via i18n, which is not this module's import)."""
     code = (

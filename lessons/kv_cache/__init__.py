@@ -1,19 +1,19 @@
 """The KV cache page (issue 21, url_path `kv-cache`) as plain data: shared K/V heads, decoding, memory, timing.
 
-Every section of the page is one function here. Each takes the shared `Settings` plus the page's own
+Every section of the page is two functions here: its view takes the shared `Settings` plus the page's own
 URL values and returns frozen dataclasses of numpy arrays, numbers, booleans and language-neutral keys:
-the page words the keys (core/strings) and hands the `Heatmap`s to the chart renderer; no figure, no
-sentence of one language is made here. The numbers come from the core the other pages run
+its `_shown` turns the view into what the page prints (captions as `lessons.heatmap.Text`, tables,
+heatmaps within a step's budget). The page words the keys (i18n/strings) and hands the `Heatmap`s to the
+chart renderer; no figure, no sentence of one language is made here. The numbers come from the core the other pages run
 (core/attention.py with `num_kv_heads`, core/kv_cache.py, core/accounting.py), and each check the page
 prints (`max_abs_diff` against a reference path) is computed here, not asserted.
 
-Which file holds what (a section imports `keys`, `heatmaps` and `tables` at most, never another section). Each
-section has its view (`<section>_view`: the numbers) and what the page shows of it (`<section>_shown`: its
-captions as `Text`, its tables, its heatmaps cut to a step's budget), so the page only draws:
+Which file holds what (a section imports `keys`, `heatmaps` and `tables` at most, never another section; this
+file re-exports the names the page, lessons/quiz.py, lessons/url_keys.py and the tests use):
 - keys.py: the page's URL keys (`URL_KEYS`, `parse_url` -> `PageValues`) and the values they take: the
   sections (`SECTIONS`, the page's lazy tabs, `kv_tab` in the URL), the `kv_heads` control (divisors of h:
-  MQA at 1, MHA at h, GQA between; `gqa_value`, `attention_kind`, `default_kv_heads`), the presets by slug,
-  the context lengths and the tokens the timing generates.
+  MQA at 1, MHA at h, GQA between; `kv_heads_choices`, `gqa_value`, `attention_kind`, `default_kv_heads`,
+  `kind_text`), the presets by slug, the context lengths and the tokens the timing generates.
 - heatmaps.py: shared heatmap helpers: a tensor as one panel (`Axis`), `first_columns`, `values_of`, the
   token labels (`page_tokens`).
 - tables.py: what the sections print besides charts: a table as `Column`s (header a strings key or a
@@ -41,44 +41,38 @@ its docstring.
 
 from __future__ import annotations
 
-from lessons.kv_cache.decode import DECODE_ATOL, DecodeShown, DecodeView, StepCost, decode_shown, decode_view
-from lessons.kv_cache.heatmaps import Axis, first_columns, page_tokens, values_of
+from lessons.kv_cache.decode import decode_shown, decode_view
+from lessons.kv_cache.heatmaps import first_columns, page_tokens, values_of
 from lessons.kv_cache.keys import (
     CONTEXT_CHOICES,
     DEFAULT_CONTEXT,
     GEN_MAX,
     GEN_MIN,
     MODEL_CHOICES,
-    OURS,
     PRESET_SLUGS,
     SECTIONS,
     URL_KEY_BY_NAME,
     URL_KEYS,
     PageValues,
-    attention_kind,
     default_kv_heads,
     gqa_value,
     kind_text,
     kv_heads_choices,
     parse_url,
 )
-from lessons.kv_cache.memory import MemoryLine, MemoryShown, MemoryView, PresetRow, memory_shown, memory_view
+from lessons.kv_cache.memory import MemoryView, memory_shown, memory_view
 from lessons.kv_cache.quiz import QuizQuestion, quiz_questions
 from lessons.kv_cache.sharing import (
     SDPA_ATOL,
-    ControlOption,
-    SharingRow,
-    SharingShown,
     SharingView,
     control_options,
     sharing_shown,
     sharing_view,
     weights_heatmap,
 )
-from lessons.kv_cache.tables import Column, Table, bytes_text
+from lessons.kv_cache.tables import Table, bytes_text
 from lessons.kv_cache.timing import (
     TimingResult,
-    TimingShown,
     growth_exponent,
     growth_kind,
     measure_generation,
@@ -88,36 +82,21 @@ from lessons.kv_cache.timing import (
 
 __all__ = [
     "CONTEXT_CHOICES",
-    "DECODE_ATOL",
     "DEFAULT_CONTEXT",
     "GEN_MAX",
     "GEN_MIN",
     "MODEL_CHOICES",
-    "OURS",
     "PRESET_SLUGS",
     "SDPA_ATOL",
     "SECTIONS",
     "URL_KEYS",
     "URL_KEY_BY_NAME",
-    "Axis",
-    "Column",
-    "ControlOption",
-    "DecodeShown",
-    "DecodeView",
-    "MemoryLine",
-    "MemoryShown",
     "MemoryView",
     "PageValues",
-    "PresetRow",
     "QuizQuestion",
-    "SharingRow",
-    "SharingShown",
     "SharingView",
-    "StepCost",
     "TimingResult",
     "Table",
-    "TimingShown",
-    "attention_kind",
     "bytes_text",
     "control_options",
     "decode_shown",
