@@ -1,4 +1,4 @@
-"""lessons/kv_cache.py: every number the KV cache page will print, against an independent computation.
+"""lessons/kv_cache/: every number the KV cache page will print, against an independent computation.
 
 References here are written from the formulas (or torch's own kernels), never by calling the lesson's
 code path again: F.scaled_dot_product_attention for the full causal pass, hand-written projections
@@ -19,12 +19,15 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from core.accounting import PRESETS, kv_shapes
+from core.accounting import PRESETS, kv_shapes, preset_cache_bytes
 from core.attention import build_input, build_model
 from core.limits import KV_CACHE_MAX_TOKENS
 from core.masks import MASK_KINDS
 from lessons import kv_cache as K
 from lessons import quiz as Q
+from lessons import url
+from lessons.heatmap import text
+from lessons.kv_cache import timing
 from lessons.scenario import settings_mask
 from lessons.settings import Settings
 
@@ -50,9 +53,10 @@ def kv_choices(h: int) -> list[int]:
 
 
 def test_imports_only_core_numpy_torch_and_the_standard_library():
-    tree = ast.parse(Path(K.__file__).read_text(encoding="utf-8"))
+    files = sorted(Path(K.__file__).parent.glob("*.py"))  # the package: __init__ and one module per meaning
+    assert len(files) == 9
     names = set()
-    for node in ast.walk(tree):
+    for node in (n for f in files for n in ast.walk(ast.parse(f.read_text(encoding="utf-8")))):
         if isinstance(node, ast.Import):
             names |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -76,6 +80,15 @@ def test_imports_only_core_numpy_torch_and_the_standard_library():
     assert {"core.kv_cache", "core.accounting", "core.attention"} <= names  # the page's numbers come from core
 
 
+def test_the_package_map_names_every_file_and_exports_what_exists():
+    """__init__'s docstring says which file holds what; each file stays readable in a sitting (issue 19)."""
+    folder = Path(K.__file__).parent
+    for f in folder.glob("*.py"):
+        assert f.name == "__init__.py" or f"- {f.name}" in K.__doc__, f.name
+        assert len(f.read_text(encoding="utf-8").splitlines()) <= 400, f.name
+    assert all(hasattr(K, name) for name in K.__all__) and len(set(K.__all__)) == len(K.__all__)
+
+
 def test_importing_it_loads_no_streamlit_plotly_or_figures():
     """Even through core (lessons.settings names the languages via i18n, which is not this module's import)."""
     code = (
@@ -96,12 +109,15 @@ def test_importing_it_loads_no_streamlit_plotly_or_figures():
 # ------------------------------------------------------------------ URL keys and their corrections
 
 
-def test_url_table_lists_every_key_with_its_parser():
+def test_url_table_lists_every_key_and_the_one_parser_reads_each():
     names = [k.name for k in K.URL_KEYS]
     assert names == ["kv_tab", "kv_heads", "kv_step", "kv_head", "kv_model", "kv_context", "kv_gen"]
     assert all(n.startswith("kv_") for n in names)  # page-local, never a shared setting's name
-    for key in K.URL_KEYS:
-        assert callable(getattr(K, f"parse_{key.name}"))
+    for s in (DEFAULT, LARGEST, SMALLEST):  # every key is read by the one parser: its default reads back as itself
+        env = {"settings": s}
+        for key in K.URL_KEYS:
+            default = key.resolved(env)["default"]
+            assert url.parse_value(key, url.as_url(default), env) == (default, None), key.name
     assert K.URL_KEY_BY_NAME["kv_model"].choices == (
         "gpt2-small",
         "llama-2-7b",
@@ -388,7 +404,7 @@ def test_decode_view_refuses_what_parse_would_have_corrected():
 
 def test_published_presets_by_hand():
     # 2 x layers x h_kv x d_k x tokens x 2 bytes (fp16), written out:
-    assert K.preset_cache_bytes(PRESETS[2], 4096) == 2 * 32 * 8 * 128 * 4096 * 2 == 512 * MiB  # Llama-3-8B
+    assert preset_cache_bytes(PRESETS[2], 4096) == 2 * 32 * 8 * 128 * 4096 * 2 == 512 * MiB  # Llama-3-8B
     view = K.memory_view(DEFAULT, 2, "llama-3-8b", 4096)
     rows = {r.slug: r for r in view.presets}
     assert rows["llama-3-8b"].bytes_at_context == 512 * MiB and rows["llama-3-8b"].bytes_if_mha == 2048 * MiB
@@ -508,8 +524,8 @@ def test_the_timed_loops_are_the_cores_generations():
     model = build_model(32, 4, 5, num_kv_heads=2)
     x = build_input(1, 9, 32, 5)
     with torch.no_grad():
-        times_c, rows_c = K._generate_timed(model, x, cached=True)
-        times_n, rows_n = K._generate_timed(model, x, cached=False)
+        times_c, rows_c = timing._generate_timed(model, x, cached=True)
+        times_n, rows_n = timing._generate_timed(model, x, cached=False)
         assert torch.equal(rows_c, decode_all(model, x)[0])
         assert torch.equal(rows_n, generate_without_cache(model, x))
     assert len(times_c) == len(times_n) == 9 and min(times_c + times_n) >= 0
@@ -567,7 +583,7 @@ def test_quiz_set_varies_with_the_seed_and_every_preset_context_is_whole_mib():
     assert len(asked) >= 4
     for p in PRESETS:
         for n in K.CONTEXT_CHOICES:
-            assert K.preset_cache_bytes(p, n) % MiB == 0
+            assert preset_cache_bytes(p, n) % MiB == 0
 
 
 # ------------------------------------------------------------------ cost
@@ -633,3 +649,161 @@ def test_first_columns_cuts_a_wide_heatmap_keeping_its_range_and_outline():
     assert (cut.rects[0].r0, cut.rects[0].c1) == (2, 8)
     with pytest.raises(ValueError):
         K.first_columns(view.k_cache, 0)
+
+
+# ------------------------------------------------------------------ what the page prints (<section>_shown)
+
+
+def test_bytes_text_in_binary_units():
+    assert [K.bytes_text(n) for n in (512, 1000, 1536, 3 * MiB, 4 * 2**30, 2**40, 2**30 + 2**29)] == [
+        "512 B",
+        "1,000 B",
+        "1.50 KiB",
+        "3 MiB",
+        "4 GiB",
+        "1,024 GiB",
+        "1.50 GiB",
+    ]
+
+
+def test_the_control_values_and_what_each_is_called():
+    assert K.kv_heads_choices(8) == (1, 2, 4, 8) and K.kv_heads_choices(1) == (1,) and K.kv_heads_choices(7) == (1, 7)
+    assert K.kind_text(8, 2) == text("kv.kind.gqa", h=8, kv=2, g=4)
+    assert K.kind_text(8, 1) == text("kv.kind.mqa", h=8, kv=1, g=8)
+    assert K.kind_text(8, 8) == text("kv.kind.mha", h=8, kv=8, g=1)
+    assert K.URL_KEY_BY_NAME["kv_heads"].resolved({"settings": DEFAULT})["choices"] == K.kv_heads_choices(4)
+
+
+def cells(table) -> list[tuple]:
+    return [c.cells for c in table]
+
+
+def test_sharing_shown_small_draws_everything():
+    s = Settings(32, 8, 4, "causal", 0, "en")
+    view = K.sharing_view(s, 2)
+    shown = K.sharing_shown(view)
+    assert [c.header for c in shown.groups] == [text("kv.share.col.kv_head"), text("kv.share.col.q_heads")]
+    assert cells(shown.groups) == [("0", "1"), ("0, 1, 2, 3", "4, 5, 6, 7")]
+    assert shown.shapes == text("kv.share.shapes", T=4, d=32, w=8, kv=2, dk=4, kh="(1, 2, 4, 4)", ke="(1, 8, 4, 4)")
+    assert shown.q is view.q and shown.k is view.k and shown.q_caption == text("kv.share.q", T=4, d=32)
+    assert shown.k_caption == (text("kv.share.k", T=4, w=8),) and shown.widths == (32, 16)
+    assert [p.title.kw()["i"] for p in shown.weights.panels] == list(range(8))  # 8 heads of 4 x 4 fit
+    assert shown.weights_caption == text("kv.share.weights", n=8, h=8)
+    h_kv, kind, q, k, params, cache = cells(shown.table)
+    assert shown.table[0].header == "h_kv" and h_kv == ("1", text("kv.share.now", kv=2), "4", "8")
+    assert (
+        kind == ("MQA", "GQA", "GQA", "MHA")
+        and q == ("(4, 32)",) * 4
+        and k == ("(4, 4)", "(4, 8)", "(4, 16)", "(4, 32)")
+    )
+    assert params == tuple(f"{2 * (32 * n * 4 + n * 4):,}" for n in (1, 2, 4, 8))  # W_k + W_v weights and biases
+    assert cache == tuple(K.bytes_text(2 * n * 4 * 4) for n in (1, 2, 4, 8)) == ("32 B", "64 B", "128 B", "256 B")
+    assert shown.sdpa == text("kv.share.sdpa", diff=f"{view.sdpa_max_abs_diff:.2e}", rows=4, tol="1e-05")
+    assert shown.sdpa_ok and shown.leaders_ok
+    assert shown.leaders == text("kv.share.leaders", diff=f"{view.leaders_max_abs_diff:.2e}")
+    mha = K.sharing_shown(K.sharing_view(s, 8))
+    assert mha.groups is None and mha.leaders is None  # nothing is shared: no table, no leaders' check
+
+
+def test_sharing_shown_large_cuts_k_and_leaves_q_out():
+    s = Settings(512, 64, 32, "none", 0, "en")
+    view = K.sharing_view(s, 64)
+    shown = K.sharing_shown(view)
+    assert shown.q is None and shown.q_caption == text("kv.share.q_big", T=32, d=512)  # 32 x 512 > 4096 numbers
+    assert K.values_of(shown.k).shape == (32, 128)  # 4096 // 32 columns of 512
+    assert np.array_equal(K.values_of(shown.k), K.values_of(view.k)[:, :128])
+    assert shown.k_caption == (text("kv.share.k", T=32, w=512), text("kv.first_cols", n=128))
+    assert len(shown.weights.panels) == 4  # 4096 // (32 x 32) heads
+
+
+def test_decode_shown():
+    s = Settings(16, 4, 5, "causal", 0, "en")
+    view = K.decode_view(s, 2, 3, 1)
+    shown = K.decode_shown(view)
+    assert shown.now == text(
+        "kv.dec.now", t=3, pos=2, shape="(1, 2, 3, 4)", bytes="192 B", head=1, kv=0, group="0, 1"
+    )  # K and V: 2 x h_kv 2 x t 3 x d_k 4 x 4 bytes
+    assert shown.k_cache is view.k_cache and shown.k_caption == (text("kv.dec.k_cache", kv=0, t=3, dk=4),)
+    assert shown.v_caption == (text("kv.dec.v_cache", kv=0, t=3, dk=4),)
+    assert shown.full_weights == text("kv.dec.full_weights", r=2, t=3)
+    assert shown.output == text("kv.dec.output", n=8, d=16, r=2)
+    dims, cached, full = cells(shown.output_table)
+    assert dims == tuple(str(i) for i in range(8))
+    assert cached == tuple(f"{float(x):.6f}" for x in view.output_row[:8])
+    assert full == tuple(f"{float(x):.6f}" for x in view.full_output_row[:8])
+    with_c, without_c = hand_macs(16, 4, 2, 3)
+    assert shown.costs == (
+        ("kv.dec.cost.with", f"{with_c:,}"),
+        ("kv.dec.cost.without", f"{without_c:,}"),
+        ("kv.dec.cost.saved", f"{without_c - with_c:,}"),
+    )
+    sums = [hand_macs(16, 4, 2, u) for u in (1, 2, 3)]
+    w, wo = sum(a for a, _ in sums), sum(b for _, b in sums)
+    assert shown.so_far == text("kv.dec.cost.so_far", t=3, w=f"{w:,}", wo=f"{wo:,}", saved=f"{wo - w:,}")
+    assert shown.equal == text(
+        "kv.dec.equal", out=f"{view.output_max_abs_diff:.2e}", w=f"{view.weights_max_abs_diff:.2e}", tol="1e-06"
+    )
+    wide = K.decode_shown(K.decode_view(Settings(512, 4, 4, "causal", 0, "en"), 4, 4, 0))  # d_k 128
+    assert K.values_of(wide.k_cache).shape == K.values_of(wide.v_cache).shape == (4, 64)
+    assert wide.k_caption[1] == wide.v_caption[1] == text("kv.first_cols", n=64)
+
+
+def test_memory_shown():
+    view = K.memory_view(DEFAULT, 2, "llama-3-8b", 32768)
+    shown = K.memory_shown(view)
+    assert shown.chart == text("kv.mem.chart", name="Llama-3-8B", L=32, h=32, dk=128, b=2)
+    assert shown.table_title == text("kv.mem.table", ctx="32,768")
+    names, layers, heads, kv, d_k, nbytes, mha, saving = cells(shown.table)
+    assert shown.table[4].header == "d_k" and d_k == (64, 128, 128, 128, 64)
+    assert names == ("GPT-2 small", "Llama-2-7B", "Llama-3-8B", "Mistral-7B", "Falcon-7B")
+    assert layers == (12, 32, 32, 32, 32) and heads == (12, 32, 32, 32, 71)
+    assert kv == ("12 (MHA)", "32 (MHA)", "8 (GQA)", "8 (GQA)", "1 (MQA)")
+    assert nbytes[2] == "4 GiB" and mha[2] == "16 GiB" and saving == ("×1", "×1", "×4", "×4", "×71")
+    assert nbytes[0] == "1.12 GiB"  # 2 x 12 x 12 x 64 x 32768 x 2 = 1,207,959,552 bytes
+    assert all(f"[{p.name}]({p.source})" in shown.sources for p in view.presets)
+    assert shown.ours == text("kv.mem.ours", kv=2, dk=16, ctx="32,768", b="8 MiB")  # 2 x 2 x 16 x 32768 x 4
+    assert shown.check == text("kv.mem.check", T=8, real="2,048", formula="2,048") and shown.check_ok
+    ours = K.memory_shown(K.memory_view(DEFAULT, 2, "ours", 4096))
+    assert ours.chart.kw()["name"] == text("kv.mem.ours_name")  # worded by the page
+
+
+def test_timing_shown():
+    a = np.array([0.001, 0.0123])
+    res = K.TimingResult(
+        tokens=2,
+        kv_heads=1,
+        step_with=a,
+        step_without=a,
+        total_with=a,
+        total_without=np.array([0.002, 0.0425]),
+        lengths=np.array([1, 2]),
+        macs_with=np.array([1, 2]),
+        macs_without=np.array([1, 4]),
+        exponent_with=1.004,
+        exponent_without=2.345,
+        kind_with="linear",
+        kind_without="quadratic",
+        macs_exponent_with=1.1,
+        macs_exponent_without=2.06,
+        step_exponent_without=1.0,
+        speedup=3.456,
+        outputs_max_abs_diff=1.5e-7,
+        repeats=3,
+        wall_seconds=0.456,
+    )
+    shown = K.timing_shown(res)
+    assert shown.metrics == (
+        (text("kv.time.total_with", n=2), "12.3 ms"),
+        (text("kv.time.total_without", n=2), "42.5 ms"),
+        (text("kv.time.speedup"), "×3.5"),
+    )
+    assert shown.fit == text(
+        "kv.time.fit",
+        ew="1.00",
+        kw=text("kv.growth.linear"),
+        ewo="2.35",
+        kwo=text("kv.growth.quadratic"),
+        mw="1.10",
+        mwo="2.06",
+    )
+    assert shown.meta == text("kv.time.meta", repeats=3, wall="0.46", diff="1.5e-07")

@@ -95,7 +95,7 @@ STRINGS = {
         "en": "**Every h_kv** (T = {T}, one layer, float32): Q stays; K/V, the W^K/W^V parameters and the cache per "
         "token shrink in proportion.",
     },
-    "kv.share.now": {"zh": "（当前）", "en": " (now)"},
+    "kv.share.now": {"zh": "{kv}（当前）", "en": "{kv} (now)"},  # the h_kv column: the value shown now
     "kv.share.col.kind": {"zh": "类型", "en": "kind"},
     "kv.share.col.q": {"zh": "Q 形状", "en": "Q shape"},
     "kv.share.col.k": {"zh": "K、V 形状", "en": "K, V shape"},

@@ -1,0 +1,42 @@
+"""What the KV cache sections print besides charts, as plain data: a table as columns of cells under a header
+that is a strings key (`Text`) or a language-neutral name ("h_kv", "d_k"), and bytes in binary units (the same
+text in both languages). The page words the Texts (ui.words.word) and shows the rest as it is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lessons.heatmap import Text
+
+STEP_VALUES = 4096  # numbers above which a view draws one of two same-shaped matrices (a step's payload budget)
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a table: its header and its cells (str or int as shown; a Text is worded by the page)."""
+
+    header: Text | str
+    cells: tuple
+
+
+Table = tuple[Column, ...]
+
+
+def bytes_text(n: int) -> str:
+    """Bytes in binary units, as every number of the page: '4 GiB', '1.50 KiB', '512 B' (thousands with commas)."""
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            v = n / size
+            return f"{v:,.0f} {unit}" if v == int(v) else f"{v:,.2f} {unit}"
+    return f"{n:,} B"
+
+
+def diff_text(value: float) -> str:
+    """A max abs difference as the page prints it (tests read it back): '8.94e-08'."""
+    return f"{value:.2e}"
+
+
+def shape_text(shape: tuple[int, ...]) -> str:
+    """A shape as the tables print it: '(8, 64)'."""
+    return "(" + ", ".join(map(str, shape)) + ")"
