@@ -20,7 +20,7 @@ from core.attention import AttentionTrace, MultiHeadAttention
 from core.masks import full_grid
 from core.reference import max_abs_diff, torch_reference
 from lessons import scenario, source, url
-from lessons.heatmap import Heatmap, Panel, Rect, axis_labels, readonly, text
+from lessons.heatmap import Heatmap, Panel, Rect, axis_labels, head_grid, readonly, text
 from lessons.settings import Settings
 from lessons.source import Source
 
@@ -395,31 +395,23 @@ def heads_heatmap(run: scenario.Scenario, field: str, heads: Iterable[int], *, z
     if field == "masked_scores" and run.mask is not None:
         blocked = ~full_grid(run.mask, 1, s.seq_len, s.seq_len)[0].numpy()  # (T_q, T_k) True = blocked
         blocked = blocked if blocked.any() else None
-    panels = []
     heads = tuple(heads)
     arrays, decimals = as_printed([m[h] for h in heads])
-    for h, values in zip(heads, arrays):
-        C = int(m.shape[-1])
-        first = h * C if field in ("q_heads", "k_heads", "v_heads") else 0
-        panels.append(
-            Panel(
-                values=values,
-                title=text("walk.chart.head", head=h),
-                row_labels=labels,
-                col_labels=labels if grid else _columns(C, first),
-                blocked=blocked,
-                col_groups=() if grid else (h,) * C,
-            )
-        )
-    role = "weights" if field == "weights" else "signed"
-    return Heatmap(
-        name=field,
-        panels=tuple(panels),
-        role=role,
-        vmin=float(zrange[0]),
-        vmax=float(zrange[1]),
+    C = int(m.shape[-1])
+    own_columns = field in ("q_heads", "k_heads", "v_heads")  # the head's own columns of d_model; else 0..d_k-1
+    return head_grid(
+        field,
+        arrays,
+        heads,
+        title=lambda h: text("walk.chart.head", head=h),
+        role="weights" if field == "weights" else "signed",
+        vrange=zrange,
         row_axis=text("walk.axis.query" if grid else "walk.axis.token"),
         col_axis=text("walk.axis.key" if grid else "walk.axis.col"),
+        row_labels=labels,
+        col_labels=labels if grid else (lambda h: _columns(C, h * C if own_columns else 0)),
+        blocked=blocked,
+        head_columns=not grid,
         panel_columns=4,
         decimals=decimals,
     )
