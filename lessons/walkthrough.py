@@ -9,7 +9,7 @@ can never show a line that is not the one computing the tensor.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -20,8 +20,7 @@ from core.attention import AttentionTrace, MultiHeadAttention
 from core.masks import full_grid
 from core.reference import max_abs_diff, torch_reference
 from lessons import scenario, source, url
-from lessons.heatmap import Heatmap, Panel, Rect, axis_labels, head_grid, readonly, text
-from lessons.settings import Settings
+from lessons.heatmap import Heatmap, Panel, Rect, Text, axis_labels, head_grid, readonly, text
 from lessons.source import Source
 
 # ------------------------------------------------------------------ the steps
@@ -69,12 +68,6 @@ def step_index(name: str) -> int:
 # ------------------------------------------------------------------ URL values
 
 
-@dataclass(frozen=True)
-class Parsed:
-    value: object
-    ok: bool  # False: the raw value was corrected (say so)
-
-
 def _step_rule(raw: object, env: url.Env) -> tuple[str, url.Fix | None]:
     """walk_step: a step's name (case and spaces forgiven), or its number 1..10 (clamped). Else the first step."""
     text_ = str(raw).strip().lower()
@@ -105,45 +98,27 @@ URL_KEYS: tuple[url.UrlKey, ...] = (
     url.UrlKey("walk_drill", "bool", False),
 )
 URL_KEY_NAMES = url.names(URL_KEYS)
-URL_KEY_BY_NAME = {k.name: k for k in URL_KEYS}
+CELL_KEYS = ("walk_head", "walk_i", "walk_j", "walk_cellcharts")  # a link naming one of them opens the cell's story
 
 
-def parse_key(name: str, raw: object, settings: Settings) -> Parsed:
-    """One of the page's URL values from any raw value (lessons.url.parse_value on URL_KEYS): (value, ok)."""
-    value, fix = url.parse_value(URL_KEY_BY_NAME[name], raw, {"settings": settings})
-    return Parsed(value, fix is None)
+def link_opens_drill(query: Mapping[str, Sequence[str]]) -> bool:
+    """Does a link open the drill-down by itself? `query`: the link's values of each key (a key may repeat). It
+    does when it names a cell (CELL_KEYS) and its walk_drill, if any, is one valid value; a bad or repeated
+    walk_drill is corrected instead (to closed, and said)."""
+    if not any(query.get(k) for k in CELL_KEYS):
+        return False
+    drill = list(query.get("walk_drill") or ())
+    if not drill:
+        return True
+    key = next(k for k in URL_KEYS if k.name == "walk_drill")
+    return len(drill) == 1 and url.parse_value(key, drill[0])[1] is None
 
 
-def parse_step(raw: object) -> Parsed:
-    """A step from a URL value: its name, or its number 1..10 (clamped). Anything else: the first step."""
-    if url.missing(raw):
-        return Parsed(STEP_NAMES[0], True)
-    value, fix = _step_rule(raw, {})
-    return Parsed(value, fix is None)
-
-
-def parse_view(raw: object) -> Parsed:
-    value, fix = url.parse_value(URL_KEY_BY_NAME["walk_view"], raw)
-    return Parsed(value, fix is None)
-
-
-def parse_index(raw: object, n: int, default: int = 0) -> Parsed:
-    """An index 0..n-1 from a URL value; out of range is clamped, garbage gives `default`."""
-    value, fix = url.parse_value(url.UrlKey("index", "int", default, lo=0, hi=n - 1), raw)
-    return Parsed(value, fix is None)
-
-
-def parse_flag(raw: object) -> Parsed:
-    """An on/off URL value (true/false as Streamlit writes a bound toggle; 1/0, yes/no, on/off are read and
-    reported); anything else: off."""
-    value, fix = url.parse_value(URL_KEY_BY_NAME["walk_drill"], raw)
-    return Parsed(value, fix is None)
-
-
-def parse_page(raw: object, n_pages: int) -> Parsed:
-    """A 1-based page number 1..n_pages (st.pagination counts from 1)."""
-    value, fix = url.parse_value(url.UrlKey("page", "int", 1, lo=1, hi=n_pages), raw)
-    return Parsed(value, fix is None)
+def step_after(current: str | None, delta: int) -> str:
+    """The step `delta` steps after `current` (before it when negative), stopping at the first and last; no
+    current step counts as the first."""
+    index = step_index(current) if current in STEP_BY_NAME else 0
+    return STEP_NAMES[min(max(index + delta, 0), len(STEPS) - 1)]
 
 
 # ------------------------------------------------------------------ the source of each step
@@ -191,6 +166,22 @@ def reshape_chain(run: scenario.Scenario, name: str) -> list[tuple[str, Shape]]:
     if name == "concat":
         return [("head_outputs", heads), ("transpose(1, 2).contiguous()", viewed), (f"view({B}, {T}, {d})", flat)]
     return []
+
+
+def shape_lines(run: scenario.Scenario, name: str, present: bool = False) -> list[str]:
+    """The step's shapes as markdown lines (code spans: names and sizes, no words). Split and concat first show
+    their reshape chain, on one line, or (`present`: the presenter view) one operation a line and then only
+    the tensor the chain ends at (split: q's heads; concat: concat) instead of every role's."""
+    shapes = step_shapes(run, name)
+    lines: list[str] = []
+    if name in ("split", "concat"):
+        chain = reshape_chain(run, name)
+        parts = [f"`{chain[0][0]}` `{chain[0][1].text()}`"]
+        parts += [f"→ `{op}` → `{shape.text()}`" for op, shape in chain[1:]]
+        lines += parts if present else [" ".join(parts)]
+        if present:
+            shapes = shapes[-1:] if name == "concat" else shapes[:1]
+    return lines + [f"`{field}` &nbsp; `{shape.text()}`" for field, shape in shapes]
 
 
 def pipeline(run: scenario.Scenario) -> list[tuple[str, str]]:
@@ -241,6 +232,42 @@ def blocked_count(run: scenario.Scenario) -> tuple[int, int]:
     T = run.settings.seq_len
     grid = full_grid(run.mask, 1, T, T)[0]
     return int((~grid).sum()), T * T
+
+
+def step_text(run: scenario.Scenario, name: str, present: bool = False) -> tuple[Text, ...]:
+    """What the step's paragraph says, with this run's numbers (the page words and joins them with a space).
+    The softmax step points on to the cell's story except in the presenter view, which has no story."""
+    s = run.settings
+    if name == "scale":
+        return (text("walk.scale.text", d_k=s.d_k, root=sqrt_dk(run)),)
+    if name == "mask":
+        if run.mask is None:
+            return (text("walk.mask.none"),)
+        blocked, total = blocked_count(run)
+        return (text("walk.mask.text", kind=text(f"mask.{s.mask}"), blocked=blocked, total=total),)
+    if name == "softmax":
+        body = text("walk.softmax.text", dev=row_sum_deviation(run.trace))
+        return (body,) if present else (body, text("walk.softmax.follow"))
+    if name == "mix":
+        return (text("walk.mix.text", d_k=s.d_k),)
+    if name == "concat":
+        return (text("walk.concat.text", h=s.num_heads, d_k=s.d_k, d_model=s.d_model),)
+    return (text(f"walk.{name}.text"),)
+
+
+def role_label(name: str, d_model: int) -> str | None:
+    """The text key of the Q / K / V choice a step offers, or None: the split always (one role's heads), the
+    projection only where q, k and v are too wide to sit side by side."""
+    if name == "split":
+        return "walk.role"
+    if name == "project" and d_model > SIDE_BY_SIDE_MAX:
+        return "walk.project.role"
+    return None
+
+
+def split_map(heads: Iterable[int], d_k: int) -> tuple[Text, ...]:
+    """Which columns of the whole tensor each head shown takes: head i, columns i·d_k .. (i+1)·d_k - 1."""
+    return tuple(text("walk.split.map", i=i, a=i * d_k, b=(i + 1) * d_k - 1) for i in heads)
 
 
 @dataclass(frozen=True)
@@ -553,6 +580,47 @@ def dot_terms(story: CellStory, shown: int = 3) -> str:
     return text_
 
 
+@dataclass(frozen=True)
+class StoryPart:
+    """One element of the cell's story, in page order. kind: "title" (a Text, in bold), "text" (a Text),
+    "latex" (a formula with the cell's numbers), "caption" (language-neutral text), "vectors" (where the q, k
+    chart goes when the story's charts are on; no body)."""
+
+    kind: str
+    body: Text | str = ""
+
+
+def story_parts(story: CellStory, tokens: Sequence[str], *, masked: bool) -> tuple[StoryPart, ...]:
+    """Steps 1-5 of one cell's story (`masked`: the run has a mask): the head's columns, q_i · k_j term by term,
+    ÷√d_k, the mask, the softmax of row i, each with its numbers."""
+    i, j, head = story.i, story.j, story.head
+    if not masked:
+        s4 = text("walk.drill.s4_none", v=story.masked)
+    elif story.kept:
+        s4 = text("walk.drill.s4_keep", i=i, j=j, v=story.masked)
+    else:
+        s4 = text("walk.drill.s4_block", i=i, j=j, fill=story.fill_value)
+    entering = f"{story.masked:.0e}" if story.masked <= -1e8 else f"{story.masked:.4f}"
+    c0, c1 = story.columns
+    return (
+        StoryPart("title", text("walk.drill.cell", head=head, i=i, j=j, qi=tokens[i], kj=tokens[j])),
+        StoryPart("text", text("walk.drill.s1", i=i, j=j, head=head, c0=c0, c1=c1, d_k=story.d_k)),
+        StoryPart("vectors"),
+        StoryPart("text", text("walk.drill.s2")),
+        StoryPart("latex", rf"q_{{{i}}} \cdot k_{{{j}}} = \sum_{{c}} q_{{{i}}}[c]\,k_{{{j}}}[c] = {story.dot:.4f}"),
+        StoryPart("caption", dot_terms(story) + f" = {story.dot:.4f}"),
+        StoryPart("text", text("walk.drill.s3", root=story.sqrt_dk)),
+        StoryPart("latex", rf"\frac{{{story.dot:.4f}}}{{{story.sqrt_dk:.4g}}} = {story.scaled:.4f}"),
+        StoryPart("text", s4),
+        StoryPart("text", text("walk.drill.s5", i=i, m=story.row_max, total=story.row_sum)),
+        StoryPart(
+            "latex",
+            rf"\text{{w}}[{i},{j}] = \frac{{e^{{{entering} - ({story.row_max:.4f})}}}}{{{story.row_sum:.4f}}}"
+            rf" = {story.weight:.4f}",
+        ),
+    )
+
+
 def _signed(values: torch.Tensor) -> tuple[float, float]:
     top = float(values.abs().max()) if values.numel() else 1.0
     return -(top or 1.0), (top or 1.0)
@@ -638,6 +706,12 @@ def top_contributions(story: CellStory, tokens: Sequence[str], n: int = 3) -> li
     return [(k, tokens[k], float(story.row_weights[k])) for k in order]
 
 
+def summary_text(story: CellStory, tokens: Sequence[str]) -> Text:
+    """Step 6 of the story: row i of the head's output is the weights' mix of V, its three largest terms named."""
+    top = ", ".join(f"{w:.3f}·v_{k} ({tok})" for k, tok, w in top_contributions(story, tokens))
+    return text("walk.drill.s6", head=story.head, i=story.i, top=top)
+
+
 # ------------------------------------------------------------------ a step's charts, as the page shows them
 
 
@@ -686,15 +760,16 @@ __all__ = [
     "STEPS",
     "STEP_BY_NAME",
     "STEP_NAMES",
+    "CELL_KEYS",
     "STORY_COLUMNS",
     "URL_KEYS",
     "URL_KEY_NAMES",
     "VIEWS",
     "CellStory",
-    "Parsed",
     "ReferenceCheck",
     "Step",
     "StepCharts",
+    "StoryPart",
     "blocked_count",
     "cell_story",
     "concat_max_diff",
@@ -707,25 +782,27 @@ __all__ = [
     "matrix_heatmap",
     "mix_heatmap",
     "page_of_heads",
-    "parse_flag",
-    "parse_key",
-    "parse_index",
-    "parse_page",
-    "parse_step",
-    "parse_view",
     "pipeline",
+    "link_opens_drill",
     "reference_check",
     "reshape_chain",
+    "role_label",
     "row_sum_deviation",
+    "shape_lines",
     "shapes",
+    "split_map",
     "split_max_diff",
     "step_charts",
+    "step_after",
     "step_index",
     "step_shapes",
     "step_source",
     "step_tensor",
+    "step_text",
     "step_zrange",
+    "story_parts",
     "story_rows",
+    "summary_text",
     "top_contributions",
     "vectors_heatmap",
     "warm",
