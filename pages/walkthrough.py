@@ -141,6 +141,10 @@ def step_figures(step: W.Step, big: bool) -> None:
             st.success(t("walk.concat.check", diff=W.concat_max_diff(run.trace, h, d_k)), icon=":material/check:")
 
 
+def step_title(step: W.Step) -> str:
+    return f"{W.step_index(step.name) + 1}. {t(f'walk.{step.name}.title')}"
+
+
 def step_text(step: W.Step, present: bool = False) -> str:
     return " ".join(word(part, t) for part in W.step_text(run, step.name, present))
 
@@ -154,7 +158,7 @@ def render_step(step: W.Step, big: bool = False, draw: bool = True) -> None:
     view's other steps) the same teaching in fewer elements (the server pays ~0.5 ms per element and
     the all-steps view has ten steps), and a button that draws this step's tensors instead."""
     n = W.step_index(step.name) + 1
-    title = f"{n}. {t(f'walk.{step.name}.title')}"
+    title = step_title(step)
     source = W.step_source(step.name)
     if not draw:
         # Title, formula and text in ONE markdown element, the shapes in another: few elements (the server
@@ -330,10 +334,9 @@ def pipeline_strip() -> None:
 def present_step(step: W.Step) -> None:
     """The presenter view: formula, shape and text on the left, the step's tensors on the right, filling the
     window's height (1440×900 and 1920×1080 projectors: all of it in view at once), large type everywhere."""
-    n = W.step_index(step.name) + 1
     left, right = st.columns([5, 7], gap="large")
     with left:
-        st.header(f"{n}. {t(f'walk.{step.name}.title')}", anchor=f"step-{step.name}")
+        st.header(step_title(step), anchor=f"step-{step.name}")
         st.latex(t(f"walk.{step.name}.latex"))
         st.markdown(shape_markdown(step, present=True))
         st.markdown(step_text(step, present=True))
@@ -395,11 +398,11 @@ else:
     st.caption(t("walk.view.legend"))
     st.write(t("walk.intro"))
     st.caption(t("walk.hover"))
+    step = step_nav(all_steps=view == "all")
+    pipeline_strip()
+    if step.per_head:
+        head_pager()
     if view == "step":
-        step = step_nav()
-        pipeline_strip()
-        if step.per_head:
-            head_pager()
         render_step(step)
         if step.name in W.DRILL_STEPS:
             st.divider()
@@ -407,10 +410,6 @@ else:
         else:
             st.caption(t("walk.drill.in_steps"))
     else:  # all steps: every formula, code line and shape; the tensors of the chosen step
-        step = step_nav(all_steps=True)
-        pipeline_strip()
-        if step.per_head:
-            head_pager()
         for other in W.STEPS:
             render_step(other, draw=other is step)
             if other.name == "mix":
