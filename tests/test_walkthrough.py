@@ -164,6 +164,23 @@ def test_drill_down_cell_from_the_url_and_next_button():
     assert f"8. {i18n.t('walk.mix.title', 'en')}" in texts(at, "subheader")
 
 
+def test_a_cell_past_fewer_heads_moves_quietly_and_stays_while_its_story_is_closed():
+    """A followed cell that new settings put out of range (head 12 after h 16 -> 8) moves to the nearest valid one
+    without a notice (the link did not cause it); the cell is kept while a step without the story is open."""
+    at = run_app("walkthrough", walk_step="softmax", d_model=64, num_heads=16, walk_head="12", walk_i="3")
+    assert not at.exception and not at.warning
+    assert at.selectbox(key="walk_head").value == 12 and at.selectbox(key="walk_i").value == 3
+    at.sidebar.select_slider(key="num_heads").set_value(8).run()
+    assert not at.exception and not at.warning
+    assert at.selectbox(key="walk_head").value == 7 and at.selectbox(key="walk_i").value == 3
+    at.button(key="walk_next").click().run()  # mix: the story is still there
+    at.button(key="walk_next").click().run()  # concat: no story (its selectors are not drawn)
+    assert at.session_state["walk_step"] == "concat" and "walk_head" not in {s.key for s in at.selectbox}
+    at.button(key="walk_prev").click().run()
+    assert not at.exception and at.session_state["walk_step"] == "mix"
+    assert at.selectbox(key="walk_head").value == 7 and at.selectbox(key="walk_i").value == 3
+
+
 def chart_specs(at) -> list:
     return heatmaps(at)
 
