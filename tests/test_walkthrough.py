@@ -1,5 +1,5 @@
 """Walkthrough page: the source shown per step, the shapes, URL handling, the drill-down maths, and the
-heatmaps the lesson hands to the chart route (lessons/walkthrough.py -> ui.heatmaps.show_heatmap)."""
+heatmaps the lesson hands to the chart route (lessons/walkthrough/ -> ui.heatmaps.show_heatmap)."""
 
 from __future__ import annotations
 
@@ -302,7 +302,7 @@ def test_the_presenter_view_asks_for_large_type_and_a_chart_that_fills_the_windo
 
 
 def test_the_lesson_builds_no_figure_and_imports_no_streamlit():
-    """lessons/walkthrough.py hands out plain data: importing it loads neither plotly nor streamlit."""
+    """lessons/walkthrough/ hands out plain data: importing it loads neither plotly nor streamlit."""
     code = (
         "import sys; import lessons.walkthrough, lessons.source; "
         "print(sorted(m for m in ('plotly', 'streamlit') if m in sys.modules))"
