@@ -32,7 +32,7 @@ from core.accounting import Shape, Totals, step_costs, tensor_shapes, totals, we
 from core.attention import AttentionTrace, MultiHeadAttention, build_input, build_model
 from core.threads import single_thread
 from core.validation import divisors
-from lessons.heatmap import Heatmap, Panel, Rect, readonly, text
+from lessons.heatmap import Heatmap, Panel, Rect, head_grid, readonly, text
 from lessons.url import UrlKey
 
 # The page's URL keys, declared once (issue 19 item 4): name, type, allowed values, default. The sidebar's
@@ -544,26 +544,21 @@ def heads_heatmap(
     columns: int = 0,
 ) -> Heatmap:
     """Attention weights (h, T_q, T_k) of the chosen heads, one panel per head titled "head i"
-    (text "heads.hm.head"), rows the queries and columns the keys (their tokens as labels)."""
+    (text "heads.hm.head"), rows the queries and columns the keys (their tokens as labels): a
+    lessons.heatmap.head_grid."""
     labels = tuple(str(tok) for tok in tokens)
     rows, cols = weights.shape[-2], weights.shape[-1]
-    panels = tuple(
-        Panel(
-            values=readonly(weights[i]),
-            title=text("heads.hm.head", i=int(i)),
-            row_labels=labels[:rows],
-            col_labels=labels[:cols],
-        )
-        for i in heads
-    )
-    return Heatmap(
-        name=name,
-        panels=panels,
+    return head_grid(
+        name,
+        [weights[i] for i in heads],
+        heads,
+        title=lambda i: text("heads.hm.head", i=i),
         role="weights",
-        vmin=float(vrange[0]),
-        vmax=float(vrange[1]),
+        vrange=vrange,
         row_axis=text("common.query"),
         col_axis=text("common.key"),
+        row_labels=labels[:rows],
+        col_labels=labels[:cols],
         panel_columns=columns,
     )
 

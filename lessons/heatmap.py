@@ -14,7 +14,7 @@ for every new setting and thrown away once drawn; these are a few arrays (issue 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -138,6 +138,61 @@ def readonly(values: torch.Tensor | npt.ArrayLike) -> np.ndarray:
     return a
 
 
+def _frozen(values: torch.Tensor | npt.ArrayLike) -> np.ndarray:
+    """`values` as a read-only float32 array: as it is when it already is one (made by readonly), else a copy."""
+    if isinstance(values, np.ndarray) and values.dtype == np.float32 and not values.flags.writeable:
+        return values
+    return readonly(values)
+
+
+def head_grid(
+    name: str,
+    matrices: Sequence[torch.Tensor | npt.ArrayLike],
+    heads: Sequence[int],
+    *,
+    title: Callable[[int], Text],
+    role: str,
+    vrange: tuple[float, float],
+    row_axis: Text,
+    col_axis: Text,
+    row_labels: Sequence[str] = (),
+    col_labels: Sequence[str] | Callable[[int], Sequence[str]] = (),
+    blocked: np.ndarray | None = None,
+    head_columns: bool = False,
+    panel_columns: int = 0,
+    decimals: int = 4,
+) -> Heatmap:
+    """A grid of heads: one panel per head shown (`matrices[n]` is head `heads[n]`'s (rows, cols) matrix), every
+    panel on one colour range `vrange` and titled `title(head)`. `col_labels`: the same labels for every panel,
+    or `col_labels(head)` each (a head's own columns of d_model); `blocked`: the cells a mask blocks, the same in
+    every panel; `head_columns`: a strip in the head's colour over its panel's columns (Panel.col_groups)."""
+    panels = []
+    for head, matrix in zip(heads, matrices):
+        values = _frozen(matrix)
+        head = int(head)
+        panels.append(
+            Panel(
+                values=values,
+                title=title(head),
+                row_labels=tuple(row_labels),
+                col_labels=tuple(col_labels(head) if callable(col_labels) else col_labels),
+                blocked=blocked,
+                col_groups=(head,) * int(values.shape[1]) if head_columns else (),
+            )
+        )
+    return Heatmap(
+        name=name,
+        panels=tuple(panels),
+        role=role,
+        vmin=float(vrange[0]),
+        vmax=float(vrange[1]),
+        row_axis=row_axis,
+        col_axis=col_axis,
+        panel_columns=panel_columns,
+        decimals=decimals,
+    )
+
+
 def value_range(role: str, arrays: Sequence[npt.ArrayLike]) -> tuple[float, float]:
     """The colour range a role implies: 0..1 for weights and masks, -1..1 for similarity, symmetric about
     0 over the finite values for signed, 0..max for state."""
@@ -165,6 +220,7 @@ __all__ = [
     "Selection",
     "Text",
     "axis_labels",
+    "head_grid",
     "readonly",
     "text",
     "value_range",

@@ -22,13 +22,15 @@ from lessons import scenario
 from lessons import walkthrough as W
 from lessons.heatmap import Heatmap
 from lessons.settings import Settings
-from ui import seam  # Streamlit's DOM names (not public): ui/seam, entry 6
+from lessons.url import Fix
+from ui import seam, url_state  # seam: Streamlit's DOM names (not public), entry 6
 from ui.cache import shared, shared_function
 from ui.choice import HIDDEN_SUFFIX, labelled
 from ui.downloads import scenario_downloads
 from ui.heatmaps import show_heatmap
 from ui.keys import step_keys
-from ui.shell import drop_url_value, page_context, url_values
+from ui.shell import page_context, url_values
+from ui.words import word
 
 ctx = page_context()
 t, s = ctx.t, ctx.settings
@@ -56,40 +58,27 @@ if FOLLOW in st.session_state:
 
 
 # ------------------------------------------------------------------ URL values → valid widget state
-def settle(key: str, parse, warnings: list) -> None:
-    """Before the widget is drawn: turn the URL's value (first run) or a stale value (settings changed)
-    into a valid one. Valid URL values are left for the widget's own binding to read."""
-    if key in st.session_state:
-        parsed = parse(st.session_state[key])
-        if parsed.value != st.session_state[key]:
-            st.session_state[key] = parsed.value  # e.g. head 12 after h went from 16 to 8: clamp quietly
-        return
-    raw = st.query_params.get(key)
-    if raw is None:
-        return
-    parsed = parse(raw)
-    as_url = str(parsed.value).lower() if isinstance(parsed.value, bool) else str(parsed.value)  # a toggle: "true"
-    if not parsed.ok:
-        warnings.append(t("walk.bad_url", param=key, given=plain(raw), used=as_url))
-    if as_url != str(raw).strip() or len(url_values(key)) > 1:
-        st.session_state[key] = parsed.value
-        drop_url_value(key)  # the widget takes the corrected value instead of parsing the bad one
+KEPT = "walk_kept"  # the page's values while the widgets showing them are not drawn (the cell's story closed)
 
 
-fixes: list[str] = []
-for name in W.URL_KEY_NAMES:  # declared once in the lesson (lessons/url.py's UrlKey), parsed by lessons.url
-    settle(name, lambda raw, name=name: W.parse_key(name, raw, s), fixes)
-if "walk_drill" not in st.session_state and any(
-    url_values(k) for k in ("walk_head", "walk_i", "walk_j", "walk_cellcharts")
-):
-    st.session_state["walk_drill"] = True  # a link to a cell (or to its charts) opens the cell's story
+def notice(fix: Fix, from_link: bool) -> str | None:
+    """A link's bad value is named and corrected; a value new settings moved (head 12 after h 16 → 8) quietly."""
+    return t("walk.bad_url", param=fix.key, given=plain(fix.given), used=fix.used) if from_link else None
 
 
-# ------------------------------------------------------------------ navigation callbacks
+def settle() -> None:
+    """Every page key (lessons.walkthrough.URL_KEYS), valid for these settings, in session state before any
+    widget is drawn (ui.url_state.settle). A link to a cell (or to its charts) opens the cell's story, the first
+    time this session sees the page."""
+    first_visit = "walk_drill" not in st.session_state and "walk_drill" not in url_state.kept(KEPT)
+    opens = first_visit and W.link_opens_drill({k: url_values(k) for k in (*W.CELL_KEYS, "walk_drill")})
+    url_state.settle(W.URL_KEYS, {"settings": s}, t=t, store=KEPT, notice=notice)
+    if opens:
+        st.session_state["walk_drill"] = url_state.kept(KEPT)["walk_drill"] = True
+
+
 def go(delta: int) -> None:
-    current = st.session_state.get("walk_step") or W.STEP_NAMES[0]
-    index = min(max(W.step_index(current) + delta, 0), len(W.STEPS) - 1)
-    st.session_state["walk_step"] = W.STEP_NAMES[index]
+    st.session_state["walk_step"] = W.step_after(st.session_state.get("walk_step"), delta)
 
 
 # ------------------------------------------------------------------ drawing helpers
@@ -110,17 +99,7 @@ def chart(hm: Heatmap, key: str, *, fit: int = 0):
 def shape_markdown(step: W.Step, present: bool = False) -> str:
     """The step's shapes under a bold title, for ONE markdown element (the server pays ~0.5 ms per element).
     `present`: the reshape chain of split / concat one operation a line, without the repeated k, v shapes."""
-    lines = [f"**{t('walk.shape')}**"]
-    shapes = W.step_shapes(run, step.name)
-    if step.name in ("split", "concat"):
-        chain = W.reshape_chain(run, step.name)
-        parts = [f"`{chain[0][0]}` `{chain[0][1].text()}`"]
-        parts += [f"→ `{op}` → `{shape.text()}`" for op, shape in chain[1:]]
-        lines += parts if present else [" ".join(parts)]
-        if present:
-            shapes = shapes[-1:] if step.name == "concat" else shapes[:1]
-    lines += [f"`{name}` &nbsp; `{shape.text()}`" for name, shape in shapes]
-    return "  \n".join(lines)
+    return "  \n".join([f"**{t('walk.shape')}**", *W.shape_lines(run, step.name, present)])
 
 
 def heads_for_page() -> tuple[int, ...]:
@@ -135,13 +114,10 @@ def role_choice(label_key: str) -> str:
 def step_figures(step: W.Step, big: bool) -> None:
     name = step.name
     heads = heads_for_page() if step.per_head else ()
-    role = "q"
-    if name == "project" and s.d_model > W.SIDE_BY_SIDE_MAX:  # wider than a third of the page: one at a time
-        role = role_choice("walk.project.role")
+    label = W.role_label(name, s.d_model)  # split: one role's heads; project: q, k, v one at a time when wide
+    role = role_choice(label) if label else "q"
+    if label == "walk.project.role":
         st.caption(t("walk.project.one", d_model=s.d_model))
-    elif name == "split":
-        role = role_choice("walk.role")
-        heads = heads if h > PER_PAGE else tuple(range(h))
     charts = shared("walk.charts", SETTINGS_KEY + (name, heads, role), lambda: W.step_charts(run, name, heads, role))
     if name == "split":
         if not PRESENT:  # the presenter view: the band and the heads' panels, no room for the legend
@@ -149,7 +125,7 @@ def step_figures(step: W.Step, big: bool) -> None:
             st.caption(t("walk.split.band" if whole else "walk.split.strip", role=role, d_k=d_k))
         if charts.band is not None:
             chart(charts.band, "walk_band")
-        st.markdown(" · ".join(t("walk.split.map", i=i, a=i * d_k, b=(i + 1) * d_k - 1) for i in heads))
+        st.markdown(" · ".join(word(part, t) for part in W.split_map(heads, d_k)))
         chart(charts.main, "walk_chart", fit=220)  # below the band: what the window leaves
         st.success(t("walk.split.check", diff=W.split_max_diff(run.trace, h, d_k)), icon=":material/check:")
     elif charts.mask is not None:
@@ -165,23 +141,12 @@ def step_figures(step: W.Step, big: bool) -> None:
             st.success(t("walk.concat.check", diff=W.concat_max_diff(run.trace, h, d_k)), icon=":material/check:")
 
 
+def step_title(step: W.Step) -> str:
+    return f"{W.step_index(step.name) + 1}. {t(f'walk.{step.name}.title')}"
+
+
 def step_text(step: W.Step, present: bool = False) -> str:
-    name = step.name
-    if name == "scale":
-        return t("walk.scale.text", d_k=d_k, root=W.sqrt_dk(run))
-    if name == "mask":
-        if run.mask is None:
-            return t("walk.mask.none")
-        blocked, total = W.blocked_count(run)
-        return t("walk.mask.text", kind=t(f"mask.{s.mask}"), blocked=blocked, total=total)
-    if name == "softmax":  # the pointer to the cell's story only where that story is on the page
-        follow = "" if present else " " + t("walk.softmax.follow")
-        return t("walk.softmax.text", dev=W.row_sum_deviation(run.trace)) + follow
-    if name == "mix":
-        return t("walk.mix.text", d_k=d_k)
-    if name == "concat":
-        return t("walk.concat.text", h=h, d_k=d_k, d_model=s.d_model)
-    return t(f"walk.{name}.text")
+    return " ".join(word(part, t) for part in W.step_text(run, step.name, present))
 
 
 def select_step(name: str) -> None:
@@ -193,7 +158,7 @@ def render_step(step: W.Step, big: bool = False, draw: bool = True) -> None:
     view's other steps) the same teaching in fewer elements (the server pays ~0.5 ms per element and
     the all-steps view has ten steps), and a button that draws this step's tensors instead."""
     n = W.step_index(step.name) + 1
-    title = f"{n}. {t(f'walk.{step.name}.title')}"
+    title = step_title(step)
     source = W.step_source(step.name)
     if not draw:
         # Title, formula and text in ONE markdown element, the shapes in another: few elements (the server
@@ -226,30 +191,19 @@ def render_step(step: W.Step, big: bool = False, draw: bool = True) -> None:
     step_figures(step, big)
 
 
-def story_text(story: W.CellStory, head: int, i: int, j: int, charts: bool) -> None:
+def story_text(story: W.CellStory, charts: bool) -> None:
     """Steps 1-5 of one cell's story: formulas with its numbers (the q/k chart only with the charts on)."""
-    st.markdown(f"**{t('walk.drill.cell', head=head, i=i, j=j, qi=run.tokens[i], kj=run.tokens[j])}**")
-    st.markdown(t("walk.drill.s1", i=i, j=j, head=head, c0=story.columns[0], c1=story.columns[1], d_k=d_k))
-    if charts:
-        st.caption(t("walk.drill.vectors"))
-        chart(shared("walk.qk", SETTINGS_KEY + (head, i, j), lambda: W.vectors_heatmap(story)), "walk_qk")
-    st.markdown(t("walk.drill.s2"))
-    st.latex(rf"q_{{{i}}} \cdot k_{{{j}}} = \sum_{{c}} q_{{{i}}}[c]\,k_{{{j}}}[c] = {story.dot:.4f}")
-    st.caption(W.dot_terms(story) + f" = {story.dot:.4f}")
-    st.markdown(t("walk.drill.s3", root=story.sqrt_dk))
-    st.latex(rf"\frac{{{story.dot:.4f}}}{{{story.sqrt_dk:.4g}}} = {story.scaled:.4f}")
-    if run.mask is None:
-        st.markdown(t("walk.drill.s4_none", v=story.masked))
-    elif story.kept:
-        st.markdown(t("walk.drill.s4_keep", i=i, j=j, v=story.masked))
-    else:
-        st.markdown(t("walk.drill.s4_block", i=i, j=j, fill=story.fill_value))
-    st.markdown(t("walk.drill.s5", i=i, m=story.row_max, total=story.row_sum))
-    masked = f"{story.masked:.0e}" if story.masked <= -1e8 else f"{story.masked:.4f}"
-    st.latex(
-        rf"\text{{w}}[{i},{j}] = \frac{{e^{{{masked} - ({story.row_max:.4f})}}}}{{{story.row_sum:.4f}}}"
-        rf" = {story.weight:.4f}"
-    )
+    for part in W.story_parts(story, run.tokens, masked=run.mask is not None):
+        if part.kind == "vectors" and charts:
+            st.caption(t("walk.drill.vectors"))
+            key = SETTINGS_KEY + (story.head, story.i, story.j)
+            chart(shared("walk.qk", key, lambda: W.vectors_heatmap(story)), "walk_qk")
+        elif part.kind == "latex":
+            st.latex(part.body)
+        elif part.kind == "caption":
+            st.caption(part.body)
+        elif part.kind != "vectors":
+            st.markdown(f"**{word(part.body, t)}**" if part.kind == "title" else word(part.body, t))
 
 
 def drill_down() -> None:
@@ -269,7 +223,7 @@ def drill_down_inside() -> None:
     st.caption(t("walk.drill.help"))
     c1, c2, c3 = st.columns(3)
     head = c1.selectbox(t("walk.drill.head"), list(range(h)), key="walk_head", bind="query-params")
-    i = c2.selectbox(t("walk.drill.i"), list(range(T)), key="walk_i", bind="query-params", index=T - 1)
+    i = c2.selectbox(t("walk.drill.i"), list(range(T)), key="walk_i", bind="query-params")
     j = c3.selectbox(t("walk.drill.j"), list(range(T)), key="walk_j", bind="query-params")
     head, i, j = int(head or 0), int(i or 0), int(j or 0)
     # The cell's three charts (clickable weights, q and k, the mix of V) on request: the story itself is
@@ -288,9 +242,9 @@ def drill_down_inside() -> None:
                 st.session_state[FOLLOW] = (picked.row, picked.col)  # applied before the selectboxes
                 st.rerun()
         with right:
-            story_text(story, head, i, j, charts)
+            story_text(story, charts)
     else:
-        story_text(story, head, i, j, charts)
+        story_text(story, charts)
     # A static table (a data grid would cost the browser frames on every redraw), scrolling sideways
     # on a phone; built once per cell and language for every session (never mutated: st.table reads it).
     table = shared(
@@ -301,8 +255,7 @@ def drill_down_inside() -> None:
         ),
     )
     st.table(table, hide_index=True)
-    top = ", ".join(f"{w:.3f}·v_{k} ({tok})" for k, tok, w in W.top_contributions(story, run.tokens))
-    st.markdown(t("walk.drill.s6", head=head, i=i, top=top))
+    st.markdown(word(W.summary_text(story, run.tokens), t))
     if charts:
         st.caption(t("walk.drill.mixchart"))
         chart(shared("walk.mix", SETTINGS_KEY + (head, i), lambda: W.mix_heatmap(story, run.tokens)), "walk_mix")
@@ -381,10 +334,9 @@ def pipeline_strip() -> None:
 def present_step(step: W.Step) -> None:
     """The presenter view: formula, shape and text on the left, the step's tensors on the right, filling the
     window's height (1440×900 and 1920×1080 projectors: all of it in view at once), large type everywhere."""
-    n = W.step_index(step.name) + 1
     left, right = st.columns([5, 7], gap="large")
     with left:
-        st.header(f"{n}. {t(f'walk.{step.name}.title')}", anchor=f"step-{step.name}")
+        st.header(step_title(step), anchor=f"step-{step.name}")
         st.latex(t(f"walk.{step.name}.latex"))
         st.markdown(shape_markdown(step, present=True))
         st.markdown(step_text(step, present=True))
@@ -403,22 +355,23 @@ def view_label(view: str) -> str:
 
 
 title_box = st.container(key="walk_title")  # the page title above the view selector (drawn once the view is known)
-view = (
-    labelled(
-        "segmented_control",
-        "walk_view",
-        W.VIEWS,
-        view_label,
-        t("walk.view"),
-        default="step",
-        required=True,
-        label_visibility="collapsed",
+view_box = st.container()  # the view selector, above the notices of settle()
+settle()
+with view_box:
+    view = (
+        labelled(
+            "segmented_control",
+            "walk_view",
+            W.VIEWS,
+            view_label,
+            t("walk.view"),
+            default="step",
+            required=True,
+            label_visibility="collapsed",
+        )
+        or "step"
     )
-    or "step"
-)
 PRESENT = view == "present"
-for message in fixes:
-    st.warning(message, icon=":material/build:")
 
 if PRESENT:
     # The projector gets the whole width: the sidebar starts collapsed (its arrow opens it again).
@@ -445,11 +398,11 @@ else:
     st.caption(t("walk.view.legend"))
     st.write(t("walk.intro"))
     st.caption(t("walk.hover"))
+    step = step_nav(all_steps=view == "all")
+    pipeline_strip()
+    if step.per_head:
+        head_pager()
     if view == "step":
-        step = step_nav()
-        pipeline_strip()
-        if step.per_head:
-            head_pager()
         render_step(step)
         if step.name in W.DRILL_STEPS:
             st.divider()
@@ -457,10 +410,6 @@ else:
         else:
             st.caption(t("walk.drill.in_steps"))
     else:  # all steps: every formula, code line and shape; the tensors of the chosen step
-        step = step_nav(all_steps=True)
-        pipeline_strip()
-        if step.per_head:
-            head_pager()
         for other in W.STEPS:
             render_step(other, draw=other is step)
             if other.name == "mix":

@@ -1,5 +1,5 @@
 """Walkthrough page: the source shown per step, the shapes, URL handling, the drill-down maths, and the
-heatmaps the lesson hands to the chart route (lessons/walkthrough.py -> ui.heatmaps.show_heatmap)."""
+heatmaps the lesson hands to the chart route (lessons/walkthrough/ -> ui.heatmaps.show_heatmap)."""
 
 from __future__ import annotations
 
@@ -22,9 +22,11 @@ from core.attention import AttentionTrace, build_input
 from core.masks import full_grid
 from core.validation import check_mask
 from i18n import plain
-from lessons import scenario
+from lessons import scenario, url
 from lessons import walkthrough as W
+from lessons.heatmap import text
 from lessons.settings import sanitize
+from ui.words import in_language
 
 
 def settings(**kw):
@@ -162,6 +164,23 @@ def test_drill_down_cell_from_the_url_and_next_button():
     assert f"8. {i18n.t('walk.mix.title', 'en')}" in texts(at, "subheader")
 
 
+def test_a_cell_past_fewer_heads_moves_quietly_and_stays_while_its_story_is_closed():
+    """A followed cell that new settings put out of range (head 12 after h 16 -> 8) moves to the nearest valid one
+    without a notice (the link did not cause it); the cell is kept while a step without the story is open."""
+    at = run_app("walkthrough", walk_step="softmax", d_model=64, num_heads=16, walk_head="12", walk_i="3")
+    assert not at.exception and not at.warning
+    assert at.selectbox(key="walk_head").value == 12 and at.selectbox(key="walk_i").value == 3
+    at.sidebar.select_slider(key="num_heads").set_value(8).run()
+    assert not at.exception and not at.warning
+    assert at.selectbox(key="walk_head").value == 7 and at.selectbox(key="walk_i").value == 3
+    at.button(key="walk_next").click().run()  # mix: the story is still there
+    at.button(key="walk_next").click().run()  # concat: no story (its selectors are not drawn)
+    assert at.session_state["walk_step"] == "concat" and "walk_head" not in {s.key for s in at.selectbox}
+    at.button(key="walk_prev").click().run()
+    assert not at.exception and at.session_state["walk_step"] == "mix"
+    assert at.selectbox(key="walk_head").value == 7 and at.selectbox(key="walk_i").value == 3
+
+
 def chart_specs(at) -> list:
     return heatmaps(at)
 
@@ -283,7 +302,7 @@ def test_the_presenter_view_asks_for_large_type_and_a_chart_that_fills_the_windo
 
 
 def test_the_lesson_builds_no_figure_and_imports_no_streamlit():
-    """lessons/walkthrough.py hands out plain data: importing it loads neither plotly nor streamlit."""
+    """lessons/walkthrough/ hands out plain data: importing it loads neither plotly nor streamlit."""
     code = (
         "import sys; import lessons.walkthrough, lessons.source; "
         "print(sorted(m for m in ('plotly', 'streamlit') if m in sys.modules))"
@@ -350,22 +369,31 @@ def test_the_drill_heatmap_is_one_heads_weights_clickable_with_the_followed_cell
     assert hm.panels[0].row_labels[4] == f"4:{run.tokens[4]}"
 
 
+def parsed(key: str, raw, s=None):
+    """One page key through lessons.url.parse on the lesson's URL_KEYS: (value, was it corrected)."""
+    values, fixes = url.parse(W.URL_KEYS, {key: raw}, {"settings": s or settings()})
+    return values[key], any(f.key == key for f in fixes)
+
+
 def test_url_parsers_clamp():
-    assert W.parse_step("softmax") == W.Parsed("softmax", True)
-    assert W.parse_step("0") == W.Parsed("input", False)
-    assert W.parse_step("x" * 100) == W.Parsed("input", False)
-    assert W.parse_index("7", 4) == W.Parsed(3, False)
-    assert W.parse_index("nan", 4) == W.Parsed(0, False)
-    assert W.parse_index("2", 4) == W.Parsed(2, True)
-    assert W.parse_page("9", 3) == W.Parsed(3, False) and W.parse_page("abc", 3) == W.Parsed(1, False)
-    assert W.parse_flag("true") == W.Parsed(True, True) and W.parse_flag("false") == W.Parsed(False, True)
-    assert W.parse_flag(" False ") == W.Parsed(False, False)  # read, and said (lessons.url: a spelling fix)
-    assert W.parse_step("5") == W.Parsed("scale", True) and W.parse_step(" Softmax ") == W.Parsed("softmax", True)
-    assert W.parse_step("99") == W.Parsed("output", False)
+    assert parsed("walk_step", "softmax") == ("softmax", False)
+    assert parsed("walk_step", "0") == ("input", True)
+    assert parsed("walk_step", "x" * 100) == ("input", True)
+    four = settings(seq_len=4)
+    assert parsed("walk_i", "7", four) == (3, True)
+    assert parsed("walk_j", "nan", four) == (0, True)
+    assert parsed("walk_j", "2", four) == (2, False)
+    pages = settings(d_model=64, num_heads=32, seq_len=8)  # 32 heads: four pages of 8
+    assert parsed("walk_hpage", "9", pages) == (4, True) and parsed("walk_hpage", "abc", pages) == (1, True)
+    assert parsed("walk_drill", "true") == (True, False) and parsed("walk_drill", "false") == (False, False)
+    assert parsed("walk_cellcharts", " False ") == (False, True)  # read, and said (lessons.url: a spelling fix)
+    assert parsed("walk_step", "5") == ("scale", False) and parsed("walk_step", " Softmax ") == ("softmax", False)
+    assert parsed("walk_step", "99") == ("output", True)
+    assert parsed("walk_view", "present") == ("present", False) and parsed("walk_view", "nonsense") == ("step", True)
     s = settings(d_model=64, num_heads=16, seq_len=8)
-    assert W.parse_key("walk_hpage", "3", s) == W.Parsed(2, False)  # 16 heads: two pages of 8
-    assert W.parse_key("walk_i", None, s) == W.Parsed(7, True)  # the last query by default
-    assert W.parse_key("walk_head", "-3", s) == W.Parsed(0, False)
+    assert parsed("walk_hpage", "3", s) == (2, True)  # 16 heads: two pages of 8
+    assert parsed("walk_i", None, s) == (7, False)  # the last query by default
+    assert parsed("walk_head", "-3", s) == (0, True)
     assert W.URL_KEY_NAMES == (
         "walk_view",
         "walk_step",
@@ -376,7 +404,22 @@ def test_url_parsers_clamp():
         "walk_cellcharts",
         "walk_drill",
     )
-    assert W.parse_flag("1e400") == W.Parsed(False, False)
+    assert parsed("walk_drill", "1e400") == (False, True)
+
+
+def test_a_link_to_a_cell_opens_its_story_unless_its_walk_drill_is_bad():
+    assert W.link_opens_drill({"walk_j": ["1"]}) and W.link_opens_drill({"walk_cellcharts": ["false"]})
+    assert W.link_opens_drill({"walk_head": ["2"], "walk_drill": ["false"]})  # the cell wins over a valid value
+    assert not W.link_opens_drill({"walk_drill": ["true"]})  # no cell named: the expander reads walk_drill itself
+    assert not W.link_opens_drill({"walk_i": ["3"], "walk_drill": ["1e400"]})  # corrected to closed, and said
+    assert not W.link_opens_drill({"walk_i": ["3"], "walk_drill": ["true", "true"]})
+    assert not W.link_opens_drill({"walk_i": [], "walk_step": ["softmax"]})
+
+
+def test_step_after_moves_one_step_and_stops_at_the_ends():
+    assert W.step_after("softmax", 1) == "mix" and W.step_after("softmax", -1) == "mask"
+    assert W.step_after("input", -1) == "input" and W.step_after("output", 1) == "output"
+    assert W.step_after(None, 1) == "project" and W.step_after("nonsense", 0) == "input"
 
 
 def test_the_mix_of_v_shows_a_wide_heads_first_columns_and_says_so():
@@ -402,3 +445,66 @@ def test_the_mix_of_v_shows_a_wide_heads_first_columns_and_says_so():
     vec = W.vectors_heatmap(story)
     assert np.allclose(vec.panels[0].values[2], (story.q_i * story.k_j).numpy(), atol=0.5 * 10**-vec.decimals + 1e-6)
     assert vec.panels[0].col_labels[0] == "0" and len(vec.panels[0].col_labels) == 512
+
+
+# ------------------------------------------------------------------ what the page shows, as the lesson's data
+def test_shape_lines_are_the_shapes_and_the_reshape_chain():
+    run = scenario.run(settings(d_model=32, num_heads=4, seq_len=6))
+    assert W.shape_lines(run, "scores") == ["`scores` &nbsp; `(B, h, T_q, T_k) = (1, 4, 6, 6)`"]
+    split = W.shape_lines(run, "split")
+    assert split[0] == (
+        "`q` `(B, T_q, d_model) = (1, 6, 32)` → `view(1, 6, 4, 8)` → `(B, T_q, h, d_k) = (1, 6, 4, 8)`"
+        " → `transpose(1, 2)` → `(B, h, T_q, d_k) = (1, 4, 6, 8)`"
+    )
+    assert [line.split(" ")[0] for line in split[1:]] == ["`q_heads`", "`k_heads`", "`v_heads`"]
+    present = W.shape_lines(run, "split", present=True)  # one operation a line, then q's heads alone
+    assert present[1] == "→ `view(1, 6, 4, 8)` → `(B, T_q, h, d_k) = (1, 6, 4, 8)`" and len(present) == 4
+    assert W.shape_lines(run, "concat", present=True)[-1].startswith("`concat` ")
+
+
+def test_step_text_carries_the_runs_numbers_as_keys_and_values():
+    run = scenario.run(settings(d_model=32, num_heads=4, seq_len=6, mask="causal"))
+    (mask,) = W.step_text(run, "mask")
+    assert mask.key == "walk.mask.text" and mask.kw() == dict(kind=text("mask.causal"), blocked=15, total=36)
+    assert W.blocked_count(run) == (15, 36)  # 6 x 6 below the diagonal
+    (scale,) = W.step_text(run, "scale")
+    assert scale.kw() == dict(d_k=8, root=pytest.approx(math.sqrt(8)))
+    assert [p.key for p in W.step_text(run, "softmax")] == ["walk.softmax.text", "walk.softmax.follow"]
+    assert [p.key for p in W.step_text(run, "softmax", present=True)] == ["walk.softmax.text"]
+    assert W.step_text(run, "concat")[0].kw() == dict(h=4, d_k=8, d_model=32)
+    plain_run = scenario.run(settings(d_model=32, num_heads=4, seq_len=6))
+    assert [p.key for p in W.step_text(plain_run, "mask")] == ["walk.mask.none"]
+    assert in_language(W.step_text(run, "mask")[0], "en") == i18n.t(
+        "walk.mask.text", "en", kind=i18n.t("mask.causal", "en"), blocked=15, total=36
+    )
+
+
+def test_role_choice_and_split_map():
+    assert W.role_label("split", 32) == "walk.role" and W.role_label("scores", 512) is None
+    assert W.role_label("project", W.SIDE_BY_SIDE_MAX) is None
+    assert W.role_label("project", W.SIDE_BY_SIDE_MAX * 2) == "walk.project.role"
+    assert [p.kw() for p in W.split_map((2, 3), 16)] == [dict(i=2, a=32, b=47), dict(i=3, a=48, b=63)]
+
+
+def test_the_story_parts_are_the_cells_numbers_in_page_order():
+    run = scenario.run(settings(d_model=32, num_heads=4, seq_len=6, mask="causal"))
+    blocked = W.cell_story(run, 1, 2, 5)  # causal: query 2 cannot see key 5
+    parts = W.story_parts(blocked, run.tokens, masked=True)
+    assert [p.kind for p in parts] == [
+        "title", "text", "vectors", "text", "latex", "caption", "text", "latex", "text", "text", "latex"
+    ]  # fmt: skip
+    assert parts[0].body.kw() == dict(head=1, i=2, j=5, qi=run.tokens[2], kj=run.tokens[5])
+    assert parts[1].body.kw() == dict(i=2, j=5, head=1, c0=8, c1=15, d_k=8)
+    assert (
+        parts[4].body.endswith(f"= {blocked.dot:.4f}")
+        and parts[5].body == W.dot_terms(blocked) + f" = {blocked.dot:.4f}"
+    )
+    assert parts[8].body.key == "walk.drill.s4_block" and parts[8].body.kw()["fill"] == run.model.fill_value
+    assert "e^{-1e+09 - (" in parts[10].body and parts[10].body.endswith(f"= {blocked.weight:.4f}")
+    kept = W.cell_story(run, 1, 4, 2)
+    assert W.story_parts(kept, run.tokens, masked=True)[8].body.key == "walk.drill.s4_keep"
+    assert W.story_parts(kept, run.tokens, masked=False)[8].body.key == "walk.drill.s4_none"
+    summary = W.summary_text(kept, run.tokens)
+    top = W.top_contributions(kept, run.tokens)
+    assert summary.kw()["top"] == ", ".join(f"{w:.3f}·v_{k} ({tok})" for k, tok, w in top)
+    assert [w for _, _, w in top] == sorted(kept.row_weights.tolist(), reverse=True)[:3]
