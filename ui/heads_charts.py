@@ -7,7 +7,7 @@ every word is passed in by the page.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import plotly.graph_objects as go
 import streamlit as st
@@ -43,6 +43,30 @@ def show_plot(fig: go.Figure | dict, *, name: str, title: str, alt_word: str, ke
     return target.plotly_chart(
         fig, key=key, config=plot_config(options.image_format, name), alt=f"{title}: {alt_word}" if title else alt_word
     )
+
+
+def cost_words(t: Callable[..., str]) -> dict[str, str]:
+    """cost_specs' words in the page's language (`t`: the page's ctx.t)."""
+    return {
+        "params_title": t("heads.cost.chart.params"),
+        "ops_title": t("heads.cost.chart.ops"),
+        "memory_title": t("heads.cost.chart.memory"),
+        "macs_name": t("heads.cost.macs"),
+        "elementwise_name": t("heads.cost.elementwise"),
+        "axis_title": t("heads.cost.axis"),
+        "memory_name": t("heads.cost.memory"),
+    }
+
+
+def timing_words(t: Callable[..., str]) -> dict[str, str]:
+    """timing_figure's words in the page's language."""
+    return {
+        "measured_name": t("heads.time.measured"),
+        "predicted_name": t("heads.time.predicted"),
+        "axis_title": t("heads.cost.axis"),
+        "ms_title": t("heads.time.ms"),
+        "ops_title": t("heads.time.ops"),
+    }
 
 
 def _h_axis(rows: Sequence[Totals]) -> tuple[list[str], list[str]]:
