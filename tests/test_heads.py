@@ -509,3 +509,29 @@ def test_the_page_settles_its_grid_keys_from_a_link_and_after_a_new_h():
     at.multiselect(key="heads_pick").set_value([1, 3]).run()
     at.select_slider(key="num_heads").set_value(8).run()  # a new h: its heads from the first page again
     assert not at.exception and at.multiselect(key="heads_pick").value == list(range(8))
+
+
+def test_the_cost_and_timing_charts_print_no_text_under_13_px():
+    """The tick under each h (its d_k) was an inline 10 px span: every text of these charts is at least 13 px."""
+
+    def font_sizes(node, under_font=False):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "size" and under_font:
+                    yield value
+                yield from font_sizes(value, key in ("font", "tickfont"))
+        elif isinstance(node, (list, tuple)):
+            for value in node:
+                yield from font_sizes(value)
+
+    rows = [H.totals_for(8, 512, n, masked=True) for n in H.all_head_counts(512)]
+    compute, memory = heads_charts.cost_specs(rows, 64, **heads_charts.cost_words(lambda key, **kw: key))
+    timings = [H.Timing(r.h, 512 // r.h, 1.0, 0.5, 1.5, 5, 1) for r in rows]
+    timing = heads_charts.timing_figure(timings, rows, 64, **heads_charts.timing_words(lambda key, **kw: key))
+    for fig in (compute, memory, timing.to_plotly_json()):
+        axes = [v for k, v in fig["layout"].items() if k.startswith("xaxis")]
+        assert axes and all(a["tickfont"]["size"] >= 13 for a in axes)
+        assert all("font-size" not in tick for a in axes for tick in a["ticktext"])  # no inline size under d_k
+        assert fig["layout"]["font"]["size"] >= 13 and min(font_sizes(fig)) >= 13
+        ticks = axes[-1]["ticktext"]
+        assert len(ticks) == 10 and ticks[0] == "<b>1</b><br>512"  # h = 1 (bold), its d_k = 512 under it

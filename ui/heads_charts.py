@@ -13,12 +13,14 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots  # (timing_figure)
 
+from charts.lines import MIN_FONT
 from charts.payload import file_name
 from core.accounting import Totals
 from lessons.heads import CURRENT_COLOR, OTHER_COLOR, Timing, human_bytes
 from ui import display
 
 MACS_COLOR, ELEMENTWISE_COLOR, MEMORY_COLOR = "#2a6fdb", "#e8893a", "#c0504d"
+FONT = {"size": MIN_FONT}  # every text of these charts: ticks, legend, axis titles (charts/lines.py's minimum)
 
 
 def plot_config(image_format: str, name: str) -> dict:
@@ -70,8 +72,10 @@ def timing_words(t: Callable[..., str]) -> dict[str, str]:
 
 
 def _h_axis(rows: Sequence[Totals]) -> tuple[list[str], list[str]]:
+    """The h axis: each h in bold, its d_k under it, both at the axis' tick font (MIN_FONT: no text on a chart is
+    smaller; d_k as a 10 px grey line was hard to read)."""
     cats = [str(r.h) for r in rows]
-    ticks = [f"{r.h}<br><span style='font-size:10px;color:#666'>{r.d_k}</span>" for r in rows]
+    ticks = [f"<b>{r.h}</b><br>{r.d_k}" for r in rows]
     return cats, ticks
 
 
@@ -82,7 +86,7 @@ def _bar_colors(
 
 
 def _category_axis(cats: list[str], ticks: list[str], **extra) -> dict:
-    return {"type": "category", "tickvals": cats, "ticktext": ticks, "fixedrange": True, **extra}
+    return {"type": "category", "tickvals": cats, "ticktext": ticks, "fixedrange": True, "tickfont": FONT, **extra}
 
 
 def _subplot_title(text: str, y: float) -> dict:
@@ -171,6 +175,7 @@ def cost_specs(
             },
             "annotations": [_subplot_title(params_title, 1.0), _subplot_title(ops_title, 0.43)],
             "barmode": "stack",
+            "font": FONT,
             "height": 460,
             "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
             "legend": {"orientation": "h", "x": 0, "y": -0.22, "xanchor": "left", "yanchor": "top"},
@@ -200,6 +205,7 @@ def cost_specs(
                 "fixedrange": True,
             },
             "annotations": [_subplot_title(memory_title, 1.0)],
+            "font": FONT,
             "height": 460,
             "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
             "showlegend": False,
@@ -260,10 +266,11 @@ def timing_figure(
         ),
         secondary_y=True,
     )
-    fig.update_xaxes(type="category", tickvals=cats, ticktext=ticks, title=axis_title)
+    fig.update_xaxes(type="category", tickvals=cats, ticktext=ticks, title=axis_title, tickfont=FONT)
     fig.update_yaxes(rangemode="tozero", title=ms_title, secondary_y=False)
     fig.update_yaxes(rangemode="tozero", title=ops_title, secondary_y=True, showgrid=False, separatethousands=True)
     fig.update_layout(
+        font=FONT,
         height=400,
         margin=dict(l=10, r=10, t=20, b=10),
         legend=dict(orientation="h", x=0, y=-0.25, xanchor="left", yanchor="top"),
