@@ -193,23 +193,18 @@ def cost_section() -> None:
     st.caption(t("heads.cost.chart", d_model=d))
     compute_fig, memory_fig = heads_charts.cost_specs(over_h, h, **heads_charts.cost_words(t))
     left, right = st.columns(2)
-    alt = t("display.alt.chart")
-    heads_charts.show_plot(
-        compute_fig,
-        name=f"cost-d{d}-T{T}",
-        title=t("heads.cost.title"),
-        alt_word=alt,
-        key="heads_cost_chart",
-        where=left,
-    )
-    heads_charts.show_plot(
-        memory_fig,
-        name=f"memory-d{d}-T{T}",
-        title=t("heads.cost.chart.memory"),
-        alt_word=alt,
-        key="heads_memory_chart",
-        where=right,
-    )
+    for where, fig, name, title in (
+        (left, compute_fig, "cost", "heads.cost.title"),
+        (right, memory_fig, "memory", "heads.cost.chart.memory"),
+    ):
+        heads_charts.show_plot(
+            fig,
+            name=f"{name}-d{d}-T{T}",
+            title=t(title),
+            alt_word=t("display.alt.chart"),
+            key=f"heads_{name}_chart",
+            where=where,
+        )
     st.info(t("heads.cost.takeaway"), icon=":material/lightbulb:")
 
 
@@ -330,14 +325,8 @@ def single_section() -> None:
         st.caption(t("heads.single.why", d=d, dk=d_k))
 
 
-SECTION_BODIES = {
-    "shapes": shapes_section,
-    "heads": heads_section,
-    "cost": cost_section,
-    "timing": timing_section,
-    "slice": slice_section,
-    "single": single_section,
-}
+BODIES = (shapes_section, heads_section, cost_section, timing_section, slice_section, single_section)
+SECTION_BODIES = dict(zip(SECTIONS, BODIES))
 with tabs[open_id]:
     SECTION_BODIES[open_id]()
 
