@@ -139,6 +139,9 @@ st.caption(t("real.tokens.about"))
 # Everything that depends only on the sentence, once per sentence for the whole server (frozen, shared):
 # a slider step in the sidebar (d_model, h, ...) changes nothing here and reruns cost almost nothing.
 reading = shared("real-reading", (model.sha256, encoded.text), lambda: R.read(model, encoded))
+if st.session_state.get("real_link_text") not in (None, encoded.text):  # a new sentence: the link tab's pair is its own
+    url_state.forget(KEPT, names(R.LINK_KEYS))
+st.session_state["real_link_text"] = encoded.text
 weights = reading.weights  # (layers, h, T, T) for this one sentence
 
 # ---------------------------------------------------------------- 2. the heads, one tab at a time
@@ -204,9 +207,6 @@ elif view == "patterns":
 
 elif view == "link":
     tab.caption(t("real.link.about"))
-    if st.session_state.get("real_link_text") not in (None, encoded.text):  # a new sentence: start from its own pair
-        url_state.forget(KEPT, names(R.LINK_KEYS))
-    st.session_state["real_link_text"] = encoded.text
     with tab:  # lessons.real_heads.LINK_KEYS: tokens of this sentence
         url_state.settle(R.LINK_KEYS, {"n_tokens": n, "link": reading.link}, t=t, store=KEPT)
     c1, c2 = tab.columns(2)

@@ -543,6 +543,18 @@ def test_the_page_settles_its_keys_from_a_link():
     at.text_area(key="real_text").set_value("Hello world.").run()  # a new sentence: its own pair, quietly
     assert not at.exception and not at.main.warning
     assert (at.selectbox(key="real_from").value, at.selectbox(key="real_to").value) == (3, 1)  # "." -> "hello"
+    at.selectbox(key="real_from").set_value(2).run()
+    at.query_params["real_tab"] = "grid"  # the pick is kept while its tab is closed ...
+    at.run()
+    at.query_params["real_tab"] = "link"
+    at.run()
+    assert at.selectbox(key="real_from").value == 2
+    at.query_params["real_tab"] = "grid"  # ... and a sentence changed in another tab brings its own pair
+    at.run()
+    at.text_area(key="real_text").set_value(pretrained.EXAMPLES[0][0]).run()
+    at.query_params["real_tab"] = "link"
+    at.run()
+    assert not at.exception and (at.selectbox(key="real_from").value, at.selectbox(key="real_to").value) == (10, 2)
 
 
 def test_the_page_small_views_are_plain_data():
