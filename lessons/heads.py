@@ -8,9 +8,13 @@
 - `time_forward`: a live measurement of the forward pass for every h.
 - `block_slices`, `param_split`: one big W^Q cut into h column blocks is exactly the heads' W_i^Q.
 - `single_vs_multi`, `head_focus`: the same input through h = 1 and through h heads.
-- `heads_heatmap`, `weight_blocks_heatmap`, `head_weight_heatmap`: the heatmaps as lessons.heatmap.Heatmap
-  (arrays, labels, text keys), drawn by ui.heatmaps.show_heatmap. The bar and line charts of the cost and
-  timing sections are built by the page's ui/heads_charts.py from `Totals` / `Timing`.
+- `heads_heatmap`, `weight_blocks_heatmap`, `head_weight_heatmap`, `slice_heatmaps`: the heatmaps as
+  lessons.heatmap.Heatmap (arrays, labels, text keys), drawn by ui.heatmaps.show_heatmap. The bar and line charts
+  of the cost and timing sections are built by the page's ui/heads_charts.py from `Totals` / `Timing`.
+- `URL_KEYS` (the open section, the grid's page and pick, the sliced head; `parse_pick`), settled by
+  ui/url_state.settle; the page's numbers and tables as keys and values: `track_h`, `cost_metrics`,
+  `cost_columns`, `timing_columns`, `slice_check`, `slice_numbers`, `param_columns`, `single_heads`,
+  `single_range`, `single_focus`.
 
 No Streamlit and no plotly here: the page (pages/heads.py) only draws what these return.
 """

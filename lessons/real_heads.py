@@ -11,7 +11,10 @@ shows from that run, with no Streamlit, no plotly and no string of one language:
 - `ablate`, `ablation_baseline`: switching heads off and what the same number of other heads does;
 - `param_count`, `attention_param_share`: the model's size;
 - `grid_heatmap`, `head_heatmap`: one layer's heads as lessons.heatmap.Heatmap (one panel per head, titles
-  "head i", hover the tokens), drawn by ui.heatmaps.show_heatmap.
+  "head i", hover the tokens), drawn by ui.heatmaps.show_heatmap;
+- `URL_KEYS` (`HEAD_KEYS` settled every run, `LINK_KEYS` once the sentence is read: ui/url_state.settle) and the
+  page's small views: `token_chips_html`, `token_labels`, `has_words`, `heads_off`, `mapping_rows`,
+  `Baseline.context`.
 """
 
 from __future__ import annotations
