@@ -8,9 +8,13 @@
 - `time_forward`: a live measurement of the forward pass for every h.
 - `block_slices`, `param_split`: one big W^Q cut into h column blocks is exactly the heads' W_i^Q.
 - `single_vs_multi`, `head_focus`: the same input through h = 1 and through h heads.
-- `heads_heatmap`, `weight_blocks_heatmap`, `head_weight_heatmap`: the heatmaps as lessons.heatmap.Heatmap
-  (arrays, labels, text keys), drawn by ui.heatmaps.show_heatmap. The bar and line charts of the cost and
-  timing sections are built by the page's ui/heads_charts.py from `Totals` / `Timing`.
+- `heads_heatmap`, `weight_blocks_heatmap`, `head_weight_heatmap`, `slice_heatmaps`: the heatmaps as
+  lessons.heatmap.Heatmap (arrays, labels, text keys), drawn by ui.heatmaps.show_heatmap. The bar and line charts
+  of the cost and timing sections are built by the page's ui/heads_charts.py from `Totals` / `Timing`.
+- `URL_KEYS` (the open section, the grid's page and pick, the sliced head; `parse_pick`), settled by
+  ui/url_state.settle; the page's numbers and tables as keys and values: `track_h`, `cost_metrics`,
+  `cost_columns`, `timing_columns`, `slice_check`, `slice_numbers`, `param_columns`, `single_heads`,
+  `single_range`, `single_focus`.
 
 No Streamlit and no plotly here: the page (pages/heads.py) only draws what these return.
 """
@@ -33,19 +37,65 @@ from core.attention import AttentionTrace, MultiHeadAttention, build_input, buil
 from core.threads import single_thread
 from core.validation import divisors
 from lessons.heatmap import Heatmap, Panel, Rect, head_grid, readonly, text
-from lessons.url import UrlKey
+from lessons.url import Env, Fix, UrlKey, setting, shown
 
 # The page's URL keys, declared once (issue 19 item 4): name, type, allowed values, default. The sidebar's
 # shared settings (d_model, num_heads, seq_len, mask, seed, lang) are declared by lessons/settings.py.
 SECTIONS = ("shapes", "heads", "cost", "timing", "slice", "single")
 
 
-URL_KEYS: tuple[UrlKey, ...] = (
-    UrlKey("heads_tab", "choice", SECTIONS[0], choices=SECTIONS),  # the open section (ui/sections.lazy_tabs)
-)
-# (The head grid's choices -- page of heads, heads picked, the head to slice -- live in the session, not the URL.)
 PER_PAGE = 8  # heads drawn by default in the grid (one page of heads)
 MAX_PICK = 16  # heads drawn at most
+
+
+def head_pages(h: int) -> int:
+    """How many pages of PER_PAGE heads h heads fill (at least 1)."""
+    return max(1, math.ceil(h / PER_PAGE))
+
+
+def _h(env: Env) -> int:
+    return int(env["settings"].num_heads)
+
+
+def _as_head(item: object) -> int | None:
+    if isinstance(item, int) and not isinstance(item, bool):
+        return item
+    return int(item) if isinstance(item, str) and item.isdigit() and len(item) < 6 else None
+
+
+def parse_pick(raw: object, env: Env) -> tuple[list[int], Fix | None]:
+    """The heads picked in the grid (`heads_pick`): a list of at most MAX_PICK distinct heads 0..h-1, from the
+    widget's list or a link's "0,1,5". Anything else (a head past h, a repeat, too many, garbage) gives the
+    heads of the page `heads_page` (the widget's first state), with the Fix saying why."""
+    h = _h(env)
+    items = list(raw) if isinstance(raw, (list, tuple)) else str(raw)[:200].strip("[] ").replace(",", " ").split()
+    heads = [_as_head(i) for i in items]
+    reason = "unreadable" if None in heads else "out_of_range"
+    if reason == "out_of_range" and all(0 <= i < h for i in heads if i is not None):
+        if len(set(heads)) == len(heads) <= MAX_PICK:
+            return [i for i in heads if i is not None], None
+    used = page_of_heads(h, env.get("heads_page", 0))
+    return used, Fix("heads_pick", shown(raw), ",".join(map(str, used)), reason)
+
+
+# The page's keys, declared once (issue 19 item 4): name, type, allowed values, default; settled by
+# ui/url_state.settle. The sidebar's shared settings (d_model, num_heads, seq_len, mask, seed, lang) are declared
+# by lessons/settings.py. heads_page / heads_pick / heads_slice_head are the grid's and the slice's choices: kept in
+# the session (their widgets do not write the URL) and read from a link that carries them.
+URL_KEYS: tuple[UrlKey, ...] = (
+    UrlKey("heads_tab", "choice", SECTIONS[0], choices=SECTIONS),  # the open section (ui/sections.lazy_tabs)
+    UrlKey("heads_page", "int", 0, lo=0, hi=lambda env: head_pages(_h(env)) - 1, note="page of PER_PAGE heads"),
+    UrlKey(
+        "heads_pick",
+        "choice",
+        lambda env: page_of_heads(_h(env), env.get("heads_page", 0)),
+        rule=parse_pick,
+        note="heads 0..h-1, at most MAX_PICK",
+    ),
+    UrlKey("heads_slice_head", "int", 0, lo=0, hi=setting("num_heads", -1)),
+)
+# The keys a change of the model (d_model or h) starts again from their defaults: a pick means those heads.
+NEW_MODEL_KEYS = ("heads_page", "heads_pick")
 
 # Colours of the shape-flow boxes: warm = shape depends on h, cool grey = same for every h.
 DEPENDS_FILL, DEPENDS_LINE = "#fde4c8", "#d9730d"
@@ -503,6 +553,131 @@ def focus_html(
     )
 
 
+# ---------------------------------------------------------------- the page's numbers and tables (keys, not words)
+
+
+def track_h(
+    last: object, prev: object, d_model: int, T: int, h: int
+) -> tuple[int | None, tuple[int, int, int], object]:
+    """The h shown before the latest change of h (same d_model and T), for the shapes section to say what changed.
+
+    `last` is the (d_model, T, h) seen on the previous run and `prev` the h before the latest change (both from
+    the session, so possibly garbage). Returns (that h or None, the new `last`, the new `prev`)."""
+    if not (isinstance(last, tuple) and len(last) == 3) or last[:2] != (d_model, T):
+        prev = None
+    elif last[2] != h:
+        prev = last[2]
+    ok = isinstance(prev, int) and not isinstance(prev, bool) and 0 < prev != h and d_model % prev == 0
+    return (prev if ok and isinstance(prev, int) else None), (d_model, T, h), prev
+
+
+def heads_on_page(h: int, page: int) -> tuple[int, int]:
+    """(first, last) head on page `page` of the grid's page selector."""
+    heads = page_of_heads(h, page)
+    return heads[0], heads[-1]
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One of the cost section's four numbers: `name` (params / macs / elementwise / memory; the page's words
+    are heads.cost.<name>), the value as printed, and how it compares with one head of width d_model."""
+
+    name: str
+    shown: str
+    same: bool  # the same as at h = 1
+    ratio: str  # ratio_text(value, value at h = 1)
+
+
+def cost_metrics(T: int, d_model: int, h: int, *, masked: bool) -> list[Metric]:
+    now, one = totals_for(T, d_model, h, masked=masked), totals_for(T, d_model, 1, masked=masked)
+    pairs = {
+        "params": (now.params, one.params),
+        "macs": (now.macs, one.macs),
+        "elementwise": (now.elementwise, one.elementwise),
+        "memory": (now.weights_bytes, one.weights_bytes),
+    }
+    return [
+        Metric(name, human_bytes(v) if name == "memory" else f"{v:,}", v == base, ratio_text(v, base))
+        for name, (v, base) in pairs.items()
+    ]
+
+
+def cost_columns(rows: Sequence[CostRow], total: Totals) -> dict[str, list[str]]:
+    """The cost table's number columns (params, macs, elementwise): each step's count, then the layer's total."""
+    return {
+        "params": [f"{r.params:,}" for r in rows] + [f"{total.params:,}"],
+        "macs": [f"{r.macs:,}" for r in rows] + [f"{total.macs:,}"],
+        "elementwise": [f"{r.elementwise:,}" for r in rows] + [f"{total.elementwise:,}"],
+    }
+
+
+def timing_columns(timings: Sequence[Timing], unmasked: Sequence[Totals]) -> dict[str, list]:
+    """The timing table: h, d_k, median / min / max ms (4 decimals) and the predicted operations (no mask,
+    like the timing)."""
+    ops = {r.h: r.macs + r.elementwise for r in unmasked}
+    return {
+        "h": [r.h for r in timings],
+        "d_k": [r.d_k for r in timings],
+        "median": [round(r.median_ms, 4) for r in timings],
+        "min": [round(r.min_ms, 4) for r in timings],
+        "max": [round(r.max_ms, 4) for r in timings],
+        "ops": [ops.get(r.h, 0) for r in timings],
+    }
+
+
+def slice_check(slices: Sequence[BlockSlice]) -> dict[str, float]:
+    """The largest difference over all heads: weights (w), biases (b), outputs (o). 0.0: the very same numbers."""
+    return {
+        "w": max(b.weight_diff for b in slices),
+        "b": max(b.bias_diff for b in slices),
+        "o": max(b.output_diff for b in slices),
+    }
+
+
+def slice_numbers(model: MultiHeadAttention, head: int, *, rows: int = 4, cols: int = 4) -> dict[str, list]:
+    """The first `rows` x `cols` numbers of head `head`'s block of the big W^Q beside the same of W_i^Q, column by
+    column (6 decimals): the same numbers."""
+    W, w_i = full_weight(model, "q"), model.head_projection("q", head)[0].detach()  # (d_model, d_model), (.., d_k)
+    d_model, d_k = w_i.shape
+    n_rows, n_cols, c0 = min(d_model, rows), min(d_k, cols), head * d_k
+    out = {}
+    for j in range(n_cols):
+        out[f"W^Q[:, {c0 + j}]"] = [f"{float(W[r, c0 + j]):.6f}" for r in range(n_rows)]
+        out[f"W_{head}^Q[:, {j}]"] = [f"{float(w_i[r, j]):.6f}" for r in range(n_rows)]
+    return out
+
+
+def param_columns(T: int, d_model: int, h: int, *, masked: bool) -> dict[str, list]:
+    """W^Q's numbers cut into heads for h = 1, 8 and the current h (those dividing d_model): h, d_k, one head's
+    count, all heads' count, the layer's parameters."""
+    counts = sorted(n for n in {1, 8, h} if d_model % n == 0)
+    splits = [param_split(d_model, n) for n in counts]
+    return {
+        "h": [p.h for p in splits],
+        "d_k": [p.d_k for p in splits],
+        "per_head": [f"{d_model}·{p.d_k} + {p.d_k} = {p.per_head:,}" for p in splits],
+        "total": [f"{p.h} × {p.per_head:,} = {p.total:,}" for p in splits],
+        "layer": [f"{totals_for(T, d_model, p.h, masked=masked).params:,}" for p in splits],
+    }
+
+
+def single_range(sv: SingleVsMulti) -> tuple[float, float]:
+    """One colour range for the full-width head and the h heads."""
+    return data_range(torch.cat([sv.single.weights[0], sv.multi.weights[0]]))
+
+
+def single_focus(single_w: torch.Tensor, focus: torch.Tensor) -> dict[str, float]:
+    """The full-width head's focus (`one`) beside the least and most focused of the h heads (`lo`, `hi`)."""
+    return {"one": float(head_focus(single_w)[0]), "lo": float(focus.min()), "hi": float(focus.max())}
+
+
+def single_heads(pick: Sequence[int], h: int) -> list[int]:
+    """The heads the one-vs-many section draws: those picked in the grid (sorted, at most PER_PAGE), else the
+    first page."""
+    picks = sorted(i for i in pick if 0 <= i < h)
+    return (picks or page_of_heads(h, 0))[:PER_PAGE]
+
+
 # ---------------------------------------------------------------- the heatmaps (plain descriptions)
 
 
@@ -645,4 +820,16 @@ def head_weight_heatmap(
         vmax=float(vrange[1]),
         row_axis=text("heads.axis.in"),
         col_axis=text("heads.axis.dk"),
+    )
+
+
+def slice_heatmaps(model: MultiHeadAttention, head: int, *, rows_shown: int) -> tuple[Heatmap, Heatmap]:
+    """The slice section's two heatmaps, in one colour range (the big W^Q's, symmetric about 0): the first
+    `rows_shown` rows of W^Q with every head's block outlined, and head `head`'s own W_i^Q."""
+    W = full_weight(model, "q")  # (d_model, d_model)
+    w_i = model.head_projection("q", head)[0].detach()  # (d_model, d_k)
+    vrange = signed_range(W)
+    return (
+        weight_blocks_heatmap(W, model.d_k, head, vrange=vrange, rows_shown=rows_shown),
+        head_weight_heatmap(w_i, head, vrange=vrange, rows_shown=rows_shown, first_col=head * model.d_k),
     )

@@ -11,13 +11,17 @@ shows from that run, with no Streamlit, no plotly and no string of one language:
 - `ablate`, `ablation_baseline`: switching heads off and what the same number of other heads does;
 - `param_count`, `attention_param_share`: the model's size;
 - `grid_heatmap`, `head_heatmap`: one layer's heads as lessons.heatmap.Heatmap (one panel per head, titles
-  "head i", hover the tokens), drawn by ui.heatmaps.show_heatmap.
+  "head i", hover the tokens), drawn by ui.heatmaps.show_heatmap;
+- `URL_KEYS` (`HEAD_KEYS` settled every run, `LINK_KEYS` once the sentence is read: ui/url_state.settle) and the
+  page's small views: `token_chips_html`, `token_labels`, `has_words`, `heads_off`, `mapping_rows`,
+  `Baseline.context`.
 """
 
 from __future__ import annotations
 
+import html
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
@@ -26,10 +30,13 @@ import torch.nn.functional as F
 
 from core.accounting import weight_count
 from core.pretrained import (
+    BERT_TO_OURS,
     CLS,
     EXAMPLES,
+    MAX_TOKENS,
     SEP,
     SPECIAL_TOKENS,
+    UNK,
     Batch,
     Encoded,
     EncoderRun,
@@ -38,7 +45,7 @@ from core.pretrained import (
     reference_check,
 )
 from lessons.heatmap import Heatmap, Panel, readonly, text
-from lessons.url import UrlKey, names
+from lessons.url import Env, UrlKey, names
 
 # The page's URL keys, declared once (issue 19 item 4): name, type, allowed values, default.
 VIEWS = ("grid", "head", "patterns", "link", "ablate", "core")  # the sections, as tabs
@@ -47,15 +54,31 @@ HEADS = tuple(range(12))
 DEFAULT_LAYER, DEFAULT_HEAD = 3, 1  # with the first example, this head links "it" to "animal"
 
 
+def _link(i: int) -> Callable[[Env], int]:
+    """The default of the link tab's query (0) or key (1) token: the sentence's own pair (`Reading.link`)."""
+    return lambda env: env.get("link", (0, 0))[i]
+
+
+def _last_token(env: Env) -> int:
+    return int(env.get("n_tokens", MAX_TOKENS)) - 1
+
+
 # real_text (free text, bounded by core.limits MAX_TEXT_CHARS / MAX_TEXT_TOKENS: ui/free_text refuses a longer one with
 # a notice) and real_off (any set of HEADS, Streamlit's pills bound to the URL) are not kinds lessons/url parses.
+# real_from / real_to, the link tab's token pair, depend on the sentence: settled in that tab with env
+# {"n_tokens": its length, "link": Reading.link}; kept in the session (their widgets do not write the URL), read
+# from a link that carries them, and a new sentence starts again from its own pair.
 URL_KEYS: tuple[UrlKey, ...] = (
     UrlKey("real_tab", "choice", VIEWS[0], choices=VIEWS),  # the open section (ui/sections.lazy_tabs)
     UrlKey("real_layer", "choice", DEFAULT_LAYER, choices=LAYERS),
     UrlKey("real_head", "choice", DEFAULT_HEAD, choices=HEADS),
     UrlKey("real_hide", "bool", False),
+    UrlKey("real_from", "int", _link(0), lo=0, hi=_last_token, note="a token of the sentence"),
+    UrlKey("real_to", "int", _link(1), lo=0, hi=_last_token, note="a token of the sentence"),
 )
 URL_KEY_NAMES = names(URL_KEYS) + ("real_text", "real_off")
+HEAD_KEYS = URL_KEYS[1:4]  # settled before the layer control, every run
+LINK_KEYS = URL_KEYS[4:]  # settled in the link tab, once the sentence is read
 
 
 def url_key(name: str) -> UrlKey:
@@ -255,6 +278,20 @@ class Baseline:
         """How many draws changed the layer less than `change`."""
         return sum(1 for c in self.layer_change if c < change)
 
+    def context(self, change: float) -> dict:
+        """The numbers the page puts beside an ablation that changed the layer by `change`: heads off per draw
+        (k), draws (n), their mean, smallest and largest change, how many changed it less, their mean cosine."""
+        return {
+            "k": self.k,
+            "n": len(self.draws),
+            "mean": self.mean_change,
+            "lo": min(self.layer_change),
+            "hi": max(self.layer_change),
+            "change": change,
+            "less": self.smaller_than(change),
+            "cos": sum(self.embedding_cosine) / len(self.embedding_cosine),
+        }
+
 
 def ablation_baseline(model: Pretrained, batch: Batch, full: EncoderRun, layer: int, k: int) -> Baseline | None:
     """The ablations an ablation of k heads in `layer` is compared with (None when k is all the heads or
@@ -285,6 +322,47 @@ def attention_param_share(model: Pretrained) -> float:
     """Share of the parameters that sit in the attention layers (W_q, W_k, W_v, W_o of every layer)."""
     att = sum(_numel(layer.attention) for layer in encoder_layers(model))
     return att / param_count(model)
+
+
+# ---------------------------------------------------------------- the page's small views
+
+
+def token_chips_html(tokens: Sequence[str]) -> str:
+    """The tokens as small boxes: [UNK] red, [CLS]/[SEP]/[PAD] blue, words grey (HTML-escaped, so any token is
+    safe); each box's title is its position."""
+
+    def chip(i: int, tok: str) -> str:
+        color = "#d62728" if tok == UNK else "#1f77b4" if tok in SPECIAL_TOKENS else "#888"
+        return (
+            f'<span title="{i}" style="border:1px solid {color};color:{color};border-radius:4px;'
+            f'padding:1px 5px;font-family:monospace;white-space:pre">{html.escape(tok)}</span>'
+        )
+
+    return (
+        '<div style="display:flex;flex-wrap:wrap;gap:4px">'
+        + "".join(chip(i, t) for i, t in enumerate(tokens))
+        + "</div>"
+    )
+
+
+def token_labels(tokens: Sequence[str], sep: str = ":") -> list[str]:
+    """Each token with its position in front ("3:animal"): the ablation chart's rows."""
+    return [f"{i}{sep}{tok}" for i, tok in enumerate(tokens)]
+
+
+def has_words(tokens: Sequence[str]) -> bool:
+    """Is anything left when [CLS]/[SEP]/[PAD] are blanked? (An empty sentence is only the two markers.)"""
+    return any(tok not in SPECIAL_TOKENS for tok in tokens)
+
+
+def heads_off(chosen: Sequence[int]) -> tuple[int, ...]:
+    """The heads picked to switch off, as sorted distinct ints (the pills give them as they were clicked)."""
+    return tuple(sorted({int(h) for h in chosen}))
+
+
+def mapping_rows() -> list[tuple[str, str]]:
+    """BERT's parameter names beside ours (core.pretrained.BERT_TO_OURS): (BERT's weight and bias, ours)."""
+    return [(f"{bert}.weight/.bias", ours) for bert, ours in BERT_TO_OURS.items()]
 
 
 # ---------------------------------------------------------------- the heatmaps (plain descriptions)

@@ -1,9 +1,8 @@
 """Heads and shapes: what changes when h changes (the shapes), and why the cost does not.
 
-Thin: the shared settings (ctx) -> lessons.heads (plain data; heatmaps as lessons.heatmap.Heatmap) -> text,
-tables, heatmaps (ui.heatmaps.show_heatmap) and the cost/timing bar and line charts (ui.heads_charts)."""
-
-import math
+Thin: the shared settings (ctx) -> the page's keys (lessons.heads.URL_KEYS, settled by ui.url_state) ->
+lessons.heads (plain data; heatmaps as lessons.heatmap.Heatmap) -> text, tables, heatmaps
+(ui.heatmaps.show_heatmap) and the cost/timing bar and line charts (ui.heads_charts)."""
 
 import streamlit as st
 import torch
@@ -13,7 +12,7 @@ from core.accounting import totals_over_heads
 from lessons import heads as H
 from lessons import scenario
 from lessons.heads import MAX_PICK, PER_PAGE, page_of_heads
-from ui import heads_charts
+from ui import heads_charts, url_state
 from ui.cache import shared
 from ui.downloads import scenario_downloads
 from ui.heatmaps import show_heatmap
@@ -29,40 +28,32 @@ SK = (d, h, T, s.mask, s.seed, s.lang, ctx.custom_text)
 run = shared("run", SK, lambda: scenario.run(s, custom_text=ctx.custom_text))
 toks = run.tokens
 TIMING_REPEATS = 5
+KEPT = "heads_kept"  # the page's values while the widgets showing them are in a closed tab
+WIDGET_KEYS = tuple(k for k in H.URL_KEYS if k.name != "heads_tab")  # the tab id is ui.sections.lazy_tabs' own
 
 
 def head_name(i: int) -> str:
     return f"{t('common.head')} {i}"
 
 
-def previous_h() -> int | None:
-    """The h shown before the latest change of h on this page (same d_model and T), else None."""
-    last = st.session_state.get("heads_last")
-    prev = st.session_state.get("heads_prev_h")
-    if not (isinstance(last, tuple) and len(last) == 3) or last[:2] != (d, T):
-        prev = None
-    elif last[2] != h:
-        prev = last[2]
-    st.session_state["heads_last"] = (d, T, h)
-    st.session_state["heads_prev_h"] = prev
-    return prev if isinstance(prev, int) and prev != h and d % prev == 0 else None
-
-
-def settle_pick() -> None:
-    """Keep the head selection valid: a new h (or garbage) resets it to the first page of heads."""
-    pick = st.session_state.get("heads_pick")
-    ok = isinstance(pick, list) and all(isinstance(i, int) and 0 <= i < h for i in pick) and len(pick) <= MAX_PICK
-    if st.session_state.get("heads_pick_for") != (d, h) or not ok:
-        st.session_state["heads_pick"] = page_of_heads(h, 0, PER_PAGE)
-        st.session_state["heads_page"] = 0
+def settle() -> dict:
+    """The grid's page and picked heads and the sliced head, valid for these settings before any widget is drawn
+    (ui.url_state.settle: a link's bad value gets a notice; a value new settings put out of range moves quietly).
+    A new d_model or h starts the page and the pick again from the first page of heads."""
+    if st.session_state.get("heads_pick_for") != (d, h) and "heads_pick_for" in st.session_state:
+        url_state.forget(KEPT, H.NEW_MODEL_KEYS)
     st.session_state["heads_pick_for"] = (d, h)
-    page = st.session_state.get("heads_page")
-    if not isinstance(page, int) or not 0 <= page < math.ceil(h / PER_PAGE):
-        st.session_state["heads_page"] = 0
+    return url_state.settle(WIDGET_KEYS, {"settings": s}, t=t, store=KEPT)
+
+
+def keep(key: str) -> None:
+    url_state.keep_value(KEPT, key)
 
 
 def page_changed() -> None:
     st.session_state["heads_pick"] = page_of_heads(h, st.session_state.get("heads_page") or 0, PER_PAGE)
+    keep("heads_page")
+    keep("heads_pick")
 
 
 def focus_values() -> torch.Tensor:
@@ -79,16 +70,13 @@ def box_titles(boxes) -> dict[str, str]:
 st.title(t("page.heads"))
 st.write(t("heads.intro"))
 st.info(t("heads.now", d_model=d, h=h, d_k=d_k, T=T), icon=":material/view_column:")
-prev = previous_h()  # tracked on every run, so the shapes section can say what changed since the last h
+# Tracked on every run, so the shapes section can say what changed since the last h.
+prev, st.session_state["heads_last"], st.session_state["heads_prev_h"] = H.track_h(
+    st.session_state.get("heads_last"), st.session_state.get("heads_prev_h"), d, T, h
+)
+values = settle()
 # One section at a time (ui/sections.py): each draws one or two charts, not the page's nine.
-SECTIONS = (
-    "shapes",
-    "heads",
-    "cost",
-    "timing",
-    "slice",
-    "single",
-)  # = lessons.heads.SECTIONS, a literal for tests/test_fuzz_app.py
+SECTIONS = ("shapes", "heads", "cost", "timing", "slice", "single")  # = H.SECTIONS, a literal for test_fuzz_app
 open_id, tabs = lazy_tabs("heads_tab", SECTIONS, lambda sid, lang: i18n.t(f"heads.tab.{sid}", lang), ctx.lang)
 
 
@@ -122,17 +110,15 @@ def heads_section() -> None:
     weights = run.trace.weights[0]  # (h, T, T)
     zrange = shared("heads_range", SK, lambda: H.data_range(weights))  # over all heads, even those not drawn
     st.caption(t("heads.grid.about", lo=zrange[0], hi=zrange[1], h=h))
-    settle_pick()
     if h > PER_PAGE:
-        pages = math.ceil(h / PER_PAGE)
 
         def page_label(p: int) -> str:
-            heads_on = page_of_heads(h, p, PER_PAGE)
-            return t("common.heads_range", first=heads_on[0], last=heads_on[-1], h=h)
+            first, last = H.heads_on_page(h, p)
+            return t("common.heads_range", first=first, last=last, h=h)
 
         st.selectbox(
             t("common.page_of_heads"),
-            list(range(pages)),
+            list(range(H.head_pages(h))),
             key="heads_page",
             format_func=page_label,
             on_change=page_changed,
@@ -145,6 +131,8 @@ def heads_section() -> None:
         format_func=head_name,
         max_selections=MAX_PICK,
         help=t("heads.grid.pick.help", n=MAX_PICK, d=min(h, PER_PAGE)),
+        on_change=keep,
+        args=("heads_pick",),
     )
     picks = sorted(i for i in picks if 0 <= i < h)
     focus = focus_values()
@@ -170,42 +158,17 @@ def heads_section() -> None:
 # ---------------------------------------------------------------- 3. cost
 def cost_section() -> None:
     st.subheader(t("heads.cost.title"))
-    now = H.totals_for(T, d, h, masked=masked)
-    one = H.totals_for(T, d, 1, masked=masked)
     titles = box_titles(H.shape_flow(d, h, T))
-
-    def delta(value, base) -> str:
-        return t("heads.cost.same") if value == base else t("heads.cost.vs_one", r=H.ratio_text(value, base))
-
-    cols = st.columns(4)
-    for col, label, value, base, shown, help_ in (
-        (cols[0], t("heads.cost.params"), now.params, one.params, f"{now.params:,}", None),
-        (cols[1], t("heads.cost.macs"), now.macs, one.macs, f"{now.macs:,}", None),
-        (
-            cols[2],
-            t("heads.cost.elementwise"),
-            now.elementwise,
-            one.elementwise,
-            f"{now.elementwise:,}",
-            t("heads.cost.elementwise.help"),
-        ),
-        (
-            cols[3],
-            t("heads.cost.memory"),
-            now.weights_bytes,
-            one.weights_bytes,
-            H.human_bytes(now.weights_bytes),
-            t("heads.cost.memory.help"),
-        ),
-    ):
+    with_help = ("elementwise", "memory")  # heads.cost.<name>.help
+    for col, m in zip(st.columns(4), H.cost_metrics(T, d, h, masked=masked)):
         col.metric(
-            label,
-            shown,
-            delta(value, base),
+            t(f"heads.cost.{m.name}"),
+            m.shown,
+            t("heads.cost.same") if m.same else t("heads.cost.vs_one", r=m.ratio),
             delta_color="off",
-            delta_arrow="off" if value == base else "up",
+            delta_arrow="off" if m.same else "up",
             border=True,
-            help=help_,
+            help=t(f"heads.cost.{m.name}.help") if m.name in with_help else None,
         )
 
     st.caption(t("heads.cost.table", T=T))
@@ -219,47 +182,29 @@ def cost_section() -> None:
         ),
         hide_index=True,
     )
+    numbers = H.cost_columns(rows, H.totals_for(T, d, h, masked=masked))
+    steps = [titles[r.step] for r in rows] + [t("heads.cost.total")]
     st.table(
-        {
-            t("heads.cost.col.step"): [titles[r.step] for r in rows] + [t("heads.cost.total")],
-            t("heads.cost.col.params"): [f"{r.params:,}" for r in rows] + [f"{now.params:,}"],
-            t("heads.cost.col.macs"): [f"{r.macs:,}" for r in rows] + [f"{now.macs:,}"],
-            t("heads.cost.col.elementwise"): [f"{r.elementwise:,}" for r in rows] + [f"{now.elementwise:,}"],
-        },
+        {t("heads.cost.col.step"): steps, **{t(f"heads.cost.col.{k}"): v for k, v in numbers.items()}},
         hide_index=True,
     )
 
     over_h = totals_over_heads(1, T, T, d, masked=masked)
     st.caption(t("heads.cost.chart", d_model=d))
-    compute_fig, memory_fig = heads_charts.cost_specs(
-        over_h,
-        h,
-        params_title=t("heads.cost.chart.params"),
-        ops_title=t("heads.cost.chart.ops"),
-        memory_title=t("heads.cost.chart.memory"),
-        macs_name=t("heads.cost.macs"),
-        elementwise_name=t("heads.cost.elementwise"),
-        axis_title=t("heads.cost.axis"),
-        memory_name=t("heads.cost.memory"),
-    )
+    compute_fig, memory_fig = heads_charts.cost_specs(over_h, h, **heads_charts.cost_words(t))
     left, right = st.columns(2)
-    alt = t("display.alt.chart")
-    heads_charts.show_plot(
-        compute_fig,
-        name=f"cost-d{d}-T{T}",
-        title=t("heads.cost.title"),
-        alt_word=alt,
-        key="heads_cost_chart",
-        where=left,
-    )
-    heads_charts.show_plot(
-        memory_fig,
-        name=f"memory-d{d}-T{T}",
-        title=t("heads.cost.chart.memory"),
-        alt_word=alt,
-        key="heads_memory_chart",
-        where=right,
-    )
+    for where, fig, name, title in (
+        (left, compute_fig, "cost", "heads.cost.title"),
+        (right, memory_fig, "memory", "heads.cost.chart.memory"),
+    ):
+        heads_charts.show_plot(
+            fig,
+            name=f"{name}-d{d}-T{T}",
+            title=t(title),
+            alt_word=t("display.alt.chart"),
+            key=f"heads_{name}_chart",
+            where=where,
+        )
     st.info(t("heads.cost.takeaway"), icon=":material/lightbulb:")
 
 
@@ -292,32 +237,16 @@ def timing_section() -> None:
     timings = cache.get(timing_key)
     if timings:
         unmasked = totals_over_heads(1, T, T, d, masked=False)  # the timing runs without a mask
-        ops = {r.h: r.macs + r.elementwise for r in unmasked}
         heads_charts.show_plot(
-            heads_charts.timing_figure(
-                timings,
-                unmasked,
-                h,
-                measured_name=t("heads.time.measured"),
-                predicted_name=t("heads.time.predicted"),
-                axis_title=t("heads.cost.axis"),
-                ms_title=t("heads.time.ms"),
-                ops_title=t("heads.time.ops"),
-            ),
+            heads_charts.timing_figure(timings, unmasked, h, **heads_charts.timing_words(t)),
             name=f"timing-d{d}-T{T}",
             title=t("heads.time.title"),
             alt_word=t("display.alt.chart"),
             key="heads_timing_chart",
         )
+        columns = H.timing_columns(timings, unmasked)
         st.dataframe(
-            {
-                "h": [r.h for r in timings],
-                "d_k": [r.d_k for r in timings],
-                t("heads.time.col.median"): [round(r.median_ms, 4) for r in timings],
-                t("heads.time.col.min"): [round(r.min_ms, 4) for r in timings],
-                t("heads.time.col.max"): [round(r.max_ms, 4) for r in timings],
-                t("heads.time.col.ops"): [ops.get(r.h, 0) for r in timings],
-            },
+            {k if k in ("h", "d_k") else t(f"heads.time.col.{k}"): v for k, v in columns.items()},
             hide_index=True,
             key="heads_timing_table",
             column_config={t("heads.time.col.ops"): st.column_config.NumberColumn(format="localized")},
@@ -331,71 +260,33 @@ def timing_section() -> None:
 def slice_section() -> None:
     st.subheader(t("heads.slice.title"))
     st.write(t("heads.slice.about", d=d))
-    if st.session_state.get("heads_slice_head") not in range(h):
-        st.session_state["heads_slice_head"] = 0
-    head = st.selectbox(t("heads.slice.head"), list(range(h)), key="heads_slice_head", format_func=head_name)
-    head = head if head in range(h) else 0
-    W = H.full_weight(run.model, "q")  # (d_model, d_model)
-    w_i = run.model.head_projection("q", head)[0].detach()  # (d_model, d_k)
-    w_range = shared("heads_w_range", SK, lambda: H.signed_range(W))
+    head = st.selectbox(
+        t("heads.slice.head"),
+        list(range(h)),
+        key="heads_slice_head",
+        format_func=head_name,
+        on_change=keep,
+        args=("heads_slice_head",),
+    )
+    head = head if head in range(h) else values["heads_slice_head"]
     rows_shown = min(d, 16)
+    big_map, small_map = shared(
+        "heads_slice_maps", SK + (head,), lambda: H.slice_heatmaps(run.model, head, rows_shown=rows_shown)
+    )
     big, small = st.columns([3, 1]) if d_k * 4 <= d else st.columns([2, 1])
     with big:
         st.caption(t("heads.slice.big", rows=rows_shown, d=d, h=h, i=head))
-        show_heatmap(
-            shared(
-                "heads_blocks",
-                SK + (head,),
-                lambda: H.weight_blocks_heatmap(W, d_k, head, vrange=w_range, rows_shown=rows_shown),
-            ),
-            key="heads_slice_big",
-            t=t,
-            compact=True,
-        )  # 16 x 512 + 16 x 512 at h = 1: under 64 KB
+        show_heatmap(big_map, key="heads_slice_big", t=t, compact=True)  # 16 x 512 + 16 x 512 at h = 1: < 64 KB
     with small:
         st.caption(t("heads.slice.small", i=head, d=d, dk=d_k, rows=rows_shown))
-        show_heatmap(
-            shared(
-                "heads_block",
-                SK + (head,),
-                lambda: H.head_weight_heatmap(w_i, head, vrange=w_range, rows_shown=rows_shown, first_col=head * d_k),
-            ),
-            key="heads_slice_small",
-            t=t,
-            compact=True,
-        )
+        show_heatmap(small_map, key="heads_slice_small", t=t, compact=True)
     slices = shared("heads_slices", SK, lambda: H.block_slices(run.model, run.x, run.trace.q_heads, "q"))
-    st.success(
-        t(
-            "heads.slice.check",
-            h=h,
-            w=max(b.weight_diff for b in slices),
-            b=max(b.bias_diff for b in slices),
-            o=max(b.output_diff for b in slices),
-        ),
-        icon=":material/check_circle:",
-    )
-    n_rows, n_cols = min(d, 4), min(d_k, 4)
-    c0 = head * d_k
-    st.caption(t("heads.slice.numbers", c0=c0, i=head, r=n_rows))
-    numbers = {}
-    for j in range(n_cols):
-        numbers[f"W^Q[:, {c0 + j}]"] = [f"{float(W[r, c0 + j]):.6f}" for r in range(n_rows)]
-        numbers[f"W_{head}^Q[:, {j}]"] = [f"{float(w_i[r, j]):.6f}" for r in range(n_rows)]
-    st.table(numbers)
+    st.success(t("heads.slice.check", h=h, **H.slice_check(slices)), icon=":material/check_circle:")
+    st.caption(t("heads.slice.numbers", c0=head * d_k, i=head, r=min(d, 4)))
+    st.table(H.slice_numbers(run.model, head))
     st.caption(t("heads.slice.params"))
-    layer_params = {hh: H.totals_for(T, d, hh, masked=masked).params for hh in sorted({1, 8, h}) if d % hh == 0}
-    splits = [H.param_split(d, hh) for hh in layer_params]
-    st.table(
-        {
-            t("heads.slice.col.h"): [p.h for p in splits],
-            "d_k": [p.d_k for p in splits],
-            t("heads.slice.col.per_head"): [f"{d}·{p.d_k} + {p.d_k} = {p.per_head:,}" for p in splits],
-            t("heads.slice.col.total"): [f"{p.h} × {p.per_head:,} = {p.total:,}" for p in splits],
-            t("heads.slice.col.layer"): [f"{layer_params[p.h]:,}" for p in splits],
-        },
-        hide_index=True,
-    )
+    columns = H.param_columns(T, d, h, masked=masked)
+    st.table({k if k == "d_k" else t(f"heads.slice.col.{k}"): v for k, v in columns.items()}, hide_index=True)
     st.caption(t("heads.slice.same"))
 
 
@@ -404,14 +295,11 @@ def single_section() -> None:
     st.subheader(t("heads.single.title"))
     sv = shared("heads_single", SK, lambda: H.single_vs_multi(run.model, run.x, run.mask, s.seed, multi=run.trace))
     single_w, multi_w = sv.single.weights[0], sv.multi.weights[0]  # (1, T, T), (h, T, T)
-    both_range = shared("heads_single_range", SK, lambda: H.data_range(torch.cat([single_w, multi_w])))
+    both_range = shared("heads_single_range", SK, lambda: H.single_range(sv))
     st.write(t("heads.single.about", d=d, p1=sv.params_single, ph=sv.params_multi, h=h))
     if h == 1:
         st.info(t("heads.single.trivial"), icon=":material/info:")
-    # The heads picked in section 2 (kept in session state while that tab is closed), else the first page.
-    pick = st.session_state.get("heads_pick") if st.session_state.get("heads_pick_for") == (d, h) else None
-    picks = sorted(i for i in pick if isinstance(i, int) and 0 <= i < h) if isinstance(pick, list) else []
-    shown = (picks or page_of_heads(h, 0, PER_PAGE))[:PER_PAGE]
+    shown = H.single_heads(values["heads_pick"], h)  # the heads picked in section 2, else the first page
     one_col, many_col = st.columns([1, 2])
     with one_col:
         st.caption(t("heads.single.one", d=d))
@@ -432,21 +320,13 @@ def single_section() -> None:
             lambda: H.heads_heatmap(f"weights-d{d}-h{h}-T{T}-shown", multi_w, shown, toks, vrange=both_range),
         )
         show_heatmap(many, key="heads_single_many", t=t, compact=len(shown) * T * T * 4 > 48_000)
-    one_focus = float(H.head_focus(single_w)[0])
-    focus = focus_values()
-    st.caption(t("heads.single.focus", one=one_focus, lo=float(focus.min()), hi=float(focus.max())))
+    st.caption(t("heads.single.focus", **H.single_focus(single_w, focus_values())))
     if h > 1:
         st.caption(t("heads.single.why", d=d, dk=d_k))
 
 
-SECTION_BODIES = {
-    "shapes": shapes_section,
-    "heads": heads_section,
-    "cost": cost_section,
-    "timing": timing_section,
-    "slice": slice_section,
-    "single": single_section,
-}
+BODIES = (shapes_section, heads_section, cost_section, timing_section, slice_section, single_section)
+SECTION_BODIES = dict(zip(SECTIONS, BODIES))
 with tabs[open_id]:
     SECTION_BODIES[open_id]()
 

@@ -1,10 +1,8 @@
 """Real heads: all-MiniLM-L6-v2's attention, computed layer by layer by our own MultiHeadAttention.
 
-Thin: the model (core/pretrained.py, one copy per server: ui/models.py) -> the lesson (lessons/real_heads.py:
-the reading of a sentence, patterns, links, ablations, heatmaps as plain data) -> text, tables and heatmaps
-(ui.heatmaps.show_heatmap)."""
-
-import html
+Thin: the model (core/pretrained.py, one copy per server: ui/models.py) -> the page's keys (lessons.real_heads
+.URL_KEYS, settled by ui.url_state) -> the lesson (lessons/real_heads.py: the reading of a sentence, patterns,
+links, ablations, heatmaps as plain data) -> text, tables and heatmaps (ui.heatmaps.show_heatmap)."""
 
 import pandas as pd
 import streamlit as st
@@ -13,12 +11,13 @@ import i18n
 from core import pretrained
 from lessons import real_heads as R
 from lessons.source import source_text
-from ui import free_text
+from lessons.url import names
+from ui import free_text, url_state
 from ui.cache import shared
 from ui.heatmaps import show_heatmap
 from ui.models import load_real_model
 from ui.sections import lazy_tabs
-from ui.shell import drop_url_value, page_context, url_values
+from ui.shell import page_context
 
 ctx = page_context()
 t = ctx.t
@@ -26,7 +25,6 @@ t = ctx.t
 # Layers and heads both count from 0, like the code (weights[layer, head]) and the heads on every other page;
 # the page says so beside the layer control.
 LAYERS, HEADS = list(R.LAYERS), list(R.HEADS)
-DEFAULT_LAYER, DEFAULT_HEAD = R.DEFAULT_LAYER, R.DEFAULT_HEAD  # with the first example: "it" -> "animal"
 # The page's sections as tabs, in the order a teacher would show them: only the open one is built and drawn
 # (the browser pays one or two frames per plotly chart on every redraw; ui/sections.py).
 VIEWS = (
@@ -37,7 +35,7 @@ VIEWS = (
     "ablate",
     "core",
 )  # = lessons.real_heads.VIEWS, a literal for tests/test_fuzz_app.py
-KEPT_HEAD = "real_head_kept"  # the enlarged head, remembered while the grid tab is open (its widget is not drawn)
+KEPT = "real_kept"  # the page's values while the widgets showing them are in a closed tab (ui.url_state)
 
 
 load_model = load_real_model  # one copy for the whole server (ui/models.py), shared with Positions
@@ -52,49 +50,24 @@ def use_example() -> None:
 
 
 def show_head(layer: int, head: int) -> None:
-    st.session_state["real_layer"] = layer
-    st.session_state["real_head"] = st.session_state[KEPT_HEAD] = head
+    st.session_state["real_layer"] = url_state.kept(KEPT)["real_layer"] = layer
+    st.session_state["real_head"] = url_state.kept(KEPT)["real_head"] = head
     st.query_params["real_tab"] = "head"  # the tab with the enlarged head (ui/sections: the URL decides)
+
+
+def keep(key: str) -> None:
+    url_state.keep_value(KEPT, key)
 
 
 def mapping_table(lang: str) -> str:
     """BERT's parameter names and ours, as a Markdown table (static text: nothing for the browser to lay out)."""
-    rows = [f"| `{bert}.weight/.bias` | `{ours}` |" for bert, ours in pretrained.BERT_TO_OURS.items()]
+    rows = [f"| `{bert}` | `{ours}` |" for bert, ours in R.mapping_rows()]
     head = f"| {i18n.t('real.mapping.bert', lang)} | {i18n.t('real.mapping.ours', lang)} |"
     return "\n".join([head, "|---|---|", *rows])
 
 
 def view_label(view: str, lang: str) -> str:
     return i18n.t(f"real.view.{view}", lang)
-
-
-def token_chips(tokens: list[str]) -> str:
-    """The tokens as small boxes: [UNK] red, [CLS]/[SEP] blue (HTML-escaped, so any token is safe)."""
-
-    def chip(i: int, tok: str) -> str:
-        color = "#d62728" if tok == pretrained.UNK else "#1f77b4" if tok in pretrained.SPECIAL_TOKENS else "#888"
-        return (
-            f'<span title="{i}" style="border:1px solid {color};color:{color};border-radius:4px;'
-            f'padding:1px 5px;font-family:monospace;white-space:pre">{html.escape(tok)}</span>'
-        )
-
-    return (
-        '<div style="display:flex;flex-wrap:wrap;gap:4px">'
-        + "".join(chip(i, tok) for i, tok in enumerate(tokens))
-        + "</div>"
-    )
-
-
-def settle(key: str, valid: list | None = None, default=None) -> None:
-    """A page widget's state must be one of its options before the widget is drawn (options and default from
-    the lesson's URL_KEYS when not given)."""
-    if valid is None:
-        declared = R.url_key(key)
-        valid, default = list(declared.choices), declared.default
-    if key in st.session_state and st.session_state[key] not in valid:
-        st.session_state[key] = default
-    elif key not in st.session_state and key in st.query_params and url_values(key) not in ([str(v)] for v in valid):
-        drop_url_value(key)  # a mangled link: the widget starts at its default instead of failing
 
 
 st.title(t("page.real-model"))
@@ -160,24 +133,30 @@ if pretrained.has_cjk(text):
 elif encoded.unknown:
     st.info(t("real.unk", unk=encoded.unknown, n=n))
 st.write(t("real.tokens", n=n, limit=pretrained.MAX_TOKENS))
-st.html(token_chips(tokens))
+st.html(R.token_chips_html(tokens))
 st.caption(t("real.tokens.about"))
 
 # Everything that depends only on the sentence, once per sentence for the whole server (frozen, shared):
 # a slider step in the sidebar (d_model, h, ...) changes nothing here and reruns cost almost nothing.
 reading = shared("real-reading", (model.sha256, encoded.text), lambda: R.read(model, encoded))
+if st.session_state.get("real_link_text") not in (None, encoded.text):  # a new sentence: the link tab's pair is its own
+    url_state.forget(KEPT, names(R.LINK_KEYS))
+st.session_state["real_link_text"] = encoded.text
 weights = reading.weights  # (layers, h, T, T) for this one sentence
 
 # ---------------------------------------------------------------- 2. the heads, one tab at a time
 st.success(t("real.check", w=reading.check["weights"], o=reading.check["outputs"]), icon=":material/check_circle:")
 st.header(t("real.maps.header"))
-settle("real_layer")  # lessons.real_heads.URL_KEYS
-settle("real_head")
+# The layer, head and blanking (lessons.real_heads.HEAD_KEYS), valid before any widget is drawn: a link's bad value
+# gets a notice here and leaves the URL; the head is kept while its tab is closed.
+url_state.settle(R.HEAD_KEYS, {}, t=t, store=KEPT)
 c1, c2 = st.columns([3, 2])
 layer = c1.segmented_control(
-    t("real.layer"), LAYERS, key="real_layer", bind="query-params", default=DEFAULT_LAYER, required=True
+    t("real.layer"), LAYERS, key="real_layer", bind="query-params", required=True, on_change=keep, args=("real_layer",)
 )
-hide = c2.toggle(t("real.hide"), key="real_hide", bind="query-params", help=t("real.hide.help"))
+hide = c2.toggle(
+    t("real.hide"), key="real_hide", bind="query-params", help=t("real.hide.help"), on_change=keep, args=("real_hide",)
+)
 L = int(layer)
 st.caption(t("real.numbering"))
 # Only the open tab runs and draws (ui/sections.py): one heatmap at most per redraw.
@@ -185,7 +164,7 @@ view, tabs = lazy_tabs("real_tab", VIEWS, view_label, ctx.lang)
 tab = tabs[view]
 
 if view in ("grid", "head"):
-    blank = hide and any(tok not in pretrained.SPECIAL_TOKENS for tok in tokens)
+    blank = hide and R.has_words(tokens)
     if hide and not blank:
         tab.info(t("real.no_words"))
     blanked = " " + t("real.grid.blanked") if hide else ""
@@ -200,10 +179,9 @@ if view == "grid":
     tab.info(t("real.special.about", share=reading.special_share[L]), icon=":material/info:")
 
 elif view == "head":
-    if "real_head" not in st.session_state and KEPT_HEAD in st.session_state and "real_head" not in st.query_params:
-        st.session_state["real_head"] = st.session_state[KEPT_HEAD]  # back from another tab: the same head
-    head = tab.select_slider(t("real.head"), HEADS, key="real_head", bind="query-params", value=DEFAULT_HEAD)
-    st.session_state[KEPT_HEAD] = head
+    head = tab.select_slider(
+        t("real.head"), HEADS, key="real_head", bind="query-params", on_change=keep, args=("real_head",)
+    )
     tab.caption(t("real.big.caption", layer=layer) + blanked)
     big = shared(
         "real-head",
@@ -229,15 +207,12 @@ elif view == "patterns":
 
 elif view == "link":
     tab.caption(t("real.link.about"))
-    positions = list(range(n))
-    if st.session_state.get("real_link_text") != encoded.text:  # a new sentence: start from its own pair
-        st.session_state["real_from"], st.session_state["real_to"] = reading.link
-        st.session_state["real_link_text"] = encoded.text
-    settle("real_from", positions, 0)
-    settle("real_to", positions, 0)
+    with tab:  # lessons.real_heads.LINK_KEYS: tokens of this sentence
+        url_state.settle(R.LINK_KEYS, {"n_tokens": n, "link": reading.link}, t=t, store=KEPT)
     c1, c2 = tab.columns(2)
-    q = c1.selectbox(t("real.link.from"), positions, key="real_from", format_func=lambda i: f"{i}: {tokens[i]}")
-    k = c2.selectbox(t("real.link.to"), positions, key="real_to", format_func=lambda i: f"{i}: {tokens[i]}")
+    labels = R.token_labels(tokens, ": ")  # "3: animal"
+    q = c1.selectbox(t("real.link.from"), list(range(n)), key="real_from", format_func=labels.__getitem__)
+    k = c2.selectbox(t("real.link.to"), list(range(n)), key="real_to", format_func=labels.__getitem__)
     tab.write(t("real.link.result", q=i18n.plain(tokens[q], 40), k=i18n.plain(tokens[k], 40)))  # tokens: user text
     for rank, (bl, bh, score) in enumerate(R.best_heads(R.link_scores(weights, q, k), 3)):
         row = tab.container(horizontal=True, vertical_alignment="center")
@@ -252,7 +227,7 @@ elif view == "ablate":
     if not off:
         tab.caption(t("real.ablate.none"))
     else:
-        heads_off = tuple(sorted({int(h) for h in off}))
+        heads_off = R.heads_off(off)
         result = shared(
             "real-ablation",
             (model.sha256, encoded.text, L, heads_off),
@@ -269,30 +244,15 @@ elif view == "ablate":
             lambda: R.ablation_baseline(model, reading.batch, reading.run, L, len(heads_off)),
         )
         if base is not None:
-            lo, hi = min(base.layer_change), max(base.layer_change)
             key = "real.ablate.context.one" if base.k == 1 else "real.ablate.context.many"
-            tab.info(
-                t(
-                    key,
-                    layer=layer,
-                    k=base.k,
-                    n=len(base.draws),
-                    mean=base.mean_change,
-                    lo=lo,
-                    hi=hi,
-                    change=result.layer_change,
-                    less=base.smaller_than(result.layer_change),
-                    cos=sum(base.embedding_cosine) / len(base.embedding_cosine),
-                ),
-                icon=":material/balance:",
-            )
+            tab.info(t(key, layer=layer, **base.context(result.layer_change)), icon=":material/balance:")
         tab.caption(t("real.ablate.tokens", layer=layer))
         frame = pd.DataFrame(
             {
                 t("real.ablate.col_layer", layer=layer): result.token_change,
                 t("real.ablate.col_final"): result.final_token_change,
             },
-            index=[f"{i}:{tok}" for i, tok in enumerate(tokens)],
+            index=R.token_labels(tokens),
         )
         tab.bar_chart(frame, sort=False, stack=False, height=280)
 

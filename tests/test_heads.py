@@ -390,11 +390,153 @@ def test_sixteen_heads_of_32_stay_under_64_kb():
     assert size <= 64 * 1024, size
 
 
+def settings(**kw):
+    from lessons.settings import DEFAULTS, Settings
+
+    return Settings(**{**DEFAULTS, "lang": "en", **kw})
+
+
 def test_the_page_url_keys_are_declared_once_in_the_lesson():
+    from lessons import url_keys
     from lessons.url import UrlKey, parse
 
-    assert [k.name for k in H.URL_KEYS] == ["heads_tab"] and all(isinstance(k, UrlKey) for k in H.URL_KEYS)
+    names = [k.name for k in H.URL_KEYS]
+    assert names == ["heads_tab", "heads_page", "heads_pick", "heads_slice_head"]
+    assert all(isinstance(k, UrlKey) for k in H.URL_KEYS) and url_keys.PAGE_KEYS["heads"] == tuple(names)
     assert H.URL_KEYS[0].choices == H.SECTIONS == ("shapes", "heads", "cost", "timing", "slice", "single")
-    assert parse(H.URL_KEYS, {"heads_tab": "Cost"}, {})[0] == {"heads_tab": "cost"}
+    env = {"settings": settings(d_model=512, num_heads=64)}
+    assert parse(H.URL_KEYS, {"heads_tab": "Cost"}, env)[0] == {
+        "heads_tab": "cost",
+        "heads_page": 0,
+        "heads_pick": [0, 1, 2, 3, 4, 5, 6, 7],  # the first page of heads
+        "heads_slice_head": 0,
+    }
     at = run_app("heads", heads_tab="nope")
     assert not at.exception and at.query_params["heads_tab"] == "shapes"  # ui/sections: corrected, with a notice
+
+
+def test_the_grid_keys_parse_to_heads_of_this_h():
+    from lessons.url import parse
+
+    env = {"settings": settings(d_model=512, num_heads=64)}
+    values, fixes = parse(H.URL_KEYS, {"heads_page": "2", "heads_pick": "63, 0,5", "heads_slice_head": "9"}, env)
+    assert (values["heads_page"], values["heads_pick"], values["heads_slice_head"]) == (2, [63, 0, 5], 9) and not fixes
+    values, fixes = parse(H.URL_KEYS, {"heads_page": "99", "heads_pick": [3, 3], "heads_slice_head": "-4"}, env)
+    assert values["heads_page"] == 7 and values["heads_slice_head"] == 0
+    assert values["heads_pick"] == list(range(56, 64))  # a repeated head: the (clamped) page's heads instead
+    assert {f.key: f.reason for f in fixes} == {
+        "heads_page": "out_of_range",
+        "heads_pick": "out_of_range",
+        "heads_slice_head": "out_of_range",
+    }
+    for bad, reason in (
+        ([64], "out_of_range"),
+        (list(range(17)), "out_of_range"),
+        ("x,1", "unreadable"),
+        ([True], "unreadable"),
+    ):
+        value, fix = H.parse_pick(bad, {**env, "heads_page": 1})
+        assert value == list(range(8, 16)) and fix is not None and fix.reason == reason, bad
+    assert H.parse_pick([], env) == ([], None)  # nothing picked is a choice (the page asks to pick some)
+    small = {"settings": settings(d_model=64, num_heads=2)}
+    assert parse(H.URL_KEYS, {"heads_page": "1", "heads_slice_head": "5"}, small)[0]["heads_slice_head"] == 1
+
+
+def test_the_page_numbers_are_the_accounting():
+    metrics = {m.name: m for m in H.cost_metrics(8, 64, 4, masked=True)}
+    assert [m.shown for m in metrics.values()] == ["16,640", "139,264", "768", "1 KiB"]
+    assert metrics["params"].same and metrics["macs"].same and not metrics["memory"].same
+    assert metrics["memory"].ratio == "×4" and metrics["elementwise"].ratio == "×4"  # 3·h·T² element-wise steps
+    rows = H.cost_rows(1, 8, 8, 64, 4, masked=True)
+    cols = H.cost_columns(rows, H.totals_for(8, 64, 4, masked=True))
+    assert cols["params"][-1] == "16,640" and len(cols["macs"]) == len(rows) + 1 and cols["macs"][0] == "32,768"
+    params = H.param_columns(8, 64, 4, masked=True)
+    assert params["h"] == [1, 4, 8] and params["d_k"] == [64, 16, 8]
+    assert params["per_head"][1] == "64·16 + 16 = 1,040" and params["total"][1] == "4 × 1,040 = 4,160"
+    assert params["layer"] == ["16,640"] * 3  # the layer's parameters do not depend on h
+    assert H.param_columns(8, 12, 3, masked=False)["h"] == [1, 3]  # 8 does not divide 12
+    timing = [H.Timing(1, 64, 0.123456, 0.1, 0.2, 5, 1), H.Timing(4, 16, 0.5, 0.4, 0.6, 5, 1)]
+    unmasked = [H.totals_for(8, 64, n, masked=False) for n in (1, 4)]
+    cols = H.timing_columns(timing, unmasked)
+    assert cols["median"] == [0.1235, 0.5] and cols["ops"] == [u.macs + u.elementwise for u in unmasked]
+    assert H.heads_on_page(20, 2) == (16, 19) and H.head_pages(20) == 3 and H.head_pages(1) == 1
+    assert H.single_heads([9, 2, 99], 16) == [2, 9] and H.single_heads([], 16) == list(range(8))
+
+
+def test_the_slice_numbers_are_the_big_w_and_the_heads_own():
+    model, x, trace = traced(64, 4, 5)
+    numbers = H.slice_numbers(model, 2)
+    W = H.full_weight(model, "q")
+    assert list(numbers)[:2] == ["W^Q[:, 32]", "W_2^Q[:, 0]"] and len(numbers) == 8
+    assert numbers["W^Q[:, 33]"] == numbers["W_2^Q[:, 1]"] == [f"{float(W[r, 33]):.6f}" for r in range(4)]
+    check = H.slice_check(H.block_slices(model, x, trace.q_heads))
+    assert (check["w"], check["b"]) == (0.0, 0.0) and 0.0 <= check["o"] < 1e-6  # the outputs: float32 rounding
+    big, small = H.slice_heatmaps(model, 2, rows_shown=16)
+    assert (big.vmin, big.vmax) == (small.vmin, small.vmax) == H.signed_range(W)
+    assert np.array_equal(small.panels[0].values, big.panels[0].values[:, 32:48])
+
+
+def test_track_h_remembers_the_h_before_the_latest_change():
+    prev, last, kept = H.track_h(None, None, 64, 8, 4)
+    assert (prev, last, kept) == (None, (64, 8, 4), None)  # first run
+    prev, last, kept = H.track_h(last, kept, 64, 8, 8)
+    assert prev == 4 and last == (64, 8, 8)
+    assert H.track_h(last, kept, 64, 8, 8)[0] == 4  # a rerun at the same h keeps saying what changed
+    assert H.track_h(last, kept, 64, 16, 8)[0] is None  # a new T: a new comparison
+    for junk in ("junk", (64, 8, 0), (64, 8, "x"), (64, 8, True), (64, 8, 3)):
+        assert H.track_h(junk, 7, 64, 8, 8)[0] is None, junk  # never an error, never an h that cannot split d
+
+
+def test_the_page_settles_its_grid_keys_from_a_link_and_after_a_new_h():
+    from lessons.url_keys import DECLARED
+
+    at = run_app("heads", d_model=512, num_heads=64, seq_len=8, heads_tab="heads", heads_page="3", lang="en")
+    assert not at.exception and DECLARED["heads"] is H.URL_KEYS
+    assert at.selectbox(key="heads_page").value == 3 and at.multiselect(key="heads_pick").value == list(range(24, 32))
+    assert not at.main.warning
+    at = run_app("heads", d_model=512, num_heads=64, seq_len=8, heads_tab="heads", heads_pick="1,x", lang="en")
+    assert not at.exception and at.multiselect(key="heads_pick").value == list(range(8))
+    assert "heads_pick" not in at.query_params  # the bad value left the URL
+    assert any(
+        "heads_pick" in w.value and "0,1,2,3,4,5,6,7" in w.value for w in at.main.warning
+    )  # said, in the main area
+    at = run_app("heads", d_model=64, num_heads=8, seq_len=8, heads_tab="slice", lang="en")
+    at.selectbox(key="heads_slice_head").set_value(7).run()
+    at.select_slider(key="num_heads").set_value(4).run()  # a stale head: moved to the last one, quietly
+    assert not at.exception and at.selectbox(key="heads_slice_head").value == 3 and not at.main.warning
+    at.query_params["heads_tab"] = "heads"
+    at.run()
+    at.multiselect(key="heads_pick").set_value([1, 3]).run()
+    at.select_slider(key="num_heads").set_value(8).run()  # a new h: its heads from the first page again
+    assert not at.exception and at.multiselect(key="heads_pick").value == list(range(8))
+
+
+def test_the_cost_and_timing_charts_print_no_text_under_13_px():
+    """The tick under each h (its d_k) was an inline 10 px span: every text of these charts is at least 13 px."""
+
+    def font_sizes(node, under_font=False):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "size" and under_font:
+                    yield value
+                yield from font_sizes(value, key in ("font", "tickfont"))
+        elif isinstance(node, (list, tuple)):
+            for value in node:
+                yield from font_sizes(value)
+
+    rows = [H.totals_for(8, 512, n, masked=True) for n in H.all_head_counts(512)]
+    compute, memory = heads_charts.cost_specs(rows, 64, **heads_charts.cost_words(lambda key, **kw: key))
+    timings = [H.Timing(r.h, 512 // r.h, 1.0, 0.5, 1.5, 5, 1) for r in rows]
+    timing = heads_charts.timing_figure(timings, rows, 64, **heads_charts.timing_words(lambda key, **kw: key))
+    for fig in (compute, memory, timing.to_plotly_json()):
+        axes = [v for k, v in fig["layout"].items() if k.startswith("xaxis")]
+        assert axes and all(a["tickfont"]["size"] >= 13 for a in axes)
+        assert all("font-size" not in tick for a in axes for tick in a.get("ticktext", ()))  # no inline size
+        assert fig["layout"]["font"]["size"] >= 13 and min(font_sizes(fig)) >= 13
+    for fig in (compute, memory):
+        ticks = [v for k, v in fig["layout"].items() if k.startswith("xaxis")][-1]["ticktext"]
+        assert len(ticks) == 10 and ticks[0] == "<b>1</b><br>512"  # h = 1 (bold), its d_k = 512 under it
+    # the timing chart: one line per h (two y axes leave a phone ~19 px a category: upright labels)
+    assert timing.layout.xaxis.ticktext is None and [str(v) for v in timing.layout.xaxis.tickvals] == [
+        str(r.h) for r in rows
+    ]

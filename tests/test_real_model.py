@@ -488,10 +488,26 @@ def test_the_page_url_keys_are_declared_once_in_the_lesson():
     from lessons.url import UrlKey, parse
 
     assert all(isinstance(k, UrlKey) for k in R.URL_KEYS)
-    assert set(R.URL_KEY_NAMES) == {"real_tab", "real_layer", "real_head", "real_hide", "real_text", "real_off"}
+    assert set(R.URL_KEY_NAMES) == {
+        "real_tab",
+        "real_layer",
+        "real_head",
+        "real_hide",
+        "real_from",
+        "real_to",
+        "real_text",
+        "real_off",
+    }
     assert R.url_key("real_layer").choices == tuple(range(6)) and R.url_key("real_head").choices == tuple(range(12))
     values, fixes = parse(R.URL_KEYS, {"real_layer": "9", "real_head": "x", "real_tab": "HEAD"}, {})
-    assert values == {"real_tab": "head", "real_layer": 5, "real_head": R.DEFAULT_HEAD, "real_hide": False}
+    assert values == {
+        "real_tab": "head",
+        "real_layer": 5,
+        "real_head": R.DEFAULT_HEAD,
+        "real_hide": False,
+        "real_from": 0,
+        "real_to": 0,
+    }
     assert {f.key: f.reason for f in fixes} == {
         "real_tab": "spelling",
         "real_layer": "out_of_range",
@@ -499,3 +515,58 @@ def test_the_page_url_keys_are_declared_once_in_the_lesson():
     }
     at = run_app("real-model", lang="en", real_layer="x7")
     assert not at.exception and at.button_group(key="real_layer").value == R.DEFAULT_LAYER
+
+
+def test_the_link_pair_is_a_token_of_this_sentence():
+    """lessons.real_heads.LINK_KEYS: the link tab's pair, in 0..T-1 of the sentence read, defaulting to its own pair."""
+    from lessons import url_keys
+    from lessons.url import parse
+
+    assert url_keys.DECLARED["real-model"] is R.URL_KEYS and R.LINK_KEYS == R.URL_KEYS[4:]
+    assert set(url_keys.PAGE_KEYS["real-model"]) == set(R.URL_KEY_NAMES)
+    env = {"n_tokens": 16, "link": (11, 2)}
+    assert parse(R.LINK_KEYS, {}, env) == ({"real_from": 11, "real_to": 2}, [])
+    values, fixes = parse(R.LINK_KEYS, {"real_from": "40", "real_to": "x"}, env)
+    assert values == {"real_from": 15, "real_to": 2} and [f.reason for f in fixes] == ["out_of_range", "unreadable"]
+
+
+def test_the_page_settles_its_keys_from_a_link():
+    at = run_app("real-model", lang="en", real_layer="9", real_tab="grid")
+    assert not at.exception and at.button_group(key="real_layer").value == 5  # the last layer, said in the main area
+    assert any("real_layer" in w.value and "5" in w.value for w in at.main.warning)
+    assert at.query_params.get("real_layer") in (None, "5")  # the bad value left the URL
+    at = run_app("real-model", lang="en", real_tab="link", real_from="3", real_to="99")
+    assert not at.exception
+    assert (at.selectbox(key="real_from").value, at.selectbox(key="real_to").value) == (3, 15)  # T = 16
+    assert any("real_to" in w.value and "15" in w.value for w in at.main.warning)
+    assert not any("real_from" in w.value for w in at.main.warning)
+    at.text_area(key="real_text").set_value("Hello world.").run()  # a new sentence: its own pair, quietly
+    assert not at.exception and not at.main.warning
+    assert (at.selectbox(key="real_from").value, at.selectbox(key="real_to").value) == (3, 1)  # "." -> "hello"
+    at.selectbox(key="real_from").set_value(2).run()
+    at.query_params["real_tab"] = "grid"  # the pick is kept while its tab is closed ...
+    at.run()
+    at.query_params["real_tab"] = "link"
+    at.run()
+    assert at.selectbox(key="real_from").value == 2
+    at.query_params["real_tab"] = "grid"  # ... and a sentence changed in another tab brings its own pair
+    at.run()
+    at.text_area(key="real_text").set_value(pretrained.EXAMPLES[0][0]).run()
+    at.query_params["real_tab"] = "link"
+    at.run()
+    assert not at.exception and (at.selectbox(key="real_from").value, at.selectbox(key="real_to").value) == (10, 2)
+
+
+def test_the_page_small_views_are_plain_data():
+    html = R.token_chips_html(["[CLS]", "<b>", "[UNK]", "[SEP]"])
+    assert "&lt;b&gt;" in html and "<b>" not in html  # a token is text, never markup
+    assert html.count("color:#1f77b4") == 2 and html.count("color:#d62728") == 1 and html.count('title="') == 4
+    assert R.token_labels(["[CLS]", "it"]) == ["0:[CLS]", "1:it"] and R.token_labels(["a"], ": ") == ["0: a"]
+    assert R.has_words(["[CLS]", "a", "[SEP]"]) and not R.has_words(["[CLS]", "[SEP]"])
+    assert R.heads_off([7, 1, 7]) == (1, 7)
+    rows = R.mapping_rows()
+    assert len(rows) == len(pretrained.BERT_TO_OURS) and all(b.endswith(".weight/.bias") for b, _ in rows)
+    base = R.Baseline(1, ((0,), (1,), (2,)), (0.1, 0.2, 0.4), (0.9, 0.8, 1.0))
+    ctx = base.context(0.3)
+    assert (ctx["k"], ctx["n"], ctx["lo"], ctx["hi"], ctx["less"]) == (1, 3, 0.1, 0.4, 2)
+    assert ctx["mean"] == pytest.approx(0.7 / 3) and ctx["cos"] == pytest.approx(0.9) and ctx["change"] == 0.3

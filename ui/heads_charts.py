@@ -7,18 +7,20 @@ every word is passed in by the page.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots  # (timing_figure)
 
+from charts.lines import MIN_FONT
 from charts.payload import file_name
 from core.accounting import Totals
 from lessons.heads import CURRENT_COLOR, OTHER_COLOR, Timing, human_bytes
 from ui import display
 
 MACS_COLOR, ELEMENTWISE_COLOR, MEMORY_COLOR = "#2a6fdb", "#e8893a", "#c0504d"
+FONT = {"size": MIN_FONT}  # every text of these charts: ticks, legend, axis titles (charts/lines.py's minimum)
 
 
 def plot_config(image_format: str, name: str) -> dict:
@@ -45,9 +47,35 @@ def show_plot(fig: go.Figure | dict, *, name: str, title: str, alt_word: str, ke
     )
 
 
+def cost_words(t: Callable[..., str]) -> dict[str, str]:
+    """cost_specs' words in the page's language (`t`: the page's ctx.t)."""
+    return {
+        "params_title": t("heads.cost.chart.params"),
+        "ops_title": t("heads.cost.chart.ops"),
+        "memory_title": t("heads.cost.chart.memory"),
+        "macs_name": t("heads.cost.macs"),
+        "elementwise_name": t("heads.cost.elementwise"),
+        "axis_title": t("heads.cost.axis"),
+        "memory_name": t("heads.cost.memory"),
+    }
+
+
+def timing_words(t: Callable[..., str]) -> dict[str, str]:
+    """timing_figure's words in the page's language."""
+    return {
+        "measured_name": t("heads.time.measured"),
+        "predicted_name": t("heads.time.predicted"),
+        "axis_title": "h",  # the timing table's column, too
+        "ms_title": t("heads.time.ms"),
+        "ops_title": t("heads.time.ops"),
+    }
+
+
 def _h_axis(rows: Sequence[Totals]) -> tuple[list[str], list[str]]:
+    """The h axis: each h in bold, its d_k under it, both at the axis' tick font (MIN_FONT: no text on a chart is
+    smaller; d_k as a 10 px grey line was hard to read)."""
     cats = [str(r.h) for r in rows]
-    ticks = [f"{r.h}<br><span style='font-size:10px;color:#666'>{r.d_k}</span>" for r in rows]
+    ticks = [f"<b>{r.h}</b><br>{r.d_k}" for r in rows]
     return cats, ticks
 
 
@@ -58,7 +86,7 @@ def _bar_colors(
 
 
 def _category_axis(cats: list[str], ticks: list[str], **extra) -> dict:
-    return {"type": "category", "tickvals": cats, "ticktext": ticks, "fixedrange": True, **extra}
+    return {"type": "category", "tickvals": cats, "ticktext": ticks, "fixedrange": True, "tickfont": FONT, **extra}
 
 
 def _subplot_title(text: str, y: float) -> dict:
@@ -147,6 +175,7 @@ def cost_specs(
             },
             "annotations": [_subplot_title(params_title, 1.0), _subplot_title(ops_title, 0.43)],
             "barmode": "stack",
+            "font": FONT,
             "height": 460,
             "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
             "legend": {"orientation": "h", "x": 0, "y": -0.22, "xanchor": "left", "yanchor": "top"},
@@ -176,6 +205,7 @@ def cost_specs(
                 "fixedrange": True,
             },
             "annotations": [_subplot_title(memory_title, 1.0)],
+            "font": FONT,
             "height": 460,
             "margin": {"l": 10, "r": 10, "t": 40, "b": 10},
             "showlegend": False,
@@ -204,7 +234,9 @@ def timing_figure(
     """Measured median time (bars from min to max) beside the predicted operation count, against h."""
     by_h = {r.h: r for r in rows}
     tim = [t for t in timings if t.h in by_h]
-    cats, ticks = _h_axis([by_h[t.h] for t in tim])
+    # h alone under each point (d_k is the table's next column): with a y axis on each side a phone leaves ~19 px
+    # a category at d_model = 512, where plotly turns the labels upright, and two lines upright would overlap.
+    cats = [str(t.h) for t in tim]
     fig = make_subplots(specs=[[{"secondary_y": True}]])
     fig.add_trace(
         go.Scatter(
@@ -236,10 +268,11 @@ def timing_figure(
         ),
         secondary_y=True,
     )
-    fig.update_xaxes(type="category", tickvals=cats, ticktext=ticks, title=axis_title)
+    fig.update_xaxes(type="category", tickvals=cats, title=axis_title, tickfont=FONT)
     fig.update_yaxes(rangemode="tozero", title=ms_title, secondary_y=False)
     fig.update_yaxes(rangemode="tozero", title=ops_title, secondary_y=True, showgrid=False, separatethousands=True)
     fig.update_layout(
+        font=FONT,
         height=400,
         margin=dict(l=10, r=10, t=20, b=10),
         legend=dict(orientation="h", x=0, y=-0.25, xanchor="left", yanchor="top"),

@@ -96,4 +96,13 @@ def settle(
     return values
 
 
-__all__ = ["default_notice", "keep_value", "kept", "settle"]
+def forget(store: str, names: Sequence[str]) -> None:
+    """Start the keys `names` again from their defaults at the next settle: their widget state, their kept value
+    and their URL value go (a change of the model makes a choice of its heads mean other heads)."""
+    for name in names:
+        st.session_state.pop(name, None)
+        kept(store).pop(name, None)
+        drop_url_value(name)
+
+
+__all__ = ["default_notice", "forget", "keep_value", "kept", "settle"]
