@@ -1,8 +1,8 @@
 """What each lesson computes, as plain data: no Streamlit, no plotly, no wording.
 
 A lesson module takes settings (numbers, language-neutral choices) and returns frozen dataclasses of
-numpy arrays, numbers and text *keys*; the page words the keys (core/strings) and draws the arrays.
-Lessons import only `core` (the attention library) and `lessons.*`. The older lessons (heads, masks lab,
-real heads, why heads, quiz) still live in core/ and move here with the chart-route redesign; the
-walkthrough's is the lessons/walkthrough/ package (the source lookup it shares with Real heads: lessons/source.py).
+numpy arrays, numbers and text *keys*; the page words the keys (i18n/strings) and draws the arrays.
+Lessons import only `core` (the attention library) and `lessons.*`. Each page's lesson is a module here, or,
+once it grew past a sitting's reading, a package split by meaning whose `__init__.py` maps its files and re-exports
+the names pages and tests use (walkthrough, masks_lab, why_heads, quiz, kv_cache, softmax, positions).
 """
