@@ -1,4 +1,4 @@
-"""The Heads and shapes page: lessons/heads.py (diagram labels, costs, block slicing, timing, heatmaps as plain
+"""The Heads and shapes page: lessons/heads/ (diagram labels, costs, block slicing, timing, heatmaps as plain
 data), ui/heads_charts.py (the bar and line charts) and the page itself."""
 
 from __future__ import annotations
@@ -540,3 +540,28 @@ def test_the_cost_and_timing_charts_print_no_text_under_13_px():
     assert timing.layout.xaxis.ticktext is None and [str(v) for v in timing.layout.xaxis.tickvals] == [
         str(r.h) for r in rows
     ]
+
+
+# ---------------------------------------------------------------- the lesson package (issue 19: split by meaning)
+def test_the_package_map_names_every_file_and_exports_what_the_page_uses():
+    """lessons/heads/__init__'s docstring says which file holds what; each file stays readable in a sitting; the
+    names the page and ui/heads_charts.py take from the lesson are exactly its `__all__`'s (none missing)."""
+    import ast
+    from pathlib import Path
+
+    folder = Path(H.__file__).parent
+    files = sorted(f.name for f in folder.glob("*.py"))
+    assert len(files) >= 8, files
+    for name in files:
+        assert name == "__init__.py" or f"`{name}`" in (H.__doc__ or ""), name
+        assert len((folder / name).read_text(encoding="utf-8").splitlines()) <= 400, name
+    assert all(hasattr(H, n) for n in H.__all__) and len(set(H.__all__)) == len(H.__all__)
+    root = folder.parent.parent
+    used = set()
+    for path in (root / "pages" / "heads.py", root / "ui" / "heads_charts.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "lessons.heads":
+                used |= {a.name for a in node.names}
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "H":
+                used.add(node.attr)
+    assert {"URL_KEYS", "shape_flow_html", "heads_heatmap", "Timing"} <= used and used <= set(H.__all__), used

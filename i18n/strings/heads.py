@@ -237,7 +237,7 @@ STRINGS = {
         "zh": "当前 h = 1：两边是同一个头。请在侧边栏增加头数再比较。",
         "en": "h = 1 right now: both sides are the same head. Raise h in the sidebar to compare.",
     },
-    # the heatmaps' panel titles and axes (lessons/heads.py text keys)
+    # the heatmaps' panel titles and axes (lessons/heads/ text keys)
     "heads.hm.head": {"zh": "头 {i}", "en": "head {i}"},
     "heads.hm.big": {"zh": "W_q（粗框：头 {i} 的列块）", "en": "W_q (thick frame: head {i}'s block)"},
     "heads.hm.small": {"zh": "头 {i} 的 W_q 列块", "en": "head {i}'s block of W_q"},

@@ -1,0 +1,130 @@
+"""The "cost" section: the accounting per step (`cost_rows`, `shape_table`), the layer's totals against h
+(`totals_for`, `all_head_counts`), the four numbers beside h = 1 (`cost_metrics`), the table's columns
+(`cost_columns`), and W^Q's numbers cut into heads (`param_split`, `param_columns`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from core.accounting import Shape, Totals, step_costs, tensor_shapes, totals
+from core.validation import divisors
+
+
+@dataclass(frozen=True)
+class CostRow:
+    step: str  # AttentionTrace field
+    shape: Shape  # the tensor this step produces
+    params: int
+    macs: int
+    elementwise: int
+
+
+def cost_rows(B: int, T_q: int, T_k: int, d_model: int, h: int, *, masked: bool) -> list[CostRow]:
+    """core.accounting.step_costs joined with the shape each step produces."""
+    shapes = tensor_shapes(B, T_q, T_k, d_model, h)
+    return [
+        CostRow(c.step, shapes[c.step], c.params, c.macs, c.elementwise)
+        for c in step_costs(B, T_q, T_k, d_model, h, masked=masked)
+    ]
+
+
+def all_head_counts(d_model: int) -> list[int]:
+    """Every h that divides d_model (the cost chart's x axis), beyond the slider's limit too."""
+    return divisors(d_model)
+
+
+NBSP = "\u00a0"
+
+
+def shape_table(rows: Sequence[CostRow], titles: dict, *, step: str, axes: str, sizes: str) -> dict:
+    """The cost rows' output shapes as a table of three columns: step, named axes, sizes. Inside a shape the
+    spaces do not break ("(1, 4, 8, 16)" stays on one line): a phone wraps the step's words instead."""
+    return {
+        step: [titles[r.step] for r in rows],
+        axes: ["(" + ("," + NBSP).join(r.shape.axes) + ")" for r in rows],
+        sizes: ["(" + ("," + NBSP).join(str(n) for n in r.shape.sizes) + ")" for r in rows],
+    }
+
+
+def ratio_text(value: int | float, base: int | float) -> str:
+    """'×4' for value = 4·base, '×1' when equal (no float noise such as ×1.0000001)."""
+    if base == 0:
+        return "–"
+    r = value / base
+    return f"×{r:.0f}" if abs(r - round(r)) < 1e-9 else f"×{r:.2f}"
+
+
+def human_bytes(n: int) -> str:
+    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= size:
+            v = n / size
+            return f"{v:.0f} {unit}" if v == int(v) else f"{v:.1f} {unit}"
+    return f"{n} B"
+
+
+def totals_for(seq_len: int, d_model: int, h: int, *, masked: bool) -> Totals:
+    """Totals of one B = 1 self-attention call (T_q = T_k = seq_len)."""
+    return totals(1, seq_len, seq_len, d_model, h, masked=masked)
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One of the cost section's four numbers: `name` (params / macs / elementwise / memory; the page's words
+    are heads.cost.<name>), the value as printed, and how it compares with one head of width d_model."""
+
+    name: str
+    shown: str
+    same: bool  # the same as at h = 1
+    ratio: str  # ratio_text(value, value at h = 1)
+
+
+def cost_metrics(T: int, d_model: int, h: int, *, masked: bool) -> list[Metric]:
+    now, one = totals_for(T, d_model, h, masked=masked), totals_for(T, d_model, 1, masked=masked)
+    pairs = {
+        "params": (now.params, one.params),
+        "macs": (now.macs, one.macs),
+        "elementwise": (now.elementwise, one.elementwise),
+        "memory": (now.weights_bytes, one.weights_bytes),
+    }
+    return [
+        Metric(name, human_bytes(v) if name == "memory" else f"{v:,}", v == base, ratio_text(v, base))
+        for name, (v, base) in pairs.items()
+    ]
+
+
+def cost_columns(rows: Sequence[CostRow], total: Totals) -> dict[str, list[str]]:
+    """The cost table's number columns (params, macs, elementwise): each step's count, then the layer's total."""
+    return {
+        "params": [f"{r.params:,}" for r in rows] + [f"{total.params:,}"],
+        "macs": [f"{r.macs:,}" for r in rows] + [f"{total.macs:,}"],
+        "elementwise": [f"{r.elementwise:,}" for r in rows] + [f"{total.elementwise:,}"],
+    }
+
+
+@dataclass(frozen=True)
+class ParamSplit:
+    h: int
+    d_k: int
+    per_head: int  # d_model*d_k (+ d_k bias) numbers in W_i^Q
+    total: int  # h * per_head == d_model*d_model (+ d_model): the same for every h
+
+
+def param_split(d_model: int, h: int, *, bias: bool = True) -> ParamSplit:
+    d_k = d_model // h
+    per_head = d_model * d_k + (d_k if bias else 0)
+    return ParamSplit(h, d_k, per_head, h * per_head)
+
+
+def param_columns(T: int, d_model: int, h: int, *, masked: bool) -> dict[str, list]:
+    """W^Q's numbers cut into heads for h = 1, 8 and the current h (those dividing d_model): h, d_k, one head's
+    count, all heads' count, the layer's parameters."""
+    counts = sorted(n for n in {1, 8, h} if d_model % n == 0)
+    splits = [param_split(d_model, n) for n in counts]
+    return {
+        "h": [p.h for p in splits],
+        "d_k": [p.d_k for p in splits],
+        "per_head": [f"{d_model}·{p.d_k} + {p.d_k} = {p.per_head:,}" for p in splits],
+        "total": [f"{p.h} × {p.per_head:,} = {p.total:,}" for p in splits],
+        "layer": [f"{totals_for(T, d_model, p.h, masked=masked).params:,}" for p in splits],
+    }
