@@ -13,13 +13,12 @@ shows from that run, with no Streamlit, no plotly and no string of one language:
 - `grid_heatmap`, `head_heatmap`: one layer's heads as lessons.heatmap.Heatmap (one panel per head, titles
   "head i", hover the tokens), drawn by ui.heatmaps.show_heatmap;
 - `URL_KEYS` (`HEAD_KEYS` settled every run, `LINK_KEYS` once the sentence is read: ui/url_state.settle) and the
-  page's small views: `token_chips_html`, `token_labels`, `has_words`, `heads_off`, `mapping_rows`,
-  `Baseline.context`.
+  page's small views (its token chips are drawn by charts/diagrams.py): `token_labels`, `has_words`, `heads_off`,
+  `mapping_rows`, `Baseline.context`.
 """
 
 from __future__ import annotations
 
-import html
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -36,7 +35,6 @@ from core.pretrained import (
     MAX_TOKENS,
     SEP,
     SPECIAL_TOKENS,
-    UNK,
     Batch,
     Encoded,
     EncoderRun,
@@ -325,24 +323,6 @@ def attention_param_share(model: Pretrained) -> float:
 
 
 # ---------------------------------------------------------------- the page's small views
-
-
-def token_chips_html(tokens: Sequence[str]) -> str:
-    """The tokens as small boxes: [UNK] red, [CLS]/[SEP]/[PAD] blue, words grey (HTML-escaped, so any token is
-    safe); each box's title is its position."""
-
-    def chip(i: int, tok: str) -> str:
-        color = "#d62728" if tok == UNK else "#1f77b4" if tok in SPECIAL_TOKENS else "#888"
-        return (
-            f'<span title="{i}" style="border:1px solid {color};color:{color};border-radius:4px;'
-            f'padding:1px 5px;font-family:monospace;white-space:pre">{html.escape(tok)}</span>'
-        )
-
-    return (
-        '<div style="display:flex;flex-wrap:wrap;gap:4px">'
-        + "".join(chip(i, t) for i, t in enumerate(tokens))
-        + "</div>"
-    )
 
 
 def token_labels(tokens: Sequence[str], sep: str = ":") -> list[str]:

@@ -8,6 +8,7 @@ import streamlit as st
 import torch
 
 import i18n
+from charts import diagrams
 from core.accounting import totals_over_heads
 from lessons import heads as H
 from lessons import scenario
@@ -91,7 +92,7 @@ def shapes_section() -> None:
     else:
         st.caption(t("heads.flow.try"))
     st.html(
-        H.shape_flow_html(
+        diagrams.shape_flow_html(
             boxes,
             titles,
             h=h,
@@ -139,7 +140,7 @@ def heads_section() -> None:
     if h > PER_PAGE:
         st.caption(t("heads.grid.overview", h=h, u=1 / T))
         st.html(
-            H.focus_html(
+            diagrams.focus_html(
                 focus, picks, uniform=1 / T, axis_title=t("heads.grid.focus_axis"), head_label=t("common.head")
             )
         )

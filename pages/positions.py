@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 import i18n
+from charts.diagrams import angle_svg
 from charts.vega import distance_lines
 from core import pretrained
 from core.limits import (
@@ -277,7 +278,7 @@ def rope_section() -> None:
         p1.slider(t("pos.pair"), 0, v.pairs - 1, **bound("pos_pair"))
     p2.number_input(t("pos.at"), 0, ROPE_DISTANCE_MAX, step=1, **bound("pos_at"))
     a, b = st.columns([1, 2], vertical_alignment="center")
-    a.image(L.angle_svg(v.pair), width=220)
+    a.image(angle_svg(v.pair), width=220)
     b.markdown(t("pos.pair.numbers", **n["pair"]))
     # fall-off with distance
     st.markdown(f"#### {t('pos.falloff.title')}")

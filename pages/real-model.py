@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 import i18n
+from charts import diagrams
 from core import pretrained
 from lessons import real_heads as R
 from lessons.source import source_text
@@ -133,7 +134,7 @@ if pretrained.has_cjk(text):
 elif encoded.unknown:
     st.info(t("real.unk", unk=encoded.unknown, n=n))
 st.write(t("real.tokens", n=n, limit=pretrained.MAX_TOKENS))
-st.html(R.token_chips_html(tokens))
+st.html(diagrams.token_chips_html(tokens))
 st.caption(t("real.tokens.about"))
 
 # Everything that depends only on the sentence, once per sentence for the whole server (frozen, shared):

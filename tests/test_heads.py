@@ -13,6 +13,7 @@ import torch
 from chart_reader import charts, heatmaps
 from conftest import run_app
 
+from charts import diagrams
 from core.attention import AttentionTrace, build_input, build_model
 from i18n import STRINGS, t
 from i18n.strings.heads import STRINGS as HEADS_STRINGS
@@ -29,7 +30,7 @@ def traced(d_model: int, h: int, T: int, seed: int = 0):
 
 
 def flow_labels(html: str) -> dict[str, str]:
-    return H.flow_box_texts(html)
+    return diagrams.flow_box_texts(html)
 
 
 # ---------------------------------------------------------------- the shape-flow diagram
@@ -37,12 +38,12 @@ def flow_labels(html: str) -> dict[str, str]:
 def test_flow_labels_equal_traced_shapes(d_model, h, T):
     _, x, trace = traced(d_model, h, T)
     boxes = H.shape_flow(d_model, h, T)
-    html = H.shape_flow_html(boxes, {}, legend_depends="d", legend_same="s", h=h)
+    html = diagrams.shape_flow_html(boxes, {}, legend_depends="d", legend_same="s", h=h)
     labels = flow_labels(html)
     assert set(labels) == {"x", *AttentionTrace.names()}  # every traced tensor has its box
     for name, label in labels.items():
         tensor = x if name == "x" else getattr(trace, name)
-        assert H.parse_sizes(label) == tuple(tensor.shape), name
+        assert diagrams.parse_sizes(label) == tuple(tensor.shape), name
         box = next(b for b in boxes if b.name == name)
         assert f"({', '.join(box.shape.axes)})" in label  # the named axes are written too
         assert box.depends_on_h == (("h" in box.shape.axes) or ("d_k" in box.shape.axes))
@@ -62,7 +63,9 @@ def test_flow_marks_what_changed_since_the_previous_h():
         "weights",
         "head_outputs",
     }
-    html = H.shape_flow_html(boxes, {}, legend_depends="d", legend_same="s", legend_changed="c", was="was {sizes}", h=8)
+    html = diagrams.shape_flow_html(
+        boxes, {}, legend_depends="d", legend_same="s", legend_changed="c", was="was {sizes}", h=8
+    )
     labels = flow_labels(html)
     assert "was (1, 4, 8, 16)" in labels["q_heads"] and "(1, 8, 8, 8)" in labels["q_heads"]
     assert "was" not in labels["concat"]
@@ -209,7 +212,7 @@ def test_page_opens_on_the_shapes_section_with_no_chart():
     assert not at.exception
     assert "heads_tab" not in at.query_params  # the first section; the URL is written on a click
     assert not charts(at) and not heatmaps(at)  # the diagram is HTML: a redraw costs the browser almost nothing
-    assert H.parse_sizes(H.flow_box_texts(flow_html(at))["q_heads"]) == (1, 4, 8, 16)
+    assert diagrams.parse_sizes(diagrams.flow_box_texts(flow_html(at))["q_heads"]) == (1, 4, 8, 16)
 
 
 def test_page_runs_and_survives_bad_state():
@@ -273,12 +276,12 @@ def test_page_largest_settings_in_chinese():
 
 def test_focus_overview_bars_are_the_head_focus_values():
     focus = torch.tensor([0.25, 1.0, float("nan"), 0.5])
-    html = H.focus_html(focus, [1], uniform=0.25, axis_title="focus", head_label="head")
+    html = diagrams.focus_html(focus, [1], uniform=0.25, axis_title="focus", head_label="head")
     assert [f"head {i}: " in html for i in range(4)] == [True] * 4
     assert "head 1: 1.000" in html and "head 2: nan" in html  # a head whose rows are all blocked says so
     heights = [float(x) for x in re.findall(r"class='al-bar' style='height:([0-9.]+)%", html)]
     assert heights == [25.0, 100.0, 0.0, 50.0]  # proportional to the focus, the largest bar full height
-    assert f"background:{H.CURRENT_COLOR}" in html.split("data-head='1'")[1].split("</div>")[0]
+    assert f"background:{diagrams.CURRENT_COLOR}" in html.split("data-head='1'")[1].split("</div>")[0]
     assert "bottom:25.0%" in html  # the 1/T line
 
 
@@ -564,4 +567,4 @@ def test_the_package_map_names_every_file_and_exports_what_the_page_uses():
                 used |= {a.name for a in node.names}
             elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "H":
                 used.add(node.attr)
-    assert {"URL_KEYS", "shape_flow_html", "heads_heatmap", "Timing"} <= used and used <= set(H.__all__), used
+    assert {"URL_KEYS", "shape_flow", "heads_heatmap", "Timing"} <= used and used <= set(H.__all__), used

@@ -113,3 +113,16 @@ def test_every_lesson_package_is_checked_for_cycles_inside():
     packages = {f"lessons.{p.name}" for p in (root / "lessons").iterdir() if (p / "__init__.py").exists()}
     assert packages, "no lesson package found"
     assert packages <= set(ancestors), sorted(packages - set(ancestors))
+
+
+def test_no_lesson_writes_markup():
+    """Lessons return plain data; HTML and SVG diagrams are rendering and live in charts/ (charts/diagrams.py)."""
+    root = Path(__file__).resolve().parent.parent
+    markup = re.compile(r"<(div|span|svg|table|style|b|br)[\s>/]")
+    found = [
+        f"{path.relative_to(root)}:{i}"
+        for path in sorted((root / "lessons").rglob("*.py"))
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if markup.search(line)
+    ]
+    assert not found, found

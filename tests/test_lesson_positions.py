@@ -20,6 +20,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from charts import diagrams
 from core import limits
 from core import positions as P
 from core.masks import causal_mask
@@ -724,7 +725,7 @@ def test_rope_numbers_and_the_pair_picture():
     assert n["falloff"] == {"samples": v.falloff_samples, "dk": 16, "sq": "4.00"}
     assert n["equal"]["plain"] == f"{v.plain_score:.4f}" and n["equal"]["spread"] == f"{v.diagonal_spread:.2e}"
     assert L.uses_scenario(DEFAULT, 16) and not L.uses_scenario(DEFAULT, 6)
-    svg = L.angle_svg(v.pair)
+    svg = diagrams.angle_svg(v.pair)
     # the arrows: from the centre (110, 110) to the pair before (blue) and after the turn (red), radius 90
     r = math.hypot(*v.pair.before)
     for colour, (x, y) in (("#1f77b4", v.pair.before), ("#d62728", v.pair.after)):
@@ -733,7 +734,7 @@ def test_rope_numbers_and_the_pair_picture():
     assert svg.count("h0") == 12  # one dot per position of the grid
     assert 'stroke="#ff7f0e"' in svg  # the angle's arc: 5 * theta = 1.77 rad = 101 degrees
     none = L.rope_view(DEFAULT, 16, 500.0, 0, 12, 2, 0).pair  # position 0: no turn, no arc
-    assert 'stroke="#ff7f0e"' not in L.angle_svg(none)
+    assert 'stroke="#ff7f0e"' not in diagrams.angle_svg(none)
     assert "<text" not in svg and "<script" not in svg  # numbers only: safe for st.image
 
 

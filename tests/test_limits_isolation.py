@@ -247,9 +247,9 @@ def _is_constant_text(node) -> bool:
     return _safe_value(node)
 
 
-# Escape every text part with html.escape (tested below); the heads page's diagrams get only our own
-# translated labels and numbers, and are escaped anyway.
-SAFE_HTML_BUILDERS = {"token_chips", "shape_flow_html", "focus_html", "live_loss_html"}
+# charts/diagrams.py: escape every text part with html.escape (tested below); the heads page's diagrams get only
+# our own translated labels and numbers, and are escaped anyway.
+SAFE_HTML_BUILDERS = {"token_chips_html", "shape_flow_html", "focus_html", "live_loss_html"}
 
 
 def _safe_value(node) -> bool:
@@ -287,10 +287,13 @@ def test_raw_html_is_never_given_user_content():
 
 
 def test_token_chips_escape_any_token():
-    """The one HTML built from user-derived text (the real model's tokens): every interpolated value is
-    the position, a colour from our own table, or the html.escape'd token."""
-    tree = ast.parse((ROOT / "pages/real-model.py").read_text())
-    fn = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "token_chips")
+    """The one HTML built from user-derived text (the real model's tokens, charts/diagrams.token_chips_html):
+    every interpolated value is the position, a colour from our own table, or the html.escape'd token; and a
+    token full of markup comes out as text."""
+    from charts import diagrams
+
+    tree = ast.parse((ROOT / "charts/diagrams.py").read_text())
+    fn = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "token_chips_html")
     parts = {
         ast.unparse(v.value)
         for n in ast.walk(fn)
@@ -298,15 +301,18 @@ def test_token_chips_escape_any_token():
         for v in n.values
         if isinstance(v, ast.FormattedValue)
     }
-    assert parts == {"i", "color", "html.escape(tok)"}
+    assert parts == {"i", "color", "escape(tok)"}
+    out = diagrams.token_chips_html(["<script>window.__xss=1</script>", "\"'><img src=x onerror=1>"])
+    assert "<script" not in out and "<img" not in out
 
 
 def test_the_heads_diagrams_escape_their_labels():
+    from charts import diagrams
     from lessons import heads as H
 
     bad = "<script>window.__xss=1</script>\"'><img src=x onerror=1>"
     boxes = H.shape_flow(64, 8, 8, prev_h=4)
-    html = H.shape_flow_html(
+    html = diagrams.shape_flow_html(
         boxes,
         {b.name: bad for b in boxes},
         legend_depends=bad,
@@ -316,7 +322,7 @@ def test_the_heads_diagrams_escape_their_labels():
         numbers=bad + "{n}",
         h=8,
     )
-    bars = H.focus_html(torch.tensor([0.5, 0.25]), [0], uniform=0.25, axis_title=bad, head_label=bad)
+    bars = diagrams.focus_html(torch.tensor([0.5, 0.25]), [0], uniform=0.25, axis_title=bad, head_label=bad)
     for out in (html, bars):
         assert "<script" not in out and "<img" not in out and "onerror=1>" not in out
 

@@ -17,6 +17,7 @@ from chart_reader import heatmaps as charts  # the page's heatmaps (ui.heatmaps:
 from conftest import open_app, run_app, wait_idle
 
 import i18n
+from charts import diagrams
 from core import pretrained
 from lessons import real_heads as R
 
@@ -558,7 +559,7 @@ def test_the_page_settles_its_keys_from_a_link():
 
 
 def test_the_page_small_views_are_plain_data():
-    html = R.token_chips_html(["[CLS]", "<b>", "[UNK]", "[SEP]"])
+    html = diagrams.token_chips_html(["[CLS]", "<b>", "[UNK]", "[SEP]"])
     assert "&lt;b&gt;" in html and "<b>" not in html  # a token is text, never markup
     assert html.count("color:#1f77b4") == 2 and html.count("color:#d62728") == 1 and html.count('title="') == 4
     assert R.token_labels(["[CLS]", "it"]) == ["0:[CLS]", "1:it"] and R.token_labels(["a"], ": ") == ["0: a"]

@@ -13,10 +13,11 @@ import plotly.graph_objects as go
 import streamlit as st
 from plotly.subplots import make_subplots  # (timing_figure)
 
+from charts.diagrams import CURRENT_COLOR, OTHER_COLOR
 from charts.lines import MIN_FONT
 from charts.payload import file_name
 from core.accounting import Totals
-from lessons.heads import CURRENT_COLOR, OTHER_COLOR, Timing, human_bytes
+from lessons.heads import Timing, human_bytes
 from ui import display
 
 MACS_COLOR, ELEMENTWISE_COLOR, MEMORY_COLOR = "#2a6fdb", "#e8893a", "#c0504d"

@@ -1,18 +1,16 @@
 """The "single" section: the same input through h = 1 and through h heads (`single_vs_multi`), how sharply each
-head looks (`head_focus`, drawn as HTML bars by `focus_html`, also in the grid section), and the section's
-numbers (`single_range`, `single_focus`, `single_heads`)."""
+head looks (`head_focus`, drawn as HTML bars by charts/diagrams.py's `focus_html`, also in the grid section), and
+the section's numbers (`single_range`, `single_focus`, `single_heads`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from html import escape
 
 import torch
 
 from core.accounting import weight_count
 from core.attention import AttentionTrace, MultiHeadAttention, build_model
-from lessons.heads.colors import CURRENT_COLOR, OTHER_COLOR
 from lessons.heads.heatmaps import data_range
 from lessons.heads.keys import PER_PAGE, page_of_heads
 
@@ -54,49 +52,6 @@ def head_focus(weights: torch.Tensor) -> torch.Tensor:
     """
     top = weights.detach().float().amax(dim=-1)  # (h, T_q)
     return torch.nanmean(top, dim=-1)
-
-
-def focus_html(
-    focus: torch.Tensor,
-    shown: Sequence[int],
-    *,
-    uniform: float,
-    axis_title: str,
-    head_label: str = "head",
-    height_px: int = 120,
-) -> str:
-    """One bar per head (the overview for many heads) in plain HTML: `head_focus`, the heads on display
-    darker, a dotted line at 1/T_k (a head that spreads its attention evenly). Hovering a bar gives its
-    value. HTML, not a chart: it redraws at no cost in the browser (a plotly bar chart cost a frame or two).
-    """
-    on_display = set(shown)
-    n = focus.shape[0]
-    values = [float(v) for v in focus]
-    top = max([uniform, *[v for v in values if v == v]]) or 1.0  # NaN-free maximum (a head with no rows is NaN)
-    bars = []
-    for i, v in enumerate(values):
-        pct = 0.0 if v != v else 100.0 * v / top
-        color = CURRENT_COLOR if i in on_display else OTHER_COLOR
-        label = str(i) if n <= 16 or i % 4 == 0 else ""
-        bars.append(
-            f"<div class='al-col' title='{escape(head_label)} {i}: {v:.3f}' data-head='{i}'>"
-            f"<div class='al-bar' style='height:{pct:.1f}%;background:{color}'></div>"
-            f"<span class='al-tick'>{label}</span></div>"
-        )
-    line = 100.0 * uniform / top
-    return (
-        f"<style>.al-focus{{display:flex;align-items:flex-end;gap:2px;height:{height_px}px;position:relative;"
-        f"border-bottom:1px solid #888;margin:18px 0 22px;max-width:900px}}"
-        ".al-col{flex:1 1 0;height:100%;display:flex;flex-direction:column;justify-content:flex-end;"
-        "position:relative;min-width:0}.al-bar{width:100%;border-radius:2px 2px 0 0}"
-        ".al-tick{position:absolute;bottom:-19px;left:50%;transform:translateX(-50%);font-size:13px;color:#444}"
-        ".al-uniform{position:absolute;left:0;right:0;border-top:1.5px dotted #555}"
-        ".al-focus-title{font-size:13px;color:#444;margin-top:6px}</style>"
-        f"<div class='al-focus-title'>{escape(axis_title)} (▮ {top:.3f} · ┄ 1/T = {uniform:.3f})</div>"
-        f"<div class='al-focus' role='img' aria-label='{escape(axis_title, quote=True)}'>{''.join(bars)}"
-        f"<div class='al-uniform' style='bottom:{line:.1f}%' title='1/T = {uniform:.3f}'></div></div>"
-        f"<div class='al-focus-title'>{escape(head_label)}</div>"
-    )
 
 
 def single_range(sv: SingleVsMulti) -> tuple[float, float]:

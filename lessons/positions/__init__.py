@@ -35,8 +35,9 @@ Which file holds what:
 
 Next to each view, what the page prints of it, so the page only words and draws: `<section>_numbers(view)` (every
 number of the section's messages, formatted as printed, by message; `gap_text` for a max abs difference),
-`add_table` and `similarity_table` (a `Table`: Text keys and printed numbers), `angle_svg` (the RoPE pair's
-picture, numbers only), `head_within` and `next_shuffle` (the head a section shows, the seed "Shuffle again" picks).
+`add_table` and `similarity_table` (a `Table`: Text keys and printed numbers), `head_within` and `next_shuffle`
+(the head a section shows, the seed "Shuffle again" picks). The RoPE pair's picture is charts/diagrams.py's
+`angle_svg`.
 
 What this package returns holds numpy arrays (read-only), numbers, booleans and language-neutral keys only:
 no wording, no figure. Token labels are data (the sentence's own words). It imports only `core`, numpy and
@@ -69,7 +70,7 @@ from lessons.positions.common import (
 )
 from lessons.positions.learned import learned_numbers, learned_view, similarity_table
 from lessons.positions.quiz import QuizItem, accepts, quiz_items
-from lessons.positions.rope import angle_svg, rope_numbers, rope_view, uses_scenario
+from lessons.positions.rope import rope_numbers, rope_view, uses_scenario
 from lessons.positions.shuffle import shuffle_numbers, shuffle_view
 from lessons.positions.values import (
     URL_KEY,
@@ -101,7 +102,6 @@ __all__ = [
     "add_numbers",
     "add_table",
     "add_view",
-    "angle_svg",
     "default_dk",
     "gap_text",
     "head_within",

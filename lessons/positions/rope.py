@@ -224,35 +224,3 @@ def rope_numbers(v: RopeView) -> dict[str, dict[str, object]]:
         },
         "falloff": {"samples": v.falloff_samples, "dk": v.d_k, "sq": f"{math.sqrt(v.d_k):.2f}"},
     }
-
-
-def angle_svg(pv: PairView) -> str:
-    """The pair (q_a, q_b) of q at position 0 (blue) and at `position` (red), on their circle (dashed, the grid's
-    positions as grey dots), with the angle turned (reduced to one turn, orange, counter-clockwise from blue to
-    red; radius 34). Only numbers go into the SVG (no text), so the page may hand it to st.image."""
-    r = max(pv.length_before, 1e-9)
-    size, c = 220, 110
-    scale = 90 / r
-    bx, by = pv.before[0] * scale, -pv.before[1] * scale
-    ax, ay = pv.after[0] * scale, -pv.after[1] * scale
-    # the positions' points as one path of zero-length round-capped strokes: ~14 bytes a point, not ~70
-    marks = "".join(f"M{c + float(x) * scale:.1f} {c - float(y) * scale:.1f}h0" for x, y in pv.path)
-    dots = f'<path d="{marks}" stroke="#999" stroke-width="5" stroke-linecap="round"/>'
-    start = math.atan2(pv.before[1], pv.before[0])
-    end = start + math.radians(pv.angle_deg_reduced)
-    x0, y0 = c + 34 * math.cos(start), c - 34 * math.sin(start)
-    x1, y1 = c + 34 * math.cos(end), c - 34 * math.sin(end)
-    large = 1 if pv.angle_deg_reduced > 180 else 0
-    arc = (
-        f'<path d="M{x0:.1f} {y0:.1f}A34 34 0 {large} 0 {x1:.1f} {y1:.1f}" fill="none" stroke="#ff7f0e" '
-        f'stroke-width="3"/>'
-        if pv.angle_deg_reduced > 0.5
-        else ""
-    )
-    return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{size}" height="{size}" viewBox="0 0 {size} {size}">'
-        f'<circle cx="{c}" cy="{c}" r="90" fill="none" stroke="#bbb" stroke-dasharray="4 3"/>{dots}'
-        f'<line x1="{c}" y1="{c}" x2="{c + bx:.1f}" y2="{c + by:.1f}" stroke="#1f77b4" stroke-width="4"/>'
-        f'<line x1="{c}" y1="{c}" x2="{c + ax:.1f}" y2="{c + ay:.1f}" stroke="#d62728" stroke-width="4"/>'
-        f'{arc}<circle cx="{c}" cy="{c}" r="4" fill="#333"/></svg>'
-    )
