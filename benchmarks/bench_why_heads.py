@@ -8,7 +8,7 @@ Run from the repository root:
     .venv/bin/python benchmarks/bench_why_heads.py --heads 1 --steps 3200    # does one head ever catch up?
     .venv/bin/python benchmarks/bench_why_heads.py --full-values --heads 1 --steps 1600
                                         # the variant whose values carry position and mark too
-                                        # (source of FULL_VALUES_ACCURACY in lessons/why_heads.py)
+                                        # (source of FULL_VALUES_ACCURACY in lessons/why_heads/)
 
 Training runs on one intra-op thread (see core.threads.single_thread); "wall" is the
 training time the page shows, "cpu" the process time of training plus evaluation.

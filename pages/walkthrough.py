@@ -1,7 +1,7 @@
 """Walkthrough: the whole multi-head attention computation, one step at a time.
 
 Every step shows its formula, the exact source line(s) that compute it (read from core by
-lessons/walkthrough.py through lessons/source.py), the shape with named axes and live sizes, and a heatmap
+lessons/walkthrough/ through lessons/source.py), the shape with named axes and live sizes, and a heatmap
 per head. URL: walk_view (step | all | present), walk_step (a step name or 1..10), walk_hpage (page of
 heads), walk_head / walk_i / walk_j (the followed cell), walk_cellcharts (the cell's charts on/off),
 walk_drill (the cell's story open): lessons.walkthrough.URL_KEYS.

@@ -1,6 +1,6 @@
 """The KV cache page (pages/kv-cache.py) in AppTest: every section in zh and en at the smallest and largest shared
 settings and every mask, bad values of every page key corrected with a notice, and the numbers on screen equal to
-the lesson's (lessons/kv_cache.py)."""
+the lesson's (lessons/kv_cache/)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The "Positions" page under AppTest: every section in zh and en at the smallest and largest shared settings
-and every mask, the numbers printed equal lessons/positions.py's, and every page key's bad URL value is
+and every mask, the numbers printed equal lessons/positions/'s, and every page key's bad URL value is
 corrected with a notice (no exception)."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The "Softmax up close" page (pages/softmax.py) under AppTest: every section in both languages at the smallest
 and largest shared settings and under every mask; bad URL values for every page key are corrected with a notice
-in the main area and never raise; the numbers printed on screen are the lesson's (lessons/softmax.py)."""
+in the main area and never raise; the numbers printed on screen are the lesson's (lessons/softmax/)."""
 
 from __future__ import annotations
 

@@ -290,7 +290,7 @@ def test_why_heads_draws_its_head_grids_as_data_one_component_each(monkeypatch):
     ],
 )
 def test_the_masks_lab_builds_no_plotly_figure_and_draws_one_component_per_heatmap(monkeypatch, extra, n_heatmaps):
-    """Issue 18: the lab's heatmaps are data (lessons/masks_lab.py), one ui.heatmaps component each; building a
+    """Issue 18: the lab's heatmaps are data (lessons/masks_lab/), one ui.heatmaps component each; building a
     plotly figure at a new setting (a seed no other test uses) fails the run."""
     import plotly.graph_objects as go
     from chart_reader import heatmaps

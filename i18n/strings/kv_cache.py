@@ -1,4 +1,4 @@
-"""Strings of the "KV cache, MQA, GQA" page (pages/kv-cache.py, lessons/kv_cache.py). Chinese wording follows the
+"""Strings of the "KV cache, MQA, GQA" page (pages/kv-cache.py, lessons/kv_cache/). Chinese wording follows the
 seed text: 查询 (Q), 键 (K), 值 (V), 注意力头, 注意力权重, 掩码."""
 
 STRINGS = {
@@ -46,7 +46,7 @@ STRINGS = {
     "kv.tab.decode": {"zh": "2 逐词元解码", "en": "2 Decoding"},
     "kv.tab.memory": {"zh": "3 缓存大小", "en": "3 Memory"},
     "kv.tab.timing": {"zh": "4 实测时间", "en": "4 Timing"},
-    # heatmap axes and panels (lessons/kv_cache.py names them by key)
+    # heatmap axes and panels (lessons/kv_cache/ names them by key)
     "kv.axis.token": {"zh": "词元", "en": "token"},
     "kv.axis.column": {"zh": "列", "en": "column"},
     "kv.axis.dim": {"zh": "维度（d_k）", "en": "dimension (d_k)"},

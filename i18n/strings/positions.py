@@ -1,4 +1,4 @@
-"""Strings of the "Positions" page (pages/positions.py, lessons/positions.py). Chinese follows the seed text
+"""Strings of the "Positions" page (pages/positions.py, lessons/positions/). Chinese follows the seed text
 (查询 / 键 / 值, 注意力权重, 多头注意力, 掩码, 拼接); formulas in LaTeX with Latin symbols in both languages.
 
 Strings without format fields are shown as written (single LaTeX braces); strings with fields go through

@@ -1,4 +1,4 @@
-"""Strings of the "Softmax up close" page (pages/softmax.py, lessons/softmax.py). Chinese follows the seed's terms
+"""Strings of the "Softmax up close" page (pages/softmax.py, lessons/softmax/). Chinese follows the seed's terms
 (注意力分数, 缩放, 掩码, 注意力权重, 查询/键/值, 注意力头). Formulas are LaTeX with Latin symbols; strings that carry
 LaTeX and format parameters double their braces."""
 
@@ -50,7 +50,7 @@ STRINGS = {
         "zh": "这些块大小下只有一步：整个矩阵是一块。",
         "en": "With these blocks there is a single step: the whole matrix is one tile.",
     },
-    # Heatmap axes and titles (lessons/softmax.py hands these keys to the renderer)
+    # Heatmap axes and titles (lessons/softmax/ hands these keys to the renderer)
     "softmax.axis.query": {"zh": "查询", "en": "query"},
     "softmax.axis.key": {"zh": "键", "en": "key"},
     "softmax.axis.feature": {"zh": "特征（d_k 维）", "en": "feature (of d_k)"},
@@ -307,7 +307,7 @@ STRINGS = {
     "softmax.mem.col.causal": {"zh": "读写（分块，因果）", "en": "traffic (tiled, causal)"},
     "softmax.mem.col.skipped": {"zh": "因果下跳过的块", "en": "tiles skipped (causal)"},
     "softmax.mem.current": {"zh": "{T}（当前）", "en": "{T} (now)"},
-    # Predict-then-reveal questions of lessons/softmax.py quiz_questions (wired into core/quiz.py by the lead).
+    # Predict-then-reveal questions of lessons/softmax/ quiz_questions (joined to the Quiz page by lessons/quiz/sources.py).
     # Format with **q.params, **q.facts, answer=q.answer; entropy_order also e1, e2, e3 = facts["entropies"];
     # dot_variance also expr = "q·k / √d_k" if params["scaled"] else "q·k".
     "softmax.quiz.causal_skipped.prompt": {

@@ -9,7 +9,7 @@ chart renderer; no figure, no sentence of one language is made here. The numbers
 prints (`max_abs_diff` against a reference path) is computed here, not asserted.
 
 Which file holds what (a section imports `keys`, `heatmaps` and `tables` at most, never another section; this
-file re-exports the names the page, lessons/quiz.py, lessons/url_keys.py and the tests use):
+file re-exports the names the page, lessons/quiz/, lessons/url_keys.py and the tests use):
 - keys.py: the page's URL keys (`URL_KEYS`, `parse_url` -> `PageValues`) and the values they take: the
   sections (`SECTIONS`, the page's lazy tabs, `kv_tab` in the URL), the `kv_heads` control (divisors of h:
   MQA at 1, MHA at h, GQA between; `kv_heads_choices`, `gqa_value`, `attention_kind`, `default_kv_heads`,

@@ -1,4 +1,4 @@
-"""The KV cache page's predict-then-reveal questions (joined to the Quiz page by lessons/quiz.py)."""
+"""The KV cache page's predict-then-reveal questions (joined to the Quiz page by lessons/quiz/)."""
 
 from __future__ import annotations
 

@@ -50,7 +50,7 @@ Sizes sent to the browser stay within the 64 KB a step may cost: the shuffle sec
 at most DIMS_SHOWN_MAX columns, the similarity heatmap at most SIMILARITY_SIDE_MAX per side, the RoPE grid
 at most ROPE_GRID_MAX; the per-head weights come whole ((h, T, T)) and the page draws one head of them.
 
-This file re-exports what pages/positions.py, lessons/quiz.py, lessons/url_keys.py and the tests use, so
+This file re-exports what pages/positions.py, lessons/quiz/, lessons/url_keys.py and the tests use, so
 `from lessons import positions as L` reads as one module.
 """
 

@@ -83,9 +83,9 @@ from lessons.softmax.tiles import (
     tile_walk,
 )
 
-# The names pages/softmax.py, lessons/quiz.py, lessons/url_keys.py, charts/lines.py and the tests use.
+# The names pages/softmax.py, lessons/quiz/, lessons/url_keys.py, charts/lines.py and the tests use.
 # SCALE_NAMES (core.softmax_numerics) and TILE_BLOCK_MAX (core.limits) are read through this module by
-# lessons/quiz.py and tests/test_softmax_app.py.
+# lessons/quiz/ and tests/test_softmax_app.py.
 __all__ = [
     "CURRENT",
     "DEFAULT_BLOCK",

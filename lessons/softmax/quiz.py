@@ -1,4 +1,4 @@
-"""The Softmax lesson's quiz questions as data (`quiz_questions`: kinds and numbers; lessons/quiz.py words them) and
+"""The Softmax lesson's quiz questions as data (`quiz_questions`: kinds and numbers; lessons/quiz/ words them) and
 the reader of a typed answer (`check_answer`: integers with grouping, numbers within a slack, bytes with a binary
 unit, the order of the three divisors in any spelling)."""
 
