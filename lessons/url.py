@@ -179,6 +179,12 @@ def names(keys: Sequence[UrlKey]) -> tuple[str, ...]:
     return tuple(k.name for k in keys)
 
 
+def key_range(keys: Sequence[UrlKey], name: str, env: Env) -> tuple[Any, Any]:
+    """The lo..hi of the key `name` for `env`: what its widget offers, so the widget and the link agree."""
+    resolved = next(k for k in keys if k.name == name).resolved(env)
+    return resolved["lo"], resolved["hi"]
+
+
 def setting(name: str, offset: int = 0) -> Callable[[Env], int]:
     """A bound that is a shared setting (plus `offset`): `hi=setting("num_heads", -1)` is the last head."""
     return lambda env: getattr(env["settings"], name) + offset

@@ -14,19 +14,10 @@ import i18n
 from charts.diagrams import angle_svg
 from charts.vega import distance_lines
 from core import pretrained
-from core.limits import (
-    ROPE_BASE_MAX,
-    ROPE_D_K_MAX,
-    ROPE_D_K_MIN,
-    ROPE_DISTANCE_MAX,
-    ROPE_GRID_MAX,
-    SHUFFLE_SEED_MAX,
-    SHUFFLE_SEED_MIN,
-)
 from i18n import plain
 from lessons import positions as L
 from lessons import scenario
-from lessons.url import Fix, as_url
+from lessons.url import Fix, as_url, key_range
 from ui import url_state
 from ui.cache import shared
 from ui.heatmaps import show_heatmap
@@ -78,6 +69,11 @@ def keep(key: str) -> None:
     url_state.keep_value(KEPT, key)
 
 
+def span(key: str) -> tuple:
+    """The lo..hi a widget offers: its URL key's own range (lessons.positions.URL_KEYS), so widget and link agree."""
+    return key_range(L.URL_KEYS, key, {"settings": s})
+
+
 def bound(key: str) -> dict:
     """The arguments of a widget bound to the URL under one of the lesson's keys (URL_KEYS: declared there, settled
     above) whose value is kept while its tab is closed."""
@@ -119,9 +115,7 @@ def head_slider(n_heads: int) -> int:
 
 def base_input(where) -> None:
     """RoPE's base (pos_base), in the add and the RoPE section."""
-    where.number_input(
-        t("pos.base"), min_value=1.0, max_value=ROPE_BASE_MAX, step=1000.0, help=t("pos.base.help"), **bound("pos_base")
-    )
+    where.number_input(t("pos.base"), *span("pos_base"), step=1000.0, help=t("pos.base.help"), **bound("pos_base"))
 
 
 def show_table(table: L.Table) -> None:
@@ -163,9 +157,7 @@ def shuffle_section() -> None:
     st.markdown(t("pos.shuffle.about"))
     c1, c2, c3 = st.columns([2, 1, 2], vertical_alignment="bottom")
     seed_help = t("pos.shuffle.seed.help")
-    c1.number_input(
-        t("pos.shuffle.seed"), SHUFFLE_SEED_MIN, SHUFFLE_SEED_MAX, step=1, help=seed_help, **bound("pos_shuffle")
-    )
+    c1.number_input(t("pos.shuffle.seed"), *span("pos_shuffle"), step=1, help=seed_help, **bound("pos_shuffle"))
     c2.button(t("pos.shuffle.again"), key="pos_shuffle_again", on_click=next_shuffle, icon=":material/shuffle:")
     c3.toggle(t("pos.shuffle.causal"), help=t("pos.shuffle.causal.help"), **bound("pos_causal"))
     head = head_slider(s.num_heads)
@@ -241,9 +233,9 @@ def rope_section() -> None:
     st.subheader(t("pos.rope.title"))
     st.markdown(t("pos.rope.about"))
     c1, c2, c3 = st.columns(3)
-    c1.number_input(t("pos.dk"), ROPE_D_K_MIN, ROPE_D_K_MAX, step=2, help=t("pos.dk.help", dk=s.d_k), **bound("pos_dk"))
+    c1.number_input(t("pos.dk"), *span("pos_dk"), step=2, help=t("pos.dk.help", dk=s.d_k), **bound("pos_dk"))
     base_input(c2)
-    c3.slider(t("pos.grid"), 2, ROPE_GRID_MAX, **bound("pos_grid"))
+    c3.slider(t("pos.grid"), *span("pos_grid"), **bound("pos_grid"))
     d_k = values.d_k
     head = head_slider(s.num_heads) if L.uses_scenario(s, d_k) else 0
     v = shared(
@@ -276,7 +268,7 @@ def rope_section() -> None:
     p1, p2 = st.columns(2)
     if v.pairs > 1:
         p1.slider(t("pos.pair"), 0, v.pairs - 1, **bound("pos_pair"))
-    p2.number_input(t("pos.at"), 0, ROPE_DISTANCE_MAX, step=1, **bound("pos_at"))
+    p2.number_input(t("pos.at"), *span("pos_at"), step=1, **bound("pos_at"))
     a, b = st.columns([1, 2], vertical_alignment="center")
     a.image(angle_svg(v.pair), width=220)
     b.markdown(t("pos.pair.numbers", **n["pair"]))

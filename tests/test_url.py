@@ -87,3 +87,17 @@ def test_the_pages_that_declare_their_keys_use_this_type():
 
     assert all(isinstance(k, UrlKey) for k in softmax.URL_KEYS)
     assert softmax.URL_KEY_NAMES == tuple(k.name for k in softmax.URL_KEYS)
+
+
+def test_key_range_is_the_keys_own_range_for_the_settings():
+    """What a page's widget offers comes from its URL key (lessons.url.key_range): fixed bounds and bounds that
+    follow the shared settings."""
+    from core.limits import ROPE_GRID_MAX, SHUFFLE_SEED_MAX, SHUFFLE_SEED_MIN
+    from lessons import positions as P
+    from lessons.settings import Settings
+    from lessons.url import key_range
+
+    env = {"settings": Settings(64, 8, 8, "none", 0, "en")}
+    assert key_range(P.URL_KEYS, "pos_grid", env) == (2, ROPE_GRID_MAX)
+    assert key_range(P.URL_KEYS, "pos_shuffle", env) == (SHUFFLE_SEED_MIN, SHUFFLE_SEED_MAX)
+    assert key_range(P.URL_KEYS, "pos_head", {**env, "pos_model": "random"}) == (0, 7)  # depends on the model

@@ -112,8 +112,7 @@ def parse_url(settings: Settings, raw: Mapping, custom_text: str | None = None) 
 def key_range(name: str, settings: Settings) -> tuple[int, int]:
     """A widget's lo..hi: its URL key's own range for these settings (the widget and the link agree). Not for
     soft_step, whose range depends on the block sizes."""
-    r = next(k for k in URL_KEYS if k.name == name).resolved(env_of(settings))
-    return r["lo"], r["hi"]
+    return url.key_range(URL_KEYS, name, env_of(settings))
 
 
 def head_options(settings: Settings) -> list[int]:
