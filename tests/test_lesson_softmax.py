@@ -83,11 +83,12 @@ def test_the_lesson_imports_only_core_numpy_torch_lessons_heatmap_url_and_the_st
         "typing",
     }
     assert third_party == {"core", "lessons", "numpy", "torch"}
-    # the chart route's data types, the URL keys' declaration type, the shared settings and their run
-    # (and the package's own modules)
+    # the chart route's data types, the tables' data types, the URL keys' declaration type, the shared settings
+    # and their run (and the package's own modules)
     assert {n for n in names if n.startswith("lessons") and not n.startswith("lessons.softmax.")} <= {
         "lessons",
         "lessons.heatmap",
+        "lessons.tables",
         "lessons.url",
         "lessons.settings",
         "lessons.scenario",

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from core.accounting import Shape, Totals, step_costs, tensor_shapes, totals
 from core.validation import divisors
+from lessons.tables import bytes_text
 
 
 @dataclass(frozen=True)
@@ -56,11 +57,8 @@ def ratio_text(value: int | float, base: int | float) -> str:
 
 
 def human_bytes(n: int) -> str:
-    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size:
-            v = n / size
-            return f"{v:.0f} {unit}" if v == int(v) else f"{v:.1f} {unit}"
-    return f"{n} B"
+    """Bytes in binary units, one decimal unless whole: '1 KiB', '1.5 MiB' (lessons.tables.bytes_text)."""
+    return bytes_text(n)
 
 
 def totals_for(seq_len: int, d_model: int, h: int, *, masked: bool) -> Totals:

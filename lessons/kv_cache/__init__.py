@@ -70,7 +70,7 @@ from lessons.kv_cache.sharing import (
     sharing_view,
     weights_heatmap,
 )
-from lessons.kv_cache.tables import Table, bytes_text
+from lessons.kv_cache.tables import bytes_text
 from lessons.kv_cache.timing import (
     TimingResult,
     growth_exponent,
@@ -79,6 +79,7 @@ from lessons.kv_cache.timing import (
     timing_lengths,
     timing_shown,
 )
+from lessons.tables import Table
 
 __all__ = [
     "CONTEXT_CHOICES",

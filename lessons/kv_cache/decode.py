@@ -18,8 +18,9 @@ from core.kv_cache import KVCache, bottom_right_causal_mask, decode_step, head_g
 from core.masks import causal_mask
 from lessons.heatmap import Heatmap, Rect, Text, text
 from lessons.kv_cache.heatmaps import Axis, first_columns, frozen_array, mask_map, page_tokens, signed_map, weights_map
-from lessons.kv_cache.tables import Column, Table, bytes_text, diff_text
+from lessons.kv_cache.tables import bytes_text, diff_text
 from lessons.settings import Settings
+from lessons.tables import Column, Table
 
 DECODE_ATOL = 1e-6  # cache vs full pass: the same arithmetic on fewer rows (as tests/test_kv_cache.py)
 CACHE_DIMS = 64  # dims of the cache drawn (its first ones when d_k is wider: a step's byte budget)

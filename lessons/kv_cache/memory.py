@@ -16,8 +16,9 @@ from core.attention import build_input, build_model
 from core.kv_cache import decode_all, head_groups
 from lessons.heatmap import Text, text
 from lessons.kv_cache.keys import CONTEXT_CHOICES, MODEL_CHOICES, OURS, PRESET_SLUGS, attention_kind, gqa_value
-from lessons.kv_cache.tables import Column, Table, bytes_text
+from lessons.kv_cache.tables import bytes_text
 from lessons.settings import Settings
+from lessons.tables import Column, Table
 
 # Context lengths of the memory chart (x axis) and of its table (`kv_context`): GPT-2's 1k to 128k.
 MEMORY_CONTEXTS = tuple(2**p for p in range(8, 18))  # 256 .. 131072

@@ -20,9 +20,10 @@ from core.validation import divisors
 from lessons.heatmap import Heatmap, Panel, Text, readonly, text
 from lessons.kv_cache.heatmaps import Axis, first_columns, frozen_array, page_tokens, signed_map
 from lessons.kv_cache.keys import attention_kind
-from lessons.kv_cache.tables import STEP_VALUES, Column, Table, bytes_text, diff_text, shape_text
+from lessons.kv_cache.tables import STEP_VALUES, bytes_text, diff_text, shape_text
 from lessons.scenario import settings_mask
 from lessons.settings import Settings
+from lessons.tables import Column, Table
 
 SDPA_ATOL = 1e-5  # our GQA vs F.scaled_dot_product_attention(enable_gqa=True): another implementation
 WEIGHT_PANELS = 8  # query heads drawn (fewer when T is long: STEP_VALUES weights at most)

@@ -5,31 +5,14 @@ text in both languages). The page words the Texts (ui.words.word) and shows the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from lessons.heatmap import Text
+from lessons import tables
 
 STEP_VALUES = 4096  # numbers above which a view draws one of two same-shaped matrices (a step's payload budget)
 
 
-@dataclass(frozen=True)
-class Column:
-    """One column of a table: its header and its cells (str or int as shown; a Text is worded by the page)."""
-
-    header: Text | str
-    cells: tuple
-
-
-Table = tuple[Column, ...]
-
-
 def bytes_text(n: int) -> str:
     """Bytes in binary units, as every number of the page: '4 GiB', '1.50 KiB', '512 B' (thousands with commas)."""
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size:
-            v = n / size
-            return f"{v:,.0f} {unit}" if v == int(v) else f"{v:,.2f} {unit}"
-    return f"{n:,} B"
+    return tables.bytes_text(n, decimals=2, grouped=True)
 
 
 def diff_text(value: float) -> str:

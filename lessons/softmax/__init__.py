@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from core.limits import TILE_BLOCK_MAX
 from core.softmax_numerics import SCALE_NAMES
-from lessons.softmax.common import CURRENT, DONE, SHOWN_FEATURES, SKIPPED, Column, number, values_of
+from lessons.softmax.common import CURRENT, DONE, SHOWN_FEATURES, SKIPPED, number, values_of
 from lessons.softmax.keys import (
     DEFAULT_BLOCK,
     GAINS,
@@ -82,6 +82,7 @@ from lessons.softmax.tiles import (
     tile_step,
     tile_walk,
 )
+from lessons.tables import Column
 
 # The names pages/softmax.py, lessons/quiz/, lessons/url_keys.py, charts/lines.py and the tests use.
 # SCALE_NAMES (core.softmax_numerics) and TILE_BLOCK_MAX (core.limits) are read through this module by

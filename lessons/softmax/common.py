@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -117,17 +116,6 @@ def max_abs_diff(a: torch.Tensor, b: torch.Tensor) -> float:
 
 
 # ================================================================ what the page prints, as keys and numbers
-Cell = Text | str  # a text key the page words, or a language-neutral string (a number, a token, a symbol)
-
-
-@dataclass(frozen=True)
-class Column:
-    """One column of a table the page shows: its header and its cells (the page words the Text ones)."""
-
-    header: Cell
-    cells: tuple[Cell, ...]
-
-
 def number(v: float) -> str:
     """A value in a table: 6 significant digits, inf / nan as they are (the overflow is the point)."""
     return f"{float(v):.6g}"

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from core.tiled_attention import context_costs
 from lessons.heatmap import text
 from lessons.settings import Settings
-from lessons.softmax.common import Column
+from lessons.tables import Column, bytes_text
 
 
 @dataclass(frozen=True)
@@ -56,11 +56,7 @@ def memory_table(settings: Settings, block_q: int, block_k: int) -> tuple[Memory
 
 def fmt_bytes(n: int) -> str:
     """Bytes in binary units: "512 B", "4 KiB", "1.5 MiB", "64 GiB" (one decimal unless whole)."""
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if n >= size:
-            v = n / size
-            return f"{v:.0f} {unit}" if v == int(v) else f"{v:.1f} {unit}"
-    return f"{n} B"
+    return bytes_text(n)
 
 
 def memory_columns(rows: tuple[MemoryRow, ...], num_heads: int) -> tuple[Column, ...]:

@@ -14,8 +14,9 @@ from core.softmax_numerics import DTYPES, naive_failure, naive_softmax, online_s
 from lessons.heatmap import Text, text
 from lessons.scenario import Scenario
 from lessons.settings import Settings
-from lessons.softmax.common import Column, _keep, _ro, get_run, max_abs_diff, number
+from lessons.softmax.common import _keep, _ro, get_run, max_abs_diff, number
 from lessons.softmax.keys import GAINS
+from lessons.tables import Column
 
 TOLERANCE = {"float32": 1e-6, "float16": 2 * 2.0**-10}  # safe/online vs the exact softmax (core tests' bounds)
 DTYPE_NAMES = ("float32", "float16")

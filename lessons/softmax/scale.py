@@ -15,7 +15,8 @@ from core.softmax_numerics import SCALE_NAMES, divisor, dot_variance, entropy, g
 from lessons.heatmap import Heatmap, Text, text
 from lessons.scenario import Scenario
 from lessons.settings import Settings
-from lessons.softmax.common import Column, _keep, _ro, get_run, heatmap, max_abs_diff
+from lessons.softmax.common import _keep, _ro, get_run, heatmap, max_abs_diff
+from lessons.tables import Column
 
 VARIANCE_D_KS = tuple(2**i for i in range(10))  # 1 .. 512: every d_k the shared settings can make
 # The draws' own seed: the curve is a property of random vectors, not of the shared X, so it is one measurement

@@ -18,13 +18,13 @@ from lessons.softmax.common import (
     SHOWN_FEATURES,
     SKIPPED,
     TODO,
-    Column,
     _keep,
     _ro,
     get_run,
     heatmap,
     number,
 )
+from lessons.tables import Column
 
 # Row states of the output so far.
 ROW_WAITING, ROW_RUNNING, ROW_WRITTEN = 0, 1, 2
