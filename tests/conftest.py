@@ -134,6 +134,27 @@ def open_app(page, server, path: str = "", **params) -> None:
     wait_idle(page)
 
 
+def pick_option(page, key: str, option: str, tries: int = 3) -> None:
+    """Open the select box with this widget key and click `option` in its list.
+
+    A list opened while the page is still drawing the last run's elements can close again before the option
+    is clicked (seen once in a CI run under load, never on a quiet machine): close it, wait, open it again.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    box = page.locator(f".st-key-{key}").get_by_role("combobox")
+    for attempt in range(tries):
+        wait_idle(page)
+        box.click()
+        try:
+            page.get_by_role("option", name=option, exact=True).click(timeout=10_000)
+            return
+        except PlaywrightTimeout:
+            if attempt == tries - 1:
+                raise
+            page.keyboard.press("Escape")
+
+
 def sidebar_slider(page, index: int):
     """The draggable thumb of the index-th slider in the sidebar (0 d_model, 1 num_heads, 2 seq_len)."""
     return page.locator("[data-testid=stSidebar] [data-testid=stSlider]").nth(index).get_by_role("slider")

@@ -8,7 +8,7 @@ import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from conftest import IDLE, open_app, wait_idle
+from conftest import IDLE, open_app, pick_option, wait_idle
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -47,8 +47,7 @@ def test_chinese_walkthrough_labels_write_neutral_values_into_the_link(page, ser
 
 def test_chinese_sidebar_labels_write_neutral_values_into_the_link(page, server):
     open_app(page, server, "", lang="zh")
-    page.locator(".st-key-mask_shown").get_by_role("combobox").click()
-    page.get_by_role("option", name="填充掩码").click()
+    pick_option(page, "mask_shown", "填充掩码")
     wait_idle(page)
     expect(page).to_have_url(re.compile(r"mask=padding"))
     expect(page.locator(".st-key-mask_shown").get_by_role("combobox")).to_have_value("填充掩码")
