@@ -12,4 +12,5 @@ import streamlit as st
 
 from ui import seam
 
+seam.before_sessions()  # entry 11: the first visitor's session starts like every other one
 app = st.App("app.py", middleware=seam.middleware())

@@ -3,7 +3,7 @@
 import re
 
 import pytest
-from conftest import open_app, sidebar_slider, wait_idle
+from conftest import open_app, pick_option, sidebar_slider, wait_idle
 from playwright.sync_api import expect
 
 import i18n
@@ -113,3 +113,23 @@ def test_deep_link_is_the_first_request_to_a_fresh_server(page, fresh_server):
     wait_idle(page)
     expect(sidebar(page).get_by_text("d_k = 16 / 2 = 8")).to_be_visible()
     expect(sidebar(page)).to_match_aria_snapshot(first)
+
+
+def test_the_first_visit_to_a_fresh_server_keeps_every_choice_in_the_link(page, fresh_server):
+    """The first session after a server start is usually the teacher's, and the class opens the teacher's link.
+
+    Seen before ui/seam entry 11: in that first session only, a settings change (a rerun of the live fragment)
+    made Streamlit forget the widgets outside it, and the palette chosen next was drawn but never reached the link.
+    """
+    open_app(page, fresh_server, "", lang="zh")
+    pick_option(page, "mask_shown", i18n.t("mask.padding", "zh"))
+    expect(page).to_have_url(re.compile(r"mask=padding"))
+    wait_idle(page)
+    page.locator(".st-key-palette_shown").get_by_role("radio", name=i18n.t("display.palette.contrast", "zh")).click()
+    expect(page).to_have_url(re.compile(r"palette=contrast"))
+    expect(page).to_have_url(re.compile(r"mask=padding"))
+    page.locator(".st-key-lang").get_by_role("radio", name="en").click()  # the browser's language: no lang= then
+    expect(page).not_to_have_url(re.compile(r"lang=zh"))
+    expect(page.get_by_role("heading", name="Attention Lab")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"palette=contrast"))
+    expect(page).to_have_url(re.compile(r"mask=padding"))

@@ -55,7 +55,8 @@ A/B on a busy machine (benchmarks/bench_browser.py --quick --only heads, load 13
    alone (the old pages-folder mode), without app.py's sidebar. app.py runs its page inside `page_run()`;
    a page run outside it is that lone run, and ui/shell.page_context() runs app.py with runpy instead, which
    calls st.navigation (switching Streamlit to it for good) and draws the page. Buys: a deep link shows the
-   app (tests/test_browser_app.py). Not speed, so it stays on when the seam is off.
+   app (tests/test_browser_app.py). Not speed, so it stays on when the seam is off. (Served by serve.py with the
+   seam on, entry 11 keeps Streamlit out of that mode from the start, and this guard never fires.)
 6. CSS aimed at Streamlit's DOM: CAPTION_SELECTOR (`[data-testid=stCaptionContainer]`, not a public name)
    keeps captions small in the walkthrough's presenter view (pages/walkthrough.py). Buys: readable captions
    on a projector. If Streamlit renames it, the rule matches nothing and captions are just larger.
@@ -86,6 +87,17 @@ A/B on a busy machine (benchmarks/bench_browser.py --quick --only heads, load 13
    1.67 keeps each one until the *next* disconnect after its 120 s, so once a class has left, none went; each
    holds its pages' namespaces through its widgets' callbacks. Buys (benchmarks/README.md, issue 24.4): the
    ~190 MB of a class's runs that were outside the shared cache. Off: sessions stay as Streamlit keeps them.
+11. No pages-folder mode, even for the first visitor (`before_sessions()`, called by serve.py before the server
+   takes a connection): sets the class flag PagesManager.uses_pages_directory to False, as st.navigation does on
+   its first call. Streamlit sets it once per process from "is there a pages/ folder beside the main script" when
+   the first session is made, so the first session after a server start began in the old pages-folder mode
+   (entry 5's lone page run is the visible part). Measured on 1.67.0 (tests/test_browser_app.py,
+   `test_the_first_visit_to_a_fresh_server_keeps_every_choice_in_the_link`): in that first session only, a
+   live-fragment rerun (a mask change) made the browser and the server forget the widgets outside the fragment,
+   so the next palette or language choice was applied but never written into the link; the first visitor is
+   usually the teacher, whose link the class opens. Buys: the first session is like every other (the palette
+   reached the link in 0 of 3 first sessions before, 3 of 3 after). Off (or with `streamlit run app.py`): the
+   first session keeps Streamlit's own start, and entry 5 still draws its deep link.
 """
 
 from __future__ import annotations
@@ -133,6 +145,7 @@ PRIVATE_NAMES = (
     ("streamlit.runtime.websocket_session_manager.WebsocketSessionManager", "self._session_storage"),
     ("streamlit.runtime.websocket_session_manager.WebsocketSessionManager", "self._storage_lock"),
     ("streamlit.runtime.memory_session_storage.MemorySessionStorage", "self._cache"),
+    ("streamlit.runtime.pages_manager.PagesManager", "uses_pages_directory"),
 )
 
 
@@ -163,6 +176,20 @@ def middleware() -> list:
     from ui.seam.origin_guard import RefuseForeignOrigins
 
     return [Middleware(RefuseForeignOrigins), Middleware(InjectClientScript)]  # entries 9 and 2
+
+
+def before_sessions() -> bool:
+    """Entry 11, in serve.py before the first connection: no session starts in the pages-folder mode."""
+    if not enabled():
+        return False
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:
+        return False
+    if not hasattr(PagesManager, "uses_pages_directory"):
+        return False
+    PagesManager.uses_pages_directory = False
+    return True
 
 
 def fragment_reruns_page() -> bool:
