@@ -301,26 +301,15 @@ def single_section() -> None:
     if h == 1:
         st.info(t("heads.single.trivial"), icon=":material/info:")
     shown = H.single_heads(values["heads_pick"], h)  # the heads picked in section 2, else the first page
-    one_col, many_col = st.columns([1, 2])
-    with one_col:
-        st.caption(t("heads.single.one", d=d))
-        show_heatmap(
-            shared(
-                "heads_single_one",
-                SK,
-                lambda: H.one_head_heatmap(f"weights-one-head-d{d}-T{T}", single_w[0], toks, vrange=both_range),
-            ),
-            key="heads_single_one",
-            t=t,
-        )
-    with many_col:
-        st.caption(t("heads.single.many", h=h, n=len(shown), dk=d_k))
-        many = shared(
-            "heads_single_many",
-            SK + (tuple(shown),),
-            lambda: H.heads_heatmap(f"weights-d{d}-h{h}-T{T}-shown", multi_w, shown, toks, vrange=both_range),
-        )
-        show_heatmap(many, key="heads_single_many", t=t, compact=len(shown) * T * T * 4 > 48_000)
+    st.caption(t("heads.single.layout", d=d, h=h, n=len(shown), dk=d_k))
+    both = shared(
+        "heads_single_both",
+        SK + (tuple(shown),),
+        lambda: H.single_vs_heads_heatmap(
+            f"weights-one-head-vs-h{h}-d{d}-T{T}", single_w[0], multi_w, shown, toks, d_model=d, vrange=both_range
+        ),
+    )
+    show_heatmap(both, key="heads_single_both", t=t, compact=(len(shown) + 1) * T * T * 4 > 48_000)
     st.caption(t("heads.single.focus", **H.single_focus(single_w, focus_values())))
     if h > 1:
         st.caption(t("heads.single.why", d=d, dk=d_k))

@@ -95,7 +95,7 @@ def test_svg_setting_makes_the_camera_button_save_a_real_svg(page, server):
     [
         # the all-steps view draws one step's tensors; with the cell's charts on: mask grid, scores, three of the cell
         ("walkthrough", dict(walk_view="all", walk_step="mask", mask="causal", walk_cellcharts="true", seq_len=5), 5),
-        ("heads", dict(seq_len=5, heads_tab="single"), 2),
+        ("heads", dict(seq_len=5, heads_tab="single"), 1),
         ("heads", dict(seq_len=5, heads_tab="cost"), 2),  # plotly's bar charts (ui/heads_charts): its camera button
         ("masks", dict(mask="custom", seq_len=5), 1),  # mask | scores | weights: one chart per section
         ("masks", dict(masks_tab="polarity", seq_len=5), 2),

@@ -149,6 +149,24 @@ def test_h1_and_h8_have_the_same_parameters_and_weights():
     assert not torch.allclose(sv.single.output, sv.multi.output)  # same parameters, a different function
 
 
+def test_the_single_head_and_the_heads_are_one_chart_on_one_scale():
+    """Section 6 compares by eye: one chart, so one cell size and one colour range for the one head and the h."""
+    model, x, trace = traced(64, 8, 6)
+    sv = H.single_vs_multi(model, x, None, 0, multi=trace)
+    lo, hi = H.single_range(sv)
+    tokens = [f"t{i}" for i in range(6)]
+    hm = H.single_vs_heads_heatmap(
+        "w", sv.single.weights[0, 0], sv.multi.weights[0], [0, 7], tokens, d_model=64, vrange=(lo, hi)
+    )
+    assert [p.title.key for p in hm.panels] == ["heads.hm.single", "heads.hm.head", "heads.hm.head"]
+    assert hm.panels[0].title.kw() == {"d": 64} and [p.title.kw() for p in hm.panels[1:]] == [{"i": 0}, {"i": 7}]
+    assert np.array_equal(hm.panels[0].values, sv.single.weights[0, 0].numpy())
+    assert np.array_equal(hm.panels[2].values, sv.multi.weights[0, 7].numpy())
+    assert all(p.row_labels == tuple(tokens) for p in hm.panels) and (hm.vmin, hm.vmax) == (lo, hi)
+    assert lo <= float(sv.single.weights.min()) and float(sv.multi.weights.max()) <= hi  # both fit the one scale
+    assert t("heads.hm.single", "en", d=64) == "one head (h = 1, d_k = 64)"
+
+
 def test_head_focus():
     T = 4
     uniform = torch.full((2, T, T), 1 / T)
@@ -251,7 +269,7 @@ def test_page_runs_and_survives_bad_state():
 
 
 @pytest.mark.parametrize(
-    "tab,charts", [("shapes", 0), ("heads", 1), ("cost", 2), ("timing", 0), ("slice", 2), ("single", 2)]
+    "tab,charts", [("shapes", 0), ("heads", 1), ("cost", 2), ("timing", 0), ("slice", 2), ("single", 1)]
 )
 def test_each_section_draws_only_its_own_charts(tab, charts):
     at = run_app("heads", d_model=64, num_heads=16, seq_len=8, heads_tab=tab)
@@ -370,11 +388,14 @@ def test_page_heatmaps_carry_the_runs_numbers():
         assert np.array_equal(grid.values(i), w[i].numpy())
     assert grid.header["vmin"] == pytest.approx(float(w.min())) and grid.header["vmax"] == pytest.approx(float(w.max()))
     at = run_app("heads", d_model=64, num_heads=16, seq_len=8, heads_tab="single", lang="zh")
-    one, many = heatmaps(at)
-    assert one.values(0).shape == (8, 8) and len(many.header["panels"]) == 8
+    (both,) = heatmaps(at)  # one chart: the single head first, then the first page of 8 heads
+    assert len(both.header["panels"]) == 9 and both.values(0).shape == (8, 8)
     sv = H.single_vs_multi(run.model, run.x, run.mask, 0)  # tokens differ by language; the numbers do not
-    assert np.array_equal(one.values(0), sv.single.weights[0, 0].numpy())
-    assert many.header["panels"][3]["title"] == "头 3"
+    assert np.array_equal(both.values(0), sv.single.weights[0, 0].numpy())
+    assert (
+        both.header["panels"][0]["title"] == "单头（h = 1，d_k = 64）" and both.header["panels"][4]["title"] == "头 3"
+    )
+    assert np.array_equal(both.values(4), sv.multi.weights[0, 3].numpy())
     at = run_app("heads", d_model=64, num_heads=16, seq_len=8, heads_tab="slice", lang="en")
     big, small = heatmaps(at)
     assert big.header["role"] == "signed" and big.values(0).shape == (16, 64) and small.values(0).shape == (16, 4)

@@ -39,7 +39,7 @@ PINS = {
     ("heads", (("heads_tab", "cost"),)): (2, 6, 3),
     ("heads", (("heads_tab", "timing"),)): (0, 0, 0),  # nothing measured yet
     ("heads", (("heads_tab", "slice"),)): (0, 0, 0),  # W^Q and W_i^Q: 2 heatmaps
-    ("heads", (("heads_tab", "single"),)): (0, 0, 0),  # one head | h heads: 2 heatmaps
+    ("heads", (("heads_tab", "single"),)): (0, 0, 0),  # one heatmap: the one head, then the h heads
     # Masks lab: its heatmaps go through the chart route (ui/heatmaps.py; counted in the test below)
     ("masks", ()): (0, 0, 0),  # mask | masked scores | weights: three heatmaps
     ("masks", (("mask", "custom"),)): (0, 0, 0),  # the mask clickable (the hand-drawn grid)
@@ -168,7 +168,7 @@ def test_heads_grid_on_the_heads_page_is_one_component_for_sixteen_heads():
 ROUTE_VIEWS = (
     ("heads", "heads_tab", "heads", 1),
     ("heads", "heads_tab", "slice", 2),
-    ("heads", "heads_tab", "single", 2),
+    ("heads", "heads_tab", "single", 1),
     ("real-model", "real_tab", "grid", 1),
     ("real-model", "real_tab", "head", 1),
 )

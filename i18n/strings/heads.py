@@ -217,10 +217,11 @@ STRINGS = {
         "en": "Both sides use exactly the same $W^Q$, $W^K$, $W^V$, $W^O$ (same seed) and the same input X: the only "
         "difference is how the {d} columns are cut. Parameters: {p1:,} with h = 1, {ph:,} with h = {h}.",
     },
-    "heads.single.one": {"zh": "h = 1：一个头，d_k = {d}", "en": "h = 1: one head, d_k = {d}"},
-    "heads.single.many": {
-        "zh": "h = {h}：{n} 个头（共 {h} 个），每个 d_k = {dk}",
-        "en": "h = {h}: {n} of the {h} heads, d_k = {dk} each",
+    "heads.single.layout": {
+        "zh": "第一个面板：h = 1，一个 d_k = {d} 的头。之后：h = {h} 时的 {n} 个头（共 {h} 个），每个 d_k = {dk}。"
+        "所有面板用同一个色标、同样大小的格子。",
+        "en": "First panel: h = 1, one head with d_k = {d}. Then h = {h}: {n} of the {h} heads, d_k = {dk} each. "
+        "Every panel has the same colour scale and the same cell size.",
     },
     "heads.single.focus": {
         "zh": "每个查询最大权重的平均值：单头 {one:.2f}；各个头在 {lo:.2f} 到 {hi:.2f} 之间。",
@@ -239,6 +240,7 @@ STRINGS = {
     },
     # the heatmaps' panel titles and axes (lessons/heads/ text keys)
     "heads.hm.head": {"zh": "头 {i}", "en": "head {i}"},
+    "heads.hm.single": {"zh": "单头（h = 1，d_k = {d}）", "en": "one head (h = 1, d_k = {d})"},
     "heads.hm.big": {"zh": "W_q（粗框：头 {i} 的列块）", "en": "W_q (thick frame: head {i}'s block)"},
     "heads.hm.small": {"zh": "头 {i} 的 W_q 列块", "en": "head {i}'s block of W_q"},
     "heads.axis.in": {"zh": "d_model（输入）", "en": "d_model (in)"},

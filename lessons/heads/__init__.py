@@ -21,7 +21,7 @@ Which file holds what (each imports at most `keys`, `cost` and `heatmaps`; never
 - `single.py`: section "single": `single_vs_multi`, `head_focus` (drawn as HTML bars by charts/diagrams.py's
   `focus_html`, in the grid section too), `single_range`, `single_focus`, `single_heads`.
 - `heatmaps.py`: one colour range for a set of heads (`data_range`, `signed_range`) and the attention heatmaps
-  `heads_heatmap` (a lessons.heatmap.head_grid) and `one_head_heatmap`.
+  `heads_heatmap` (a lessons.heatmap.head_grid) and `single_vs_heads_heatmap`.
 
 The heatmaps are lessons.heatmap.Heatmap (arrays, labels, text keys), drawn by ui.heatmaps.show_heatmap. The bar and
 line charts of the cost and timing sections are built by the page's ui/heads_charts.py from `Totals` / `Timing`.
@@ -44,7 +44,7 @@ from lessons.heads.cost import (
     totals_for,
 )
 from lessons.heads.flow import shape_flow, track_h
-from lessons.heads.heatmaps import data_range, heads_heatmap, one_head_heatmap, signed_range
+from lessons.heads.heatmaps import data_range, heads_heatmap, signed_range, single_vs_heads_heatmap
 from lessons.heads.keys import (
     MAX_PICK,
     NEW_MODEL_KEYS,
@@ -88,7 +88,6 @@ __all__ = [
     "heads_heatmap",
     "heads_on_page",
     "human_bytes",
-    "one_head_heatmap",
     "page_of_heads",
     "param_columns",
     "param_split",
@@ -100,6 +99,7 @@ __all__ = [
     "single_focus",
     "single_heads",
     "single_range",
+    "single_vs_heads_heatmap",
     "single_vs_multi",
     "slice_check",
     "slice_heatmaps",

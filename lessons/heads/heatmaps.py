@@ -1,10 +1,11 @@
 """The attention heatmaps as plain descriptions (lessons.heatmap.Heatmap, drawn by ui.heatmaps.show_heatmap):
 one colour range for a set of heads (`data_range`, `signed_range`), the grid of chosen heads (`heads_heatmap`, a
-lessons.heatmap.head_grid) and the single full-width head (`one_head_heatmap`)."""
+lessons.heatmap.head_grid) and the single full-width head beside the chosen heads (`single_vs_heads_heatmap`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import torch
@@ -62,20 +63,25 @@ def heads_heatmap(
     )
 
 
-def one_head_heatmap(
-    name: str, weights: torch.Tensor, tokens: Sequence[str], *, vrange: tuple[float, float]
+def single_vs_heads_heatmap(
+    name: str,
+    single: torch.Tensor,
+    weights: torch.Tensor,
+    heads: Sequence[int],
+    tokens: Sequence[str],
+    *,
+    d_model: int,
+    vrange: tuple[float, float],
 ) -> Heatmap:
-    """One (T_q, T_k) matrix of weights (the single full-width head), rows queries, columns keys."""
+    """The single full-width head's (T_q, T_k) weights as the first panel (text "heads.hm.single"), then the
+    chosen heads of `weights` (h, T_q, T_k): one chart, so every panel has one cell size and one colour range
+    and the eye compares like with like (two charts side by side drew the one head at a third of the size)."""
+    grid = heads_heatmap(name, weights, heads, tokens, vrange=vrange)
     labels = tuple(str(tok) for tok in tokens)
-    panel = Panel(
-        values=readonly(weights), row_labels=labels[: weights.shape[0]], col_labels=labels[: weights.shape[1]]
+    one = Panel(
+        values=readonly(single),
+        title=text("heads.hm.single", d=d_model),
+        row_labels=labels[: single.shape[0]],
+        col_labels=labels[: single.shape[1]],
     )
-    return Heatmap(
-        name=name,
-        panels=(panel,),
-        role="weights",
-        vmin=float(vrange[0]),
-        vmax=float(vrange[1]),
-        row_axis=text("common.query"),
-        col_axis=text("common.key"),
-    )
+    return replace(grid, panels=(one, *grid.panels))
