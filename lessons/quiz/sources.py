@@ -17,7 +17,7 @@ from lessons.heatmap import text
 from lessons.quiz.build import build_quiz, question_uid
 from lessons.quiz.checking import first_wins, is_correct_own
 from lessons.quiz.links import settings_params
-from lessons.quiz.model import Join, Link, Question, Quoted, Words, fmt_shape, iterable
+from lessons.quiz.model import Join, LessonItem, Link, Question, Quoted, Words, fmt_shape, iterable
 from lessons.quiz.parsing import Parsed, clean, parse_choice, parse_int, parse_own, read_number
 from lessons.quiz.texts import format_own
 from lessons.scenario import Scenario
@@ -34,6 +34,34 @@ class LessonSource:
 
     def questions(self, run: Scenario, custom_text: str | None, start: int) -> list[Question]:
         raise NotImplementedError
+
+    def question(
+        self,
+        settings: Settings,
+        custom_text: str | None,
+        index: int,
+        item: LessonItem,
+        *,
+        kind: str,
+        facts: dict,
+        section: str,
+        mistakes: tuple = (),
+    ) -> Question:
+        """One of this page's items as a Question: its answer, type and options are the item's own."""
+        return Question(
+            index=index,
+            uid=question_uid(settings, custom_text, index),
+            kind=kind,
+            answer_type=item.answer_type,
+            answer=item.answer,
+            step="",
+            facts=facts,
+            options=item.options,
+            mistakes=mistakes,
+            source=self.name,
+            item=item,
+            section=section,
+        )
 
     def parse(self, q: Question, raw: object) -> Parsed:
         return parse_own(q, raw)
@@ -77,19 +105,15 @@ class KvCacheSource(LessonSource):
         for n, item in enumerate(KV.quiz_questions(s, kv_heads)):
             index = start + n
             out.append(
-                Question(
+                self.question(
+                    s,
+                    custom_text,
                     index,
-                    question_uid(s, custom_text, index),
-                    item.key,
-                    item.answer_type,
-                    item.answer,
-                    "",
-                    dict(item.params),
-                    item.options,
-                    self._mistakes(item),
-                    self.name,
                     item,
-                    item.section,
+                    kind=item.key,
+                    facts=dict(item.params),
+                    section=item.section,
+                    mistakes=self._mistakes(item),
                 )
             )
         return out
@@ -167,19 +191,14 @@ class SoftmaxSource(LessonSource):
             if item.kind == "dot_variance":
                 facts["expr"] = "q·k / √d_k" if item.params["scaled"] else "q·k"
             out.append(
-                Question(
+                self.question(
+                    s,
+                    custom_text,
                     index,
-                    question_uid(s, custom_text, index),
-                    f"softmax.{item.kind}",
-                    item.answer_type,
-                    item.answer,
-                    "",
-                    facts,
-                    item.options,
-                    (),
-                    self.name,
                     item,
-                    self.SECTION[item.kind],
+                    kind=f"softmax.{item.kind}",
+                    facts=facts,
+                    section=self.SECTION[item.kind],
                 )
             )
         return out
@@ -243,22 +262,8 @@ class PositionsSource(LessonSource):
             facts = {
                 k: "[" + ", ".join(map(str, v)) + "]" if isinstance(v, list) else v for k, v in item.params.items()
             }
-            out.append(
-                Question(
-                    index,
-                    question_uid(s, custom_text, index),
-                    item.key,
-                    item.answer_type,
-                    item.answer,
-                    "",
-                    facts,
-                    item.options,
-                    (),
-                    self.name,
-                    item,
-                    self.SECTION[item.key.rsplit(".", 1)[1]],
-                )
-            )
+            section = self.SECTION[item.key.rsplit(".", 1)[1]]
+            out.append(self.question(s, custom_text, index, item, kind=item.key, facts=facts, section=section))
         return out
 
     @staticmethod
