@@ -31,7 +31,7 @@ MAX_TEXT_TOKENS = 64  # including [CLS] and [SEP]; longer text is refused, never
 WHY_STEP_CHOICES = (100, 200, 400, 800, 1600)
 WHY_SEED_MIN, WHY_SEED_MAX = SEED_MIN, SEED_MAX
 
-# ---------------------------------------------------------------- Positions (core/positions.py)
+# ---------------------------------------------------------------- Positions (core/positions/)
 SHUFFLE_SEED_MIN, SHUFFLE_SEED_MAX = SEED_MIN, SEED_MAX  # the seeded shuffle of the permutation run
 SINUSOID_POSITIONS_MAX = 512  # rows of a sinusoidal table (the real model's learned table has 512 too)
 ROPE_D_K_MIN, ROPE_D_K_MAX = 2, 256  # even only: RoPE turns pairs of dimensions (Llama's heads use 128)

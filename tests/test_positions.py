@@ -1,4 +1,4 @@
-"""Proofs for core/positions.py: order blindness, absolute positions, RoPE against transformers' Llama.
+"""Proofs for core/positions/: order blindness, absolute positions, RoPE against transformers' Llama.
 
 transformers (LlamaRotaryEmbedding, apply_rotary_pos_emb, LlamaAttention) is a test-only reference,
 built from a tiny LlamaConfig: nothing is downloaded. The learned table is checked against the
