@@ -33,6 +33,7 @@ from lessons.settings import (
 from ui import memdebug, reclaim, seam
 from ui.choice import HIDDEN_CSS, labelled
 from ui.display import display_sidebar
+from ui.navigation import PAGES, WHOLE_RUN_PAGES
 from ui.seam import widget_guard
 from ui.shell import drop_url_value, keep_grid_in_url, remember_settings, url_values
 
@@ -58,25 +59,6 @@ def _tune_process() -> bool:
 
 
 _tune_process()
-
-PAGES = (  # (file, url_path, icon); the file name equals the url_path so deep links resolve
-    ("pages/home.py", "", ":material/home:"),
-    ("pages/walkthrough.py", "walkthrough", ":material/stairs:"),
-    ("pages/heads.py", "heads", ":material/view_column:"),
-    ("pages/masks.py", "masks", ":material/grid_on:"),
-    ("pages/real-model.py", "real-model", ":material/psychology:"),
-    ("pages/why-heads.py", "why-heads", ":material/model_training:"),
-    ("pages/softmax.py", "softmax", ":material/functions:"),
-    ("pages/positions.py", "positions", ":material/format_list_numbered:"),
-    ("pages/kv-cache.py", "kv-cache", ":material/memory:"),
-    ("pages/quiz.py", "quiz", ":material/quiz:"),
-)
-
-
-# Pages that run as the whole app, not inside the live fragment: a click during a fragment's run waits
-# for it to end (Streamlit never preempts a running script for a fragment rerun), and Why many heads'
-# Stop button must interrupt a training run. (Its slider steps cost the same either way: measured.)
-WHOLE_RUN_PAGES = ("why-heads",)
 
 
 def settle_settings(skip: tuple[str, ...] = ()) -> list:

@@ -15,8 +15,9 @@ check "ruff lint" "$bin/ruff" check .
 check "ruff format" "$bin/ruff" format --check .
 check "import contracts" "$bin/lint-imports" --no-logo
 check "types (core, lessons)" "$bin/python" -m mypy
+check "source rules" "$bin/python" scripts/check_source.py
 if [ ${#failed[@]} -gt 0 ]; then
   printf 'checks failed: %s\n' "${failed[*]}" >&2
   exit 1
 fi
-echo "checks passed: ruff lint, ruff format, import contracts, types"
+echo "checks passed: ruff lint, ruff format, import contracts, types, source rules"

@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# Install (first time only), run the static checks (scripts/check.sh: ruff, import-linter, mypy), then the whole
-# test suite, browser tests included. A failed check stops here, before the ~12 minutes of pytest.
+# The whole suite (what .ci/run runs): install (first time only), the static checks (scripts/check.sh: ruff,
+# import-linter, mypy), then every test tier, browser tests included. A failed check stops before pytest.
+#   bash scripts/test.sh            the full suite
+#   bash scripts/test.sh --fast     the checks, the unit tier and one AppTest run of each page (pytest -m "unit or smoke")
+# Other arguments go to pytest (e.g. `bash scripts/test.sh -m browser`, `bash scripts/test.sh tests/test_heads.py`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+fast=()
+if [ "${1:-}" = "--fast" ]; then
+  shift
+  fast=(-m "unit or smoke")
+fi
 bash scripts/setup.sh --test
 bash scripts/check.sh
 mkdir -p test-results
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest "${fast[@]}" "$@"

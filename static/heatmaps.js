@@ -6,7 +6,7 @@
 // the size, or SVG with text as text) is made here too: nothing is fetched.
 
 const TEXT = "#31333f", MUTED = "#5c6170", PAPER = "#ffffff", PAD = 6, GAP = 14, STRIP = 5;
-const MIN_FONT = 13;  // px: the smallest text of a chart (core/figures.MIN_FONT), for a projector and a phone
+const MIN_FONT = 13;  // px: the smallest text of a chart, for a projector and a phone
 const FONT = "'Source Sans', 'Source Sans Pro', 'Noto Sans CJK SC', 'Noto Sans', sans-serif";
 const PHONE = 640;  // px: at most this wide, panels stack one per row
 const MAX_CELL = 44, MAX_PANEL_H = 520;

@@ -30,6 +30,49 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+# ---------------------------------------------------------------- test tiers (pytest.ini)
+# Every test is in exactly one tier: `unit` (the default), `app` (AppTest), `browser` (Chromium; any test that
+# uses a real server or the browser fixtures is one) or `slow`. `bash scripts/test.sh --fast` runs
+# `-m "unit or smoke"`. A unit test that starts the app or a server fails and says which mark it needs, so the
+# fast tier stays fast without anyone keeping a list.
+TIERS = ("unit", "app", "browser", "slow")
+_BROWSER_FIXTURES = {"page", "browser", "server", "fresh_server"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        tiers = {m.name for m in item.iter_markers() if m.name in TIERS}
+        if not tiers:
+            callspec = getattr(item, "callspec", None)  # a parametrized argument named `page` is no fixture
+            fixtures = set(item.fixturenames) - set(callspec.params if callspec else ())
+            tiers = {"browser" if _BROWSER_FIXTURES & fixtures else "unit"}
+            item.add_marker(next(iter(tiers)))
+        if len(tiers) > 1:
+            raise pytest.UsageError(f"{item.nodeid}: in tiers {sorted(tiers)}; a test is in exactly one of {TIERS}")
+
+
+def _tier(item) -> str:
+    return next(m.name for m in item.iter_markers() if m.name in TIERS)
+
+
+@pytest.fixture(autouse=True)
+def _unit_tests_stay_unit(request, monkeypatch):
+    """A test in the unit tier may not run the app (AppTest) or start a server: it would slow the fast tier."""
+    if _tier(request.node) != "unit":
+        return
+
+    def refuse(what: str, mark: str):
+        def refused(*args, **kwargs):
+            pytest.fail(f"{what} in a unit test: mark it `@pytest.mark.{mark}` (tiers: pytest.ini)", pytrace=False)
+
+        return refused
+
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setattr(AppTest, "run", refuse("AppTest.run()", "app"))
+    monkeypatch.setattr(Server, "__init__", refuse("a real server", "browser` or `@pytest.mark.slow"))
+
+
 # ---------------------------------------------------------------- torch
 @pytest.fixture(scope="module")
 def one_torch_thread():

@@ -5,8 +5,9 @@ from conftest import run_app
 
 import i18n
 from lessons.settings import D_MODEL_CHOICES, SEQ_LEN_MAX, SEQ_LEN_MIN, head_choices
+from ui import navigation
 
-PAGES = [None, "walkthrough", "heads", "masks", "real-model", "why-heads", "quiz"]
+PAGES = [url or None for _, url, _ in navigation.PAGES]  # None: home, opened as the app is
 
 SMALLEST = dict(d_model=D_MODEL_CHOICES[0], num_heads=1, seq_len=SEQ_LEN_MIN)
 LARGEST = dict(d_model=D_MODEL_CHOICES[-1], num_heads=head_choices(D_MODEL_CHOICES[-1])[-1], seq_len=SEQ_LEN_MAX)
@@ -30,14 +31,16 @@ def sidebar_values(at):
     }
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("page", PAGES)
-@pytest.mark.parametrize("lang", ["zh", "en"])
+@pytest.mark.parametrize("lang", [pytest.param("zh", marks=pytest.mark.smoke), "en"])  # smoke: the fast tier's
 def test_every_page_runs_with_default_settings(page, lang):
     at = run_app(page, lang=lang)
     assert not at.exception, at.exception
     assert at.session_state["lang"] == lang
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("page", PAGES)
 @pytest.mark.parametrize("settings", [SMALLEST, LARGEST], ids=["smallest", "largest"])
 def test_every_page_runs_at_the_extremes(page, settings):
@@ -46,6 +49,7 @@ def test_every_page_runs_at_the_extremes(page, settings):
     assert sidebar_values(at)["num_heads"] == settings["num_heads"]
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("page", PAGES)
 @pytest.mark.parametrize("mask", ["causal", "padding", "custom"])
 def test_every_page_runs_with_every_mask(page, mask):
@@ -53,6 +57,7 @@ def test_every_page_runs_with_every_mask(page, mask):
     assert not at.exception, at.exception
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("params", BAD_URLS, ids=lambda p: "&".join(f"{k}={str(v)[:8]}" for k, v in p.items()))
 @pytest.mark.parametrize("page", [None, "walkthrough"])
 def test_bad_url_values_are_corrected_with_a_notice(page, params):
@@ -67,18 +72,21 @@ def test_bad_url_values_are_corrected_with_a_notice(page, params):
     assert notices, "a corrected URL must say what it changed"
 
 
+@pytest.mark.app
 def test_num_heads_not_dividing_d_model_uses_the_nearest_divisor():
     at = run_app(d_model=512, num_heads=7)
     assert sidebar_values(at)["num_heads"] == 8
     assert "7" in at.main.warning[0].value and "8" in at.main.warning[0].value
 
 
+@pytest.mark.app
 def test_only_divisors_of_d_model_are_offered():
     at = run_app(d_model=32)
     options = at.sidebar.select_slider(key="num_heads").options
     assert [int(o) for o in options] == [1, 2, 4, 8, 16, 32]
 
 
+@pytest.mark.app
 def test_changing_d_model_moves_num_heads_onto_a_divisor():
     at = run_app(d_model=64, num_heads=64)
     at.sidebar.select_slider(key="d_model").set_value(8).run()
@@ -87,6 +95,7 @@ def test_changing_d_model_moves_num_heads_onto_a_divisor():
     assert any("64" in w.value for w in at.main.warning)
 
 
+@pytest.mark.app
 def test_language_switch_changes_the_text():
     at = run_app(lang="en")
     assert at.title[0].value == "Attention Lab"
@@ -96,6 +105,7 @@ def test_language_switch_changes_the_text():
     assert at.sidebar.header[0].value == i18n.t("settings.header", "zh")
 
 
+@pytest.mark.app
 def test_home_proves_equality_with_torch_live():
     at = run_app(d_model=64, num_heads=8, mask="causal")
     text = " ".join(s.value for s in at.success)
@@ -105,6 +115,7 @@ def test_home_proves_equality_with_torch_live():
     assert diff < 1e-5
 
 
+@pytest.mark.app
 def test_home_check_is_computed_once_per_setting_and_shapes_are_listed(monkeypatch):
     import core.reference
     from core.accounting import tensor_shapes

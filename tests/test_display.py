@@ -130,6 +130,7 @@ def test_masks_lab_heatmaps_draw_with_the_palette():
 
 
 # ---------------------------------------------------------------- numbers in the cells
+@pytest.mark.app
 def test_cell_numbers_reach_the_heads_grid_with_each_heads_exact_values():
     """The heads page's grid with "numbers in the cells": one chart, a panel per head, the flag in its header
     and each head's weights in its panel (the renderer prints them from these values)."""
@@ -297,6 +298,7 @@ def font_sizes(node, path=""):
             yield from font_sizes(item, path)
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("view", list(VIEWS))
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("option", list(OPTIONS))
@@ -340,6 +342,7 @@ def test_every_page_with_every_display_option(view, lang, option):
             assert drawn
 
 
+@pytest.mark.app
 def test_every_chart_has_an_accessible_name_in_the_language():
     for lang in ("zh", "en"):
         at = run_app("walkthrough", lang=lang, walk_step="softmax", seq_len=5)
@@ -350,12 +353,14 @@ def test_every_chart_has_an_accessible_name_in_the_language():
         assert i18n.t("display.alt.heatmap", lang, n=4, rows=5, cols=5, names=f" ({names})") in alts
 
 
+@pytest.mark.app
 def test_a_chart_keeps_its_accessible_name_when_the_settings_change():
     """A changed alt remounts the chart in the browser: it must not carry the settings."""
     alts = [[c.alt for c in charts(run_app("heads", lang="en", num_heads=h, heads_tab="cost"))][:1] for h in (2, 4)]
     assert alts[0] == alts[1] == [f"{i18n.t('heads.cost.title', 'en')}: {i18n.t('display.alt.chart', 'en')}"]
 
 
+@pytest.mark.app
 def test_display_options_survive_a_page_change_and_stay_in_the_url():
     at = run_app("walkthrough", palette="contrast", table_view="true", heads_tab="heads")
     assert not heatmaps(at) and len(at.dataframe) >= 1
@@ -366,6 +371,7 @@ def test_display_options_survive_a_page_change_and_stay_in_the_url():
     assert not heatmaps(at) and len(at.dataframe) >= 1  # the heads page honours the table view it inherited
 
 
+@pytest.mark.app
 def test_bad_display_values_in_the_url_are_corrected_with_a_notice():
     at = run_app("walkthrough", palette="neon", image_format="gif")
     assert not at.exception
@@ -376,6 +382,7 @@ def test_bad_display_values_in_the_url_are_corrected_with_a_notice():
     assert drawn and all(hm.header["palette"] == "colorblind" and hm.header["format"] == "png" for hm in drawn)
 
 
+@pytest.mark.app
 def test_masks_lab_keyboard_toggle_changes_the_chosen_cell():
     at = run_app("masks", mask="custom", seq_len=4)
     at.selectbox(key="masks_cell_i").set_value(2)
@@ -389,6 +396,7 @@ def test_masks_lab_keyboard_toggle_changes_the_chosen_cell():
     assert changed == [[2, 3]]
 
 
+@pytest.mark.app
 def test_the_table_view_prints_every_value_with_four_decimals():
     """Issue 20: the table view showed 0.491 beside 0.4044 (a float column drops trailing zeros) while the
     walkthrough's cell story said 0.1860; every value now has the 4 decimals of the hover and the story."""

@@ -30,6 +30,7 @@ def test_the_limits_table_names_every_free_text_input():
     assert TEXT_LIMITS == {"masks_grid": MAX_GRID_CHARS, "real_text": MAX_TEXT_CHARS, "quiz_answer": QUIZ_ANSWER_CHARS}
 
 
+@pytest.mark.app
 def test_a_huge_grid_in_a_link_is_refused_before_it_is_kept():
     at = run_app("masks", mask="custom", seq_len=3, masks_grid="1" * HUGE, lang="en")
     assert not at.exception, at.exception
@@ -40,6 +41,7 @@ def test_a_huge_grid_in_a_link_is_refused_before_it_is_kept():
     assert all(len(str(v)) < 2_000 for v in at.session_state["masks_kept"].values())
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("size", [MAX_GRID_CHARS + 1, HUGE])
 def test_a_huge_grid_typed_is_refused_and_the_previous_grid_kept(size):
     at = run_app("masks", mask="custom", seq_len=3, masks_grid="100.110.011", lang="en")
@@ -56,11 +58,13 @@ def test_a_huge_grid_typed_is_refused_and_the_previous_grid_kept(size):
     assert not at.error and at.session_state["custom_mask_text"] == "1" * MAX_GRID_CHARS
 
 
+@pytest.mark.app
 def test_other_pages_ignore_a_huge_grid_in_a_link():
     at = run_app("walkthrough", mask="custom", seq_len=3, masks_grid="1" * HUGE, lang="en")
     assert not at.exception, at.exception
 
 
+@pytest.mark.app
 def test_a_huge_sentence_in_a_link_or_typed_is_refused():
     from core import pretrained
 
@@ -78,6 +82,7 @@ def test_a_huge_sentence_in_a_link_or_typed_is_refused():
     assert qp(at, "real_text") != "x" * (MAX_TEXT_CHARS + 1)
 
 
+@pytest.mark.app
 def test_a_huge_quiz_answer_is_refused_and_not_kept():
     at = run_app("quiz", lang="en", seed=0)
     box = next(w for w in at.text_input if w.key and w.key.startswith("quiz_in_"))

@@ -24,6 +24,7 @@ from core import limits
 from core.masks import MASK_KINDS
 from lessons import url_keys as URL_KEYS
 from lessons.settings import SETTING_KEYS, Settings, sanitize
+from ui import navigation
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
@@ -33,12 +34,8 @@ pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 # ---------------------------------------------------------------- discovery
 def app_pages() -> list[tuple[str, str]]:
-    """(file, url_path) of every page, read from app.py's PAGES without running the app."""
-    tree = ast.parse(APP.read_text())
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "PAGES" for t in node.targets):
-            return [(file, url) for file, url, *_ in ast.literal_eval(node.value)]
-    raise AssertionError("app.py has no PAGES list")
+    """(file, url_path) of every page of the app's navigation."""
+    return [(file, url) for file, url, *_ in navigation.PAGES]
 
 
 # A page's section tabs (ui/sections.lazy_tabs("heads_tab", SECTIONS, ...)): URL key -> the valid ids.
@@ -377,6 +374,7 @@ def fuzz_results():
     return results
 
 
+@pytest.mark.slow  # 300 fresh sessions a page, over several processes
 @pytest.mark.parametrize("file,url", PAGES, ids=[u or "home" for _, u in PAGES])
 def test_fuzzed_links_never_break_a_page(file, url, fuzz_results, record_property):
     queries = dict(page_queries(file))

@@ -5,6 +5,7 @@ the Heatmap's decimals; a click's state becomes a Selection."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from chart_reader import heatmaps
 from conftest import ROOT
 from streamlit.testing.v1 import AppTest
@@ -20,6 +21,7 @@ def run(**params) -> AppTest:
     return at.run()
 
 
+@pytest.mark.app
 def test_payloads_carry_the_arrays_and_words():
     w, wide = arrays(3)
     at = run(seed="3")
@@ -44,6 +46,7 @@ def test_payloads_carry_the_arrays_and_words():
     assert zh["row_axis"] == "查询" and zh["download"] == "下载这张图（PNG）" and zh["blocked_word"] == "被遮挡"
 
 
+@pytest.mark.app
 def test_table_view_prints_with_the_decimals():
     w, wide = arrays()
     at = run(table_view="true")
@@ -55,6 +58,7 @@ def test_table_view_prints_with_the_decimals():
     assert frames[4].shape == (32, 512) and frames[4].iloc[17, 300] == f"{float(wide[17, 300]):.3f}"
 
 
+@pytest.mark.app
 def test_palette_and_cell_numbers_reach_the_payload():
     head = heatmaps(run(palette="contrast", cell_numbers="true", image_format="svg"))[0].header
     assert head["palette"] == "contrast" and head["cell_numbers"] is True and head["format"] == "svg"

@@ -35,6 +35,7 @@ def ok(at) -> None:
     assert not at.exception, at.exception[0].message if at.exception else ""
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("sizes", [SMALLEST, LARGEST], ids=["smallest", "largest"])
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("tab", K.SECTIONS)
@@ -50,6 +51,7 @@ def test_every_section_in_both_languages_at_the_extreme_settings(tab, lang, size
             assert i18n.t(TITLE[other], lang) not in shown
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("mask", MASK_KINDS)
 @pytest.mark.parametrize("tab", ["sharing", "decode"])
 def test_every_mask(tab, mask):
@@ -88,6 +90,7 @@ BAD = [  # key, bad value, what the page uses (d_model 64, h 8, T 6)
 ]
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("key,raw,used", BAD, ids=[f"{k}={v[:8]}" for k, v, _ in BAD])
 def test_bad_url_values_are_corrected_with_a_notice(key, raw, used):
     tab = {
@@ -104,6 +107,7 @@ def test_bad_url_values_are_corrected_with_a_notice(key, raw, used):
     assert at.session_state[key] == used
 
 
+@pytest.mark.app
 def test_a_bad_tab_opens_the_first_section_with_a_notice():
     at = run_app("kv-cache", kv_tab="nope", lang="zh")
     ok(at)
@@ -111,6 +115,7 @@ def test_a_bad_tab_opens_the_first_section_with_a_notice():
     assert i18n.t("kv.share.title", "zh") in texts(at)
 
 
+@pytest.mark.app
 def test_a_stale_value_follows_new_settings_quietly():
     at = run_app(
         "kv-cache", kv_tab="decode", lang="en", d_model=64, num_heads=8, seq_len=8, kv_step=8, kv_head=7, kv_heads=4
@@ -124,6 +129,7 @@ def test_a_stale_value_follows_new_settings_quietly():
     assert not at.warning
 
 
+@pytest.mark.app
 def test_decode_numbers_on_screen_equal_the_lessons():
     s = Settings(64, 8, 6, "causal", 0, "en")
     at = run_app(
@@ -148,6 +154,7 @@ def test_decode_numbers_on_screen_equal_the_lessons():
         assert np.array_equal(d.values(), K.values_of(getattr(view, name))), name
 
 
+@pytest.mark.app
 def test_next_token_steps_the_decoder():
     at = run_app("kv-cache", kv_tab="decode", lang="en", d_model=16, num_heads=4, seq_len=3)
     ok(at)
@@ -159,6 +166,7 @@ def test_next_token_steps_the_decoder():
     assert at.session_state["kv_step"] == 3 and at.button(key="kv_next").disabled  # the last token: nothing next
 
 
+@pytest.mark.app
 def test_memory_numbers_on_screen_equal_the_lessons():
     s = Settings(64, 8, 6, "none", 0, "zh")
     at = run_app(
@@ -186,6 +194,7 @@ def test_memory_numbers_on_screen_equal_the_lessons():
     assert len(at.get("plotly_chart")) == 1 and not heatmaps(at)
 
 
+@pytest.mark.app
 def test_sharing_draws_q_k_and_the_weights_of_the_first_heads_by_group():
     s = Settings(32, 8, 4, "causal", 0, "en")
     at = run_app("kv-cache", kv_tab="sharing", lang="en", d_model=32, num_heads=8, seq_len=4, kv_heads=2, mask="causal")
@@ -199,6 +208,7 @@ def test_sharing_draws_q_k_and_the_weights_of_the_first_heads_by_group():
     assert list(table.iloc[:, 1]) == ["0, 1, 2, 3", "4, 5, 6, 7"]
 
 
+@pytest.mark.app
 def test_timing_runs_only_on_a_click():
     at = run_app(
         "kv-cache", kv_tab="timing", lang="en", d_model=16, num_heads=4, seq_len=4, kv_gen=K.GEN_MIN, kv_heads=2
@@ -231,6 +241,7 @@ def test_the_quiz_wording_fills_from_the_lessons_params(lang):
             assert "{" not in text and any(n in text for n in numbers), text
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("h", [1, 64])
 @pytest.mark.parametrize("tab", ["sharing", "decode"])
 def test_the_widest_views_stay_under_the_step_byte_target(tab, h):
@@ -244,6 +255,7 @@ def test_the_widest_views_stay_under_the_step_byte_target(tab, h):
     assert sum(d.values(p).size for d in heatmaps(at) for p in range(len(d.arrays))) <= 3 * 4096 + 512
 
 
+@pytest.mark.app
 def test_mha_says_nothing_is_shared_instead_of_a_table():
     at = run_app("kv-cache", kv_tab="sharing", lang="en", d_model=64, num_heads=8, seq_len=4, kv_heads=8)
     ok(at)

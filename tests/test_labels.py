@@ -23,6 +23,7 @@ from lessons import walkthrough as W
 CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef]")
 
 
+@pytest.mark.app
 def test_streamlit_binds_the_shown_text_of_a_selection_widget():
     """The reason for ui/choice.py: with a format_func, a bound widget reads (and writes) the label in the URL."""
     from streamlit.testing.v1 import AppTest
@@ -59,6 +60,7 @@ def carrier_options(at, key):
     raise AssertionError(key)
 
 
+@pytest.mark.app
 @pytest.mark.parametrize(
     "lang,labels",
     [
@@ -79,6 +81,7 @@ def test_sidebar_mask_menu_is_translated_and_the_url_stays_neutral(lang, labels)
     assert about in [c.value for c in at.sidebar.caption] and "padding：" not in about
 
 
+@pytest.mark.app
 @pytest.mark.parametrize(
     "lang,labels", [("zh", ["色盲友好", "高对比度"]), ("en", ["colour-blind safe", "high contrast"])]
 )
@@ -94,6 +97,7 @@ def test_palette_is_translated_and_a_neutral_link_opens_it(lang, labels):
     assert not fresh.exception and fresh.session_state["palette"] == "contrast"
 
 
+@pytest.mark.app
 @pytest.mark.parametrize(
     "lang,views,steps",
     [
@@ -119,14 +123,26 @@ def test_walkthrough_view_and_step_labels_are_translated_and_links_stay_neutral(
     assert not CJK.search("".join(f"{k}={v}" for k, v in dict(at.query_params).items() if k != "lang"))
 
 
+@pytest.mark.app
 def test_the_walkthrough_title_comes_before_the_view_selector():
-    src = (ROOT / "pages/walkthrough.py").read_text()
-    view_selector = re.search(r'labelled\(\s*"segmented_control",\s*"walk_view"', src)
-    assert view_selector and src.index('title_box = st.container(key="walk_title")') < view_selector.start()
     at = run_app("walkthrough", lang="zh")
     assert at.title[0].value == i18n.t("page.walkthrough", "zh")
 
+    def in_order(node):
+        children = getattr(node, "children", None)
+        if children:
+            for child in children.values():
+                yield from in_order(child)
+        else:
+            yield node
 
+    order = [(type(e).__name__, getattr(e, "key", None)) for e in in_order(at.main)]
+    title = next(i for i, (kind, _) in enumerate(order) if kind == "Title")
+    selector = next(i for i, (_, key) in enumerate(order) if key and key.startswith("walk_view"))
+    assert title < selector, order[: selector + 1]
+
+
+@pytest.mark.app
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_presenter_view_has_no_pointer_to_the_cell_story(lang):
     at = run_app("walkthrough", lang=lang, walk_view="present", walk_step="softmax")
@@ -139,6 +155,7 @@ def test_presenter_view_has_no_pointer_to_the_cell_story(lang):
     assert i18n.t("walk.softmax.follow", lang) in "\n".join(m.value for m in step_view.markdown)
 
 
+@pytest.mark.app
 @pytest.mark.parametrize(
     "lang,labels,in_use",
     [
@@ -173,6 +190,7 @@ def test_walkthrough_formulas_are_one_latin_notation_in_both_languages():
     assert r"\text{Attention}(q_i, k_i, v_i)" in WALK["walk.mix.latex"]["en"]
 
 
+@pytest.mark.app
 def test_home_formulas_use_the_same_notation_without_chinese():
     src = (ROOT / "pages/home.py").read_text()
     formulas = re.findall(r'r"\$\$(.*?)\$\$"', src)

@@ -7,10 +7,7 @@ model's own run for its learned positions, and hand-computed URL corrections.
 
 from __future__ import annotations
 
-import ast
 import math
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -53,44 +50,6 @@ def real():
 
 
 # ================================================================ the module's imports
-def test_lesson_imports_no_ui():
-    """Direct imports: only core, numpy, torch and the standard library; in a fresh interpreter, importing the
-    lesson loads no streamlit, plotly or core.figures (i18n comes only through lessons.settings' LANGS)."""
-    files = sorted((ROOT / "lessons" / "positions").glob("*.py"))
-    assert len(files) >= 7, files  # the package: __init__ and one module per part
-    names = set()
-    for file in files:
-        for node in ast.walk(ast.parse(file.read_text())):
-            if isinstance(node, ast.Import):
-                names |= {a.name for a in node.names}
-            elif isinstance(node, ast.ImportFrom):
-                names.add(node.module)
-    assert names, "no imports found"
-    for name in names:
-        top = name.split(".")[0]
-        assert (
-            top
-            in (
-                "core",
-                "numpy",
-                "torch",
-                "math",
-                "dataclasses",
-                "collections",
-                "typing",
-                "__future__",
-            )
-            or name.split(".")[0] == "lessons"
-        ), name
-        assert name not in ("i18n", "i18n.strings", "core.figures", "core.canvas_chart"), name
-    code = (
-        "import sys, lessons.positions; bad = [m for m in sys.modules if m.split('.')[0] in "
-        "('streamlit', 'plotly') or m == 'core.figures']; print(bad); sys.exit(1 if bad else 0)"
-    )
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
-
-
 # ================================================================ 1. Shuffle the words
 @pytest.mark.parametrize("s", SETTINGS, ids=str)
 @pytest.mark.parametrize("causal", [False, True])

@@ -8,7 +8,6 @@ in every mask mode, and the module imports nothing of the UI.
 
 from __future__ import annotations
 
-import ast
 import math
 import time
 from pathlib import Path
@@ -53,49 +52,6 @@ def softmax64(x):
 
 
 # ---------------------------------------------------------------- the module's imports
-def test_the_lesson_imports_only_core_numpy_torch_lessons_heatmap_url_and_the_standard_library():
-    names = set()
-    files = sorted((ROOT / "lessons" / "softmax").glob("*.py"))  # the package: __init__ and one file per meaning
-    assert len(files) >= 2
-    trees = [ast.parse(f.read_text(encoding="utf-8")) for f in files]
-    for node in (n for tree in trees for n in ast.walk(tree)):
-        if isinstance(node, ast.Import):
-            names |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            names.add(node.module)
-    forbidden = [
-        n
-        for n in names
-        if n.split(".")[0] in ("streamlit", "plotly", "ui", "pages")
-        or n in ("i18n", "core.figures", "core.canvas_chart")
-        or n.startswith("i18n.strings")
-    ]
-    assert forbidden == []
-    third_party = {n.split(".")[0] for n in names} - {
-        "__future__",
-        "itertools",
-        "math",
-        "random",
-        "re",
-        "zlib",
-        "collections",
-        "dataclasses",
-        "typing",
-    }
-    assert third_party == {"core", "lessons", "numpy", "torch"}
-    # the chart route's data types, the tables' data types, the URL keys' declaration type, the shared settings
-    # and their run (and the package's own modules)
-    assert {n for n in names if n.startswith("lessons") and not n.startswith("lessons.softmax.")} <= {
-        "lessons",
-        "lessons.heatmap",
-        "lessons.tables",
-        "lessons.url",
-        "lessons.settings",
-        "lessons.scenario",
-        "lessons.tokens",
-    }
-
-
 # ---------------------------------------------------------------- URL keys
 def test_the_url_table_names_every_key_with_a_default_and_its_bounds():
     assert L.URL_KEY_NAMES == ("soft_tab", "soft_head", "soft_row", "soft_gain", "soft_bq", "soft_bk", "soft_step")

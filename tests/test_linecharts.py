@@ -15,6 +15,7 @@ from lessons import softmax as L
 from lessons.settings import Settings
 
 
+@pytest.mark.app
 def test_the_memory_chart_is_the_lessons_bytes_with_the_download_options():
     s = Settings(64, 8, 6, "none", 0, "en")
     at = run_app(
@@ -44,6 +45,7 @@ def test_the_memory_chart_is_the_lessons_bytes_with_the_download_options():
     assert chart.spec["layout"]["xaxis"]["type"] == "log" and chart.spec["layout"]["yaxis"]["type"] == "log"
 
 
+@pytest.mark.app
 def test_the_table_view_shows_the_series_instead_of_the_chart():
     s = Settings(64, 4, 8, "none", 0, "zh")
     at = run_app("softmax", lang="zh", table_view="true")
@@ -59,6 +61,7 @@ def test_the_table_view_shows_the_series_instead_of_the_chart():
     assert np.allclose(frame.iloc[:, 2].to_numpy(), np.round(vc.scaled_variance, 4))
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_variance_chart_is_worded_in_the_page_language(lang):
     at = run_app("softmax", lang=lang)

@@ -3,35 +3,13 @@ sidebar's language, display options and navigation (a language or display change
 
 from __future__ import annotations
 
-import ast
 import types
 
 import pytest
-from conftest import ROOT, open_app, run_app, sidebar_slider, wait_idle
+from conftest import open_app, run_app, sidebar_slider, wait_idle
 from playwright.sync_api import expect
 
 import i18n
-
-
-def _app_node(name: str) -> ast.FunctionDef:
-    tree = ast.parse((ROOT / "app.py").read_text())
-    return next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name)
-
-
-def test_the_page_runs_inside_a_fragment_except_pages_that_must_interrupt_a_run():
-    live = _app_node("live")
-    assert any(ast.unparse(d) == "st.fragment" for d in live.decorator_list)
-    body = ast.unparse(live)
-    assert "settings_sidebar(" in body and "seam.run_page(_page)" in body
-    tree = ast.parse((ROOT / "app.py").read_text())
-    whole = next(
-        n for n in tree.body if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "WHOLE_RUN_PAGES"
-    )
-    assert ast.literal_eval(whole.value) == ("why-heads",)  # its Stop button interrupts a training run
-    branch = next(n for n in tree.body if isinstance(n, ast.If) and "WHOLE_RUN_PAGES" in ast.unparse(n.test))
-    # With the seam off (another Streamlit, or ATTENTION_LAB_SEAM=off) every page is a whole-app run.
-    assert ast.unparse(branch.test) == "_page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page()"
-    assert "seam.run_page(_page)" in ast.unparse(branch.body) and ast.unparse(branch.orelse) == "live()"
 
 
 def test_run_page_allows_the_same_page_object_to_run_on_every_fragment_rerun(monkeypatch):
@@ -70,6 +48,7 @@ def test_the_streamlit_flag_it_relies_on_exists():
     assert "if not self._can_be_called" in run and "self._can_be_called = False" in run
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("page", ["heads", "why-heads"])
 def test_every_setting_still_reaches_the_page(page):
     at = run_app(page, d_model=128, num_heads=8, seq_len=5, lang="en")

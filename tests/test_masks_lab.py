@@ -153,6 +153,7 @@ def weight_column(at, table=0):
     return df[df.columns[-1]].tolist()
 
 
+@pytest.mark.app
 def test_page_custom_grid_round_trips_through_the_url():
     at = run_app("masks", mask="custom", seq_len=3, masks_grid="100.110.011")  # the first section: the editor
     assert not at.exception
@@ -174,6 +175,7 @@ def test_page_custom_grid_round_trips_through_the_url():
     assert back.text_input(key="masks_grid").value == "011.001.100"
 
 
+@pytest.mark.app
 def test_page_fully_blocked_inf_and_bad_url_values_never_crash():
     params = dict(mask="custom", seq_len=3, masks_grid="000.000.000", masks_fill="-inf", masks_head="7")
     at = run_app("masks", **params, masks_tab="row")
@@ -202,6 +204,7 @@ def test_page_fully_blocked_inf_and_bad_url_values_never_crash():
     assert bad.query_params["masks_tab"] in ("grid", ["grid"])
 
 
+@pytest.mark.app
 def test_page_batch_of_two_and_cross_attention():
     at = run_app(
         "masks",
@@ -220,6 +223,7 @@ def test_page_batch_of_two_and_cross_attention():
     assert any("(2, 1, 4, 5)" in c.value for c in at.caption)  # mask shape broadcast to (B, h, T_q, T_k)
 
 
+@pytest.mark.app
 def test_the_drawn_grid_is_used_by_the_other_pages():
     """Draw on the Masks lab, then open the walkthrough: its mask step counts the same blocked cells."""
     at = run_app("masks", mask="custom", seq_len=3, masks_grid="100.010.001", lang="en")
@@ -236,6 +240,7 @@ def test_the_drawn_grid_is_used_by_the_other_pages():
 SECTION_CHARTS = {"grid": 3, "row": 0, "full": 0, "polarity": 2}
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("section", list(SECTION_CHARTS))
 def test_each_section_opens_from_the_link_and_draws_only_its_own_content(section, lang):
@@ -302,6 +307,7 @@ def test_the_polarity_bug_is_two_charts_of_two_panels():
     assert tables[1].rows[3][4] == f"{float(bug.bug[1, 3, 4]):.4f}"
 
 
+@pytest.mark.app
 def test_value_numbers_follow_the_numbers_in_the_cells_option_the_mask_digits_stay():
     off = run_app("masks", mask="causal", seq_len=4, lang="en")
     drawn = heatmaps(off)
@@ -320,6 +326,7 @@ def test_value_numbers_follow_the_numbers_in_the_cells_option_the_mask_digits_st
     assert scores.header["marks"] == [{"cell": "-1e9", "hover": "-1e9"}] and scores.arrays[0]["blocked"][0, 1]
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_page_words_titles_axes_and_the_mask_legend(lang):
     at = run_app("masks", mask="custom", seq_len=4, masks_polarity="block", lang=lang)

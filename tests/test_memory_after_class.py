@@ -19,6 +19,7 @@ import time
 import weakref
 from pathlib import Path
 
+import pytest
 import torch
 from streamlit.runtime.caching.ttl_cache import TTLCache
 
@@ -114,6 +115,7 @@ def test_idle_shared_entries_are_dropped_and_recent_ones_kept():
     assert cache.drop_idle(0) == 1 and cache.total == 0
 
 
+@pytest.mark.slow  # a real server with its memory report
 def test_a_closed_session_is_released_by_the_server():
     """A real server: a session that disconnects is kept for its reconnect window, then let go by the
     reclaim thread (ui/memdebug.py's report reads the server's own count)."""

@@ -68,6 +68,7 @@ def test_plain_is_literal_and_bounded():
     assert plain("") == "" and plain("\u202e") == ""
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("key", [k for k in url_keys.EVERY_PAGE if k != url_keys.GRID])
 def test_every_shared_key_quotes_a_bad_value_literally(key):
     payload = PAYLOADS[url_keys.EVERY_PAGE.index(key) % len(PAYLOADS)]
@@ -77,6 +78,7 @@ def test_every_shared_key_quotes_a_bad_value_literally(key):
     assert any(plain(payload) in body for body in notices(at)), (key, notices(at))  # said, quoted literally
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("url", list(url_keys.PAGE_KEYS), ids=lambda u: u or "home")
 def test_every_key_of_every_page_with_markup_payloads(url):
     page = {"": None}.get(url, url)
@@ -91,6 +93,7 @@ def test_every_key_of_every_page_with_markup_payloads(url):
     assert seen >= 4, (url, seen)  # the shared settings and display options at least said what they corrected
 
 
+@pytest.mark.app
 def test_real_heads_link_line_shows_dollar_tokens_literally():
     at = run_app("real-model", lang="en", real_text="It costs $ 5 or $ 6.", real_tab="link")
     assert not at.exception, at.exception
@@ -104,6 +107,7 @@ def test_real_heads_link_line_shows_dollar_tokens_literally():
     assert line == i18n.t("real.link.result", "en", q="` $ `", k="` $ `"), line  # two $ no longer make a formula
 
 
+@pytest.mark.app
 def test_corrections_are_in_the_main_area_once_not_in_the_sidebar():
     """A phone shows the sidebar collapsed: a link's corrections are said at the top of the main area."""
     from lessons.settings import head_choices

@@ -7,36 +7,23 @@ The pages come from app.py's PAGES, so a page added later is covered without tou
 
 from __future__ import annotations
 
-import ast
 import re
 import subprocess
 from urllib.parse import urlsplit
 
 import pytest
-from conftest import APP, IDLE, wait_idle
+from conftest import IDLE, wait_idle
 from playwright.sync_api import expect
 
 import i18n
+from ui import navigation
 
 pytestmark = pytest.mark.browser
 
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-def app_pages() -> list[str]:
-    """The url_paths of app.py's PAGES ('' is home), read without running Streamlit."""
-    tree = ast.parse(APP.read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "PAGES" for t in node.targets):
-            return [url for _, url, _ in ast.literal_eval(node.value)]
-    raise AssertionError("app.py has no PAGES list")
-
-
-PAGES = app_pages()
-
-
-def test_the_page_list_is_read_from_app_py():
-    assert "" in PAGES and "walkthrough" in PAGES and len(PAGES) >= 6
+PAGES = [url for _, url, _ in navigation.PAGES]  # '' is home
 
 
 class Offline:

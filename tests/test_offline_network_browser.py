@@ -17,7 +17,7 @@ import sys
 import pytest
 from conftest import ROOT
 
-pytestmark = pytest.mark.browser
+pytestmark = pytest.mark.slow  # a browser test, and a long one: the full suite only
 RESOLVER = "127.0.0.53"
 
 

@@ -43,6 +43,7 @@ def test_weight_count_of_the_why_heads_model_frozen_or_not():
     assert W.parameter_count(W.build_why_model(1, 0)) == expected  # same for every h
 
 
+@pytest.mark.app
 @pytest.mark.parametrize(
     "lang,expected",
     [
@@ -67,6 +68,7 @@ def test_quiz_parameter_answers_are_the_same_from_a_frozen_run():
     assert Q.parameter_count(frozen_run.model) == 16640 and Q.parameter_count(frozen_run.model.W_q) == 4160
 
 
+@pytest.mark.app
 def test_why_heads_page_prints_the_parameter_count():
     at = run_app("why-heads", lang="en")
     assert not at.exception
@@ -74,6 +76,7 @@ def test_why_heads_page_prints_the_parameter_count():
     assert n > 5000 and f"identical ({n} per model)" in _text(at)
 
 
+@pytest.mark.app
 def test_real_model_page_prints_the_parameter_count_of_the_frozen_model():
     at = run_app("real-model", lang="en", timeout=180)
     assert not at.exception

@@ -63,6 +63,7 @@ def open_page(lang, d, h, T, mask, **params):
     return at
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("lang", ("en", "zh"))
 @pytest.mark.parametrize("shared", SHARED, ids=lambda v: "-".join(map(str, v)))
 @pytest.mark.parametrize("section", SECTIONS)
@@ -80,6 +81,7 @@ def test_every_section_opens(section, shared, lang):
         assert not heads or heads[0].options == [str(i) for i in range(h)]
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("causal", (False, True))
 @pytest.mark.parametrize("shared", SHARED[:4], ids=lambda v: "-".join(map(str, v)))
 def test_shuffle_prints_the_lessons_numbers(shared, causal):
@@ -104,6 +106,7 @@ def test_shuffle_prints_the_lessons_numbers(shared, causal):
     same_heatmaps(at, v.x, v.weights, v.output)
 
 
+@pytest.mark.app
 def test_shuffle_button_draws_the_next_seed_and_keeps_it_in_state():
     at = open_page("en", 64, 4, 8, "none", pos_tab="shuffle", pos_shuffle=41)
     before = next(m for m in texts(at.markdown) if m.startswith("The shuffle moved"))
@@ -115,6 +118,7 @@ def test_shuffle_button_draws_the_next_seed_and_keeps_it_in_state():
     assert after != before and ", ".join(f"{i}←{int(p)}" for i, p in enumerate(v.perm) if v.moved[i]) in after
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("shared", SHARED[:4], ids=lambda v: "-".join(map(str, v)))
 def test_add_random_prints_the_lessons_table(shared):
     d, h, T, mask = shared
@@ -129,6 +133,7 @@ def test_add_random_prints_the_lessons_table(shared):
     same_heatmaps(at, v.side_by_side)
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("lang", ("en", "zh"))
 def test_add_real_model_prints_the_lessons_table(lang, real):
     at = open_page(lang, 64, 4, 8, "none", pos_tab="add", pos_model="real", pos_example=1, pos_head=11)
@@ -144,6 +149,7 @@ def test_add_real_model_prints_the_lessons_table(lang, real):
     assert EXAMPLES[1][0] in at.selectbox(key="pos_example_pick").options
 
 
+@pytest.mark.app
 @pytest.mark.parametrize(
     "shared", [(8, 8, 2, "none"), (64, 4, 8, "none"), (512, 1, 32, "causal")], ids=lambda v: "-".join(map(str, v))
 )
@@ -165,6 +171,7 @@ def test_rope_prints_the_lessons_numbers(shared):
     same_heatmaps(at, v.grid, v.absolute_grid)
 
 
+@pytest.mark.app
 def test_rope_typed_odd_dk_is_explained_and_made_even():
     at = open_page("zh", 64, 4, 8, "none", pos_tab="rope")
     at.number_input(key="pos_dk").set_value(15).run()
@@ -177,6 +184,7 @@ def test_rope_typed_odd_dk_is_explained_and_made_even():
     assert at.number_input(key="pos_base").value == 10_000.0
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("span", (16, 512))
 def test_learned_prints_the_lessons_numbers(span, real):
     at = open_page("en", 64, 4, 8, "none", pos_tab="learned", pos_span=span)
@@ -208,6 +216,7 @@ BAD = [  # (key, raw, the value the page uses, the tab that shows it)
 ]
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("key,raw,used,tab", BAD, ids=[f"{b[0]}={b[1][:8]}" for b in BAD])
 def test_bad_url_value_is_corrected_with_a_notice(key, raw, used, tab):
     params = {"pos_tab": tab, key: raw}
@@ -236,6 +245,7 @@ def test_bad_url_value_is_corrected_with_a_notice(key, raw, used, tab):
         assert at.query_params[key] == [str(used)] or at.query_params[key] == str(used)
 
 
+@pytest.mark.app
 def test_every_bad_value_at_once_in_chinese():
     at = open_page(
         "zh",
@@ -277,6 +287,7 @@ def test_every_quiz_item_has_its_wording(lang):
             assert item.accepted and all(L.accepts(item, form) for form in item.accepted)  # every accepted form
 
 
+@pytest.mark.app
 def test_table_view_shows_every_panel_as_a_table():
     """With the sidebar's "tables instead of heatmaps", each panel of the RoPE section is a table of its values."""
     at = open_page("en", 64, 4, 8, "none", pos_tab="rope", pos_grid=5, table_view="true")

@@ -424,6 +424,7 @@ def score_of(at):
     return at.metric[0].value
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize(
     "params",
@@ -461,6 +462,7 @@ def test_the_page_answers_every_question_right(lang, params):
     assert at.info and i18n.t("quiz.done", lang, answered=len(questions), right=len(questions)) == at.info[0].value
 
 
+@pytest.mark.app
 def test_a_wrong_answer_reveals_and_counts():
     at = run_app("quiz", lang="en", seed=5)
     q = quiz_for(Settings(64, 4, 8, "none", 5, "en"))[1][0]
@@ -472,6 +474,7 @@ def test_a_wrong_answer_reveals_and_counts():
     assert score_of(at) == "0 / 1" and not at.error  # the next question waits for its answer
 
 
+@pytest.mark.app
 @pytest.mark.parametrize(
     "bad,error",
     [("abc", "not_number"), ("", "empty"), ("9" * 10_000, "too_long"), ("1e999", "too_big"), ("-5", "negative")],
@@ -494,6 +497,7 @@ def test_bad_answers_get_a_message_and_do_not_count(bad, error):
     assert score_of(at) == "1 / 1" and not at.warning
 
 
+@pytest.mark.app
 def test_a_bad_shape_answer_in_chinese():
     s = Settings(64, 4, 8, "none", 0, "zh")
     questions = quiz_for(s)[1]
@@ -506,6 +510,7 @@ def test_a_bad_shape_answer_in_chinese():
     assert score_of(at) == "0 / 0"
 
 
+@pytest.mark.app
 def test_only_the_first_answer_counts_and_reset_clears_the_score():
     at = run_app("quiz", lang="en", seed=2)
     q = quiz_for(Settings(64, 4, 8, "none", 2, "en"))[1][0]
@@ -521,12 +526,14 @@ def test_only_the_first_answer_counts_and_reset_clears_the_score():
     assert score_of(at) == "1 / 1"
 
 
+@pytest.mark.app
 def test_the_home_page_lists_the_quiz():
     at = run_app(lang="en")
     links = [e.proto.label for e in at.get("page_link")]
     assert any(i18n.t("page.quiz", "en") in label for label in links)
 
 
+@pytest.mark.app
 def test_a_new_seed_mid_quiz_gives_the_new_set_and_keeps_the_session_score():
     at = run_app("quiz", lang="en", seed=0)
     q0 = quiz_for(Settings(64, 4, 8, "none", 0, "en"))[1][0]
@@ -586,6 +593,7 @@ def test_a_forgotten_bias_and_d_model_for_d_k_are_named():
                 assert Q.mistake_of(q, q.answer) is None
 
 
+@pytest.mark.app
 def test_the_page_names_the_mistake_of_a_shape_without_its_head_axis():
     for seed in range(20):  # a seed whose first question is a per-head shape
         q = quiz_for(Settings(64, 4, 8, "none", seed, "en"))[1][0]
@@ -603,6 +611,7 @@ def test_the_intro_says_the_d_k_questions_use_other_models():
     assert "d_k" in i18n.t("quiz.intro", "zh") and "别的模型" in i18n.t("quiz.intro", "zh")
 
 
+@pytest.mark.app
 def test_the_question_number_is_in_the_url():
     s = Settings(64, 4, 8, "none", 0, "en")
     questions = full_set(s)
@@ -617,6 +626,7 @@ def test_the_question_number_is_in_the_url():
     assert at.query_params["quiz_q"] == "4"
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("given,used", [("99", 28), ("0", 1), ("abc", 1), ("-3", 1), ("1e400", 1), ("５", 5)])
 def test_a_bad_question_number_gets_a_notice(given, used):
     at = run_app("quiz", lang="en", seed=0, quiz_q=given)

@@ -210,6 +210,7 @@ def test_right_and_wrong_answers_are_graded_by_the_lesson(s):
 # ------------------------------------------------------------------ through the page (AppTest)
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_wrong_answer_to_each_lesson_question_is_marked_wrong_on_the_page(lang):
     s = Settings(64, 4, 8, "none", 0, lang)
@@ -233,6 +234,7 @@ def test_a_wrong_answer_to_each_lesson_question_is_marked_wrong_on_the_page(lang
         )
 
 
+@pytest.mark.app
 def test_a_right_answer_to_a_lesson_question_is_marked_right_and_counts():
     s = DEFAULT
     questions = full_set(s)[1]
@@ -245,6 +247,7 @@ def test_a_right_answer_to_a_lesson_question_is_marked_right_and_counts():
     assert at.info and at.info[0].value == i18n.t("quiz.done", "en", answered=1, right=1)  # the last question
 
 
+@pytest.mark.app
 def test_the_kv_cache_mistake_of_counting_query_heads_is_named_on_the_page():
     s = DEFAULT  # h = 4, the page's GQA h_kv = 2
     questions = full_set(s)[1]
@@ -258,6 +261,7 @@ def test_the_kv_cache_mistake_of_counting_query_heads_is_named_on_the_page():
     assert "h = 4" in at.error[0].value and "h_kv = 2" in at.error[0].value
 
 
+@pytest.mark.app
 def test_an_unreadable_order_is_refused_and_not_counted():
     s = DEFAULT
     questions = full_set(s)[1]

@@ -147,6 +147,22 @@ def test_tampered_weights_are_refused(ours, tmp_path):
         pretrained.load(folder)
 
 
+def test_tampered_weights_never_reach_the_parser(ours, tmp_path, monkeypatch):
+    """The bytes are checked before safetensors parses them (a crafted file never meets the parser)."""
+    import safetensors.torch
+
+    folder = copy_model(ours, tmp_path)
+    path = folder / "model.safetensors"
+    path.write_bytes(path.read_bytes()[:-1] + b"\x00")
+
+    def parse(data):
+        raise AssertionError("safetensors parsed bytes that were not verified")
+
+    monkeypatch.setattr(safetensors.torch, "load", parse)
+    with pytest.raises(pretrained.ModelIntegrityError):
+        pretrained.load(folder)
+
+
 def test_tampered_tokenizer_is_refused(ours, tmp_path):
     folder = copy_model(ours, tmp_path)
     path = folder / "tokenizer.json"
@@ -277,6 +293,7 @@ def test_patterns_find_a_previous_token_head(ours):
 
 
 # ---------------------------------------------------------------- the page
+@pytest.mark.app
 def test_page_runs_in_chinese():
     at = run_app("real-model", lang="zh")
     assert not at.exception
@@ -286,6 +303,7 @@ def test_page_runs_in_chinese():
     assert len(charts(at)) == 1  # the open tab's heatmap only (all 12 heads of the layer)
 
 
+@pytest.mark.app
 def test_page_sections_are_lazy_tabs_opened_by_link():
     """One tab runs at a time; ?real_tab= opens a section for the whole class, in either language."""
     drawn = {}
@@ -303,6 +321,7 @@ def test_page_sections_are_lazy_tabs_opened_by_link():
     assert "real_from" not in at.session_state and "real_off" not in at.session_state  # other tabs did not run
 
 
+@pytest.mark.app
 def test_page_hide_special_blanks_both_views():
     def blank_cells(at) -> int:
         import numpy as np
@@ -319,6 +338,7 @@ def test_page_hide_special_blanks_both_views():
         assert blank_cells(hidden) - blank_cells(shown) == heads * (T * T - (T - 2) ** 2), view
 
 
+@pytest.mark.app
 def test_page_bad_tab_in_link_falls_back_with_a_notice():
     at = run_app("real-model", lang="zh", real_tab="<b>x</b>")
     assert not at.exception
@@ -327,6 +347,7 @@ def test_page_bad_tab_in_link_falls_back_with_a_notice():
     assert len(charts(at)) == 1
 
 
+@pytest.mark.app
 def test_page_enlarged_head_is_the_chosen_one_after_another_tab():
     at = run_app("real-model", lang="en", real_tab="head")
     at.select_slider(key="real_head").set_value(7).run()
@@ -341,6 +362,7 @@ def test_page_enlarged_head_is_the_chosen_one_after_another_tab():
     assert [p["title"] for p in charts(at)[0].header["panels"]] == ["Layer 3 · head 7"]
 
 
+@pytest.mark.app
 def test_sidebar_step_reuses_the_shared_reading_and_this_sessions_figure(monkeypatch):
     """A slider step in the sidebar changes nothing this page shows: no model run and no heatmap build."""
     import json
@@ -357,6 +379,7 @@ def test_sidebar_step_reuses_the_shared_reading_and_this_sessions_figure(monkeyp
     assert json.dumps(charts(at)[0].header) == before
 
 
+@pytest.mark.app
 def test_page_refuses_long_text_with_a_message():
     at = run_app("real-model", lang="en")
     at.text_area(key="real_text").input(" ".join(["word"] * 80)).run()
@@ -365,12 +388,14 @@ def test_page_refuses_long_text_with_a_message():
     assert len(charts(at)) == 0
 
 
+@pytest.mark.app
 def test_page_explains_unk_for_chinese_text():
     at = run_app("real-model", lang="zh", real_text="多头注意力机制")
     assert not at.exception
     assert any("[UNK]" in w.value for w in at.warning)
 
 
+@pytest.mark.app
 def test_page_ablation_shows_cosine():
     at = run_app("real-model", lang="en", real_tab="ablate")
     at.button_group(key="real_off").set_value([0, 3]).run()
@@ -378,6 +403,7 @@ def test_page_ablation_shows_cosine():
     assert any("cosine" in m.label for m in at.metric)
 
 
+@pytest.mark.app
 def test_page_example_and_show_buttons():
     at = run_app("real-model", lang="en")
     text, q_word, k_word = pretrained.EXAMPLES[2]
@@ -429,6 +455,7 @@ def test_an_ablation_is_compared_with_every_single_head_of_its_layer(ours):
     assert R.ablation_baseline(ours, reading.batch, reading.run, 3, 12) is None  # no other choice
 
 
+@pytest.mark.app
 def test_page_numbers_layers_from_0_and_says_so():
     at = run_app("real-model", lang="en")
     assert not at.exception
@@ -444,6 +471,7 @@ def test_page_numbers_layers_from_0_and_says_so():
     assert any("looks at itself (0.15)" in c.value for c in at.caption)
 
 
+@pytest.mark.app
 def test_page_puts_an_ablation_in_context(ours):
     at = run_app("real-model", lang="en", real_tab="ablate")
     at.button_group(key="real_off").set_value([1]).run()
@@ -483,6 +511,7 @@ def test_browser_real_heads(server, page):
     expect(page.get_by_text("The text is too long: 72 tokens")).to_be_visible()
 
 
+@pytest.mark.app
 def test_the_page_url_keys_are_declared_once_in_the_lesson():
     """lessons.real_heads.URL_KEYS (lessons/url.UrlKey): the page's options and defaults, and a bad link value
     corrected to a valid one."""
@@ -531,6 +560,7 @@ def test_the_link_pair_is_a_token_of_this_sentence():
     assert values == {"real_from": 15, "real_to": 2} and [f.reason for f in fixes] == ["out_of_range", "unreadable"]
 
 
+@pytest.mark.app
 def test_the_page_settles_its_keys_from_a_link():
     at = run_app("real-model", lang="en", real_layer="9", real_tab="grid")
     assert not at.exception and at.button_group(key="real_layer").value == 5  # the last layer, said in the main area

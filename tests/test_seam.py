@@ -205,6 +205,7 @@ def _shown(at, page, lang):
     assert [t.value for t in at.title] == [i18n.t("app.title" if page is None else f"page.{page}", lang)]
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("page", smoke.PAGES)
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_every_page_runs_with_the_seam_off(seam_off, page, lang):
@@ -214,12 +215,14 @@ def test_every_page_runs_with_the_seam_off(seam_off, page, lang):
     _shown(at, page, lang)
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("page", smoke.PAGES)
 @pytest.mark.parametrize("settings", [smoke.SMALLEST, smoke.LARGEST], ids=["smallest", "largest"])
 def test_every_page_runs_at_the_extremes_with_the_seam_off(seam_off, page, settings):
     smoke.test_every_page_runs_at_the_extremes(page, settings)
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("params", smoke.BAD_URLS, ids=lambda p: "&".join(f"{k}={str(v)[:8]}" for k, v in p.items()))
 def test_bad_urls_are_corrected_with_the_seam_off(seam_off, params):
     smoke.test_bad_url_values_are_corrected_with_a_notice(None, params)

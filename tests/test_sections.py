@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
 from streamlit.testing.v1 import AppTest
+
+pytestmark = pytest.mark.app
 
 
 def tabs_app():

@@ -20,7 +20,7 @@ from servers import free_port, wait_healthy
 
 import i18n
 
-pytestmark = pytest.mark.browser
+pytestmark = pytest.mark.slow  # a browser test, and a long one: the full suite only
 
 LINE = re.compile(r'"(?P<method>\S+) (?P<path>\S+) [^"]*" (?P<status>\d+) upstream=(?P<up>\S+) route=(?P<route>\S+)')
 

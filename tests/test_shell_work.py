@@ -6,6 +6,8 @@ from conftest import run_app
 import lessons.settings
 import ui.shell
 
+pytestmark = pytest.mark.app
+
 
 @pytest.mark.parametrize("page", [None, "quiz", "why-heads"])  # why-heads runs as the whole app, not in the fragment
 def test_settings_are_sanitised_once_per_run(page, monkeypatch):

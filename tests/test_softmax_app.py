@@ -41,6 +41,7 @@ def settings_of(at) -> Settings:
     return Settings(**{k: at.session_state[k] for k in ("d_model", "num_heads", "seq_len", "mask", "seed", "lang")})
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("d_model, h, T", SIZES)
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("tab", SECTIONS)
@@ -71,6 +72,7 @@ def test_every_section_in_both_languages_at_the_extremes(tab, lang, d_model, h, 
         assert list(mem.values())[0][-1] == "131,072"
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("mask", ["none", "causal", "padding", "custom"])
 @pytest.mark.parametrize("tab", SECTIONS)
 def test_every_section_under_every_mask(tab, mask):
@@ -92,6 +94,7 @@ BAD = {
 }  # 1e400 is huge: the last step (T 8, 4 x 4)
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("key", list(BAD))
 def test_a_bad_value_of_every_page_key_is_corrected_with_a_notice(key):
     given, used = BAD[key]
@@ -108,6 +111,7 @@ def test_a_bad_value_of_every_page_key_is_corrected_with_a_notice(key):
         assert qp(at, key) in (None, [used])  # the bad value left the link
 
 
+@pytest.mark.app
 def test_garbage_everywhere_at_once_never_raises():
     at = run_app(
         "softmax",
@@ -127,6 +131,7 @@ def test_garbage_everywhere_at_once_never_raises():
     assert at.session_state["soft_step"] == 1 and at.session_state["soft_head"] == 0
 
 
+@pytest.mark.app
 def test_the_scale_sections_numbers_are_the_lessons():
     at = run_app("softmax", d_model=64, num_heads=4, seq_len=8, mask="causal", seed=7, soft_head=2, soft_row=5)
     assert not at.exception
@@ -152,6 +157,7 @@ def test_the_scale_sections_numbers_are_the_lessons():
     )  # d_k 16: not saturated yet, so the page says where it is
 
 
+@pytest.mark.app
 def test_at_d_k_512_the_unscaled_row_is_one_hot_and_the_page_says_nothing_more():
     at = run_app("softmax", d_model=512, num_heads=1, seq_len=16, soft_row=15)
     assert not at.exception
@@ -162,6 +168,7 @@ def test_at_d_k_512_the_unscaled_row_is_one_hot_and_the_page_says_nothing_more()
     assert not any(c.startswith("Here the ÷1 row") for c in texts(at.caption))
 
 
+@pytest.mark.app
 def test_the_max_sections_numbers_are_the_lessons_and_the_overflow_is_shown():
     at = run_app(
         "softmax",
@@ -195,6 +202,7 @@ def test_the_max_sections_numbers_are_the_lessons_and_the_overflow_is_shown():
     assert any(f"{m.dtypes[0].safe_diff:.2e}" in x for x in texts(at.success))
 
 
+@pytest.mark.app
 def test_the_tiles_section_steps_and_its_numbers_are_the_lessons():
     at = run_app(
         "softmax",
@@ -251,6 +259,7 @@ def test_the_tiles_section_steps_and_its_numbers_are_the_lessons():
     assert list(mem.values())[0][0] == "7 (now)" and list(mem.values())[5][0] == f"{first.plain_traffic:,}"
 
 
+@pytest.mark.app
 def test_a_link_reproduces_the_view_in_chinese():
     at = run_app("softmax", lang="zh", soft_tab="tiles", soft_bq=4, soft_bk=4, soft_step=2, mask="causal")
     assert not at.exception
@@ -258,6 +267,7 @@ def test_a_link_reproduces_the_view_in_chinese():
     assert qp(at, "soft_step") == ["2"] and qp(at, "soft_tab") == ["tiles"]
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("step", ["5", "1000"])  # a middle step, and the last (with the tiled | plain chart)
 def test_the_heaviest_tile_view_stays_under_the_step_byte_target(step):
     """Blocks 1 x 1 under the causal mask at d_model 512, h 1, T 32: 528 steps, 496 skipped tiles (outlined as 31

@@ -12,6 +12,7 @@ import inspect
 import threading
 from pathlib import Path
 
+import pytest
 from conftest import run_app
 
 from lessons import source, walkthrough
@@ -69,6 +70,7 @@ def test_many_threads_at_once_get_the_same_source():
     assert not errors and len(results) == 8 and len(set(results)) == 1
 
 
+@pytest.mark.app
 def test_the_server_reads_the_shown_code_when_the_process_starts():
     import streamlit as st
 
@@ -79,8 +81,3 @@ def test_the_server_reads_the_shown_code_when_the_process_starts():
     run_app("quiz")  # a page that shows no code: the warm-up in app.py still read it all
     assert source._source.cache_info().currsize >= len(source.shown_sources())
     assert source._source_of_unlocked.cache_info().currsize >= len(walkthrough.STEPS)  # every step's lines
-
-
-def test_pages_read_their_own_source_through_the_lock():
-    for page in (ROOT / "pages").glob("*.py"):
-        assert "inspect.getsource" not in page.read_text(), page.name

@@ -9,9 +9,7 @@
 
 from __future__ import annotations
 
-import ast
 import math
-from pathlib import Path
 
 import pytest
 import torch
@@ -336,12 +334,3 @@ def test_keep_steps_false_gives_the_same_result_without_steps():
     full, lean = tiled(trace, mask, 2, 3), tiled(trace, mask, 2, 3, keep_steps=False)
     assert lean.steps == () and lean.skipped == full.skipped
     assert torch.equal(lean.output, full.output) and torch.equal(lean.l, full.l)
-
-
-def test_the_lesson_modules_are_pure_torch():
-    root = Path(__file__).resolve().parent.parent / "core"
-    for name in ("tiled_attention.py", "softmax_numerics.py"):
-        tree = ast.parse((root / name).read_text())
-        imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-        imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
-        assert imported <= {"__future__", "math", "collections", "dataclasses", "torch", "core"}, (name, imported)

@@ -106,6 +106,7 @@ def texts(at, kind):
     return [e.value for e in getattr(at, kind)]
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("d_model, num_heads, seq_len, mask", [(16, 2, 4, "none"), (32, 8, 6, "causal")])
 def test_all_steps_view_shows_every_step_with_its_shape(d_model, num_heads, seq_len, mask):
     at = run_app("walkthrough", walk_view="all", d_model=d_model, num_heads=num_heads, seq_len=seq_len, mask=mask)
@@ -129,6 +130,7 @@ def test_all_steps_view_shows_every_step_with_its_shape(d_model, num_heads, seq_
     assert i18n.t("walk.drill.title", "en") in [e.label for e in at.expander]  # the cell's story, one click away
 
 
+@pytest.mark.app
 def test_bad_url_values_are_corrected_with_a_warning():
     at = run_app(
         "walkthrough",
@@ -146,6 +148,7 @@ def test_bad_url_values_are_corrected_with_a_warning():
     assert at.header[0].value == f"10. {i18n.t('walk.output.title', 'en')}"  # step 99 -> the last step
 
 
+@pytest.mark.app
 def test_step_link_by_number_in_chinese():
     at = run_app("walkthrough", walk_step="5", lang="zh", walk_view="nonsense")
     assert not at.exception
@@ -154,6 +157,7 @@ def test_step_link_by_number_in_chinese():
     assert at.session_state["walk_step"] == "scale"
 
 
+@pytest.mark.app
 def test_drill_down_cell_from_the_url_and_next_button():
     at = run_app("walkthrough", walk_step="softmax", mask="causal", walk_head="1", walk_i="3", walk_j="2")
     assert not at.exception
@@ -164,6 +168,7 @@ def test_drill_down_cell_from_the_url_and_next_button():
     assert f"8. {i18n.t('walk.mix.title', 'en')}" in texts(at, "subheader")
 
 
+@pytest.mark.app
 def test_a_cell_past_fewer_heads_moves_quietly_and_stays_while_its_story_is_closed():
     """A followed cell that new settings put out of range (head 12 after h 16 -> 8) moves to the nearest valid one
     without a notice (the link did not cause it); the cell is kept while a step without the story is open."""
@@ -189,6 +194,7 @@ def titles(drawn) -> list[str]:
     return [p["title"] for p in drawn.header["panels"]]
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_all_steps_view_draws_the_chosen_steps_tensors_and_a_button_for_every_other(lang):
     """Ten steps with formula, code and shape; the tensors of ONE step (a chart per step would cost the
@@ -212,6 +218,7 @@ def test_all_steps_view_draws_the_chosen_steps_tensors_and_a_button_for_every_ot
     assert "walk_show_scores" in {b.key for b in at.button} and "walk_show_mix" not in {b.key for b in at.button}
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_the_projection_step_shows_q_k_v_side_by_side_until_they_are_too_wide(lang):
     """Three panels side by side while a third of the page still has pixels for every column; wider, one at a
@@ -234,6 +241,7 @@ def test_the_projection_step_shows_q_k_v_side_by_side_until_they_are_too_wide(la
     assert v.header["name"] == "v" and np.allclose(v.values(), W.step_tensor(run, "v").numpy(), atol=5.1e-5)
 
 
+@pytest.mark.app
 def test_the_cell_story_is_one_closed_expander_until_opened_or_linked():
     """Closed, the drill-down is one element (its selectors, formulas and table cost the browser on every
     redraw even while hidden); a link to a cell, or walk_drill=true, opens it."""
@@ -247,6 +255,7 @@ def test_the_cell_story_is_one_closed_expander_until_opened_or_linked():
         assert {"walk_head", "walk_i", "walk_j"} <= {s.key for s in opened.selectbox}
 
 
+@pytest.mark.app
 def test_the_cell_story_is_text_and_a_table_its_charts_on_request():
     run = scenario.run(settings(mask="causal"))
     at = run_app("walkthrough", walk_step="softmax", mask="causal", walk_head="1", walk_i="3", walk_j="2")
@@ -279,6 +288,7 @@ def test_a_heatmap_shared_by_every_session_cannot_be_changed():
     assert all(np.array_equal(a, p.values) for a, p in zip(before, hm.panels))
 
 
+@pytest.mark.app
 def test_moving_h_leaves_the_input_chart_unchanged():
     """X does not depend on h: the same bytes reach the browser (its chart keeps its key and is not redrawn)."""
     first, second = (run_app("walkthrough", d_model=64, num_heads=h, seq_len=8) for h in (4, 8))
@@ -287,6 +297,7 @@ def test_moving_h_leaves_the_input_chart_unchanged():
     assert np.array_equal(a.values(), b.values()) and a.values().shape == (8, 64)
 
 
+@pytest.mark.app
 def test_the_presenter_view_asks_for_large_type_and_a_chart_that_fills_the_window():
     """walk_view=present: every chart's text 1.6x (tick labels 13 px -> 20.8 px) and the step's main chart
     as tall as the window leaves (at least 300 px; the split's heads 220 px below their band); the step view

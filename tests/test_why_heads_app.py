@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from chart_reader import charts, heatmaps
 from conftest import run_app
+
+pytestmark = pytest.mark.app
 
 
 def texts(elements) -> list[str]:

@@ -15,6 +15,7 @@ import i18n
 from i18n import plain
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
 def test_a_non_number_in_the_seed_box_resets_it_with_a_notice(bad):
     at = run_app(None, lang="en", seed=7)

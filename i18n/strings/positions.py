@@ -323,7 +323,7 @@ STRINGS = {
         "Training gave the learned table a sense of distance too.",
     },
     # Predict, then reveal (lessons.positions.quiz_items): "<key>.prompt" and "<key>.why", formatted with the item's
-    # params and answer=the computed answer. Wired into the quiz by the lead (core/quiz.py is edited elsewhere).
+    # params and answer=the computed answer; lessons/quiz/sources.py puts them in the quiz.
     "pos.q.shuffled_row.prompt": {
         "zh": "打乱后新第 i 行是原来的第 perm[i] 行，perm = {perm}。不加掩码再运行一次：输出的第 {row} 行等于原来输出的第几行？",
         "en": "After the shuffle, new row i is old row perm[i], with perm = {perm}. Run again without a mask: row {row} "
