@@ -15,7 +15,6 @@ Slow (seconds) and for diagnosis only: nothing starts it in a class.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import dataclasses
 import gc
 import json
@@ -55,8 +54,7 @@ class _MallInfo2(ctypes.Structure):
 def heap() -> dict:
     """glibc's own account of its heap, all arenas (MB); {} elsewhere."""
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        fn = libc.mallinfo2
+        fn = ctypes.CDLL(None).mallinfo2  # no ctypes.util.find_library: it runs /sbin/ldconfig (ui/reclaim.py)
     except (OSError, AttributeError):
         return {}
     fn.restype = _MallInfo2

@@ -18,7 +18,6 @@ ms of one core per PERIOD.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import gc
 import threading
 import time
@@ -32,12 +31,18 @@ _started = False
 _lock = threading.Lock()
 
 
-def _trim():
+def _find_trim():
+    """glibc's malloc_trim, or None (another C library). Resolved once, at import: ctypes.util.find_library
+    runs `/sbin/ldconfig -p` in a subprocess: every tick forked the whole server for it (issue 30.7).
+    CDLL(None) is the symbols already loaded into this process, the C library's among them: no file search."""
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        return libc.malloc_trim if hasattr(libc, "malloc_trim") else None
+        libc = ctypes.CDLL(None)
     except OSError:
         return None
+    return getattr(libc, "malloc_trim", None)
+
+
+_TRIM = _find_trim()
 
 
 def reclaim() -> None:
@@ -52,9 +57,8 @@ def reclaim() -> None:
     # Shared runs and figures nobody asked for in SHARED_CACHE_IDLE_SECONDS.
     CACHE.drop_idle(SHARED_CACHE_IDLE_SECONDS)
     gc.collect()
-    trim = _trim()
-    if trim is not None:
-        trim(0)
+    if _TRIM is not None:
+        _TRIM(0)
 
 
 def _loop() -> None:
