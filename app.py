@@ -31,15 +31,16 @@ from lessons.settings import (
     sanitize,
 )
 from ui import memdebug, reclaim, seam
+from ui.cache import process_wide
 from ui.choice import HIDDEN_CSS, labelled
 from ui.display import display_sidebar
 from ui.seam import widget_guard
 from ui.shell import drop_url_value, keep_grid_in_url, remember_settings, url_values
 
 
-@st.cache_resource
 def _tune_process() -> bool:
-    """Once per server process (app.py itself reruns on every interaction)."""
+    """Once per server process (app.py itself reruns on every interaction; ui.cache.process_wide, not
+    st.cache_resource, which any client's clear_cache message empties: issue 30.1)."""
     # torch's many long-lived objects make every full collection slow; they never die, so freeze them.
     gc.freeze()
     # A class means many sessions at once on a small machine: one thread per torch call keeps the
@@ -57,7 +58,7 @@ def _tune_process() -> bool:
     return True
 
 
-_tune_process()
+process_wide("app.tune_process", _tune_process)
 
 PAGES = (  # (file, url_path, icon); the file name equals the url_path so deep links resolve
     ("pages/home.py", "", ":material/home:"),

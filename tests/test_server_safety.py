@@ -8,8 +8,11 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 from ui import reclaim
+
+ROOT = Path(__file__).resolve().parent.parent
 
 _SPAWNS = ("subprocess.Popen", "os.posix_spawn", "os.fork", "os.forkpty", "os.exec", "os.spawn", "os.system")
 _watch: list | None = None  # while a list: every process-spawning audit event is appended to it
@@ -49,3 +52,190 @@ def test_the_audit_hook_sees_a_spawn():
         seen, _watch = _watch, None
     if sys.platform.startswith("linux"):
         assert any(event == "subprocess.Popen" for event, _ in seen)
+
+
+# ---------------------------------------------------------------- 1. developer-only back messages
+def _backmsg(**fields) -> bytes:
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    msg = BackMsg(**fields)
+    return msg.SerializeToString()
+
+
+def test_the_guard_refuses_developer_messages_and_lets_a_viewers_through():
+    from streamlit.proto.BackMsg_pb2 import BackendOperationRequest
+    from streamlit.proto.ClientState_pb2 import ClientState
+
+    from ui.seam import backmsg_guard as g
+
+    for kind in ("clear_cache", "load_git_info", "set_run_on_save", "debug_shutdown_runtime"):
+        assert g.refused(_backmsg(**{kind: True})) == kind
+    assert g.refused(b"") == "(empty)"
+    skills = BackendOperationRequest(request_id="1", install_skills={})
+    assert g.refused(_backmsg(backend_operation_request=skills)) == "backend_operation_request.install_skills"
+    for fields in (
+        {"rerun_script": ClientState(query_string="seed=1", page_name="heads")},
+        {"stop_script": True},
+        {"app_heartbeat": True},
+        {"backend_operation_request": BackendOperationRequest(request_id="2", deferred_file={"file_id": "x"})},
+    ):
+        assert g.refused(_backmsg(**fields)) is None, fields
+    assert g.refused(b"\xff\xff\xff not a protobuf") is None  # Streamlit closes the connection itself
+
+
+def test_the_middleware_drops_refused_frames_and_passes_the_rest():
+    import asyncio
+
+    from ui.seam.backmsg_guard import RefuseDeveloperMessages
+
+    frames = [
+        {"type": "websocket.connect"},
+        {"type": "websocket.receive", "bytes": _backmsg(clear_cache=True)},
+        {"type": "websocket.receive", "bytes": _backmsg(app_heartbeat=True)},
+        {"type": "websocket.receive", "bytes": _backmsg(clear_cache=True)},
+        {"type": "websocket.disconnect", "code": 1000},
+    ]
+    seen: list = []
+
+    async def app(scope, receive, send):
+        while True:
+            message = await receive()
+            seen.append(message)
+            if message["type"] == "websocket.disconnect":
+                return
+
+    async def drive(path):
+        queue = list(frames)
+
+        async def receive():
+            return queue.pop(0)
+
+        seen.clear()
+        await RefuseDeveloperMessages(app)({"type": "websocket", "path": path}, receive, None)
+        return [m.get("bytes") for m in seen]
+
+    assert asyncio.run(drive("/_stcore/stream")) == [None, _backmsg(app_heartbeat=True), None]
+    assert len(asyncio.run(drive("/some/other/socket"))) == 5  # only Streamlit's stream is read
+
+
+def _serve_with_memdebug():
+    """A real server (serve.py) with ui/memdebug.py's report hook; (server, report folder)."""
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from servers import Server
+
+    folder = Path(tempfile.mkdtemp(prefix="memdebug-"))
+    os.environ["ATTENTION_LAB_MEMDEBUG"] = str(folder)
+    try:
+        return Server(), folder
+    finally:
+        del os.environ["ATTENTION_LAB_MEMDEBUG"]
+
+
+def _report(folder, label: str) -> dict:
+    import json
+
+    from bench_memory import ask_report
+
+    ask_report(folder, label)
+    return json.loads((folder / f"{label}.json").read_text())
+
+
+def test_no_client_message_clears_what_the_class_shares():
+    """A real server and real websockets: a trained why-heads run and the loaded model, then one client sends
+    Streamlit's clear_cache (and the other developer-only messages) five times, each followed by a visit to
+    /real-model. Before: every st.cache_resource emptied (the model loaded again each time, RSS +100 MB a
+    time, the training gone for everyone)."""
+    import asyncio
+    import concurrent.futures
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from bench_sessions import ProtocolSession
+
+    import i18n
+
+    class Client(ProtocolSession):
+        """ProtocolSession that also learns buttons, clicks them and sends any BackMsg."""
+
+        def _read_element(self, el) -> None:
+            if el.WhichOneof("type") == "button" and el.button.id:
+                self.widget_ids[el.button.id.rsplit("-", 1)[-1]] = el.button.id
+            super()._read_element(el)
+
+        async def click(self, query: dict, key: str) -> None:
+            from streamlit.proto.BackMsg_pb2 import BackMsg
+            from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+            msg = BackMsg()
+            msg.rerun_script.query_string = "&".join(f"{k}={v}" for k, v in query.items())
+            msg.rerun_script.page_name = self.page
+            w = msg.rerun_script.widget_states.widgets.add()
+            w.id, w.trigger_value = self.widget_ids[key], True
+            self.texts = []
+            await self.ws.send(msg.SerializeToString())
+            while True:
+                fwd = ForwardMsg()
+                fwd.ParseFromString(await asyncio.wait_for(self.ws.recv(), timeout=600))
+                if fwd.WhichOneof("type") == "delta" and fwd.delta.WhichOneof("type") == "new_element":
+                    self._read_element(fwd.delta.new_element)
+                elif fwd.WhichOneof("type") == "script_finished":
+                    if fwd.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                        return
+
+    training = {"why_seed": 4242, "why_steps": 100, "lang": "en"}
+    cached, not_trained = i18n.t("why.cached", "en"), i18n.t("why.not_trained", "en")
+
+    async def visit(url, page, query) -> list:
+        s = Client(url, page)
+        await s.connect()
+        try:
+            await s.rerun(query)
+            return s.texts
+        finally:
+            await s.close()
+
+    async def train(url) -> list:
+        s = Client(url, "why-heads")
+        await s.connect()
+        try:
+            await s.rerun(training)
+            assert not_trained in s.texts
+            await s.click(training, "why_train")
+            return s.texts
+        finally:
+            await s.close()
+
+    async def attack(url) -> list:
+        s = Client(url, "")
+        await s.connect()
+        try:
+            await s.rerun({"lang": "en"})
+            texts = []
+            for _ in range(5):
+                for kind in ("clear_cache", "load_git_info", "set_run_on_save"):
+                    await s.ws.send(_backmsg(**{kind: True}))
+                texts.append(await visit(url, "real-model", {"lang": "en"}))
+            await s.rerun({"lang": "en", "seed": 5})  # the sender's own session still works
+            return texts
+        finally:
+            await s.close()
+
+    server, folder = _serve_with_memdebug()
+    try:
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:  # a loop of its own (a test may hold another)
+            trained = pool.submit(asyncio.run, train(server.url)).result()
+            assert cached not in trained and not_trained not in trained  # it trained
+            pool.submit(asyncio.run, visit(server.url, "real-model", {"lang": "en"})).result()
+            before = _report(folder, "before")
+            pool.submit(asyncio.run, attack(server.url)).result()
+            after = _report(folder, "after")
+            again = pool.submit(asyncio.run, visit(server.url, "why-heads", training)).result()
+        assert cached in again and not_trained not in again  # the class's training is still there
+        builds = after["process_wide_builds"]
+        assert builds == before["process_wide_builds"]
+        assert builds["real-model"] == 1 and builds["why-heads.results"] == 1 and builds["app.tune_process"] == 1
+        assert after["rss_MB"] < before["rss_MB"] + 100, (before["rss_MB"], after["rss_MB"])
+    finally:
+        server.stop()

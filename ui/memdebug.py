@@ -270,9 +270,10 @@ def report() -> dict:
     except Exception as e:  # noqa: BLE001
         out["sessions"] = repr(e)
     try:
-        from ui.cache import CACHE
+        from ui.cache import CACHE, process_wide_builds
 
         out["shared_cache"] = {"entries": len(CACHE), "MB": CACHE.total / (1 << 20)}
+        out["process_wide_builds"] = process_wide_builds()  # each 1: nothing was built twice (issue 30.1)
     except Exception as e:  # noqa: BLE001
         out["shared_cache"] = repr(e)
     try:
