@@ -10,6 +10,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from ui import reclaim
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -239,3 +241,115 @@ def test_no_client_message_clears_what_the_class_shares():
         assert after["rss_MB"] < before["rss_MB"] + 100, (before["rss_MB"], after["rss_MB"])
     finally:
         server.stop()
+
+
+# ---------------------------------------------------------------- 3. what a session holds
+LARGE = {"d_model": 512, "num_heads": 16, "seq_len": 32, "lang": "en"}
+# Every page and every section (each section draws its own widgets, with their own callbacks).
+SECTIONS = (
+    [("walkthrough", {"walk_view": v}) for v in ("step", "all", "present")]
+    + [("heads", {"heads_tab": s}) for s in ("shapes", "heads", "cost", "timing", "slice", "single")]
+    + [("masks", {"masks_tab": s}) for s in ("grid", "row", "full", "polarity")]
+    + [("softmax", {"soft_tab": s}) for s in ("scale", "max", "tiles")]
+    + [("positions", {"pos_tab": s}) for s in ("shuffle", "add", "rope", "learned")]
+    + [("kv-cache", {"kv_tab": s}) for s in ("sharing", "decode", "memory", "timing")]
+    + [("real-model", {"real_tab": s}) for s in ("grid", "head", "patterns", "link", "ablate", "core")]
+    + [("quiz", {}), ("why-heads", {}), (None, {})]
+)
+HELD_BYTES = 64 * 1024  # no tensor or array this large stays reachable from a session
+
+
+def _module_dicts() -> set[int]:
+    return {id(vars(m)) for m in list(sys.modules.values()) if m is not None}
+
+
+def _page_functions_and_buffers(root, modules: set[int]):
+    """What a session's state reaches (gc.get_referents, as ui/memdebug.py walks): the functions defined by a
+    page script (their globals are the page's own namespace, not a module's), and every tensor storage or
+    NumPy buffer of HELD_BYTES or more, each with the path to it. Modules' namespaces are shared by the
+    whole process (the shared cache is one): the walk does not go into them."""
+    import gc
+    import types
+
+    import numpy as np
+    import torch
+
+    seen: set[tuple[int, bool]] = set()
+    functions, buffers = {}, []
+    stack = [(root, "session_state", False)]
+    while stack:
+        obj, path, in_page = stack.pop()
+        if (id(obj), in_page) in seen or isinstance(obj, (types.ModuleType, type)):
+            continue
+        seen.add((id(obj), in_page))  # (a function reached through a page namespace first is still a root)
+        if isinstance(obj, torch.Tensor):
+            size = obj.untyped_storage().nbytes()
+            if size >= HELD_BYTES:
+                buffers.append((size, path))
+            continue
+        if isinstance(obj, np.ndarray):
+            if obj.nbytes >= HELD_BYTES:
+                buffers.append((obj.nbytes, path))
+            continue
+        if isinstance(obj, types.FunctionType):
+            kids = [*(obj.__closure__ or ()), *(obj.__defaults__ or ()), *(obj.__kwdefaults__ or {}).values()]
+            page = id(obj.__globals__) not in modules  # defined by a page script
+            if page and not in_page:  # held by the session itself (a callback, a format_func, a closure)
+                functions[id(obj)] = obj
+            stack.extend((k, f"{path} > {obj.__qualname__}", in_page) for k in kids)
+            if page:
+                stack.append((obj.__globals__, f"{path} > {obj.__qualname__}.__globals__", True))
+            continue
+        stack.extend(
+            (r, path if isinstance(r, (dict, list, tuple)) else f"{path} > {type(r).__name__}", in_page)
+            for r in gc.get_referents(obj)
+        )
+    return list(functions.values()), buffers
+
+
+def _global_names(code) -> set[str]:
+    import dis
+    import types
+
+    names = {i.argval for i in dis.get_instructions(code) if i.opname in ("LOAD_GLOBAL", "LOAD_NAME")}
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _global_names(const)
+    return names
+
+
+def _missing_globals(functions) -> list[str]:
+    """Global names a page's function (or a page function it calls) reads that its namespace no longer has."""
+    import builtins
+    import types
+
+    missing, todo, done = [], list(functions), set()
+    while todo:
+        fn = todo.pop()
+        if id(fn) in done:
+            continue
+        done.add(id(fn))
+        for name in _global_names(fn.__code__):
+            if name in fn.__globals__:
+                value = fn.__globals__[name]
+                if isinstance(value, types.FunctionType) and value.__globals__ is fn.__globals__:
+                    todo.append(value)
+            elif not hasattr(builtins, name):
+                missing.append(f"{fn.__qualname__} reads {name}")
+    return sorted(set(missing))
+
+
+@pytest.mark.parametrize("page,params", SECTIONS, ids=[f"{p}-{'-'.join(q.values())}" for p, q in SECTIONS])
+def test_a_session_holds_no_run_and_its_callbacks_still_work(page, params):
+    """Each session held its last run, model and figures through its widgets' callbacks (a function a page
+    defines keeps the page's namespace alive): 555 MB of tensors for 40 students on the tiles section. Now
+    the page's large values are let go when its run ends (ui/page_memory.py), and every function a session
+    still holds finds every global name it reads."""
+    from conftest import run_app
+
+    at = run_app(page, **LARGE, **params)
+    assert not at.exception, at.exception
+    functions, buffers = _page_functions_and_buffers(at.session_state._state, _module_dicts())
+    held = sum(size for size, _ in buffers)
+    assert buffers == [], f"{held / 2**20:.1f} MB held by the session, e.g. {max(buffers)[1][-300:]}"
+    assert _missing_globals(functions) == []

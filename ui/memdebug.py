@@ -151,6 +151,10 @@ def reach_mb(root, limit: int = 3_000_000) -> float:
     storages: set[int] = set()
     mb = 0.0
     stack = [root]
+    # A function whose globals are a module's namespace (shared by the whole program) is not followed there;
+    # one whose globals are a page script's own namespace (run by exec) is. (By the namespace itself, not by
+    # __module__: functools.wraps copies a page's "__main__" onto a wrapper defined in ui/cache.py.)
+    modules = {id(vars(m)) for m in list(sys.modules.values()) if m is not None}
     while stack and len(seen) < limit:
         o = stack.pop()
         if id(o) in seen or isinstance(o, (types.ModuleType, type)):
@@ -170,8 +174,7 @@ def reach_mb(root, limit: int = 3_000_000) -> float:
         if isinstance(o, types.FunctionType):
             stack.extend(c for c in (o.__closure__ or ()))
             stack.extend(o.__defaults__ or ())
-            mod = sys.modules.get(o.__module__ or "")
-            if mod is None or vars(mod) is not o.__globals__:  # a page script's own namespace (run by exec)
+            if id(o.__globals__) not in modules:
                 stack.append(o.__globals__)
             continue
         stack.extend(gc.get_referents(o))

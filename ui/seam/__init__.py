@@ -231,8 +231,14 @@ def run_page(page) -> None:
     """Entry 3 (and 5): run the page st.navigation chose, again on every rerun of the live fragment."""
     if fragment_reruns_page() and getattr(page, "_can_be_called", None) is False:
         page._can_be_called = True
-    with page_run():
-        page.run()
+    from ui import page_memory
+
+    try:
+        with page_run():
+            page.run()
+    finally:  # a session keeps no run through the page's callbacks (ui/page_memory.py, issue 30.3)
+        if not getattr(_shell, "active", False):
+            page_memory.release()
 
 
 def forget_initial_url_value(key: str) -> None:
