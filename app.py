@@ -6,6 +6,8 @@ What the app patches in Streamlit is all in ui/seam/__init__.py.
 """
 
 import gc
+import importlib
+import os
 
 import numpy  # noqa: F401
 import pandas  # noqa: F401  (see below)
@@ -30,7 +32,7 @@ from lessons.settings import (
     head_choices,
     sanitize,
 )
-from ui import memdebug, reclaim, seam
+from ui import reclaim, seam
 from ui.cache import process_wide
 from ui.choice import HIDDEN_CSS, labelled
 from ui.display import display_sidebar
@@ -53,8 +55,9 @@ def _tune_process() -> bool:
     seam.install()
     # Memory comes back after a class leaves: a full collection and malloc_trim every 30 s (ui/reclaim.py).
     reclaim.start()
-    # What holds memory, on request: off unless ATTENTION_LAB_MEMDEBUG names a folder (ui/memdebug.py).
-    memdebug.start()
+    # What holds memory, on request: only when ATTENTION_LAB_MEMDEBUG names a folder (benchmarks/memdebug.py).
+    if os.environ.get("ATTENTION_LAB_MEMDEBUG"):
+        importlib.import_module("benchmarks.memdebug").start()
     return True
 
 

@@ -12,7 +12,7 @@ then all leave. RSS: warm (each page visited once), the peak while they step (sa
 they leave, and `--wait` s later. Targets: peak <= warm + 400 MB, `--wait` s later <= warm + 100 MB.
 
     .venv/bin/python benchmarks/bench_memory.py --sessions 40 --wait 60
-    .venv/bin/python benchmarks/bench_memory.py --report /tmp/memdebug   # + what holds it (ui/memdebug.py)
+    .venv/bin/python benchmarks/bench_memory.py --report /tmp/memdebug   # + what holds it (benchmarks/memdebug.py)
     .venv/bin/python benchmarks/bench_memory.py --stepping "softmax?soft_tab=tiles" --duration 60 --wait 60
     .venv/bin/python benchmarks/bench_memory.py --stepping walkthrough,heads,masks,"softmax?soft_tab=tiles"
 
@@ -76,7 +76,7 @@ async def main_async(server, n: int, wave: int) -> list:
 
 
 def ask_report(folder: Path | None, label: str) -> None:
-    """Have the server write a ui/memdebug.py report and print its summary."""
+    """Have the server write a benchmarks/memdebug.py report and print its summary."""
     if folder is None:
         return
     ask = folder / "ask"
@@ -241,7 +241,7 @@ def main() -> None:
         "--report",
         type=Path,
         default=None,
-        help="folder for ui/memdebug.py reports (sets ATTENTION_LAB_MEMDEBUG for the server)",
+        help="folder for benchmarks/memdebug.py reports (sets ATTENTION_LAB_MEMDEBUG for the server)",
     )
     ap.add_argument("--stepping", help="pages the class steps on at once (comma-separated, page?key=value)")
     ap.add_argument("--duration", type=float, default=60, help="--stepping: seconds of steps")

@@ -121,7 +121,7 @@ def test_the_middleware_drops_refused_frames_and_passes_the_rest():
 
 
 def _serve_with_memdebug():
-    """A real server (serve.py) with ui/memdebug.py's report hook; (server, report folder)."""
+    """A real server (serve.py) with benchmarks/memdebug.py's report hook; (server, report folder)."""
     import os
     import tempfile
     from pathlib import Path
@@ -264,7 +264,7 @@ def _module_dicts() -> set[int]:
 
 
 def _page_functions_and_buffers(root, modules: set[int]):
-    """What a session's state reaches (gc.get_referents, as ui/memdebug.py walks): the functions defined by a
+    """What a session's state reaches (gc.get_referents, as benchmarks/memdebug.py walks): the functions defined by a
     page script (their globals are the page's own namespace, not a module's), and every tensor storage or
     NumPy buffer of HELD_BYTES or more, each with the path to it. Modules' namespaces are shared by the
     whole process (the shared cache is one): the walk does not go into them."""

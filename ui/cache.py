@@ -148,7 +148,7 @@ def process_wide(name: str, build: Callable[[], T]) -> T:
 
 
 def process_wide_builds() -> dict[str, int]:
-    """How often each process-wide value was built (once each, unless a test forgot them): ui/memdebug.py."""
+    """How often each process-wide value was built (once each, unless a test forgot them): benchmarks/memdebug.py."""
     with _process_lock:
         return dict(_BUILDS)
 

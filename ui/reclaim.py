@@ -10,7 +10,7 @@ keeps freed heap pages instead of returning them. Every PERIOD seconds this
 2. forgets shared-cache entries nobody asked for in SHARED_CACHE_IDLE_SECONDS (ui/cache.py);
 3. runs gc.collect() and, where the C library is glibc, malloc_trim(0) (return free heap pages to the system).
 Measured (benchmarks/bench_memory.py, 40 students each opening three pages with their own large settings,
-ui/memdebug.py for what held what; benchmarks/README.md): growth over the warm server a minute after the
+benchmarks/memdebug.py for what held what; benchmarks/README.md): growth over the warm server a minute after the
 class left, +382 MB with step 3 alone, +185 MB with 1 and 3, median +24 MB with all three. A few hundred
 ms of one core per PERIOD.
 """

@@ -1,6 +1,9 @@
 """What holds the server's memory, on request: a diagnosis hook, off unless ATTENTION_LAB_MEMDEBUG is set.
 
     ATTENTION_LAB_MEMDEBUG=/tmp/memdebug .venv/bin/python -m streamlit run serve.py ...
+
+A diagnosis tool, not part of the app: app.py imports it (as benchmarks.memdebug, the repository root being on
+Streamlit's path) only when ATTENTION_LAB_MEMDEBUG is set.
     touch /tmp/memdebug/ask        # a report appears as /tmp/memdebug/report-<n>.json, `ask` is removed
 
 (benchmarks/bench_memory.py --report DIR does this at the warm, after-the-load and later points.)
