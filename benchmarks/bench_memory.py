@@ -15,6 +15,7 @@ they leave, and `--wait` s later. Targets: peak <= warm + 400 MB, `--wait` s lat
     .venv/bin/python benchmarks/bench_memory.py --report /tmp/memdebug   # + what holds it (benchmarks/memdebug.py)
     .venv/bin/python benchmarks/bench_memory.py --stepping "softmax?soft_tab=tiles" --duration 60 --wait 60
     .venv/bin/python benchmarks/bench_memory.py --stepping walkthrough,heads,masks,"softmax?soft_tab=tiles"
+    .venv/bin/python benchmarks/bench_memory.py --clear-cache 10   # issue 30.1: one client's clear_cache messages
 
 The server inherits this process's environment (e.g. MALLOC_ARENA_MAX=2 in front of the command).
 """
@@ -232,6 +233,44 @@ async def _visit(url: str, page: str, query: dict) -> None:
         await s.close()
 
 
+# ---------------------------------------------------------------- one client's clear_cache (issue 30.1)
+async def clear_cache_attack(url: str, times: int) -> None:
+    """One client sends Streamlit's clear_cache back message `times` times, each followed by a visit to
+    /real-model (which loaded the pretrained model again whenever the message got through)."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    s = ProtocolSession(url, "")
+    await s.connect()
+    try:
+        await s.rerun({"lang": "en"})
+        for _ in range(times):
+            await s.ws.send(BackMsg(clear_cache=True).SerializeToString())
+            await _visit(url, "real-model", {"lang": "en"})
+    finally:
+        await s.close()
+
+
+def run_clear_cache(times: int, wait: float) -> None:
+    server = Server(timeout=120)
+    try:
+        asyncio.run(_visit(server.url, "real-model", {"lang": "en"}))
+        time.sleep(2)
+        before = server.rss_kb()
+        t0 = time.perf_counter()
+        asyncio.run(clear_cache_attack(server.url, times))
+        seconds = time.perf_counter() - t0
+        after = server.rss_kb()
+        time.sleep(wait)
+        later = server.rss_kb()
+    finally:
+        server.stop()
+    print(
+        f"\n{times} clear_cache messages from one client in {seconds:.0f} s, each followed by a visit to /real-model:"
+        f" RSS {before / 1024:.0f} -> {after / 1024:.0f} MB, {wait:.0f} s later {later / 1024:.0f} MB;"
+        f" load {load_average()}"
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sessions", type=int, default=40)
@@ -246,7 +285,11 @@ def main() -> None:
     ap.add_argument("--stepping", help="pages the class steps on at once (comma-separated, page?key=value)")
     ap.add_argument("--duration", type=float, default=60, help="--stepping: seconds of steps")
     ap.add_argument("--pause", type=float, default=1.0, help="--stepping: seconds between one student's steps")
+    ap.add_argument("--clear-cache", type=int, default=0, help="one client's clear_cache messages (issue 30.1)")
     args = ap.parse_args()
+    if args.clear_cache:
+        run_clear_cache(args.clear_cache, args.wait)
+        return
     if args.report:
         args.report.mkdir(parents=True, exist_ok=True)
         os.environ["ATTENTION_LAB_MEMDEBUG"] = str(args.report)
