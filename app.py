@@ -6,6 +6,8 @@ What the app patches in Streamlit is all in ui/seam/__init__.py.
 """
 
 import gc
+import importlib
+import os
 
 import numpy  # noqa: F401
 import pandas  # noqa: F401  (see below)
@@ -30,7 +32,8 @@ from lessons.settings import (
     head_choices,
     sanitize,
 )
-from ui import memdebug, reclaim, seam
+from ui import reclaim, seam
+from ui.cache import process_wide
 from ui.choice import HIDDEN_CSS, labelled
 from ui.display import display_sidebar
 from ui.navigation import PAGES, WHOLE_RUN_PAGES
@@ -38,9 +41,9 @@ from ui.seam import widget_guard
 from ui.shell import drop_url_value, keep_grid_in_url, remember_settings, url_values
 
 
-@st.cache_resource
 def _tune_process() -> bool:
-    """Once per server process (app.py itself reruns on every interaction)."""
+    """Once per server process (app.py itself reruns on every interaction; ui.cache.process_wide, not
+    st.cache_resource, which any client's clear_cache message empties: issue 30.1)."""
     # torch's many long-lived objects make every full collection slow; they never die, so freeze them.
     gc.freeze()
     # A class means many sessions at once on a small machine: one thread per torch call keeps the
@@ -53,12 +56,13 @@ def _tune_process() -> bool:
     seam.install()
     # Memory comes back after a class leaves: a full collection and malloc_trim every 30 s (ui/reclaim.py).
     reclaim.start()
-    # What holds memory, on request: off unless ATTENTION_LAB_MEMDEBUG names a folder (ui/memdebug.py).
-    memdebug.start()
+    # What holds memory, on request: only when ATTENTION_LAB_MEMDEBUG names a folder (benchmarks/memdebug.py).
+    if os.environ.get("ATTENTION_LAB_MEMDEBUG"):
+        importlib.import_module("benchmarks.memdebug").start()
     return True
 
 
-_tune_process()
+process_wide("app.tune_process", _tune_process)
 
 
 def settle_settings(skip: tuple[str, ...] = ()) -> list:

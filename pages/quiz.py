@@ -69,9 +69,10 @@ def submit(question: Q.Question) -> None:
     st.session_state[RECORDS].setdefault(question.uid, Q.Record(parsed.value, Q.is_correct(question, parsed.value)))
 
 
-def move(delta: int) -> None:
+def move(delta: int, total: int) -> None:
+    # `total` as an argument: a callback reads no large page value (ui/page_memory.py lets them go after the run)
     current = int(st.session_state.get(INDEX, 0))
-    st.session_state[INDEX] = min(max(current + delta, 0), len(questions) - 1)
+    st.session_state[INDEX] = min(max(current + delta, 0), total - 1)
     st.query_params[QPARAM] = str(st.session_state[INDEX] + 1)
     st.session_state.pop(ERROR, None)
 
@@ -145,7 +146,7 @@ b1.button(
     t("quiz.prev"),
     icon=":material/arrow_back:",
     on_click=move,
-    args=(-1,),
+    args=(-1, len(questions)),
     disabled=index == 0,
     key="quiz_prev",
     width="stretch",
@@ -155,7 +156,7 @@ b2.button(
     icon=":material/arrow_forward:",
     icon_position="right",
     on_click=move,
-    args=(1,),
+    args=(1, len(questions)),
     disabled=index == len(questions) - 1,
     key="quiz_next",
     width="stretch",

@@ -13,7 +13,7 @@ from charts import lines
 from charts.live_curve import live_loss_html
 from lessons import why_heads as W
 from ui import url_state
-from ui.cache import shared
+from ui.cache import process_wide, shared
 from ui.heatmaps import show_heatmap
 from ui.linecharts import show_lines
 from ui.sections import lazy_tabs
@@ -29,10 +29,10 @@ VIEWS = ("results", "heads")  # why_tab (lessons.why_heads.VIEWS; a literal for 
 VIEW_LABELS = {"results": "why.results.header", "heads": "why.heatmaps.header"}
 
 
-@st.cache_resource(show_spinner=False)
 def result_store() -> W.ResultStore:
-    """One store for the whole server: a class revisiting the page (or a second student) never retrains."""
-    return W.ResultStore()
+    """One store for the whole server: a class revisiting the page (or a second student) never retrains.
+    (ui.cache.process_wide: no client message can empty it, issue 30.1.)"""
+    return process_wide("why-heads.results", W.ResultStore)
 
 
 def say(key: str, facts: dict) -> str:

@@ -1,6 +1,6 @@
 """Issue 24.4: a class that has left gives its memory back.
 
-Measured with ui/memdebug.py inside the server (benchmarks/README.md, "Memory after a class has left"): after
+Measured with benchmarks/memdebug.py inside the server (benchmarks/README.md, "Memory after a class has left"): after
 40 students, ~190 MB of runs outside the shared cache were held by Streamlit's *disconnected* sessions (a
 widget callback a page defines -> the page's namespace -> its run, model, figures), which Streamlit 1.67 never
 let go once nobody disconnected any more; and the shared cache stayed at its ~170 MB budget. ui/reclaim.py now
@@ -118,7 +118,7 @@ def test_idle_shared_entries_are_dropped_and_recent_ones_kept():
 @pytest.mark.slow  # a real server with its memory report
 def test_a_closed_session_is_released_by_the_server():
     """A real server: a session that disconnects is kept for its reconnect window, then let go by the
-    reclaim thread (ui/memdebug.py's report reads the server's own count)."""
+    reclaim thread (benchmarks/memdebug.py's report reads the server's own count)."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     sys.path.insert(0, str(ROOT / "tests"))
     import os

@@ -18,6 +18,7 @@ from plotly.subplots import make_subplots
 
 import i18n
 from ui import seam
+from ui.cache import forget_process_wide
 
 STATIC_JS = Path(streamlit.__file__).parent / "static" / "static" / "js"
 
@@ -78,6 +79,21 @@ def test_every_private_name_the_seam_touches_exists(where, name):
         f"Streamlit {streamlit.__version__} / this plotly has no {name} in {where}: ui/seam/__init__.py "
         f"relies on it (checked against Streamlit {seam.CHECKED_STREAMLIT}); fix the seam before upgrading"
     )
+
+
+def test_every_back_message_type_is_let_through_or_refused_on_purpose():
+    """Entry 12: a BackMsg type Streamlit adds (or drops) is looked at before it is let through or refused."""
+    from streamlit.proto.BackMsg_pb2 import BackendOperationRequest, BackMsg
+
+    from ui.seam import backmsg_guard as g
+
+    types = {f.name for f in BackMsg.DESCRIPTOR.oneofs_by_name["type"].fields}
+    assert types == g.ALLOWED | g.REFUSED and not g.ALLOWED & g.REFUSED
+    operations = {f.name for f in BackendOperationRequest.DESCRIPTOR.oneofs_by_name["payload"].fields}
+    assert g.ALLOWED_OPERATIONS < operations and {"install_skills"} <= operations - g.ALLOWED_OPERATIONS
+    from streamlit.web.server.starlette.starlette_websocket import _ROUTE_WEBSOCKET_STREAM
+
+    assert "/" + _ROUTE_WEBSOCKET_STREAM == g.STREAM_PATH  # the websocket the guard reads
 
 
 def test_the_canary_can_fail():
@@ -165,7 +181,8 @@ def test_no_plotly_private_attribute_is_read():
 
 
 def test_one_switch_turns_it_all_off(monkeypatch):
-    assert seam.enabled() and seam.fragment_reruns_page() and len(seam.middleware()) == 2  # origin guard, client script
+    # origin guard, back-message guard, client script
+    assert seam.enabled() and seam.fragment_reruns_page() and len(seam.middleware()) == 3
     monkeypatch.setenv(seam.SWITCH_ENV, "off")
     assert not seam.enabled() and not seam.fragment_reruns_page()
     assert seam.middleware() == [] and seam.install() is False
@@ -189,13 +206,13 @@ def test_the_deep_link_guard_knows_a_page_run_from_app_py():
 # ---------------------------------------------------------------- every page with the seam off
 @pytest.fixture
 def seam_off(monkeypatch):
-    # app.py's once-per-process set-up (_tune_process, st.cache_resource) must run with the seam off here,
+    # app.py's once-per-process set-up (_tune_process, ui.cache.process_wide) must run with the seam off here,
     # and again with it on afterwards: a later test relies on what it installs (the number-box guard).
-    streamlit.cache_resource.clear()
+    forget_process_wide("app.tune_process")
     monkeypatch.setenv(seam.SWITCH_ENV, "off")
     assert not seam.enabled()
     yield
-    streamlit.cache_resource.clear()
+    forget_process_wide("app.tune_process")
 
 
 def _shown(at, page, lang):

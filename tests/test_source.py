@@ -72,10 +72,10 @@ def test_many_threads_at_once_get_the_same_source():
 
 @pytest.mark.app
 def test_the_server_reads_the_shown_code_when_the_process_starts():
-    import streamlit as st
+    from ui.cache import forget_process_wide
 
     run_app("quiz")
-    st.cache_resource.clear()  # a new server process: app.py's once-per-process set-up runs again
+    forget_process_wide("app.tune_process")  # a new server process: app.py's once-per-process set-up runs again
     source._source.cache_clear()
     source._source_of_unlocked.cache_clear()
     run_app("quiz")  # a page that shows no code: the warm-up in app.py still read it all

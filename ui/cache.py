@@ -120,3 +120,41 @@ def shared_function(fn: Callable[..., T]) -> Callable[..., T]:
         return shared(name, args, lambda: fn(*args))
 
     return cached
+
+
+# ---------------------------------------------------------------- once per server process
+# What the whole server shares for good: the pretrained model, the finished trainings, app.py's set-up.
+# Not st.cache_resource: any client can send Streamlit's `clear_cache` back message (no developer mode
+# needed), which empties every st.cache_resource for everyone: the model was loaded again and the class's
+# trainings were gone (issue 30.1). Nothing outside this module reaches these.
+_PROCESS: dict[str, Any] = {}
+_BUILDS: dict[str, int] = {}
+_process_lock = threading.Lock()
+_process_gates: dict[str, threading.Lock] = {}
+
+
+def process_wide(name: str, build: Callable[[], T]) -> T:
+    """build() once per server process under `name`, kept until the process ends. Sessions asking at once
+    wait for the one build (a different name is not held up)."""
+    if name in _PROCESS:
+        return _PROCESS[name]
+    with _process_lock:
+        gate = _process_gates.setdefault(name, threading.Lock())
+    with gate:
+        if name not in _PROCESS:
+            _PROCESS[name] = build()
+            _BUILDS[name] = _BUILDS.get(name, 0) + 1
+        return _PROCESS[name]
+
+
+def process_wide_builds() -> dict[str, int]:
+    """How often each process-wide value was built (once each, unless a test forgot them): benchmarks/memdebug.py."""
+    with _process_lock:
+        return dict(_BUILDS)
+
+
+def forget_process_wide(name: str | None = None) -> None:
+    """For tests only: build `name` (or everything) again on next use, as a new server process would."""
+    with _process_lock:
+        for key in [name] if name else list(_PROCESS):
+            _PROCESS.pop(key, None)

@@ -10,7 +10,7 @@ keeps freed heap pages instead of returning them. Every PERIOD seconds this
 2. forgets shared-cache entries nobody asked for in SHARED_CACHE_IDLE_SECONDS (ui/cache.py);
 3. runs gc.collect() and, where the C library is glibc, malloc_trim(0) (return free heap pages to the system).
 Measured (benchmarks/bench_memory.py, 40 students each opening three pages with their own large settings,
-ui/memdebug.py for what held what; benchmarks/README.md): growth over the warm server a minute after the
+benchmarks/memdebug.py for what held what; benchmarks/README.md): growth over the warm server a minute after the
 class left, +382 MB with step 3 alone, +185 MB with 1 and 3, median +24 MB with all three. A few hundred
 ms of one core per PERIOD.
 """
@@ -18,7 +18,6 @@ ms of one core per PERIOD.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import gc
 import threading
 import time
@@ -32,12 +31,18 @@ _started = False
 _lock = threading.Lock()
 
 
-def _trim():
+def _find_trim():
+    """glibc's malloc_trim, or None (another C library). Resolved once, at import: ctypes.util.find_library
+    runs `/sbin/ldconfig -p` in a subprocess: every tick forked the whole server for it (issue 30.7).
+    CDLL(None) is the symbols already loaded into this process, the C library's among them: no file search."""
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        return libc.malloc_trim if hasattr(libc, "malloc_trim") else None
+        libc = ctypes.CDLL(None)
     except OSError:
         return None
+    return getattr(libc, "malloc_trim", None)
+
+
+_TRIM = _find_trim()
 
 
 def reclaim() -> None:
@@ -52,9 +57,8 @@ def reclaim() -> None:
     # Shared runs and figures nobody asked for in SHARED_CACHE_IDLE_SECONDS.
     CACHE.drop_idle(SHARED_CACHE_IDLE_SECONDS)
     gc.collect()
-    trim = _trim()
-    if trim is not None:
-        trim(0)
+    if _TRIM is not None:
+        _TRIM(0)
 
 
 def _loop() -> None:

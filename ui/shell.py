@@ -11,6 +11,7 @@ st.navigation for good, and runs this page.
 from __future__ import annotations
 
 import runpy
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +22,7 @@ import i18n
 from core.limits import MAX_GRID_CHARS, too_long
 from lessons.export import GRID_PARAM  # the lab's URL parameter for the hand-drawn grid
 from lessons.settings import SETTING_KEYS, Settings, sanitize
-from ui import seam
+from ui import page_memory, seam
 
 APP_PATH = Path(__file__).resolve().parent.parent / "app.py"
 # The Masks lab's hand-drawn grid ('10.11' rows), kept for the other pages of the session.
@@ -123,4 +124,5 @@ def page_context() -> PageContext:
     # was a matrix product (x @ W) ran it with OpenMP's default team of all cores: 2-10x slower under load
     # (benchmarks/README.md, issue 18). This call does that per-thread set-up now, in microseconds.
     torch.get_num_threads()
+    page_memory.remember(sys._getframe(1).f_globals)  # its large values go when the run ends (issue 30.3)
     return PageContext(current_settings())

@@ -98,6 +98,14 @@ A/B on a busy machine (benchmarks/bench_browser.py --quick --only heads, load 13
    usually the teacher, whose link the class opens. Buys: the first session is like every other (the palette
    reached the link in 0 of 3 first sessions before, 3 of 3 after). Off (or with `streamlit run app.py`): the
    first session keeps Streamlit's own start, and entry 5 still draws its deep link.
+12. Developer-only back messages refused (backmsg_guard.py, ASGI middleware on st.App's public `middleware`,
+   parsing each /_stcore/stream frame as Streamlit's BackMsg protobuf): Streamlit acts on `clear_cache`,
+   `load_git_info`, `set_run_on_save` and any backend operation from every client, developer mode or not.
+   One student's clear_cache emptied every st.cache_resource for the class: the model loaded again (RSS 498 ->
+   1,526 MB after 10 of them), the finished trainings gone (issue 30.1). Relies on the route name
+   (_ROUTE_WEBSOCKET_STREAM) and BackMsg's list of types (tests/test_seam.py fails when a type is added or
+   removed). Buys: none of them reaches Streamlit (tests/test_server_safety.py). Off: they do; what the app
+   shares is out of their reach anyway (ui.cache.process_wide), and a sender only clears its own session.
 """
 
 from __future__ import annotations
@@ -146,6 +154,7 @@ PRIVATE_NAMES = (
     ("streamlit.runtime.websocket_session_manager.WebsocketSessionManager", "self._storage_lock"),
     ("streamlit.runtime.memory_session_storage.MemorySessionStorage", "self._cache"),
     ("streamlit.runtime.pages_manager.PagesManager", "uses_pages_directory"),
+    ("streamlit.web.server.starlette.starlette_websocket", "_ROUTE_WEBSOCKET_STREAM"),
 )
 
 
@@ -172,10 +181,12 @@ def middleware() -> list:
         return []
     from starlette.middleware import Middleware
 
+    from ui.seam.backmsg_guard import RefuseDeveloperMessages
     from ui.seam.client_batching import InjectClientScript
     from ui.seam.origin_guard import RefuseForeignOrigins
 
-    return [Middleware(RefuseForeignOrigins), Middleware(InjectClientScript)]  # entries 9 and 2
+    # entries 9, 12 and 2
+    return [Middleware(RefuseForeignOrigins), Middleware(RefuseDeveloperMessages), Middleware(InjectClientScript)]
 
 
 def before_sessions() -> bool:
@@ -220,8 +231,14 @@ def run_page(page) -> None:
     """Entry 3 (and 5): run the page st.navigation chose, again on every rerun of the live fragment."""
     if fragment_reruns_page() and getattr(page, "_can_be_called", None) is False:
         page._can_be_called = True
-    with page_run():
-        page.run()
+    from ui import page_memory
+
+    try:
+        with page_run():
+            page.run()
+    finally:  # a session keeps no run through the page's callbacks (ui/page_memory.py, issue 30.3)
+        if not getattr(_shell, "active", False):
+            page_memory.release()
 
 
 def forget_initial_url_value(key: str) -> None:

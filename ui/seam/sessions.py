@@ -1,6 +1,6 @@
 """Entry 10 of ui/seam/__init__.py: disconnected sessions are let go once their reconnect window has passed.
 
-Measured (issue 24.4, ui/memdebug.py inside the server after benchmarks/bench_memory.py's 40 students): the
+Measured (issue 24.4, benchmarks/memdebug.py inside the server after benchmarks/bench_memory.py's 40 students): the
 ~190 MB of tensors left outside the shared cache were all reachable from Streamlit's *disconnected* sessions,
 kept for a reconnect: session_state -> a widget's WidgetMetadata -> its callback (a function a page script
 defines, e.g. on_click=go) -> that function's globals, the page script's whole namespace -> the page's run,
@@ -55,7 +55,7 @@ def reap(cache=None, lock=None, seconds: float | None = None) -> int:
 
 
 def counts() -> dict:
-    """Active sessions and disconnected ones still stored (for ui/memdebug.py)."""
+    """Active sessions and disconnected ones still stored (for benchmarks/memdebug.py)."""
     if not Runtime.exists():
         return {}
     mgr = Runtime.instance()._session_mgr
@@ -64,7 +64,7 @@ def counts() -> dict:
 
 
 def stored_sessions() -> list:
-    """The AppSessions kept for a reconnect (for ui/memdebug.py)."""
+    """The AppSessions kept for a reconnect (for benchmarks/memdebug.py)."""
     cache, _ = _storage()
     return [info.session for _, info in cache.lru_items()] if cache is not None else []
 

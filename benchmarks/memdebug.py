@@ -1,6 +1,9 @@
 """What holds the server's memory, on request: a diagnosis hook, off unless ATTENTION_LAB_MEMDEBUG is set.
 
     ATTENTION_LAB_MEMDEBUG=/tmp/memdebug .venv/bin/python -m streamlit run serve.py ...
+
+A diagnosis tool, not part of the app: app.py imports it (as benchmarks.memdebug, the repository root being on
+Streamlit's path) only when ATTENTION_LAB_MEMDEBUG is set.
     touch /tmp/memdebug/ask        # a report appears as /tmp/memdebug/report-<n>.json, `ask` is removed
 
 (benchmarks/bench_memory.py --report DIR does this at the warm, after-the-load and later points.)
@@ -15,7 +18,6 @@ Slow (seconds) and for diagnosis only: nothing starts it in a class.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import dataclasses
 import gc
 import json
@@ -55,8 +57,7 @@ class _MallInfo2(ctypes.Structure):
 def heap() -> dict:
     """glibc's own account of its heap, all arenas (MB); {} elsewhere."""
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        fn = libc.mallinfo2
+        fn = ctypes.CDLL(None).mallinfo2  # no ctypes.util.find_library: it runs /sbin/ldconfig (ui/reclaim.py)
     except (OSError, AttributeError):
         return {}
     fn.restype = _MallInfo2
@@ -153,6 +154,10 @@ def reach_mb(root, limit: int = 3_000_000) -> float:
     storages: set[int] = set()
     mb = 0.0
     stack = [root]
+    # A function whose globals are a module's namespace (shared by the whole program) is not followed there;
+    # one whose globals are a page script's own namespace (run by exec) is. (By the namespace itself, not by
+    # __module__: functools.wraps copies a page's "__main__" onto a wrapper defined in ui/cache.py.)
+    modules = {id(vars(m)) for m in list(sys.modules.values()) if m is not None}
     while stack and len(seen) < limit:
         o = stack.pop()
         if id(o) in seen or isinstance(o, (types.ModuleType, type)):
@@ -172,8 +177,7 @@ def reach_mb(root, limit: int = 3_000_000) -> float:
         if isinstance(o, types.FunctionType):
             stack.extend(c for c in (o.__closure__ or ()))
             stack.extend(o.__defaults__ or ())
-            mod = sys.modules.get(o.__module__ or "")
-            if mod is None or vars(mod) is not o.__globals__:  # a page script's own namespace (run by exec)
+            if id(o.__globals__) not in modules:
                 stack.append(o.__globals__)
             continue
         stack.extend(gc.get_referents(o))
@@ -272,9 +276,10 @@ def report() -> dict:
     except Exception as e:  # noqa: BLE001
         out["sessions"] = repr(e)
     try:
-        from ui.cache import CACHE
+        from ui.cache import CACHE, process_wide_builds
 
         out["shared_cache"] = {"entries": len(CACHE), "MB": CACHE.total / (1 << 20)}
+        out["process_wide_builds"] = process_wide_builds()  # each 1: nothing was built twice (issue 30.1)
     except Exception as e:  # noqa: BLE001
         out["shared_cache"] = repr(e)
     try:

@@ -1,0 +1,77 @@
+"""Entry 12 of ui/seam/__init__.py: a viewer's websocket carries only the back messages a viewer's page sends.
+
+Why: Streamlit 1.67 acts on every BackMsg type from any client, developer mode or not (AppSession.handle_backmsg).
+`clear_cache` empties every st.cache_resource and st.cache_data for the whole server: one student sending it
+10 times, each followed by a visit to /real-model, took the server from 498 to 1,526 MB (the model loaded again
+each time) and wiped the class's finished trainings (issue 30.1). The app keeps what it shares out of that
+reach anyway (ui.cache.process_wide); this refuses the developer-only messages themselves, so none reaches
+Streamlit: clear_cache, load_git_info (runs git), set_run_on_save (the file watcher's rerun), the debug_*
+messages, and the backend operations a viewer's page never asks for (install_skills writes files).
+
+How: ASGI middleware on st.App's public `middleware` (serve.py), wrapping `receive` of the websocket
+/_stcore/stream: each binary frame is parsed as a BackMsg (Streamlit's wire format, streamlit.proto) and a
+refused one is dropped, as if never sent; the connection and the session go on. A frame that does not parse
+goes on to Streamlit, which closes the connection itself. What a viewer's page sends is let through: a rerun
+(a widget, the URL, a page), the Stop button, the heartbeat, upload URLs, a download built on click
+(deferred_file) and a data grid's rows (dataframe_chunk). tests/test_seam.py fails when Streamlit's BackMsg
+gains or loses a type, so a new message is looked at before it is let through or refused.
+"""
+
+from __future__ import annotations
+
+import logging
+
+ALLOWED = frozenset({"rerun_script", "stop_script", "app_heartbeat", "file_urls_request", "backend_operation_request"})
+ALLOWED_OPERATIONS = frozenset({"deferred_file", "dataframe_chunk"})  # BackendOperationRequest.payload
+REFUSED = frozenset(
+    {"clear_cache", "load_git_info", "set_run_on_save", "debug_disconnect_websocket", "debug_shutdown_runtime"}
+)
+STREAM_PATH = "/_stcore/stream"  # Streamlit's websocket route (after any server.baseUrlPath)
+
+_LOG = logging.getLogger(__name__)
+
+
+def refused(data: bytes) -> str | None:
+    """The type of a back message a viewer may not send, or None (let it through)."""
+    from google.protobuf.message import DecodeError
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    msg = BackMsg()
+    try:
+        msg.ParseFromString(data)
+    except (DecodeError, ValueError, TypeError):
+        return None  # not a BackMsg: Streamlit closes the connection (protocol error)
+    kind = msg.WhichOneof("type")
+    if kind not in ALLOWED:
+        return kind or "(empty)"
+    if kind == "backend_operation_request":
+        operation = msg.backend_operation_request.WhichOneof("payload")
+        if operation not in ALLOWED_OPERATIONS:
+            return f"backend_operation_request.{operation}"
+    return None
+
+
+class RefuseDeveloperMessages:
+    """ASGI middleware: drop the developer-only back messages of every /_stcore/stream websocket."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "websocket" or not scope.get("path", "").endswith(STREAM_PATH):
+            await self.app(scope, receive, send)
+            return
+        said: set[str] = set()
+
+        async def guarded_receive():
+            while True:
+                message = await receive()
+                data = message.get("bytes") if message.get("type") == "websocket.receive" else None
+                kind = refused(data) if data else None
+                if kind is None:
+                    return message
+                if kind not in said:  # once per connection and type: a flood of them is not a flood of logs
+                    said.add(kind)
+                    _LOG.warning("Refused a %r back message from a viewer (developer-only)", kind)
+
+        await self.app(scope, guarded_receive, send)
