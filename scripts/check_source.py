@@ -2,7 +2,7 @@
 
 Each prints `file:line: rule` and the script fails if any broke:
 - raw HTML (st.html, unsafe_allow_html=True) is built only from literals, our own translations and escaping builders;
-- every st.cache_resource / ui.cache.shared function is in the audit below and returns frozen objects;
+- no st.cache_resource (any client's clear_cache empties it); every ui.cache.process_wide value is audited below;
 - no lesson writes markup (lessons return plain data; charts/diagrams.py draws);
 - each file of a lesson package stays readable in a sitting (at most 400 lines).
 """
@@ -23,14 +23,12 @@ APP_FILES = [
 ]
 LESSON_FILE_LINES = 400
 
-# Each shared cache, and why what it returns cannot leak between sessions.
-CACHE_AUDIT = {
-    "app.py:_tune_process": "returns True (process settings only)",
-    "pages/walkthrough.py:computed": "returns freeze((run, check))",
-    "ui/models.py:load_real_model": "returns freeze(pretrained.load()) (Real heads and Positions share it)",
-    "pages/why-heads.py:result_store": "ResultStore: locked, put() stores frozen RunResults",
-    "pages/quiz.py:question_set": "returns freeze((questions, tokens))",
-    "ui/cache.py:shared": "returns freeze(build()) (byte-bounded, core/limits.SHARED_CACHE_BYTES)",
+# Each value every session reads, and why it cannot leak between sessions. ui.cache.shared / shared_function
+# freeze what they keep (core/frozen.py); ui.cache.process_wide keeps what is named here, and nothing else.
+PROCESS_WIDE_AUDIT = {
+    "app.tune_process": "returns True (process settings only)",
+    "real-model": "freeze(pretrained.load()): read-only weights (Real heads and Positions share it)",
+    "why-heads.results": "ResultStore: locked, put() stores frozen RunResults",
 }
 # Builders that html.escape every text part (tests/test_limits_isolation.py feeds them markup).
 SAFE_HTML_BUILDERS = {"token_chips_html", "shape_flow_html", "focus_html", "live_loss_html"}
@@ -40,17 +38,17 @@ def rel(path: Path) -> str:
     return str(path.relative_to(ROOT))
 
 
-def cached_functions(tree: ast.AST) -> list[ast.FunctionDef]:
-    out = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef):
-            for dec in node.decorator_list:
-                target = dec.func if isinstance(dec, ast.Call) else dec
-                if (isinstance(target, ast.Attribute) and target.attr in ("cache_resource", "cache_data")) or (
-                    isinstance(target, ast.Name) and target.id == "shared_function"
-                ):
-                    out.append(node)
-    return out
+def process_wide_names(tree: ast.AST) -> list[tuple[int, str]]:
+    """The names of the values kept with ui.cache.process_wide("name", build)."""
+    return [
+        (call.lineno, call.args[0].value if isinstance(call.args[0], ast.Constant) else ast.unparse(call.args[0]))
+        for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call))
+        if getattr(call.func, "id", getattr(call.func, "attr", "")) == "process_wide" and call.args
+    ]
+
+
+def uses_cache_resource(tree: ast.AST) -> list[int]:
+    return [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr in ("cache_resource",)]
 
 
 def safe_value(node: ast.AST) -> bool:
@@ -92,13 +90,13 @@ def raw_html(path: Path, tree: ast.AST) -> list[str]:
 
 
 def caches(path: Path, tree: ast.AST) -> list[str]:
-    found = []
-    for fn in cached_functions(tree):
-        where = f"{rel(path)}:{fn.name}"
-        if where not in CACHE_AUDIT:
-            found.append(f"{where}: a new shared cache: make what it returns read-only and audit it here")
-        elif "freeze(" in CACHE_AUDIT[where] and "freeze(" not in ast.unparse(fn):
-            found.append(f"{where}: the audit says it returns freeze(...), it does not")
+    found = [
+        f"{rel(path)}:{line}: st.cache_resource is emptied by any client's clear_cache: use ui.cache.process_wide"
+        for line in uses_cache_resource(tree)
+    ]
+    for line, name in process_wide_names(tree):
+        if name not in PROCESS_WIDE_AUDIT:
+            found.append(f"{rel(path)}:{line}: {name!r}: a new process-wide value: make it read-only and audit it here")
     return found
 
 
