@@ -121,7 +121,8 @@ STRINGS = {
         "zh": "当前运行自己的方差：课程模型的权重从 N(0, 1/d_model) 抽取，所以 X 的分量方差为 1 时，q 和 k 的分量方差也约为 1"
         "（Vaswani 等人论证 ÷√d_k 时的假设）。",
         "en": "This run's own variances: the lesson model draws its weights from N(0, 1/d_model), so when X's "
-        "components have variance 1, so have q's and k's, about (the assumption Vaswani et al. make for ÷√d_k).",
+        "components have variance 1, q's and k's have variance about 1 too (the assumption Vaswani et al. make "
+        "for ÷√d_k).",
     },
     "softmax.scale.var.col.what": {"zh": "量", "en": "quantity"},
     "softmax.scale.var.col.measured": {"zh": "实测方差", "en": "measured variance"},
@@ -148,10 +149,10 @@ STRINGS = {
     },
     "softmax.scale.table_about": {
         "zh": "熵：0 表示独热，ln(可见键数) = {max_entropy:.3f} 表示均匀。梯度大小是 softmax 雅可比矩阵 "
-        "J = diag(p) − p pᵀ 的 Frobenius 范数：分数的微小变化还能让权重变化多少。后两列是当前运行所有头、所有行的平均。",
+        "J = diag(p) − p pᵀ 的 Frobenius 范数：分数的微小变化还能让权重变化多少。后三列是当前运行所有头、所有行的平均。",
         "en": "Entropy: 0 is one-hot, ln(visible keys) = {max_entropy:.3f} is uniform. Gradient size is the Frobenius "
         "norm of the softmax Jacobian J = diag(p) − p pᵀ: how much a small change of a score still moves the "
-        "weights. The last two columns average over every head and row of the current run.",
+        "weights. The last three columns average over every head and row of the current run.",
     },
     "softmax.scale.order": {
         "zh": "熵的顺序：÷1（{e1:.3f}）≤ ÷√d_k（{e2:.3f}）≤ ÷d_k（{e3:.3f}）：除数越大，这一行越平。",
