@@ -57,8 +57,9 @@ def colour_range(hm: Heatmap, weight_scale: str = DEFAULT_WEIGHT_SCALE) -> tuple
     """(lo, hi, scale) the colours span. Only a weights chart has a choice (ui/display.py "weight_scale"):
     "unit" is 0..1; "data" is the lesson's own narrower range when it gave one (the heads page: over every head,
     drawn or not), else the smallest..largest weight over every panel's visible cells (a blocked cell's 0
-    is hatched, not coloured), or 0..1 when those are all equal (T = 1, every row one key). Other roles: the
-    Heatmap's own range, scale "". The colour bar and the chart's range line say which (ui/heatmaps.words)."""
+    is hatched, not coloured), or 0..1 ("unit") when those are all equal or span 0..1 already (a causal row 0).
+    Other roles: the Heatmap's own range, scale "". The colour bar and the chart's range line say which
+    (ui/heatmaps.words)."""
     if hm.role != "weights":
         return _finite(hm.vmin, 0.0), _finite(hm.vmax, 1.0), ""
     if weight_scale != "data":
@@ -74,7 +75,9 @@ def colour_range(hm: Heatmap, weight_scale: str = DEFAULT_WEIGHT_SCALE) -> tuple
     if not seen:
         return 0.0, 1.0, "unit"
     lo, hi = max(0.0, min(a for a, _ in seen)), min(1.0, max(b for _, b in seen))
-    return (lo, hi, "data") if hi - lo > 1e-6 else (0.0, 1.0, "unit")
+    if hi - lo <= 1e-6 or hi - lo >= 1.0 - 1e-4:  # all equal, or the data fill 0..1 anyway (a causal row 0)
+        return 0.0, 1.0, "unit"
+    return lo, hi, "data"
 
 
 def file_name(name: str) -> str:

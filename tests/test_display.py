@@ -451,3 +451,21 @@ def test_a_weights_chart_shows_its_own_range_or_0_to_1_and_says_which():
     assert display.sanitize({"weight_scale": "UNIT"})[0].weight_scale == "unit"
     assert display.sanitize({"weight_scale": "zoom"})[1] == [("weight_scale", "zoom", "data")]
     assert display.Display().weight_scale == "data"
+
+
+def test_weights_that_fill_0_to_1_anyway_are_said_to_be_0_to_1():
+    """Causal: row 0 sees one key, weight 1, and some cell is ~0: the data's own range is 0..1, and the chart
+    says "0 - 1", not "(the weights' own ..., not 0 - 1)"."""
+    run = scenario.run(Settings(64, 4, 8, "causal", 0, "en"))
+    hm = head_grid(
+        "weights",
+        run.trace.weights[0],
+        range(4),
+        title=lambda i: text("walk.axis.head"),
+        role="weights",
+        vrange=(0.0, 1.0),
+        row_axis=text("walk.axis.query"),
+        col_axis=text("walk.axis.key"),
+    )
+    w = worded(hm, en, "png", "data")
+    assert header_of(hm, words=w)["scale"] == "unit" and w["range"] == en("display.range.unit")
