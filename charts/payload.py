@@ -46,6 +46,38 @@ class Words(TypedDict, total=False):
     download: str  # the download button's label
     alt: str  # the accessible name (charts.alt.alt_text)
     marks: list[str]  # one per Heatmap mark: what its hover says
+    range: str  # a weights chart: which colour range is shown ("colour scale 0 - 1" / the data's own), on the chart
+
+
+WEIGHT_SCALES = ("data", "unit")  # a weights chart's colours: its own smallest..largest weight, or 0..1
+DEFAULT_WEIGHT_SCALE = "data"  # at T = 32 most weights are near 1/32: on 0..1 every head is one dark block
+
+
+def colour_range(hm: Heatmap, weight_scale: str = DEFAULT_WEIGHT_SCALE) -> tuple[float, float, str]:
+    """(lo, hi, scale) the colours span. Only a weights chart has a choice (ui/display.py "weight_scale"):
+    "unit" is 0..1; "data" is the lesson's own narrower range when it gave one (the heads page: over every head,
+    drawn or not), else the smallest..largest weight over every panel's visible cells (a blocked cell's 0
+    is hatched, not coloured), or 0..1 ("unit") when those are all equal or span 0..1 already (a causal row 0).
+    Other roles: the Heatmap's own range, scale "". The colour bar and the chart's range line say which
+    (ui/heatmaps.words)."""
+    if hm.role != "weights":
+        return _finite(hm.vmin, 0.0), _finite(hm.vmax, 1.0), ""
+    if weight_scale != "data":
+        return 0.0, 1.0, "unit"
+    if (hm.vmin, hm.vmax) != (0.0, 1.0) and 0.0 <= hm.vmin < hm.vmax <= 1.0:
+        return float(hm.vmin), float(hm.vmax), "data"  # the lesson's own data range (the heads page: every head's)
+    seen = []
+    for p in hm.panels:
+        v = np.asarray(p.values, dtype=np.float64)
+        ok = np.isfinite(v) if p.blocked is None else np.isfinite(v) & ~np.asarray(p.blocked, dtype=bool)
+        if ok.any():
+            seen.append((float(v[ok].min()), float(v[ok].max())))
+    if not seen:
+        return 0.0, 1.0, "unit"
+    lo, hi = max(0.0, min(a for a, _ in seen)), min(1.0, max(b for _, b in seen))
+    if hi - lo <= 1e-6 or hi - lo >= 1.0 - 1e-4:  # all equal, or the data fill 0..1 anyway (a causal row 0)
+        return 0.0, 1.0, "unit"
+    return lo, hi, "data"
 
 
 def file_name(name: str) -> str:
@@ -95,6 +127,7 @@ def payload(
     compact: bool = False,
     font_scale: float = 1.0,
     fit_height: int = 0,
+    weight_scale: str = DEFAULT_WEIGHT_SCALE,
 ) -> bytes:
     """The component's bytes for `hm` drawn with these display options and worded strings.
 
@@ -105,7 +138,10 @@ def payload(
 
     For a projector (the walkthrough's presenter view): `font_scale` multiplies every text of the chart (tick
     labels, axis and panel titles, cell numbers, the colour bar's numbers); `fit_height` > 0 makes the chart
-    as tall as the window leaves below its top, at least that many px (the cells' height follows)."""
+    as tall as the window leaves below its top, at least that many px (the cells' height follows).
+
+    `weight_scale` (a weights chart only, colour_range): "data" colours its smallest..largest weight, "unit" 0..1;
+    the header's vmin/vmax are the range drawn, "scale" says which, "range" is the worded line the chart prints."""
     words = words or {}
     blobs = bytearray()
 
@@ -163,12 +199,15 @@ def payload(
 
     fmt = image_format if image_format in IMAGE_FORMATS else "png"
     hovers = list(words.get("marks") or [])
+    lo, hi, scale = colour_range(hm, weight_scale)
     header = {
         "v": 1,
         "name": hm.name,
         "role": hm.role,
-        "vmin": _finite(hm.vmin, 0.0),
-        "vmax": _finite(hm.vmax, 1.0),
+        "vmin": lo,
+        "vmax": hi,
+        "scale": scale,
+        "range": words.get("range", "") if scale else "",
         "decimals": int(hm.decimals),
         "clickable": bool(hm.clickable),
         "panel_columns": int(hm.panel_columns),
@@ -233,4 +272,17 @@ def unpack(data: bytes) -> tuple[dict, list[dict[str, np.ndarray]]]:
     return header, arrays
 
 
-__all__ = ["FILE_PREFIX", "IMAGE_FORMATS", "MAGIC", "NAN16", "Words", "file_name", "payload", "printed_codes", "unpack"]
+__all__ = [
+    "DEFAULT_WEIGHT_SCALE",
+    "FILE_PREFIX",
+    "IMAGE_FORMATS",
+    "MAGIC",
+    "NAN16",
+    "WEIGHT_SCALES",
+    "Words",
+    "colour_range",
+    "file_name",
+    "payload",
+    "printed_codes",
+    "unpack",
+]

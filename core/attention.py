@@ -11,7 +11,7 @@ Numerical edge cases (defined results, tested in tests/test_numeric_edges.py):
 - Scores that overflow float32 (|Q K^T| > 3.4e38, e.g. inputs of 1e30): they become +-inf or NaN
   (inf - inf inside the dot product), and a row holding NaN or +inf gives NaN weights; rows whose
   scores are all finite are unaffected. Nothing raises; `torch.isfinite(trace.scores)` tells.
-  The app's inputs (randn, weights of nn.Linear's range) are nowhere near this.
+  The app's inputs (randn, weights N(0, 1/d_model): scores of a few times sqrt(d_k)) are nowhere near this.
 - Blocked cells with the seed's fill -1e9 get weight exactly 0 as long as the row keeps at least one
   key whose score is above about -1e9 + 100; a fully blocked row is uniform 1/T_k (see core/masks.py).
   With fill -inf, a blocked cell is always exactly 0, and a fully blocked row is NaN.
@@ -215,6 +215,18 @@ class MultiHeadAttention(nn.Module):
         return w, b
 
 
+def weight_std(d_model: int) -> float:
+    """The standard deviation build_model draws every weight with: N(0, 1/d_model).
+
+    The ÷sqrt(d_k) argument (Vaswani et al. 2017, footnote 4) assumes q and k have components of mean 0 and
+    variance 1; then Var(q·k) = d_k. For X with unit-variance components, a weight row of variance 1/d_model
+    gives each q and k component variance d_model * (1/d_model) = 1 (plus the small bias). nn.Linear's own
+    U(-1/sqrt(d_model), 1/sqrt(d_model)) has a third of that: components of variance 1/3, Var(q·k) = d_k/9,
+    scaled scores with standard deviation 1/3, and every softmax row almost uniform (weights ~ 1/T).
+    """
+    return 1.0 / math.sqrt(d_model)
+
+
 def build_model(
     d_model: int,
     num_heads: int,
@@ -225,6 +237,9 @@ def build_model(
     fill_value: float = SEED_FILL_VALUE,
 ) -> MultiHeadAttention:
     """A model whose weights depend only on (d_model, seed), never on num_heads.
+
+    Weights N(0, 1/d_model) (weight_std: q and k get unit-variance components, the assumption behind
+    ÷sqrt(d_k)), biases U(-1/sqrt(d_model), 1/sqrt(d_model)) as nn.Linear draws them.
 
     Same seed, same W^Q, W^K, W^V, W^O whatever h is: moving the heads slider only
     re-splits the same projections, which is exactly what the lesson wants to show.
@@ -244,9 +259,10 @@ def build_model(
     # (h_kv*d_k,) rows of each group's leader; None for MHA (all rows in order: the whole draw)
     kv_rows = kv_head_rows(num_heads, model.num_kv_heads, model.d_k) if model.num_kv_heads != num_heads else None
     gen = torch.Generator().manual_seed(int(seed))
-    bound = 1.0 / math.sqrt(d_model)  # nn.Linear's own default range
+    std = weight_std(d_model)
+    bound = 1.0 / math.sqrt(d_model)  # the biases: nn.Linear's own default range (variance 1 / (3 d_model))
     for layer, rows in ((model.W_q, None), (model.W_k, kv_rows), (model.W_v, kv_rows), (model.W_o, None)):
-        weight = torch.empty(d_model, d_model).uniform_(-bound, bound, generator=gen)
+        weight = torch.empty(d_model, d_model).normal_(0.0, std, generator=gen)
         bias_values = torch.empty(d_model).uniform_(-bound, bound, generator=gen)  # drawn even without bias
         if rows is not None:  # K/V: only the kept heads' rows
             weight, bias_values = weight[rows], bias_values[rows]

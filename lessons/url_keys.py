@@ -17,7 +17,7 @@ from lessons.url import UrlKey, names
 # The shared settings (app.py's sidebar, lessons/settings.py): on every page.
 SETTINGS: tuple[str, ...] = tuple(SETTING_KEYS)
 # The display options (ui/display.py's sidebar section): on every page.
-DISPLAY = ("palette", "cell_numbers", "table_view", "image_format")
+DISPLAY = ("palette", "cell_numbers", "table_view", "image_format", "weight_scale")
 # The Masks lab's hand-drawn grid: read by every page while mask=custom (ui/shell.PageContext.custom_text),
 # and kept in the URL on every page while it is in use (issue 24.5).
 GRID = "masks_grid"

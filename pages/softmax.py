@@ -37,7 +37,14 @@ NOTES = {
     "softmax.scale.blocked": ("warning", ":material/block:"),
     "softmax.scale.d_k_1": ("info", ":material/info:"),
     "softmax.scale.order": ("info", ":material/lightbulb:"),
+    "softmax.scale.var_back": ("info", ":material/functions:"),
+    "softmax.scale.var_off": ("info", ":material/info:"),
+    "softmax.scale.var_d_k_1": ("info", ":material/info:"),
+    "softmax.scale.saturated": ("info", ":material/lightbulb:"),
+    "softmax.scale.not_saturated": ("caption", None),
     "softmax.scale.try_big": ("caption", None),
+    "softmax.scale.grad": ("caption", None),
+    "softmax.scale.grad_one_key": ("caption", None),
     "softmax.scale.order_broken": ("warning", ":material/info:"),
     "softmax.scale.check": ("success", ":material/check_circle:"),
     "softmax.max.scores_inf": ("error", ":material/error:"),
@@ -132,6 +139,10 @@ def scale_section() -> None:
     st.caption(t("softmax.scale.variance", draws=vc.draws, seed=vc.seed))
     show_lines(lines.variance_chart(vc, t), name=f"qk-variance-seed{vc.seed}", key="soft_variance_chart", t=t)
     st.caption(word(L.variance_now(vc), t))
+    st.markdown(t("softmax.scale.run"))
+    rv = shared("soft_run_variance", SK, lambda: L.run_variance(s, run, ctx.custom_text))
+    table(L.variance_table(rv))
+    note(L.variance_note(rv, vc.draws))
     st.markdown(t("softmax.scale.row"))
     left, right = st.columns(2)
     head_control(left)
@@ -142,7 +153,12 @@ def scale_section() -> None:
     show_heatmap(sr.heatmap, key="soft_scale_hm", t=t)
     table(L.scale_table(sr))
     st.caption(t("softmax.scale.table_about", max_entropy=sr.max_entropy))
-    for text in L.scale_notes(sr):
+    hint = None
+    if L.wants_hint(s, sr):  # d_k 512 at the same T, mask and seed: one run more, shared by the whole server
+        hint = shared(
+            "soft_big_hint", (s.seq_len, s.mask, s.seed, ctx.custom_text), lambda: L.big_hint(s, ctx.custom_text)
+        )
+    for text in L.scale_notes(sr, hint):
         note(text)
 
 

@@ -245,6 +245,10 @@ class Chart {
     // The colour bar (continuous roles) or the states' legend, on the right.
     if (this.lut) {
       g.ticks = barTicks(h.vmin, h.vmax);
+      if (h.scale === "data") {  // a weights chart on its own range: the bar's two ends are the exact smallest and largest
+        const span = h.vmax - h.vmin, ends = [h.vmin, h.vmax].map(v => +v.toFixed(4));
+        g.ticks = [ends[0], ...g.ticks.filter(v => v - h.vmin > span * 0.12 && h.vmax - v > span * 0.12), ends[1]];
+      }
       g.right = 16 + 14 + 6 + Math.max(...g.ticks.map(v => this.textWidth(String(v), size))) + PAD;
     } else {
       g.right = 16 + 14 + 6 + Math.max(0, ...h.states.map(s => this.textWidth(s, size))) + PAD;
@@ -307,6 +311,11 @@ class Chart {
     g.barTop = g.slots[0].y;
     g.barH = Math.max(120, Math.min(260, panels[0].rows * ch));
     g.height = Math.ceil(Math.max(y + PAD, g.barTop + g.barH + PAD + size));
+    if (h.range) {  // which colour range a weights chart shows, on the chart itself (and in its downloads)
+      g.rangeSize = Math.min(size, size * (width - 2 * PAD) / Math.max(1, this.textWidth(h.range, size)));
+      g.rangeY = g.height - PAD / 2;
+      g.height = Math.ceil(g.height + g.rangeSize + 6);
+    }
     g.gridTop = g.slots[0].y; g.gridBottom = y;
     return g;
   }
@@ -504,6 +513,7 @@ class Chart {
     for (const v of g.ticks) {
       sf.text(String(v), x + 20, top + (1 - (v - h.vmin) / ((h.vmax - h.vmin) || 1)) * bh, {size: g.size, color: MUTED, baseline: "middle"});
     }
+    if (h.range) sf.text(h.range, PAD, g.rangeY, {size: g.rangeSize, color: MUTED, baseline: "top"});
   }
 
   paintLegend(sf, g) {

@@ -649,7 +649,8 @@ def test_input_does_not_depend_on_global_rng_and_model_is_eval():
 
 def _model_as_nn_linear_builds_it(d_model, h, seed, num_kv_heads=None, bias=True):
     """build_model's recipe the plain way: nn.Linear's random init, then overwritten by the seeded draws
-    (the code before build_model skipped that init). Our model must hold exactly these numbers."""
+    (weights N(0, 1/d_model), biases nn.Linear's U(-1/sqrt(d_model), 1/sqrt(d_model)); the code before
+    build_model skipped that init). Our model must hold exactly these numbers."""
     from core.attention import kv_head_rows
 
     model = MultiHeadAttention(d_model, h, num_kv_heads=num_kv_heads, bias=bias)
@@ -658,7 +659,7 @@ def _model_as_nn_linear_builds_it(d_model, h, seed, num_kv_heads=None, bias=True
     bound = 1.0 / math.sqrt(d_model)
     with torch.no_grad():
         for layer, keep in ((model.W_q, None), (model.W_k, rows), (model.W_v, rows), (model.W_o, None)):
-            weight = torch.empty(d_model, d_model).uniform_(-bound, bound, generator=gen)
+            weight = torch.empty(d_model, d_model).normal_(0.0, 1.0 / math.sqrt(d_model), generator=gen)
             bias_values = torch.empty(d_model).uniform_(-bound, bound, generator=gen)
             if keep is not None:
                 weight, bias_values = weight[keep], bias_values[keep]
@@ -700,3 +701,27 @@ def test_torch_twin_without_random_init_holds_our_weights():
     assert torch.equal(twin.in_proj_bias, torch.cat([model.W_q.bias, model.W_k.bias, model.W_v.bias]))
     assert torch.equal(twin.out_proj.weight, model.W_o.weight) and torch.equal(twin.out_proj.bias, model.W_o.bias)
     assert twin.out_proj.weight.data_ptr() != model.W_o.weight.data_ptr()  # a copy: the twin may not alias ours
+
+
+@pytest.mark.parametrize("d_model,h", [(8, 2), (64, 4), (64, 64), (512, 1), (512, 16)])
+def test_projections_give_unit_variance_q_and_k_so_scores_spread_like_sqrt_d_k(d_model, h):
+    """Vaswani et al.'s assumption behind ÷sqrt(d_k): for X with unit-variance components, q and k have
+    unit-variance components (weights N(0, 1/d_model)), so Var(q·k) = d_k and the scaled scores have variance 1.
+    nn.Linear's default range gave 1/3 and d_k/9 (softmax rows almost uniform): this fails on it.
+    One model's mean component variance scatters by sqrt(2)/d_model around 1, so small d_model averages seeds."""
+    seeds = range(max(1, 4096 // d_model**2))  # 64 models at d_model 8, one from 64 on: ~0.02 scatter each
+    x = torch.randn(1, 2000, d_model, generator=torch.Generator().manual_seed(1))  # many unit-variance rows
+    y = torch.randn(1, 2000, d_model, generator=torch.Generator().manual_seed(2))  # independent of x
+    var = {"q": 0.0, "k": 0.0, "v": 0.0, "dots": 0.0}
+    for seed in seeds:
+        model = build_model(d_model, h, seed=seed)
+        with torch.no_grad():
+            _, trace = model.forward_with_trace(x, y, y)  # q from x, k and v from y: independent pairs
+        for name in ("q", "k", "v"):
+            var[name] += float(getattr(trace, name).var(dim=1).mean()) / len(seeds)  # per component, then mean
+        dots = (trace.q_heads[0] * trace.k_heads[0]).sum(-1)  # (h, 2000) q_i·k_i of independent rows
+        var["dots"] += float(dots.var()) / (d_model // h) / len(seeds)
+    bias_var = 1.0 / (3 * d_model)  # U(-1/sqrt(d), 1/sqrt(d)) biases add their spread to each component
+    for name in ("q", "k", "v"):
+        assert abs(var[name] - (1.0 + bias_var)) < 0.1, (name, var)
+    assert 0.85 < var["dots"] < 1.2, var  # Var(q·k) / d_k

@@ -20,7 +20,7 @@ from charts.payload import file_name, payload, unpack
 from lessons import masks_lab as lab
 from lessons import scenario
 from lessons import walkthrough as W
-from lessons.heatmap import axis_labels, text
+from lessons.heatmap import axis_labels, head_grid, text
 from lessons.settings import Settings
 from ui import display
 from ui.heatmaps import words as worded
@@ -350,7 +350,13 @@ def test_every_chart_has_an_accessible_name_in_the_language():
         assert alts and all(alts)
         head = i18n.t("common.head", lang)
         names = ", ".join(f"{head} {i}" for i in range(4))
-        assert i18n.t("display.alt.heatmap", lang, n=4, rows=5, cols=5, names=f" ({names})") in alts
+        w = scenario.run(Settings(64, 4, 5, "none", 0, lang)).trace.weights[0]  # the four heads' weights
+        (chart,) = heatmaps(at)
+        lo, hi = chart.header["vmin"], chart.header["vmax"]  # the weights' own range (the lesson's: 0..largest)
+        assert lo == 0.0 and hi == pytest.approx(float(w.max())) and chart.header["scale"] == "data"
+        shown = i18n.t("display.range.data", lang, lo=f"{lo:.4f}", hi=f"{hi:.4f}")
+        summary = i18n.t("display.alt.heatmap", lang, n=4, rows=5, cols=5, names=f" ({names})")
+        assert f"{summary} {shown}" in alts  # the colour range the chart shows, said too
 
 
 @pytest.mark.app
@@ -416,3 +422,58 @@ def test_the_table_view_prints_every_value_with_four_decimals():
     cells = [str(v) for frame in frames for v in frame.to_numpy().ravel()]
     assert cells and all(len(c.split(".")[-1]) == 4 for c in cells if "." in c), cells[:20]
     assert sum("." in c for c in cells) >= 4 * 25 and not any(math.isnan(float(c)) for c in cells if "." in c)
+
+
+def test_a_weights_chart_shows_its_own_range_or_0_to_1_and_says_which():
+    """At T = 32 every weight is near 1/32: on 0..1 the rows look alike. The default colours span the weights'
+    own smallest..largest (the lesson's own range where it gave one), "unit" gives 0..1; the header's range is the
+    one drawn and the chart's range line says which. Other roles keep their range whatever the option."""
+    run = scenario.run(Settings(512, 16, 32, "none", 0, "en"))
+    blocked = np.zeros((32, 32), dtype=bool)
+    blocked[:, 24:] = True  # as padding keys: hatched, their weights left out of the range
+    hm = head_grid(
+        "weights",
+        run.trace.weights[0, :4],
+        range(4),
+        title=lambda i: text("walk.axis.head"),
+        role="weights",
+        vrange=(0.0, 1.0),
+        row_axis=text("walk.axis.query"),
+        col_axis=text("walk.axis.key"),
+        blocked=blocked,
+    )
+    shown = np.stack([p.values[~blocked] for p in hm.panels])  # the visible cells only (blocked ones are hatched)
+    lo, hi = float(shown.min()), float(shown.max())
+    assert 0.0 <= lo < hi < 1.0
+    for scale, want in (("data", (lo, hi)), ("unit", (0.0, 1.0))):
+        w = worded(hm, en, "png", scale)
+        header = header_of(hm, words=w, weight_scale=scale)
+        assert (header["vmin"], header["vmax"]) == pytest.approx(want) and header["scale"] == scale
+        said = en(f"display.range.{scale}", lo=f"{want[0]:.4f}", hi=f"{want[1]:.4f}")
+        assert header["range"] == w["range"] == said and w["alt"].endswith(said)
+    zh = worded(hm, lambda k, **kw: i18n.t(k, "zh", **kw), "png", "data")["range"]
+    assert zh == i18n.t("display.range.data", "zh", lo=f"{lo:.4f}", hi=f"{hi:.4f}") and "颜色范围" in zh
+    scores = W.heads_heatmap(run, "scores", [0, 1], zrange=(-3.0, 3.0))
+    header = header_of(scores, words=worded(scores, en, "png", "data"), weight_scale="data")
+    assert (header["vmin"], header["vmax"], header["scale"], header["range"]) == (-3.0, 3.0, "", "")
+    assert display.sanitize({"weight_scale": "UNIT"})[0].weight_scale == "unit"
+    assert display.sanitize({"weight_scale": "zoom"})[1] == [("weight_scale", "zoom", "data")]
+    assert display.Display().weight_scale == "data"
+
+
+def test_weights_that_fill_0_to_1_anyway_are_said_to_be_0_to_1():
+    """Causal: row 0 sees one key, weight 1, and some cell is ~0: the data's own range is 0..1, and the chart
+    says "0 - 1", not "(the weights' own ..., not 0 - 1)"."""
+    run = scenario.run(Settings(64, 4, 8, "causal", 0, "en"))
+    hm = head_grid(
+        "weights",
+        run.trace.weights[0],
+        range(4),
+        title=lambda i: text("walk.axis.head"),
+        role="weights",
+        vrange=(0.0, 1.0),
+        row_axis=text("walk.axis.query"),
+        col_axis=text("walk.axis.key"),
+    )
+    w = worded(hm, en, "png", "data")
+    assert header_of(hm, words=w)["scale"] == "unit" and w["range"] == en("display.range.unit")

@@ -253,3 +253,35 @@ def test_keyboard_toggles_a_cell_of_the_hand_drawn_mask(page, server):
     expect(page).to_have_url(re.compile(r"masks_grid=1000\.1100\.0110\.0111"))
     wait_idle(page)
     expect(page.locator(".st-key-masks_grid input")).to_have_value("1000.1100.0110.0111")
+
+
+@pytest.mark.parametrize("scale", ["data", "unit"])
+def test_a_weights_chart_draws_the_colour_range_it_says(page, server, scale):
+    """At T = 32 the heads' weights sit near 1/32: by default the colour bar spans their own smallest..largest,
+    its two ends printed exactly, and a line on the chart says which range is shown; weight_scale=unit gives 0..1.
+    Read from the drawn chart (`__alChart`: header, layout ticks, painted texts)."""
+    params = dict(lang="en", walk_step="softmax", d_model=512, num_heads=16, seq_len=32)
+    open_app(page, server, "walkthrough", **params, **({"weight_scale": "unit"} if scale == "unit" else {}))
+    chart = page.locator(CHART).first
+    chart.scroll_into_view_if_needed()
+    page.wait_for_function("box => box.__alChart && box.__alChart.g", arg=chart.element_handle())
+    drawn = chart.evaluate(
+        "box => { const c = box.__alChart; return {lo: c.header.vmin, hi: c.header.vmax, scale: c.header.scale,"
+        " range: c.header.range, ticks: c.g.ticks, texts: c.drawn}; }"
+    )
+    w = scenario.run(Settings(512, 16, 32, "none", 0, "en")).trace.weights[0]
+    if scale == "data":
+        assert drawn["scale"] == "data" and drawn["hi"] == pytest.approx(float(w.max()), abs=1e-4)
+        assert drawn["hi"] < 0.9  # most of 0..1 would be unused
+        assert drawn["ticks"][0] == pytest.approx(drawn["lo"], abs=1e-4)
+        assert drawn["ticks"][-1] == pytest.approx(drawn["hi"], abs=1e-4)  # the bar's top is the largest weight
+        assert f"{drawn['hi']:.4f}" in drawn["range"] and "not 0 – 1" in drawn["range"]
+    else:
+        assert (drawn["scale"], drawn["lo"], drawn["hi"]) == ("unit", 0, 1)
+        assert drawn["ticks"] == [0, 0.2, 0.4, 0.6, 0.8, 1] and drawn["range"] == "Colour range: 0 – 1"
+    assert drawn["range"] in drawn["texts"]  # painted on the chart itself
+    assert [str(v) for v in drawn["ticks"]] == [t for t in drawn["texts"] if t in {str(v) for v in drawn["ticks"]}][
+        -len(drawn["ticks"]) :
+    ]  # the bar's labels are painted
+    label = chart.locator("canvas").first.get_attribute("aria-label")
+    assert label.endswith(drawn["range"])  # a screen reader hears the same range

@@ -36,10 +36,16 @@ def test_payloads_carry_the_arrays_and_words():
     head = drawn[0].header
     assert head["row_axis"] == "query" and head["col_axis"] == "key" and head["decimals"] == 4
     assert head["labels"][0] == list(TOKENS) and head["clickable"] is True
+    blocked = drawn[0].arrays[1]["blocked"]
+    lo = min(float(w[h][~blocked].min() if h == 1 else w[h].min()) for h in range(4))  # visible cells only
+    hi = max(float(w[h][~blocked].max() if h == 1 else w[h].max()) for h in range(4))
+    assert (head["vmin"], head["vmax"], head["scale"]) == (pytest.approx(lo), pytest.approx(hi), "data")
     assert head["alt"] == (
         "head: heatmap, 4 panel(s) of 6×6 (head, head, head, head). Switch on “Tables instead "
-        "of heatmaps” in the sidebar to read the numbers."
+        f"of heatmaps” in the sidebar to read the numbers. Colour range: {lo:.4f} – {hi:.4f} (the weights' own "
+        "smallest to largest, not 0 – 1)"
     )
+    assert head["range"] == head["alt"].split("numbers. ")[1]
     assert drawn[0].arrays[1]["blocked"][0, 3] and not drawn[0].arrays[1]["blocked"][3, 0]
     assert drawn[1].header["decimals"] == 3 and drawn[1].header["labels"] == []
     zh = heatmaps(run(lang="zh"))[0].header

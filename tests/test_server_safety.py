@@ -145,6 +145,7 @@ def _report(folder, label: str) -> dict:
     return json.loads((folder / f"{label}.json").read_text())
 
 
+@pytest.mark.slow  # a real server and real websockets
 def test_no_client_message_clears_what_the_class_shares():
     """A real server and real websockets: a trained why-heads run and the loaded model, then one client sends
     Streamlit's clear_cache (and the other developer-only messages) five times, each followed by a visit to

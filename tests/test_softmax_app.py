@@ -12,6 +12,7 @@ from conftest import run_app
 from lessons import scenario
 from lessons import softmax as L
 from lessons.settings import Settings
+from ui.words import in_language
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 SECTIONS = L.SECTIONS
@@ -136,8 +137,12 @@ def test_the_scale_sections_numbers_are_the_lessons():
     at = run_app("softmax", d_model=64, num_heads=4, seq_len=8, mask="causal", seed=7, soft_head=2, soft_row=5)
     assert not at.exception
     s = settings_of(at)
-    r = L.scale_row(s, 2, 5, scenario.run(s))
-    shown = table(at, 0)
+    run = scenario.run(s)
+    rv = L.run_variance(s, run)
+    variances = table(at, 0)  # this run's variances first: X, q, k, then q·k under each divisor
+    assert list(variances.values())[1] == [f"{v:.4g}" for v in (rv.x, rv.q, rv.k, *rv.scores)]
+    r = L.scale_row(s, 2, 5, run)
+    shown = table(at, 1)
     cols = list(shown)
     assert shown[cols[0]] == list(L.SCALE_LABELS)
     assert shown[cols[2]] == [f"{v.entropy:.4f}" for v in r.variants]  # entropy
@@ -151,21 +156,23 @@ def test_the_scale_sections_numbers_are_the_lessons():
     assert np.array_equal(drawn[0].values(0), np.stack([v.weights for v in r.variants]).astype(np.float32))
     e = [f"{v.entropy:.3f}" for v in r.variants]
     assert any(all(x in i for x in e) for i in texts(at.info))  # the entropy order with the row's numbers
-    assert any(
-        c.startswith(f"Here the ÷1 row's largest weight is only {r.variants[0].max_weight:.2f}")
-        for c in texts(at.caption)
-    )  # d_k 16: not saturated yet, so the page says where it is
+    hint = L.big_hint(s) if L.wants_hint(s, r) else None
+    shown_text = "\n".join(texts(at.caption) + texts(at.info) + texts(at.warning) + texts(at.success))
+    for note in (L.variance_note(rv, vc.draws), *L.scale_notes(r, hint)):  # every note, worded as the lesson says
+        assert in_language(note, "en").replace("\u2011", "-") in shown_text, note.key
 
 
 @pytest.mark.app
-def test_at_d_k_512_the_unscaled_row_is_one_hot_and_the_page_says_nothing_more():
-    at = run_app("softmax", d_model=512, num_heads=1, seq_len=16, soft_row=15)
+def test_at_d_k_512_the_unscaled_row_is_one_hot_and_the_page_says_so():
+    at = run_app("softmax", d_model=512, num_heads=1, seq_len=16, soft_row=15, lang="zh")
     assert not at.exception
     s = settings_of(at)
     r = L.scale_row(s, 0, 15, scenario.run(s))
     assert r.variants[0].max_weight > 0.99 and r.variants[1].max_weight < 0.5  # saturated next to healthy
-    assert table(at, 0)[list(table(at, 0))[3]][0] == f"{r.variants[0].max_weight:.4f}"
-    assert not any(c.startswith("Here the ÷1 row") for c in texts(at.caption))
+    assert table(at, 1)[list(table(at, 1))[3]][0] == f"{r.variants[0].max_weight:.4f}"
+    saturated = in_language(L.scale_notes(r)[1], "zh")
+    assert L.scale_notes(r)[1].key == "softmax.scale.saturated" and saturated in texts(at.info)
+    assert not any("÷1 的最大权重只有" in c for c in texts(at.caption))  # no hint: nothing more to suggest
 
 
 @pytest.mark.app

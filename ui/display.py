@@ -1,6 +1,6 @@
-"""The display options (sidebar section "Display"): colour palette, numbers in the cells, table view,
-image format of the chart download. Stored in session state and bound to the URL, so a teacher's
-link carries the projector palette to every student.
+"""The display options (sidebar section "Display"): colour palette, the weights charts' colour range (the data's
+own or 0..1), numbers in the cells, table view, image format of the chart download. Stored in session state
+and bound to the URL, so a teacher's link carries the projector palette to every student.
 
 app.py calls `display_sidebar(lang)` once per run; ui.heatmaps.show_heatmap and ui.linecharts read `current()`.
 """
@@ -13,10 +13,17 @@ import streamlit as st
 
 import i18n
 from charts.palettes import DEFAULT_PALETTE, PALETTES
+from charts.payload import DEFAULT_WEIGHT_SCALE, WEIGHT_SCALES
 from ui.choice import labelled
 
 IMAGE_FORMATS = ("png", "svg")  # plotly's camera button downloads one format: this one
-DEFAULTS = {"palette": DEFAULT_PALETTE, "cell_numbers": False, "table_view": False, "image_format": "png"}
+DEFAULTS = {
+    "palette": DEFAULT_PALETTE,
+    "cell_numbers": False,
+    "table_view": False,
+    "image_format": "png",
+    "weight_scale": DEFAULT_WEIGHT_SCALE,  # weights charts' colours: the data's own range, or 0..1
+}
 KEYS = tuple(DEFAULTS)  # widget keys = URL parameters
 
 
@@ -26,6 +33,7 @@ class Display:
     cell_numbers: bool = False
     table_view: bool = False
     image_format: str = "png"
+    weight_scale: str = DEFAULT_WEIGHT_SCALE
 
 
 def _flag(raw) -> bool | None:
@@ -62,6 +70,7 @@ def sanitize(raw: dict) -> tuple[Display, list[tuple[str, str, str]]]:
         pick("cell_numbers", None),
         pick("table_view", None),
         pick("image_format", IMAGE_FORMATS),
+        pick("weight_scale", WEIGHT_SCALES),
     ), fixes
 
 
@@ -91,6 +100,17 @@ def display_sidebar(lang: str, notices=None) -> Display:
         host=sb,
         required=True,
         help=t("display.palette.help"),
+    )
+    labelled(  # the neutral name in the URL, the words in the reader's language (as the palette)
+        "segmented_control",
+        "weight_scale",
+        WEIGHT_SCALES,
+        lambda v: t(f"display.weight_scale.{v}"),
+        t("display.weight_scale"),
+        default=DEFAULTS["weight_scale"],
+        host=sb,
+        required=True,
+        help=t("display.weight_scale.help"),
     )
     sb.toggle(
         t("display.cell_numbers"),

@@ -47,10 +47,12 @@ def _word(t: Say, text: Text | None) -> str:
     return t(text.key, **text.kw()) if text is not None else ""
 
 
-def words(hm: Heatmap, t: Say, image_format: str = "png") -> Words:
+def words(hm: Heatmap, t: Say, image_format: str = "png", weight_scale: str = payload.DEFAULT_WEIGHT_SCALE) -> Words:
     """Every string the chart shows, worded in the page's language (titles, axes, states, hover words, the
-    download label and the accessible name)."""
+    download label, a weights chart's colour range and the accessible name)."""
     fmt = image_format if image_format in payload.IMAGE_FORMATS else "png"
+    lo, hi, scale = payload.colour_range(hm, weight_scale)
+    places = max(2, min(int(hm.decimals), 4))
     w: Words = {
         "title": _word(t, hm.title),
         "row_axis": _word(t, hm.row_axis),
@@ -61,6 +63,7 @@ def words(hm: Heatmap, t: Say, image_format: str = "png") -> Words:
         "thinned": t("display.thinned"),
         "download": t("display.download", fmt=fmt.upper()),
         "marks": [_word(t, m.hover) or m.cell for m in hm.marks],
+        "range": t(f"display.range.{scale}", lo=f"{lo:.{places}f}", hi=f"{hi:.{places}f}") if scale else "",
     }
     w["alt"] = alt.alt_text(hm, w, lambda **kw: t("display.alt.heatmap", **kw))
     return w
@@ -101,7 +104,7 @@ def show_heatmap(
     view): `font_scale` makes every text of the chart larger (tick labels included), `fit_height` > 0 fills
     the height the window leaves below the chart (at least that many px); charts.payload.payload."""
     options = display.current()
-    w = words(hm, t, options.image_format)
+    w = words(hm, t, options.image_format, options.weight_scale)
     if options.table_view:
         show_tables(hm, w)
         return None
@@ -114,6 +117,7 @@ def show_heatmap(
         compact=compact,
         font_scale=font_scale,
         fit_height=fit_height,
+        weight_scale=options.weight_scale,
     )
     result = HEATMAPS(data=data, key=key, on_click_change=lambda: None)
     return _selection(hm, getattr(result, "click", None))

@@ -16,6 +16,21 @@ STRINGS = {
         "to black, signed values from dark blue through grey to dark orange. The choice is part of the link, "
         "so students who open it see the same colours.",
     },
+    "display.weight_scale": {"zh": "权重的颜色范围", "en": "Colour range of weights"},
+    "display.weight_scale.data": {"zh": "数据自身", "en": "the data's own"},
+    "display.weight_scale.unit": {"zh": "0 到 1", "en": "0 to 1"},
+    "display.weight_scale.help": {
+        "zh": "注意力权重图的颜色：“数据自身”从图中最小的权重到最大的权重（T 大时权重都在 1/T 附近，这样才看得出哪一行不同）；"
+        "“0 到 1”对所有图都一样，便于互相比较。每张图下面都写着用的是哪个范围。",
+        "en": "The colours of attention-weight charts: “the data's own” spans the chart's smallest to largest weight "
+        "(at a large T every weight is near 1/T, and only this shows how the rows differ); “0 to 1” is the same for "
+        "every chart, to compare charts. Each chart says under it which range it shows.",
+    },
+    "display.range.data": {
+        "zh": "颜色范围：{lo} – {hi}（权重自身的最小值到最大值，不是 0 – 1）",
+        "en": "Colour range: {lo} – {hi} (the weights' own smallest to largest, not 0 – 1)",
+    },
+    "display.range.unit": {"zh": "颜色范围：0 – 1", "en": "Colour range: 0 – 1"},
     "display.cell_numbers": {"zh": "在格子里显示数值", "en": "Numbers in the cells"},
     "display.cell_numbers.help": {
         "zh": "在热力图的格子里印出数值（与悬停、表格视图相同的小数位）。格子太小、字会小到看不清时就不印；"

@@ -116,30 +116,80 @@ STRINGS = {
     "softmax.scale.col.grad": {"zh": "梯度大小 ‖J‖", "en": "gradient size ‖J‖"},
     "softmax.scale.col.mean_entropy": {"zh": "全部行和头的平均熵", "en": "mean entropy, all rows and heads"},
     "softmax.scale.col.mean_max": {"zh": "平均最大权重", "en": "mean largest weight"},
+    "softmax.scale.col.mean_grad": {"zh": "平均梯度大小", "en": "mean gradient size"},
+    "softmax.scale.run": {
+        "zh": "当前运行自己的方差：课程模型的权重从 N(0, 1/d_model) 抽取，所以 X 的分量方差为 1 时，q 和 k 的分量方差也约为 1"
+        "（Vaswani 等人论证 ÷√d_k 时的假设）。",
+        "en": "This run's own variances: the lesson model draws its weights from N(0, 1/d_model), so when X's "
+        "components have variance 1, q's and k's have variance about 1 too (the assumption Vaswani et al. make "
+        "for ÷√d_k).",
+    },
+    "softmax.scale.var.col.what": {"zh": "量", "en": "quantity"},
+    "softmax.scale.var.col.measured": {"zh": "实测方差", "en": "measured variance"},
+    "softmax.scale.var.col.expected": {"zh": "分量方差为 1 时", "en": "with unit-variance components"},
+    "softmax.scale.var.x": {"zh": "X 的分量", "en": "X's components"},
+    "softmax.scale.var.q": {"zh": "q 的分量", "en": "q's components"},
+    "softmax.scale.var.k": {"zh": "k 的分量", "en": "k's components"},
+    "softmax.scale.var_back": {
+        "zh": "这次运行中 Var(q·k) = {v1:.3g}，与 d_k = {d_k} 相近；除以 √d_k 把方差带回 {v2:.3f}，接近 1"
+        "（在 0.75 到 1.33 之间）；除以 d_k 则缩到 {v3:.3g}。",
+        "en": "In this run Var(q·k) = {v1:.3g}, near d_k = {d_k}; ÷√d_k brings it back to {v2:.3f}, close to 1 "
+        "(between 0.75 and 1.33); ÷d_k shrinks it to {v3:.3g}.",
+    },
+    "softmax.scale.var_off": {
+        "zh": "这次运行中除以 √d_k 后方差是 {v2:.3f}，不在 1 附近（{lo:.2f} 到 {hi:.2f} 之外）：一次运行只有 {n} 个分数"
+        "（h·T·T），q、k 分量的实测方差是 {q:.3f} 和 {k:.3f}。论证说的是平均：上面的曲线每个 d_k 用了 {draws} 对随机向量。",
+        "en": "In this run ÷√d_k gives a variance of {v2:.3f}, not close to 1 (outside {lo:.2f} to {hi:.2f}): one "
+        "run has only {n} scores (h·T·T), and its q and k components measure {q:.3f} and {k:.3f}. The argument "
+        "is about averages: the curve above uses {draws} random pairs per d_k.",
+    },
+    "softmax.scale.var_d_k_1": {
+        "zh": "d_k = 1：三个除数都是 1，这次运行的 Var(q·k) = {v:.3f} 不变。",
+        "en": "d_k = 1: all three divisors are 1, so this run's Var(q·k) = {v:.3f} stays as it is.",
+    },
     "softmax.scale.table_about": {
         "zh": "熵：0 表示独热，ln(可见键数) = {max_entropy:.3f} 表示均匀。梯度大小是 softmax 雅可比矩阵 "
-        "J = diag(p) − p pᵀ 的 Frobenius 范数：分数的微小变化还能让权重变化多少。后两列是当前运行所有头、所有行的平均。",
+        "J = diag(p) − p pᵀ 的 Frobenius 范数：分数的微小变化还能让权重变化多少。后三列是当前运行所有头、所有行的平均。",
         "en": "Entropy: 0 is one-hot, ln(visible keys) = {max_entropy:.3f} is uniform. Gradient size is the Frobenius "
         "norm of the softmax Jacobian J = diag(p) − p pᵀ: how much a small change of a score still moves the "
-        "weights. The last two columns average over every head and row of the current run.",
+        "weights. The last three columns average over every head and row of the current run.",
     },
     "softmax.scale.order": {
-        "zh": "熵的顺序：÷1（{e1:.3f}）≤ ÷√d_k（{e2:.3f}）≤ ÷d_k（{e3:.3f}）。不缩放时最饱和，除以 d_k 时又太平，"
-        "除以 √d_k 让分数的方差回到 1。",
-        "en": "Entropy order: ÷1 ({e1:.3f}) ≤ ÷√d_k ({e2:.3f}) ≤ ÷d_k ({e3:.3f}). Unscaled is the most saturated, "
-        "÷d_k flattens too much, ÷√d_k brings the scores' variance back to 1.",
+        "zh": "熵的顺序：÷1（{e1:.3f}）≤ ÷√d_k（{e2:.3f}）≤ ÷d_k（{e3:.3f}）：除数越大，这一行越平。",
+        "en": "Entropy order: ÷1 ({e1:.3f}) ≤ ÷√d_k ({e2:.3f}) ≤ ÷d_k ({e3:.3f}): the larger the divisor, the "
+        "flatter the row.",
     },
     "softmax.scale.order_broken": {
         "zh": "这一行的熵不按 ÷1 ≤ ÷√d_k ≤ ÷d_k 排列（{e1:.3f}, {e2:.3f}, {e3:.3f}）：只有一个可见键或分数几乎相等时会这样。",
         "en": "This row's entropies do not order as ÷1 ≤ ÷√d_k ≤ ÷d_k ({e1:.3f}, {e2:.3f}, {e3:.3f}): it happens "
         "when one key is visible or the scores are nearly equal.",
     },
+    "softmax.scale.saturated": {
+        "zh": "÷1 这一行几乎是独热的：最大权重 {top:.3f}（≥ 0.9），梯度大小只有 {g:.3f}；÷√d_k 这一行的最大权重是 {top2:.3f}。",
+        "en": "The ÷1 row is almost one-hot: its largest weight is {top:.3f} (≥ 0.9) and its gradient size only "
+        "{g:.3f}; the ÷√d_k row's largest weight is {top2:.3f}.",
+    },
+    "softmax.scale.not_saturated": {
+        "zh": "这里 ÷1 的最大权重只有 {top:.3f}（低于 0.9）：最大的两个分数只差 {gap:.2f}，所以第二个键的权重是第一个的 "
+        "e^−{gap:.2f} = {ratio:.3f} 倍。",
+        "en": "Here the ÷1 row's largest weight is only {top:.3f} (below 0.9): its two largest scores are only "
+        "{gap:.2f} apart, so the second key keeps e^−{gap:.2f} = {ratio:.3f} of the top key's weight.",
+    },
     "softmax.scale.try_big": {
-        "zh": "在这里 ÷1 的最大权重只有 {top:.2f}：d_k = {d_k} 时原始分数还不算大。把 d_model 调到 512、h 调到 1 或 8"
-        "（d_k = 512 或 64）再看：不缩放的那一行几乎是独热的，÷√d_k 的那一行仍然分散。",
-        "en": "Here the ÷1 row's largest weight is only {top:.2f}: at d_k = {d_k} the raw scores are not large yet. Set "
-        "d_model to 512 and h to 1 or 8 (d_k = 512 or 64) and look again: the unscaled row is almost one-hot "
-        "while the ÷√d_k row stays spread out.",
+        "zh": "同样的 T、掩码和随机种子，把 d_model 调到 {d_model}、h 调到 {h}（d_k = {d_k}）：÷1 各行的最大权重平均 "
+        "{m1:.2f}（{n} 行中 {k} 行 ≥ 0.9），÷√d_k 各行平均 {m2:.2f}。",
+        "en": "With the same T, mask and seed, set d_model to {d_model} and h to {h} (d_k = {d_k}): the ÷1 rows' "
+        "largest weight is {m1:.2f} on average ({k} of {n} rows ≥ 0.9), the ÷√d_k rows' {m2:.2f}.",
+    },
+    "softmax.scale.grad": {
+        "zh": "这一行梯度最大的是 {row}（{g:.4f}）；全部行和头平均，梯度最大的是 {mean}（{gm:.4f}）。对照：独热的一行梯度为 0，"
+        "{n} 个键上均匀的一行为 √(n−1)/n = {u:.4f}。",
+        "en": "Largest gradient size in this row: {row} ({g:.4f}); averaged over every row and head: {mean} "
+        "({gm:.4f}). For comparison, a one-hot row has 0 and a uniform row over {n} keys √(n−1)/n = {u:.4f}.",
+    },
+    "softmax.scale.grad_one_key": {
+        "zh": "这一行只有一个可见键：三种缩放的权重都是 1，梯度都是 0。",
+        "en": "Only one key of this row is visible: its weight is 1 and the gradient 0 under all three divisors.",
     },
     "softmax.scale.d_k_1": {
         "zh": "d_k = 1：三个除数都是 1，三行完全相同。把 d_model 调大或把 h 调小试试。",

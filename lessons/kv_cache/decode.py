@@ -22,7 +22,9 @@ from lessons.kv_cache.tables import bytes_text, diff_text
 from lessons.settings import Settings
 from lessons.tables import Column, Table
 
-DECODE_ATOL = 1e-6  # cache vs full pass: the same arithmetic on fewer rows (as tests/test_kv_cache.py)
+# Cache vs full pass: the same arithmetic on fewer rows; "equal up to float error" as SDPA_ATOL. Outputs of the
+# unit-variance lesson model (core.attention.weight_std) reach |2| at T 8 and differ by up to 1.1e-6 in float32.
+DECODE_ATOL = 1e-5
 CACHE_DIMS = 64  # dims of the cache drawn (its first ones when d_k is wider: a step's byte budget)
 OUTPUT_DIMS = 8  # numbers of the output row the table prints
 

@@ -2,7 +2,8 @@
 
 Three sections, each a lazy tab whose language-neutral id is the URL value `soft_tab`:
 
-- "scale" (why ÷ sqrt(d_k)): the variance of q·k measured against d_k (`variance_curve`), and one row of
+- "scale" (why ÷ sqrt(d_k)): the variance of q·k measured against d_k (`variance_curve`), the run's own
+  variances of X, q, k and q·k under each divisor (`run_variance`, `variance_table`, `variance_note`), and one row of
   the current run's raw scores q·k through the softmax under ÷1, ÷sqrt(d_k) and ÷d_k side by side, with
   entropy, largest weight and gradient size (`scale_row`). Which head and which query row: URL values.
 - "max" (why subtract the max): the same row (÷sqrt(d_k), masked, as the model's softmax sees it), times a
@@ -64,14 +65,24 @@ from lessons.softmax.overflow import breaks_from, dtype_notes, dtype_table, max_
 from lessons.softmax.quiz import QUIZ_KINDS, Checked, QuizQuestion, check_answer, quiz_questions
 from lessons.softmax.result import RESULT_TOLERANCE, result_note, tile_result
 from lessons.softmax.scale import (
+    NEAR_ONE,
+    SATURATED,
     SCALE_LABELS,
     VARIANCE_DRAWS,
+    BigHint,
+    RunVariance,
     VarianceCurve,
+    big_hint,
+    run_variance,
     scale_notes,
     scale_row,
     scale_table,
+    top_two_gap,
     variance_curve,
+    variance_note,
     variance_now,
+    variance_table,
+    wants_hint,
 )
 from lessons.softmax.tiles import (
     ROW_RUNNING,
@@ -92,11 +103,13 @@ __all__ = [
     "DEFAULT_BLOCK",
     "DONE",
     "GAINS",
+    "NEAR_ONE",
     "QUIZ_KINDS",
     "RESULT_TOLERANCE",
     "ROW_RUNNING",
     "ROW_WAITING",
     "ROW_WRITTEN",
+    "SATURATED",
     "SCALE_LABELS",
     "SCALE_NAMES",
     "SECTIONS",
@@ -106,12 +119,15 @@ __all__ = [
     "URL_KEYS",
     "URL_KEY_NAMES",
     "VARIANCE_DRAWS",
+    "BigHint",
+    "RunVariance",
     "WIDGET_KEYS",
     "Checked",
     "Column",
     "PageValues",
     "QuizQuestion",
     "VarianceCurve",
+    "big_hint",
     "breaks_from",
     "check_answer",
     "dtype_notes",
@@ -129,6 +145,7 @@ __all__ = [
     "quiz_questions",
     "result_note",
     "row_text",
+    "run_variance",
     "scale_notes",
     "scale_row",
     "scale_table",
@@ -138,8 +155,12 @@ __all__ = [
     "tile_rows_table",
     "tile_step",
     "tile_walk",
+    "top_two_gap",
     "url_bounds",
     "values_of",
     "variance_curve",
+    "variance_note",
     "variance_now",
+    "variance_table",
+    "wants_hint",
 ]

@@ -15,7 +15,11 @@ from lessons.scenario import Scenario
 from lessons.settings import Settings
 from lessons.softmax.common import SHOWN_FEATURES, _keep, get_run, heatmap, max_abs_diff, values_of
 
-RESULT_TOLERANCE = 1e-6  # tiled vs plain path, float32 (tests/test_tiled_attention.py)
+# Tiled vs plain path, float32: "equal up to float error", as lessons.kv_cache's SDPA check and positions' EQUAL_TOL.
+# With the lesson model's unit-variance projections (core.attention.weight_std) the outputs reach |5| and the scores
+# spread wider; the rounding differences measured up to 1.5e-6 (512 x 32 x 1 x 1 tiles), past the 1e-6 that fitted
+# nn.Linear's third-size values. A wrong rescale or a lost tile is off by more than 1e-3.
+RESULT_TOLERANCE = 1e-5
 
 
 @dataclass(frozen=True)

@@ -170,8 +170,133 @@ def scale_row(
     )
 
 
+# ================================================================ the run's own variances
+NEAR_ONE = (0.75, 4 / 3)  # "÷sqrt(d_k) brings it back to about 1": the run's scaled variance within this range
+
+
+@dataclass(frozen=True)
+class RunVariance:
+    """Variances measured on the run itself (the lesson model draws its weights N(0, 1/d_model), so q and k get
+    unit-variance components when X has: core.attention.weight_std)."""
+
+    d_k: int
+    n_scores: int  # h·T·T raw scores q·k (blocked ones too: the mask comes after the scores)
+    x: float  # variance of X's components (all T·d_model values)
+    q: float  # of q's components
+    k: float  # of k's components
+    scores: tuple[float, float, float]  # Var(q·k / c) for c = 1, sqrt(d_k), d_k (SCALE_NAMES order)
+    expected: tuple[float, float, float]  # d_k, 1, 1/d_k: what unit-variance q, k components give
+    near_one: bool  # scores[1] within NEAR_ONE
+
+
+def run_variance(settings: Settings, run: Scenario | None = None, custom_text: str | None = None) -> RunVariance:
+    run = get_run(settings, run, custom_text)
+    tr = run.trace
+    d_k = settings.d_k
+    raw = tr.scores.double()  # (1, h, T, T)
+    scores = tuple(float((raw / divisor(name, d_k)).var()) for name in SCALE_NAMES)
+    return RunVariance(
+        d_k=d_k,
+        n_scores=raw.numel(),
+        x=float(run.x.double().var()),
+        q=float(tr.q.double().var()),
+        k=float(tr.k.double().var()),
+        scores=scores,  # type: ignore[arg-type]
+        expected=(float(d_k), 1.0, 1.0 / d_k),
+        near_one=NEAR_ONE[0] <= scores[1] <= NEAR_ONE[1],
+    )
+
+
+def variance_table(rv: RunVariance) -> tuple[Column, ...]:
+    """This run: the measured variance of X, q, k and of q·k under each divisor, beside what unit-variance
+    components give (d_k, 1, 1/d_k)."""
+    names = ("x", "q", "k")
+    return (
+        Column(
+            text("softmax.scale.var.col.what"),
+            (*(text(f"softmax.scale.var.{n}") for n in names), *(f"q·k {lab}" for lab in SCALE_LABELS)),
+        ),
+        Column(
+            text("softmax.scale.var.col.measured"),
+            tuple(f"{v:.4g}" for v in (rv.x, rv.q, rv.k, *rv.scores)),
+        ),
+        Column(
+            text("softmax.scale.var.col.expected"),
+            ("1", "1", "1", f"d_k = {rv.d_k}", "1", f"1/d_k = {rv.expected[2]:.4g}"),
+        ),
+    )
+
+
+def variance_note(rv: RunVariance, draws: int) -> Text:
+    """Whether ÷sqrt(d_k) brings this run's scores back to about 1 (NEAR_ONE), in the numbers of variance_table."""
+    v1, v2, v3 = rv.scores
+    if rv.d_k == 1:
+        return text("softmax.scale.var_d_k_1", v=v1)
+    if rv.near_one:
+        return text("softmax.scale.var_back", v1=v1, v2=v2, v3=v3, d_k=rv.d_k)
+    return text(
+        "softmax.scale.var_off",
+        v2=v2,
+        lo=NEAR_ONE[0],
+        hi=NEAR_ONE[1],
+        n=rv.n_scores,
+        q=rv.q,
+        k=rv.k,
+        draws=draws,
+    )
+
+
+# ================================================================ the hint: where ÷1 saturates
+HINT_D_MODEL, HINT_HEADS = 512, 1  # the largest d_k the settings make (d_k = 512): the widest raw scores
+
+
+@dataclass(frozen=True)
+class BigHint:
+    """The same T, mask, seed and text at d_model 512, h 1 (d_k 512): how close to one-hot its ÷1 rows get."""
+
+    d_model: int
+    num_heads: int
+    d_k: int
+    mean_max_1: float  # mean largest weight of the ÷1 rows (rows with a visible key)
+    mean_max_sqrt: float  # of the ÷sqrt(d_k) rows (the model's own weights)
+    saturated_rows: int  # ÷1 rows whose largest weight >= SATURATED
+    rows: int  # rows with at least one visible key
+
+
+def big_hint(settings: Settings, custom_text: str | None = None) -> BigHint:
+    big = Settings(HINT_D_MODEL, HINT_HEADS, settings.seq_len, settings.mask, settings.seed, settings.lang)
+    run = get_run(big, None, custom_text)
+    keep = _keep(run)  # (T, T)
+    live = keep.any(dim=-1)  # (T,) rows with a visible key
+    d_k = big.d_k
+    tops = {}
+    for name in ("1", "sqrt_d_k"):
+        w = _variant_weights(run.trace.scores[0], keep, divisor(name, d_k))  # (h, T, T)
+        tops[name] = w.amax(dim=-1)[:, live]  # (h, rows)
+    return BigHint(
+        d_model=HINT_D_MODEL,
+        num_heads=HINT_HEADS,
+        d_k=d_k,
+        mean_max_1=float(tops["1"].mean()),
+        mean_max_sqrt=float(tops["sqrt_d_k"].mean()),
+        saturated_rows=int((tops["1"] >= SATURATED).sum()),
+        rows=int(tops["1"].numel()),
+    )
+
+
+def wants_hint(settings: Settings, sr: ScaleRow) -> bool:
+    """The page computes big_hint only when scale_notes will word it: a ÷1 row that is not one-hot yet, at settings
+    other than the hint's own."""
+    return (
+        not sr.row_blocked
+        and not sr.divisors_equal
+        and sr.variants[0].max_weight < SATURATED
+        and (settings.d_model, settings.num_heads) != (HINT_D_MODEL, HINT_HEADS)
+    )
+
+
 # ================================================================ what the section prints
-SATURATED = 0.9  # a ÷1 row whose largest weight is below this is not one-hot yet: the page suggests a larger d_k
+SATURATED = 0.9  # a row whose largest weight reaches this is "almost one-hot"
 
 
 def variance_now(vc: VarianceCurve) -> Text:
@@ -197,22 +322,65 @@ def scale_table(sr: ScaleRow) -> tuple[Column, ...]:
         Column(text("softmax.scale.col.grad"), tuple(f"{x.gradient:.4f}" for x in v)),
         Column(text("softmax.scale.col.mean_entropy"), tuple(f"{x.mean_entropy:.4f}" for x in v)),
         Column(text("softmax.scale.col.mean_max"), tuple(f"{x.mean_max_weight:.4f}" for x in v)),
+        Column(text("softmax.scale.col.mean_grad"), tuple(f"{x.mean_gradient:.4f}" for x in v)),
     )
 
 
-def scale_notes(sr: ScaleRow) -> tuple[Text, ...]:
-    """What the page says under the table, in order: why the row looks as it does (the mask blocks it, d_k = 1,
-    the entropies in order (and, when ÷1 is not one-hot yet, where to see it saturate) or out of order), then the
-    check against the model's own weights."""
+def top_two_gap(sr: ScaleRow) -> float:
+    """The two largest visible raw scores' difference (÷1): the second key keeps e^-gap of the top key's weight."""
+    kept = np.sort(sr.raw[sr.kept].astype(np.float64))
+    return float(kept[-1] - kept[-2]) if kept.size >= 2 else math.inf
+
+
+def scale_notes(sr: ScaleRow, hint: BigHint | None = None) -> tuple[Text, ...]:
+    """What the page says under the table, in order, each sentence chosen by the numbers shown: why the row looks
+    as it does (the mask blocks it, d_k = 1, the entropies in order or not), whether the ÷1 row is almost one-hot
+    (largest weight >= SATURATED) or why not (its top two scores' gap) and, with `hint` (big_hint, when wants_hint),
+    what d_k = 512 does with the same T, mask and seed; which divisor has the largest gradient in this row and on
+    average; then the check against the model's own weights."""
     e = {f"e{i + 1}": v.entropy for i, v in enumerate(sr.variants)}
+    check = text("softmax.scale.check", diff=sr.model_diff)
     if sr.row_blocked:
-        out = [text("softmax.scale.blocked")]
-    elif sr.divisors_equal:
-        out = [text("softmax.scale.d_k_1")]
-    elif sr.order_holds:
-        out = [text("softmax.scale.order", **e)]
-        if sr.variants[0].max_weight < SATURATED:
-            out.append(text("softmax.scale.try_big", top=sr.variants[0].max_weight, d_k=sr.d_k))
+        return (text("softmax.scale.blocked"), check)
+    if sr.divisors_equal:
+        return (text("softmax.scale.d_k_1"), check)
+    out = [text("softmax.scale.order" if sr.order_holds else "softmax.scale.order_broken", **e)]
+    one, sqrt = sr.variants[0], sr.variants[1]
+    if one.max_weight >= SATURATED:
+        out.append(text("softmax.scale.saturated", top=one.max_weight, top2=sqrt.max_weight, g=one.gradient))
     else:
-        out = [text("softmax.scale.order_broken", **e)]
-    return (*out, text("softmax.scale.check", diff=sr.model_diff))
+        gap = top_two_gap(sr)
+        out.append(text("softmax.scale.not_saturated", top=one.max_weight, gap=gap, ratio=math.exp(-gap)))
+        if hint is not None:
+            out.append(
+                text(
+                    "softmax.scale.try_big",
+                    d_model=hint.d_model,
+                    h=hint.num_heads,
+                    d_k=hint.d_k,
+                    m1=hint.mean_max_1,
+                    m2=hint.mean_max_sqrt,
+                    k=hint.saturated_rows,
+                    n=hint.rows,
+                )
+            )
+    grads = [v.gradient for v in sr.variants]
+    means = [v.mean_gradient for v in sr.variants]
+    i, j = int(np.argmax(grads)), int(np.argmax(means))
+    n = int(sr.kept.sum())
+    if n == 1:
+        out.append(text("softmax.scale.grad_one_key"))
+        return (*out, check)
+    out.append(
+        text(
+            "softmax.scale.grad",
+            row=SCALE_LABELS[i],
+            g=grads[i],
+            mean=SCALE_LABELS[j],
+            gm=means[j],
+            n=n,
+            u=math.sqrt(n - 1) / n,
+        )
+    )
+    out.append(check)
+    return tuple(out)
