@@ -274,6 +274,7 @@ def tiles_section() -> None:
     st.caption(t("softmax.mem.about", d_k=s.d_k, h=s.num_heads, bq=bq, bk=bk))
     rows = shared("soft_memory", (s.seq_len, s.d_k, s.num_heads, bq, bk), lambda: L.memory_table(s, bq, bk))
     table(L.memory_columns(rows, s.num_heads))
+    st.markdown("\n\n".join(word(x, t) for x in L.traffic_notes(rows, s.d_k)))
 
 
 SECTION_BODIES = {"scale": scale_section, "max": max_section, "tiles": tiles_section}

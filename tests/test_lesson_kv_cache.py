@@ -661,7 +661,7 @@ def test_bytes_text_in_binary_units():
         "1.50 KiB",
         "3 MiB",
         "4 GiB",
-        "1,024 GiB",
+        "1 TiB",
         "1.50 GiB",
     ]
 

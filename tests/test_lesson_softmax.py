@@ -493,10 +493,19 @@ def test_the_memory_table_by_formula(d_model, h, T, bq, bk):
     s = S(d_model, h, T, "none")
     bq, bk = min(bq, TILE_BLOCK_MAX), min(bk, TILE_BLOCK_MAX)
     rows = L.memory_table(s, bq, bk)
-    assert [r.T for r in rows] == [T, 8192, 131072] and [r.is_current for r in rows] == [True, False, False]
+    # the page's blocks at every T, a kernel's tile (64-128 rows) at the long contexts, each after the page's row
+    kq, kk = L.KERNEL_BLOCKS
+    assert [(r.T, r.block_q, r.block_k, r.is_kernel) for r in rows] == [
+        (T, bq, bk, False),
+        (8192, bq, bk, False),
+        (8192, kq, kk, True),
+        (131072, bq, bk, False),
+        (131072, kq, kk, True),
+    ]
+    assert [r.is_current for r in rows] == [True, False, False, False, False] and 64 <= kq <= 128
     d = s.d_k
     for r in rows:
-        n = r.T
+        n, bq, bk = r.T, r.block_q, r.block_k
         assert r.scores_bytes_per_head == n * n * 4 and r.scores_bytes_all_heads == h * n * n * 4
         assert r.tile_bytes == min(bq, n) * min(bk, n) * 4 and r.ratio == n * n / (min(bq, n) * min(bk, n))
         a, b = min(bq, n), min(bk, n)
@@ -513,11 +522,9 @@ def test_the_memory_table_by_formula(d_model, h, T, bq, bk):
         assert r.tiling_saves_traffic == (r.tiled_traffic < r.plain_traffic)
         q_tiles, k_tiles = math.ceil(n / bq), math.ceil(n / bk)
         assert r.causal_processed + r.causal_skipped == q_tiles * k_tiles
-    # the rule the page states: at a long context tiling saves traffic iff block_q > 2 d_k (about)
-    if bq > 2 * d * 1.1:
-        assert rows[2].tiling_saves_traffic
-    if bq < 2 * d * 0.9:
-        assert not rows[2].tiling_saves_traffic
+        # the rule the page states (softmax.mem.rule): at a long context tiling saves traffic iff block_q > d_k / 2
+        if n > T:
+            assert r.tiling_saves_traffic == (bq > d / 2), (bq, d)
 
 
 # ---------------------------------------------------------------- quiz questions
@@ -598,7 +605,7 @@ def test_every_function_runs_at_the_extremes_in_every_mode(mask, d_model, h, T):
         for step in (1, walk.n_steps):
             L.tile_step(walk, step)
         assert L.tile_result(s, values.head, bq, bk, run).equal
-        assert len(L.memory_table(s, bq, bk)) == 3
+        assert len(L.memory_table(s, bq, bk)) == 5
     assert len(L.quiz_questions(s)) == len(L.QUIZ_KINDS)
 
 
@@ -798,6 +805,7 @@ def test_the_tile_notes_and_tables_carry_the_steps_numbers():
     assert (note.kw()["steps"], note.kw()["skipped"]) == (res.steps, res.skipped)
     mem = L.memory_columns(L.memory_table(s, 2, 3), s.num_heads)
     assert mem[0].cells[0] == tx("softmax.mem.current", T="7") and mem[0].cells[-1] == "131,072"
-    assert mem[2].header == tx("softmax.mem.col.all", h=4)
-    assert mem[1].cells[-1] == "64 GiB"  # 131,072² float32 scores of one head
-    assert mem[1].cells[0] == f"{7 * 7 * 4} B"
+    assert mem[1].cells[0] == "2 × 3" and mem[1].cells[-1] == tx("softmax.mem.kernel", bq=128, bk=64)
+    assert mem[3].header == tx("softmax.mem.col.all", h=4)
+    assert mem[2].cells[-1] == "64 GiB"  # 131,072² float32 scores of one head
+    assert mem[2].cells[0] == f"{7 * 7 * 4} B"

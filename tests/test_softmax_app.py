@@ -248,7 +248,7 @@ def test_the_tiles_section_steps_and_its_numbers_are_the_lessons():
     assert not at.exception and at.session_state["soft_step"] == 1
     mem = table(at, len(at.table) - 1)
     first = L.memory_table(s, 4, 3)[0]
-    assert list(mem.values())[0][0] == "7 (now)" and list(mem.values())[5][0] == f"{first.plain_traffic:,}"
+    assert list(mem.values())[0][0] == "7 (now)" and list(mem.values())[6][0] == f"{first.plain_traffic:,}"
 
 
 def test_a_link_reproduces_the_view_in_chinese():
