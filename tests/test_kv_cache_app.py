@@ -177,9 +177,12 @@ def test_memory_numbers_on_screen_equal_the_lessons():
     view = K.memory_view(s, 4, "mistral-7b", 32768)
     table = at.table[0].value
     assert list(table.iloc[:, 0]) == [p.name for p in view.presets]
-    # Llama-3-8B at 32k tokens: 2 x 32 layers x 8 K/V heads x 128 x 32768 x 2 bytes = 4 GiB (published config)
+    # Llama-3-8B takes 8,192 tokens at most (its published config): at 32k there is no cache to size (issue 29);
+    # Mistral-7B's sliding window keeps the last 4,096 tokens: 2 x 32 x 8 x 128 x 4096 x 2 bytes = 512 MiB
     row = [p.slug for p in view.presets].index("llama-3-8b")
-    assert table.iloc[row, 5] == "4 GiB" and view.presets[row].bytes_at_context == 4 * 2**30
+    assert table.iloc[row, 6] == "超出上下文（最多 8,192）" and not view.presets[row].fits
+    row = [p.slug for p in view.presets].index("mistral-7b")
+    assert table.iloc[row, 6] == "512 MiB（只存最近 4,096 个）" and view.presets[row].bytes_at_context == 2**29
     shown = texts(at)
     assert f"torch 数到 {view.ours_cache_nbytes:,} 字节；公式给出 {view.ours_formula_at_T:,} 字节" in shown
     assert view.ours_cache_nbytes == view.ours_formula_at_T == 2 * 4 * 8 * 6 * 4
