@@ -288,10 +288,10 @@ def learned_section() -> None:
     if real is None:
         return
     v = shared("pos_learned", (values.span,), lambda: L.learned_view(real, values.span))
-    st.caption(t("pos.learned.shape", **L.learned_numbers(v)["shape"]))
+    st.caption(word(L.learned_shape(v), t))
     show_heatmap(v.similarity, key="pos_similarity", t=t)
     show_table(L.similarity_table(v))
-    st.caption(t("pos.learned.read"))
+    st.caption(word(L.learned_read(v), t))
 
 
 SECTION_BODIES = {"shuffle": shuffle_section, "add": add_section, "rope": rope_section, "learned": learned_section}
