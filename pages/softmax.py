@@ -60,7 +60,7 @@ def settle() -> dict:
     (ui.url_state.settle: a link's bad value gets a notice and is corrected in the URL)."""
     if kept().pop("restart", False):
         st.session_state["soft_step"] = kept()["soft_step"] = 1
-    return url_state.settle(L.WIDGET_KEYS, L.env_of(s, ctx.custom_text), t=t, store=KEPT)
+    return url_state.settle(L.WIDGET_KEYS, L.env_of(s, ctx.custom_text, run), t=t, store=KEPT)
 
 
 def keep_value(key: str) -> None:

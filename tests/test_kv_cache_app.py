@@ -76,7 +76,7 @@ BAD = [  # key, bad value, what the page uses (d_model 64, h 8, T 6)
     ("kv_heads", "abc", 2),
     ("kv_step", "99", 6),
     ("kv_step", "-4", 1),
-    ("kv_step", "x", 1),
+    ("kv_step", "x", 3),  # the default: half way (T 6: step 3), never step 1
     ("kv_head", "8", 7),
     ("kv_head", "nan", 0),
     ("kv_model", "gpt-5", "llama-3-8b"),
@@ -149,14 +149,14 @@ def test_decode_numbers_on_screen_equal_the_lessons():
 
 
 def test_next_token_steps_the_decoder():
-    at = run_app("kv-cache", kv_tab="decode", lang="en", d_model=16, num_heads=4, seq_len=3)
+    at = run_app("kv-cache", kv_tab="decode", lang="en", d_model=16, num_heads=4, seq_len=4)
     ok(at)
-    assert at.session_state["kv_step"] == 1
+    assert at.session_state["kv_step"] == 2  # opens past step 1 (one key, weight 1: nothing to see)
     at.button(key="kv_next").click().run()
     ok(at)
-    assert at.session_state["kv_step"] == 2
+    assert at.session_state["kv_step"] == 3
     at.button(key="kv_next").click().run()
-    assert at.session_state["kv_step"] == 3 and at.button(key="kv_next").disabled  # the last token: nothing next
+    assert at.session_state["kv_step"] == 4 and at.button(key="kv_next").disabled  # the last token: nothing next
 
 
 def test_memory_numbers_on_screen_equal_the_lessons():

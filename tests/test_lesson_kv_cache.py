@@ -132,7 +132,20 @@ def test_url_table_lists_every_key_and_the_one_parser_reads_each():
 def test_missing_values_take_the_defaults_silently():
     values, fixes = K.parse_url({}, DEFAULT)
     assert fixes == []
-    assert values == K.PageValues("sharing", 2, 1, 0, "llama-3-8b", 4096, 128)
+    assert values == K.PageValues("sharing", 2, 4, 0, "llama-3-8b", 4096, 128)  # T = 8: step 4, not 1 (issue 29)
+
+
+@pytest.mark.parametrize("T", range(2, 33))
+def test_the_decode_view_opens_past_step_1(T):
+    """Issue 29 item 3: step 1 has one key, weight 1: nothing to see. The view opens half way, Next still works,
+    and a link's step 1 is kept."""
+    s = Settings(16, 4, T, "none", 0, "en")
+    step = K.parse_url({}, s)[0].step
+    assert 2 <= step <= T and step == K.default_step(T) and (T <= 3 or step < T)
+    view = K.decode_view(s, 2, step, 0)
+    w = K.values_of(view.weights_row)  # (h, step): every query head spreads its weight over the cached keys
+    assert w.shape[-1] == step >= 2 and float(w.max()) < 1.0
+    assert K.parse_url({"kv_step": "1"}, s)[0].step == 1
     values, fixes = K.parse_url({k: "" for k in K.URL_KEY_BY_NAME}, Settings(64, 64, 8, "none", 0, "en"))
     assert fixes == [] and values.kv_heads == 16  # the GQA default: the divisor nearest h/4
 
@@ -165,7 +178,7 @@ def test_valid_values_pass_unchanged():
         ("kv_heads", "2.0", 4, 8, 2),  # readable, but not as written: reported
         ("kv_step", "99", 4, 8, 8),
         ("kv_step", "0", 4, 8, 1),
-        ("kv_step", "nan", 4, 8, 1),
+        ("kv_step", "nan", 4, 8, 4),  # the default, half way
         ("kv_step", "9" * 500, 4, 32, 32),
         ("kv_head", "-5", 4, 8, 0),
         ("kv_head", "4", 4, 8, 3),

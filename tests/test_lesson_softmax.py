@@ -104,7 +104,26 @@ def test_the_url_table_names_every_key_with_a_default_and_its_bounds():
     assert b["soft_head"] == (0, 3, 0) and b["soft_row"] == (0, 7, 7) and b["soft_step"] == (1, 3, 1)
     assert b["soft_bq"] == (1, TILE_BLOCK_MAX, 4) and b["soft_tab"] == (("scale", "max", "tiles"), "scale")
     values, fixes = L.parse_url(s, {})
-    assert values == L.PageValues("scale", 0, 7, 1, 4, 4, 1) and fixes == []  # missing keys: defaults, silent
+    gain = L.default_gain(s, 0, 7)
+    assert values == L.PageValues("scale", 0, 7, gain, 4, 4, 1) and fixes == []  # missing keys: defaults, silent
+
+
+@pytest.mark.parametrize("d_model, h, T, mask", [(64, 4, 8, "none"), (512, 16, 32, "causal"), (8, 8, 2, "none")])
+@pytest.mark.parametrize("seed", [0, 1, 7])
+def test_the_max_section_opens_where_the_naive_softmax_overflows(d_model, h, T, mask, seed):
+    """Issue 29 item 3: soft_tab=max opened at gain 1, where nothing overflows. The default is the smallest gain
+    where the naive softmax of the opened row breaks (float16 first), chosen from the row, whatever the init;
+    a link's own gain is kept."""
+    s = S(d_model, h, T, mask, seed)
+    values, fixes = L.parse_url(s, {})
+    mr = L.max_row(s, values.head, values.row, values.gain)
+    assert not fixes and values.gain == mr.first_failing_gain[1] != 1
+    assert not all(dt.naive_ok for dt in mr.dtypes)  # the overflow is on screen
+    assert L.parse_url(s, {"soft_gain": "1"})[0].gain == 1  # the link still carries any other value
+    for row in range(T):  # every row the link may open: the default follows the row
+        g = L.default_gain(s, 0, row)
+        mr = L.max_row(s, 0, row, g)
+        assert g == next((f for f in mr.first_failing_gain[::-1] if f is not None), L.GAINS[-1])
 
 
 @pytest.mark.parametrize(
@@ -119,7 +138,7 @@ def test_the_url_table_names_every_key_with_a_default_and_its_bounds():
         ("soft_row", "x", "7"),
         ("soft_gain", "7", "5"),
         ("soft_gain", "1e9", "1000"),
-        ("soft_gain", "nan", "1"),
+        ("soft_gain", "nan", None),  # the default: where this row's naive softmax overflows (default_gain)
         ("soft_bq", "0", "1"),
         ("soft_bq", "99999999999999999999999999999999999999", "32"),
         ("soft_bk", "abc", "4"),
@@ -130,6 +149,7 @@ def test_the_url_table_names_every_key_with_a_default_and_its_bounds():
 )
 def test_bad_url_values_are_corrected_and_reported(key, raw, used):
     values, fixes = L.parse_url(S(64, 4, 8, "causal"), {key: raw})
+    used = str(L.default_gain(S(64, 4, 8, "causal"), 0, 7)) if used is None else used
     assert [(f.key, f.used) for f in fixes] == [(key, used)]
     field = {
         "soft_tab": "tab",
