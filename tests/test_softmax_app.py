@@ -11,7 +11,9 @@ from conftest import run_app
 
 from lessons import scenario
 from lessons import softmax as L
+from lessons.heatmap import text
 from lessons.settings import Settings
+from ui.words import in_language
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 SECTIONS = L.SECTIONS
@@ -319,7 +321,7 @@ def test_every_quiz_question_of_the_lesson_has_its_words(lang, sizes):
         if q.kind == "dot_variance":
             kw["expr"] = "q·k / √d_k" if q.params["scaled"] else "q·k"
         prompt = i18n.t(f"softmax.quiz.{q.kind}.prompt", lang, **kw)
-        why = i18n.t(f"softmax.quiz.{q.kind}.why", lang, **kw)
+        why = in_language(text(f"softmax.quiz.{q.kind}.why", **kw), lang)  # run_note is a text of its own
         assert "{" not in prompt + why and prompt != why
         if q.answer_type in ("int", "bytes"):
             assert f"{q.answer:,}" in why or str(q.answer) in why

@@ -361,10 +361,24 @@ STRINGS = {
     },
     "softmax.quiz.entropy_order.why": {
         "zh": "÷1 < ÷√d_k < ÷d_k：除数越大，分数的差距越小，softmax 越平。当前运行（头 {head}，第 {row} 行，d_k = {run_d_k}）"
-        "的熵依次是 {e1:.3f}、{e2:.3f}、{e3:.3f}。",
+        "{run_note}",
         "en": "÷1 < ÷√d_k < ÷d_k: the larger the divisor, the smaller the spread of the scores and the flatter the "
-        "softmax. In the current run (head {head}, row {row}, d_k = {run_d_k}) the entropies are {e1:.3f}, "
-        "{e2:.3f}, {e3:.3f}.",
+        "softmax. In the current run (head {head}, row {row}, d_k = {run_d_k}) {run_note}",
+    },
+    "softmax.quiz.entropy_order.run_agrees": {
+        "zh": "的熵依次是 {e1} < {e2} < {e3}。",
+        "en": "the entropies are {e1} < {e2} < {e3}.",
+    },
+    "softmax.quiz.entropy_order.run_d_k_1": {
+        "zh": "的熵是 {e1}、{e2}、{e3}，三个相同：d_k = 1 时 √d_k = d_k = 1，三个除数都是 1。",
+        "en": "the entropies are {e1}, {e2}, {e3}, all the same: at d_k = 1, √d_k = d_k = 1, so the three divisors "
+        "are all 1.",
+    },
+    "softmax.quiz.entropy_order.run_close": {
+        "zh": "的熵是 {e1}、{e2}、{e3}，保留三位小数时看不出差别：这一行的分数几乎相同（或只看得到一个键），"
+        "除以多少都改变不了多少。",
+        "en": "the entropies are {e1}, {e2}, {e3}, not apart at three decimals: this row's scores hardly differ (or "
+        "it sees a single key), so no divisor changes its softmax much.",
     },
     "softmax.quiz.overflow_threshold.prompt": {
         "zh": "在 {dtype} 中，分数 s 超过多少时 exp(s) 会溢出成 inf？（误差 {slack} 以内算对）",
