@@ -261,7 +261,7 @@ def rope_section() -> None:
     with right:
         st.caption(t("pos.rope.absolute", **n["absolute"]))
         show_heatmap(v.absolute_grid, key="pos_abs_grid", t=t)
-    st.caption(t("pos.rope.by_distance"))
+    st.caption(word(L.by_distance_text(v), t))
     show_lines(v.by_distance.x, {"lowest": v.by_distance_low, "highest": v.by_distance_high}, height=260)
     # one pair of dimensions turning
     st.markdown(f"#### {t('pos.pair.title')}")
@@ -274,7 +274,7 @@ def rope_section() -> None:
     b.markdown(t("pos.pair.numbers", **n["pair"]))
     # fall-off with distance
     st.markdown(f"#### {t('pos.falloff.title')}")
-    st.caption(t("pos.falloff.about", **n["falloff"]))
+    st.caption(word(L.falloff_text(v), t))
     fall = {"matched": v.falloff_matched.y, "expected": v.falloff_expected.y, "unrelated": v.falloff_unrelated.y}
     show_lines(v.falloff_matched.x, fall, height=280)
 

@@ -272,6 +272,11 @@ STRINGS = {
         "zh": "分数与距离 m − n：每条对角线上的最小值和最大值（两条线重合）。",
         "en": "Score against the distance m − n: the lowest and highest cell of each diagonal (the two lines coincide).",
     },
+    "pos.rope.by_distance_apart": {
+        "zh": "分数与距离 m − n：每条对角线上的最小值和最大值（两条线分开了：网格沿对角线并不是常数）。",
+        "en": "Score against the distance m − n: the lowest and highest cell of each diagonal (the two lines part: "
+        "the grid is not constant along its diagonals).",
+    },
     "pos.series.lowest": {"zh": "对角线最小值", "en": "lowest on the diagonal"},
     "pos.series.highest": {"zh": "对角线最大值", "en": "highest on the diagonal"},
     "pos.pair.title": {"zh": "一对维度在旋转", "en": "One pair of dimensions turning"},
@@ -293,10 +298,20 @@ STRINGS = {
     },
     "pos.falloff.title": {"zh": "分数随距离衰减", "en": "How a score falls off with distance"},
     "pos.falloff.about": {
-        "zh": "{samples} 个随机 q（d_k = {dk}）的平均。k = q（匹配的键）时，分数从约 √d_k = {sq} 开始，随距离摆动着下降；"
-        "k 与 q 无关时，|分数| 的平均不随距离变化。",
+        "zh": "{samples} 个随机 q（d_k = {dk}）的平均。k = q（匹配的键）时，分数从约 √d_k = {sq} 开始（这里 {start}），"
+        "随距离摆动着下降：距离 {half} 以外再也回不到起点的 {env} 以上。k 与 q 无关时，|分数| 的平均不随距离变化。",
         "en": "The mean over {samples} random q (d_k = {dk}). With k = q (a matching key) the score starts near "
-        "√d_k = {sq} and falls, wiggling, with distance; with k unrelated to q the mean |score| stays flat.",
+        "√d_k = {sq} (here {start}) and falls, wiggling, with distance: beyond distance {half} it never climbs back "
+        "above {env} of its start. With k unrelated to q the mean |score| stays flat.",
+    },
+    "pos.falloff.swings": {
+        "zh": "{samples} 个随机 q（d_k = {dk}）的平均。k = q（匹配的键）时，分数从约 √d_k = {sq} 开始（这里 {start}），"
+        "但并不随距离衰减：距离 {half} 以外它又回到起点的 {env}。只有 {pairs} 对维度在旋转，它们的余弦抵消不掉；"
+        "d_k 更大时才会衰减。k 与 q 无关时，|分数| 的平均不随距离变化。",
+        "en": "The mean over {samples} random q (d_k = {dk}). With k = q (a matching key) the score starts near "
+        "√d_k = {sq} (here {start}) but does not fall off: beyond distance {half} it swings back to {env} of its "
+        "start. Only {pairs} pairs of dimensions turn, and their cosines do not average out; a wider d_k falls "
+        "off. With k unrelated to q the mean |score| stays flat.",
     },
     "pos.series.matched": {"zh": "k = q（样本平均）", "en": "k = q (sample mean)"},
     "pos.series.expected": {"zh": "k = q（精确期望）", "en": "k = q (exact mean)"},

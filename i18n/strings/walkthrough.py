@@ -173,6 +173,12 @@ STRINGS = {
         "en": "Cells where the mask is 0 are set to −1e9 before the softmax, so their weight becomes ≈ 0. "
         "Mask: {kind}, {blocked} of {total} cells blocked (dark in the charts).",
     },
+    "walk.mask.full_rows": {
+        "zh": "但有 {n} 行一个键也没有保留：整行都是 −1e9，softmax 给每个位置同样的 1/T = {u}，而不是约 0"
+        "（见“掩码实验室”的整行屏蔽）。",
+        "en": "But {n} rows keep no key at all: the whole row is −1e9, and the softmax gives every cell the same "
+        "1/T = {u}, not ≈ 0 (see the Masks lab on fully blocked rows).",
+    },
     "walk.mask.none": {
         "zh": "当前没有选择掩码：masked_scores 就是缩放后的分数，保持不变。在侧边栏选择一种掩码可以看到它的作用。",
         "en": "No mask is selected: masked_scores is the scaled scores, unchanged. Choose a mask in the sidebar "

@@ -122,7 +122,12 @@ def step_text(run: scenario.Scenario, name: str, present: bool = False) -> tuple
         if run.mask is None:
             return (text("walk.mask.none"),)
         blocked, total = blocked_count(run)
-        return (text("walk.mask.text", kind=text(f"mask.{s.mask}"), blocked=blocked, total=total),)
+        said = text("walk.mask.text", kind=text(f"mask.{s.mask}"), blocked=blocked, total=total)
+        T = s.seq_len
+        full = int((~full_grid(run.mask, 1, T, T)[0].any(dim=-1)).sum())  # rows that keep no key at all
+        if full:  # "weight ≈ 0" does not hold there: every cell is -1e9, the softmax spreads 1/T over them
+            return (said, text("walk.mask.full_rows", n=full, u=f"{1 / T:.4g}"))
+        return (said,)
     if name == "softmax":
         body = text("walk.softmax.text", dev=row_sum_deviation(run.trace))
         return (body,) if present else (body, text("walk.softmax.follow"))
