@@ -544,7 +544,7 @@ def test_the_memory_table_by_formula(d_model, h, T, bq, bk):
         assert r.causal_processed + r.causal_skipped == q_tiles * k_tiles
         # the rule the page states (softmax.mem.rule): at a long context tiling saves traffic iff block_q > d_k / 2
         if n > T:
-            assert r.tiling_saves_traffic == (bq > d / 2), (bq, d)
+            assert r.tiling_saves_traffic == (bq >= d / 2), (bq, d)
 
 
 # ---------------------------------------------------------------- quiz questions

@@ -315,9 +315,9 @@ STRINGS = {
     },
     "softmax.mem.rule": {
         "zh": "原因：每个查询块都要重读一遍 K 和 V，共约 2·T·d_k·T/block_q 个数，而普通路径读写 4·T² 个分数。"
-        "所以只有 block_q 大于约 d_k/2 = {half} 时，分块才少读写；真实内核用 64–128 行的块。",
+        "所以只有 block_q 至少约为 d_k/2 = {half} 时，分块才少读写；真实内核用 64–128 行的块。",
         "en": "Why: every query tile rereads K and V, about 2·T·d_k·T/block_q numbers, against the plain path's 4·T² "
-        "numbers of scores. So tiling moves fewer numbers only once block_q is above about d_k/2 = {half}; real "
+        "numbers of scores. So tiling moves fewer numbers only once block_q reaches about d_k/2 = {half}; real "
         "kernels use tiles of 64–128 rows.",
     },
     "softmax.mem.col.T": {"zh": "T", "en": "T"},

@@ -35,7 +35,7 @@ class MemoryRow:
     plain_traffic: int  # numbers read + written per head
     tiled_traffic: int
     tiled_causal_traffic: int
-    tiling_saves_traffic: bool  # tiled < plain: about when block_q > d_k / 2 (traffic_notes)
+    tiling_saves_traffic: bool  # tiled < plain: about when block_q >= d_k / 2 (traffic_notes)
     causal_processed: int
     causal_skipped: int
 
@@ -76,23 +76,33 @@ def _traffic_ratio(r: MemoryRow) -> float:
     return r.tiled_traffic / r.plain_traffic
 
 
+def ratio_text(r: MemoryRow) -> str:
+    """tiled / plain traffic as printed: two decimals, more where two would round a ratio just under or over 1 to
+    "1.00" (the reader must see fewer or more, as the sentence beside it says; equal only when equal)."""
+    ratio = _traffic_ratio(r)
+    for decimals in range(2, 10):
+        shown = f"{ratio:.{decimals}f}"
+        if r.tiled_traffic == r.plain_traffic or float(shown) != 1.0:
+            return shown
+    return shown
+
+
 def traffic_notes(rows: tuple[MemoryRow, ...], d_k: int) -> tuple[Text, ...]:
     """What the traffic columns say, one sentence per block size at the longest context in the table, chosen by
     its numbers: the tiled path moves fewer numbers than the plain one (`softmax.mem.pays`) or more
     (`softmax.mem.costs`); then the rule behind both (`softmax.mem.rule`). The rule: K and V are reread once per
     query tile, 2 T d_k ceil(T / block_q) numbers against the plain path's 4 T^2, so tiling moves fewer numbers
-    about when block_q > d_k / 2 (exactly so when block_q divides T)."""
+    from block_q = d_k / 2 on (exactly so when block_q divides T)."""
     longest = max(r.T for r in rows)
     out = []
     for r in (r for r in rows if r.T == longest):
-        ratio = _traffic_ratio(r)
         out.append(
             text(
                 "softmax.mem.pays" if r.tiling_saves_traffic else "softmax.mem.costs",
                 bq=r.block_q,
                 bk=r.block_k,
                 T=f"{r.T:,}",
-                ratio=f"{ratio:.2f}" if ratio < 0.995 or ratio > 1.005 else f"{ratio:.3f}",
+                ratio=ratio_text(r),
             )
         )
     out.append(text("softmax.mem.rule", d_k=d_k, half=f"{d_k / 2:g}"))
@@ -125,7 +135,7 @@ def memory_columns(rows: tuple[MemoryRow, ...], num_heads: int) -> tuple[Column,
         Column(text("softmax.mem.col.ratio"), tuple(f"{r.ratio:,.0f}×" for r in rows)),
         Column(text("softmax.mem.col.plain"), tuple(f"{r.plain_traffic:,}" for r in rows)),
         Column(text("softmax.mem.col.tiled"), tuple(f"{r.tiled_traffic:,}" for r in rows)),
-        Column(text("softmax.mem.col.vs_plain"), tuple(f"{_traffic_ratio(r):.2f}×" for r in rows)),
+        Column(text("softmax.mem.col.vs_plain"), tuple(f"{ratio_text(r)}×" for r in rows)),
         Column(text("softmax.mem.col.causal"), tuple(f"{r.tiled_causal_traffic:,}" for r in rows)),
         Column(
             text("softmax.mem.col.skipped"),
