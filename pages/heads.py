@@ -255,7 +255,7 @@ def timing_section() -> None:
         )
     else:
         st.caption(t("heads.time.none"))
-    st.info(t("heads.time.noise"), icon=":material/info:")
+    st.info(word(H.timing_noise(T, d), t), icon=":material/info:")
 
 
 # ---------------------------------------------------------------- 5. one big projection = h small ones

@@ -190,6 +190,22 @@ def test_the_takeaway_no_longer_says_the_operations_dominate():
     assert "dominates" not in i18n.t("heads.cost.takeaway", "en")
 
 
+@pytest.mark.parametrize("d_model", D_MODELS)
+def test_the_timing_note_says_how_much_the_predicted_operations_move(d_model):
+    """ "The predicted operation count hardly moves" was said at d_model 8, T 32 too, where it grows 1.5x over h."""
+    for T in range(2, 33):
+        ops = [r.macs + r.elementwise for r in (totals(1, T, T, d_model, h, masked=False) for h in divisors(d_model))]
+        note = H.timing_noise(T, d_model)
+        if max(ops) / min(ops) < 1.1:
+            assert note.key == "heads.time.noise" and float(note.kw()["pct"].rstrip("%")) <= 10
+        else:
+            assert note.key == "heads.time.noise_grows" and note.kw()["x"] == f"{max(ops) / min(ops):.1f}"
+            assert ops.index(max(ops)) == len(ops) - 1 and note.kw()["h"] == divisors(d_model)[-1]
+        words(note)
+    if d_model == 8:
+        assert H.timing_noise(32, 8).key == "heads.time.noise_grows"
+
+
 # ================================================================ Positions
 @pytest.fixture(scope="module")
 def real():

@@ -177,12 +177,22 @@ STRINGS = {
     },
     "heads.time.noise": {
         "zh": "计时有噪声：其他程序、CPU 频率和缓存都会让结果相差 10–30%，下结论前请多测几次。"
-        "预测的运算次数几乎不变，但 h 很大时 d_k 很小，许多小矩阵乘法在 CPU 上效率较低，"
+        "预测的运算次数几乎不变（各个 h 之间最多相差 {pct}），但 h 很大时 d_k 很小，许多小矩阵乘法在 CPU 上效率较低，"
         "而且 (B, h, T, T) 张量变大，所以实测时间可能随 h 上升。",
         "en": "Timings are noisy: other programs, the CPU clock and caches move them by 10–30 %, so measure twice "
-        "before concluding anything. The predicted operation count hardly moves, but at large h every d_k is "
-        "small, many small matrix products use a CPU less efficiently, and the (B, h, T, T) tensors grow, so "
-        "real time can rise with h.",
+        "before concluding anything. The predicted operation count hardly moves (at most {pct} apart over every h), "
+        "but at large h every d_k is small, many small matrix products use a CPU less efficiently, and the "
+        "(B, h, T, T) tensors grow, so real time can rise with h.",
+    },
+    "heads.time.noise_grows": {
+        "zh": "计时有噪声：其他程序、CPU 频率和缓存都会让结果相差 10–30%，下结论前请多测几次。"
+        "这里预测的运算次数从 h = 1 到 h = {h} 增长到 {x} 倍：d_model 小而 T 长时，(B, h, T, T) 张量上的逐元素运算"
+        "比乘加次数不小，而它随 h 增长；再加上 h 很大时 d_k 很小，许多小矩阵乘法在 CPU 上效率较低，实测时间会随 h 上升。",
+        "en": "Timings are noisy: other programs, the CPU clock and caches move them by 10–30 %, so measure twice "
+        "before concluding anything. Here the predicted operation count grows {x}× from h = 1 to h = {h}: with a "
+        "small d_model and a long T the element-wise work on the (B, h, T, T) tensors is not small beside the "
+        "multiply-adds, and it grows with h; add that at large h every d_k is small and many small matrix products "
+        "use a CPU less efficiently, and real time rises with h.",
     },
     "heads.time.measured": {"zh": "实测时间（中位数，毫秒）", "en": "measured time (median, ms)"},
     "heads.time.predicted": {

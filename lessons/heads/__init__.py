@@ -67,7 +67,7 @@ from lessons.heads.slices import (
     slice_numbers,
     weight_blocks_heatmap,
 )
-from lessons.heads.timing import Timing, time_forward, timing_columns
+from lessons.heads.timing import Timing, time_forward, timing_columns, timing_noise
 
 __all__ = [
     "MAX_PICK",
@@ -108,6 +108,7 @@ __all__ = [
     "slice_numbers",
     "time_forward",
     "timing_columns",
+    "timing_noise",
     "totals_for",
     "track_h",
     "weight_blocks_heatmap",
