@@ -335,7 +335,8 @@ def test_the_max_section_opens_where_the_naive_softmax_breaks(d_model):
                     mr = SM.max_row(s, 0, T - 1, gain, run)
                     if any(g is not None for g in mr.first_failing_gain):
                         assert not all(dt.naive_ok for dt in mr.dtypes), (d_model, h, T, mask, seed)
-                        assert gain == min(g for g in mr.first_failing_gain if g is not None)
+                        assert gain == next(g for g in mr.first_failing_gain if g is not None)  # float32 first
+                        assert not mr.dtypes[0].naive_ok or mr.first_failing_gain[0] is None  # on top of the page
                     else:
                         assert gain == SM.GAINS[-1]
 

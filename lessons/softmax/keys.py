@@ -31,15 +31,15 @@ def default_gain(
     custom_text: str | None = None,
 ) -> int:
     """The gain the "max" section opens at: the smallest of GAINS where the naive softmax of this row breaks in
-    float16 (the first dtype to break), else in float32, so the overflow the section is about is on screen
-    (issue 29: at gain 1 nothing overflows). Chosen from the row's own scores, whatever the model's init; a row
-    no gain breaks (all its kept scores at most 0, or a blocked row) opens at the largest gain, where the page
-    says that the naive one never breaks."""
+    float32 (the dtype the page shows first; float16, which breaks sooner, is then broken too), else in float16,
+    so the overflow the section is about is on screen (issue 29: at gain 1 nothing overflows). Chosen from the
+    row's own scores, whatever the model's init; a row no gain breaks (all its kept scores at most 0, or a
+    blocked row) opens at the largest gain, where the page says that the naive one never breaks."""
     run = run if run is not None else scenario_mod.run(settings, custom_text=custom_text)
     T = settings.seq_len
     keep = full_grid(run.mask, 1, T, T)[0][row]  # (T,)
     base = run.trace.scaled_scores[0, head, row]  # (T,)
-    for name in ("float16", "float32"):
+    for name in ("float32", "float16"):
         for g in GAINS:
             if not naive_failure((base * g).masked_fill(~keep, FILL_SEED), DTYPES[name]).ok:
                 return g
