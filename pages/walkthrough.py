@@ -418,5 +418,8 @@ else:
             st.divider()
     st.caption(t("walk.link"))
 
-st.success(t("walk.reference", out=check.output_diff, w=check.weights_diff), icon=":material/verified:")
+if check.equal:
+    st.success(word(W.reference_text(check), t), icon=":material/verified:")
+else:
+    st.error(word(W.reference_text(check), t), icon=":material/error:")
 scenario_downloads(ctx, run, page="walkthrough")

@@ -465,4 +465,21 @@ def test_walkthrough_mask_step_names_a_fully_blocked_row(lang):
     )
     ok(at)
     shown = page_text(at)
-    assert i18n.t("walk.mask.full_rows", lang, n=1, u="0.25") in shown
+    assert i18n.t("walk.mask.full_rows", lang, n=1, T=4, u="0.25") in shown
+    # the check line said "equals" beside a NaN difference (PyTorch gives the blocked row NaN): now apart
+    run = scenario.run(Settings(16, 2, 4, "custom", 0, lang), custom_text="1000.0000.1110.1111")
+    check = walk_numbers.reference_check(run)
+    assert check.blocked_rows == 1 and check.equal and not math.isnan(check.output_diff + check.weights_diff)
+    said = walk_numbers.reference_text(check)
+    assert said.key == "walk.reference_blocked" and in_language(said, lang).replace("\u2011", "-") in shown
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_home_check_counts_fully_blocked_rows_apart(lang):
+    """The home page said "differs by at most nan" for a hand-drawn mask with an all-0 row."""
+    at = run_app(lang=lang, d_model=16, num_heads=2, seq_len=4, mask="custom", masks_grid="1000.0000.1110.1111")
+    ok(at)
+    shown = page_text(at)
+    said = " ".join(str(e.value) for e in at.success)
+    assert "at most nan" not in said and "误差为 nan" not in said
+    assert i18n.t("home.check_blocked", lang, n=1) in shown

@@ -310,8 +310,8 @@ STRINGS = {
         "d_k 更大时才会衰减。k 与 q 无关时，|分数| 的平均不随距离变化。",
         "en": "The mean over {samples} random q (d_k = {dk}). With k = q (a matching key) the score starts near "
         "√d_k = {sq} (here {start}) but does not fall off: beyond distance {half} it swings back to {env} of its "
-        "start. Only {pairs} pairs of dimensions turn, and their cosines do not average out; a wider d_k falls "
-        "off. With k unrelated to q the mean |score| stays flat.",
+        "start. Few pairs of dimensions turn (d_k/2 = {pairs}), and their cosines do not average out; a wider d_k "
+        "falls off. With k unrelated to q the mean |score| stays flat.",
     },
     "pos.series.matched": {"zh": "k = q（样本平均）", "en": "k = q (sample mean)"},
     "pos.series.expected": {"zh": "k = q（精确期望）", "en": "k = q (exact mean)"},
