@@ -146,7 +146,8 @@ def step_title(step: W.Step) -> str:
 
 
 def step_text(step: W.Step, present: bool = False) -> str:
-    return " ".join(word(part, t) for part in W.step_text(run, step.name, present))
+    sep = "" if ctx.lang == "zh" else " "  # Chinese sentences follow each other without a space
+    return sep.join(word(part, t) for part in W.step_text(run, step.name, present))
 
 
 def select_step(name: str) -> None:
