@@ -180,7 +180,7 @@ def test_memory_numbers_on_screen_equal_the_lessons():
     # Llama-3-8B takes 8,192 tokens at most (its published config): at 32k there is no cache to size (issue 29);
     # Mistral-7B's sliding window keeps the last 4,096 tokens: 2 x 32 x 8 x 128 x 4096 x 2 bytes = 512 MiB
     row = [p.slug for p in view.presets].index("llama-3-8b")
-    assert table.iloc[row, 6] == "超出上下文（最多 8,192）" and not view.presets[row].fits
+    assert table.iloc[row, 6] == "超出上下文" and table.iloc[row, 5] == "8,192" and not view.presets[row].fits
     row = [p.slug for p in view.presets].index("mistral-7b")
     assert table.iloc[row, 6] == "512 MiB（只存最近 4,096 个）" and view.presets[row].bytes_at_context == 2**29
     shown = texts(at)

@@ -226,7 +226,7 @@ STRINGS = {
     },
     "kv.mem.col.max": {"zh": "最长上下文", "en": "max context"},
     "kv.mem.window": {"zh": "不限（窗口 {w}）", "en": "no limit (window {w})"},
-    "kv.mem.beyond": {"zh": "超出上下文（最多 {max}）", "en": "beyond its context (max {max})"},
+    "kv.mem.beyond": {"zh": "超出上下文", "en": "beyond its context"},  # the max context column beside says how far
     "kv.mem.capped": {"zh": "{b}（只存最近 {w} 个）", "en": "{b} (last {w} only)"},
     "kv.mem.ours_name": {"zh": "我们的模型", "en": "our model"},
     "kv.mem.line": {"zh": "h_kv = {kv}（{kind}）", "en": "h_kv = {kv} ({kind})"},
