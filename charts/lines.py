@@ -127,7 +127,8 @@ Say = Callable[..., str]  # a page's ctx.t
 
 def memory_chart(view, t: Say) -> LineChart:
     """KV cache, memory: cache bytes (GiB) over context length, one line per h_kv (lessons.kv_cache.MemoryView)."""
-    contexts = tuple(int(c) for c in view.contexts.tolist())
+    # Only the contexts the model takes (view.shown): past its maximum context no cache exists to draw.
+    contexts = tuple(int(c) for c, ok in zip(view.contexts.tolist(), view.shown.tolist()) if ok)
     series = []
     for line in view.lines:
         name = t("kv.mem.line", kv=line.kv_heads, kind=line.kind.upper()) + (t("kv.mem.actual") if line.actual else "")
@@ -135,7 +136,7 @@ def memory_chart(view, t: Say) -> LineChart:
             Series(
                 name,
                 contexts,
-                tuple(float(b) / 2**30 for b in line.bytes.tolist()),
+                tuple(float(b) / 2**30 for b, ok in zip(line.bytes.tolist(), view.shown.tolist()) if ok),
                 markers=True,
                 width=3 if line.actual else 2,
                 hover="%{x:,} → %{y:,.3f} GiB",

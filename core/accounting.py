@@ -137,39 +137,94 @@ class ModelPreset:
     head_dim: int  # d_k
     d_model: int  # hidden size (heads x head_dim for all five)
     source: str  # where the numbers are published
+    max_context: int | None = None  # the longest context it was built for (None: no fixed limit, see the preset)
+    sliding_window: int | None = None  # attends to the last `sliding_window` tokens only: a rolling cache that size
 
     @property
     def attention(self) -> str:
         return "MHA" if self.kv_heads == self.heads else "MQA" if self.kv_heads == 1 else "GQA"
+
+    def fits(self, tokens: int) -> bool:
+        """Whether a context of `tokens` is within the model's maximum context."""
+        return self.max_context is None or tokens <= self.max_context
+
+    def cached_tokens(self, tokens: int) -> int:
+        """Tokens the KV cache holds after a context of `tokens`: all of them, or the last `sliding_window` of them
+        (a rolling buffer: Mistral 7B overwrites position i mod W, Jiang et al. 2023, section 2)."""
+        return tokens if self.sliding_window is None else min(tokens, self.sliding_window)
 
 
 # Every number is read from the model's own config.json on its Hugging Face hub page (the URL in
 # `source`); the gated Meta and Mistral repositories were checked through public copies of the
 # same config.json that name them as their origin. head_dim = hidden_size / num_attention_heads.
 PRESETS: tuple[ModelPreset, ...] = (
-    # openai-community/gpt2 config.json: "n_layer": 12, "n_head": 12, "n_embd": 768 (768 / 12 = 64);
+    # openai-community/gpt2 config.json: "n_layer": 12, "n_head": 12, "n_embd": 768 (768 / 12 = 64),
+    # "n_positions": 1024 (its learned position table has 1,024 rows: no longer context exists);
     # GPT-2 has no K/V sharing (Radford et al. 2019).
     ModelPreset(
-        "GPT-2 small", 12, 12, 12, 64, 768, "https://huggingface.co/openai-community/gpt2/blob/main/config.json"
+        "GPT-2 small",
+        12,
+        12,
+        12,
+        64,
+        768,
+        "https://huggingface.co/openai-community/gpt2/blob/main/config.json",
+        max_context=1024,
     ),
     # meta-llama/Llama-2-7b-hf config.json: "num_hidden_layers": 32, "num_attention_heads": 32,
-    # "num_key_value_heads": 32, "hidden_size": 4096 (4096 / 32 = 128). GQA only in the 70B (Touvron et al. 2023).
+    # "num_key_value_heads": 32, "hidden_size": 4096 (4096 / 32 = 128), "max_position_embeddings": 4096.
+    # GQA only in the 70B (Touvron et al. 2023).
     ModelPreset(
-        "Llama-2-7B", 32, 32, 32, 128, 4096, "https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json"
+        "Llama-2-7B",
+        32,
+        32,
+        32,
+        128,
+        4096,
+        "https://huggingface.co/meta-llama/Llama-2-7b-hf/blob/main/config.json",
+        max_context=4096,
     ),
     # meta-llama/Meta-Llama-3-8B config.json: "num_hidden_layers": 32, "num_attention_heads": 32,
-    # "num_key_value_heads": 8, "hidden_size": 4096 (128 per head; k_proj is 4096 -> 1024 = 8 x 128).
+    # "num_key_value_heads": 8, "hidden_size": 4096 (128 per head; k_proj is 4096 -> 1024 = 8 x 128),
+    # "max_position_embeddings": 8192.
     ModelPreset(
-        "Llama-3-8B", 32, 32, 8, 128, 4096, "https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json"
+        "Llama-3-8B",
+        32,
+        32,
+        8,
+        128,
+        4096,
+        "https://huggingface.co/meta-llama/Meta-Llama-3-8B/blob/main/config.json",
+        max_context=8192,
     ),
     # mistralai/Mistral-7B-v0.1 config.json: "num_hidden_layers": 32, "num_attention_heads": 32,
-    # "num_key_value_heads": 8, "hidden_size": 4096; its params.json: "head_dim": 128 (Jiang et al. 2023, Table 1).
+    # "num_key_value_heads": 8, "hidden_size": 4096, "sliding_window": 4096; its params.json: "head_dim": 128
+    # (Jiang et al. 2023, Table 1). Each layer attends to the last 4,096 tokens only, so its rolling buffer cache
+    # never holds more than 4,096 tokens (section 2 of the paper); the window moves along, so no fixed context
+    # limit is set here (the paper's "theoretical attention span" over 32 layers is about 131k tokens).
     ModelPreset(
-        "Mistral-7B", 32, 32, 8, 128, 4096, "https://huggingface.co/mistralai/Mistral-7B-v0.1/blob/main/config.json"
+        "Mistral-7B",
+        32,
+        32,
+        8,
+        128,
+        4096,
+        "https://huggingface.co/mistralai/Mistral-7B-v0.1/blob/main/config.json",
+        sliding_window=4096,
     ),
     # tiiuae/falcon-7b config.json: "n_layer": 32, "n_head": 71, "hidden_size": 4544 (4544 / 71 = 64),
     # "multi_query": true -> one K/V head (transformers' FalconAttention: num_kv_heads = 1 when multi_query).
-    ModelPreset("Falcon-7B", 32, 71, 1, 64, 4544, "https://huggingface.co/tiiuae/falcon-7b/blob/main/config.json"),
+    # Its model card: trained with a sequence length of 2,048 tokens (its config.json names no maximum).
+    ModelPreset(
+        "Falcon-7B",
+        32,
+        71,
+        1,
+        64,
+        4544,
+        "https://huggingface.co/tiiuae/falcon-7b/blob/main/config.json",
+        max_context=2048,
+    ),
 )
 PRESET_BY_NAME = {p.name: p for p in PRESETS}
 
@@ -197,9 +252,11 @@ def preset_cache_bytes(
     bytes_per_value: int = BYTES_PER_FLOAT16,
     kv_heads: int | None = None,
 ) -> int:
-    """KV cache of a preset (optionally as if it had `kv_heads` K/V heads instead of its own)."""
+    """KV cache of a preset after a context of `tokens` (optionally as if it had `kv_heads` K/V heads instead of its
+    own): a sliding window caps the tokens it holds (`cached_tokens`). Whether the model takes that context at all
+    is `preset.fits(tokens)`: the formula does not say."""
     h_kv = preset.kv_heads if kv_heads is None else kv_heads
-    return kv_cache_bytes(preset.layers, h_kv, preset.head_dim, tokens, batch, bytes_per_value)
+    return kv_cache_bytes(preset.layers, h_kv, preset.head_dim, preset.cached_tokens(tokens), batch, bytes_per_value)
 
 
 def kv_projection_params(d_model: int, num_heads: int, num_kv_heads: int, *, bias: bool = True) -> int:

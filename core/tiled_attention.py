@@ -310,8 +310,8 @@ def tiled_traffic(T_q: int, T_k: int, d_k: int, block_q: int, block_k: int, *, c
     So K and V are read once per query tile: T_k * d_k * ceil(T_q / block_q) numbers each without a mask,
     about half that under the causal mask (its skipped tiles are never read). Against the plain path's
     4 T^2 numbers of scores that is about 2 block_q / d_k times less traffic: the tiled path always wins
-    on memory, but on traffic only once block_q > 2 d_k (real kernels use tiles of 64 to 128 rows); with
-    the small blocks of a T = 32 example it moves more numbers than the plain path.
+    on memory, but on traffic only once block_q >= d_k / 2 (real kernels use tiles of 64 to 128 rows); with
+    small blocks and a wide head it moves more numbers than the plain path.
     """
     _check_accounting(T_q, T_k, block_q, block_k)
     n_tiles = _key_tiles_per_query_tile(T_q, T_k, block_q, block_k, causal=causal)  # (n_q,)

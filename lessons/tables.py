@@ -10,7 +10,8 @@ from lessons.heatmap import Text
 
 Cell = Text | str  # a text key the page words, or a language-neutral string (a number, a token, a symbol)
 
-BINARY_UNITS = (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10))
+# Largest first: a size prints in the largest unit it fills (1 TiB, never 1024 GiB).
+BINARY_UNITS = (("PiB", 1 << 50), ("TiB", 1 << 40), ("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10))
 
 
 @dataclass(frozen=True)

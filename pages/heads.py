@@ -19,6 +19,7 @@ from ui.downloads import scenario_downloads
 from ui.heatmaps import show_heatmap
 from ui.sections import lazy_tabs
 from ui.shell import page_context
+from ui.words import word
 
 ctx = page_context()
 t, s = ctx.t, ctx.settings
@@ -206,7 +207,7 @@ def cost_section() -> None:
             key=f"heads_{name}_chart",
             where=where,
         )
-    st.info(t("heads.cost.takeaway"), icon=":material/lightbulb:")
+    st.info("\n\n".join(word(x, t) for x in H.cost_takeaway(T, d, h, masked=masked)), icon=":material/lightbulb:")
 
 
 # ---------------------------------------------------------------- 4. timing
@@ -254,7 +255,7 @@ def timing_section() -> None:
         )
     else:
         st.caption(t("heads.time.none"))
-    st.info(t("heads.time.noise"), icon=":material/info:")
+    st.info(word(H.timing_noise(T, d), t), icon=":material/info:")
 
 
 # ---------------------------------------------------------------- 5. one big projection = h small ones

@@ -220,7 +220,8 @@ def memory_section() -> None:
     model, context = v["kv_model"], v["kv_context"]  # the widgets show the settled values
     view = shared("kv_memory", (*SK, kv_heads, model, context), lambda: K.memory_view(s, kv_heads, model, context))
     shown = K.memory_shown(view)
-    st.markdown(say(shown.chart))
+    sep = "" if ctx.lang == "zh" else " "  # Chinese sentences follow each other without a space
+    st.markdown(say(shown.chart) + ("" if shown.limit is None else sep + say(shown.limit)))
     chart = lines.memory_chart(view, t)
     show_lines(chart, name=f"kv-cache-memory-{model}", key="kv_memory_chart", t=t, title=t("kv.mem.title"))
     st.markdown(say(shown.table_title))

@@ -261,7 +261,7 @@ def rope_section() -> None:
     with right:
         st.caption(t("pos.rope.absolute", **n["absolute"]))
         show_heatmap(v.absolute_grid, key="pos_abs_grid", t=t)
-    st.caption(t("pos.rope.by_distance"))
+    st.caption(word(L.by_distance_text(v), t))
     show_lines(v.by_distance.x, {"lowest": v.by_distance_low, "highest": v.by_distance_high}, height=260)
     # one pair of dimensions turning
     st.markdown(f"#### {t('pos.pair.title')}")
@@ -274,7 +274,7 @@ def rope_section() -> None:
     b.markdown(t("pos.pair.numbers", **n["pair"]))
     # fall-off with distance
     st.markdown(f"#### {t('pos.falloff.title')}")
-    st.caption(t("pos.falloff.about", **n["falloff"]))
+    st.caption(word(L.falloff_text(v), t))
     fall = {"matched": v.falloff_matched.y, "expected": v.falloff_expected.y, "unrelated": v.falloff_unrelated.y}
     show_lines(v.falloff_matched.x, fall, height=280)
 
@@ -288,10 +288,10 @@ def learned_section() -> None:
     if real is None:
         return
     v = shared("pos_learned", (values.span,), lambda: L.learned_view(real, values.span))
-    st.caption(t("pos.learned.shape", **L.learned_numbers(v)["shape"]))
+    st.caption(word(L.learned_shape(v), t))
     show_heatmap(v.similarity, key="pos_similarity", t=t)
     show_table(L.similarity_table(v))
-    st.caption(t("pos.learned.read"))
+    st.caption(word(L.learned_read(v), t))
 
 
 SECTION_BODIES = {"shuffle": shuffle_section, "add": add_section, "rope": rope_section, "learned": learned_section}

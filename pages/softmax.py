@@ -67,7 +67,7 @@ def settle() -> dict:
     (ui.url_state.settle: a link's bad value gets a notice and is corrected in the URL)."""
     if kept().pop("restart", False):
         st.session_state["soft_step"] = kept()["soft_step"] = 1
-    return url_state.settle(L.WIDGET_KEYS, L.env_of(s, ctx.custom_text), t=t, store=KEPT)
+    return url_state.settle(L.WIDGET_KEYS, L.env_of(s, ctx.custom_text, run), t=t, store=KEPT)
 
 
 def keep_value(key: str) -> None:
@@ -290,6 +290,7 @@ def tiles_section() -> None:
     st.caption(t("softmax.mem.about", d_k=s.d_k, h=s.num_heads, bq=bq, bk=bk))
     rows = shared("soft_memory", (s.seq_len, s.d_k, s.num_heads, bq, bk), lambda: L.memory_table(s, bq, bk))
     table(L.memory_columns(rows, s.num_heads))
+    st.markdown("\n\n".join(word(x, t) for x in L.traffic_notes(rows, s.d_k)))
 
 
 SECTION_BODIES = {"scale": scale_section, "max": max_section, "tiles": tiles_section}

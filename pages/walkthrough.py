@@ -146,7 +146,8 @@ def step_title(step: W.Step) -> str:
 
 
 def step_text(step: W.Step, present: bool = False) -> str:
-    return " ".join(word(part, t) for part in W.step_text(run, step.name, present))
+    sep = "" if ctx.lang == "zh" else " "  # Chinese sentences follow each other without a space
+    return sep.join(word(part, t) for part in W.step_text(run, step.name, present))
 
 
 def select_step(name: str) -> None:
@@ -418,5 +419,8 @@ else:
             st.divider()
     st.caption(t("walk.link"))
 
-st.success(t("walk.reference", out=check.output_diff, w=check.weights_diff), icon=":material/verified:")
+if check.equal:
+    st.success(word(W.reference_text(check), t), icon=":material/verified:")
+else:
+    st.error(word(W.reference_text(check), t), icon=":material/error:")
 scenario_downloads(ctx, run, page="walkthrough")

@@ -569,6 +569,26 @@ def test_kv_cache_bytes_by_hand(name, tokens, batch, bytes_per_value, expected):
     assert A.preset_cache_bytes(A.PRESET_BY_NAME[name], tokens, batch, bytes_per_value) == expected
 
 
+def test_presets_know_their_context_and_mistrals_window_caps_its_cache():
+    """Issue 29: past a model's maximum context no cache exists; Mistral-7B-v0.1's sliding window (4,096) caps its
+    rolling cache: 512 MiB at 128k tokens, not 16 GiB."""
+    limits = {p.name: p.max_context for p in A.PRESETS}
+    assert limits == {
+        "GPT-2 small": 1024,
+        "Llama-2-7B": 4096,
+        "Llama-3-8B": 8192,
+        "Mistral-7B": None,
+        "Falcon-7B": 2048,
+    }
+    gpt2, mistral = A.PRESET_BY_NAME["GPT-2 small"], A.PRESET_BY_NAME["Mistral-7B"]
+    assert gpt2.fits(1024) and not gpt2.fits(1025) and mistral.fits(131072)
+    assert (
+        mistral.sliding_window == 4096 and mistral.cached_tokens(131072) == 4096 and mistral.cached_tokens(100) == 100
+    )
+    assert A.preset_cache_bytes(mistral, 131072) == 512 * 2**20 == A.preset_cache_bytes(mistral, 4096)
+    assert A.preset_cache_bytes(gpt2, 1024) == 36 * 2**20
+
+
 def test_gqa_shrinks_the_cache_by_the_group_size():
     llama3 = A.PRESET_BY_NAME["Llama-3-8B"]
     as_mha = A.preset_cache_bytes(llama3, 8192, kv_heads=32)

@@ -78,7 +78,7 @@ BAD = [  # key, bad value, what the page uses (d_model 64, h 8, T 6)
     ("kv_heads", "abc", 2),
     ("kv_step", "99", 6),
     ("kv_step", "-4", 1),
-    ("kv_step", "x", 1),
+    ("kv_step", "x", 3),  # the default: half way (T 6: step 3), never step 1
     ("kv_head", "8", 7),
     ("kv_head", "nan", 0),
     ("kv_model", "gpt-5", "llama-3-8b"),
@@ -156,14 +156,14 @@ def test_decode_numbers_on_screen_equal_the_lessons():
 
 @pytest.mark.app
 def test_next_token_steps_the_decoder():
-    at = run_app("kv-cache", kv_tab="decode", lang="en", d_model=16, num_heads=4, seq_len=3)
+    at = run_app("kv-cache", kv_tab="decode", lang="en", d_model=16, num_heads=4, seq_len=4)
     ok(at)
-    assert at.session_state["kv_step"] == 1
+    assert at.session_state["kv_step"] == 2  # opens past step 1 (one key, weight 1: nothing to see)
     at.button(key="kv_next").click().run()
     ok(at)
-    assert at.session_state["kv_step"] == 2
+    assert at.session_state["kv_step"] == 3
     at.button(key="kv_next").click().run()
-    assert at.session_state["kv_step"] == 3 and at.button(key="kv_next").disabled  # the last token: nothing next
+    assert at.session_state["kv_step"] == 4 and at.button(key="kv_next").disabled  # the last token: nothing next
 
 
 @pytest.mark.app
@@ -185,9 +185,12 @@ def test_memory_numbers_on_screen_equal_the_lessons():
     view = K.memory_view(s, 4, "mistral-7b", 32768)
     table = at.table[0].value
     assert list(table.iloc[:, 0]) == [p.name for p in view.presets]
-    # Llama-3-8B at 32k tokens: 2 x 32 layers x 8 K/V heads x 128 x 32768 x 2 bytes = 4 GiB (published config)
+    # Llama-3-8B takes 8,192 tokens at most (its published config): at 32k there is no cache to size (issue 29);
+    # Mistral-7B's sliding window keeps the last 4,096 tokens: 2 x 32 x 8 x 128 x 4096 x 2 bytes = 512 MiB
     row = [p.slug for p in view.presets].index("llama-3-8b")
-    assert table.iloc[row, 5] == "4 GiB" and view.presets[row].bytes_at_context == 4 * 2**30
+    assert table.iloc[row, 6] == "超出上下文" and table.iloc[row, 5] == "8,192" and not view.presets[row].fits
+    row = [p.slug for p in view.presets].index("mistral-7b")
+    assert table.iloc[row, 6] == "512 MiB（只存最近 4,096 个）" and view.presets[row].bytes_at_context == 2**29
     shown = texts(at)
     assert f"torch 数到 {view.ours_cache_nbytes:,} 字节；公式给出 {view.ours_formula_at_T:,} 字节" in shown
     assert view.ours_cache_nbytes == view.ours_formula_at_T == 2 * 4 * 8 * 6 * 4

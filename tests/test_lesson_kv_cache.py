@@ -102,7 +102,20 @@ def test_url_table_lists_every_key_and_the_one_parser_reads_each():
 def test_missing_values_take_the_defaults_silently():
     values, fixes = K.parse_url({}, DEFAULT)
     assert fixes == []
-    assert values == K.PageValues("sharing", 2, 1, 0, "llama-3-8b", 4096, 128)
+    assert values == K.PageValues("sharing", 2, 4, 0, "llama-3-8b", 4096, 128)  # T = 8: step 4, not 1 (issue 29)
+
+
+@pytest.mark.parametrize("T", range(2, 33))
+def test_the_decode_view_opens_past_step_1(T):
+    """Issue 29 item 3: step 1 has one key, weight 1: nothing to see. The view opens half way, Next still works,
+    and a link's step 1 is kept."""
+    s = Settings(16, 4, T, "none", 0, "en")
+    step = K.parse_url({}, s)[0].step
+    assert 2 <= step <= T and step == K.default_step(T) and (T <= 3 or step < T)
+    view = K.decode_view(s, 2, step, 0)
+    w = K.values_of(view.weights_row)  # (h, step): every query head spreads its weight over the cached keys
+    assert w.shape[-1] == step >= 2 and float(w.max()) < 1.0
+    assert K.parse_url({"kv_step": "1"}, s)[0].step == 1
     values, fixes = K.parse_url({k: "" for k in K.URL_KEY_BY_NAME}, Settings(64, 64, 8, "none", 0, "en"))
     assert fixes == [] and values.kv_heads == 16  # the GQA default: the divisor nearest h/4
 
@@ -135,7 +148,7 @@ def test_valid_values_pass_unchanged():
         ("kv_heads", "2.0", 4, 8, 2),  # readable, but not as written: reported
         ("kv_step", "99", 4, 8, 8),
         ("kv_step", "0", 4, 8, 1),
-        ("kv_step", "nan", 4, 8, 1),
+        ("kv_step", "nan", 4, 8, 4),  # the default, half way
         ("kv_step", "9" * 500, 4, 32, 32),
         ("kv_head", "-5", 4, 8, 0),
         ("kv_head", "4", 4, 8, 3),
@@ -384,6 +397,7 @@ def test_published_presets_by_hand():
     assert rows["falcon-7b"].bytes_at_context == 2 * 32 * 1 * 64 * 4096 * 2 == 32 * MiB
     assert rows["falcon-7b"].bytes_if_mha == 71 * 32 * MiB and rows["falcon-7b"].saving == 71
     assert [r.kind for r in view.presets] == ["mha", "mha", "gqa", "gqa", "mqa"]
+    assert [r.fits for r in view.presets] == [False, True, True, True, False]  # GPT-2 1,024, Falcon 2,048 < 4,096
     assert all(
         r.source.startswith("https://huggingface.co/") and r.source.endswith("config.json") for r in view.presets
     )
@@ -394,19 +408,25 @@ def test_memory_lines_by_hand(model):
     for s in (DEFAULT, LARGEST, SMALLEST):
         kv = K.default_kv_heads(s.num_heads)
         view = K.memory_view(s, kv, model, 8192)
+        window, limit = None, None
         if model == "ours":
             layers, heads, d_k, bpv, actual = 1, s.num_heads, s.d_k, 4, kv
         else:
             p = K.PRESET_SLUGS[model]
             layers, heads, d_k, bpv, actual = p.layers, p.heads, p.head_dim, 2, p.kv_heads
+            window, limit = p.sliding_window, p.max_context
+        cap = 2**62 if window is None else window  # a rolling cache stops growing at its window
+        assert view.shown.tolist() == [limit is None or n <= limit for n in view.contexts.tolist()]
         assert (view.layers, view.heads, view.head_dim, view.bytes_per_value) == (layers, heads, d_k, bpv)
         assert view.contexts.tolist() == [256 * 2**i for i in range(10)]
         gqa = [d for d in range(2, heads) if heads % d == 0]
         want = {heads, 1, actual} | ({min(gqa, key=lambda d: (abs(d - heads / 4), d))} if gqa else set())
         assert [ln.kv_heads for ln in view.lines] == sorted(want, reverse=True)
         for ln in view.lines:
-            assert ln.bytes.tolist() == [2 * layers * ln.kv_heads * d_k * n * bpv for n in view.contexts.tolist()]
-            assert ln.at_context == 2 * layers * ln.kv_heads * d_k * 8192 * bpv
+            assert ln.bytes.tolist() == [
+                2 * layers * ln.kv_heads * d_k * min(n, cap) * bpv for n in view.contexts.tolist()
+            ]
+            assert ln.at_context == 2 * layers * ln.kv_heads * d_k * min(8192, cap) * bpv
             assert ln.actual == (ln.kv_heads == actual)
         assert view.ours_bytes_at_context == 2 * kv * s.d_k * 8192 * 4
         assert view.ours_cache_tokens == s.seq_len
@@ -517,6 +537,16 @@ def test_measure_generation_stays_within_its_budget_and_limits():
 
 
 # ------------------------------------------------------------------ quiz
+def test_the_preset_question_asks_only_for_a_cache_that_exists():
+    """Issue 29: the question never prices GPT-2 at 131,072 tokens (past its 1,024) or Mistral past its window."""
+    seen = set()
+    for seed in range(200):
+        q = K.quiz_questions(Settings(64, 4, 8, "none", seed, "en"), 2)[1]
+        p = K.PRESET_SLUGS[q.params["slug"]]
+        tokens = q.params["tokens"]
+        assert p.fits(tokens) and p.cached_tokens(tokens) == tokens, (p.name, tokens)
+        seen.add((q.params["slug"], tokens))
+    assert len(seen) >= 12  # still a spread of models and lengths
 
 
 @pytest.mark.parametrize("s", EVERY_SIZE, ids=lambda s: f"{s.d_model}-{s.num_heads}-{s.seq_len}")
@@ -631,7 +661,7 @@ def test_bytes_text_in_binary_units():
         "1.50 KiB",
         "3 MiB",
         "4 GiB",
-        "1,024 GiB",
+        "1 TiB",
         "1.50 GiB",
     ]
 
@@ -723,18 +753,35 @@ def test_memory_shown():
     shown = K.memory_shown(view)
     assert shown.chart == text("kv.mem.chart", name="Llama-3-8B", L=32, h=32, dk=128, b=2)
     assert shown.table_title == text("kv.mem.table", ctx="32,768")
-    names, layers, heads, kv, d_k, nbytes, mha, saving = cells(shown.table)
+    names, layers, heads, kv, d_k, limit, nbytes, mha, saving = cells(shown.table)
     assert shown.table[4].header == "d_k" and d_k == (64, 128, 128, 128, 64)
     assert names == ("GPT-2 small", "Llama-2-7B", "Llama-3-8B", "Mistral-7B", "Falcon-7B")
     assert layers == (12, 32, 32, 32, 32) and heads == (12, 32, 32, 32, 71)
     assert kv == ("12 (MHA)", "32 (MHA)", "8 (GQA)", "8 (GQA)", "1 (MQA)")
-    assert nbytes[2] == "4 GiB" and mha[2] == "16 GiB" and saving == ("×1", "×1", "×4", "×4", "×71")
-    assert nbytes[0] == "1.12 GiB"  # 2 x 12 x 12 x 64 x 32768 x 2 = 1,207,959,552 bytes
+    assert limit == ("1,024", "4,096", "8,192", text("kv.mem.window", w="4,096"), "2,048")
+    # Issue 29: past a model's maximum context there is no cache to size; Mistral's window caps its rolling cache
+    beyond = {i: text("kv.mem.beyond", max=m) for i, m in ((0, "1,024"), (1, "4,096"), (2, "8,192"), (4, "2,048"))}
+    for i, cell in beyond.items():
+        assert nbytes[i] == mha[i] == cell
+    assert nbytes[3] == text("kv.mem.capped", b="512 MiB", w="4,096")  # 2 x 32 x 8 x 128 x 4096 x 2
+    assert mha[3] == text("kv.mem.capped", b="2 GiB", w="4,096") and saving == ("×1", "×1", "×4", "×4", "×71")
+    at_8k = cells(K.memory_shown(K.memory_view(DEFAULT, 2, "llama-3-8b", 8192)).table)
+    assert (
+        at_8k[6][2] == "1 GiB"
+        and at_8k[7][2] == "4 GiB"
+        and at_8k[6][3] == text("kv.mem.capped", b="512 MiB", w="4,096")
+    )
+    at_1k = cells(K.memory_shown(K.memory_view(DEFAULT, 2, "gpt2-small", 1024)).table)
+    assert at_1k[6][0] == "36 MiB"  # 2 x 12 x 12 x 64 x 1024 x 2
+    assert shown.limit == text("kv.mem.chart_stops", max="8,192")  # the chart's lines end at the model's context
+    mistral = K.memory_shown(K.memory_view(DEFAULT, 2, "mistral-7b", 131072))
+    assert mistral.limit == text("kv.mem.chart_window", w="4,096")
+    assert cells(mistral.table)[6][3] == text("kv.mem.capped", b="512 MiB", w="4,096")
     assert all(f"[{p.name}]({p.source})" in shown.sources for p in view.presets)
     assert shown.ours == text("kv.mem.ours", kv=2, dk=16, ctx="32,768", b="8 MiB")  # 2 x 2 x 16 x 32768 x 4
     assert shown.check == text("kv.mem.check", T=8, real="2,048", formula="2,048") and shown.check_ok
     ours = K.memory_shown(K.memory_view(DEFAULT, 2, "ours", 4096))
-    assert ours.chart.kw()["name"] == text("kv.mem.ours_name")  # worded by the page
+    assert ours.chart.kw()["name"] == text("kv.mem.ours_name") and ours.limit is None  # worded by the page
 
 
 def test_timing_shown():

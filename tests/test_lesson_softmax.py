@@ -60,7 +60,26 @@ def test_the_url_table_names_every_key_with_a_default_and_its_bounds():
     assert b["soft_head"] == (0, 3, 0) and b["soft_row"] == (0, 7, 7) and b["soft_step"] == (1, 3, 1)
     assert b["soft_bq"] == (1, TILE_BLOCK_MAX, 4) and b["soft_tab"] == (("scale", "max", "tiles"), "scale")
     values, fixes = L.parse_url(s, {})
-    assert values == L.PageValues("scale", 0, 7, 1, 4, 4, 1) and fixes == []  # missing keys: defaults, silent
+    gain = L.default_gain(s, 0, 7)
+    assert values == L.PageValues("scale", 0, 7, gain, 4, 4, 1) and fixes == []  # missing keys: defaults, silent
+
+
+@pytest.mark.parametrize("d_model, h, T, mask", [(64, 4, 8, "none"), (512, 16, 32, "causal"), (8, 8, 2, "none")])
+@pytest.mark.parametrize("seed", [0, 1, 7])
+def test_the_max_section_opens_where_the_naive_softmax_overflows(d_model, h, T, mask, seed):
+    """Issue 29 item 3: soft_tab=max opened at gain 1, where nothing overflows. The default is the smallest gain
+    where the naive softmax of the opened row breaks (in float32, shown first, else float16), chosen from the
+    row, whatever the init; a link's own gain is kept."""
+    s = S(d_model, h, T, mask, seed)
+    values, fixes = L.parse_url(s, {})
+    mr = L.max_row(s, values.head, values.row, values.gain)
+    assert not fixes and values.gain == next(g for g in mr.first_failing_gain if g is not None) != 1
+    assert not all(dt.naive_ok for dt in mr.dtypes)  # the overflow is on screen
+    assert L.parse_url(s, {"soft_gain": "1"})[0].gain == 1  # the link still carries any other value
+    for row in range(T):  # every row the link may open: the default follows the row
+        g = L.default_gain(s, 0, row)
+        mr = L.max_row(s, 0, row, g)
+        assert g == next((f for f in mr.first_failing_gain if f is not None), L.GAINS[-1])  # float32 first
 
 
 @pytest.mark.parametrize(
@@ -75,7 +94,7 @@ def test_the_url_table_names_every_key_with_a_default_and_its_bounds():
         ("soft_row", "x", "7"),
         ("soft_gain", "7", "5"),
         ("soft_gain", "1e9", "1000"),
-        ("soft_gain", "nan", "1"),
+        ("soft_gain", "nan", None),  # the default: where this row's naive softmax overflows (default_gain)
         ("soft_bq", "0", "1"),
         ("soft_bq", "99999999999999999999999999999999999999", "32"),
         ("soft_bk", "abc", "4"),
@@ -86,6 +105,7 @@ def test_the_url_table_names_every_key_with_a_default_and_its_bounds():
 )
 def test_bad_url_values_are_corrected_and_reported(key, raw, used):
     values, fixes = L.parse_url(S(64, 4, 8, "causal"), {key: raw})
+    used = str(L.default_gain(S(64, 4, 8, "causal"), 0, 7)) if used is None else used
     assert [(f.key, f.used) for f in fixes] == [(key, used)]
     field = {
         "soft_tab": "tab",
@@ -453,10 +473,19 @@ def test_the_memory_table_by_formula(d_model, h, T, bq, bk):
     s = S(d_model, h, T, "none")
     bq, bk = min(bq, TILE_BLOCK_MAX), min(bk, TILE_BLOCK_MAX)
     rows = L.memory_table(s, bq, bk)
-    assert [r.T for r in rows] == [T, 8192, 131072] and [r.is_current for r in rows] == [True, False, False]
+    # the page's blocks at every T, a kernel's tile (64-128 rows) at the long contexts, each after the page's row
+    kq, kk = L.KERNEL_BLOCKS
+    assert [(r.T, r.block_q, r.block_k, r.is_kernel) for r in rows] == [
+        (T, bq, bk, False),
+        (8192, bq, bk, False),
+        (8192, kq, kk, True),
+        (131072, bq, bk, False),
+        (131072, kq, kk, True),
+    ]
+    assert [r.is_current for r in rows] == [True, False, False, False, False] and 64 <= kq <= 128
     d = s.d_k
     for r in rows:
-        n = r.T
+        n, bq, bk = r.T, r.block_q, r.block_k
         assert r.scores_bytes_per_head == n * n * 4 and r.scores_bytes_all_heads == h * n * n * 4
         assert r.tile_bytes == min(bq, n) * min(bk, n) * 4 and r.ratio == n * n / (min(bq, n) * min(bk, n))
         a, b = min(bq, n), min(bk, n)
@@ -473,11 +502,9 @@ def test_the_memory_table_by_formula(d_model, h, T, bq, bk):
         assert r.tiling_saves_traffic == (r.tiled_traffic < r.plain_traffic)
         q_tiles, k_tiles = math.ceil(n / bq), math.ceil(n / bk)
         assert r.causal_processed + r.causal_skipped == q_tiles * k_tiles
-    # the rule the page states: at a long context tiling saves traffic iff block_q > 2 d_k (about)
-    if bq > 2 * d * 1.1:
-        assert rows[2].tiling_saves_traffic
-    if bq < 2 * d * 0.9:
-        assert not rows[2].tiling_saves_traffic
+        # the rule the page states (softmax.mem.rule): at a long context tiling saves traffic iff block_q > d_k / 2
+        if n > T:
+            assert r.tiling_saves_traffic == (bq >= d / 2), (bq, d)
 
 
 # ---------------------------------------------------------------- quiz questions
@@ -558,7 +585,7 @@ def test_every_function_runs_at_the_extremes_in_every_mode(mask, d_model, h, T):
         for step in (1, walk.n_steps):
             L.tile_step(walk, step)
         assert L.tile_result(s, values.head, bq, bk, run).equal
-        assert len(L.memory_table(s, bq, bk)) == 3
+        assert len(L.memory_table(s, bq, bk)) == 5
     assert len(L.quiz_questions(s)) == len(L.QUIZ_KINDS)
 
 
@@ -765,6 +792,7 @@ def test_the_tile_notes_and_tables_carry_the_steps_numbers():
     assert (note.kw()["steps"], note.kw()["skipped"]) == (res.steps, res.skipped)
     mem = L.memory_columns(L.memory_table(s, 2, 3), s.num_heads)
     assert mem[0].cells[0] == tx("softmax.mem.current", T="7") and mem[0].cells[-1] == "131,072"
-    assert mem[2].header == tx("softmax.mem.col.all", h=4)
-    assert mem[1].cells[-1] == "64 GiB"  # 131,072² float32 scores of one head
-    assert mem[1].cells[0] == f"{7 * 7 * 4} B"
+    assert mem[1].cells[0] == "2 × 3" and mem[1].cells[-1] == tx("softmax.mem.kernel", bq=128, bk=64)
+    assert mem[3].header == tx("softmax.mem.col.all", h=4)
+    assert mem[2].cells[-1] == "64 GiB"  # 131,072² float32 scores of one head
+    assert mem[2].cells[0] == f"{7 * 7 * 4} B"

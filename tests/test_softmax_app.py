@@ -11,6 +11,7 @@ from conftest import run_app
 
 from lessons import scenario
 from lessons import softmax as L
+from lessons.heatmap import text
 from lessons.settings import Settings
 from ui.words import in_language
 
@@ -263,7 +264,7 @@ def test_the_tiles_section_steps_and_its_numbers_are_the_lessons():
     assert not at.exception and at.session_state["soft_step"] == 1
     mem = table(at, len(at.table) - 1)
     first = L.memory_table(s, 4, 3)[0]
-    assert list(mem.values())[0][0] == "7 (now)" and list(mem.values())[5][0] == f"{first.plain_traffic:,}"
+    assert list(mem.values())[0][0] == "7 (now)" and list(mem.values())[6][0] == f"{first.plain_traffic:,}"
 
 
 @pytest.mark.app
@@ -336,7 +337,7 @@ def test_every_quiz_question_of_the_lesson_has_its_words(lang, sizes):
         if q.kind == "dot_variance":
             kw["expr"] = "q·k / √d_k" if q.params["scaled"] else "q·k"
         prompt = i18n.t(f"softmax.quiz.{q.kind}.prompt", lang, **kw)
-        why = i18n.t(f"softmax.quiz.{q.kind}.why", lang, **kw)
+        why = in_language(text(f"softmax.quiz.{q.kind}.why", **kw), lang)  # run_note is a text of its own
         assert "{" not in prompt + why and prompt != why
         if q.answer_type in ("int", "bytes"):
             assert f"{q.answer:,}" in why or str(q.answer) in why

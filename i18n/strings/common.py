@@ -138,6 +138,11 @@ STRINGS = {
         "en": "Checked live on this page: our from-scratch result differs from torch.nn.MultiheadAttention "
         "(same weights) by at most {diff:.2e}.",
     },
+    "home.check_blocked": {
+        "zh": "（不含键全被屏蔽的 {n} 行：这里它们的权重是均匀的 1/T，PyTorch 的布尔掩码给出 NaN。）",
+        "en": " (not counting the {n} row(s) that keep no key: here they get uniform weights 1/T, PyTorch's boolean "
+        "mask gives NaN.)",
+    },
     "home.teacher": {"zh": "给老师", "en": "For teachers"},
     "home.teacher.text": {
         "zh": "用左侧边栏设置好视图，然后把地址栏中的链接发给学生：链接包含页面和全部设置，学生看到相同的数值。",

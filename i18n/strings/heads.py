@@ -123,12 +123,41 @@ STRINGS = {
     "heads.cost.takeaway": {
         "zh": "为什么不变：每个头只有 d_k = d_model / h 维，h 个头 × d_k 列 = d_model 列，正好是一个完整的投影矩阵；"
         "qᵢkᵢᵀ 和 权重·vᵢ 的乘加次数是 h·T·T·d_k = T·T·d_model，也与 h 无关。"
-        "真正随 h 增长的是形状为 (B, h, T, T) 的分数张量：它的逐元素运算和内存都与 h·T² 成正比。"
-        "T 较小时这部分很小，T 很长（例如几千个标记）时它才是主要成本。",
+        "真正随 h 增长的是形状为 (B, h, T, T) 的分数张量：它的逐元素运算和内存都与 h·T² 成正比。",
         "en": "Why the cost stays put: each head is only d_k = d_model / h wide, so h heads × d_k columns = d_model "
         "columns, exactly one full projection; the multiply-adds of qᵢkᵢᵀ and weights·vᵢ are h·T·T·d_k = T·T·d_model, "
         "also independent of h. What does grow with h is the (B, h, T, T) score tensor: its element-wise work and "
-        "its memory are proportional to h·T². With a short T that part is small; with thousands of tokens it dominates.",
+        "its memory are proportional to h·T².",
+    },
+    "heads.cost.ops_later": {
+        "zh": "运算次数：T = {T} 时逐元素运算 {ew} 次，是乘加次数 {macs} 的 {pct}。乘加里也有随 T² 增长的 2·T²·d_model，"
+        "所以逐元素运算要到 T = {from_T} 才会超过乘加次数。",
+        "en": "Operations: at T = {T} the element-wise work is {ew}, {pct} of the {macs} multiply-adds. The "
+        "multiply-adds grow with T² too (2·T²·d_model of them), so the element-wise work passes them only from "
+        "T = {from_T}.",
+    },
+    "heads.cost.ops_never": {
+        "zh": "运算次数：T = {T} 时逐元素运算 {ew} 次，是乘加次数 {macs} 的 {pct}。乘加里也有 2·T²·d_model 次随 T² 增长，"
+        "而 h = {h} 时每个 T² 只有 {c}h = {ch} 次逐元素运算，不多于 2·d_model = {dd}：再长的 T，逐元素运算也不会超过乘加。",
+        "en": "Operations: at T = {T} the element-wise work is {ew}, {pct} of the {macs} multiply-adds. The "
+        "multiply-adds grow with T² too (2·T²·d_model of them), and at h = {h} the element-wise work is only "
+        "{c}h = {ch} per T², no more than 2·d_model = {dd}: however long T gets, it never passes the multiply-adds.",
+    },
+    "heads.cost.ops_above": {
+        "zh": "运算次数：T = {T} 时逐元素运算 {ew} 次，已超过乘加次数 {macs}（{pct}）。",
+        "en": "Operations: at T = {T} the element-wise work, {ew}, is already more than the {macs} multiply-adds "
+        "({pct}).",
+    },
+    "heads.cost.mem_later": {
+        "zh": "内存：T = {T} 时注意力权重占 {mem}，少于这一层参数的 {params}（float32）；从 T = {from_T} 起它超过参数，"
+        "长上下文时它才是主要的内存开销。",
+        "en": "Memory: at T = {T} the attention weights take {mem}, less than the layer's {params} of parameters "
+        "(float32); from T = {from_T} they take more, and with long contexts they dominate the memory.",
+    },
+    "heads.cost.mem_above": {
+        "zh": "内存：T = {T} 时注意力权重占 {mem}，已超过这一层参数的 {params}（float32），而且随 h·T² 继续增长。",
+        "en": "Memory: at T = {T} the attention weights take {mem}, already more than the layer's {params} of "
+        "parameters (float32), and they keep growing with h·T².",
     },
     # 4. timing
     "heads.time.title": {"zh": "4. 实测：前向计算的时间", "en": "4. Measure it: time the forward pass"},
@@ -148,12 +177,22 @@ STRINGS = {
     },
     "heads.time.noise": {
         "zh": "计时有噪声：其他程序、CPU 频率和缓存都会让结果相差 10–30%，下结论前请多测几次。"
-        "预测的运算次数几乎不变，但 h 很大时 d_k 很小，许多小矩阵乘法在 CPU 上效率较低，"
+        "预测的运算次数几乎不变（各个 h 之间最多相差 {pct}），但 h 很大时 d_k 很小，许多小矩阵乘法在 CPU 上效率较低，"
         "而且 (B, h, T, T) 张量变大，所以实测时间可能随 h 上升。",
         "en": "Timings are noisy: other programs, the CPU clock and caches move them by 10–30 %, so measure twice "
-        "before concluding anything. The predicted operation count hardly moves, but at large h every d_k is "
-        "small, many small matrix products use a CPU less efficiently, and the (B, h, T, T) tensors grow, so "
-        "real time can rise with h.",
+        "before concluding anything. The predicted operation count hardly moves (at most {pct} apart over every h), "
+        "but at large h every d_k is small, many small matrix products use a CPU less efficiently, and the "
+        "(B, h, T, T) tensors grow, so real time can rise with h.",
+    },
+    "heads.time.noise_grows": {
+        "zh": "计时有噪声：其他程序、CPU 频率和缓存都会让结果相差 10–30%，下结论前请多测几次。"
+        "这里预测的运算次数从 h = 1 到 h = {h} 增长到 {x} 倍：d_model 小而 T 长时，(B, h, T, T) 张量上的逐元素运算"
+        "比乘加次数不小，而它随 h 增长；再加上 h 很大时 d_k 很小，许多小矩阵乘法在 CPU 上效率较低，实测时间会随 h 上升。",
+        "en": "Timings are noisy: other programs, the CPU clock and caches move them by 10–30 %, so measure twice "
+        "before concluding anything. Here the predicted operation count grows {x}× from h = 1 to h = {h}: with a "
+        "small d_model and a long T the element-wise work on the (B, h, T, T) tensors is not small beside the "
+        "multiply-adds, and it grows with h; add that at large h every d_k is small and many small matrix products "
+        "use a CPU less efficiently, and real time rises with h.",
     },
     "heads.time.measured": {"zh": "实测时间（中位数，毫秒）", "en": "measured time (median, ms)"},
     "heads.time.predicted": {

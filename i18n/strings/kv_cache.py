@@ -215,6 +215,19 @@ STRINGS = {
         "en": "**{name}**: L = {L} layers, h = {h} query heads, d_k = {dk}, {b} bytes per value, batch 1. The lines are "
         "h_kv = h, a GQA value and 1; the thick one is the model's own h_kv.",
     },
+    "kv.mem.chart_stops": {
+        "zh": "这个模型最多只接受 {max} 个词元的上下文，所以曲线在那里结束：更长的缓存不存在。",
+        "en": "This model takes at most {max} tokens of context, so its lines end there: a longer cache does not exist.",
+    },
+    "kv.mem.chart_window": {
+        "zh": "这个模型的每一层只看最近 {w} 个词元（滑动窗口），缓存只保留这么多：过了 {w} 个词元，曲线就变平了。",
+        "en": "Each layer of this model attends to the last {w} tokens only (a sliding window), and its rolling cache "
+        "keeps only those: past {w} tokens the lines are flat.",
+    },
+    "kv.mem.col.max": {"zh": "最长上下文", "en": "max context"},
+    "kv.mem.window": {"zh": "不限（窗口 {w}）", "en": "no limit (window {w})"},
+    "kv.mem.beyond": {"zh": "超出上下文", "en": "beyond its context"},  # the max context column beside says how far
+    "kv.mem.capped": {"zh": "{b}（只存最近 {w} 个）", "en": "{b} (last {w} only)"},
     "kv.mem.ours_name": {"zh": "我们的模型", "en": "our model"},
     "kv.mem.line": {"zh": "h_kv = {kv}（{kind}）", "en": "h_kv = {kv} ({kind})"},
     "kv.mem.actual": {"zh": " · 实际", "en": " · actual"},

@@ -156,7 +156,7 @@ STRINGS = {
     },
     "pos.model": {"zh": "模型", "en": "Model"},
     "pos.model.random": {"zh": "共享设置的随机模型", "en": "random model of the shared settings"},
-    "pos.model.real": {"zh": "真实模型（all-MiniLM-L6-v2 第 1 层）", "en": "real model (all-MiniLM-L6-v2, layer 1)"},
+    "pos.model.real": {"zh": "真实模型（all-MiniLM-L6-v2 第 0 层）", "en": "real model (all-MiniLM-L6-v2, layer 0)"},
     "pos.example": {"zh": "句子", "en": "Sentence"},
     "pos.base": {"zh": "RoPE 的 base", "en": "RoPE base"},
     "pos.base.help": {
@@ -169,9 +169,10 @@ STRINGS = {
         "en": "The shared settings' model: h = {h} heads, d_model = {d}, d_k = {dk}, T = {T} tokens.",
     },
     "pos.add.model.real": {
-        "zh": "真实模型的第 1 层：h = {h} 个头，d_model = {d}，d_k = {dk}，这句话有 T = {T} 个标记（含 [CLS] 和 [SEP]）。",
-        "en": "The real model's first layer: h = {h} heads, d_model = {d}, d_k = {dk}; this sentence has "
-        "T = {T} tokens ([CLS] and [SEP] included).",
+        "zh": "真实模型的第 0 层（第一层：层和头都从 0 开始编号，与“真实模型的注意力头”页面相同）：h = {h} 个头，"
+        "d_model = {d}，d_k = {dk}，这句话有 T = {T} 个标记（含 [CLS] 和 [SEP]）。",
+        "en": "The real model's layer 0 (its first: layers and heads count from 0, as on the Real heads page): "
+        "h = {h} heads, d_model = {d}, d_k = {dk}; this sentence has T = {T} tokens ([CLS] and [SEP] included).",
     },
     "pos.reason.learned_width": {
         "zh": "可学习的位置编码是真实模型的表，每行 {width} 个数；它要加到每个标记的向量上，而这里 d_model = {d}，"
@@ -271,6 +272,11 @@ STRINGS = {
         "zh": "分数与距离 m − n：每条对角线上的最小值和最大值（两条线重合）。",
         "en": "Score against the distance m − n: the lowest and highest cell of each diagonal (the two lines coincide).",
     },
+    "pos.rope.by_distance_apart": {
+        "zh": "分数与距离 m − n：每条对角线上的最小值和最大值（两条线分开了：网格沿对角线并不是常数）。",
+        "en": "Score against the distance m − n: the lowest and highest cell of each diagonal (the two lines part: "
+        "the grid is not constant along its diagonals).",
+    },
     "pos.series.lowest": {"zh": "对角线最小值", "en": "lowest on the diagonal"},
     "pos.series.highest": {"zh": "对角线最大值", "en": "highest on the diagonal"},
     "pos.pair.title": {"zh": "一对维度在旋转", "en": "One pair of dimensions turning"},
@@ -292,10 +298,20 @@ STRINGS = {
     },
     "pos.falloff.title": {"zh": "分数随距离衰减", "en": "How a score falls off with distance"},
     "pos.falloff.about": {
-        "zh": "{samples} 个随机 q（d_k = {dk}）的平均。k = q（匹配的键）时，分数从约 √d_k = {sq} 开始，随距离摆动着下降；"
-        "k 与 q 无关时，|分数| 的平均不随距离变化。",
+        "zh": "{samples} 个随机 q（d_k = {dk}）的平均。k = q（匹配的键）时，分数从约 √d_k = {sq} 开始（这里 {start}），"
+        "随距离摆动着下降：距离 {half} 以外再也回不到起点的 {env} 以上。k 与 q 无关时，|分数| 的平均不随距离变化。",
         "en": "The mean over {samples} random q (d_k = {dk}). With k = q (a matching key) the score starts near "
-        "√d_k = {sq} and falls, wiggling, with distance; with k unrelated to q the mean |score| stays flat.",
+        "√d_k = {sq} (here {start}) and falls, wiggling, with distance: beyond distance {half} it never climbs back "
+        "above {env} of its start. With k unrelated to q the mean |score| stays flat.",
+    },
+    "pos.falloff.swings": {
+        "zh": "{samples} 个随机 q（d_k = {dk}）的平均。k = q（匹配的键）时，分数从约 √d_k = {sq} 开始（这里 {start}），"
+        "但并不随距离衰减：距离 {half} 以外它又回到起点的 {env}。只有 {pairs} 对维度在旋转，它们的余弦抵消不掉；"
+        "d_k 更大时才会衰减。k 与 q 无关时，|分数| 的平均不随距离变化。",
+        "en": "The mean over {samples} random q (d_k = {dk}). With k = q (a matching key) the score starts near "
+        "√d_k = {sq} (here {start}) but does not fall off: beyond distance {half} it swings back to {env} of its "
+        "start. Few pairs of dimensions turn (d_k/2 = {pairs}), and their cosines do not average out; a wider d_k "
+        "falls off. With k unrelated to q the mean |score| stays flat.",
     },
     "pos.series.matched": {"zh": "k = q（样本平均）", "en": "k = q (sample mean)"},
     "pos.series.expected": {"zh": "k = q（精确期望）", "en": "k = q (exact mean)"},
@@ -310,17 +326,29 @@ STRINGS = {
     },
     "pos.span": {"zh": "显示的位置数", "en": "Positions shown"},
     "pos.learned.shape": {
-        "zh": "位置表的形状 ({rows}, {cols})；第 0 行的前四个数：{first}。显示位置 0 到 {last}，每隔 {stride} 个取一个。",
-        "en": "The table's shape is ({rows}, {cols}); row 0 starts {first}. Positions 0 to {last}, every "
-        "{stride}-th shown.",
+        "zh": "位置表的形状 ({rows}, {cols})；第 0 行的前四个数：{first}。显示位置 0 到 {last}，每 {stride} 个位置取一个。",
+        "en": "The table's shape is ({rows}, {cols}); row 0 starts {first}. Positions 0 to {last}, one in every "
+        "{stride} shown.",
+    },
+    "pos.learned.shape_all": {
+        "zh": "位置表的形状 ({rows}, {cols})；第 0 行的前四个数：{first}。显示位置 0 到 {last}，每个位置都显示。",
+        "en": "The table's shape is ({rows}, {cols}); row 0 starts {first}. Positions 0 to {last}, every one shown.",
     },
     "pos.learned.col.table": {"zh": "位置表", "en": "table"},
     "pos.learned.col.near": {"zh": "相邻位置的平均相似度", "en": "mean similarity of neighbours"},
     "pos.learned.col.far": {"zh": "相距至少 {half} 的平均相似度", "en": "mean similarity at least {half} apart"},
     "pos.learned.read": {
-        "zh": "对角线附近最亮：相邻的位置向量相似，离得越远越不像。训练让可学习的表也有了这种“距离感”。",
-        "en": "Brightest near the diagonal: neighbouring positions have similar vectors, far ones less so. "
-        "Training gave the learned table a sense of distance too.",
+        "zh": "对角线附近的格子颜色最接近色标的 +1 端（深红；高对比度配色下是深橙），离对角线越远越接近 0 的浅色："
+        "相邻位置的向量平均相似度 {near}，相距至少 {half} 的只有 {far}。训练让可学习的表也有了这种“距离感”。",
+        "en": "Near the diagonal the cells are closest to the +1 end of the colour bar (deep red; deep orange in the "
+        "high-contrast palette), and they pale towards 0 away from it: neighbouring positions' vectors have a mean "
+        "similarity of {near}, positions at least {half} apart only {far}. Training gave the learned table a "
+        "sense of distance too.",
+    },
+    "pos.learned.read_flat": {
+        "zh": "这里相邻位置并不比远处的位置更相似：相邻 {near}，相距至少 {half} 的 {far}。",
+        "en": "Here neighbouring positions are not more alike than far ones: {near} for neighbours, {far} at least "
+        "{half} apart.",
     },
     # Predict, then reveal (lessons.positions.quiz_items): "<key>.prompt" and "<key>.why", formatted with the item's
     # params and answer=the computed answer; lessons/quiz/sources.py puts them in the quiz.

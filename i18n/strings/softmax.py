@@ -340,18 +340,41 @@ STRINGS = {
     "softmax.mem.title": {"zh": "内存：最大的中间结果", "en": "Memory: the largest intermediate"},
     "softmax.mem.about": {
         "zh": "普通路径要存下每个头完整的 T×T 注意力分数（float32，每个数 4 字节）；分块路径一次只存一块 "
-        "block_q × block_k。下表用当前的 d_k = {d_k}、h = {h} 和块大小 {bq} × {bk}，对当前的 T 和长上下文计算。"
-        "读写量按每个头计：分块路径每个查询块都要把 K、V 重读一遍，块越大，重读越少。",
+        "block_q × block_k。下表用当前的 d_k = {d_k}、h = {h}：每个 T 都用你选的块大小 {bq} × {bk}，长上下文再加上"
+        "真实内核的块大小（FlashAttention 这类内核每块 64–128 行）。读写量按每个头计：分块路径每个查询块都要把 K、V "
+        "重读一遍，块越大，重读越少。",
         "en": "The plain path stores every head's full T×T scores (float32, 4 bytes a number); the tiled path "
-        "holds one block_q × block_k tile at a time. The table uses the current d_k = {d_k}, h = {h} and "
-        "blocks {bq} × {bk}, at the current T and at long contexts. Traffic is per head: the tiled path "
-        "reads K and V again for every query tile, so larger blocks reread less.",
+        "holds one block_q × block_k tile at a time. The table uses the current d_k = {d_k} and h = {h}: your "
+        "blocks {bq} × {bk} at every T, and at the long contexts also a real kernel's tile (kernels such as "
+        "FlashAttention use tiles of 64–128 rows). Traffic is per head: the tiled path reads K and V again for "
+        "every query tile, so larger blocks reread less.",
+    },
+    "softmax.mem.col.blocks": {"zh": "块大小", "en": "blocks"},
+    "softmax.mem.kernel": {"zh": "{bq} × {bk}（内核）", "en": "{bq} × {bk} (kernel)"},
+    "softmax.mem.col.vs_plain": {"zh": "分块 ÷ 普通", "en": "tiled ÷ plain"},
+    "softmax.mem.pays": {
+        "zh": "块大小 {bq} × {bk}：在 {T} 个词元时，分块路径的读写量是普通路径的 {ratio} 倍，更少：分块省下了读写。",
+        "en": "Blocks {bq} × {bk}: at {T} tokens the tiled path moves {ratio}× the plain path's numbers, fewer: "
+        "tiling saves memory traffic.",
+    },
+    "softmax.mem.costs": {
+        "zh": "块大小 {bq} × {bk}：在 {T} 个词元时，分块路径的读写量是普通路径的 {ratio} 倍，反而更多："
+        "省下的是内存，不是读写。",
+        "en": "Blocks {bq} × {bk}: at {T} tokens the tiled path moves {ratio}× the plain path's numbers, more, "
+        "not fewer: it saves memory, not traffic.",
+    },
+    "softmax.mem.rule": {
+        "zh": "原因：每个查询块都要重读一遍 K 和 V，共约 2·T·d_k·T/block_q 个数，而普通路径读写 4·T² 个分数。"
+        "所以只有 block_q 至少约为 d_k/2 = {half} 时，分块才少读写；真实内核用 64–128 行的块。",
+        "en": "Why: every query tile rereads K and V, about 2·T·d_k·T/block_q numbers, against the plain path's 4·T² "
+        "numbers of scores. So tiling moves fewer numbers only once block_q reaches about d_k/2 = {half}; real "
+        "kernels use tiles of 64–128 rows.",
     },
     "softmax.mem.col.T": {"zh": "T", "en": "T"},
     "softmax.mem.col.scores": {"zh": "T×T 分数（每个头）", "en": "T×T scores (one head)"},
     "softmax.mem.col.all": {"zh": "T×T 分数（{h} 个头）", "en": "T×T scores ({h} heads)"},
     "softmax.mem.col.tile": {"zh": "一块", "en": "one tile"},
-    "softmax.mem.col.ratio": {"zh": "倍数", "en": "ratio"},
+    "softmax.mem.col.ratio": {"zh": "T×T ÷ 一块", "en": "T×T ÷ tile"},
     "softmax.mem.col.plain": {"zh": "读写（普通）", "en": "traffic (plain)"},
     "softmax.mem.col.tiled": {"zh": "读写（分块）", "en": "traffic (tiled)"},
     "softmax.mem.col.causal": {"zh": "读写（分块，因果）", "en": "traffic (tiled, causal)"},
@@ -388,10 +411,24 @@ STRINGS = {
     },
     "softmax.quiz.entropy_order.why": {
         "zh": "÷1 < ÷√d_k < ÷d_k：除数越大，分数的差距越小，softmax 越平。当前运行（头 {head}，第 {row} 行，d_k = {run_d_k}）"
-        "的熵依次是 {e1:.3f}、{e2:.3f}、{e3:.3f}。",
+        "{run_note}",
         "en": "÷1 < ÷√d_k < ÷d_k: the larger the divisor, the smaller the spread of the scores and the flatter the "
-        "softmax. In the current run (head {head}, row {row}, d_k = {run_d_k}) the entropies are {e1:.3f}, "
-        "{e2:.3f}, {e3:.3f}.",
+        "softmax. In the current run (head {head}, row {row}, d_k = {run_d_k}) {run_note}",
+    },
+    "softmax.quiz.entropy_order.run_agrees": {
+        "zh": "的熵依次是 {e1} < {e2} < {e3}。",
+        "en": "the entropies are {e1} < {e2} < {e3}.",
+    },
+    "softmax.quiz.entropy_order.run_d_k_1": {
+        "zh": "的熵是 {e1}、{e2}、{e3}，三个相同：d_k = 1 时 √d_k = d_k = 1，三个除数都是 1。",
+        "en": "the entropies are {e1}, {e2}, {e3}, all the same: at d_k = 1, √d_k = d_k = 1, so the three divisors "
+        "are all 1.",
+    },
+    "softmax.quiz.entropy_order.run_close": {
+        "zh": "的熵是 {e1}、{e2}、{e3}，保留三位小数时看不出差别：这一行的分数几乎相同（或只看得到一个键），"
+        "除以多少都改变不了多少。",
+        "en": "the entropies are {e1}, {e2}, {e3}, not apart at three decimals: this row's scores hardly differ (or "
+        "it sees a single key), so no divisor changes its softmax much.",
     },
     "softmax.quiz.overflow_threshold.prompt": {
         "zh": "在 {dtype} 中，分数 s 超过多少时 exp(s) 会溢出成 inf？（误差 {slack} 以内算对）",

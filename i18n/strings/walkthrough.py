@@ -173,6 +173,12 @@ STRINGS = {
         "en": "Cells where the mask is 0 are set to −1e9 before the softmax, so their weight becomes ≈ 0. "
         "Mask: {kind}, {blocked} of {total} cells blocked (dark in the charts).",
     },
+    "walk.mask.full_rows": {
+        "zh": "但 {T} 行中有 {n} 行的键全被屏蔽：整行都是 −1e9，softmax 给每个位置同样的 1/T = {u}，而不是约 0"
+        "（见“掩码实验室”的整行屏蔽）。",
+        "en": "But the mask blocks every key of {n} of the {T} rows: the whole row is −1e9, and the softmax gives "
+        "every cell the same 1/T = {u}, not ≈ 0 (see the Masks lab on fully blocked rows).",
+    },
     "walk.mask.none": {
         "zh": "当前没有选择掩码：masked_scores 就是缩放后的分数，保持不变。在侧边栏选择一种掩码可以看到它的作用。",
         "en": "No mask is selected: masked_scores is the scaled scores, unchanged. Choose a mask in the sidebar "
@@ -238,6 +244,21 @@ STRINGS = {
         "zh": "实时验证：本页的结果等于 torch.nn.MultiheadAttention（使用相同权重）的结果。"
         "输出的最大绝对误差 {out:.2e}，注意力权重的最大绝对误差 {w:.2e}。",
         "en": "Checked live: this page's result equals torch.nn.MultiheadAttention with the same weights. "
+        "Max abs difference: {out:.2e} for the output, {w:.2e} for the attention weights.",
+    },
+    "walk.reference_blocked": {
+        "zh": "实时验证：在保留了键的 {kept} 行上，本页的结果等于 torch.nn.MultiheadAttention（使用相同权重）的结果。"
+        "输出的最大绝对误差 {out:.2e}，注意力权重的最大绝对误差 {w:.2e}。另外 {n} 行的键全被屏蔽，两边按设计不同："
+        "这里填 −1e9，权重是均匀的 1/T；PyTorch 的布尔掩码填 −inf，得到 NaN。",
+        "en": "Checked live: on the {kept} rows that keep a key, this page's result equals torch.nn.MultiheadAttention "
+        "with the same weights. Max abs difference: {out:.2e} for the output, {w:.2e} for the attention weights. "
+        "The other {n} row(s) keep no key and differ by design: here they are filled with −1e9 and get uniform "
+        "weights 1/T; PyTorch's boolean mask fills −inf and gives NaN.",
+    },
+    "walk.reference_off": {
+        "zh": "实时验证失败：本页的结果与 torch.nn.MultiheadAttention（使用相同权重）不一致。"
+        "输出的最大绝对误差 {out:.2e}，注意力权重的最大绝对误差 {w:.2e}。",
+        "en": "Checked live: this page's result does NOT match torch.nn.MultiheadAttention with the same weights. "
         "Max abs difference: {out:.2e} for the output, {w:.2e} for the attention weights.",
     },
     # Drill-down

@@ -36,6 +36,7 @@ from lessons.heads.cost import (
     cost_columns,
     cost_metrics,
     cost_rows,
+    cost_takeaway,
     human_bytes,
     param_columns,
     param_split,
@@ -66,7 +67,7 @@ from lessons.heads.slices import (
     slice_numbers,
     weight_blocks_heatmap,
 )
-from lessons.heads.timing import Timing, time_forward, timing_columns
+from lessons.heads.timing import Timing, time_forward, timing_columns, timing_noise
 
 __all__ = [
     "MAX_PICK",
@@ -79,6 +80,7 @@ __all__ = [
     "block_slices",
     "cost_columns",
     "cost_metrics",
+    "cost_takeaway",
     "cost_rows",
     "data_range",
     "full_weight",
@@ -106,6 +108,7 @@ __all__ = [
     "slice_numbers",
     "time_forward",
     "timing_columns",
+    "timing_noise",
     "totals_for",
     "track_h",
     "weight_blocks_heatmap",

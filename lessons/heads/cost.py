@@ -4,11 +4,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from core.accounting import Shape, Totals, step_costs, tensor_shapes, totals
 from core.validation import divisors
+from lessons.heatmap import Text, text
 from lessons.tables import bytes_text
 
 
@@ -126,3 +127,46 @@ def param_columns(T: int, d_model: int, h: int, *, masked: bool) -> dict[str, li
         "total": [f"{p.h} × {p.per_head:,} = {p.total:,}" for p in splits],
         "layer": [f"{totals_for(T, d_model, p.h, masked=masked).params:,}" for p in splits],
     }
+
+
+# Longest T the takeaway looks for a crossing at (1M tokens: the accounting's own limit, core.limits.ACCOUNTING_T_MAX).
+CROSSING_T_MAX = 1 << 20
+
+
+def _first_t(passes: Callable[[int], bool], hi: int = CROSSING_T_MAX) -> int | None:
+    """The smallest T in 1..hi with passes(T), for a condition that stays true once true (both below are)."""
+    if not passes(hi):
+        return None
+    lo = 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if passes(mid) else (mid + 1, hi)
+    return lo
+
+
+def cost_takeaway(T: int, d_model: int, h: int, *, masked: bool) -> tuple[Text, ...]:
+    """The section's takeaway, chosen by the numbers on screen (issue 29: "with thousands of tokens it dominates"
+    held for the memory only). Why the cost stays put (fixed), then the (B, h, T, T) tensor against the rest twice:
+    its element-wise operations against the multiply-adds (about c·h·T² with c = 3 masked, 2 not, against
+    4·T·d_model² + 2·T²·d_model: they pass only when c·h > 2·d_model, from some T), and its memory against the
+    layer's parameters (4·h·T² bytes against 4·params: always passed from some T)."""
+    now = totals_for(T, d_model, h, masked=masked)
+    ops_from = _first_t(lambda n: (lambda x: x.elementwise > x.macs)(totals_for(n, d_model, h, masked=masked)))
+    param_bytes = now.params * 4  # float32, as the attention weights' memory
+    mem_from = _first_t(lambda n: totals_for(n, d_model, h, masked=masked).weights_bytes > param_bytes)
+    pct = f"{now.elementwise / now.macs:.1%}" if now.macs else "–"
+    c = 3 if masked else 2  # element-wise operations per score: scale, (mask,) softmax (core.accounting.step_costs)
+    ops_kw = {"T": T, "ew": f"{now.elementwise:,}", "macs": f"{now.macs:,}", "pct": pct, "h": h}
+    ops_kw |= {"c": c, "ch": c * h, "dd": 2 * d_model}
+    if now.elementwise > now.macs:
+        ops = text("heads.cost.ops_above", **ops_kw)
+    elif ops_from is None:
+        ops = text("heads.cost.ops_never", **ops_kw)
+    else:
+        ops = text("heads.cost.ops_later", **ops_kw, from_T=f"{ops_from:,}")
+    mem_kw = {"T": T, "mem": bytes_text(now.weights_bytes), "params": bytes_text(param_bytes)}
+    if now.weights_bytes > param_bytes:
+        mem = text("heads.cost.mem_above", **mem_kw)
+    else:
+        mem = text("heads.cost.mem_later", **mem_kw, from_T=f"{mem_from:,}" if mem_from else "–")
+    return (text("heads.cost.takeaway"), ops, mem)

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 import torch
 
-from core.accounting import Totals
+from core.accounting import Totals, totals_over_heads
 from core.attention import build_input, build_model
 from core.threads import single_thread
 from lessons.heads.cost import all_head_counts
+from lessons.heatmap import Text, text
 
 
 @dataclass(frozen=True)
@@ -95,3 +96,18 @@ def timing_columns(timings: Sequence[Timing], unmasked: Sequence[Totals]) -> dic
         "max": [round(r.max_ms, 4) for r in timings],
         "ops": [ops.get(r.h, 0) for r in timings],
     }
+
+
+HARDLY_MOVES = 1.1  # the predicted operations "hardly move" over every h while the largest is within 10% of the least
+
+
+def timing_noise(T: int, d_model: int) -> Text:
+    """The note under the timing, its claim about the predicted operations chosen by them (no mask, as the timing):
+    over every h they hardly move (within HARDLY_MOVES) or they grow by the factor printed, from h = 1 to the
+    largest h (the element-wise work on the (B, h, T, T) tensors, large beside the multiply-adds at a small d_model
+    and a long T: d_model 8, T 32 grows 1.5x)."""
+    ops = [r.macs + r.elementwise for r in totals_over_heads(1, T, T, d_model, masked=False)]
+    grows = max(ops) / min(ops)
+    if grows < HARDLY_MOVES:
+        return text("heads.time.noise", pct=f"{grows - 1:.0%}")
+    return text("heads.time.noise_grows", x=f"{grows:.1f}", h=all_head_counts(d_model)[-1])

@@ -29,7 +29,7 @@ class MemoryLine:
     kv_heads: int
     kind: str  # mha | gqa | mqa
     actual: bool  # the model's own h_kv (presets: published; ours: the page's kv_heads)
-    bytes: np.ndarray  # (len(contexts),) int64: KV-cache bytes at each context length
+    bytes: np.ndarray  # (len(contexts),) int64: KV-cache bytes at each context length (a sliding window caps it)
     at_context: int  # bytes at the table's context length
 
 
@@ -46,6 +46,10 @@ class PresetRow:
     bytes_if_mha: int  # the same model with h_kv = h
     saving: float  # bytes_if_mha / bytes_at_context (the group size h / h_kv)
     source: str  # its config.json (core.accounting.PRESETS cites it)
+    max_context: int | None  # the longest context the model takes (None: no fixed limit)
+    fits: bool  # `context` is within it: otherwise the page marks the row "beyond its context", not a size
+    window: int | None  # its sliding window: the cache holds at most this many tokens
+    cached_tokens: int  # tokens the cache holds at `context` (capped by the window)
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,9 @@ class MemoryView:
     head_dim: int
     bytes_per_value: int  # 2 (fp16, presets) or 4 (float32, ours)
     contexts: np.ndarray  # (n,) the x axis: context length in tokens
+    shown: np.ndarray  # (n,) bool: the contexts the model takes (the chart draws only these)
+    max_context: int | None  # the chart's model: its longest context (None: ours, or no fixed limit)
+    window: int | None  # the chart's model: its sliding window (its cache stops growing there)
     lines: tuple[MemoryLine, ...]  # h_kv = h, a GQA value (when h has one), 1 -- and the actual h_kv if other
     context: int  # the table's context length
     presets: tuple[PresetRow, ...]  # every preset at `context`
@@ -69,14 +76,16 @@ class MemoryView:
 
 
 def _memory_lines(
-    heads: int, actual: int, layers: int, head_dim: int, bytes_per_value: int, context: int
+    heads: int, actual: int, layers: int, head_dim: int, bytes_per_value: int, context: int, window: int | None
 ) -> tuple[MemoryLine, ...]:
     wanted = sorted({heads, gqa_value(heads) or heads, 1, actual}, reverse=True)  # MHA first, MQA last
     contexts = np.array(MEMORY_CONTEXTS, dtype=np.int64)
+    held = contexts if window is None else np.minimum(contexts, window)  # a rolling cache holds the last `window`
+    held_at_context = context if window is None else min(context, window)
     out = []
     for h_kv in wanted:
         per_token = kv_cache_bytes(layers, h_kv, head_dim, 1, 1, bytes_per_value)
-        values = contexts * per_token
+        values = held * per_token
         values.setflags(write=False)
         out.append(
             MemoryLine(
@@ -84,7 +93,7 @@ def _memory_lines(
                 attention_kind(heads, h_kv),
                 h_kv == actual,
                 values,
-                kv_cache_bytes(layers, h_kv, head_dim, context, 1, bytes_per_value),
+                kv_cache_bytes(layers, h_kv, head_dim, held_at_context, 1, bytes_per_value),
             )
         )
     return tuple(out)
@@ -116,17 +125,25 @@ def memory_view(settings: Settings, kv_heads: int, model: str, context: int) -> 
             preset_cache_bytes(p, context, kv_heads=p.heads),
             p.heads / p.kv_heads,
             p.source,
+            p.max_context,
+            p.fits(context),
+            p.sliding_window,
+            p.cached_tokens(context),
         )
         for slug, p in PRESET_SLUGS.items()
     )
+    max_context: int | None = None
+    window: int | None = None
     if model == OURS:
         name, layers, heads, head_dim, bpv, actual = OURS, 1, h, d_k, BYTES_PER_FLOAT32, kv_heads
     else:
         p = PRESET_SLUGS[model]
         name, layers, heads, head_dim, actual = p.name, p.layers, p.heads, p.head_dim, p.kv_heads
-        bpv = BYTES_PER_FLOAT16
+        bpv, max_context, window = BYTES_PER_FLOAT16, p.max_context, p.sliding_window
     contexts = np.array(MEMORY_CONTEXTS, dtype=np.int64)
     contexts.setflags(write=False)
+    shown = contexts <= max_context if max_context is not None else np.ones(len(contexts), dtype=bool)
+    shown.setflags(write=False)
     ours = build_model(settings.d_model, h, settings.seed, num_kv_heads=kv_heads)
     # A real cache, filled by one prefill step of the shared input (the same rows as T single steps, one pass).
     _, _, cache = decode_all(ours, build_input(1, T, settings.d_model, settings.seed), prefill=T)
@@ -138,7 +155,10 @@ def memory_view(settings: Settings, kv_heads: int, model: str, context: int) -> 
         head_dim=head_dim,
         bytes_per_value=bpv,
         contexts=contexts,
-        lines=_memory_lines(heads, actual, layers, head_dim, bpv, context),
+        shown=shown,
+        max_context=max_context,
+        window=window,
+        lines=_memory_lines(heads, actual, layers, head_dim, bpv, context, window),
         context=context,
         presets=presets,
         ours_kv_heads=kv_heads,
@@ -155,12 +175,38 @@ class MemoryShown:
     """What the memory section prints of a view (the chart is charts.lines.memory_chart's)."""
 
     chart: Text  # the chart's model: its name (ours worded), layers, heads, d_k, bytes per value
+    limit: Text | None  # the chart's model: where its lines stop (maximum context) or flatten (sliding window)
     table_title: Text
-    table: Table  # every preset at the context length
+    table: Table  # every preset at the context length (past a model's maximum context: "beyond", not a size)
     sources: str  # markdown links to each preset's config.json (names are proper names: no wording)
     ours: Text
     check: Text  # the formula against a real filled KVCache ...
     check_ok: bool  # ... equal
+
+
+def _limit(r: PresetRow) -> Text | str:
+    """The model's context column: its maximum context, or its sliding window."""
+    if r.window is not None:
+        return text("kv.mem.window", w=f"{r.window:,}")
+    return "–" if r.max_context is None else f"{r.max_context:,}"
+
+
+def _size(r: PresetRow, n: int, context: int) -> Text | str:
+    """A preset's cache cell: the bytes, or "beyond its context" (no such cache exists), or the bytes of a rolling
+    cache capped by the window (said, so 512 MiB at 128k tokens is not read as a mistake)."""
+    if not r.fits:
+        return text("kv.mem.beyond", max=f"{r.max_context:,}")
+    if r.cached_tokens < context:
+        return text("kv.mem.capped", b=bytes_text(n), w=f"{r.cached_tokens:,}")
+    return bytes_text(n)
+
+
+def _chart_limit(view: MemoryView) -> Text | None:
+    if view.max_context is not None and view.max_context < int(view.contexts[-1]):
+        return text("kv.mem.chart_stops", max=f"{view.max_context:,}")
+    if view.window is not None and view.window < int(view.contexts[-1]):
+        return text("kv.mem.chart_window", w=f"{view.window:,}")
+    return None
 
 
 def memory_shown(view: MemoryView) -> MemoryShown:
@@ -175,6 +221,7 @@ def memory_shown(view: MemoryView) -> MemoryShown:
             dk=view.head_dim,
             b=view.bytes_per_value,
         ),
+        limit=_chart_limit(view),
         table_title=text("kv.mem.table", ctx=context),
         table=(
             Column(text("kv.mem.col.model"), tuple(r.name for r in p)),
@@ -182,8 +229,9 @@ def memory_shown(view: MemoryView) -> MemoryShown:
             Column(text("kv.mem.col.heads"), tuple(r.heads for r in p)),
             Column(text("kv.mem.col.kv"), tuple(f"{r.kv_heads} ({r.kind.upper()})" for r in p)),
             Column("d_k", tuple(r.head_dim for r in p)),
-            Column(text("kv.mem.col.bytes"), tuple(bytes_text(r.bytes_at_context) for r in p)),
-            Column(text("kv.mem.col.mha"), tuple(bytes_text(r.bytes_if_mha) for r in p)),
+            Column(text("kv.mem.col.max"), tuple(_limit(r) for r in p)),
+            Column(text("kv.mem.col.bytes"), tuple(_size(r, r.bytes_at_context, view.context) for r in p)),
+            Column(text("kv.mem.col.mha"), tuple(_size(r, r.bytes_if_mha, view.context) for r in p)),
             Column(text("kv.mem.col.saving"), tuple(f"×{r.saving:g}" for r in p)),
         ),
         sources=" · ".join(f"[{r.name}]({r.source})" for r in p),

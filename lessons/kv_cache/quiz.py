@@ -64,7 +64,11 @@ def quiz_questions(settings: Settings, kv_heads: int) -> tuple[QuizQuestion, ...
 
     slug = rng.choice(tuple(PRESET_SLUGS))
     preset = PRESET_SLUGS[slug]
-    context = rng.choice(CONTEXT_CHOICES)
+    # Only contexts the model takes, and within its sliding window: the question's formula is the whole cache there
+    # (GPT-2 at 131,072 tokens has no cache to size).
+    context = rng.choice(
+        tuple(c for c in CONTEXT_CHOICES if preset.fits(c) and preset.cached_tokens(c) == c) or CONTEXT_CHOICES[:1]
+    )
     nbytes = preset_cache_bytes(preset, context)
     mib = nbytes // 2**20  # every preset x context here is a whole number of MiB (tests check)
     q_bytes = QuizQuestion(

@@ -68,9 +68,9 @@ from lessons.positions.common import (
     Table,
     gap_text,
 )
-from lessons.positions.learned import learned_numbers, learned_view, similarity_table
+from lessons.positions.learned import learned_numbers, learned_read, learned_shape, learned_view, similarity_table
 from lessons.positions.quiz import QuizItem, accepts, quiz_items
-from lessons.positions.rope import rope_numbers, rope_view, uses_scenario
+from lessons.positions.rope import by_distance_text, falloff_text, rope_numbers, rope_view, uses_scenario
 from lessons.positions.shuffle import shuffle_numbers, shuffle_view
 from lessons.positions.values import (
     URL_KEY,
@@ -107,11 +107,15 @@ __all__ = [
     "head_within",
     "heads_of",
     "learned_numbers",
+    "learned_read",
+    "learned_shape",
     "learned_view",
     "next_shuffle",
     "parse_url",
     "quiz_items",
     "rope_numbers",
+    "by_distance_text",
+    "falloff_text",
     "rope_view",
     "shuffle_numbers",
     "shuffle_view",

@@ -10,7 +10,7 @@ import torch
 from core import positions as P
 from core.limits import SINUSOID_POSITIONS_MAX
 from core.pretrained import Pretrained
-from lessons.heatmap import Heatmap, text
+from lessons.heatmap import Heatmap, Text, text
 from lessons.positions.common import SIMILARITY_SIDE_MAX, SPANS, Table, _heatmap, _np
 
 
@@ -94,3 +94,24 @@ def similarity_table(v: LearnedView) -> Table:
             (text("pos.learned.col.far", half=v.span // 2), (f"{v.learned_far:.3f}", f"{v.sinusoidal_far:.3f}")),
         )
     )
+
+
+def learned_shape(v: LearnedView) -> Text:
+    """The section's caption: the table's shape, row 0's first numbers, the positions shown (all of them at stride
+    1, else every stride-th)."""
+    shape = learned_numbers(v)["shape"]
+    return text("pos.learned.shape" if v.stride > 1 else "pos.learned.shape_all", **shape)
+
+
+def learned_read(v: LearnedView) -> Text:
+    """How to read the heatmaps, chosen by the table beside them: when neighbours are more alike than far positions
+    in both tables, the cells near the diagonal take the +1 end of the colour bar (the similarity scale is
+    diverging: +1 its darkest red, or darkest orange in the high-contrast palette, 0 its palest middle); else the
+    sentence says the learned table shows no such fall-off."""
+    kw = {
+        "near": f"{v.learned_neighbour:.3f}",
+        "far": f"{v.learned_far:.3f}",
+        "half": v.span // 2,
+    }
+    both = v.learned_neighbour > v.learned_far and v.sinusoidal_neighbour > v.sinusoidal_far
+    return text("pos.learned.read" if both else "pos.learned.read_flat", **kw)

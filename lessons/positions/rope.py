@@ -12,7 +12,7 @@ import torch
 from core import positions as P
 from core.limits import ROPE_D_K_MAX
 from lessons import scenario
-from lessons.heatmap import Heatmap
+from lessons.heatmap import Heatmap, Text, text
 from lessons.positions.common import (
     EQUAL_TOL,
     FALLOFF_DISTANCE,
@@ -224,3 +224,36 @@ def rope_numbers(v: RopeView) -> dict[str, dict[str, object]]:
         },
         "falloff": {"samples": v.falloff_samples, "dk": v.d_k, "sq": f"{math.sqrt(v.d_k):.2f}"},
     }
+
+
+FALLS_BELOW = 0.9  # "falls off": beyond half the distances the k = q score never climbs back above this of its start
+
+
+def falloff_envelope(v: RopeView) -> float:
+    """How high the k = q curve climbs beyond half the distances shown, as a share of its start (1: all the way)."""
+    m = np.asarray(v.falloff_matched.y, dtype=np.float64)
+    return float(np.abs(m[len(m) // 2 :]).max() / m[0])
+
+
+def falloff_text(v: RopeView) -> Text:
+    """The fall-off chart's caption, chosen by its curve: the k = q score falls off with distance (the far half
+    stays below FALLS_BELOW of the start), or keeps swinging back (few pairs turning: their cosines never average
+    out, e.g. d_k = 2, a pure cosine)."""
+    env = falloff_envelope(v)
+    m = np.asarray(v.falloff_matched.y, dtype=np.float64)
+    kw = {
+        "samples": v.falloff_samples,
+        "dk": v.d_k,
+        "sq": f"{math.sqrt(v.d_k):.2f}",
+        "start": f"{m[0]:.2f}",
+        "half": (len(m) - 1) // 2,
+        "env": f"{env:.0%}",
+        "pairs": v.pairs,
+    }
+    return text("pos.falloff.about" if env < FALLS_BELOW else "pos.falloff.swings", **kw)
+
+
+def by_distance_text(v: RopeView) -> Text:
+    """The by-distance chart's caption: its two lines (lowest and highest cell of each diagonal) coincide only
+    when the grid is constant along its diagonals."""
+    return text("pos.rope.by_distance" if v.constant_on_diagonals else "pos.rope.by_distance_apart")

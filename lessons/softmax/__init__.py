@@ -23,7 +23,8 @@ Which file holds what (each imports `common` and, where it needs a constant, `ke
 - `overflow.py`: section "max" (`max_row`, one `DtypeRow` per dtype).
 - `tiles.py`: section "tiles", the walk (`tile_walk`, `tile_step`).
 - `result.py`: section "tiles", its end: the tiled result against the plain path (`tile_result`).
-- `memory.py`: section "tiles", the memory and traffic table (`memory_table`).
+- `memory.py`: section "tiles", the memory and traffic table (`memory_table`, the page's blocks and a kernel's
+  tile `KERNEL_BLOCKS`) and what it says about traffic (`traffic_notes`, chosen by its numbers).
 - `quiz.py`: the lesson's quiz questions (`quiz_questions`) and the answer reader (`check_answer`).
 
 Every number comes from the shared settings' scenario (lessons/scenario.py), so it matches the other pages.
@@ -52,6 +53,7 @@ from lessons.softmax.keys import (
     URL_KEYS,
     WIDGET_KEYS,
     PageValues,
+    default_gain,
     env_of,
     head_options,
     key_range,
@@ -60,7 +62,7 @@ from lessons.softmax.keys import (
     step_count,
     url_bounds,
 )
-from lessons.softmax.memory import fmt_bytes, memory_columns, memory_table
+from lessons.softmax.memory import KERNEL_BLOCKS, fmt_bytes, memory_columns, memory_table, traffic_notes
 from lessons.softmax.overflow import breaks_from, dtype_notes, dtype_table, max_row, row_text
 from lessons.softmax.quiz import QUIZ_KINDS, Checked, QuizQuestion, check_answer, quiz_questions
 from lessons.softmax.result import RESULT_TOLERANCE, result_note, tile_result
@@ -99,6 +101,7 @@ from lessons.tables import Column
 # SCALE_NAMES (core.softmax_numerics) and TILE_BLOCK_MAX (core.limits) are read through this module by
 # lessons/quiz/ and tests/test_softmax_app.py.
 __all__ = [
+    "KERNEL_BLOCKS",
     "CURRENT",
     "DEFAULT_BLOCK",
     "DONE",
@@ -132,6 +135,7 @@ __all__ = [
     "check_answer",
     "dtype_notes",
     "dtype_table",
+    "default_gain",
     "env_of",
     "fmt_bytes",
     "head_options",
@@ -139,6 +143,7 @@ __all__ = [
     "max_row",
     "memory_columns",
     "memory_table",
+    "traffic_notes",
     "moved_step",
     "number",
     "parse_url",

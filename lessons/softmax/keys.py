@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.limits import TILE_BLOCK_MAX, TILE_BLOCK_MIN
-from core.masks import full_grid
+from core.masks import FILL_SEED, full_grid
+from core.softmax_numerics import DTYPES, naive_failure
 from core.tiled_attention import tile_bounds
 from lessons import scenario as scenario_mod
 from lessons import url
@@ -20,6 +21,36 @@ PAGE = "softmax"  # url_path
 SECTIONS = ("scale", "max", "tiles")  # soft_tab values, in the order of the lesson
 GAINS = (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000)  # soft_gain: the row times this; large enough to overflow
 DEFAULT_BLOCK = 4  # soft_bq, soft_bk: at the default T = 8, 2 x 2 tiles, one skipped under the causal mask
+
+
+def default_gain(
+    settings: Settings,
+    head: int,
+    row: int,
+    run: scenario_mod.Scenario | None = None,
+    custom_text: str | None = None,
+) -> int:
+    """The gain the "max" section opens at: the smallest of GAINS where the naive softmax of this row breaks in
+    float32 (the dtype the page shows first; float16, which breaks sooner, is then broken too), else in float16,
+    so the overflow the section is about is on screen (issue 29: at gain 1 nothing overflows). Chosen from the
+    row's own scores, whatever the model's init; a row no gain breaks (all its kept scores at most 0, or a
+    blocked row) opens at the largest gain, where the page says that the naive one never breaks."""
+    run = run if run is not None else scenario_mod.run(settings, custom_text=custom_text)
+    T = settings.seq_len
+    keep = full_grid(run.mask, 1, T, T)[0][row]  # (T,)
+    base = run.trace.scaled_scores[0, head, row]  # (T,)
+    for name in ("float32", "float16"):
+        for g in GAINS:
+            if not naive_failure((base * g).masked_fill(~keep, FILL_SEED), DTYPES[name]).ok:
+                return g
+    return GAINS[-1]
+
+
+def _default_gain(env: url.Env) -> int:
+    settings = env["settings"]
+    head = env.get("soft_head", 0)
+    row = env.get("soft_row", settings.seq_len - 1)
+    return default_gain(settings, head, row, env.get("run"), env.get("custom_text"))
 
 
 def _n_steps(env: url.Env) -> int:
@@ -33,7 +64,7 @@ URL_KEYS: tuple[UrlKey, ...] = (
     UrlKey("soft_head", "int", 0, lo=0, hi=setting("num_heads", -1)),  # 0-based, like masks_head
     # the last row by default: it sees every key under causal
     UrlKey("soft_row", "int", setting("seq_len", -1), lo=0, hi=setting("seq_len", -1)),
-    UrlKey("soft_gain", "choice", GAINS[0], choices=GAINS),
+    UrlKey("soft_gain", "choice", _default_gain, choices=GAINS),  # opens where the naive softmax overflows
     UrlKey("soft_bq", "int", DEFAULT_BLOCK, lo=TILE_BLOCK_MIN, hi=TILE_BLOCK_MAX),
     UrlKey("soft_bk", "int", DEFAULT_BLOCK, lo=TILE_BLOCK_MIN, hi=TILE_BLOCK_MAX),
     UrlKey("soft_step", "int", 1, lo=1, hi=_n_steps),  # 1-based: "step s of n"
@@ -85,9 +116,10 @@ def step_count(settings: Settings, block_q: int, block_k: int, custom_text: str 
     return n
 
 
-def env_of(settings: Settings, custom_text: str | None = None) -> dict:
-    """What the keys' bounds depend on: the shared settings and the custom mask's text."""
-    return {"settings": settings, "custom_text": custom_text}
+def env_of(settings: Settings, custom_text: str | None = None, run: scenario_mod.Scenario | None = None) -> dict:
+    """What the keys' bounds depend on: the shared settings and the custom mask's text (and the page's run of them,
+    for soft_gain's default; computed when not given)."""
+    return {"settings": settings, "custom_text": custom_text, "run": run}
 
 
 def url_bounds(

@@ -16,6 +16,7 @@ import torch
 from core.limits import QUIZ_ANSWER_CHARS
 from core.softmax_numerics import DTYPES, SCALE_NAMES, overflow_threshold
 from core.tiled_attention import LONG_CONTEXTS, attention_memory, causal_tile_counts
+from lessons.heatmap import Text, text
 from lessons.scenario import Scenario
 from lessons.settings import Settings
 from lessons.softmax.keys import PAGE
@@ -39,6 +40,17 @@ class QuizQuestion:
     accepted: tuple[str, ...]  # example forms check_answer accepts (the first is the canonical one)
     options: tuple = ()  # the choices of an "order" question
     facts: dict | None = None  # language-neutral numbers for the reveal
+
+
+def entropy_run_note(run_d_k: int, entropies: tuple[float, ...]) -> Text:
+    """What the current run's three entropies (÷1, ÷√d_k, ÷d_k) show, as printed (3 decimals): the order the answer
+    states, or equal, and why (d_k = 1: the three divisors are all 1; else the row's scores hardly differ). The
+    order itself always holds as ≤: a softmax's entropy never falls as its divisor grows."""
+    e1, e2, e3 = (f"{e:.3f}" for e in entropies)
+    if float(e1) < float(e2) < float(e3):
+        return text("softmax.quiz.entropy_order.run_agrees", e1=e1, e2=e2, e3=e3)
+    key = "softmax.quiz.entropy_order.run_d_k_1" if run_d_k == 1 else "softmax.quiz.entropy_order.run_close"
+    return text(key, e1=e1, e2=e2, e3=e3)
 
 
 def _rng(settings: Settings) -> random.Random:
@@ -93,6 +105,7 @@ def quiz_questions(
                 "row": settings.seq_len - 1,
                 "run_d_k": settings.d_k,
                 "entropies": tuple(v.entropy for v in shown.variants),
+                "run_note": entropy_run_note(settings.d_k, tuple(v.entropy for v in shown.variants)),
             },
         )
     )

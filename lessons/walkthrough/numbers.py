@@ -10,10 +10,11 @@ from dataclasses import dataclass
 
 import torch
 
+from core import reference
 from core.accounting import Shape, tensor_shapes
 from core.attention import AttentionTrace
 from core.masks import full_grid
-from core.reference import max_abs_diff, torch_reference
+from core.reference import max_abs_diff
 from lessons import scenario
 from lessons.heatmap import Text, text
 from lessons.walkthrough.steps import SIDE_BY_SIDE_MAX, STEP_BY_NAME, STEPS
@@ -122,7 +123,12 @@ def step_text(run: scenario.Scenario, name: str, present: bool = False) -> tuple
         if run.mask is None:
             return (text("walk.mask.none"),)
         blocked, total = blocked_count(run)
-        return (text("walk.mask.text", kind=text(f"mask.{s.mask}"), blocked=blocked, total=total),)
+        said = text("walk.mask.text", kind=text(f"mask.{s.mask}"), blocked=blocked, total=total)
+        T = s.seq_len
+        full = int((~full_grid(run.mask, 1, T, T)[0].any(dim=-1)).sum())  # rows that keep no key at all
+        if full:  # "weight ≈ 0" does not hold there: every cell is -1e9, the softmax spreads 1/T over them
+            return (said, text("walk.mask.full_rows", n=full, T=T, u=f"{1 / T:.4g}"))
+        return (said,)
     if name == "softmax":
         body = text("walk.softmax.text", dev=row_sum_deviation(run.trace))
         return (body,) if present else (body, text("walk.softmax.follow"))
@@ -148,13 +154,42 @@ def split_map(heads: Iterable[int], d_k: int) -> tuple[Text, ...]:
     return tuple(text("walk.split.map", i=i, a=i * d_k, b=(i + 1) * d_k - 1) for i in heads)
 
 
+REFERENCE_TOLERANCE = 1e-4  # float32: "equals" torch.nn.MultiheadAttention within this
+
+
 @dataclass(frozen=True)
 class ReferenceCheck:
-    output_diff: float
+    output_diff: float  # over the rows that keep at least one key
     weights_diff: float
+    blocked_rows: int = 0  # query rows the mask blocks entirely: compared apart (see reference_text)
+    rows: int = 0  # all query rows
+
+    @property
+    def equal(self) -> bool:
+        return max(self.output_diff, self.weights_diff) <= REFERENCE_TOLERANCE
 
 
 def reference_check(run: scenario.Scenario) -> ReferenceCheck:
-    """Our result against torch.nn.MultiheadAttention holding the same weights, computed now."""
-    out, weights = torch_reference(run.model, run.x, run.x, run.x, run.mask)
-    return ReferenceCheck(max_abs_diff(run.trace.output, out), max_abs_diff(run.trace.weights, weights))
+    """Our result against torch.nn.MultiheadAttention holding the same weights, computed now, over the query rows
+    that keep a key. A row the mask blocks entirely differs by design (ours fills -1e9: weights 1/T; PyTorch's
+    boolean mask fills -inf: NaN), which made the difference NaN beside the word "equals"; it is counted instead."""
+    out, weights = reference.torch_reference(run.model, run.x, run.x, run.x, run.mask)  # by module: tests count calls
+    T = run.settings.seq_len
+    keeps = torch.ones(T, dtype=torch.bool) if run.mask is None else full_grid(run.mask, 1, T, T)[0].any(dim=-1)
+    return ReferenceCheck(
+        max_abs_diff(run.trace.output[:, keeps], out[:, keeps]),
+        max_abs_diff(run.trace.weights[:, :, keeps], weights[:, :, keeps]),
+        int((~keeps).sum()),
+        T,
+    )
+
+
+def reference_text(check: ReferenceCheck) -> Text:
+    """The check line, chosen by its numbers: equal (within REFERENCE_TOLERANCE) or not, and the fully blocked
+    rows said apart when there are any."""
+    kw = {"out": check.output_diff, "w": check.weights_diff}
+    if not check.equal:
+        return text("walk.reference_off", **kw)
+    if check.blocked_rows:
+        return text("walk.reference_blocked", **kw, n=check.blocked_rows, kept=check.rows - check.blocked_rows)
+    return text("walk.reference", **kw)
