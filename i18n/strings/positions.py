@@ -132,9 +132,10 @@ STRINGS = {
         "mask; in head {h} its weight on itself goes from {before} to {after}.",
     },
     "pos.shuffle.x": {
-        "zh": "输入 X：打乱前后（前 {dims} 维，共 {d} 维）。右边的行标签写着原来的序号。",
-        "en": "Input X before and after (the first {dims} of {d} dimensions). The row labels on the right keep "
-        "the original index.",
+        "zh": "输入 X：打乱前后（前 {dims} 维，共 {d} 维）。每个标记带着自己的颜色条和原来的序号移动："
+        "右图第 i 行就是左图第 π(i) 行。",
+        "en": "Input X before and after (the first {dims} of {d} dimensions). Each token moves with its colour "
+        "strip and its original index: row i on the right is row π(i) on the left.",
     },
     "pos.shuffle.weights": {
         "zh": "头 {h} 的注意力权重：打乱后，行和列跟着标记一起移动。",
