@@ -43,6 +43,7 @@ VIEWS: list[tuple[str | None, dict]] = [
     ("positions", {"pos_tab": "add", "pos_model": "real"}),
     *[("kv-cache", {"kv_tab": t}) for t in kv_cache.SECTIONS],
     ("kv-cache", {"kv_tab": "memory", "kv_context": 131072, "kv_model": "gpt2-small"}),
+    ("kv-cache", {"kv_tab": "memory", "kv_model": "ours"}),
     ("quiz", {}),
 ]
 
