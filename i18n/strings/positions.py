@@ -13,8 +13,8 @@ STRINGS = {
         "sinusoids, a learned table and RoPE add the positions.",
     },
     "pos.intro": {
-        "zh": "种子文本里的多头注意力把输入 $X$ 当作一个**集合**：$QK^\\top$、softmax 和用注意力权重对 $V$ 的加权求和"
-        "只看每一行装的是什么，不看它排在第几。本页先用数字证明这一点，再看三种补上位置的方法。",
+        "zh": "种子文本里的多头注意力把输入 $X$ 当作一个**集合**：$QK^\\top$、softmax 和用注意力权重对 $V$ 的加权求和，"
+        "都只看每一行装的是什么，不看它排在第几。本页先用数字证明这一点，再看三种补上位置的方法。",
         "en": "Multi-head attention as the seed writes it treats its input $X$ as a **set**: $QK^\\top$, the softmax "
         "and $\\text{weights}\\,V$ look at what each row holds, never at where it sits. This page proves "
         "it with numbers, then shows three ways to add the positions.",
