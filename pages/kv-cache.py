@@ -207,7 +207,7 @@ def memory_section() -> None:
         K.MODEL_CHOICES,
         lambda m: K.PRESET_SLUGS[m].name if m in K.PRESET_SLUGS else t("kv.mem.ours_label"),
         t("kv.mem.model"),
-        default=v["kv_model"],
+        default=K.URL_KEY_BY_NAME["kv_model"].default,  # the link omits the default, as the lesson reads it
         host=c1,
         on_change=lambda: keep("kv_model"),
         help=t("kv.mem.model.help"),
@@ -218,7 +218,7 @@ def memory_section() -> None:
         K.CONTEXT_CHOICES,
         lambda n: f"{n:,}",
         t("kv.mem.context"),
-        default=v["kv_context"],
+        default=K.URL_KEY_BY_NAME["kv_context"].default,
         host=c2,
         on_change=lambda: keep("kv_context"),
     )

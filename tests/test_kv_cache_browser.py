@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import open_app, wait_idle
+from conftest import open_app, pick_option, wait_idle
 from playwright.sync_api import expect
 
 import i18n
@@ -75,3 +75,18 @@ def test_on_a_phone_the_q_and_k_strips_label_every_token_row(server, browser):
             assert set(tokens) <= set(drawn)
     finally:
         context.close()
+
+
+@pytest.mark.browser
+def test_the_model_box_shows_names_and_the_link_keeps_the_slug(server, page):
+    """Issue 29.6: the memory section's boxes showed "llama-3-8b" and "131072"; they show the model's name and the
+    number with separators, and a pick writes the language-neutral slug and number into the address bar."""
+    open_app(page, server, "kv-cache", lang="zh", kv_tab="memory")
+    expect(page.locator(".st-key-kv_model_shown").get_by_role("combobox")).to_have_value("Llama-3-8B")
+    pick_option(page, "kv_model_shown", "GPT-2 small")
+    wait_idle(page)
+    expect(page).to_have_url(re.compile(r"kv_model=gpt2-small"))
+    pick_option(page, "kv_context_shown", "131,072")
+    wait_idle(page)
+    expect(page).to_have_url(re.compile(r"kv_context=131072"))
+    expect(page.get_by_text("上下文 131,072 个词元时", exact=False)).to_be_visible()
