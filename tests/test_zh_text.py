@@ -27,6 +27,7 @@ from ui.words import in_language
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
+LARGEST = {"d_model": 512, "num_heads": 16, "seq_len": 32, "mask": "causal"}
 # Every page and every section of it (the URL key of its tabs, and their ids).
 VIEWS: list[tuple[str | None, dict]] = [
     (None, {}),
@@ -45,6 +46,17 @@ VIEWS: list[tuple[str | None, dict]] = [
     ("kv-cache", {"kv_tab": "memory", "kv_context": 131072, "kv_model": "gpt2-small"}),
     ("kv-cache", {"kv_tab": "memory", "kv_model": "ours"}),
     ("quiz", {}),
+    # the largest settings: the biggest numbers every page prints
+    *[
+        (page, {tab: sid, **LARGEST})
+        for page, tab, sid in (
+            ("heads", "heads_tab", "cost"),
+            ("softmax", "soft_tab", "tiles"),
+            ("kv-cache", "kv_tab", "sharing"),
+            ("positions", "pos_tab", "shuffle"),
+        )
+    ],
+    (None, LARGEST),
 ]
 
 # ---------------------------------------------------------------- the allow-lists, each with its reason
