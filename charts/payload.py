@@ -211,6 +211,7 @@ def payload(
         "decimals": int(hm.decimals),
         "clickable": bool(hm.clickable),
         "panel_columns": int(hm.panel_columns),
+        "every_row": bool(hm.every_row),
         "cell_numbers": bool(cell_numbers),
         "font_scale": _finite(float(font_scale), 1.0) if font_scale > 0 else 1.0,
         "fit_height": max(0, int(fit_height)),

@@ -97,6 +97,9 @@ class Heatmap:
     panel_columns: int = 0  # panels per row on a wide screen (0 = as many as fit); a phone stacks them
     title: Text | None = None
     marks: tuple[Mark, ...] = ()  # what a marked cell prints and hovers (Panel.marks numbers them from 1)
+    # Every row labelled: rows at least one label tall, cells taller than wide where the columns are many (a
+    # (T, d_model) strip whose rows are the tokens a lesson follows); else cells stay square and labels thin out.
+    every_row: bool = False
 
     def __post_init__(self) -> None:
         if self.role not in ROLES:

@@ -65,7 +65,7 @@ def focus_values() -> torch.Tensor:
 
 def box_titles(boxes) -> dict[str, str]:
     titles = {b.name: t(f"heads.box.{b.name}") for b in boxes if b.name != "masked_scores"}
-    titles["masked_scores"] = t("heads.box.masked_scores", mask=s.mask)
+    titles["masked_scores"] = t("heads.box.masked_scores", mask=t(f"mask.{s.mask}"))  # worded, not the URL id
     return titles
 
 

@@ -22,12 +22,12 @@ st.markdown(
             t("home.intro"),
             t("home.formula_heads"),
             # One notation on every page, the code's names: the input X, head i's slices q_i, k_i, v_i of the
-            # projections
-            # q = XW^Q + b^Q, ... (the seed's QW^Q_i with Q = X, plus nn.Linear's bias), heads numbered from 0.
-            r"$$q_i = (XW^Q + b^Q)[:,\; i d_k : (i+1) d_k] = XW^Q_i + b^Q_i$$",
-            r"$$\text{head}_i = \text{Attention}(q_i, k_i, v_i) = \operatorname{softmax}\!\left(\frac{q_i k_i^\top}{\sqrt{d_k}}\right)v_i$$",  # noqa: E501
+            # projections q = XW^Q + b^Q, ... (the seed's QW^Q_i with Q = X, plus nn.Linear's bias), heads numbered
+            # from 0; the functions' names are the seed's in each language (头_i, 注意力, 拼接, 多头 in Chinese).
+            f"$${t('home.split.latex')}$$",
+            f"$${t('home.head.latex')}$$",
             t("home.formula_concat"),
-            r"$$\text{MultiHead}(X, X, X) = \text{Concat}(\text{head}_0, \dots, \text{head}_{h-1})\,W^O + b^O$$",
+            f"$${t('home.multihead.latex')}$$",
             f":small[:gray[{t('home.dims')}]]",
             f"### {t('home.pages')}",
         ]
@@ -66,7 +66,7 @@ def shapes_table(lang: str) -> str:
     """Every tensor's shape as a Markdown table (static text: cheap to send and to draw)."""
     shapes = tensor_shapes(1, s.seq_len, s.seq_len, s.d_model, s.num_heads)
     rows = [f"| `{name}` | {shape.text()} |" for name, shape in shapes.items()]
-    return "\n".join([f"| tensor | {t('common.shape')} |", "|---|---|", *rows])
+    return "\n".join([f"| {t('home.col.tensor')} | {t('common.shape')} |", "|---|---|", *rows])
 
 
 # Once per distinct setting for the whole server (the numbers do not depend on the language): a class on the

@@ -17,6 +17,7 @@ from lessons import scenario
 from lessons.heatmap import Text
 from ui import url_state
 from ui.cache import shared
+from ui.choice import labelled
 from ui.heatmaps import show_heatmap
 from ui.linecharts import show_lines
 from ui.sections import lazy_tabs
@@ -195,28 +196,32 @@ def decode_section() -> None:
 # ------------------------------------------------------------------ 3. memory against context length
 def memory_section() -> None:
     st.subheader(t("kv.mem.title"))
-    st.latex(r"\text{bytes} = 2 \times L \times h_{kv} \times d_k \times T \times B \times \text{bytes per value}")
+    st.latex(t("kv.mem.latex"))
     st.caption(t("kv.mem.formula"))
     c1, c2 = st.columns(2)
-    with c1:
-        st.selectbox(
-            t("kv.mem.model"),
-            list(K.MODEL_CHOICES),
-            key="kv_model",
-            bind="query-params",
-            on_change=keep,
-            args=("kv_model",),
-            help=t("kv.mem.model.help"),
-        )
-    with c2:
-        st.selectbox(
-            t("kv.mem.context"),
-            list(K.CONTEXT_CHOICES),
-            key="kv_context",
-            bind="query-params",
-            on_change=keep,
-            args=("kv_context",),
-        )
+    # The model's published name and a context length with separators (ui/choice.py): the URL keeps the slug
+    # and the number, the reader sees "Llama-3-8B" and "131,072".
+    labelled(
+        "selectbox",
+        "kv_model",
+        K.MODEL_CHOICES,
+        lambda m: K.PRESET_SLUGS[m].name if m in K.PRESET_SLUGS else t("kv.mem.ours_label"),
+        t("kv.mem.model"),
+        default=K.URL_KEY_BY_NAME["kv_model"].default,  # the link omits the default, as the lesson reads it
+        host=c1,
+        on_change=lambda: keep("kv_model"),
+        help=t("kv.mem.model.help"),
+    )
+    labelled(
+        "selectbox",
+        "kv_context",
+        K.CONTEXT_CHOICES,
+        lambda n: f"{n:,}",
+        t("kv.mem.context"),
+        default=K.URL_KEY_BY_NAME["kv_context"].default,
+        host=c2,
+        on_change=lambda: keep("kv_context"),
+    )
     model, context = v["kv_model"], v["kv_context"]  # the widgets show the settled values
     view = shared("kv_memory", (*SK, kv_heads, model, context), lambda: K.memory_view(s, kv_heads, model, context))
     shown = K.memory_shown(view)

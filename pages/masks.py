@@ -269,7 +269,9 @@ if open_id == "row":
         row = int(r1.number_input(t("masks.row.query"), 0, T_q - 1, value=min(2, T_q - 1), step=1, key="masks_row"))
         st.caption(t("masks.row.caption", i=row, tok=run.q_labels[seq][row], h=head))
         table = lab.row_table(run, seq, row, head, polarity)
-        st.container(key="masks_inspector").table(headed(table, mask=dict(polarity=polarity)))
+        st.container(key="masks_inspector").table(
+            headed(table, mask=dict(polarity=t(f"masks.polarity.{polarity}.label")))
+        )
 
 # ------------------------------------------------------------------ fully blocked rows
 if open_id == "full":
@@ -295,7 +297,7 @@ if open_id == "full":
 if open_id == "polarity":
     with tabs["polarity"]:
         st.subheader(t("masks.pol"))
-        st.write(t("masks.pol.now", polarity=polarity))
+        st.write(t("masks.pol.now", polarity=t(f"masks.polarity.{polarity}.label")))
         p1, p2 = st.columns(2)
         p1.code(f"# keep: 1 = keep\nscores = scores.masked_fill(mask == 0, {fill})", language="python")
         p2.code(f"# block: True = blocked\nscores = scores.masked_fill(mask, {fill})", language="python")

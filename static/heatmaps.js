@@ -276,8 +276,9 @@ class Chart {
     const pw = (avail - labs - (per - 1) * GAP) / per;
     // One cell size for every panel (panels are compared by eye), square-ish, within a height cap.
     const cw = Math.min(MAX_CELL, ...panels.map(p => pw / p.cols));
-    const ch = cellH > 0 ? cellH
+    let ch = cellH > 0 ? cellH
       : Math.max(Math.min(cw, MAX_CELL * 0.8, ...panels.map(p => MAX_PANEL_H / p.rows)), Math.min(6, ...panels.map(p => MAX_PANEL_H / p.rows)));
+    if (h.every_row && !(cellH > 0)) ch = Math.max(ch, size * 1.1);  // every row labelled (g.yk below is 1)
     g.cw = cw; g.ch = ch;
     const hasTitles = panels.some(p => p.title), hasColGroups = panels.some(p => p.col_groups);
     // x labels: all when they fit side by side (turned 45 degrees when wider than a cell), else every k-th.

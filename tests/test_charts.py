@@ -87,6 +87,11 @@ def test_payload_round_trip_is_exact():
     assert "bdata" not in data[8 : 8 + n].decode() and json.loads(data[8 : 8 + n])["v"] == 1
 
 
+def test_payload_says_when_every_row_is_labelled():
+    assert unpack(payload(_heatmap()))[0]["every_row"] is False
+    assert unpack(payload(_heatmap(every_row=True)))[0]["every_row"] is True
+
+
 def test_payload_blobs_are_aligned_for_float32_views():
     hm = _heatmap(
         panels=(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import open_app, wait_idle
+from conftest import open_app, pick_option, wait_idle
 from playwright.sync_api import expect
 
 import i18n
@@ -54,3 +54,39 @@ def test_the_cache_heatmap_hover_shows_the_exact_value(server, page):
         lines = hover_text(page, k_cache, 0, r, c).splitlines()
         assert lines[-1] == f"{float(values[r, c]):.4f}", lines
         assert lines[-3] == f"token {view.k_cache.panels[0].row_labels[r]}" and lines[-2] == f"dimension (d_k) {c}"
+
+
+@pytest.mark.browser
+def test_on_a_phone_the_q_and_k_strips_label_every_token_row(server, browser):
+    """Issue 29 item 4: on a phone the sharing section's Q (T, d_model) and K strips were square cells a few px
+    tall with every third token named; every token row is labelled now."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
+    page = context.new_page()
+    try:
+        open_app(page, server, "kv-cache", lang="en", d_model=64, num_heads=8, seq_len=32, kv_tab="sharing", kv_heads=2)
+        charts = page.locator(".al-chart")
+        expect(charts).to_have_count(3)  # Q, K, the weights
+        tokens = K.page_tokens(Settings(64, 8, 32, "none", 0, "en"))
+        for k in range(2):
+            box = charts.nth(k)
+            box.scroll_into_view_if_needed()
+            yk, rows, drawn = box.evaluate("el => [el.__alChart.g.yk, el.__alChart.panels[0].rows, el.__alChart.drawn]")
+            assert (yk, rows) == (1, 32)
+            assert set(tokens) <= set(drawn)
+    finally:
+        context.close()
+
+
+@pytest.mark.browser
+def test_the_model_box_shows_names_and_the_link_keeps_the_slug(server, page):
+    """Issue 29.6: the memory section's boxes showed "llama-3-8b" and "131072"; they show the model's name and the
+    number with separators, and a pick writes the language-neutral slug and number into the address bar."""
+    open_app(page, server, "kv-cache", lang="zh", kv_tab="memory")
+    expect(page.locator(".st-key-kv_model_shown").get_by_role("combobox")).to_have_value("Llama-3-8B")
+    pick_option(page, "kv_model_shown", "GPT-2 small")
+    wait_idle(page)
+    expect(page).to_have_url(re.compile(r"kv_model=gpt2-small"))
+    pick_option(page, "kv_context_shown", "131,072")
+    wait_idle(page)
+    expect(page).to_have_url(re.compile(r"kv_context=131072"))
+    expect(page.get_by_text("上下文 131,072 个词元时", exact=False)).to_be_visible()

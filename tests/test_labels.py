@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import ROOT, run_app
+from conftest import run_app
 
 import i18n
 from i18n.strings.common import STRINGS as COMMON
@@ -177,32 +177,55 @@ def test_masks_lab_polarity_and_combine_are_translated_and_the_url_stays_neutral
 
 
 # ------------------------------------------------------------------ one notation
-def test_walkthrough_formulas_are_one_latin_notation_in_both_languages():
+# The seed's Chinese formulas name the functions in Chinese (头_i、注意力、拼接、多头: 《多头注意力机制》); the symbols
+# (q_i, W^Q, d_k, ...) and the code's tensor names (concat, output) are the same in both languages (issue 29.6).
+SEED_NAMES = {
+    r"\text{head}": r"\text{头}",
+    r"\text{Attention}": r"\text{注意力}",
+    r"\text{Concat}": r"\text{拼接}",
+    r"\text{MultiHead}": r"\text{多头}",
+}
+
+
+def seed_names(formula: str) -> str:
+    for en, zh in SEED_NAMES.items():
+        formula = formula.replace(en, zh)
+    return formula
+
+
+def test_walkthrough_formulas_are_one_notation_with_the_seeds_names_in_chinese():
     for name in W.STEP_NAMES:
         entry = WALK[f"walk.{name}.latex"]
-        assert entry["zh"] == entry["en"], name
+        assert entry["zh"] == seed_names(entry["en"]), name
         assert not CJK.search(entry["en"]), name
+        assert not CJK.search(re.sub(r"\\text\{(头|注意力|拼接|多头)\}", "", entry["zh"])), name
     split = WALK["walk.split.latex"]["en"]
     assert r"q_i = (XW^Q + b^Q)[:,\; i d_k : (i+1) d_k] \\ = XW^Q_i + b^Q_i" in split
     assert "QW^Q_i" not in split  # the old formula used Q for the input and the projection at once
     assert r"\text{query} = \text{key} = \text{value} = X" in WALK["walk.input.latex"]["en"]
     assert r"q = XW^Q + b^Q" in WALK["walk.project.latex"]["en"]
     assert r"\text{Attention}(q_i, k_i, v_i)" in WALK["walk.mix.latex"]["en"]
+    assert r"\text{头}_i = \text{注意力}(q_i, k_i, v_i)" in WALK["walk.mix.latex"]["zh"]
+    assert r"\text{多头}(X, X, X) = \text{拼接}(\text{头}_0" in WALK["walk.output.latex"]["zh"]
 
 
 @pytest.mark.app
-def test_home_formulas_use_the_same_notation_without_chinese():
-    src = (ROOT / "pages/home.py").read_text()
-    formulas = re.findall(r'r"\$\$(.*?)\$\$"', src)
-    assert len(formulas) == 3 and not any(CJK.search(f) for f in formulas)
+def test_home_formulas_use_the_same_notation_with_the_seeds_names_in_chinese():
+    formulas = {k: COMMON[k] for k in ("home.split.latex", "home.head.latex", "home.multihead.latex")}
+    assert len(formulas) == 3
+    for key, entry in formulas.items():
+        assert not CJK.search(entry["en"]) and entry["zh"] == seed_names(entry["en"]), key
     # words stay outside the formulas (only the names of functions are in \text{...})
-    words = {w for f in formulas for w in re.findall(r"\\text\{([^}]*)\}", f)}
+    words = {w for f in formulas.values() for w in re.findall(r"\\text\{([^}]*)\}", f["en"])}
     assert words <= {"head", "Attention", "MultiHead", "Concat"}, words
-    assert any(r"(XW^Q + b^Q)[:,\; i d_k : (i+1) d_k]" in f for f in formulas)
-    assert any(r"\text{head}_i = \text{Attention}(q_i, k_i, v_i)" in f for f in formulas)
-    at = run_app(None, lang="zh")
-    text = "\n".join(m.value for m in at.markdown)
-    assert r"\text{head}_i = \text{Attention}(q_i, k_i, v_i)" in text and "注意力(" not in text
+    assert r"(XW^Q + b^Q)[:,\; i d_k : (i+1) d_k]" in formulas["home.split.latex"]["en"]
+    assert r"\text{head}_i = \text{Attention}(q_i, k_i, v_i)" in formulas["home.head.latex"]["en"]
+    for lang, shown in (
+        ("zh", r"\text{头}_i = \text{注意力}(q_i, k_i, v_i)"),
+        ("en", r"\text{head}_i = \text{Attention}"),
+    ):
+        text = "\n".join(m.value for m in run_app(None, lang=lang).markdown)
+        assert shown in text and "i = 0 … h − 1" in text  # the indexing note stays
 
 
 CARET = re.compile(r"W\^|W_i\^|W_\{i\}\^")

@@ -275,6 +275,17 @@ def test_sharing_view_against_a_hand_reference(s, mask):
             assert r.cache_bytes_per_token == 2 * r.kv_heads * d_k * 4
 
 
+def test_sharing_strips_label_every_token_row():
+    """Issue 29 item 4: Q (T, d_model) and K (T, h_kv * d_k) drawn as square cells were a few px tall on a phone
+    with every third token named; every row is labelled now, also when K is cut to its first columns."""
+    view = K.sharing_view(Settings(64, 8, 32, "none", 0, "en"), 2)
+    assert view.q.every_row and view.k.every_row and view.v.every_row
+    shown = K.sharing_shown(view)
+    assert shown.q is not None and shown.q.every_row and shown.k.every_row
+    cut = K.first_columns(view.k, 4)
+    assert cut.every_row and cut.panels[0].values.shape == (32, 4)
+
+
 def test_sharing_view_leader_heads_are_the_mha_heads_and_the_others_differ():
     mha = K.sharing_view(DEFAULT, 4)
     gqa = K.sharing_view(DEFAULT, 2)

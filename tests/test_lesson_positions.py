@@ -65,7 +65,7 @@ def test_shuffle_view_against_torch(s, causal):
     assert v.moved.tolist() == [int(p) != i for i, p in enumerate(perm)]
     assert v.tokens_after == tuple(v.tokens[p] for p in perm)
     # X: the other pages' X, and the shuffle moves rows without changing a number
-    cut = min(s.d_model, 64)
+    cut = min(s.d_model, 16)
     assert v.dims_shown == cut and v.x.panels[0].col_labels == tuple(str(j) for j in range(cut))
     np.testing.assert_array_equal(v.x.panels[0].values, run.x[0].numpy()[:, :cut])
     np.testing.assert_array_equal(v.x.panels[1].values, run.x[0].numpy()[perm][:, :cut])
@@ -117,6 +117,26 @@ def test_shuffle_labels_follow_the_tokens():
     v = L.shuffle_view(DEFAULT, 1, False, 0)
     assert v.tokens[:3] == ("0:the", "1:cat", "2:sat")
     assert v.tokens_after[0] == f"{v.perm[0]}:" + v.tokens[v.perm[0]].split(":")[1]
+
+
+@pytest.mark.parametrize("d_model, T", [(8, 2), (64, 8), (512, 32)])
+def test_shuffle_charts_label_every_row_and_mark_what_moved(d_model, T):
+    """Issue 29 item 4: X and the output were flat (T, 64) strips with every third row named. Now they carry the
+    first few dimensions, every row is labelled, and each token keeps its colour strip (its original index) in
+    both panels, so row perm[i] before is found at row i after; the weights' rows and columns too."""
+    s = Settings(d_model=d_model, num_heads=4 if d_model > 8 else 2, seq_len=T, mask="none", seed=0, lang="en")
+    v = L.shuffle_view(s, 3, False, 0)
+    perm = tuple(int(p) for p in v.perm)
+    assert v.dims_shown == min(d_model, 16)
+    for hm in (v.x, v.weights, v.output):
+        assert hm.every_row
+        before, after = hm.panels
+        assert before.row_groups == tuple(range(T)) and after.row_groups == perm
+        assert before.row_labels == v.tokens and after.row_labels == v.tokens_after
+        for i, p in enumerate(perm):  # the strip and the label of row i after are those of row perm[i] before
+            assert (after.row_groups[i], after.row_labels[i]) == (before.row_groups[p], before.row_labels[p])
+    assert v.weights.panels[0].col_groups == tuple(range(T)) and v.weights.panels[1].col_groups == perm
+    assert v.x.panels[0].col_groups == ()  # the columns of X are dimensions: nothing moves along them
 
 
 # ================================================================ 2. Add positions
@@ -633,7 +653,7 @@ def test_shuffle_numbers_are_the_views_numbers_as_printed():
         assert [int(i) for i, _ in moves] == moved and n["perm"]["n"] == len(moved) and n["perm"]["T"] == s.seq_len
         assert n["equal"] == {"out": f"{v.output_gap:.2e}", "w": f"{v.weights_gap:.2e}", "x": "0.00e+00"}
         assert n["broken"]["free"] == f"{v.free_output_gap:.2e}"
-        assert n["output"]["row"] == f"{float(np.max(v.row_gaps)):.2e}" and n["output"]["dims"] == min(s.d_model, 64)
+        assert n["output"]["row"] == f"{float(np.max(v.row_gaps)):.2e}" and n["output"]["dims"] == min(s.d_model, 16)
         front = n["front"]
         assert front["token"] == v.tokens[v.perm[0]] and front["after"] == "1.0000" and front["h"] == s.num_heads - 1
         assert front["before"] == f"{v.front_self_before:.4f}"

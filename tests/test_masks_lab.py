@@ -278,7 +278,7 @@ def test_the_three_charts_hold_mask_scores_and_weights_of_the_run():
     assert weights.role == "weights" and (weights.vmin, weights.vmax) == (0.0, 1.0)
     assert torch.equal(torch.from_numpy(weights.panels[0].values.copy()), run.trace.weights[0, 2])
     assert [p.title.key for h in (mask, scores, weights) for p in h.panels] == [
-        "masks.fig.mask",
+        "masks.fig.mask.block",
         "masks.fig.scores",
         "masks.fig.weights",
     ]
@@ -333,7 +333,7 @@ def test_the_page_words_titles_axes_and_the_mask_legend(lang):
     assert not at.exception
     mask, scores, weights = heatmaps(at)
     assert mask.header["states"] == [i18n.t("masks.state.keep", lang), i18n.t("masks.state.blocked", lang)]
-    assert mask.header["panels"][0]["title"] == i18n.t("masks.fig.mask", lang, polarity="block")
+    assert mask.header["panels"][0]["title"] == i18n.t("masks.fig.mask.block", lang)
     assert mask.header["marks"][1]["hover"] == i18n.t("masks.hover.mask.block", lang, v=1)
     assert mask.header["clickable"] and not scores.header["clickable"]
     assert scores.header["row_axis"] == i18n.t("common.query", lang)

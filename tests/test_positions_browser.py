@@ -81,3 +81,25 @@ def test_shuffle_button_redraws_and_the_link_reproduces_it(server, page, browser
     wait_idle(other)
     expect(other.get_by_text(moves, exact=False)).to_be_visible()
     other.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_on_a_phone_the_shuffle_charts_label_every_token_row(server, browser, lang):
+    """Issue 29 item 4: at 390 px the X and output charts were (T, 64) strips a few px tall with every third row
+    named. Now every row of the three charts is drawn with its label, in both panels, at T = 32."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
+    page = context.new_page()
+    try:
+        open_app(page, server, "positions", d_model=512, num_heads=16, seq_len=32, lang=lang, pos_tab="shuffle")
+        charts = page.locator(CHART)
+        expect(charts).to_have_count(3)  # X, the weights, the output
+        s = Settings(d_model=512, num_heads=16, seq_len=32, mask="none", seed=0, lang=lang)
+        v = L.shuffle_view(s, 1, False, 0)
+        for k in range(3):
+            box = charts.nth(k)
+            box.scroll_into_view_if_needed()
+            yk, drawn = box.evaluate("el => [el.__alChart.g.yk, el.__alChart.drawn]")
+            assert yk == 1
+            assert set(v.tokens) <= set(drawn) and set(v.tokens_after) <= set(drawn)
+    finally:
+        context.close()

@@ -386,6 +386,7 @@ def test_blocked_cells_have_weight_exactly_zero(fill, parts):
 
 
 # ================================================================ the pages show the lesson's sentence
+@pytest.mark.app
 @pytest.mark.parametrize("lang", LANGS)
 def test_softmax_tiles_page_shows_the_traffic_sentences(lang):
     at = run_app("softmax", lang=lang, d_model=512, num_heads=16, seq_len=32, soft_tab="tiles", soft_bq=4, soft_bk=4)
@@ -398,6 +399,7 @@ def test_softmax_tiles_page_shows_the_traffic_sentences(lang):
     assert ("4.00" in shown) and ("0.13" in shown)  # 4 x 4: 4x more; the kernel's 128 x 64: 0.13x
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("lang", LANGS)
 def test_kv_memory_page_marks_caches_past_the_context(lang):
     at = run_app(
@@ -419,6 +421,7 @@ def test_kv_memory_page_marks_caches_past_the_context(lang):
     assert '"x":[256,512,1024]' in fig.replace(" ", "") or "1024]" in fig
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("lang", LANGS)
 def test_heads_cost_page_shows_the_chosen_takeaway(lang):
     at = run_app("heads", lang=lang, d_model=512, num_heads=16, seq_len=32, mask="causal", heads_tab="cost")
@@ -428,6 +431,7 @@ def test_heads_cost_page_shows_the_chosen_takeaway(lang):
         assert in_language(x, lang) in shown
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("lang", LANGS)
 def test_positions_pages_show_layer_0_and_the_learned_reading(lang, real):
     at = run_app("positions", lang=lang, pos_tab="add", pos_model="real")
@@ -442,6 +446,7 @@ def test_positions_pages_show_layer_0_and_the_learned_reading(lang, real):
     assert "1-th" not in shown and "每隔 1" not in shown and "Brightest" not in shown and "最亮" not in shown
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("lang", LANGS)
 def test_softmax_max_and_kv_decode_open_where_their_point_is(lang):
     at = run_app("softmax", lang=lang, d_model=512, num_heads=16, seq_len=32, soft_tab="max")
@@ -452,6 +457,7 @@ def test_softmax_max_and_kv_decode_open_where_their_point_is(lang):
     assert at.session_state["kv_step"] == 4
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("lang", LANGS)
 def test_walkthrough_mask_step_names_a_fully_blocked_row(lang):
     at = run_app(
@@ -475,6 +481,7 @@ def test_walkthrough_mask_step_names_a_fully_blocked_row(lang):
     assert said.key == "walk.reference_blocked" and in_language(said, lang).replace("\u2011", "-") in shown
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("lang", LANGS)
 def test_home_check_counts_fully_blocked_rows_apart(lang):
     """The home page said "differs by at most nan" for a hand-drawn mask with an all-0 row."""

@@ -122,6 +122,21 @@ STRINGS = {
         "zh": "把所有头的输出拼接起来，再经过最终的线性投影 $W^O$：",
         "en": "The heads' outputs are concatenated and passed through a final projection $W^O$:",
     },
+    # The home page's formulas (LaTeX, no format fields): the code's symbols in both languages, the functions named
+    # as the seed names them in each (头_i、注意力、拼接、多头 in its Chinese formulas).
+    "home.split.latex": {
+        "zh": r"q_i = (XW^Q + b^Q)[:,\; i d_k : (i+1) d_k] = XW^Q_i + b^Q_i",
+        "en": r"q_i = (XW^Q + b^Q)[:,\; i d_k : (i+1) d_k] = XW^Q_i + b^Q_i",
+    },
+    "home.head.latex": {
+        "zh": r"\text{头}_i = \text{注意力}(q_i, k_i, v_i) = \operatorname{softmax}\!\left(\frac{q_i k_i^\top}{\sqrt{d_k}}\right)v_i",
+        "en": r"\text{head}_i = \text{Attention}(q_i, k_i, v_i) = \operatorname{softmax}\!\left(\frac{q_i k_i^\top}{\sqrt{d_k}}\right)v_i",
+    },
+    "home.multihead.latex": {
+        "zh": r"\text{多头}(X, X, X) = \text{拼接}(\text{头}_0, \dots, \text{头}_{h-1})\,W^O + b^O",
+        "en": r"\text{MultiHead}(X, X, X) = \text{Concat}(\text{head}_0, \dots, \text{head}_{h-1})\,W^O + b^O",
+    },
+    "home.col.tensor": {"zh": "张量", "en": "tensor"},
     "home.dims": {
         "zh": "通常 d_k = d_v = d_model / h，这种划分确保了总计算成本与具有完整维度的单头注意力相似。",
         "en": "Usually d_k = d_v = d_model / h, so the total cost stays similar to a single full-width head.",

@@ -20,7 +20,7 @@ STRINGS = {
     "heads.tab.cost": {"zh": "3 成本", "en": "3 Cost"},
     "heads.tab.timing": {"zh": "4 实测时间", "en": "4 Timing"},
     "heads.tab.slice": {"zh": "5 大投影 = h 个小投影", "en": "5 One big = h small"},
-    "heads.tab.single": {"zh": "6 一个头 vs h 个头", "en": "6 One head vs h"},
+    "heads.tab.single": {"zh": "6 一个头对比 h 个头", "en": "6 One head vs h"},
     "heads.flow.title": {"zh": "1. 整个层的形状流", "en": "1. The shapes through the whole layer"},
     "heads.flow.about": {
         "zh": "每个方框都标出它的张量形状：上一行是轴的名字，下一行是当前的数值。"
@@ -52,7 +52,7 @@ STRINGS = {
     "heads.box.v_heads": {"zh": "v 拆分成头", "en": "v split into heads"},
     "heads.box.scores": {"zh": "注意力分数 qᵢ·kᵢᵀ", "en": "scores qᵢ·kᵢᵀ"},
     "heads.box.scaled_scores": {"zh": "缩放 ÷ √d_k", "en": "scaled ÷ √d_k"},
-    "heads.box.masked_scores": {"zh": "掩码（{mask}）", "en": "mask ({mask})"},
+    "heads.box.masked_scores": {"zh": "掩码：{mask}", "en": "mask: {mask}"},
     "heads.box.weights": {"zh": "softmax → 注意力权重", "en": "softmax → attention weights"},
     "heads.box.head_outputs": {"zh": "每个头的输出 = 权重·vᵢ", "en": "each head's output = weights·vᵢ"},
     "heads.box.concat": {"zh": "拼接(头₀, …, 头ₕ₋₁)", "en": "concat(head₀, …, headₕ₋₁)"},
@@ -247,7 +247,7 @@ STRINGS = {
     },
     # 6. one head vs h heads
     "heads.single.title": {
-        "zh": "6. 一个完整维度的头 vs h 个窄头（同一个输入）",
+        "zh": "6. 一个完整维度的头对比 h 个窄头（同一个输入）",
         "en": "6. One full-width head vs h narrow heads, on the same input",
     },
     "heads.single.about": {

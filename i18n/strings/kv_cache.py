@@ -161,7 +161,7 @@ STRINGS = {
         "en": "One full causal pass: row {r} of the weights, first {t} keys",
     },
     "kv.dec.output": {
-        "zh": "输出行的前 {n} 个数（共 {d} 个）：有缓存的一步 vs 完整计算的第 {r} 行",
+        "zh": "输出行的前 {n} 个数（共 {d} 个）：有缓存的一步与完整计算的第 {r} 行",
         "en": "The first {n} of the output row's {d} numbers: the cached step vs row {r} of the full pass",
     },
     "kv.dec.col.dim": {"zh": "维度", "en": "dimension"},
@@ -204,9 +204,14 @@ STRINGS = {
     },
     "kv.mem.model": {"zh": "模型", "en": "Model"},
     "kv.mem.model.help": {
-        "zh": "真实模型的层数、头数和键/值头数取自它们公开的 config.json；ours = 我们自己的模型（一层）。",
-        "en": "Layers, heads and K/V heads of the real models come from their published config.json; ours = our "
-        "own one-layer model.",
+        "zh": "真实模型的层数、头数和键/值头数取自它们公开的 config.json；“我们的模型”是共享设置的单层模型。",
+        "en": "Layers, heads and K/V heads of the real models come from their published config.json; “our model” is "
+        "the one-layer model of the shared settings.",
+    },
+    "kv.mem.ours_label": {"zh": "我们的模型（单层）", "en": "our model (one layer)"},
+    "kv.mem.latex": {
+        "zh": r"\text{字节数} = 2 \times L \times h_{kv} \times d_k \times T \times B \times \text{每个数的字节数}",
+        "en": r"\text{bytes} = 2 \times L \times h_{kv} \times d_k \times T \times B \times \text{bytes per value}",
     },
     "kv.mem.context": {"zh": "表格的上下文长度", "en": "Context length of the table"},
     "kv.mem.chart": {
@@ -316,9 +321,9 @@ STRINGS = {
         "({bytes_per_value} bytes), batch {batch}. How many MiB is the KV cache of {tokens} tokens?",
     },
     "kv.quiz.preset_bytes.why": {
-        "zh": "2 × {layers} × {kv_heads} × {head_dim} × {tokens} × {batch} × {bytes_per_value} = {bytes} 字节，"
+        "zh": "2 × {layers} × {kv_heads} × {head_dim} × {tokens:,} × {batch} × {bytes_per_value} = {bytes:,} 字节，"
         "除以 2²⁰ 得到 MiB。用的是键/值头数，不是查询头数。",
-        "en": "2 × {layers} × {kv_heads} × {head_dim} × {tokens} × {batch} × {bytes_per_value} = {bytes} bytes; divide "
+        "en": "2 × {layers} × {kv_heads} × {head_dim} × {tokens:,} × {batch} × {bytes_per_value} = {bytes:,} bytes; divide "
         "by 2²⁰ for MiB. It counts K/V heads, not query heads.",
     },
     "kv.quiz.shared_heads": {

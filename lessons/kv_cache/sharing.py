@@ -177,9 +177,11 @@ def sharing_view(
         groups=groups,
         kv_head_of=kv_head_of,
         shapes=shapes,
-        q=signed_map("q", trace.q[0], tok_axis, q_cols),
-        k=signed_map("k", trace.k[0], tok_axis, kv_cols),
-        v=signed_map("v", trace.v[0], tok_axis, kv_cols),
+        # (T, d_model) and (T, h_kv * d_k) strips: many columns (their colour groups are the point) and T token
+        # rows, each labelled (on a phone square cells were a few px tall and every third row was named)
+        q=signed_map("q", trace.q[0], tok_axis, q_cols, every_row=True),
+        k=signed_map("k", trace.k[0], tok_axis, kv_cols, every_row=True),
+        v=signed_map("v", trace.v[0], tok_axis, kv_cols, every_row=True),
         weights=frozen_array(trace.weights[0]),
         weight_rows=tok_axis,
         weight_cols=tok_axis,

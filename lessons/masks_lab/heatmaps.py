@@ -173,7 +173,7 @@ def lab_view(run: LabRun, b: int, head: int, polarity: str, *, clickable: bool =
             polarity,
             ql,
             kl,
-            title=text("masks.fig.mask", polarity=polarity),
+            title=text(f"masks.fig.mask.{polarity}"),
             name=f"mask-{tag}",
             clickable=clickable,
         ),

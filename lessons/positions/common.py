@@ -25,10 +25,12 @@ SPANS = (16, 32, 64, 128, 256, 512)  # positions of the learned table shown in i
 # sinusoidal) travel as float32 (charts/payload.py): 2 x 64 x 64 x 4 bytes = 32 KB, half the 64 KB a view may
 # send; 128 per side was 131 KB.
 SIMILARITY_SIDE_MAX = 64
-# Columns of the X and output heatmaps of the shuffle section: four (T, d_model) charts at d_model 512, T 32
-# would be ~4 x 34 KB, over the 64 KB a step may cost (docs/DEVELOPING.md), so they carry the first 64
-# dimensions (the shuffle moves whole rows: every column tells the same story); every gap uses all of them.
-DIMS_SHOWN_MAX = 64
+# Columns of the X and output heatmaps of the shuffle section: the shuffle moves whole rows and every column
+# tells the same story, so they carry the first 16 dimensions (every gap uses all of them). 64 drew 8 x 64
+# strips whose rows, a few px tall, could not be followed; 16 cells a row are a pattern one can find again
+# after the move, and stay at least 13 px wide in a 390 px phone's panel. (Four (T, d_model) charts at 512/32
+# would also be ~4 x 34 KB, over the 64 KB a step may cost.)
+DIMS_SHOWN_MAX = 16
 GRID_DEFAULT = 16
 FALLOFF_DISTANCE = ROPE_DISTANCE_MAX  # the fall-off curve runs over distances 0..512 (cheap: 256 x 513 dots)
 REAL_HEADS, REAL_WIDTH = 12, 384  # all-MiniLM-L6-v2's heads and width (tested against the loaded model)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
@@ -69,20 +69,32 @@ def _before_after(
     before: torch.Tensor,
     after: torch.Tensor,
     labels: tuple[str, ...],
-    labels_after: tuple[str, ...],
+    perm: torch.Tensor,
     dims: tuple[str, ...] | None = None,
 ) -> Heatmap:
     """One chart of the section, written once for X, the weights and the output: panel 0 before the shuffle (rows
     in order), panel 1 after it (rows as shuffled), on one colour range. With `dims` the columns are dimensions
     (X and the output: signed, rows tokens); without, the chart is the (T, T) weights (0..1, queries x keys, the
-    columns shuffled with the rows)."""
+    columns shuffled with the rows).
+
+    What moved is marked: each token keeps its colour strip (Panel.row_groups = its original index; the weights'
+    columns too) and its label "i:token" with the original i, so row perm[i] before is found at row i after.
+    Every row is labelled (Heatmap.every_row): the rows are the tokens the section follows."""
     b, a = _np(before), _np(after)
+    order = tuple(int(p) for p in perm)
+    after_labels = tuple(labels[p] for p in order)
     panels: list[tuple[np.ndarray, tuple[str, ...], tuple[str, ...], str | None]]
     if dims is None:
-        panels = [(b, labels, labels, "pos.panel.before"), (a, labels_after, labels_after, "pos.panel.after")]
-        return _heatmap(name, panels, "weights", 0.0, 1.0, "query", "key")
-    panels = [(b, labels, dims, "pos.panel.before"), (a, labels_after, dims, "pos.panel.after")]
-    return _heatmap(name, panels, "signed", *_signed_range(b, a), "token", "dimension")
+        panels = [(b, labels, labels, "pos.panel.before"), (a, after_labels, after_labels, "pos.panel.after")]
+        hm = _heatmap(name, panels, "weights", 0.0, 1.0, "query", "key")
+    else:
+        panels = [(b, labels, dims, "pos.panel.before"), (a, after_labels, dims, "pos.panel.after")]
+        hm = _heatmap(name, panels, "signed", *_signed_range(b, a), "token", "dimension")
+    groups = (tuple(range(len(labels))), order)
+    marked = tuple(
+        replace(p, row_groups=g, col_groups=g if dims is None else ()) for p, g in zip(hm.panels, groups, strict=True)
+    )
+    return replace(hm, panels=marked, every_row=True)
 
 
 def shuffle_view(
@@ -121,12 +133,12 @@ def shuffle_view(
         tokens=labels,
         tokens_after=after,
         dims_shown=cut,
-        x=_before_after("x", run.x[0, :, :cut], shown.x_shuffled[0, :, :cut], labels, after, dims),
+        x=_before_after("x", run.x[0, :, :cut], shown.x_shuffled[0, :, :cut], labels, perm, dims),
         weights=_before_after(
-            f"weights-head{head}", shown.trace.weights[0, head], shown.trace_shuffled.weights[0, head], labels, after
+            f"weights-head{head}", shown.trace.weights[0, head], shown.trace_shuffled.weights[0, head], labels, perm
         ),
         output=_before_after(
-            "output", shown.trace.output[0, :, :cut], shown.trace_shuffled.output[0, :, :cut], labels, after, dims
+            "output", shown.trace.output[0, :, :cut], shown.trace_shuffled.output[0, :, :cut], labels, perm, dims
         ),
         row_gaps=_np(row_gaps),
         x_moved_gap=float((shown.x_shuffled - run.x[:, perm]).abs().max()),
