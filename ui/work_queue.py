@@ -1,0 +1,130 @@
+"""The pages' side of the server's heavy-work queue (core/work_queue.py): ask for a job, keep the ticket in the
+session, show the place in the queue live with a Cancel button while waiting, and say how loaded the server was
+while a timing ran.
+
+A session waits by sleeping in its own script thread and redrawing one line a few times a second: that costs
+nothing of the worker's core, and each redraw is where Streamlit can stop the wait for a click (any widget: the
+next run finds the ticket in the session and waits on; Cancel: its callback gives the ticket back first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any
+
+import streamlit as st
+
+from core.work_queue import Control, Job, Load, QueueFull, Ticket, WorkQueue, heavy_queue
+
+POLL_S = 0.3  # how often a waiting session redraws its place
+
+
+def pending(state_key: str) -> Ticket | None:
+    """The session's ticket kept under `state_key` (anything else found there is dropped)."""
+    ticket = st.session_state.get(state_key)
+    if isinstance(ticket, Ticket):
+        return ticket
+    st.session_state.pop(state_key, None)
+    return None
+
+
+def ask(state_key: str, submit: Callable[[WorkQueue], Ticket], t: Callable[..., str]) -> bool:
+    """submit(the server's queue) -> a ticket (a new job, or the one already queued or running under the same
+    key), kept in the session under `state_key`. False, with a message, when the queue is full."""
+    queue = heavy_queue()
+    try:
+        st.session_state[state_key] = submit(queue)
+    except QueueFull:
+        st.warning(t("queue.full", n=queue.max_waiting), icon=":material/hourglass_disabled:")
+        return False
+    return True
+
+
+def job(key: Hashable, work: Callable[[Control], Any], kind: str) -> Callable[[WorkQueue], Ticket]:
+    """What `ask` submits for plain work: fn(control) under `key`."""
+    return lambda queue: queue.submit(key, work, kind)
+
+
+def give_back(state_key: str) -> None:
+    """The session stops waiting for its ticket (the Cancel button; a stopped training)."""
+    ticket = st.session_state.pop(state_key, None)
+    if isinstance(ticket, Ticket):
+        heavy_queue().cancel(ticket)
+
+
+def waiting_text(ticket: Ticket, t: Callable[..., str]) -> str:
+    """Where the ticket stands: its place and the queue's counts, or who shares the run."""
+    queue = heavy_queue()
+    running, waiting = queue.counts()
+    place = queue.place(ticket)
+    shared = len(ticket.job.tickets) - 1
+    line = (
+        t("queue.waiting", place=place, waiting=waiting, running=running, workers=queue.workers)
+        if place
+        else t("queue.running")
+    )
+    if shared > 0:
+        line += " " + t("queue.shared", n=shared)
+    return line
+
+
+def wait(
+    state_key: str,
+    t: Callable[..., str],
+    running: Callable[[Job], str] | None = None,
+    each: Callable[[Job], None] | None = None,
+    cancel_button: bool = True,
+) -> Job | None:
+    """Wait for the session's ticket under `state_key`, drawing its place (or `running(job)` once it runs, with a
+    progress bar from the job's progress) and a Cancel button; `each(job)` after every redraw (a page's live
+    chart); `cancel_button=False` where the page has its own Stop. Returns the finished job (done, failed or
+    cancelled; the ticket is given back), None without one."""
+    ticket = pending(state_key)
+    if ticket is None:
+        return None
+    job = ticket.job
+    holder = st.empty()  # cleared when the wait ends (a container itself cannot be)
+    box = holder.container(border=True)
+    line, bar = box.empty(), box.empty()
+    if cancel_button:
+        box.button(
+            t("queue.cancel"), key=f"{state_key}_cancel", icon=":material/close:", on_click=give_back, args=(state_key,)
+        )
+    while True:
+        finished = job.finished.is_set()
+        if not finished:
+            if job.state == "running":
+                line.info(running(job) if running else waiting_text(ticket, t), icon=":material/timer:")
+                done, total = job.progress
+                if total > 0:
+                    bar.progress(min(1.0, done / total))
+            else:
+                line.info(waiting_text(ticket, t), icon=":material/hourglass_top:")
+        if each is not None:
+            each(job)
+        if finished or job.finished.wait(POLL_S):
+            break
+    holder.empty()
+    st.session_state.pop(state_key, None)
+    heavy_queue().cancel(ticket)  # gives the token back (the job has finished: nothing else happens)
+    return job
+
+
+def show_outcome(job: Job | None, t: Callable[..., str]) -> None:
+    """What a job that did not finish normally left to say: cancelled, or failed."""
+    if job is None or job.done:
+        return
+    if job.state == "cancelled":
+        st.caption(t("queue.cancelled"))
+    else:
+        st.error(t("queue.failed", error=type(job.error).__name__), icon=":material/error:")
+
+
+def load_note(load: Load | None, t: Callable[..., str]) -> str | None:
+    """How busy the server was while a timing ran: times measured beside other work are noisier."""
+    if load is None:
+        return None
+    avg = f"{load.load_average:.1f}" if load.load_average >= 0 else "?"
+    if load.others_running or load.waiting:
+        return t("queue.load.busy", others=load.others_running, waiting=load.waiting, load=avg, cores=load.cores)
+    return t("queue.load.quiet", load=avg, cores=load.cores)
