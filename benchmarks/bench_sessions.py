@@ -31,6 +31,7 @@ import argparse
 import asyncio
 import os
 import random
+import re
 import statistics
 import sys
 import time
@@ -59,6 +60,8 @@ class ProtocolSession:
         self.widget_ids: dict[str, str] = {}  # user key -> widget id
         self.texts: list[str] = []
         self.numbers: dict[str, float] = {}  # number_input key -> the value the server sent back
+        self.metrics: list[str] = []  # st.metric labels drawn by the last run
+        self.on_text = None  # called with each markdown or alert text as it arrives (a live queue place)
 
     async def connect(self) -> None:
         import websockets
@@ -70,8 +73,15 @@ class ProtocolSession:
 
     async def rerun(self, query: dict, widgets: dict[str, str] | None = None) -> float:
         """Send rerun_script; read until script_finished. Returns seconds from send to finished."""
+        start = time.perf_counter()
+        await self.send(query, widgets)
+        await self.finished()
+        return time.perf_counter() - start
+
+    async def send(self, query: dict, widgets: dict | None = None) -> None:
+        """Send rerun_script. Widget values: str = a select_slider's option text, float = a number box,
+        int = a slider, True = a button's click."""
         from streamlit.proto.BackMsg_pb2 import BackMsg
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
         msg = BackMsg()
         state = msg.rerun_script
@@ -82,12 +92,21 @@ class ProtocolSession:
             w.id = self.widget_ids[key]
             if isinstance(value, str):
                 w.string_array_value.data.append(value)  # select_slider values travel as their option text
+            elif isinstance(value, bool):
+                w.trigger_value = value  # a button
+            elif isinstance(value, int):
+                w.double_array_value.data.append(value)  # a slider
             else:
                 w.double_value = value  # number_input (the seed)
         self.texts = []
         self.numbers = {}
-        start = time.perf_counter()
+        self.metrics = []
         await self.ws.send(msg.SerializeToString())
+
+    async def finished(self) -> None:
+        """Read ForwardMsgs until this run's script_finished (a run stopped for a rerun is not the end)."""
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
         while True:
             data = await asyncio.wait_for(self.ws.recv(), timeout=300)
             fwd = ForwardMsg()
@@ -100,14 +119,19 @@ class ProtocolSession:
             elif kind == "script_finished":
                 if fwd.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                     continue
-                return time.perf_counter() - start
+                return
 
     def _read_element(self, el) -> None:
         kind = el.WhichOneof("type")
-        if kind == "markdown":
-            self.texts.append(el.markdown.body)
-        elif kind == "alert":
-            self.texts.append(el.alert.body)
+        if kind in ("markdown", "alert"):
+            body = el.markdown.body if kind == "markdown" else el.alert.body
+            self.texts.append(body)
+            if self.on_text is not None:
+                self.on_text(body)
+        elif kind == "metric":
+            self.metrics.append(el.metric.label)
+        elif kind == "button" and el.button.id:
+            self.widget_ids[el.button.id.rsplit("-", 1)[-1]] = el.button.id
         elif kind == "exception":
             raise RuntimeError(f"the page raised: {el.exception.message}")
         elif kind == "slider" and el.slider.id:
@@ -258,6 +282,137 @@ async def run_explorers(server, n: int, duration: float, pause: float) -> dict:
     return results
 
 
+# ---------------------------------------------------------------- issue 30.8: stepping through a section at 512/16/32
+STEP_SETTINGS = {"d_model": 512, "num_heads": 16, "seq_len": 32, "lang": "en"}
+# (page, its query, the widget a student steps): the tiles walk's step slider, the K/V heads control
+STEP_PAGES = {
+    "tiles": ("softmax", {"soft_tab": "tiles"}, "soft_step"),
+    "sharing": ("kv-cache", {"kv_tab": "sharing"}, "kv_heads"),
+}
+
+
+TILE_STEPS = re.compile(r"Step \*\*\d+ of (\d+)\*\*")
+
+
+def step_value(which: str, i: int, k: int, n: int):
+    """Session i's k-th value of the stepped widget: the next of the walk's n tile steps (64 at blocks 4 x 4, T 32,
+    no mask), or the next K/V head count of h 16 (1, 2, 4, 8, 16, round and round)."""
+    if which == "tiles":
+        return 1 + (i * 7 + k) % n
+    return str((1, 2, 4, 8, 16)[(i + k) % 5])
+
+
+def step_expected(which: str, value, n: int) -> str:
+    """A text the step must draw: its own step's "Step s of n" line, or its own kind of attention."""
+    if which == "tiles":
+        return f"Step **{value} of {n}**"
+    from lessons.kv_cache import kind_text
+
+    kind = kind_text(STEP_SETTINGS["num_heads"], int(value))
+    return i18n.t(kind.key, "en", **kind.kw())
+
+
+async def one_stepper(i, base_url, which, duration, pause, results, gate):
+    page, extra, widget = STEP_PAGES[which]
+    query = {**STEP_SETTINGS, **extra}
+    s = ProtocolSession(base_url, page)
+    errors = results["errors"]
+    try:
+        await s.connect()
+        await s.rerun(query)
+        found = [int(m[1]) for m in map(TILE_STEPS.search, s.texts) if m]
+        n = found[0] if found else 1
+        results["connected"] += 1
+        await gate.wait()
+        await asyncio.sleep(random.uniform(0, pause))
+        end = time.perf_counter() + duration
+        k = 0
+        while time.perf_counter() < end:
+            k += 1
+            value = step_value(which, i, k, n)
+            query[widget] = value
+            seconds = await s.rerun(query, {widget: value})
+            results["steps"].append(seconds)
+            want = step_expected(which, value, n)
+            if not any(want in x for x in s.texts):
+                errors.append(f"session {i} ({which}) step {k}: no {want!r}")
+            await asyncio.sleep(random.uniform(0.5 * pause, 1.5 * pause))
+    except Exception as e:  # noqa: BLE001 - every failure is reported, none stops the others
+        errors.append(f"session {i} ({which}): {type(e).__name__}: {e}")
+    finally:
+        results["finished"] += 1
+        await s.close()
+
+
+async def run_steppers(server, which: str, n: int, duration: float, pause: float) -> dict:
+    warm = ProtocolSession(server.url, STEP_PAGES[which][0])
+    await warm.connect()
+    await warm.rerun({**STEP_SETTINGS, **STEP_PAGES[which][1]})
+    await warm.close()
+    results = {"errors": [], "steps": [], "connected": 0, "finished": 0}
+    gate = asyncio.Event()
+    tasks = [asyncio.create_task(one_stepper(i, server.url, which, duration, pause, results, gate)) for i in range(n)]
+    while results["connected"] + results["finished"] < n:
+        await asyncio.sleep(0.1)
+    cpu0, t0 = server_cpu_seconds(server), time.perf_counter()
+    gate.set()
+    await asyncio.gather(*tasks)
+    results["seconds"] = time.perf_counter() - t0
+    results["cpu"] = server_cpu_seconds(server) - cpu0
+    return results
+
+
+def server_cpu_seconds(server) -> float:
+    """User + system CPU seconds of the server process so far (/proc/<pid>/stat)."""
+    fields = Path(f"/proc/{server.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def summary(steps: list[float]) -> tuple[float, float, float]:
+    xs = sorted(steps)
+    if not xs:
+        return float("nan"), float("nan"), float("nan")
+    return statistics.median(xs), (statistics.quantiles(xs, n=20)[-1] if len(xs) > 1 else xs[0]), xs[-1]
+
+
+def run_steps_benchmark(which: str, n: int = 40, duration: float = 60.0, pause: float = 1.0, app: Path | None = None):
+    """n sessions stepping `which` (tiles | sharing) every ~pause s for `duration` s on a fresh server of `app`
+    (default: this checkout's serve.py); returns the missed targets."""
+    from servers import SERVE, Server
+
+    server = Server(app or SERVE, timeout=180)
+    try:
+        r = asyncio.run(run_steppers(server, which, n, duration, pause))
+    finally:
+        server.stop()
+    med, p95, worst = summary(r["steps"])
+    count = len(r["steps"])
+    label = "this checkout" if app is None else str(app.parent)
+    print(
+        f"\n{n} sessions stepping {which} (/{STEP_PAGES[which][0]}) every ~{pause:.1f} s for"
+        f" {duration:.0f} s at 512/16/32 ({label})"
+    )
+    print(
+        f"  steps {count} ({count / max(r['seconds'], 1e-9):.1f}/s), server CPU {r['cpu']:.1f} s"
+        f" = {r['cpu'] / max(count, 1) * 1000:.0f} ms a step"
+    )
+    print(
+        f"  step median / p95 / max {med * 1000:.0f} / {p95 * 1000:.0f} / {worst * 1000:.0f} ms"
+        f"   (targets median <= {MAX_NEW_MEDIAN_S * 1000:.0f} ms, p95 <= {MAX_NEW_P95_S * 1000:.0f} ms)"
+    )
+    print(f"  errors {len(r['errors'])}, load average {load_average()}")
+    for e in r["errors"][:5]:
+        print("  error: " + e)
+    failures = []
+    if r["errors"]:
+        failures.append(f"{which}: {len(r['errors'])} errors")
+    if not med <= MAX_NEW_MEDIAN_S:
+        failures.append(f"{which}: median step {med * 1000:.0f} ms (target {MAX_NEW_MEDIAN_S * 1000:.0f} ms)")
+    if not p95 <= MAX_NEW_P95_S:
+        failures.append(f"{which}: p95 step {p95 * 1000:.0f} ms (target {MAX_NEW_P95_S * 1000:.0f} ms)")
+    return failures
+
+
 def load_average() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -358,8 +513,22 @@ if __name__ == "__main__":
     ap.add_argument("--duration", type=float, default=90.0, help="seconds of new-settings steps (quick: 30)")
     ap.add_argument("--quick", action="store_true", help="30 s of new settings, 4 back-and-forth steps each")
     ap.add_argument("--only", choices=("new", "cached"), help="only one of the two parts")
+    ap.add_argument(
+        "--steps-on",
+        choices=tuple(STEP_PAGES),
+        action="append",
+        help="instead: sessions stepping the tiles walk or the K/V heads control at 512/16/32 (issue 30.8)",
+    )
+    ap.add_argument("--app", type=Path, help="serve this serve.py instead (a baseline checkout, for an A/B)")
     args = ap.parse_args()
     missed = []
+    if args.steps_on:
+        for which in args.steps_on:
+            missed += run_steps_benchmark(which, args.sessions, args.duration, args.pause, args.app)
+        print("\nmissed:" if missed else "\nall step targets met")
+        for m in missed:
+            print("  " + m)
+        sys.exit(1 if missed else 0)
     if args.only != "cached":
         missed += run_new_settings_benchmark(args.sessions, 30.0 if args.quick else args.duration, args.pause)
     if args.only != "new":
