@@ -52,7 +52,7 @@ def test_a_repeated_tiles_step_runs_no_attention_no_tile_view_and_no_pandas(coun
         counter.reset()
         at.slider(key="soft_step").set_value(step).run()
         assert not at.exception
-    assert any(f"Step **5 of" in m.value for m in at.markdown)
+    assert any("Step **5 of" in m.value for m in at.markdown)
     assert counter.counts.get("tiled_attention", 0) == 0
     assert counter.counts.get("tile_step", 0) == 0
     assert counter.counts.get("DataFrame", 0) == 0, counter.counts
