@@ -24,6 +24,7 @@ from itertools import count
 from typing import Any
 
 MAX_WAITING = 200  # distinct jobs queued at once; a further request is refused (QueueFull), never kept
+WORKERS_ENV = "ATTENTION_LAB_HEAVY_WORKERS"  # the server's worker count instead of default_workers() (1..64)
 
 
 def cores() -> int:
@@ -240,5 +241,12 @@ def heavy_queue() -> WorkQueue:
     global _HEAVY
     with _heavy_lock:
         if _HEAVY is None:
-            _HEAVY = WorkQueue()
+            _HEAVY = WorkQueue(workers_from_env())
         return _HEAVY
+
+
+def workers_from_env() -> int:
+    """WORKERS_ENV when it holds a whole number from 1 to 64 (a host with cores to spare, a test), else
+    default_workers()."""
+    raw = os.environ.get(WORKERS_ENV, "").strip()
+    return int(raw) if raw.isdigit() and 1 <= int(raw) <= 64 else default_workers()

@@ -256,15 +256,13 @@ def timing_section() -> None:
         work_queue.ask(
             TICKET, work_queue.job(("heads-timing", *timing_key, tuple(heads)), timing_work(heads), "timing"), t
         )
-    ticket = work_queue.pending(TICKET)
-    if ticket is not None:
-        job = work_queue.wait(TICKET, t, running=timing_running)
-        if job is not None and job.done:
-            asked = ticket.key[1:4]
-            cache[asked], loads[asked] = job.result, job.load
-            st.session_state["heads_timings"], st.session_state["heads_timing_loads"] = cache, loads
-            st.rerun()  # redraw with the results (and the button's new label)
-        work_queue.show_outcome(job, t)
+    job = work_queue.wait(TICKET, t, running=timing_running)
+    if job is not None and job.done:
+        asked = job.key[1:4]  # (d, T, seed) of the timing asked for
+        cache[asked], loads[asked] = job.result, job.load
+        st.session_state["heads_timings"], st.session_state["heads_timing_loads"] = cache, loads
+        st.rerun()  # redraw with the results (and the button's new label)
+    work_queue.show_outcome(job, t)
     timings = cache.get(timing_key)
     if timings:
         unmasked = totals_over_heads(1, T, T, d, masked=False)  # the timing runs without a mask

@@ -271,16 +271,13 @@ def timing_section() -> None:
         # One queue for the server's heavy work: at most a few timings at once, the same timing asked by
         # several students is one run (core/work_queue.py).
         work_queue.ask(TICKET, work_queue.job(("kv-timing", *timing_key), timing_work(kv_heads, gen), "timing"), t)
-    ticket = work_queue.pending(TICKET)
-    if ticket is not None:
-        n_asked = ticket.key[-1]
-        job = work_queue.wait(TICKET, t, running=lambda job: t("kv.time.running", n=n_asked))
-        if job is not None and job.done:
-            asked = ticket.key[1:]
-            results[asked], loads[asked] = job.result, job.load
-            st.session_state["kv_timings"], st.session_state["kv_timing_loads"] = results, loads
-            st.rerun()  # redraw with the results (and the button's new label, "again")
-        work_queue.show_outcome(job, t)
+    job = work_queue.wait(TICKET, t, running=lambda job: t("kv.time.running", n=job.key[-1]))
+    if job is not None and job.done:
+        asked = job.key[1:]  # (d, h, kv_heads, seed, n) of the timing asked for
+        results[asked], loads[asked] = job.result, job.load
+        st.session_state["kv_timings"], st.session_state["kv_timing_loads"] = results, loads
+        st.rerun()  # redraw with the results (and the button's new label, "again")
+    work_queue.show_outcome(job, t)
     res = results.get(timing_key)
     if res is None:
         st.caption(t("kv.time.none"))

@@ -134,9 +134,9 @@ def train_one(results: dict, h: int, nth: tuple[int, int], seed: int, steps: int
             return False
         progress.progress(n / of, text=t("why.training", h=h, step=0, steps=steps))
         live_chart(chart, W.loss_curves(results), steps)  # the axes at once
-        job = work_queue.wait(TICKET, t, each=each, cancel_button=False)
+        job = work_queue.wait(TICKET, t, running=lambda job: None, each=each, cancel_button=False)
     except BaseException:  # Streamlit stops a running script with an exception when the user clicks
-        work_queue.give_back(TICKET)  # nobody else waiting: the training stops after its chunk
+        work_queue.give_back(TICKET, say=False)  # nobody else waiting: the training stops after its chunk
         trainer = store.in_flight(key)
         state["status"], state["losses"] = "stopped", list(trainer.losses if trainer else state["losses"])
         raise

@@ -45,40 +45,49 @@ def job(key: Hashable, work: Callable[[Control], Any], kind: str) -> Callable[[W
     return lambda queue: queue.submit(key, work, kind)
 
 
-def give_back(state_key: str) -> None:
-    """The session stops waiting for its ticket (the Cancel button; a stopped training)."""
+def give_back(state_key: str, say: bool = True) -> None:
+    """The session stops waiting for its ticket (the Cancel button; a stopped training); the next wait() says so
+    unless `say` is False."""
     ticket = st.session_state.pop(state_key, None)
     if isinstance(ticket, Ticket):
         heavy_queue().cancel(ticket)
+        if say:
+            st.session_state[f"{state_key}_gone"] = True
+
+
+def shared_text(ticket: Ticket, t: Callable[..., str]) -> str:
+    """ " N other students share this run", or nothing."""
+    others = len(ticket.job.tickets) - 1
+    return " " + t("queue.shared", n=others) if others > 0 else ""
 
 
 def waiting_text(ticket: Ticket, t: Callable[..., str]) -> str:
-    """Where the ticket stands: its place and the queue's counts, or who shares the run."""
+    """Where the ticket stands: its place and the queue's counts, and who shares the run."""
     queue = heavy_queue()
     running, waiting = queue.counts()
     place = queue.place(ticket)
-    shared = len(ticket.job.tickets) - 1
     line = (
         t("queue.waiting", place=place, waiting=waiting, running=running, workers=queue.workers)
         if place
         else t("queue.running")
     )
-    if shared > 0:
-        line += " " + t("queue.shared", n=shared)
-    return line
+    return line + shared_text(ticket, t)
 
 
 def wait(
     state_key: str,
     t: Callable[..., str],
-    running: Callable[[Job], str] | None = None,
+    running: Callable[[Job], str | None] | None = None,
     each: Callable[[Job], None] | None = None,
     cancel_button: bool = True,
 ) -> Job | None:
-    """Wait for the session's ticket under `state_key`, drawing its place (or `running(job)` once it runs, with a
-    progress bar from the job's progress) and a Cancel button; `each(job)` after every redraw (a page's live
-    chart); `cancel_button=False` where the page has its own Stop. Returns the finished job (done, failed or
-    cancelled; the ticket is given back), None without one."""
+    """Wait for the session's ticket under `state_key`, drawing its place while it waits, then `running(job)`
+    with a progress bar from the job's progress (None: the box goes, the page draws its own progress), and a
+    Cancel button; `each(job)` after every redraw (a page's live chart); `cancel_button=False` where the page has
+    its own Stop. Returns the finished job (done, failed or cancelled; the ticket is given back), None without
+    one; after a Cancel, the next call says so."""
+    if st.session_state.pop(f"{state_key}_gone", None) is not None:
+        st.caption(t("queue.cancelled"))
     ticket = pending(state_key)
     if ticket is None:
         return None
@@ -92,14 +101,17 @@ def wait(
         )
     while True:
         finished = job.finished.is_set()
-        if not finished:
-            if job.state == "running":
-                line.info(running(job) if running else waiting_text(ticket, t), icon=":material/timer:")
+        if not finished and job.state == "running":
+            words = running(job) if running is not None else t("queue.running")
+            if words is None:
+                holder.empty()
+            else:
+                line.info(words + shared_text(ticket, t), icon=":material/timer:")
                 done, total = job.progress
                 if total > 0:
                     bar.progress(min(1.0, done / total))
-            else:
-                line.info(waiting_text(ticket, t), icon=":material/hourglass_top:")
+        elif not finished:
+            line.info(waiting_text(ticket, t), icon=":material/hourglass_top:")
         if each is not None:
             each(job)
         if finished or job.finished.wait(POLL_S):
