@@ -244,25 +244,25 @@ def timing_section() -> None:
     loads = st.session_state.get("heads_timing_loads")
     if not isinstance(loads, dict):
         loads = {}
-    if work_queue.pending(TICKET) is None and st.button(
-        t("heads.time.again") if timing_key in cache else t("heads.time.run"),
-        key="heads_time_run",
-        icon=":material/timer:",
-        type="primary",
-    ):
-        # One queue for the server's heavy work: at most a few timings at once, the same timing asked by
-        # several students is one run (core/work_queue.py).
-        heads = [r.h for r in over_h]
-        work_queue.ask(
-            TICKET, work_queue.job(("heads-timing", *timing_key, tuple(heads)), timing_work(heads), "timing"), t
-        )
-    job = work_queue.wait(TICKET, t, running=timing_running)
+    job = work_queue.collect(TICKET, t)  # this session's timing, once the queue has run it
     if job is not None and job.done:
         asked = job.key[1:4]  # (d, T, seed) of the timing asked for
         cache[asked], loads[asked] = job.result, job.load
         st.session_state["heads_timings"], st.session_state["heads_timing_loads"] = cache, loads
-        st.rerun()  # redraw with the results (and the button's new label)
     work_queue.show_outcome(job, t)
+    if work_queue.pending(TICKET) is None:
+        # One queue for the server's heavy work: at most a few timings at once, the same timing asked by several
+        # students is one run (core/work_queue.py). Asked in the click's callback, so this run draws the place.
+        heads = [r.h for r in over_h]
+        st.button(
+            t("heads.time.again") if timing_key in cache else t("heads.time.run"),
+            key="heads_time_run",
+            icon=":material/timer:",
+            type="primary",
+            on_click=work_queue.ask,
+            args=(TICKET, work_queue.job(("heads-timing", *timing_key, tuple(heads)), timing_work(heads), "timing")),
+        )
+    work_queue.watch(TICKET, t, running=timing_running)
     timings = cache.get(timing_key)
     if timings:
         unmasked = totals_over_heads(1, T, T, d, masked=False)  # the timing runs without a mask

@@ -262,22 +262,24 @@ def timing_section() -> None:
     loads = st.session_state.get("kv_timing_loads")
     if not isinstance(loads, dict):
         loads = {}
-    if work_queue.pending(TICKET) is None and st.button(
-        t("kv.time.again") if timing_key in results else t("kv.time.run"),
-        key="kv_time_run",
-        icon=":material/timer:",
-        type="primary",
-    ):
-        # One queue for the server's heavy work: at most a few timings at once, the same timing asked by
-        # several students is one run (core/work_queue.py).
-        work_queue.ask(TICKET, work_queue.job(("kv-timing", *timing_key), timing_work(kv_heads, gen), "timing"), t)
-    job = work_queue.wait(TICKET, t, running=lambda job: t("kv.time.running", n=job.key[-1]))
+    job = work_queue.collect(TICKET, t)  # this session's timing, once the queue has run it
     if job is not None and job.done:
         asked = job.key[1:]  # (d, h, kv_heads, seed, n) of the timing asked for
         results[asked], loads[asked] = job.result, job.load
         st.session_state["kv_timings"], st.session_state["kv_timing_loads"] = results, loads
-        st.rerun()  # redraw with the results (and the button's new label, "again")
     work_queue.show_outcome(job, t)
+    if work_queue.pending(TICKET) is None:
+        # One queue for the server's heavy work: at most a few timings at once, the same timing asked by several
+        # students is one run (core/work_queue.py). Asked in the click's callback, so this run draws the place.
+        st.button(
+            t("kv.time.again") if timing_key in results else t("kv.time.run"),
+            key="kv_time_run",
+            icon=":material/timer:",
+            type="primary",
+            on_click=work_queue.ask,
+            args=(TICKET, work_queue.job(("kv-timing", *timing_key), timing_work(kv_heads, gen), "timing")),
+        )
+    work_queue.watch(TICKET, t, running=lambda job: t("kv.time.running", n=job.key[-1]))
     res = results.get(timing_key)
     if res is None:
         st.caption(t("kv.time.none"))

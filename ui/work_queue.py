@@ -2,9 +2,12 @@
 session, show the place in the queue live with a Cancel button while waiting, and say how loaded the server was
 while a timing ran.
 
-A session waits by sleeping in its own script thread and redrawing one line a few times a second: that costs
-nothing of the worker's core, and each redraw is where Streamlit can stop the wait for a click (any widget: the
-next run finds the ticket in the session and waits on; Cancel: its callback gives the ticket back first).
+Two ways to wait. On a page that runs in the app's live fragment (/kv-cache, /heads) a click is a fragment rerun,
+and Streamlit never lets one preempt a running script: a page that waited inside its run would ignore the Cancel
+button and every other widget until the job ended. So there the script run ends at once and `watch` draws the
+place in a small fragment that reruns itself every WATCH_EVERY_S (a few ms of work; the page's widgets stay live)
+and reruns the app when the job has finished, where `collect` hands the page its result. A page that runs whole
+(why-heads: its Stop must interrupt a training) may `wait` inside its run instead: every click there preempts it.
 """
 
 from __future__ import annotations
@@ -16,7 +19,8 @@ import streamlit as st
 
 from core.work_queue import Control, Job, Load, QueueFull, Ticket, WorkQueue, heavy_queue
 
-POLL_S = 0.3  # how often a waiting session redraws its place
+POLL_S = 0.3  # how often a session waiting inside its run (`wait`) redraws its place
+WATCH_EVERY_S = 1.0  # how often the place drawn by `watch` reruns itself
 
 
 def pending(state_key: str) -> Ticket | None:
@@ -28,14 +32,18 @@ def pending(state_key: str) -> Ticket | None:
     return None
 
 
-def ask(state_key: str, submit: Callable[[WorkQueue], Ticket], t: Callable[..., str]) -> bool:
+def ask(state_key: str, submit: Callable[[WorkQueue], Ticket], t: Callable[..., str] | None = None) -> bool:
     """submit(the server's queue) -> a ticket (a new job, or the one already queued or running under the same
-    key), kept in the session under `state_key`. False, with a message, when the queue is full."""
+    key), kept in the session under `state_key`. False when the queue is full: said at once with `t`, else (from
+    a button's callback, before the page runs) by the page's next `collect`."""
     queue = heavy_queue()
     try:
         st.session_state[state_key] = submit(queue)
     except QueueFull:
-        st.warning(t("queue.full", n=queue.max_waiting), icon=":material/hourglass_disabled:")
+        if t is not None:
+            st.warning(t("queue.full", n=queue.max_waiting), icon=":material/hourglass_disabled:")
+        else:
+            st.session_state[f"{state_key}_full"] = queue.max_waiting
         return False
     return True
 
@@ -120,6 +128,51 @@ def wait(
     st.session_state.pop(state_key, None)
     heavy_queue().cancel(ticket)  # gives the token back (the job has finished: nothing else happens)
     return job
+
+
+def collect(state_key: str, t: Callable[..., str]) -> Job | None:
+    """The session's job under `state_key` once it has finished (the ticket is given back), else None; after a
+    Cancel or a full queue, says so once."""
+    if st.session_state.pop(f"{state_key}_gone", None) is not None:
+        st.caption(t("queue.cancelled"))
+    full = st.session_state.pop(f"{state_key}_full", None)
+    if full is not None:
+        st.warning(t("queue.full", n=full), icon=":material/hourglass_disabled:")
+    ticket = pending(state_key)
+    if ticket is None or not ticket.job.finished.is_set():
+        return None
+    st.session_state.pop(state_key, None)
+    heavy_queue().cancel(ticket)  # gives the token back (the job has finished: nothing else happens)
+    return ticket.job
+
+
+def watch(state_key: str, t: Callable[..., str], running: Callable[[Job], str] | None = None) -> None:
+    """While the session's ticket under `state_key` waits or runs: its place (then `running(job)` and a progress
+    bar) and a Cancel button, redrawn every WATCH_EVERY_S by a fragment of their own; the app reruns when the job
+    has finished (the page's `collect` then has it) or was cancelled."""
+    if pending(state_key) is not None:
+        _watch_box(state_key, t, running)
+
+
+@st.fragment(run_every=WATCH_EVERY_S)
+def _watch_box(state_key: str, t: Callable[..., str], running: Callable[[Job], str] | None) -> None:
+    ticket = pending(state_key)
+    if ticket is None or ticket.job.finished.is_set():
+        st.rerun()  # the whole app: the page collects the result, or draws its button again after a Cancel
+        return
+    job = ticket.job
+    with st.container(border=True):
+        if job.state == "running":
+            words = running(job) if running is not None else t("queue.running")
+            st.info(words + shared_text(ticket, t), icon=":material/timer:")
+            done, total = job.progress
+            if total > 0:
+                st.progress(min(1.0, done / total))
+        else:
+            st.info(waiting_text(ticket, t), icon=":material/hourglass_top:")
+        st.button(
+            t("queue.cancel"), key=f"{state_key}_cancel", icon=":material/close:", on_click=give_back, args=(state_key,)
+        )
 
 
 def show_outcome(job: Job | None, t: Callable[..., str]) -> None:
