@@ -23,6 +23,18 @@ Two parts, each on a fresh server:
     .venv/bin/python benchmarks/bench_sessions.py --sessions 40             # 90 s of new settings, then the rest
     .venv/bin/python benchmarks/bench_sessions.py --sessions 40 --quick     # 30 s of new settings
     .venv/bin/python benchmarks/bench_sessions.py --only new --duration 90
+
+Issue 30 adds two runs, each on a fresh server (`--app other/serve.py` serves another checkout, for an A/B):
+- `--steps-on tiles` / `--steps-on sharing`: every session steps the softmax page's tiles walk (its step slider) or
+  the KV cache page's K/V heads control at 512/16/32 every ~`--pause` s for `--duration` s; each step must draw its
+  own step. Prints the server's CPU per step (from /proc) beside the latencies: on a shared machine the CPU per
+  step is the figure that does not depend on the other programs. Targets: no errors, median <= 250 ms, p95 <= 1 s.
+- `--queue distinct|same`: `--sessions` students click "Time it" on /kv-cache at 512/16 (n 128) at once, each
+  with its own seed or all with the same settings, while `--bystanders` students step the tiles walk until every
+  timing is drawn. Targets: every timing drawn, the bystanders' p95 step <= 1 s.
+
+    .venv/bin/python benchmarks/bench_sessions.py --steps-on tiles --steps-on sharing --duration 60 --pause 1
+    .venv/bin/python benchmarks/bench_sessions.py --queue distinct --sessions 40 --bystanders 10 --pause 1
 """
 
 from __future__ import annotations
