@@ -20,7 +20,7 @@ import streamlit as st
 from core.work_queue import Control, Job, Load, QueueFull, Ticket, WorkQueue, heavy_queue
 
 POLL_S = 0.3  # how often a session waiting inside its run (`wait`) redraws its place
-WATCH_EVERY_S = 1.0  # how often the place drawn by `watch` reruns itself
+WATCH_EVERY_S = 2.0  # how often the place drawn by `watch` reruns itself (each rerun is a small script run)
 
 
 def pending(state_key: str) -> Ticket | None:
