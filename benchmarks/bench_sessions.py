@@ -23,6 +23,18 @@ Two parts, each on a fresh server:
     .venv/bin/python benchmarks/bench_sessions.py --sessions 40             # 90 s of new settings, then the rest
     .venv/bin/python benchmarks/bench_sessions.py --sessions 40 --quick     # 30 s of new settings
     .venv/bin/python benchmarks/bench_sessions.py --only new --duration 90
+
+Issue 30 adds two runs, each on a fresh server (`--app other/serve.py` serves another checkout, for an A/B):
+- `--steps-on tiles` / `--steps-on sharing`: every session steps the softmax page's tiles walk (its step slider) or
+  the KV cache page's K/V heads control at 512/16/32 every ~`--pause` s for `--duration` s; each step must draw its
+  own step. Prints the server's CPU per step (from /proc) beside the latencies: on a shared machine the CPU per
+  step is the figure that does not depend on the other programs. Targets: no errors, median <= 250 ms, p95 <= 1 s.
+- `--queue distinct|same`: `--sessions` students click "Time it" on /kv-cache at 512/16 (n 128) at once, each
+  with its own seed or all with the same settings, while `--bystanders` students step the tiles walk until every
+  timing is drawn. Targets: every timing drawn, the bystanders' p95 step <= 1 s.
+
+    .venv/bin/python benchmarks/bench_sessions.py --steps-on tiles --steps-on sharing --duration 60 --pause 1
+    .venv/bin/python benchmarks/bench_sessions.py --queue distinct --sessions 40 --bystanders 10 --pause 1
 """
 
 from __future__ import annotations
@@ -31,6 +43,7 @@ import argparse
 import asyncio
 import os
 import random
+import re
 import statistics
 import sys
 import time
@@ -59,6 +72,10 @@ class ProtocolSession:
         self.widget_ids: dict[str, str] = {}  # user key -> widget id
         self.texts: list[str] = []
         self.numbers: dict[str, float] = {}  # number_input key -> the value the server sent back
+        self.metrics: list[str] = []  # st.metric labels drawn by the last run
+        self.on_text = None  # called with each markdown or alert text as it arrives (a live queue place)
+        self.auto_reruns: dict[str, float] = {}  # fragment id -> seconds: fragments that rerun themselves
+        self.page_hash = ""  # the page's script hash, from the server's new_session (a fragment rerun names it)
 
     async def connect(self) -> None:
         import websockets
@@ -70,24 +87,47 @@ class ProtocolSession:
 
     async def rerun(self, query: dict, widgets: dict[str, str] | None = None) -> float:
         """Send rerun_script; read until script_finished. Returns seconds from send to finished."""
+        start = time.perf_counter()
+        await self.send(query, widgets)
+        await self.finished()
+        return time.perf_counter() - start
+
+    async def send(self, query: dict, widgets: dict | None = None, fragment_id: str = "") -> None:
+        """Send rerun_script (of one fragment when `fragment_id`, as the browser does for a fragment's run_every).
+        Widget values: str = a select_slider's option text, float = a number box, int = a slider, True = a
+        button's click."""
         from streamlit.proto.BackMsg_pb2 import BackMsg
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
         msg = BackMsg()
         state = msg.rerun_script
         state.query_string = urlencode(query)
         state.page_name = self.page
+        if fragment_id:
+            state.fragment_id = fragment_id
+            state.is_auto_rerun = True
+            state.page_script_hash = self.page_hash
+        else:
+            self.auto_reruns = {}  # a whole run says again which fragments rerun themselves
         for key, value in (widgets or {}).items():
             w = state.widget_states.widgets.add()
             w.id = self.widget_ids[key]
             if isinstance(value, str):
                 w.string_array_value.data.append(value)  # select_slider values travel as their option text
+            elif isinstance(value, bool):
+                w.trigger_value = value  # a button
+            elif isinstance(value, int):
+                w.double_array_value.data.append(value)  # a slider
             else:
                 w.double_value = value  # number_input (the seed)
         self.texts = []
         self.numbers = {}
-        start = time.perf_counter()
+        self.metrics = []
         await self.ws.send(msg.SerializeToString())
+
+    async def finished(self) -> None:
+        """Read ForwardMsgs until this run's script_finished (a run stopped for a rerun is not the end)."""
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
         while True:
             data = await asyncio.wait_for(self.ws.recv(), timeout=300)
             fwd = ForwardMsg()
@@ -95,19 +135,31 @@ class ProtocolSession:
             kind = fwd.WhichOneof("type")
             if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
                 self._read_element(fwd.delta.new_element)
+            elif kind == "navigation":  # st.navigation names the page it runs
+                self.page_hash = fwd.navigation.page_script_hash or self.page_hash
+            elif kind == "auto_rerun":
+                self.auto_reruns[fwd.auto_rerun.fragment_id] = fwd.auto_rerun.interval
+            elif kind == "stop_auto_rerun":
+                for fragment in fwd.stop_auto_rerun.fragment_ids:
+                    self.auto_reruns.pop(fragment, None)
             elif kind == "session_event" and fwd.session_event.WhichOneof("type") == "script_compilation_exception":
                 raise RuntimeError("script compilation error")
             elif kind == "script_finished":
                 if fwd.script_finished == ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                     continue
-                return time.perf_counter() - start
+                return
 
     def _read_element(self, el) -> None:
         kind = el.WhichOneof("type")
-        if kind == "markdown":
-            self.texts.append(el.markdown.body)
-        elif kind == "alert":
-            self.texts.append(el.alert.body)
+        if kind in ("markdown", "alert"):
+            body = el.markdown.body if kind == "markdown" else el.alert.body
+            self.texts.append(body)
+            if self.on_text is not None:
+                self.on_text(body)
+        elif kind == "metric":
+            self.metrics.append(el.metric.label)
+        elif kind == "button" and el.button.id:
+            self.widget_ids[el.button.id.rsplit("-", 1)[-1]] = el.button.id
         elif kind == "exception":
             raise RuntimeError(f"the page raised: {el.exception.message}")
         elif kind == "slider" and el.slider.id:
@@ -258,6 +310,260 @@ async def run_explorers(server, n: int, duration: float, pause: float) -> dict:
     return results
 
 
+# ---------------------------------------------------------------- issue 30.8: stepping through a section at 512/16/32
+STEP_SETTINGS = {"d_model": 512, "num_heads": 16, "seq_len": 32, "lang": "en"}
+# (page, its query, the widget a student steps): the tiles walk's step slider, the K/V heads control
+STEP_PAGES = {
+    "tiles": ("softmax", {"soft_tab": "tiles"}, "soft_step"),
+    "sharing": ("kv-cache", {"kv_tab": "sharing"}, "kv_heads"),
+}
+
+
+TILE_STEPS = re.compile(r"Step \*\*\d+ of (\d+)\*\*")
+
+
+def step_value(which: str, i: int, k: int, n: int):
+    """Session i's k-th value of the stepped widget: the next of the walk's n tile steps (64 at blocks 4 x 4, T 32,
+    no mask), or the next K/V head count of h 16 (1, 2, 4, 8, 16, round and round)."""
+    if which == "tiles":
+        return 1 + (i * 7 + k) % n
+    return str((1, 2, 4, 8, 16)[(i + k) % 5])
+
+
+def step_expected(which: str, value, n: int) -> str:
+    """A text the step must draw: its own step's "Step s of n" line, or its own kind of attention."""
+    if which == "tiles":
+        return f"Step **{value} of {n}**"
+    from lessons.kv_cache import kind_text
+
+    kind = kind_text(STEP_SETTINGS["num_heads"], int(value))
+    return i18n.t(kind.key, "en", **kind.kw())
+
+
+async def one_stepper(i, base_url, which, duration, pause, results, gate):
+    page, extra, widget = STEP_PAGES[which]
+    query = {**STEP_SETTINGS, **extra}
+    s = ProtocolSession(base_url, page)
+    errors = results["errors"]
+    try:
+        await s.connect()
+        await s.rerun(query)
+        found = [int(m[1]) for m in map(TILE_STEPS.search, s.texts) if m]
+        n = found[0] if found else 1
+        results["connected"] += 1
+        await gate.wait()
+        await asyncio.sleep(random.uniform(0, pause))
+        end = time.perf_counter() + duration
+        k = 0
+        while time.perf_counter() < end:
+            k += 1
+            value = step_value(which, i, k, n)
+            query[widget] = value
+            seconds = await s.rerun(query, {widget: value})
+            results["steps"].append(seconds)
+            want = step_expected(which, value, n)
+            if not any(want in x for x in s.texts):
+                errors.append(f"session {i} ({which}) step {k}: no {want!r}")
+            await asyncio.sleep(random.uniform(0.5 * pause, 1.5 * pause))
+    except Exception as e:  # noqa: BLE001 - every failure is reported, none stops the others
+        errors.append(f"session {i} ({which}): {type(e).__name__}: {e}")
+    finally:
+        results["finished"] += 1
+        await s.close()
+
+
+async def run_steppers(server, which: str, n: int, duration: float, pause: float) -> dict:
+    warm = ProtocolSession(server.url, STEP_PAGES[which][0])
+    await warm.connect()
+    await warm.rerun({**STEP_SETTINGS, **STEP_PAGES[which][1]})
+    await warm.close()
+    results = {"errors": [], "steps": [], "connected": 0, "finished": 0}
+    gate = asyncio.Event()
+    tasks = [asyncio.create_task(one_stepper(i, server.url, which, duration, pause, results, gate)) for i in range(n)]
+    while results["connected"] + results["finished"] < n:
+        await asyncio.sleep(0.1)
+    cpu0, t0 = server_cpu_seconds(server), time.perf_counter()
+    gate.set()
+    await asyncio.gather(*tasks)
+    results["seconds"] = time.perf_counter() - t0
+    results["cpu"] = server_cpu_seconds(server) - cpu0
+    return results
+
+
+def server_cpu_seconds(server) -> float:
+    """User + system CPU seconds of the server process so far (/proc/<pid>/stat)."""
+    fields = Path(f"/proc/{server.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def summary(steps: list[float]) -> tuple[float, float, float]:
+    xs = sorted(steps)
+    if not xs:
+        return float("nan"), float("nan"), float("nan")
+    return statistics.median(xs), (statistics.quantiles(xs, n=20)[-1] if len(xs) > 1 else xs[0]), xs[-1]
+
+
+def run_steps_benchmark(which: str, n: int = 40, duration: float = 60.0, pause: float = 1.0, app: Path | None = None):
+    """n sessions stepping `which` (tiles | sharing) every ~pause s for `duration` s on a fresh server of `app`
+    (default: this checkout's serve.py); returns the missed targets."""
+    from servers import SERVE, Server
+
+    server = Server(app or SERVE, timeout=180)
+    try:
+        r = asyncio.run(run_steppers(server, which, n, duration, pause))
+    finally:
+        server.stop()
+    med, p95, worst = summary(r["steps"])
+    count = len(r["steps"])
+    label = "this checkout" if app is None else str(app.parent)
+    print(
+        f"\n{n} sessions stepping {which} (/{STEP_PAGES[which][0]}) every ~{pause:.1f} s for"
+        f" {duration:.0f} s at 512/16/32 ({label})"
+    )
+    print(
+        f"  steps {count} ({count / max(r['seconds'], 1e-9):.1f}/s), server CPU {r['cpu']:.1f} s"
+        f" = {r['cpu'] / max(count, 1) * 1000:.0f} ms a step"
+    )
+    print(
+        f"  step median / p95 / max {med * 1000:.0f} / {p95 * 1000:.0f} / {worst * 1000:.0f} ms"
+        f"   (targets median <= {MAX_NEW_MEDIAN_S * 1000:.0f} ms, p95 <= {MAX_NEW_P95_S * 1000:.0f} ms)"
+    )
+    print(f"  errors {len(r['errors'])}, load average {load_average()}")
+    for e in r["errors"][:5]:
+        print("  error: " + e)
+    failures = []
+    if r["errors"]:
+        failures.append(f"{which}: {len(r['errors'])} errors")
+    if not med <= MAX_NEW_MEDIAN_S:
+        failures.append(f"{which}: median step {med * 1000:.0f} ms (target {MAX_NEW_MEDIAN_S * 1000:.0f} ms)")
+    if not p95 <= MAX_NEW_P95_S:
+        failures.append(f"{which}: p95 step {p95 * 1000:.0f} ms (target {MAX_NEW_P95_S * 1000:.0f} ms)")
+    return failures
+
+
+# ---------------------------------------------------------------- issue 30.4: a class pressing "Time it" at once
+TIMING_QUERY = {"d_model": 512, "num_heads": 16, "seq_len": 32, "lang": "en", "kv_tab": "timing"}
+
+
+async def one_timer(i: int, base_url: str, same: bool, results: dict, gate: asyncio.Event) -> None:
+    """Open /kv-cache's timing tab at 512/16 (its own seed unless `same`), click "Time it" when the gate opens, and
+    read until the result is drawn; the queue's live place is noted as it arrives."""
+    query = {**TIMING_QUERY, "seed": 0 if same else 500 + i}
+    s = ProtocolSession(base_url, "kv-cache")
+    want = i18n.t("kv.time.total_with", "en", n=128)
+    waiting = i18n.t("queue.waiting", "en", place=0, waiting=0, running=0, workers=0).split(":")[0]
+    places = results["places"]
+    s.on_text = lambda text: places.append(i) if text.startswith(waiting) else None
+    try:
+        await s.connect()
+        await s.rerun(query)
+        results["connected"] += 1
+        await gate.wait()
+        start = time.perf_counter()
+        await s.rerun(query, {"kv_time_run": True})
+        # The place is a fragment that reruns itself (ui/work_queue.watch): do what the browser does.
+        while want not in s.metrics and s.auto_reruns:
+            fragment, every = next(iter(s.auto_reruns.items()))
+            await asyncio.sleep(every)
+            await s.send(query, fragment_id=fragment)
+            await s.finished()
+        results["timings"].append(time.perf_counter() - start)
+        if want not in s.metrics:
+            results["errors"].append(f"timer {i}: no result drawn (metrics {s.metrics})")
+    except Exception as e:  # noqa: BLE001 - every failure is reported, none stops the others
+        results["errors"].append(f"timer {i}: {type(e).__name__}: {e}")
+    finally:
+        results["timers_done"] += 1
+        await s.close()
+
+
+async def one_bystander(i: int, base_url: str, pause: float, results: dict, gate: asyncio.Event) -> None:
+    """A student elsewhere (the tiles walk at 512/16/32), stepping every ~pause s until every timing is drawn."""
+    page, extra, widget = STEP_PAGES["tiles"]
+    query = {**STEP_SETTINGS, **extra}
+    s = ProtocolSession(base_url, page)
+    try:
+        await s.connect()
+        await s.rerun(query)
+        found = [int(m[1]) for m in map(TILE_STEPS.search, s.texts) if m]
+        n = found[0] if found else 1
+        results["connected"] += 1
+        await gate.wait()
+        k = 0
+        while results["timers_done"] < results["timers"]:
+            k += 1
+            value = step_value("tiles", i, k, n)
+            query[widget] = value
+            results["steps"].append(await s.rerun(query, {widget: value}))
+            if not any(step_expected("tiles", value, n) in x for x in s.texts):
+                results["errors"].append(f"bystander {i} step {k}: not its own step")
+            await asyncio.sleep(random.uniform(0.5 * pause, 1.5 * pause))
+    except Exception as e:  # noqa: BLE001
+        results["errors"].append(f"bystander {i}: {type(e).__name__}: {e}")
+    finally:
+        await s.close()
+
+
+async def run_timers(server, timers: int, bystanders: int, same: bool, pause: float) -> dict:
+    warm = ProtocolSession(server.url, "kv-cache")
+    await warm.connect()
+    await warm.rerun(TIMING_QUERY)
+    warm.page = "softmax"
+    await warm.rerun({**STEP_SETTINGS, **STEP_PAGES["tiles"][1]})
+    await warm.close()
+    results = {"errors": [], "steps": [], "timings": [], "places": [], "connected": 0, "timers": timers}
+    results["timers_done"] = 0
+    gate = asyncio.Event()
+    tasks = [asyncio.create_task(one_bystander(i, server.url, pause, results, gate)) for i in range(bystanders)]
+    tasks += [asyncio.create_task(one_timer(i, server.url, same, results, gate)) for i in range(timers)]
+    while results["connected"] < timers + bystanders and not results["errors"]:
+        await asyncio.sleep(0.1)
+    cpu0, t0 = server_cpu_seconds(server), time.perf_counter()
+    gate.set()
+    await asyncio.gather(*tasks)
+    results["seconds"] = time.perf_counter() - t0
+    results["cpu"] = server_cpu_seconds(server) - cpu0
+    return results
+
+
+def run_queue_benchmark(timers: int = 40, bystanders: int = 10, same: bool = False, pause: float = 1.0, app=None):
+    """`timers` sessions click "Time it" on /kv-cache at 512/16 at once (distinct seeds, or the same settings with
+    `same`) while `bystanders` sessions step the tiles walk; returns the missed targets."""
+    from servers import SERVE, Server
+
+    server = Server(app or SERVE, timeout=180)
+    try:
+        r = asyncio.run(run_timers(server, timers, bystanders, same, pause))
+    finally:
+        server.stop()
+    med, p95, worst = summary(r["steps"])
+    tmed, _, tmax = summary(r["timings"])
+    label = "this checkout" if app is None else str(app.parent)
+    print(
+        f"\n{timers} sessions click 'Time it' at once on /kv-cache at 512/16, n 128"
+        f" ({'the same settings' if same else 'each its own seed'}), {bystanders} others step the tiles walk ({label})"
+    )
+    print(f"  timings drawn {len(r['timings'])} of {timers}: click to result median {tmed:.1f} s, max {tmax:.1f} s")
+    print(f"  live place lines seen   {len(r['places'])} (by {len(set(r['places']))} sessions)")
+    print(
+        f"  other steps {len(r['steps'])}: median / p95 / max {med * 1000:.0f} / {p95 * 1000:.0f} /"
+        f" {worst * 1000:.0f} ms  (target p95 <= {MAX_NEW_P95_S * 1000:.0f} ms)"
+    )
+    print(
+        f"  {r['seconds']:.0f} s in all, server CPU {r['cpu']:.0f} s; errors {len(r['errors'])}, load {load_average()}"
+    )
+    for e in r["errors"][:5]:
+        print("  error: " + e)
+    failures = []
+    if r["errors"]:
+        failures.append(f"queue: {len(r['errors'])} errors")
+    if len(r["timings"]) < timers:
+        failures.append(f"queue: only {len(r['timings'])} of {timers} timings completed")
+    if not p95 <= MAX_NEW_P95_S:
+        failures.append(f"queue: other students' p95 step {p95 * 1000:.0f} ms (target {MAX_NEW_P95_S * 1000:.0f} ms)")
+    return failures
+
+
 def load_average() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -358,8 +664,35 @@ if __name__ == "__main__":
     ap.add_argument("--duration", type=float, default=90.0, help="seconds of new-settings steps (quick: 30)")
     ap.add_argument("--quick", action="store_true", help="30 s of new settings, 4 back-and-forth steps each")
     ap.add_argument("--only", choices=("new", "cached"), help="only one of the two parts")
+    ap.add_argument(
+        "--steps-on",
+        choices=tuple(STEP_PAGES),
+        action="append",
+        help="instead: sessions stepping the tiles walk or the K/V heads control at 512/16/32 (issue 30.8)",
+    )
+    ap.add_argument(
+        "--queue",
+        choices=("distinct", "same"),
+        help="instead: --sessions students click 'Time it' on /kv-cache at once (each its own seed, or the same"
+        " settings) while --bystanders step the tiles walk (issue 30.4)",
+    )
+    ap.add_argument("--bystanders", type=int, default=10)
+    ap.add_argument("--app", type=Path, help="serve this serve.py instead (a baseline checkout, for an A/B)")
     args = ap.parse_args()
     missed = []
+    if args.queue:
+        missed += run_queue_benchmark(args.sessions, args.bystanders, args.queue == "same", args.pause, args.app)
+        print("\nmissed:" if missed else "\nall queue targets met")
+        for m in missed:
+            print("  " + m)
+        sys.exit(1 if missed else 0)
+    if args.steps_on:
+        for which in args.steps_on:
+            missed += run_steps_benchmark(which, args.sessions, args.duration, args.pause, args.app)
+        print("\nmissed:" if missed else "\nall step targets met")
+        for m in missed:
+            print("  " + m)
+        sys.exit(1 if missed else 0)
     if args.only != "cached":
         missed += run_new_settings_benchmark(args.sessions, 30.0 if args.quick else args.duration, args.pause)
     if args.only != "new":

@@ -13,7 +13,7 @@ from core.accounting import totals_over_heads
 from lessons import heads as H
 from lessons import scenario
 from lessons.heads import MAX_PICK, PER_PAGE, page_of_heads
-from ui import heads_charts, url_state
+from ui import heads_charts, url_state, work_queue
 from ui.cache import shared
 from ui.downloads import scenario_downloads
 from ui.heatmaps import show_heatmap
@@ -211,6 +211,29 @@ def cost_section() -> None:
 
 
 # ---------------------------------------------------------------- 4. timing
+TICKET = "heads_time_ticket"  # this session's place in the server's heavy-work queue (ui/work_queue.py)
+
+
+def timing_work(heads: list[int]):
+    """Timing the forward pass for every h in `heads` at these settings, for the queue (core/work_queue.py):
+    progress per h, stopped between samples when nobody waits any more."""
+
+    def work(control):
+        def progress(done: int, total: int, hh: int) -> None:
+            control.progress(done, total, hh)
+
+        return H.time_forward(d, T, s.seed, heads, repeats=TIMING_REPEATS, on_progress=progress, check=control.check)
+
+    return work
+
+
+def timing_running(job) -> str:
+    done, total = job.progress
+    if not total or job.detail is None:
+        return t("queue.running")
+    return t("heads.time.progress", h=job.detail, i=done + 1, n=total)
+
+
 def timing_section() -> None:
     st.subheader(t("heads.time.title"))
     st.caption(t("heads.time.about", d_model=d, T=T, repeats=TIMING_REPEATS))
@@ -219,23 +242,28 @@ def timing_section() -> None:
     cache = st.session_state.get("heads_timings")
     if not isinstance(cache, dict):
         cache = {}
-    if st.button(
-        t("heads.time.again") if timing_key in cache else t("heads.time.run"),
-        key="heads_time_run",
-        icon=":material/timer:",
-        type="primary",
-    ):
-        bar = st.progress(0.0, text=t("heads.time.progress", h=1, i=1, n=len(over_h)))
-
-        def progress(done: int, total: int, hh: int) -> None:
-            bar.progress(done / total, text=t("heads.time.progress", h=hh, i=done + 1, n=total))
-
-        cache[timing_key] = H.time_forward(
-            d, T, s.seed, [r.h for r in over_h], repeats=TIMING_REPEATS, on_progress=progress
+    loads = st.session_state.get("heads_timing_loads")
+    if not isinstance(loads, dict):
+        loads = {}
+    job = work_queue.collect(TICKET, t)  # this session's timing, once the queue has run it
+    if job is not None and job.done:
+        asked = job.key[1:4]  # (d, T, seed) of the timing asked for
+        cache[asked], loads[asked] = job.result, job.load
+        st.session_state["heads_timings"], st.session_state["heads_timing_loads"] = cache, loads
+    work_queue.show_outcome(job, t)
+    if work_queue.pending(TICKET) is None:
+        # One queue for the server's heavy work: at most a few timings at once, the same timing asked by several
+        # students is one run (core/work_queue.py). Asked in the click's callback, so this run draws the place.
+        heads = [r.h for r in over_h]
+        st.button(
+            t("heads.time.again") if timing_key in cache else t("heads.time.run"),
+            key="heads_time_run",
+            icon=":material/timer:",
+            type="primary",
+            on_click=work_queue.ask,
+            args=(TICKET, work_queue.job(("heads-timing", *timing_key, tuple(heads)), timing_work(heads), "timing")),
         )
-        st.session_state["heads_timings"] = cache
-        bar.empty()
-        st.rerun()  # redraw with the results (and the button's new label)
+    work_queue.watch(TICKET, t, running=timing_running)
     timings = cache.get(timing_key)
     if timings:
         unmasked = totals_over_heads(1, T, T, d, masked=False)  # the timing runs without a mask
@@ -253,6 +281,9 @@ def timing_section() -> None:
             key="heads_timing_table",
             column_config={t("heads.time.col.ops"): st.column_config.NumberColumn(format="localized")},
         )
+        load = work_queue.load_note(loads.get(timing_key), t)
+        if load is not None:
+            st.caption(load)
     else:
         st.caption(t("heads.time.none"))
     st.info(word(H.timing_noise(T, d), t), icon=":material/info:")

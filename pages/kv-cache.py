@@ -7,21 +7,25 @@ computed once per inputs for the whole server, ui.cache.shared) and what the pag
 Four sections as lazy tabs, the open one in the URL (`kv_tab`).
 """
 
+from collections.abc import Callable
+
 import streamlit as st
 
 import i18n
 from charts import lines
+from core.work_queue import Control
 from i18n import plain
 from lessons import kv_cache as K
 from lessons import scenario
 from lessons.heatmap import Text
-from ui import url_state
+from ui import url_state, work_queue
 from ui.cache import shared
 from ui.choice import labelled
 from ui.heatmaps import show_heatmap
 from ui.linecharts import show_lines
 from ui.sections import lazy_tabs
 from ui.shell import page_context
+from ui.tables import show_table
 from ui.words import word
 
 ctx = page_context()
@@ -48,7 +52,8 @@ def say(*words) -> str:
 
 
 def table(columns: K.Table) -> None:
-    st.table({say(c.header): [say(x) if isinstance(x, Text) else x for x in c.cells] for c in columns}, hide_index=True)
+    """Converted for the browser once per content for the server (ui/tables.py)."""
+    show_table({say(c.header): [say(x) if isinstance(x, Text) else x for x in c.cells] for c in columns})
 
 
 def check(ok: bool, words: Text) -> None:
@@ -237,6 +242,18 @@ def memory_section() -> None:
 
 
 # ------------------------------------------------------------------ 4. live timing, on a click
+TICKET = "kv_time_ticket"  # this session's place in the server's heavy-work queue (ui/work_queue.py)
+
+
+def timing_work(kv: int, n: int) -> Callable[[Control], K.TimingResult]:
+    """The measurement at these settings, for the queue: it reports progress and may be stopped between steps."""
+
+    def work(control: Control) -> K.TimingResult:
+        return K.measure_generation(s, kv, n, on_progress=control.progress, check=control.check)
+
+    return work
+
+
 def timing_section() -> None:
     st.subheader(t("kv.time.title"))
     st.write(t("kv.time.about"))
@@ -248,16 +265,27 @@ def timing_section() -> None:
     results = st.session_state.get("kv_timings")
     if not isinstance(results, dict):
         results = {}
-    if st.button(
-        t("kv.time.again") if timing_key in results else t("kv.time.run"),
-        key="kv_time_run",
-        icon=":material/timer:",
-        type="primary",
-    ):
-        with st.spinner(t("kv.time.running", n=gen)):
-            results[timing_key] = K.measure_generation(s, kv_heads, gen)
-        st.session_state["kv_timings"] = results
-        st.rerun()  # redraw with the results (and the button's new label, "again")
+    loads = st.session_state.get("kv_timing_loads")
+    if not isinstance(loads, dict):
+        loads = {}
+    job = work_queue.collect(TICKET, t)  # this session's timing, once the queue has run it
+    if job is not None and job.done:
+        asked = job.key[1:]  # (d, h, kv_heads, seed, n) of the timing asked for
+        results[asked], loads[asked] = job.result, job.load
+        st.session_state["kv_timings"], st.session_state["kv_timing_loads"] = results, loads
+    work_queue.show_outcome(job, t)
+    if work_queue.pending(TICKET) is None:
+        # One queue for the server's heavy work: at most a few timings at once, the same timing asked by several
+        # students is one run (core/work_queue.py). Asked in the click's callback, so this run draws the place.
+        st.button(
+            t("kv.time.again") if timing_key in results else t("kv.time.run"),
+            key="kv_time_run",
+            icon=":material/timer:",
+            type="primary",
+            on_click=work_queue.ask,
+            args=(TICKET, work_queue.job(("kv-timing", *timing_key), timing_work(kv_heads, gen), "timing")),
+        )
+    work_queue.watch(TICKET, t, running=lambda job: t("kv.time.running", n=job.key[-1]))
     res = results.get(timing_key)
     if res is None:
         st.caption(t("kv.time.none"))
@@ -275,6 +303,9 @@ def timing_section() -> None:
         column.metric(say(label), value, border=True)
     st.markdown(say(shown.fit))
     st.caption(say(shown.meta))
+    load = work_queue.load_note(loads.get(timing_key), t)
+    if load is not None:
+        st.caption(load)
     st.info(t("kv.time.why"), icon=":material/lightbulb:")
 
 

@@ -22,6 +22,7 @@ from ui.heatmaps import show_heatmap
 from ui.linecharts import show_lines
 from ui.sections import lazy_tabs
 from ui.shell import page_context
+from ui.tables import show_table
 from ui.words import word
 
 ctx = page_context()
@@ -118,8 +119,9 @@ def note(text) -> None:
 
 
 def table(columns) -> None:
-    """One of the lesson's tables (headers and cells: text keys or numbers), worded."""
-    st.table({word(c.header, t): [word(x, t) for x in c.cells] for c in columns}, hide_index=True)
+    """One of the lesson's tables (headers and cells: text keys or numbers), worded; converted for the browser once
+    per content for the server (ui/tables.py)."""
+    show_table({word(c.header, t): [word(x, t) for x in c.cells] for c in columns})
 
 
 st.title(t("page.softmax"))
@@ -264,7 +266,9 @@ def tiles_section() -> None:
         )
     else:
         st.caption(t("softmax.ctl.one_step"))
-    v = L.tile_step(walk, st.session_state["soft_step"])
+    step = min(max(int(st.session_state["soft_step"]), 1), n)
+    # The step's view (7 heatmaps' data), once per step for the server: a class steps through the same walk.
+    v = shared("soft_step_view", SK + (head, bq, bk, step), lambda: L.tile_step(walk, step))
     st.markdown(word(L.step_text(walk, v), t))
     st.caption(t("softmax.tiles.scores_about"))
     show_heatmap(v.scores, key="soft_scores_hm", t=t)

@@ -12,7 +12,7 @@ import i18n
 from charts import lines
 from charts.live_curve import live_loss_html
 from lessons import why_heads as W
-from ui import url_state
+from ui import url_state, work_queue
 from ui.cache import process_wide, shared
 from ui.heatmaps import show_heatmap
 from ui.linecharts import show_lines
@@ -86,37 +86,67 @@ def example_table(lang: str, focus: int = 7) -> str:
     return "\n".join([head, "|---|---|---|", *("| " + " | ".join(r) + " |" for r in rows)])
 
 
+TICKET = "why_ticket"  # this session's place in the server's heavy-work queue (ui/work_queue.py)
+
+
 def train_missing(results: dict, seed: int, steps: int, status, progress, chart) -> None:
-    """Train every h not in the store yet, drawing the progress and the live curve; a click stops it (Streamlit
-    raises in the running script), and the run is then kept as stopped."""
+    """Train every h not in the store yet, drawing the place in the server's heavy-work queue, the progress and
+    the live curve; a click stops it (Streamlit raises in the running script), and the run is then kept as
+    stopped."""
     todo = [h for h in HS if results[h] is None]
     if not todo:
         status.success(t("why.cached"), icon=":material/cached:")
-    chunk = max(1, steps // UPDATES_PER_MODEL)
-    store = result_store()
     for n, h in enumerate(todo):
-        # One training per run for the whole server: a second student asking for it shares this one.
-        trainer = store.trainer(W.cache_key(h, seed, steps), lambda h=h: W.Trainer(h, seed, steps))
-        state = {"seed": seed, "steps": steps, "h": h, "losses": trainer.losses, "status": "running"}
-        st.session_state["why_run"] = state
-        try:
-            progress.progress(n / len(todo), text=t("why.training", h=h, step=0, steps=steps))
-            live_chart(chart, W.loss_curves(results, running=trainer), steps)  # the axes at once
-            drawn = time.monotonic()
-            while not trainer.done:
-                trainer.advance_shared(chunk)  # or wait while another session advances it
-                done = (n * steps + trainer.step) / (len(todo) * steps)
-                progress.progress(done, text=t("why.training", h=h, step=trainer.step, steps=steps))
-                if time.monotonic() - drawn >= LIVE_EVERY_S or trainer.done:
-                    live_chart(chart, W.loss_curves(results, running=trainer), steps)
-                    drawn = time.monotonic()
-            results[h] = store.finish(W.cache_key(h, seed, steps), trainer)
-        except BaseException:  # Streamlit stops a running script with an exception when the user clicks
-            state["status"], state["losses"] = "stopped", list(trainer.losses)  # (another may go on with it)
-            raise
-        state["status"] = "done"
+        if not train_one(results, h, (n, len(todo)), seed, steps, progress, chart):
+            return
     if todo:
         progress.progress(1.0, text=t("why.training_done"))
+
+
+def train_one(results: dict, h: int, nth: tuple[int, int], seed: int, steps: int, progress, chart) -> bool:
+    """Train h to the end in the queue (or share the training already there) and put it in `results`; False
+    when it did not finish (cancelled, failed, the queue full: said on the page)."""
+    store, key, chunk = result_store(), W.cache_key(h, seed, steps), max(1, steps // UPDATES_PER_MODEL)
+    n, of = nth
+    state = {"seed": seed, "steps": steps, "h": h, "losses": [], "status": "running"}
+    st.session_state["why_run"] = state
+    drawn = time.monotonic()
+
+    def each(job) -> None:
+        nonlocal drawn
+        trainer = store.in_flight(key)
+        if trainer is None:  # waiting in the queue: nothing trained yet
+            return
+        state["losses"] = trainer.losses
+        progress.progress(
+            (n * steps + trainer.step) / (of * steps), text=t("why.training", h=h, step=trainer.step, steps=steps)
+        )
+        if time.monotonic() - drawn >= LIVE_EVERY_S:
+            live_chart(chart, W.loss_curves(results, running=trainer), steps)
+            drawn = time.monotonic()
+
+    try:
+        # One training per run for the whole server, in the one queue for heavy work: a second student asking
+        # for it shares this one, different runs take turns (core/work_queue.py).
+        make = lambda: W.Trainer(h, seed, steps)  # noqa: E731
+        if not work_queue.ask(TICKET, lambda queue: store.train_queued(queue, key, make, chunk), t):
+            state["status"] = "stopped"
+            return False
+        progress.progress(n / of, text=t("why.training", h=h, step=0, steps=steps))
+        live_chart(chart, W.loss_curves(results), steps)  # the axes at once
+        job = work_queue.wait(TICKET, t, running=lambda job: None, each=each, cancel_button=False)
+    except BaseException:  # Streamlit stops a running script with an exception when the user clicks
+        work_queue.give_back(TICKET, say=False)  # nobody else waiting: the training stops after its chunk
+        trainer = store.in_flight(key)
+        state["status"], state["losses"] = "stopped", list(trainer.losses if trainer else state["losses"])
+        raise
+    if job is None or not job.done:
+        work_queue.show_outcome(job, t)
+        state["status"] = "stopped"
+        return False
+    results[h] = job.result
+    state["status"] = "done"
+    return True
 
 
 def show_status(status, results: dict, stopped: dict | None, steps: int) -> None:

@@ -39,17 +39,21 @@ def time_forward(
     sample_seconds: float = 0.004,
     on_progress: Callable[[int, int, int], None] | None = None,
     clock: Callable[[], float] = time.perf_counter,
+    check: Callable[[], None] | None = None,
 ) -> list[Timing]:
     """Time MultiHeadAttention.forward(x, x, x) (B = 1, no mask, no grad) for every h in `heads`.
 
     Each h: same weights (build_model), one warm-up call, then `repeats` samples; a sample is the
     mean of enough back-to-back calls to last about `sample_seconds`. Runs on one torch thread
     (core.threads.single_thread). `on_progress(done, total, h)` is called just before h is timed
-    (done = how many h are finished). Wall-clock numbers: noisy, never asserted by tests.
+    (done = how many h are finished); `check()` between samples, outside the clock (the work queue stops a
+    timing nobody waits for there: core/work_queue.py). Wall-clock numbers: noisy, never asserted by tests.
     """
     heads = list(all_head_counts(d_model) if heads is None else heads)
     with single_thread():
-        return _time_heads(d_model, seq_len, seed, heads, max(1, int(repeats)), sample_seconds, on_progress, clock)
+        return _time_heads(
+            d_model, seq_len, seed, heads, max(1, int(repeats)), sample_seconds, on_progress, clock, check
+        )
 
 
 def _time_heads(
@@ -61,6 +65,7 @@ def _time_heads(
     sample_seconds: float,
     on_progress: Callable[[int, int, int], None] | None,
     clock: Callable[[], float],
+    check: Callable[[], None] | None = None,
 ) -> list[Timing]:
     x = build_input(1, seq_len, d_model, seed)  # (1, T, d_model), the same for every h
     out: list[Timing] = []
@@ -76,6 +81,8 @@ def _time_heads(
             inner = min(200, max(1, math.ceil(sample_seconds / once)))
             samples = []
             for _ in range(repeats):
+                if check is not None:
+                    check()
                 t0 = clock()
                 for _ in range(inner):
                     model(x, x, x)

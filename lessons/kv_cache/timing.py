@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -96,7 +97,14 @@ def _frozen(values: npt.ArrayLike, dtype: npt.DTypeLike) -> np.ndarray:
 
 @torch.no_grad()
 def measure_generation(
-    settings: Settings, kv_heads: int, tokens: int, *, repeats: int = TIMING_REPEATS, budget_s: float = TIMING_BUDGET_S
+    settings: Settings,
+    kv_heads: int,
+    tokens: int,
+    *,
+    repeats: int = TIMING_REPEATS,
+    budget_s: float = TIMING_BUDGET_S,
+    on_progress: Callable[[int, int], None] | None = None,
+    check: Callable[[], None] | None = None,
 ) -> TimingResult:
     """Time generating T tokens with and without the cache in our core, on this server, now, step by step.
 
@@ -117,6 +125,9 @@ def measure_generation(
     reads (and here copies: torch.cat, repeat_kv) the whole cache, t rows, so the memory traffic per token
     grows with t, the total with T^2 -- with a far smaller constant than the full passes without a cache.
     At small settings a fixed cost per step (Python, kernel calls) hides both curves' growth until T ~ 100.
+
+    `on_progress(done, total)` before each generation (total: 2 x repeats, the most it may make); `check()`
+    between steps, outside the clock (the work queue stops a timing nobody waits for there: core/work_queue.py).
     """
     if isinstance(tokens, bool) or not isinstance(tokens, int) or not GEN_MIN <= tokens <= GEN_MAX:
         raise ValueError(f"tokens must be an integer from {GEN_MIN} to {GEN_MAX} (core/limits.py), got {tokens!r}")
@@ -127,16 +138,20 @@ def measure_generation(
     model = build_model(d_model, h, settings.seed, num_kv_heads=kv_heads)
     x = build_input(1, tokens, d_model, settings.seed)  # (1, T, d_model): the prompt's embeddings stand in
     with single_thread():  # one intra-op thread, as the app runs (core/threads.py): steadier, and CPU time is ours
-        return _measure(model, x, kv_heads, repeats, budget_s)
+        return _measure(model, x, kv_heads, repeats, budget_s, on_progress, check)
 
 
-def _generate_timed(model: MultiHeadAttention, x: torch.Tensor, cached: bool) -> tuple[list[float], torch.Tensor]:
+def _generate_timed(
+    model: MultiHeadAttention, x: torch.Tensor, cached: bool, check: Callable[[], None] | None = None
+) -> tuple[list[float], torch.Tensor]:
     """One generation of x's T tokens; the CPU seconds of each step, and the T output rows (1, T, d_model)."""
     T = x.shape[1]
     clock = time.thread_time
     times, rows = [], []
     cache = KVCache.for_model(model, 1)
     for t in range(1, T + 1):
+        if check is not None:
+            check()
         start = clock()
         if cached:  # the new token only, against the cache
             row, _ = decode_step(model, cache, x[:, t - 1 : t])  # (1, 1, d_model)
@@ -149,15 +164,27 @@ def _generate_timed(model: MultiHeadAttention, x: torch.Tensor, cached: bool) ->
 
 
 @torch.no_grad()
-def _measure(model: MultiHeadAttention, x: torch.Tensor, kv_heads: int, repeats: int, budget_s: float) -> TimingResult:
+def _measure(
+    model: MultiHeadAttention,
+    x: torch.Tensor,
+    kv_heads: int,
+    repeats: int,
+    budget_s: float,
+    on_progress: Callable[[int, int], None] | None = None,
+    check: Callable[[], None] | None = None,
+) -> TimingResult:
     d_model, h, T = model.d_model, model.num_heads, x.shape[1]
     best_with, best_without = [math.inf] * T, [math.inf] * T
     start = time.perf_counter()
     done = 0
     while done < repeats and (done == 0 or time.perf_counter() - start < budget_s):
-        times, out_with = _generate_timed(model, x, cached=True)
+        if on_progress is not None:
+            on_progress(2 * done, 2 * repeats)
+        times, out_with = _generate_timed(model, x, cached=True, check=check)
         best_with = [min(a, b) for a, b in zip(best_with, times)]
-        times, out_without = _generate_timed(model, x, cached=False)  # interleaved: load hits both alike
+        if on_progress is not None:
+            on_progress(2 * done + 1, 2 * repeats)
+        times, out_without = _generate_timed(model, x, cached=False, check=check)  # interleaved: load hits both alike
         best_without = [min(a, b) for a, b in zip(best_without, times)]
         done += 1
     wall = time.perf_counter() - start

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from core.frozen import freeze
 from core.limits import MAX_TRAININGS_IN_FLIGHT, WHY_RESULTS_BYTES
 from core.sizes import nbytes
+from core.work_queue import Control, Ticket, WorkQueue
 from lessons.why_heads.measure import RunResult
 from lessons.why_heads.task import TASK_VERSION
 from lessons.why_heads.training import Trainer
@@ -79,6 +80,30 @@ class ResultStore:
             if each is not None:
                 each(trainer)
         return self.finish(key, trainer)
+
+    def in_flight(self, key: CacheKey) -> Trainer | None:
+        """The half-done Trainer of `key`, if one is kept (a page draws its losses while it trains)."""
+        with self._lock:
+            return self._training.get(key)
+
+    def train_queued(self, queue: WorkQueue, key: CacheKey, make: Callable[[], Trainer], chunk: int) -> Ticket:
+        """A ticket for training the run `key` to the end in the server's heavy-work queue: one job per run, so
+        40 students pressing Train cost one training and five different runs take turns instead of sharing two
+        cores five ways (core/work_queue.py). The job advances the run's one Trainer `chunk` steps at a time;
+        when its last waiter cancels it stops after the chunk and the half-done Trainer is kept for whoever asks
+        next."""
+
+        def work(control: Control) -> RunResult:
+            done = self.get(key)
+            if done is not None:
+                return done
+            trainer = self.trainer(key, make)
+            while not trainer.done:
+                control.progress(trainer.step, trainer.steps)
+                trainer.advance_shared(chunk)
+            return self.finish(key, trainer)
+
+        return queue.submit(("why-heads", key), work, "training")
 
     def get(self, key: CacheKey) -> RunResult | None:
         with self._lock:
