@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import sys
 
+import pytest
 from conftest import ROOT
 
 import i18n
