@@ -11,6 +11,7 @@ import i18n
 from lessons import scenario
 from lessons import walkthrough as W
 from lessons.settings import Settings
+from lessons.walkthrough.heatmaps import as_printed
 
 pytestmark = pytest.mark.browser
 CHART = ROUTE = ".al-chart"  # static/heatmaps.js's chart box
@@ -77,10 +78,13 @@ def test_a_blocked_score_hovers_with_the_fill_value(page, server):
     expect(chart).to_have_count(2)  # the mask grid, and the heads' masked scores
     scores = route(page, 1)
     blocked = i18n.t("display.blocked", "en")
-    assert hover_text(page, scores, 1, 0, 3).splitlines()[-1] == f"{blocked} (-1000000000.0000)"  # row 0, key 3
-    kept = hover_text(page, scores, 0, 3, 1).splitlines()[-1]
     run = scenario.run(Settings(64, 4, 5, "causal", 0, "en"))
-    assert kept == f"{float(run.trace.masked_scores[0, 0, 3, 1]):.4f}"
+    # the chart's decimals: 3 once a kept score passes |3.2767| (as_printed; unit-variance q, k make scores wider)
+    decimals = as_printed([run.trace.masked_scores[0]])[1]
+    assert scores.evaluate("box => box.__alChart.header.decimals") == decimals
+    assert hover_text(page, scores, 1, 0, 3).splitlines()[-1] == f"{blocked} (-1000000000.{'0' * decimals})"
+    kept = hover_text(page, scores, 0, 3, 1).splitlines()[-1]
+    assert kept == f"{float(run.trace.masked_scores[0, 0, 3, 1]):.{decimals}f}"
 
 
 def test_a_slider_step_repaints_the_same_canvas(page, server):
