@@ -114,10 +114,12 @@ def test_websockets_and_lifespan_are_not_touched():
 def test_serve_py_runs_app_py_as_st_app_with_the_middleware():
     """`streamlit run serve.py` (scripts/start.sh, serve_many.sh, the browser tests) must find an st.App."""
     from ui import seam
+    from ui.seam.backmsg_guard import RefuseDeveloperMessages
     from ui.seam.origin_guard import RefuseForeignOrigins
 
-    # on Streamlit 1.67.0, the seam on: foreign Origins refused first, then the client script injected
-    assert [m.cls for m in seam.middleware()] == [RefuseForeignOrigins, InjectClientScript]
+    # on Streamlit 1.67.0, the seam on: foreign Origins refused first, developer-only messages dropped, then the
+    # client script injected
+    assert [m.cls for m in seam.middleware()] == [RefuseForeignOrigins, RefuseDeveloperMessages, InjectClientScript]
     from streamlit.web.server.app_discovery import discover_asgi_app
 
     assert discover_asgi_app(ROOT / "serve.py").is_asgi_app

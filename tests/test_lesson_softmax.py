@@ -73,8 +73,12 @@ def test_the_max_section_opens_where_the_naive_softmax_overflows(d_model, h, T, 
     s = S(d_model, h, T, mask, seed)
     values, fixes = L.parse_url(s, {})
     mr = L.max_row(s, values.head, values.row, values.gain)
-    assert not fixes and values.gain == next(g for g in mr.first_failing_gain if g is not None) != 1
-    assert not all(dt.naive_ok for dt in mr.dtypes)  # the overflow is on screen
+    breaks = next((g for g in mr.first_failing_gain if g is not None), None)
+    if breaks is None:  # a row whose kept scores are all at most 0 (seen at 8/8/2): no gain breaks it
+        assert not fixes and values.gain == L.GAINS[-1] and all(dt.naive_ok for dt in mr.dtypes)
+    else:
+        assert not fixes and values.gain == breaks != 1
+        assert not all(dt.naive_ok for dt in mr.dtypes)  # the overflow is on screen
     assert L.parse_url(s, {"soft_gain": "1"})[0].gain == 1  # the link still carries any other value
     for row in range(T):  # every row the link may open: the default follows the row
         g = L.default_gain(s, 0, row)

@@ -340,6 +340,7 @@ def _missing_globals(functions) -> list[str]:
     return sorted(set(missing))
 
 
+@pytest.mark.app
 @pytest.mark.parametrize("page,params", SECTIONS, ids=[f"{p}-{'-'.join(q.values())}" for p, q in SECTIONS])
 def test_a_session_holds_no_run_and_its_callbacks_still_work(page, params):
     """Each session held its last run, model and figures through its widgets' callbacks (a function a page
