@@ -110,12 +110,13 @@ def train_one(results: dict, h: int, nth: tuple[int, int], seed: int, steps: int
     n, of = nth
     state = {"seed": seed, "steps": steps, "h": h, "losses": [], "status": "running"}
     st.session_state["why_run"] = state
-    drawn = time.monotonic()
+    drawn = -LIVE_EVERY_S  # the curve is drawn at the first progress, then every LIVE_EVERY_S
 
     def each(job) -> None:
         nonlocal drawn
-        trainer = store.in_flight(key)
-        if trainer is None:  # waiting in the queue: nothing trained yet
+        # Waiting in the queue, or the job still building its trainer: the queue's box says so meanwhile.
+        trainer = store.in_flight(key) if job.progress[1] else None
+        if trainer is None:
             return
         state["losses"] = trainer.losses
         progress.progress(
@@ -132,9 +133,15 @@ def train_one(results: dict, h: int, nth: tuple[int, int], seed: int, steps: int
         if not work_queue.ask(TICKET, lambda queue: store.train_queued(queue, key, make, chunk), t):
             state["status"] = "stopped"
             return False
-        progress.progress(n / of, text=t("why.training", h=h, step=0, steps=steps))
         live_chart(chart, W.loss_curves(results), steps)  # the axes at once
-        job = work_queue.wait(TICKET, t, running=lambda job: None, each=each, cancel_button=False)
+        # The queue's box while waiting or starting ("Running…"), then the page's own progress and live curve.
+        job = work_queue.wait(
+            TICKET,
+            t,
+            running=lambda job: None if job.progress[1] else t("queue.running"),
+            each=each,
+            cancel_button=False,
+        )
     except BaseException:  # Streamlit stops a running script with an exception when the user clicks
         work_queue.give_back(TICKET, say=False)  # nobody else waiting: the training stops after its chunk
         trainer = store.in_flight(key)
