@@ -30,11 +30,11 @@ from lessons.settings import (
     head_choices,
     sanitize,
 )
-from ui import memdebug, reclaim, seam
+from ui import memdebug, reclaim, seam, url_state
 from ui.choice import HIDDEN_CSS, labelled
 from ui.display import display_sidebar
 from ui.seam import widget_guard
-from ui.shell import drop_url_value, keep_grid_in_url, remember_settings, url_values
+from ui.shell import drop_url_value, keep_in_url, remember_settings, url_values
 
 
 @st.cache_resource
@@ -48,7 +48,7 @@ def _tune_process() -> bool:
     # The code the pages show is parsed now, once, not by 8 sessions' threads at once (lessons/source.py).
     walkthrough.warm()
     # A slider step's ~40 messages reach the browser in one batch, not a trickle it redraws for each.
-    # (and a number box sent NaN, inf or text resets with a notice instead of raising: ui/seam/widget_guard.py)
+    # (and a widget sent a value it cannot take keeps its last one, with a notice: ui/seam/widget_guard.py)
     seam.install()
     # Memory comes back after a class leaves: a full collection and malloc_trim every 30 s (ui/reclaim.py).
     reclaim.start()
@@ -105,8 +105,9 @@ def settle_settings(skip: tuple[str, ...] = ()) -> list:
 def show_fixes(fixes, lang: str, d_model: int) -> None:
     """The corrections of the shared settings, in the main area at the top of the page (a phone shows the
     sidebar collapsed: a notice there is never seen). Once: the live fragment forgets the URL's fixes."""
+    url_state.show_gate_notices(lang)  # link values dropped before anything read them
     for given in widget_guard.take_rejected():
-        st.warning(i18n.t("notice.number_reset", lang, given=i18n.plain(given)), icon=":material/build:")
+        st.warning(i18n.t("notice.widget_reset", lang, given=i18n.plain(given)), icon=":material/build:")
     for fix in fixes:
         if fix.key == "num_heads":
             st.warning(
@@ -130,14 +131,11 @@ def show_fixes(fixes, lang: str, d_model: int) -> None:
 def language_sidebar() -> list:
     """The language control (outside the live fragment: a language change redraws everything)."""
     fixes = settle_settings()
-    # Options are shown as their URL values (no format_func): Streamlit binds the *shown* text to the URL.
+    # Not bound to the URL: Streamlit drops a bound value equal to the widget's default, here the browser's
+    # locale, so an en-US teacher's English link opened in Chinese for a zh-CN student. ui.shell.keep_in_url
+    # writes it into the link at the end of every run instead.
     st.sidebar.segmented_control(
-        "语言 · Language",
-        i18n.LANGS,
-        key="lang",
-        bind="query-params",
-        default=i18n.lang_from_locale(st.context.locale),
-        required=True,
+        "语言 · Language", i18n.LANGS, key="lang", default=i18n.lang_from_locale(st.context.locale), required=True
     )
     return fixes
 
@@ -199,6 +197,7 @@ st.html(
 )  # hidden URL carriers (ui/choice.py)
 # A page's section tabs wrap onto a second line on a phone instead of scrolling sideways out of sight.
 st.html(f"<style>@media (max-width:640px){{{seam.TABS_SELECTOR} [role=tablist]{{flex-wrap:wrap;row-gap:2px}}}}</style>")
+url_state.gate(None)  # one rule for every link value, before anything reads one (lessons/url_keys.py)
 _url_fixes = language_sidebar()
 _settled_now = [True]  # settled by this whole-app run; the first settings_sidebar() below uses it up
 _lang = st.session_state["lang"]
@@ -209,6 +208,7 @@ _pages = [
     for path, url, icon in PAGES
 ]
 _page = st.navigation(_pages)
+url_state.gate(_page.url_path)  # and the keys this page does not own
 
 
 @st.fragment
@@ -220,13 +220,14 @@ def live() -> None:
     costs a frame or more less (benchmarks/README.md). The language, the display options and the
     navigation are outside: a change there reruns the whole app, this fragment included.
     """
+    url_state.gate(_page.url_path)  # a fragment rerun brings the browser's query string again
     with _settings_box:
         fixes = settings_sidebar(_url_fixes, settled=bool(_settled_now))
     _url_fixes.clear()  # URL corrections are shown once, not again on every fragment rerun
     _settled_now.clear()  # a fragment rerun settles the widgets' new values itself
     show_fixes(fixes, st.session_state["lang"], st.session_state["d_model"])  # main area, above the page
     seam.run_page(_page)  # the same page object again on each fragment rerun (ui/seam/__init__.py, entry 3)
-    keep_grid_in_url()  # after the page: every widget bound to the URL is drawn by now
+    keep_in_url()  # after the page: every widget bound to the URL is drawn by now
 
 
 if _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page():
@@ -234,6 +235,6 @@ if _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page():
         _fixes = settings_sidebar(_url_fixes, settled=True)
     show_fixes(_fixes, st.session_state["lang"], st.session_state["d_model"])
     seam.run_page(_page)
-    keep_grid_in_url()
+    keep_in_url()
 else:
     live()

@@ -73,6 +73,17 @@ def keep_grid_in_url() -> None:
         st.query_params[GRID_PARAM] = grid
 
 
+def keep_in_url() -> None:
+    """The end of every run: the language and (while mask=custom) the hand-drawn grid are in the link.
+
+    The language always, whatever the browser's locale: a student whose browser speaks the other language
+    opens the teacher's link in the teacher's language (its widget is not bound to the URL: app.py)."""
+    lang = st.session_state.get("lang")
+    if lang in i18n.LANGS and url_values("lang") != [lang]:
+        st.query_params["lang"] = lang
+    keep_grid_in_url()
+
+
 def drop_url_value(key: str) -> None:
     """Forget `key`'s value in this page's URL before its bound widget is drawn.
 

@@ -16,11 +16,62 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
+import i18n
 from i18n import plain
-from lessons.url import Env, Fix, UrlKey, as_url, parse
+from lessons import url_keys
+from lessons.url import Env, Fix, UrlKey, as_url, parse, shown
 from ui import seam
 from ui.shell import drop_url_value, url_values
+
+GATE_NOTICES = "_url_gate_notices"  # what gate() dropped, until show_gate_notices says it
+GATED = "_url_gated"  # this session's first run has written the address bar
+
+
+def gate(url_path: str | None) -> None:
+    """Apply lessons.url_keys' one rule for link values (plan_link) to this run's URL, before anything reads it:
+    app.py calls it first with `url_path=None` (the page is not chosen yet), then with the page's url_path, and
+    at the start of each live-fragment rerun (every rerun brings the browser's query string again)."""
+    query = {key: st.query_params.get_all(key) for key in st.query_params}
+    mask = st.session_state["mask"] if "mask" in st.session_state else (query.get("mask") or [None])[-1]
+    plan = url_keys.plan_link(query, url_path, mask)
+    first = GATED not in st.session_state
+    st.session_state[GATED] = True
+    if not plan:
+        # Streamlit ignores a whole link of more than 512 Ki characters or 1000 fields (st.query_params is then
+        # empty) and leaves it in the address bar, to be sent again on every step: a session's first run
+        # writes the address bar once, so it holds what the page reads.
+        if first:
+            seam.rewrite_url((), ())
+        return
+    if not seam.rewrite_url(plan.drop, plan.cut):  # public calls: one message per key
+        for key in plan.drop:
+            try:
+                del st.query_params[key]
+            except (KeyError, StreamlitAPIException):
+                pass
+            seam.forget_initial_url_value(key)
+        for key, values in plan.cut:
+            try:
+                st.query_params[key] = list(values)
+            except StreamlitAPIException:
+                pass
+    notices = st.session_state.setdefault(GATE_NOTICES, [])
+    notices.extend(("notice.url_too_long", {"key": key, "limit": limit}) for key, limit in plan.too_long)
+    if plan.unknown:
+        names = ", ".join(plain(shown(k)) for k in plan.unknown[:3]) + (", ..." if len(plan.unknown) > 3 else "")
+        notices.append(("notice.url_unknown", {"keys": names, "n": len(plan.unknown)}))
+
+
+def show_gate_notices(lang: str) -> None:
+    """What gate() dropped, said once at the top of the main area."""
+    said = set()
+    for key, fmt in st.session_state.pop(GATE_NOTICES, []):
+        text = i18n.t(key, lang, **fmt)
+        if text not in said:
+            said.add(text)
+            st.warning(text, icon=":material/build:")
 
 
 def kept(store: str) -> dict:
@@ -86,6 +137,10 @@ def settle(
             continue
         if name in from_url and url_values(name) != [as_url(value)]:
             drop_url_value(name)  # the bound widget takes the corrected value instead of parsing the bad one
+            try:  # and the link keeps what the page shows (walk_step=7 is step 7's name, not nothing)
+                st.query_params[name] = as_url(value)
+            except StreamlitAPIException:  # already bound (drawn before): Streamlit writes the widget's value
+                pass
         else:
             # A widget whose range changed (new T or h) is a new widget, and Streamlit would seed it from the link
             # the page was loaded with (ui/seam entry 4): from here on the session's value decides.
@@ -105,4 +160,4 @@ def forget(store: str, names: Sequence[str]) -> None:
         drop_url_value(name)
 
 
-__all__ = ["default_notice", "forget", "keep_value", "kept", "settle"]
+__all__ = ["default_notice", "forget", "gate", "keep_value", "kept", "settle", "show_gate_notices"]
