@@ -26,15 +26,15 @@ from lessons.settings import (
     SEED_MIN,
     SEQ_LEN_MAX,
     SEQ_LEN_MIN,
-    SETTING_KEYS,
+    SETTING_URL_KEYS,
     head_choices,
-    sanitize,
+    settings_of,
 )
 from ui import memdebug, reclaim, seam, url_state
 from ui.choice import HIDDEN_CSS, labelled
 from ui.display import display_sidebar
 from ui.seam import widget_guard
-from ui.shell import drop_url_value, keep_in_url, remember_settings, url_values
+from ui.shell import SETTINGS_KEPT, keep_in_url, remember_settings
 
 
 @st.cache_resource
@@ -80,26 +80,20 @@ WHOLE_RUN_PAGES = ("why-heads",)
 
 
 def settle_settings(skip: tuple[str, ...] = ()) -> list:
-    """Make every shared setting valid in session state before its widget is drawn.
+    """Make every shared setting valid in session state before its widget is drawn (ui.url_state.settle, the one
+    loop every URL value goes through; declared in lessons.settings.SETTING_URL_KEYS).
 
-    On the first run the values come from the URL; later, from the widgets (a user's change
-    arrives in session state before the script runs, so writing it back keeps it). `skip`: keys
-    whose widget this run has already drawn (their state can no longer be written).
+    On the first run the values come from the URL; later, from the widgets (a user's change arrives in session
+    state before the script runs, so writing it back keeps it). `skip`: keys whose widget this run has already
+    drawn (their state can no longer be written). Returns the corrections, for show_fixes.
     """
-    default_lang = i18n.lang_from_locale(st.context.locale)
-    from_url = [k for k in SETTING_KEYS if k not in st.session_state and k in st.query_params]
-    raw = {k: (st.session_state[k] if k in st.session_state else st.query_params.get(k)) for k in SETTING_KEYS}
-    settings, fixes = sanitize(raw, default_lang=default_lang)
-    for key in from_url:  # a corrected, empty or repeated URL value must not reach its widget's own URL parser
-        if url_values(key) != [str(getattr(settings, key))]:
-            drop_url_value(key)
-    for key in SETTING_KEYS:
-        # Written every run, even when unchanged: a page change re-creates the sidebar widgets,
-        # and without this they would come back at their defaults.
-        if key not in skip:
-            st.session_state[key] = getattr(settings, key)
-    remember_settings(settings)  # ui.shell.current_settings() returns it instead of sanitising again
-    return fixes
+    report: list = []
+    env = {"default_lang": i18n.lang_from_locale(st.context.locale)}
+    # Written every run, even when unchanged: a page change re-creates the sidebar widgets, and without this
+    # they would come back at their defaults.
+    values = url_state.settle(SETTING_URL_KEYS, env, store=SETTINGS_KEPT, drawn=skip, report=report, always_write=True)
+    remember_settings(settings_of(values))  # ui.shell.current_settings() returns it instead of parsing again
+    return [fix for fix, _ in report]
 
 
 def show_fixes(fixes, lang: str, d_model: int) -> None:
@@ -197,6 +191,7 @@ st.html(
 )  # hidden URL carriers (ui/choice.py)
 # A page's section tabs wrap onto a second line on a phone instead of scrolling sideways out of sight.
 st.html(f"<style>@media (max-width:640px){{{seam.TABS_SELECTOR} [role=tablist]{{flex-wrap:wrap;row-gap:2px}}}}</style>")
+url_state.apply_requested()  # a page state asked for (class mode: the teacher's), before any widget
 url_state.gate(None)  # one rule for every link value, before anything reads one (lessons/url_keys.py)
 _url_fixes = language_sidebar()
 _settled_now = [True]  # settled by this whole-app run; the first settings_sidebar() below uses it up

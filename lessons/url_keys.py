@@ -1,9 +1,9 @@
 """Every URL query key the app reads, page by page: the one table of the app's URL state.
 
 Streamlit-free, so tests read it without running a page: tests/test_notices.py feeds every key of every
-page markup payloads, tests/test_fuzz_app.py fuzzes them, and a test there checks this table against the
-keys the source actually reads (widgets bound to the URL, st.query_params.get, ui/sections tabs), so a
-new key cannot be left out. A page whose lesson declares its keys (`URL_KEYS` of lessons/url.py's UrlKey) is
+page markup payloads, tests/test_fuzz_app.py fuzzes them, tests/test_url_limits.py sends every one of them
+10k-1M characters; and ui/url_state.gate drops from every link a key this table does not give the open page,
+so a new key cannot be left out. A page whose lesson declares its keys (`URL_KEYS` of lessons/url.py's UrlKey) is
 listed by that table: its names, ranges and defaults are written once, there. Keys hold language-neutral values
 (ids, numbers), never labels.
 """
@@ -123,3 +123,36 @@ def plan_link(query: Mapping[str, Sequence[str]], url_path: str | None, mask: st
         elif len(values) > max_values(key):
             cut.append((key, tuple(values[-max_values(key) :])))
     return LinkPlan(tuple(drop), tuple(cut), tuple(too_long), tuple(unknown))
+
+
+# ---------------------------------------------------------------- a page's state as one dict (class mode)
+def _neutral(value: object) -> bool:
+    return value is None or isinstance(value, (str, int, float, bool))
+
+
+def clean_state(
+    values: Mapping[str, object], url_path: str | None, mask: str | None
+) -> tuple[dict[str, object], list[str]]:
+    """The part of `values` (a page state from elsewhere: another client's, a file's) page `url_path` may take,
+    by the link rule above: keys it owns, each a neutral value (text, number, bool) or a list of them, within its
+    key's bounds. Nothing here parses: the page's one settle loop validates what is kept. Returns (kept, the keys
+    ignored)."""
+    if isinstance(values.get("mask"), str):
+        mask = str(values["mask"])
+    kept: dict[str, object] = {}
+    ignored: list[str] = []
+    for key, value in values.items():
+        items = list(value) if isinstance(value, (list, tuple)) else [value]
+        ok = (
+            isinstance(key, str)
+            and len(key) <= MAX_VALUE_CHARS
+            and key in ALL_KEYS
+            and owned(key, url_path, mask)
+            and len(items) <= max_values(key)
+            and all(_neutral(v) and len(str(v)) <= max_chars(key) for v in items)
+        )
+        if ok:
+            kept[key] = list(items) if isinstance(value, (list, tuple)) else value
+        else:
+            ignored.append(str(key)[:MAX_VALUE_CHARS])
+    return kept, ignored

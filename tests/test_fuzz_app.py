@@ -41,23 +41,24 @@ def app_pages() -> list[tuple[str, str]]:
     raise AssertionError("app.py has no PAGES list")
 
 
-# A page's section tabs (ui/sections.lazy_tabs("heads_tab", SECTIONS, ...)): URL key -> the valid ids.
-TAB_IDS: dict[str, tuple[str, ...]] = {}
+def _tab_ids() -> dict[str, tuple[str, ...]]:
+    """A page's section tabs (ui/sections.lazy_tabs): URL key -> the valid ids, from the keys' declarations."""
+    from lessons.masks_lab.choices import SECTIONS as MASK_SECTIONS
+
+    tabs = {"masks_tab": tuple(MASK_SECTIONS)}
+    for keys in URL_KEYS.DECLARED.values():
+        tabs.update({k.name: tuple(k.resolved({})["choices"]) for k in keys if k.name.endswith("_tab")})
+    return tabs
+
+
+TAB_IDS: dict[str, tuple[str, ...]] = _tab_ids()
 
 
 def url_keys(path: Path) -> set[str]:
     """The URL keys a source file reads: widgets bound to the URL, st.query_params.get(...) and the
-    section tabs of ui/sections.lazy_tabs (whose valid ids are noted in TAB_IDS) and the choices of
-    ui.choice.labelled."""
+    section tabs of ui/sections.lazy_tabs and the choices of ui.choice.labelled."""
     keys: set[str] = set()
     tree = ast.parse(path.read_text())
-    tuples = {
-        t.id: node.value
-        for node in tree.body
-        if isinstance(node, ast.Assign)
-        for t in node.targets
-        if isinstance(t, ast.Name) and isinstance(node.value, ast.Tuple)
-    }
     names = {}  # GRID_KEY = "masks_grid", key = f"masks_len{b}": keys passed by name
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(("core", "lessons")):
@@ -85,11 +86,9 @@ def url_keys(path: Path) -> set[str]:
         func = node.func
         if (
             getattr(func, "id", getattr(func, "attr", None)) == "lazy_tabs"
-            and len(node.args) >= 2
+            and node.args
             and isinstance(node.args[0], ast.Constant)
         ):
-            ids = tuples.get(getattr(node.args[1], "id", None), node.args[1])
-            TAB_IDS[node.args[0].value] = tuple(ast.literal_eval(ids))
             keys.add(node.args[0].value)
         if getattr(func, "id", getattr(func, "attr", None)) == "labelled" and len(node.args) >= 2:
             target = node.args[1]  # ui.choice.labelled(widget, key, ...): a URL-bound carrier under `key`

@@ -105,8 +105,9 @@ def url_values(key: str) -> list[str]:
     return st.query_params.get_all(key)
 
 
-# The Settings app.py's settle_settings() made valid in this run (so a page does not sanitise them again).
+# The Settings app.py's settle_settings() made valid in this run (so a page does not parse them again).
 SETTLED_KEY = "_shell_settled_settings"
+SETTINGS_KEPT = "_settings_kept"  # ui.url_state.settle's store for the shared settings
 
 
 def remember_settings(settings: Settings) -> None:

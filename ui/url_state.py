@@ -12,7 +12,7 @@ widget starts from it, and kept for when its tab closes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import streamlit as st
@@ -23,7 +23,7 @@ from i18n import plain
 from lessons import url_keys
 from lessons.url import Env, Fix, UrlKey, as_url, parse, shown
 from ui import seam
-from ui.shell import drop_url_value, url_values
+from ui.shell import CUSTOM_MASK_KEY, drop_url_value, url_values
 
 GATE_NOTICES = "_url_gate_notices"  # what gate() dropped, until show_gate_notices says it
 GATED = "_url_gated"  # this session's first run has written the address bar
@@ -97,16 +97,24 @@ def settle(
     keys: Sequence[UrlKey],
     env: Env,
     *,
-    t: Callable[..., str],
+    t: Callable[..., str] | None = None,
     store: str,
     url_first: Sequence[str] = (),
+    drawn: Sequence[str] = (),
     notice: Callable[[Fix, bool], str | None] | None = None,
+    report: list[tuple[Fix, bool]] | None = None,
+    always_write: bool = False,
 ) -> dict[str, Any]:
-    """Every key's valid value (see the module's doc). `url_first`: keys whose widget is not bound to the URL but
-    writes it in its callback (a translated choice, ui/choice.py): the URL decides, a correction is written to
-    the URL, and session state is left to the widget. `notice(fix, from_link)`: the text of the notice a
-    correction gets, or None for none (default: the common notice, for corrections a link caused)."""
-    notice = notice or default_notice(t)
+    """Every key's valid value (see the module's doc): the one loop that settles the shared settings (app.py),
+    the display options (ui/display.py) and each page's keys.
+
+    `url_first`: keys whose widget is not bound to the URL but writes it in its callback (a translated choice,
+    ui/choice.py): the URL decides, a correction is written to the URL, and session state is left to the widget.
+    `drawn`: keys whose widget this run has already drawn (their state can no longer be written).
+    `notice(fix, from_link)`: the text of the notice a correction gets, or None for none (default: the common
+    notice, for corrections a link caused); with `report`, nothing is shown and (fix, from_link) pairs are
+    appended there instead. `always_write`: put every value in session state even when unchanged (widgets a page
+    change re-creates would otherwise come back at their defaults)."""
     first = set(url_first)
     store_values = kept(store)
     raw: dict[str, object] = {}
@@ -124,16 +132,22 @@ def settle(
             raw[name] = url_values(name)[-1]
             from_url.add(name)
     values, fixes = parse(keys, raw, env)
-    for fix in fixes:
-        text = notice(fix, fix.key in from_url)
-        if text:
-            st.warning(text, icon=":material/build:")
+    if report is not None:
+        report.extend((fix, fix.key in from_url) for fix in fixes)
+    else:
+        notice = notice or default_notice(t or (lambda key, **kw: key))
+        for fix in fixes:
+            text = notice(fix, fix.key in from_url)
+            if text:
+                st.warning(text, icon=":material/build:")
     for key in keys:
         name, value = key.name, values[key.name]
         store_values[name] = value
         if name in first:
             if name in from_url and url_values(name) != [as_url(value)]:
                 st.query_params[name] = as_url(value)  # once: the next run reads a valid value
+            continue
+        if name in drawn:
             continue
         if name in from_url and url_values(name) != [as_url(value)]:
             drop_url_value(name)  # the bound widget takes the corrected value instead of parsing the bad one
@@ -146,9 +160,67 @@ def settle(
             # the page was loaded with (ui/seam entry 4): from here on the session's value decides.
             seam.forget_initial_url_value(name)
         current = st.session_state.get(name)
-        if current != value or type(current) is not type(value):
+        if always_write or current != value or type(current) is not type(value):
             st.session_state[name] = value  # a re-created widget takes it instead of its default
     return values
+
+
+# ---------------------------------------------------------------- the page state as one dict (class mode)
+REQUEST = "_page_state_request"  # a page state to apply at the top of the next run (request_page_state)
+
+
+def page_state(url_path: str, session=None, query=None) -> dict[str, Any]:
+    """The current page state as a dict of neutral values (text, numbers, bools, lists of them): the shared
+    settings, the display options and page `url_path`'s own keys, as this session holds them (session state,
+    else the link). JSON-able: what class mode sends the class. (`session`, `query`: st.session_state and
+    st.query_params unless given.)"""
+    session = st.session_state if session is None else session
+    query = st.query_params if query is None else query
+
+    def link(key: str) -> list[str]:
+        values = query.get_all(key) if hasattr(query, "get_all") else query.get(key, [])
+        return [values] if isinstance(values, str) else list(values)
+
+    mask = session["mask"] if "mask" in session else (link("mask") or [None])[-1]
+    out: dict[str, Any] = {}
+    for key in url_keys.keys_of(url_path):
+        if not url_keys.owned(key, url_path, mask):
+            continue
+        if key == url_keys.GRID:
+            value = session[CUSTOM_MASK_KEY] if CUSTOM_MASK_KEY in session else (link(key) or [None])[-1]
+        elif key in session:
+            value = session[key]
+        else:
+            values = link(key)
+            value = (values if len(values) > 1 else values[-1]) if values else None
+        if value is None:
+            continue
+        out[key] = list(value) if isinstance(value, (list, tuple)) else value
+    return url_keys.clean_state(out, url_path, mask)[0]
+
+
+def request_page_state(values: Mapping[str, object]) -> None:
+    """Apply `values` (a page state, e.g. the teacher's page_state) at the top of this session's next run, before
+    any widget is drawn (call st.rerun() to make that now). Only what lessons.url_keys.clean_state keeps is
+    applied; the run's one settle loop then validates each value, as it does a link's."""
+    st.session_state[REQUEST] = dict(values)
+
+
+def apply_requested() -> list[str]:
+    """app.py, first thing in a run: apply a requested page state (request_page_state). Each kept value goes into
+    session state (where settle reads first) and into the link (where tabs and translated choices read first;
+    a key bound to a widget refuses that, and its session value serves). Returns the keys ignored."""
+    values = st.session_state.pop(REQUEST, None)
+    if not isinstance(values, Mapping):
+        return []
+    kept_values, ignored = url_keys.clean_state(values, None, st.session_state.get("mask"))
+    for key, value in kept_values.items():
+        st.session_state[CUSTOM_MASK_KEY if key == url_keys.GRID else key] = value
+        try:
+            st.query_params[key] = [as_url(v) for v in value] if isinstance(value, list) else as_url(value)
+        except StreamlitAPIException:
+            pass
+    return ignored
 
 
 def forget(store: str, names: Sequence[str]) -> None:
@@ -160,4 +232,15 @@ def forget(store: str, names: Sequence[str]) -> None:
         drop_url_value(name)
 
 
-__all__ = ["default_notice", "forget", "gate", "keep_value", "kept", "settle", "show_gate_notices"]
+__all__ = [
+    "apply_requested",
+    "default_notice",
+    "forget",
+    "gate",
+    "keep_value",
+    "kept",
+    "page_state",
+    "request_page_state",
+    "settle",
+    "show_gate_notices",
+]
