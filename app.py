@@ -96,10 +96,10 @@ def settle_settings(skip: tuple[str, ...] = ()) -> list:
     return [fix for fix, _ in report]
 
 
-def show_fixes(fixes, lang: str, d_model: int) -> None:
+def show_fixes(fixes, lang: str, d_model: int, url_path: str | None = None) -> None:
     """The corrections of the shared settings, in the main area at the top of the page (a phone shows the
     sidebar collapsed: a notice there is never seen). Once: the live fragment forgets the URL's fixes."""
-    url_state.show_gate_notices(lang)  # link values dropped before anything read them
+    url_state.show_gate_notices(lang, url_path)  # link values dropped before anything read them
     for given in widget_guard.take_rejected():
         st.warning(i18n.t("notice.widget_reset", lang, given=i18n.plain(given)), icon=":material/build:")
     for fix in fixes:
@@ -220,7 +220,7 @@ def live() -> None:
         fixes = settings_sidebar(_url_fixes, settled=bool(_settled_now))
     _url_fixes.clear()  # URL corrections are shown once, not again on every fragment rerun
     _settled_now.clear()  # a fragment rerun settles the widgets' new values itself
-    show_fixes(fixes, st.session_state["lang"], st.session_state["d_model"])  # main area, above the page
+    show_fixes(fixes, st.session_state["lang"], st.session_state["d_model"], _page.url_path)  # main area, on top
     seam.run_page(_page)  # the same page object again on each fragment rerun (ui/seam/__init__.py, entry 3)
     keep_in_url()  # after the page: every widget bound to the URL is drawn by now
 
@@ -228,7 +228,7 @@ def live() -> None:
 if _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page():
     with _settings_box:
         _fixes = settings_sidebar(_url_fixes, settled=True)
-    show_fixes(_fixes, st.session_state["lang"], st.session_state["d_model"])
+    show_fixes(_fixes, st.session_state["lang"], st.session_state["d_model"], _page.url_path)
     seam.run_page(_page)
     keep_in_url()
 else:

@@ -72,6 +72,7 @@ ALL_KEYS = frozenset(all_keys())
 MAX_VALUE_CHARS = 64  # any id, number or option the app writes (the longest is a few tens of characters)
 MAX_REPEATS = 8  # of a repeated key (?seed=1&seed=2): a page reads the last one and may say it was repeated
 LONG_VALUES = {GRID: MAX_GRID_CHARS, "real_text": MAX_TEXT_CHARS}  # free text: its own limit (core/limits.py)
+TEXT_HOMES = {GRID: "masks", "real_text": "real-model"}  # the page whose text box refuses a too-long text itself
 MANY_VALUES = {"real_off": len(real_heads.HEADS), "masks_extra": len(masks_lab.EXTRA_PARTS)}  # multi-choice pills
 
 

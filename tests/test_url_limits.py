@@ -128,5 +128,5 @@ def test_every_key_of_a_page_at_once_with_a_long_value(server, clean, url, size)
 def test_each_key_with_a_megabyte_value(server, clean, key):
     url = next(p for p in PAGES if key in U.keys_of(p))
     reply = open_link(server.url, url, urlencode({"mask": "custom", key: "9" * 1_000_000}))
-    assert not _bounded(reply) and key not in _values(reply)
+    assert not _bounded(reply) and all("9" * 100 not in v for v in _values(reply).get(key, []))
     assert reply.bytes <= clean[url] + SLACK, (reply.bytes, clean[url])

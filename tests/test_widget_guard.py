@@ -135,3 +135,29 @@ def test_every_widget_of_every_view_survives_every_kind_of_crafted_value(url, pa
         at.run()
         assert not at.exception, (n, [e.message[:300] for e in at.exception])
     assert at.session_state["seq_len"] == 8 and at.session_state["d_model"] == 64  # the last good values
+
+
+def test_over_a_real_websocket_every_sidebar_widget_sent_nan_keeps_the_session_working(server):
+    """The same message a hostile client sends: NaN (and then a list of floats) to every widget of the home page,
+    through Streamlit's protocol against a real server; the session's next ordinary step still works."""
+    import asyncio
+
+    from wire import Tab
+
+    async def go():
+        async with Tab(server.url) as tab:
+            first = await tab.rerun("", "lang=en")
+            assert not first.exceptions and len(first.widgets) >= 8
+            for field, value in (("double_value", math.nan), ("double_array_value", [1.5, 2.5, 3.5])):
+                states = WidgetStates()
+                for wid in first.widgets:
+                    w = states.widgets.add()
+                    w.id = wid
+                    _set(w, field, value)
+                crafted_reply = await tab.rerun("", "lang=en", states)
+                assert not crafted_reply.exceptions, crafted_reply.exceptions
+                assert any("cannot take" in a for a in crafted_reply.alerts)
+                after = await tab.rerun("", "lang=en")  # the next ordinary step
+                assert not after.exceptions, after.exceptions
+
+    asyncio.run(go())

@@ -22,7 +22,7 @@ import i18n
 from i18n import plain
 from lessons import url_keys
 from lessons.url import Env, Fix, UrlKey, as_url, parse, shown
-from ui import seam
+from ui import free_text, seam
 from ui.shell import CUSTOM_MASK_KEY, drop_url_value, url_values
 
 GATE_NOTICES = "_url_gate_notices"  # what gate() dropped, until show_gate_notices says it
@@ -64,10 +64,14 @@ def gate(url_path: str | None) -> None:
         notices.append(("notice.url_unknown", {"keys": names, "n": len(plan.unknown)}))
 
 
-def show_gate_notices(lang: str) -> None:
-    """What gate() dropped, said once at the top of the main area."""
+def show_gate_notices(lang: str, url_path: str | None = None) -> None:
+    """What gate() dropped, said once at the top of the main area. A text too long for the box of the page open
+    (`url_path`) is said by that box instead, in its own words (ui/free_text.show_refusal)."""
     said = set()
     for key, fmt in st.session_state.pop(GATE_NOTICES, []):
+        if key == "notice.url_too_long" and url_keys.TEXT_HOMES.get(fmt["key"], "") == url_path:
+            st.session_state[free_text.REFUSED] = (fmt["key"], fmt["limit"])
+            continue
         text = i18n.t(key, lang, **fmt)
         if text not in said:
             said.add(text)
@@ -140,21 +144,24 @@ def settle(
             text = notice(fix, fix.key in from_url)
             if text:
                 st.warning(text, icon=":material/build:")
+    drops: list[str] = []
+    sets: list[tuple[str, tuple[str, ...]]] = []  # the link keeps what the page shows (walk_step=7: step 7's name)
     for key in keys:
         name, value = key.name, values[key.name]
         store_values[name] = value
         if name in first:
             if name in from_url and url_values(name) != [as_url(value)]:
-                st.query_params[name] = as_url(value)  # once: the next run reads a valid value
+                sets.append((name, (as_url(value),)))  # once: the next run reads a valid value
             continue
         if name in drawn:
             continue
         if name in from_url and url_values(name) != [as_url(value)]:
-            drop_url_value(name)  # the bound widget takes the corrected value instead of parsing the bad one
-            try:  # and the link keeps what the page shows (walk_step=7 is step 7's name, not nothing)
-                st.query_params[name] = as_url(value)
-            except StreamlitAPIException:  # already bound (drawn before): Streamlit writes the widget's value
-                pass
+            # The bound widget takes the corrected value instead of parsing the bad one (a list: its widget
+            # writes it, in its own form).
+            if isinstance(value, (list, tuple)):
+                drops.append(name)
+            else:
+                sets.append((name, (as_url(value),)))
         else:
             # A widget whose range changed (new T or h) is a new widget, and Streamlit would seed it from the link
             # the page was loaded with (ui/seam entry 4): from here on the session's value decides.
@@ -162,7 +169,24 @@ def settle(
         current = st.session_state.get(name)
         if always_write or current != value or type(current) is not type(value):
             st.session_state[name] = value  # a re-created widget takes it instead of its default
+    if drops or sets:
+        _write_url(drops, sets)
     return values
+
+
+def _write_url(drops: list[str], sets: list[tuple[str, tuple[str, ...]]]) -> None:
+    """Every correction of one settle in one message to the browser (each public write sends the whole query
+    string again: 23 corrected keys made the reply grow with their number)."""
+    if seam.rewrite_url(drops, sets):
+        return
+    for name in drops:
+        drop_url_value(name)
+    for name, values in sets:
+        drop_url_value(name)
+        try:
+            st.query_params[name] = values[-1]
+        except StreamlitAPIException:  # already bound (drawn before): Streamlit writes the widget's value
+            pass
 
 
 # ---------------------------------------------------------------- the page state as one dict (class mode)

@@ -23,10 +23,11 @@ _rejected: dict[str, list[str]] = {}  # session id -> values replaced since app.
 # Decoding these consumes what they carry (uploaded files): left to Streamlit, never decoded twice.
 _NOT_DECODED_EARLY = ("file_uploader_state_value", "chat_input_value")
 # Plain values the widget re-encodes exactly (JSON and file states may be re-encoded with other spelling).
+# (Not text: a text box cuts a longer text to its max_chars itself, and ui/free_text.py refuses that with its own
+# message; a selectbox's unknown text is caught by its options.)
 _ROUND_TRIP = (
     "double_value",
     "int_value",
-    "string_value",
     "bool_value",
     "double_array_value",
     "int_array_value",
