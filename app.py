@@ -28,17 +28,17 @@ from lessons.settings import (
     SEED_MIN,
     SEQ_LEN_MAX,
     SEQ_LEN_MIN,
-    SETTING_KEYS,
+    SETTING_URL_KEYS,
     head_choices,
-    sanitize,
+    settings_of,
 )
-from ui import reclaim, seam
+from ui import reclaim, seam, url_state
 from ui.cache import process_wide
 from ui.choice import HIDDEN_CSS, labelled
 from ui.display import display_sidebar
 from ui.navigation import PAGES, WHOLE_RUN_PAGES
 from ui.seam import widget_guard
-from ui.shell import drop_url_value, keep_grid_in_url, remember_settings, url_values
+from ui.shell import SETTINGS_KEPT, keep_in_url, remember_settings
 
 
 def _tune_process() -> bool:
@@ -52,7 +52,7 @@ def _tune_process() -> bool:
     # The code the pages show is parsed now, once, not by 8 sessions' threads at once (lessons/source.py).
     walkthrough.warm()
     # A slider step's ~40 messages reach the browser in one batch, not a trickle it redraws for each.
-    # (and a number box sent NaN, inf or text resets with a notice instead of raising: ui/seam/widget_guard.py)
+    # (and a widget sent a value it cannot take keeps its last one, with a notice: ui/seam/widget_guard.py)
     seam.install()
     # Memory comes back after a class leaves: a full collection and malloc_trim every 30 s (ui/reclaim.py).
     reclaim.start()
@@ -66,33 +66,28 @@ process_wide("app.tune_process", _tune_process)
 
 
 def settle_settings(skip: tuple[str, ...] = ()) -> list:
-    """Make every shared setting valid in session state before its widget is drawn.
+    """Make every shared setting valid in session state before its widget is drawn (ui.url_state.settle, the one
+    loop every URL value goes through; declared in lessons.settings.SETTING_URL_KEYS).
 
-    On the first run the values come from the URL; later, from the widgets (a user's change
-    arrives in session state before the script runs, so writing it back keeps it). `skip`: keys
-    whose widget this run has already drawn (their state can no longer be written).
+    On the first run the values come from the URL; later, from the widgets (a user's change arrives in session
+    state before the script runs, so writing it back keeps it). `skip`: keys whose widget this run has already
+    drawn (their state can no longer be written). Returns the corrections, for show_fixes.
     """
-    default_lang = i18n.lang_from_locale(st.context.locale)
-    from_url = [k for k in SETTING_KEYS if k not in st.session_state and k in st.query_params]
-    raw = {k: (st.session_state[k] if k in st.session_state else st.query_params.get(k)) for k in SETTING_KEYS}
-    settings, fixes = sanitize(raw, default_lang=default_lang)
-    for key in from_url:  # a corrected, empty or repeated URL value must not reach its widget's own URL parser
-        if url_values(key) != [str(getattr(settings, key))]:
-            drop_url_value(key)
-    for key in SETTING_KEYS:
-        # Written every run, even when unchanged: a page change re-creates the sidebar widgets,
-        # and without this they would come back at their defaults.
-        if key not in skip:
-            st.session_state[key] = getattr(settings, key)
-    remember_settings(settings)  # ui.shell.current_settings() returns it instead of sanitising again
-    return fixes
+    report: list = []
+    env = {"default_lang": i18n.lang_from_locale(st.context.locale)}
+    # Written every run, even when unchanged: a page change re-creates the sidebar widgets, and without this
+    # they would come back at their defaults.
+    values = url_state.settle(SETTING_URL_KEYS, env, store=SETTINGS_KEPT, drawn=skip, report=report, always_write=True)
+    remember_settings(settings_of(values))  # ui.shell.current_settings() returns it instead of parsing again
+    return [fix for fix, _ in report]
 
 
-def show_fixes(fixes, lang: str, d_model: int) -> None:
+def show_fixes(fixes, lang: str, d_model: int, url_path: str | None = None) -> None:
     """The corrections of the shared settings, in the main area at the top of the page (a phone shows the
     sidebar collapsed: a notice there is never seen). Once: the live fragment forgets the URL's fixes."""
+    url_state.show_gate_notices(lang, url_path)  # link values dropped before anything read them
     for given in widget_guard.take_rejected():
-        st.warning(i18n.t("notice.number_reset", lang, given=i18n.plain(given)), icon=":material/build:")
+        st.warning(i18n.t("notice.widget_reset", lang, given=i18n.plain(given)), icon=":material/build:")
     for fix in fixes:
         if fix.key == "num_heads":
             st.warning(
@@ -116,14 +111,11 @@ def show_fixes(fixes, lang: str, d_model: int) -> None:
 def language_sidebar() -> list:
     """The language control (outside the live fragment: a language change redraws everything)."""
     fixes = settle_settings()
-    # Options are shown as their URL values (no format_func): Streamlit binds the *shown* text to the URL.
+    # Not bound to the URL: Streamlit drops a bound value equal to the widget's default, here the browser's
+    # locale, so an en-US teacher's English link opened in Chinese for a zh-CN student. ui.shell.keep_in_url
+    # writes it into the link at the end of every run instead.
     st.sidebar.segmented_control(
-        "语言 · Language",
-        i18n.LANGS,
-        key="lang",
-        bind="query-params",
-        default=i18n.lang_from_locale(st.context.locale),
-        required=True,
+        "语言 · Language", i18n.LANGS, key="lang", default=i18n.lang_from_locale(st.context.locale), required=True
     )
     return fixes
 
@@ -185,6 +177,8 @@ st.html(
 )  # hidden URL carriers (ui/choice.py)
 # A page's section tabs wrap onto a second line on a phone instead of scrolling sideways out of sight.
 st.html(f"<style>@media (max-width:640px){{{seam.TABS_SELECTOR} [role=tablist]{{flex-wrap:wrap;row-gap:2px}}}}</style>")
+url_state.apply_requested()  # a page state asked for (class mode: the teacher's), before any widget
+url_state.gate(None)  # one rule for every link value, before anything reads one (lessons/url_keys.py)
 _url_fixes = language_sidebar()
 _settled_now = [True]  # settled by this whole-app run; the first settings_sidebar() below uses it up
 _lang = st.session_state["lang"]
@@ -195,6 +189,7 @@ _pages = [
     for path, url, icon in PAGES
 ]
 _page = st.navigation(_pages)
+url_state.gate(_page.url_path)  # and the keys this page does not own
 
 
 @st.fragment
@@ -206,20 +201,21 @@ def live() -> None:
     costs a frame or more less (benchmarks/README.md). The language, the display options and the
     navigation are outside: a change there reruns the whole app, this fragment included.
     """
+    url_state.gate(_page.url_path)  # a fragment rerun brings the browser's query string again
     with _settings_box:
         fixes = settings_sidebar(_url_fixes, settled=bool(_settled_now))
     _url_fixes.clear()  # URL corrections are shown once, not again on every fragment rerun
     _settled_now.clear()  # a fragment rerun settles the widgets' new values itself
-    show_fixes(fixes, st.session_state["lang"], st.session_state["d_model"])  # main area, above the page
+    show_fixes(fixes, st.session_state["lang"], st.session_state["d_model"], _page.url_path)  # main area, on top
     seam.run_page(_page)  # the same page object again on each fragment rerun (ui/seam/__init__.py, entry 3)
-    keep_grid_in_url()  # after the page: every widget bound to the URL is drawn by now
+    keep_in_url()  # after the page: every widget bound to the URL is drawn by now
 
 
 if _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page():
     with _settings_box:
         _fixes = settings_sidebar(_url_fixes, settled=True)
-    show_fixes(_fixes, st.session_state["lang"], st.session_state["d_model"])
+    show_fixes(_fixes, st.session_state["lang"], st.session_state["d_model"], _page.url_path)
     seam.run_page(_page)
-    keep_grid_in_url()
+    keep_in_url()
 else:
     live()

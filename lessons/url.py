@@ -1,9 +1,11 @@
-"""A page's URL state, declared once: one `UrlKey` per key, one `parse` for any raw text.
+"""Every value that comes from a link or a widget, declared once: one `UrlKey` per key, one `parse` for any raw text.
 
-Each lesson declares the keys of its page in a tuple `URL_KEYS` (name, kind, allowed values or range, default),
-and nothing else parses them: `parse` turns raw values (a link's text, a widget's value, garbage) into valid ones
-and says what it corrected; `ui.url_state.settle` reads the URL and the widgets, calls it, shows a notice for each
-correction a link caused and writes the corrected value back; tests/test_fuzz_app.py reads the same tables.
+The shared settings (lessons/settings.SETTING_URL_KEYS), the display options (ui/display.DISPLAY_URL_KEYS) and
+each page's keys (its lesson's `URL_KEYS`) are declared the same way (name, kind, allowed values or range,
+default), and nothing else parses them: `parse` turns raw values (a link's text, a widget's value, garbage) into
+valid ones and says what it corrected; `ui.url_state.settle`, the one loop, reads the URL and the widgets, calls
+it once a step, shows a notice for each correction a link caused and writes the corrected value back. Before
+that, lessons/url_keys.plan_link bounds what a link may carry at all.
 
 A bound or default may depend on the shared settings or on a key declared earlier (the step slider's length
 depends on the block sizes): give it as a function of `env`, a mapping that holds the `settings` and every value
@@ -18,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.limits import MAX_INT_CHARS
-from lessons.settings import clamp_int
 
 KINDS = ("int", "even_int", "float", "choice", "bool")
 Env = Mapping[str, Any]
@@ -71,6 +72,48 @@ class Fix:
     given: str
     used: str
     reason: str
+
+
+def _as_int(raw: object) -> int | None:
+    if isinstance(raw, bool):
+        return None
+    if isinstance(raw, int):
+        return raw
+    text = str(raw).strip()
+    if len(text) > MAX_INT_CHARS:  # never parse an unbounded string: a long run of digits is just "huge"
+        body = text[1:] if text[:1] in "+-" else text
+        return (-1 if text.startswith("-") else 1) * 10**18 if body.isdigit() else None
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            value = float(text)
+        except ValueError:
+            return None
+        if value != value:  # NaN
+            return None
+        # Like a long run of digits, a huge float ("1e30", "inf") is just "huge": it clamps, not resets.
+        return int(round(value)) if abs(value) < 1e15 else (-1 if value < 0 else 1) * 10**18
+
+
+def nearest(value: int, choices: Sequence[int]) -> int:
+    """The closest choice; ties go to the smaller one."""
+    return min(choices, key=lambda c: (abs(c - value), c))
+
+
+def clamp_int(raw: object, lo: int, hi: int, default: int, choices: Sequence[int] | None = None) -> tuple[int, bool]:
+    """Any raw value (URL text, widget value, garbage) as an int in lo..hi, or the nearest of `choices`.
+
+    Returns (value, ok): ok is False when the raw value had to be corrected. Unreadable values
+    (None, text, NaN) give `default`; huge ones ("1e30", a long run of digits) clamp.
+    """
+    value = _as_int(raw)
+    if value is None:
+        return default, False
+    used = min(max(value, lo), hi)
+    if choices is not None:
+        used = nearest(used, choices)
+    return used, str(raw).strip() == str(used)
 
 
 def _value(bound: Bound, env: Env) -> Any:
@@ -195,9 +238,11 @@ __all__ = [
     "Fix",
     "UrlKey",
     "as_url",
+    "clamp_int",
     "is_number",
     "missing",
     "names",
+    "nearest",
     "parse",
     "parse_value",
     "setting",

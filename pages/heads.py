@@ -78,7 +78,7 @@ prev, st.session_state["heads_last"], st.session_state["heads_prev_h"] = H.track
 )
 values = settle()
 # One section at a time (ui/sections.py): each draws one or two charts, not the page's nine.
-SECTIONS = ("shapes", "heads", "cost", "timing", "slice", "single")  # = H.SECTIONS, a literal for test_fuzz_app
+SECTIONS = H.SECTIONS
 open_id, tabs = lazy_tabs("heads_tab", SECTIONS, lambda sid, lang: i18n.t(f"heads.tab.{sid}", lang), ctx.lang)
 
 

@@ -89,9 +89,7 @@ def on_bad_tab(given: str, used: str) -> None:
     st.warning(t("kv.bad_url", param="kv_tab", given=plain(given), used=used), icon=":material/build:")
 
 
-# Written out (not K.SECTIONS) so tests/test_fuzz_app.py can read the tab ids from this file's source.
-SECTIONS = ("sharing", "decode", "memory", "timing")
-assert SECTIONS == K.SECTIONS
+SECTIONS = K.SECTIONS
 open_id, tabs = lazy_tabs("kv_tab", SECTIONS, tab_label, ctx.lang, on_bad_url=on_bad_tab)
 
 

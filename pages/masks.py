@@ -31,7 +31,7 @@ t, s = ctx.t, ctx.settings
 # The lab's charts print the mask's 0/1 always and the scores and weights with "Numbers in the cells".
 numbers = display.current().cell_numbers
 
-SECTIONS = ("grid", "row", "full", "polarity")  # masks_tab (lessons.masks_lab SECTIONS; a literal for the fuzz test)
+SECTIONS = lab.choices.SECTIONS  # masks_tab
 
 
 # ------------------------------------------------------------------ page-local state

@@ -139,8 +139,7 @@ def bad_tab(given: str, used: str) -> None:
     st.warning(t("pos.fix.unreadable", param="pos_tab", given=plain(given), used=used), icon=":material/build:")
 
 
-SECTIONS = ("shuffle", "add", "rope", "learned")  # = lessons.positions.TABS, written out for tests/test_fuzz_app.py
-assert SECTIONS == L.TABS
+SECTIONS = L.TABS
 open_id, tabs = lazy_tabs(
     "pos_tab", SECTIONS, lambda sid, lang: i18n.t(f"pos.tab.{sid}", lang), ctx.lang, on_bad_url=bad_tab
 )

@@ -28,14 +28,7 @@ t = ctx.t
 LAYERS, HEADS = list(R.LAYERS), list(R.HEADS)
 # The page's sections as tabs, in the order a teacher would show them: only the open one is built and drawn
 # (the browser pays one or two frames per plotly chart on every redraw; ui/sections.py).
-VIEWS = (
-    "grid",
-    "head",
-    "patterns",
-    "link",
-    "ablate",
-    "core",
-)  # = lessons.real_heads.VIEWS, a literal for tests/test_fuzz_app.py
+VIEWS = R.VIEWS  # real_tab
 KEPT = "real_kept"  # the page's values while the widgets showing them are in a closed tab (ui.url_state)
 
 

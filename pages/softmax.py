@@ -31,7 +31,7 @@ t, s = ctx.t, ctx.settings
 SK = (s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang, ctx.custom_text)
 run = shared("run", SK, lambda: scenario.run(s, custom_text=ctx.custom_text))
 
-SECTIONS = ("scale", "max", "tiles")  # soft_tab (lessons/softmax/keys.py SECTIONS; a literal for the fuzz test)
+SECTIONS = L.SECTIONS  # soft_tab
 KEPT = "soft_kept"  # the page's values while the widgets showing them are in a closed tab
 # How each of the lesson's notes is shown: (Streamlit element, icon); "caption" has no icon.
 NOTES = {

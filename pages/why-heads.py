@@ -25,7 +25,7 @@ HS = W.HEAD_COUNTS
 UPDATES_PER_MODEL = 20  # live progress refreshes per model
 LIVE_EVERY_S = 0.25  # the live curve is redrawn at most this often (a few KB of HTML each time)
 # The trained results as two tabs: only the open one runs and draws (the head grids are 3 charts).
-VIEWS = ("results", "heads")  # why_tab (lessons.why_heads.VIEWS; a literal for the fuzz test)
+VIEWS = W.view.VIEWS  # why_tab
 VIEW_LABELS = {"results": "why.results.header", "heads": "why.heatmaps.header"}
 
 

@@ -101,3 +101,90 @@ def test_key_range_is_the_keys_own_range_for_the_settings():
     assert key_range(P.URL_KEYS, "pos_grid", env) == (2, ROPE_GRID_MAX)
     assert key_range(P.URL_KEYS, "pos_shuffle", env) == (SHUFFLE_SEED_MIN, SHUFFLE_SEED_MAX)
     assert key_range(P.URL_KEYS, "pos_head", {**env, "pos_model": "random"}) == (0, 7)  # depends on the model
+
+
+# ---------------------------------------------------------------- one declarative page state (issue 32 item 5)
+def test_settings_display_options_and_page_keys_are_declared_the_same_way():
+    from lessons import url_keys
+    from lessons.settings import SETTING_KEYS, SETTING_URL_KEYS
+    from ui.display import DISPLAY_URL_KEYS, KEYS
+
+    for keys in (SETTING_URL_KEYS, DISPLAY_URL_KEYS, *url_keys.DECLARED.values()):
+        assert all(isinstance(k, UrlKey) for k in keys)
+    assert tuple(k.name for k in SETTING_URL_KEYS) == SETTING_KEYS == url_keys.SETTINGS
+    assert tuple(k.name for k in DISPLAY_URL_KEYS) == KEYS == url_keys.DISPLAY
+
+
+@pytest.fixture
+def parse_calls(monkeypatch):
+    """Every key lessons.url.parse_value parses, by name (the one parser every value goes through)."""
+    import lessons.url
+
+    calls: list[str] = []
+    original = lessons.url.parse_value
+
+    def spy(key, raw, env=None):
+        calls.append(key.name)
+        return original(key, raw, env)
+
+    monkeypatch.setattr(lessons.url, "parse_value", spy)
+    return calls
+
+
+@pytest.mark.app
+@pytest.mark.parametrize("page", [None, "heads", "walkthrough", "masks"])
+def test_each_value_is_parsed_once_on_a_step(page, parse_calls):
+    from conftest import run_app
+
+    at = run_app(page, lang="en", d_model=128, num_heads=8)
+    parse_calls.clear()
+    at.sidebar.slider(key="seq_len").set_value(5).run()
+    assert not at.exception
+    for name in ("d_model", "num_heads", "seq_len", "mask", "seed", "lang", "palette", "cell_numbers"):
+        assert parse_calls.count(name) == 1, (name, parse_calls.count(name))
+
+
+@pytest.mark.app
+def test_a_page_state_goes_from_one_session_to_another_as_neutral_values():
+    """The API class mode uses: page_state() of the teacher's session, request_page_state() in a student's."""
+    import json
+
+    from conftest import run_app
+
+    from ui import url_state
+
+    teacher = run_app("heads", lang="en", d_model=128, num_heads=8, seq_len=6, heads_tab="cost", palette="contrast")
+    state = url_state.page_state("heads", teacher.session_state, teacher.query_params)
+    assert json.loads(json.dumps(state)) == state  # neutral values only
+    assert state["lang"] == "en" and state["d_model"] == 128 and state["heads_tab"] == "cost"
+    student = run_app("heads", lang="zh")
+    student.session_state[url_state.REQUEST] = state
+    student.run()
+    assert not student.exception
+    assert url_state.page_state("heads", student.session_state, student.query_params) == state
+    assert [t.value for t in student.title] == [t.value for t in teacher.title]
+
+
+@pytest.mark.app
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"num_heads": 7, "d_model": 512},  # not a divisor: the settle loop moves it, as for a link
+        {"seq_len": float("nan"), "seed": 10**40, "mask": ["causal"] * 50},
+        {"palette": {"x": 1}, "heads_tab": "x" * 100_000, "zz": 1, 7: 7},
+        {"d_model": True, "lang": None, "heads_page": -5},
+    ],
+)
+def test_a_hostile_page_state_is_bounded_and_validated(bad):
+    from conftest import run_app
+
+    from lessons.settings import Settings
+    from ui import url_state
+
+    at = run_app("heads", lang="en")
+    at.session_state[url_state.REQUEST] = bad
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    Settings(**{k: at.session_state[k] for k in ("d_model", "num_heads", "seq_len", "mask", "seed", "lang")})
+    at.sidebar.slider(key="seq_len").set_value(5).run()  # the session goes on
+    assert not at.exception and at.session_state["seq_len"] == 5

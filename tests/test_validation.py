@@ -113,7 +113,7 @@ def test_valid_values_pass_without_corrections():
 def test_indivisible_heads_go_to_the_nearest_divisor():
     s, c = fixed({"d_model": "512", "num_heads": "7"})
     assert (s.d_model, s.num_heads, s.d_k) == (512, 8, 64)
-    assert c["num_heads"] == Correction("num_heads", "7", "8")
+    assert c["num_heads"] == Correction("num_heads", "7", "8", "out_of_range")
     s, c = fixed({"d_model": "12", "num_heads": "5"})  # 12 is not offered: 8 and 16 tie, the smaller wins
     assert (s.d_model, s.num_heads) == (8, 4) and set(c) == {"d_model", "num_heads"}
     assert fixed({"d_model": "16", "num_heads": "3"})[0].num_heads == 2  # tie 2 / 4: the smaller
@@ -158,9 +158,9 @@ def test_heads_default_follows_d_model():
         ({"seed": "123456789"}, "seed", 99999),
         ({"seed": "4.5e3"}, "seed", 4500),
         ({"mask": "bogus"}, "mask", "none"),
-        ({"mask": "CAUSAL"}, "mask", "none"),
+        ({"mask": "CAUSAL"}, "mask", "causal"),  # the one parser forgives case, and says so
         ({"lang": "xx"}, "lang", "en"),
-        ({"lang": "ZH"}, "lang", "en"),
+        ({"lang": "ZH"}, "lang", "zh"),
     ],
 )
 def test_bad_values_are_corrected_and_reported(raw, key, used):
@@ -173,13 +173,13 @@ def test_bad_values_are_corrected_and_reported(raw, key, used):
 
 def test_bad_lang_falls_back_to_the_given_default():
     s, c = fixed({"lang": "xx"}, default_lang="zh")
-    assert s.lang == "zh" and c["lang"] == Correction("lang", "xx", "zh")
+    assert s.lang == "zh" and c["lang"] == Correction("lang", "xx", "zh", "unreadable")
 
 
 def test_float_that_is_a_valid_int_is_still_reported():
     s, c = fixed({"num_heads": "4.0"})
     assert s.num_heads == 4
-    assert c["num_heads"] == Correction("num_heads", "4.0", "4")
+    assert c["num_heads"] == Correction("num_heads", "4.0", "4", "out_of_range")
 
 
 @pytest.mark.parametrize("empty", ["", None])
@@ -199,7 +199,7 @@ def test_many_corrections_at_once():
     raw = {"d_model": "-1", "num_heads": "7", "seq_len": "abc", "mask": "?", "seed": "-2", "lang": "xx"}
     s, corrections = sanitize(raw)
     assert s == Settings(8, 8, 8, "none", 0, "en")
-    assert [c.key for c in corrections] == ["d_model", "num_heads", "seq_len", "seed", "mask", "lang"]
+    assert [c.key for c in corrections] == ["d_model", "num_heads", "seq_len", "mask", "seed", "lang"]
 
 
 text = st.one_of(
@@ -230,3 +230,15 @@ def test_anything_becomes_valid_settings(raw):
     # Sanitising the result changes nothing and reports nothing.
     again, more = sanitize({k: str(getattr(s, k)) for k in app_settings.SETTING_KEYS})
     assert again == s and more == []
+
+
+def test_the_settings_are_declared_like_every_page_key_and_parsed_by_the_same_parser():
+    """Issue 32 item 5: one declaration type (lessons.url.UrlKey), one parser (lessons.url.parse)."""
+    from lessons.url import UrlKey, parse
+
+    assert all(isinstance(k, UrlKey) for k in app_settings.SETTING_URL_KEYS)
+    assert app_settings.SETTING_KEYS == tuple(k.name for k in app_settings.SETTING_URL_KEYS)
+    raw = {"d_model": "512", "num_heads": "7", "seq_len": "99", "mask": "x", "seed": "1e9", "lang": "ZH"}
+    values, fixes = parse(app_settings.SETTING_URL_KEYS, raw, {"default_lang": "en"})
+    s, corrections = sanitize(raw)
+    assert [getattr(s, k) for k in app_settings.SETTING_KEYS] == list(values.values()) and corrections == fixes

@@ -14,17 +14,26 @@ import streamlit as st
 import i18n
 from charts.palettes import DEFAULT_PALETTE, PALETTES
 from charts.payload import DEFAULT_WEIGHT_SCALE, WEIGHT_SCALES
+from lessons.url import Fix, UrlKey, parse
+from ui import url_state
 from ui.choice import labelled
 
 IMAGE_FORMATS = ("png", "svg")  # plotly's camera button downloads one format: this one
-DEFAULTS = {
-    "palette": DEFAULT_PALETTE,
-    "cell_numbers": False,
-    "table_view": False,
-    "image_format": "png",
-    "weight_scale": DEFAULT_WEIGHT_SCALE,  # weights charts' colours: the data's own range, or 0..1
-}
+# Declared like every value a link or a widget gives (lessons/url.py's UrlKey): parsed by lessons.url.parse and
+# settled by ui.url_state.settle, the one loop.
+DISPLAY_URL_KEYS: tuple[UrlKey, ...] = (
+    UrlKey("palette", "choice", DEFAULT_PALETTE, choices=PALETTES),
+    UrlKey("cell_numbers", "bool", False),
+    UrlKey("table_view", "bool", False),
+    UrlKey("image_format", "choice", "png", choices=IMAGE_FORMATS),
+    UrlKey(
+        "weight_scale", "choice", DEFAULT_WEIGHT_SCALE, choices=WEIGHT_SCALES
+    ),  # weights' colours: own range or 0..1
+)
+DEFAULTS = {k.name: k.default for k in DISPLAY_URL_KEYS}
 KEYS = tuple(DEFAULTS)  # widget keys = URL parameters
+KEPT = "_display_kept"  # ui.url_state.settle's store for the display options
+SETTLED = "_display_settled"  # the Display settled this run (current() returns it)
 
 
 @dataclass(frozen=True)
@@ -36,57 +45,29 @@ class Display:
     weight_scale: str = DEFAULT_WEIGHT_SCALE
 
 
-def _flag(raw) -> bool | None:
-    """A toggle's value from session state (bool) or the URL ('true'/'false'); None when unreadable."""
-    if isinstance(raw, bool):
-        return raw
-    text = str(raw).strip().lower()
-    return True if text in ("true", "1", "yes", "on") else False if text in ("false", "0", "no", "off", "") else None
-
-
-def sanitize(raw: dict) -> tuple[Display, list[tuple[str, str, str]]]:
-    """Valid options from raw values (None = not given); fixes are (key, given, used) for a notice
-    (`given` is raw user text, bounded: quote it only through i18n.plain)."""
-    fixes = []
-
-    def pick(key, valid):
-        value = raw.get(key)
-        if value is None:
-            return DEFAULTS[key]
-        if key in ("cell_numbers", "table_view"):
-            flag = _flag(value)
-            if flag is None:
-                fixes.append((key, str(value)[:200], str(DEFAULTS[key]).lower()))
-                return DEFAULTS[key]
-            return flag
-        value = str(value).strip().lower()
-        if value not in valid:
-            fixes.append((key, str(raw.get(key))[:200], DEFAULTS[key]))
-            return DEFAULTS[key]
-        return value
-
-    return Display(
-        pick("palette", PALETTES),
-        pick("cell_numbers", None),
-        pick("table_view", None),
-        pick("image_format", IMAGE_FORMATS),
-        pick("weight_scale", WEIGHT_SCALES),
-    ), fixes
+def sanitize(raw: dict) -> tuple[Display, list[Fix]]:
+    """Valid options from raw values (None = not given), and the corrections made."""
+    values, fixes = parse(DISPLAY_URL_KEYS, raw)
+    return Display(**values), fixes
 
 
 def current() -> Display:
     """The options of this run (display_sidebar has settled them; a page run alone gets defaults)."""
-    return sanitize({k: st.session_state.get(k) for k in KEYS})[0]
+    raw = {k: st.session_state.get(k) for k in KEYS}
+    settled = st.session_state.get(SETTLED)
+    if isinstance(settled, Display) and all(raw[k] == getattr(settled, k) for k in KEYS):
+        return settled  # what display_sidebar settled this run: not parsed again by every chart
+    return sanitize(raw)[0]
 
 
 def display_sidebar(lang: str, notices=None) -> Display:
     """The options in the sidebar; their corrections go into `notices` (app.py: the top of the main area,
     where a phone shows them; the sidebar when not given)."""
     t = lambda key, **kw: i18n.t(key, lang, **kw)  # noqa: E731
-    raw = {k: (st.session_state[k] if k in st.session_state else st.query_params.get(k)) for k in KEYS}
-    display, fixes = sanitize(raw)
-    for key in KEYS:  # valid before the widgets are drawn (and kept when a page change re-creates them)
-        st.session_state[key] = getattr(display, key)
+    report: list = []
+    # Valid before the widgets are drawn (and kept when a page change re-creates them).
+    values = url_state.settle(DISPLAY_URL_KEYS, {}, store=KEPT, report=report, always_write=True)
+    st.session_state[SETTLED] = Display(**values)
     sb = st.sidebar
     sb.header(t("display.header"))
     # Translated labels, the neutral name in the URL (ui/choice.py: Streamlit binds the shown text).
@@ -131,8 +112,9 @@ def display_sidebar(lang: str, notices=None) -> Display:
         required=True,
         help=t("display.image_format.help"),
     )
-    for key, given, used in fixes:
+    for fix, _ in report:
         (notices or sb).warning(
-            i18n.t("notice.corrected", lang, key=key, given=i18n.plain(given), used=used), icon=":material/build:"
+            i18n.t("notice.corrected", lang, key=fix.key, given=i18n.plain(fix.given), used=fix.used),
+            icon=":material/build:",
         )
     return current()

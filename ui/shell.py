@@ -74,6 +74,17 @@ def keep_grid_in_url() -> None:
         st.query_params[GRID_PARAM] = grid
 
 
+def keep_in_url() -> None:
+    """The end of every run: the language and (while mask=custom) the hand-drawn grid are in the link.
+
+    The language always, whatever the browser's locale: a student whose browser speaks the other language
+    opens the teacher's link in the teacher's language (its widget is not bound to the URL: app.py)."""
+    lang = st.session_state.get("lang")
+    if lang in i18n.LANGS and url_values("lang") != [lang]:
+        st.query_params["lang"] = lang
+    keep_grid_in_url()
+
+
 def drop_url_value(key: str) -> None:
     """Forget `key`'s value in this page's URL before its bound widget is drawn.
 
@@ -95,8 +106,9 @@ def url_values(key: str) -> list[str]:
     return st.query_params.get_all(key)
 
 
-# The Settings app.py's settle_settings() made valid in this run (so a page does not sanitise them again).
+# The Settings app.py's settle_settings() made valid in this run (so a page does not parse them again).
 SETTLED_KEY = "_shell_settled_settings"
+SETTINGS_KEPT = "_settings_kept"  # ui.url_state.settle's store for the shared settings
 
 
 def remember_settings(settings: Settings) -> None:

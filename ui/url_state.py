@@ -12,15 +12,70 @@ widget starts from it, and kept for when its tab closes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
 
+import i18n
 from i18n import plain
-from lessons.url import Env, Fix, UrlKey, as_url, parse
-from ui import seam
-from ui.shell import drop_url_value, url_values
+from lessons import url_keys
+from lessons.url import Env, Fix, UrlKey, as_url, parse, shown
+from ui import free_text, seam
+from ui.shell import CUSTOM_MASK_KEY, drop_url_value, url_values
+
+GATE_NOTICES = "_url_gate_notices"  # what gate() dropped, until show_gate_notices says it
+GATED = "_url_gated"  # this session's first run has written the address bar
+
+
+def gate(url_path: str | None) -> None:
+    """Apply lessons.url_keys' one rule for link values (plan_link) to this run's URL, before anything reads it:
+    app.py calls it first with `url_path=None` (the page is not chosen yet), then with the page's url_path, and
+    at the start of each live-fragment rerun (every rerun brings the browser's query string again)."""
+    query = {key: st.query_params.get_all(key) for key in st.query_params}
+    mask = st.session_state["mask"] if "mask" in st.session_state else (query.get("mask") or [None])[-1]
+    plan = url_keys.plan_link(query, url_path, mask)
+    first = GATED not in st.session_state
+    st.session_state[GATED] = True
+    if not plan:
+        # Streamlit ignores a whole link of more than 512 Ki characters or 1000 fields (st.query_params is then
+        # empty) and leaves it in the address bar, to be sent again on every step: a session's first run
+        # writes the address bar once, so it holds what the page reads.
+        if first:
+            seam.rewrite_url((), ())
+        return
+    if not seam.rewrite_url(plan.drop, plan.cut):  # public calls: one message per key
+        for key in plan.drop:
+            try:
+                del st.query_params[key]
+            except (KeyError, StreamlitAPIException):
+                pass
+            seam.forget_initial_url_value(key)
+        for key, values in plan.cut:
+            try:
+                st.query_params[key] = list(values)
+            except StreamlitAPIException:
+                pass
+    notices = st.session_state.setdefault(GATE_NOTICES, [])
+    notices.extend(("notice.url_too_long", {"key": key, "limit": limit}) for key, limit in plan.too_long)
+    if plan.unknown:
+        names = ", ".join(plain(shown(k)) for k in plan.unknown[:3]) + (", ..." if len(plan.unknown) > 3 else "")
+        notices.append(("notice.url_unknown", {"keys": names, "n": len(plan.unknown)}))
+
+
+def show_gate_notices(lang: str, url_path: str | None = None) -> None:
+    """What gate() dropped, said once at the top of the main area. A text too long for the box of the page open
+    (`url_path`) is said by that box instead, in its own words (ui/free_text.show_refusal)."""
+    said = set()
+    for key, fmt in st.session_state.pop(GATE_NOTICES, []):
+        if key == "notice.url_too_long" and url_keys.TEXT_HOMES.get(fmt["key"], "") == url_path:
+            st.session_state[free_text.REFUSED] = (fmt["key"], fmt["limit"])
+            continue
+        text = i18n.t(key, lang, **fmt)
+        if text not in said:
+            said.add(text)
+            st.warning(text, icon=":material/build:")
 
 
 def kept(store: str) -> dict:
@@ -46,16 +101,24 @@ def settle(
     keys: Sequence[UrlKey],
     env: Env,
     *,
-    t: Callable[..., str],
+    t: Callable[..., str] | None = None,
     store: str,
     url_first: Sequence[str] = (),
+    drawn: Sequence[str] = (),
     notice: Callable[[Fix, bool], str | None] | None = None,
+    report: list[tuple[Fix, bool]] | None = None,
+    always_write: bool = False,
 ) -> dict[str, Any]:
-    """Every key's valid value (see the module's doc). `url_first`: keys whose widget is not bound to the URL but
-    writes it in its callback (a translated choice, ui/choice.py): the URL decides, a correction is written to
-    the URL, and session state is left to the widget. `notice(fix, from_link)`: the text of the notice a
-    correction gets, or None for none (default: the common notice, for corrections a link caused)."""
-    notice = notice or default_notice(t)
+    """Every key's valid value (see the module's doc): the one loop that settles the shared settings (app.py),
+    the display options (ui/display.py) and each page's keys.
+
+    `url_first`: keys whose widget is not bound to the URL but writes it in its callback (a translated choice,
+    ui/choice.py): the URL decides, a correction is written to the URL, and session state is left to the widget.
+    `drawn`: keys whose widget this run has already drawn (their state can no longer be written).
+    `notice(fix, from_link)`: the text of the notice a correction gets, or None for none (default: the common
+    notice, for corrections a link caused); with `report`, nothing is shown and (fix, from_link) pairs are
+    appended there instead. `always_write`: put every value in session state even when unchanged (widgets a page
+    change re-creates would otherwise come back at their defaults)."""
     first = set(url_first)
     store_values = kept(store)
     raw: dict[str, object] = {}
@@ -73,27 +136,115 @@ def settle(
             raw[name] = url_values(name)[-1]
             from_url.add(name)
     values, fixes = parse(keys, raw, env)
-    for fix in fixes:
-        text = notice(fix, fix.key in from_url)
-        if text:
-            st.warning(text, icon=":material/build:")
+    if report is not None:
+        report.extend((fix, fix.key in from_url) for fix in fixes)
+    else:
+        notice = notice or default_notice(t or (lambda key, **kw: key))
+        for fix in fixes:
+            text = notice(fix, fix.key in from_url)
+            if text:
+                st.warning(text, icon=":material/build:")
+    drops: list[str] = []
+    sets: list[tuple[str, tuple[str, ...]]] = []  # the link keeps what the page shows (walk_step=7: step 7's name)
     for key in keys:
         name, value = key.name, values[key.name]
         store_values[name] = value
         if name in first:
             if name in from_url and url_values(name) != [as_url(value)]:
-                st.query_params[name] = as_url(value)  # once: the next run reads a valid value
+                sets.append((name, (as_url(value),)))  # once: the next run reads a valid value
+            continue
+        if name in drawn:
             continue
         if name in from_url and url_values(name) != [as_url(value)]:
-            drop_url_value(name)  # the bound widget takes the corrected value instead of parsing the bad one
+            # The bound widget takes the corrected value instead of parsing the bad one (a list: its widget
+            # writes it, in its own form).
+            if isinstance(value, (list, tuple)):
+                drops.append(name)
+            else:
+                sets.append((name, (as_url(value),)))
         else:
             # A widget whose range changed (new T or h) is a new widget, and Streamlit would seed it from the link
             # the page was loaded with (ui/seam entry 4): from here on the session's value decides.
             seam.forget_initial_url_value(name)
         current = st.session_state.get(name)
-        if current != value or type(current) is not type(value):
+        if always_write or current != value or type(current) is not type(value):
             st.session_state[name] = value  # a re-created widget takes it instead of its default
+    if drops or sets:
+        _write_url(drops, sets)
     return values
+
+
+def _write_url(drops: list[str], sets: list[tuple[str, tuple[str, ...]]]) -> None:
+    """Every correction of one settle in one message to the browser (each public write sends the whole query
+    string again: 23 corrected keys made the reply grow with their number)."""
+    if seam.rewrite_url(drops, sets):
+        return
+    for name in drops:
+        drop_url_value(name)
+    for name, values in sets:
+        drop_url_value(name)
+        try:
+            st.query_params[name] = values[-1]
+        except StreamlitAPIException:  # already bound (drawn before): Streamlit writes the widget's value
+            pass
+
+
+# ---------------------------------------------------------------- the page state as one dict (class mode)
+REQUEST = "_page_state_request"  # a page state to apply at the top of the next run (request_page_state)
+
+
+def page_state(url_path: str, session=None, query=None) -> dict[str, Any]:
+    """The current page state as a dict of neutral values (text, numbers, bools, lists of them): the shared
+    settings, the display options and page `url_path`'s own keys, as this session holds them (session state,
+    else the link). JSON-able: what class mode sends the class. (`session`, `query`: st.session_state and
+    st.query_params unless given.)"""
+    session = st.session_state if session is None else session
+    query = st.query_params if query is None else query
+
+    def link(key: str) -> list[str]:
+        values = query.get_all(key) if hasattr(query, "get_all") else query.get(key, [])
+        return [values] if isinstance(values, str) else list(values)
+
+    mask = session["mask"] if "mask" in session else (link("mask") or [None])[-1]
+    out: dict[str, Any] = {}
+    for key in url_keys.keys_of(url_path):
+        if not url_keys.owned(key, url_path, mask):
+            continue
+        if key == url_keys.GRID:
+            value = session[CUSTOM_MASK_KEY] if CUSTOM_MASK_KEY in session else (link(key) or [None])[-1]
+        elif key in session:
+            value = session[key]
+        else:
+            values = link(key)
+            value = (values if len(values) > 1 else values[-1]) if values else None
+        if value is None:
+            continue
+        out[key] = list(value) if isinstance(value, (list, tuple)) else value
+    return url_keys.clean_state(out, url_path, mask)[0]
+
+
+def request_page_state(values: Mapping[str, object]) -> None:
+    """Apply `values` (a page state, e.g. the teacher's page_state) at the top of this session's next run, before
+    any widget is drawn (call st.rerun() to make that now). Only what lessons.url_keys.clean_state keeps is
+    applied; the run's one settle loop then validates each value, as it does a link's."""
+    st.session_state[REQUEST] = dict(values)
+
+
+def apply_requested() -> list[str]:
+    """app.py, first thing in a run: apply a requested page state (request_page_state). Each kept value goes into
+    session state (where settle reads first) and into the link (where tabs and translated choices read first;
+    a key bound to a widget refuses that, and its session value serves). Returns the keys ignored."""
+    values = st.session_state.pop(REQUEST, None)
+    if not isinstance(values, Mapping):
+        return []
+    kept_values, ignored = url_keys.clean_state(values, None, st.session_state.get("mask"))
+    for key, value in kept_values.items():
+        st.session_state[CUSTOM_MASK_KEY if key == url_keys.GRID else key] = value
+        try:
+            st.query_params[key] = [as_url(v) for v in value] if isinstance(value, list) else as_url(value)
+        except StreamlitAPIException:
+            pass
+    return ignored
 
 
 def forget(store: str, names: Sequence[str]) -> None:
@@ -105,4 +256,15 @@ def forget(store: str, names: Sequence[str]) -> None:
         drop_url_value(name)
 
 
-__all__ = ["default_notice", "forget", "keep_value", "kept", "settle"]
+__all__ = [
+    "apply_requested",
+    "default_notice",
+    "forget",
+    "gate",
+    "keep_value",
+    "kept",
+    "page_state",
+    "request_page_state",
+    "settle",
+    "show_gate_notices",
+]

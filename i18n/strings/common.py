@@ -89,9 +89,17 @@ STRINGS = {
         "zh": "链接中的 {param} = “{given}” 无效，已改用 {used}。",
         "en": "The link's {param} = “{given}” is not valid; using {used}.",
     },
-    "notice.number_reset": {
-        "zh": "数字框收到了 “{given}”，它不是数字；已恢复为默认值。",
-        "en": "A number box received “{given}”, which is not a number; it was reset to its default.",
+    "notice.widget_reset": {
+        "zh": "一个控件收到了它不能取的值 “{given}”；它保留了上一个有效值。",
+        "en": "A control received “{given}”, a value it cannot take; it keeps its last valid value.",
+    },
+    "notice.url_too_long": {
+        "zh": "链接中 {key} 的值超过了它能容纳的 {limit} 个字符，已忽略。",
+        "en": "The link's value for {key} is longer than the {limit} characters it can hold; it was ignored.",
+    },
+    "notice.url_unknown": {
+        "zh": "链接中有 {n} 个本应用不读取的参数（{keys}），已从地址栏移除。",
+        "en": "The link has {n} parameter(s) this app does not read ({keys}); they were removed from the address.",
     },
     "notice.text_too_long": {
         "zh": "这段文字太长（{n} 个字符以上，最多 {limit} 个），未被采用；保留原来的内容。",

@@ -50,6 +50,9 @@ A/B on a busy machine (benchmarks/bench_browser.py --quick --only heads, load 13
    Streamlit's own parser wins on the first run: with FUZZ_QUERIES=20, 1-2 of 20 mangled links a page failed
    tests/test_fuzz_app.py (seed=1e400 crashes; seq_len= gives Streamlit's value, not the corrected one), none
    with the seam on. (A public cure, st.rerun() after deleting the value, would lose the run's notices.)
+   `rewrite_url()` drops every key a link may not carry (ui/url_state.gate) in one message, through
+   QueryParams.discard_param_no_forward_msg, set_with_no_forward_msg and _send_query_param_msg. Buys: the reply
+   to a link with many bad keys stays small (tests/test_url_limits.py). Off: one public delete per key.
 5. Deep links on a fresh server (`shell_guard()`, `page_run()`; public calls only, on with any version).
    With a pages/ folder beside app.py, Streamlit's first request to /walkthrough runs pages/walkthrough.py
    alone (the old pages-folder mode), without app.py's sidebar. app.py runs its page inside `page_run()`;
@@ -69,10 +72,12 @@ A/B on a busy machine (benchmarks/bench_browser.py --quick --only heads, load 13
 7. (Retired: plotly's private figure attributes. No heatmap is a plotly figure any more (issue 18: lessons hand
    arrays to ui/heatmaps.py), so nothing reads plotly's _data, _layout or _grid_ref; the number stays so the
    entries keep their names in commit messages and benchmarks/README.md.)
-8. A number box that cannot read its value (widget_guard.py): wraps NumberInputSerde.deserialize, which raises
-   on a crafted NaN, inf or text value before any app code runs, breaking that session on every later rerun.
-   Wrapped, the box takes its default and app.py says so (notice.number_reset). Buys: no session broken for
-   good by one crafted websocket message (tests/test_widget_guard.py). Off: the crash is Streamlit's own.
+8. A widget value no browser could send (widget_guard.py): wraps SessionState.set_widgets_from_proto and reads
+   its _new_widget_state (WStates.widget_metadata, .states) and _old_state. Streamlit decodes and trusts a
+   message's widget values before any app code runs: NaN for a slider, a list for a selectbox, an unknown option
+   raised there on every later rerun. Checked, a bad value becomes the widget's last good one and app.py says so
+   (notice.widget_reset). Buys: no session broken for good by one crafted websocket message
+   (tests/test_widget_guard.py). Off: the crash is Streamlit's own.
 9. Foreign-Origin websockets refused at once (origin_guard.py, ASGI middleware on st.App's public
    `middleware`, reading Streamlit's allow-list through streamlit.config, net_util.get_internal_ip and
    url_util.get_hostname): Streamlit's own check looks up the machine's external IP (an HTTP request to
@@ -139,13 +144,20 @@ PRIVATE_NAMES = (
     ("streamlit.runtime.state.session_state_proxy", "get_session_state"),
     ("streamlit.runtime.state.session_state.SessionState", "query_params"),
     ("streamlit.runtime.state.query_params.QueryParams", "_initial_query_params"),
+    ("streamlit.runtime.state.query_params.QueryParams", "discard_param_no_forward_msg"),
+    ("streamlit.runtime.state.query_params.QueryParams", "set_with_no_forward_msg"),
+    ("streamlit.runtime.state.query_params.QueryParams", "_send_query_param_msg"),
     ("streamlit/static index.*.js", 'websocket.addEventListener("message")'),
     ("streamlit/static *.js", "stCaptionContainer"),
     ("streamlit/static *.js", "stTabs"),
     ("streamlit/static *.js", "stLayoutWrapper"),
     ("streamlit/static *.js", "stMainBlockContainer"),
     ("streamlit/static *.js", "stButtonGroup"),
-    ("streamlit.elements.widgets.number_input.NumberInputSerde", "deserialize"),
+    ("streamlit.runtime.state.session_state.SessionState", "set_widgets_from_proto"),
+    ("streamlit.runtime.state.session_state.SessionState", "_new_widget_state"),
+    ("streamlit.runtime.state.session_state.SessionState", "_old_state"),
+    ("streamlit.runtime.state.session_state.WStates", "widget_metadata"),
+    ("streamlit.runtime.state.common.WidgetMetadata", "formatted_options"),
     ("streamlit.runtime.scriptrunner_utils.script_run_context", "get_script_run_ctx"),
     ("streamlit.net_util", "get_internal_ip"),
     ("streamlit.url_util", "get_hostname"),
@@ -239,6 +251,29 @@ def run_page(page) -> None:
     finally:  # a session keeps no run through the page's callbacks (ui/page_memory.py, issue 30.3)
         if not getattr(_shell, "active", False):
             page_memory.release()
+
+
+def rewrite_url(drop, cut) -> bool:
+    """Entry 4: drop the keys `drop` and cut the keys of `cut` ((key, values kept) pairs) from the URL and from
+    the URL the page was loaded with, in ONE message to the browser (public `del st.query_params[key]` sends the
+    whole query string once per key: a link of many bad keys would make the reply grow with their square).
+    False when the seam is off or Streamlit lacks these names (the caller then uses the public calls)."""
+    if not enabled():
+        return False
+    try:
+        from streamlit.runtime.state.session_state_proxy import get_session_state
+
+        with get_session_state().query_params() as qp:
+            for key in drop:
+                qp.discard_param_no_forward_msg(key)
+                qp._initial_query_params.pop(key, None)
+            for key, values in cut:
+                qp.set_with_no_forward_msg(key, list(values))
+                qp._initial_query_params[key] = list(values)
+            qp._send_query_param_msg()
+        return True
+    except (AttributeError, ImportError, RuntimeError):
+        return False
 
 
 def forget_initial_url_value(key: str) -> None:

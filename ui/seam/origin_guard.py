@@ -26,7 +26,11 @@ def origin_allowed(origin: str | None, host: str | None) -> bool:
 
     if origin is None:
         return True
-    if urlparse(origin).netloc == host:  # same origin
+    try:  # an Origin no URL parser reads ("http://[::1") is refused like a foreign one, not an HTTP 500
+        netloc, hostname = urlparse(origin).netloc, url_util.get_hostname(origin)
+    except ValueError:
+        return False
+    if netloc == host:  # same origin
         return True
     if not config.get_option("server.enableCORS") or config.get_option("global.developmentMode"):
         return True
@@ -35,7 +39,7 @@ def origin_allowed(origin: str | None, host: str | None) -> bool:
         allowed.add(url_util.get_hostname(config.get_option("browser.serverAddress")))
     allowed.add(net_util.get_internal_ip())  # a UDP socket's own address: no packet is sent
     allowed.update(url_util.get_hostname(o.strip()) for o in config.get_option("server.corsAllowedOrigins"))
-    return url_util.get_hostname(origin) in allowed
+    return hostname in allowed
 
 
 class RefuseForeignOrigins:

@@ -1,22 +1,39 @@
-"""A number box that receives a value that is not a number resets instead of breaking the session.
+"""A widget value a browser could never send is replaced by the widget's last good value, for every widget type.
 
-Why: Streamlit 1.67's st.number_input turns the browser's value into an int with int(value) while it
-looks for changed widgets, before any of the app's code runs. A crafted message with NaN, inf or a
-string in the seed box raised there (ValueError / OverflowError / TypeError) on that rerun and every
-later one: the session was broken for good. The browser's own box can never send such a value.
+Why: Streamlit 1.67 decodes a widget's value (its serde's `deserialize`) while it looks for changed widgets,
+before any of the app's code runs, and trusts the message: NaN for a slider or a text box, a list of floats for
+a selectbox, an unknown option for pills raised there or reached the page as a value of the wrong type, on that
+rerun and on every later one (the session was broken until a reload).
 
-What it does: wraps NumberInputSerde.deserialize (private Streamlit API, once per process): a value
-it cannot read gives the widget's default, as an out-of-range value already does, and is noted for
-the session so app.py can say what it reset (`notice.number_reset`). Guarded like ui/batching.py: if
-the class is missing, nothing is installed (tests/test_numeric_edges.py would notice the crash).
+What it does: wraps SessionState.set_widgets_from_proto (private, once per process). Right after a message's
+widget states are stored, each one of a widget this session has drawn is decoded and checked: the value field
+must be the widget's own (`WidgetMetadata.value_type`), every number finite, decoding and re-encoding must not
+raise, and a choice must be one of the widget's options (`formatted_options`). A value that fails is replaced by
+the value the widget had on the last run (its default if it had none) and noted for the session, so app.py can
+say so once (`notice.widget_reset`). Values of widgets not drawn yet are left to Streamlit.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 
 _lock = threading.Lock()
-_rejected: dict[str, list[str]] = {}  # session id -> values reset since app.py last asked
+_rejected: dict[str, list[str]] = {}  # session id -> values replaced since app.py last asked
+# Decoding these consumes what they carry (uploaded files): left to Streamlit, never decoded twice.
+_NOT_DECODED_EARLY = ("file_uploader_state_value", "chat_input_value")
+# Plain values the widget re-encodes exactly (JSON and file states may be re-encoded with other spelling).
+# (Not text: a text box cuts a longer text to its max_chars itself, and ui/free_text.py refuses that with its own
+# message; a selectbox's unknown text is caught by its options.)
+_ROUND_TRIP = (
+    "double_value",
+    "int_value",
+    "bool_value",
+    "double_array_value",
+    "int_array_value",
+    "string_array_value",
+)
+SHOWN_CHARS = 40  # of a rejected value, in the notice
 
 
 def _session_id() -> str | None:
@@ -29,32 +46,111 @@ def _session_id() -> str | None:
         return None
 
 
+def _finite(value: object) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, (list, tuple)):
+        return all(_finite(v) for v in value)
+    return True
+
+
+def _shown(state) -> str:
+    """The crafted value as a notice may quote it (bounded)."""
+    field = state.WhichOneof("value")
+    raw = getattr(state, field) if field else None
+    raw = list(raw.data) if hasattr(raw, "data") else raw
+    text = str(raw)
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
+
+
+def problem(state, metadata, decode) -> str | None:
+    """Why a widget state (WidgetState proto) cannot be the widget's value, or None when it can.
+    `decode()` gives the decoded value (Streamlit's own decoding, which may raise)."""
+    field = state.WhichOneof("value")
+    if field is None:
+        return None  # cleared: the widget's default, Streamlit's own rule
+    if metadata.value_type and field != metadata.value_type:
+        return f"{field} sent to a {metadata.value_type} widget"
+    raw = getattr(state, field)
+    raw = list(raw.data) if hasattr(raw, "data") else raw
+    if not _finite(raw):
+        return "not a finite number"
+    try:
+        value = decode()
+        if not _finite(value):
+            return "not a finite number"
+        encoded = metadata.serializer(value)
+    except Exception as e:  # noqa: BLE001 - any failure of Streamlit's decoding is the crafted value's
+        return f"{type(e).__name__}"
+    # A value the browser sends is one the widget itself would send back; a decoder that quietly swapped in its
+    # default (a slider's wrong-length list, a number out of range) would lose the last good value instead.
+    if field in _ROUND_TRIP and value is not None:
+        again = list(encoded) if isinstance(encoded, (list, tuple)) else encoded
+        if again != raw:
+            return "not a value the widget sends"
+    if metadata.formatted_options is not None and value is not None:
+        items = encoded if isinstance(encoded, (list, tuple)) else [encoded]
+        if any(item is not None and item not in metadata.formatted_options for item in items):
+            return "not one of the options"
+    return None
+
+
+def check_incoming(session_state, widget_states) -> list[str]:
+    """Replace every bad value of `widget_states` (just stored in `session_state`) by the widget's last good
+    value; returns the rejected values as shown."""
+    from streamlit.runtime.state.common import unpack_widget_state_value
+
+    widgets = session_state._new_widget_state
+    rejected = []
+    for state in widget_states.widgets:
+        wid = state.id
+        metadata = widgets.widget_metadata.get(wid)
+        if metadata is None or state.WhichOneof("value") in _NOT_DECODED_EARLY:
+            continue
+
+        def decode(state=state, metadata=metadata):
+            return metadata.deserializer(unpack_widget_state_value(state))
+
+        why = problem(state, metadata, decode)
+        if why is None:
+            continue
+        rejected.append(_shown(state))
+        old = session_state._old_state
+        try:
+            good = old[wid] if wid in old else metadata.deserializer(None)
+        except Exception:  # noqa: BLE001
+            widgets.states.pop(wid, None)  # no good value at all: as if the browser had sent nothing
+            continue
+        widgets.set_from_value(wid, good)
+    return rejected
+
+
 def install() -> bool:
     try:
-        from streamlit.elements.widgets.number_input import NumberInputSerde
+        from streamlit.runtime.state.session_state import SessionState
     except ImportError:
         return False
-    if getattr(NumberInputSerde, "_al_guarded", False):
+    if getattr(SessionState, "_al_guarded", False):
         return True
-    original = NumberInputSerde.deserialize
+    original = SessionState.set_widgets_from_proto
 
-    def deserialize(self, ui_value):
-        try:
-            return original(self, ui_value)
-        except (TypeError, ValueError, OverflowError):
-            sid = _session_id()
-            if sid is not None:
-                with _lock:
-                    _rejected.setdefault(sid, []).append(str(ui_value)[:100])
-            return original(self, None)  # the widget's default
+    def set_widgets_from_proto(self, widget_states):
+        original(self, widget_states)
+        rejected = check_incoming(self, widget_states)
+        sid = _session_id()
+        if rejected and sid is not None:
+            with _lock:
+                held = _rejected.setdefault(sid, [])
+                held.extend(rejected)
+                del held[5:]  # a notice names a few, never thousands
 
-    NumberInputSerde.deserialize = deserialize
-    NumberInputSerde._al_guarded = True
+    SessionState.set_widgets_from_proto = set_widgets_from_proto
+    SessionState._al_guarded = True
     return True
 
 
 def take_rejected() -> list[str]:
-    """The values this session's number boxes could not read since the last call."""
+    """The values this session's widgets could not take since the last call (at most a few)."""
     sid = _session_id()
     with _lock:
         return _rejected.pop(sid, []) if sid is not None else []
