@@ -35,6 +35,7 @@ from ui.choice import HIDDEN_CSS, labelled
 from ui.display import display_sidebar
 from ui.seam import widget_guard
 from ui.shell import drop_url_value, keep_grid_in_url, remember_settings, url_values
+from ui.tables import CSS as TABLE_CSS
 
 
 @st.cache_resource
@@ -195,10 +196,8 @@ st.set_page_config(page_icon="🔦", layout="wide")
 # Long formulas scroll sideways on a phone instead of being cut off.
 st.html(
     "<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:2px}"
-    "@media (max-width:640px){.katex-display>.katex{font-size:1em}}" + HIDDEN_CSS + "</style>"
-)  # hidden URL carriers (ui/choice.py)
-# A page's section tabs wrap onto a second line on a phone instead of scrolling sideways out of sight.
-st.html(f"<style>@media (max-width:640px){{{seam.TABS_SELECTOR} [role=tablist]{{flex-wrap:wrap;row-gap:2px}}}}</style>")
+    "@media (max-width:640px){.katex-display>.katex{font-size:1em}}" + HIDDEN_CSS + TABLE_CSS + "</style>"
+)  # hidden URL carriers (ui/choice.py), the pages' tables (ui/tables.py)
 _url_fixes = language_sidebar()
 _settled_now = [True]  # settled by this whole-app run; the first settings_sidebar() below uses it up
 _lang = st.session_state["lang"]
@@ -213,7 +212,7 @@ _page = st.navigation(_pages)
 
 @st.fragment
 def live() -> None:
-    """The shared settings and the page: a settings step (or any widget on a page) reruns only this.
+    """The shared settings and the page: a settings step reruns only this (a widget on a page: only page_part).
 
     Why: the browser then redraws only what can change (the sidebar's language, display options and
     navigation stay as they are), and the server runs only this part; a step of the shared settings
@@ -225,6 +224,13 @@ def live() -> None:
     _url_fixes.clear()  # URL corrections are shown once, not again on every fragment rerun
     _settled_now.clear()  # a fragment rerun settles the widgets' new values itself
     show_fixes(fixes, st.session_state["lang"], st.session_state["d_model"])  # main area, above the page
+    page_part()
+
+
+@st.fragment
+def page_part() -> None:
+    """The page alone: a widget on the page reruns only this, so the shared settings are not re-sent (a settings
+    step reruns live(), and this with it)."""
     seam.run_page(_page)  # the same page object again on each fragment rerun (ui/seam/__init__.py, entry 3)
     keep_grid_in_url()  # after the page: every widget bound to the URL is drawn by now
 

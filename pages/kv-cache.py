@@ -21,6 +21,7 @@ from ui.heatmaps import show_heatmap
 from ui.linecharts import show_lines
 from ui.sections import lazy_tabs
 from ui.shell import page_context
+from ui.tables import show_table
 from ui.words import word
 
 ctx = page_context()
@@ -47,7 +48,7 @@ def say(*words) -> str:
 
 
 def table(columns: K.Table) -> None:
-    st.table({say(c.header): [say(x) if isinstance(x, Text) else x for x in c.cells] for c in columns}, hide_index=True)
+    show_table({say(c.header): [say(x) if isinstance(x, Text) else x for x in c.cells] for c in columns})
 
 
 def check(ok: bool, words: Text) -> None:

@@ -22,6 +22,7 @@ from ui.heatmaps import show_heatmap
 from ui.linecharts import show_lines
 from ui.sections import lazy_tabs
 from ui.shell import page_context
+from ui.tables import show_table
 from ui.words import word
 
 ctx = page_context()
@@ -112,7 +113,7 @@ def note(text) -> None:
 
 def table(columns) -> None:
     """One of the lesson's tables (headers and cells: text keys or numbers), worded."""
-    st.table({word(c.header, t): [word(x, t) for x in c.cells] for c in columns}, hide_index=True)
+    show_table({word(c.header, t): [word(x, t) for x in c.cells] for c in columns})
 
 
 st.title(t("page.softmax"))

@@ -248,8 +248,9 @@ def _is_constant_text(node) -> bool:
 
 
 # charts/diagrams.py: escape every text part with html.escape (tested below); the heads page's diagrams get only
-# our own translated labels and numbers, and are escaped anyway.
-SAFE_HTML_BUILDERS = {"token_chips_html", "shape_flow_html", "focus_html", "live_loss_html"}
+# our own translated labels and numbers, and are escaped anyway. charts/table.html (ui/tables.show_table) escapes
+# every header and cell (tested below).
+SAFE_HTML_BUILDERS = {"token_chips_html", "shape_flow_html", "focus_html", "live_loss_html", "html"}
 
 
 def _safe_value(node) -> bool:
@@ -258,7 +259,8 @@ def _safe_value(node) -> bool:
         name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
         return name in {"t", "escape", "len", "int", "float"} | SAFE_HTML_BUILDERS
     if isinstance(node, ast.Name):
-        return node.id in {"where", "HIDDEN_CSS"}  # walkthrough: where = t("walk.step_of", ...); ui.choice.HIDDEN_CSS
+        # walkthrough: where = t("walk.step_of", ...); ui.choice.HIDDEN_CSS; ui.tables.CSS
+        return node.id in {"where", "HIDDEN_CSS", "TABLE_CSS"}
     if isinstance(node, ast.Attribute):
         name = ast.unparse(node)  # ui/seam's constants: Streamlit DOM names, never user text
         return name.startswith("seam.") and name.endswith("_SELECTOR")
@@ -284,6 +286,16 @@ def test_raw_html_is_never_given_user_content():
                     f"{path.relative_to(ROOT)}:{call.lineno}: raw HTML built from something that may be user text"
                 )
     assert seen >= 3  # app.py's style, the walkthrough's step counter and style, the real-model token chips
+
+
+def test_a_table_escapes_every_header_and_cell():
+    """charts/table.html: a student's own words (a token, a custom sentence) in a header or a cell come out as text."""
+    from charts import table
+
+    evil = "<script>window.__xss=1</script>"
+    out = table.html({evil: [evil, "\"'><img src=x onerror=1>"]}, label=evil, index=[evil, 1])
+    assert "<script" not in out and "<img" not in out
+    assert table.read_html(out) == [{"": [evil, "1"], evil: [evil, "\"'><img src=x onerror=1>"]}]
 
 
 def test_token_chips_escape_any_token():

@@ -13,9 +13,9 @@ import streamlit as st
 
 import i18n
 from charts.palettes import DEFAULT_PALETTE, PALETTES
+from charts.payload import IMAGE_FORMATS  # a chart's download button saves one format: this one
 from ui.choice import labelled
 
-IMAGE_FORMATS = ("png", "svg")  # plotly's camera button downloads one format: this one
 DEFAULTS = {"palette": DEFAULT_PALETTE, "cell_numbers": False, "table_view": False, "image_format": "png"}
 KEYS = tuple(DEFAULTS)  # widget keys = URL parameters
 

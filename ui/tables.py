@@ -1,0 +1,28 @@
+"""One way to show a static table on a page: `show_table({column: values}, label=...)`, one markdown element
+holding charts.table.html's table (escaped; it scrolls inside its own box on a phone, first column kept)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import streamlit as st
+
+from charts import table
+
+# The table's look: Streamlit's own table colours; on a narrow screen the box scrolls sideways and the first
+# column stays in view (app.py adds this once per page).
+CSS = (
+    f".{table.BOX_CLASS}{{overflow-x:auto;max-width:100%;margin:0 0 1rem}}"
+    f".{table.BOX_CLASS}:focus-visible{{outline:2px solid #2a6fdb;outline-offset:2px}}"
+    f".{table.BOX_CLASS} table{{border-collapse:collapse;font-size:0.875rem;margin:0;width:auto}}"
+    f".{table.BOX_CLASS} th,.{table.BOX_CLASS} td{{border:1px solid rgba(49,51,63,.1);padding:.25rem .5rem;"
+    "text-align:left;vertical-align:top}"
+    f".{table.BOX_CLASS} th{{color:rgba(49,51,63,.6);font-weight:400}}"
+    f".{table.BOX_CLASS} th:first-child,.{table.BOX_CLASS} td:first-child{{position:sticky;left:0;background:#fff;"
+    "white-space:nowrap;box-shadow:1px 0 0 rgba(49,51,63,.1)}"
+)
+
+
+def show_table(columns: Mapping[str, Sequence], *, label: str = "", index: Sequence | None = None, where=None):
+    """Draw one table (inside `where`, e.g. a column, when given). `label`: what a screen reader calls it."""
+    return (where or st).markdown(table.html(columns, label=label, index=index), unsafe_allow_html=True)
