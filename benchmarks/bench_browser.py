@@ -418,7 +418,12 @@ def main(argv=None) -> int:
                 tab.close()
                 print(
                     f"  {v.name}: new {median(v.new):.0f} ms (floor {median(v.floor_new):.0f}"
-                    + (f", before {median(v.before):.0f}" if v.before else "")
+                    + (
+                        f", before {median(v.before):.0f} with {median(v.before, 'elements'):.0f}"
+                        f" + {median(v.before, 'containers'):.0f}"
+                        if v.before
+                        else ""
+                    )
                     + f"), {median(v.new, 'elements'):.0f} elements + {median(v.new, 'containers'):.0f} containers;"
                     f" back and forth {median(v.back):.0f} ms (floor {median(v.floor_back):.0f})",
                     flush=True,

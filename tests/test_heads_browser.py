@@ -35,7 +35,7 @@ def test_a_section_tab_opens_its_charts_and_goes_into_the_url(server, page):
     expect(page.locator(CHART)).to_have_count(0)  # shapes: HTML only
     page.get_by_role("radio", name="3 Cost").click()
     wait_idle(page)
-    expect(page.locator(CHART)).to_have_count(2)
+    expect(page.locator(CHART)).to_have_count(3)  # parameters, operations, memory
     expect(page.locator(".al-flow")).to_have_count(0)  # the closed section is not drawn at all
     expect(page).to_have_url(re.compile(r"[?&]heads_tab=cost"))
 
