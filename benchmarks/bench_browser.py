@@ -185,6 +185,7 @@ class Sample:
     from_send: float
     elements: int = 0
     containers: int = 0
+    cpu: float = float("nan")  # ms of the page's renderer main thread (CDP TaskDuration): far less load-bound
 
 
 @dataclass
@@ -210,7 +211,7 @@ def views(app: Server, pages: list[str], only: str, before: Server | None = None
     for group, base in (("default", {}), ("large", LARGE)):
         for name, page, extra in all_views(pages):
             label = f"{name} {'512/16/32' if base else 'default'}"
-            if only and only not in label:
+            if only and not any(part in label for part in only.split(",")):
                 continue
             g = "all-steps" if extra.get("walk_view") == "all" else group
             params = {**base, **extra, "lang": "en"}
@@ -235,6 +236,8 @@ class Tab:
         self.received = 0
         self.deltas = {"elements": 0, "containers": 0}
         self.page.on("websocket", lambda ws: ws.on("framereceived", self._count))
+        self.cdp = self.context.new_cdp_session(self.page)
+        self.cdp.send("Performance.enable")
         self.url, self.text = url, text
         self.open()
 
@@ -263,6 +266,7 @@ class Tab:
         own handling of the key: slider debounce, the page's event handlers)."""
         sent0, recv0, keys0 = self.page.evaluate("window.__al.mark()")
         counts0 = dict(self.deltas)
+        cpu0 = self._task_seconds()
         self.page.evaluate(
             "([s, r, k, q]) => { window.__al.p = window.__al.stopped(s, r, k, q); }", [sent0, recv0, keys0, QUIET_MS]
         )
@@ -274,7 +278,12 @@ class Tab:
             r["end"] - r["send"],
             self.deltas["elements"] - counts0["elements"],
             self.deltas["containers"] - counts0["containers"],
+            (self._task_seconds() - cpu0) * 1000,
         )
+
+    def _task_seconds(self) -> float:
+        metrics = self.cdp.send("Performance.getMetrics")["metrics"]
+        return next(m["value"] for m in metrics if m["name"] == "TaskDuration")
 
     def new_seed(self) -> Sample:
         """Type a seed nobody has used and press Enter (the timer starts at the Enter key, after the typing)."""
@@ -357,7 +366,7 @@ def main(argv=None) -> int:
     ap.add_argument("--cold", type=int, help="cold loads per page (default 3, quick 2)")
     ap.add_argument("--sessions", type=int, default=40, help="concurrent sessions (0 to skip)")
     ap.add_argument("--duration", type=float, help="seconds of new-settings sessions (default 90, quick 30)")
-    ap.add_argument("--only", default="", help="only views whose name contains this text")
+    ap.add_argument("--only", default="", help="only views whose name contains this text (or one of a,b,c)")
     ap.add_argument(
         "--before",
         type=Path,
@@ -425,6 +434,9 @@ def main(argv=None) -> int:
                         else ""
                     )
                     + f"), {median(v.new, 'elements'):.0f} elements + {median(v.new, 'containers'):.0f} containers;"
+                    + f" renderer CPU {median(v.new, 'cpu'):.0f} ms (floor {median(v.floor_new, 'cpu'):.0f}"
+                    + (f", before {median(v.before, 'cpu'):.0f}" if v.before else "")
+                    + ");"
                     f" back and forth {median(v.back):.0f} ms (floor {median(v.floor_back):.0f})",
                     flush=True,
                 )
@@ -432,7 +444,8 @@ def main(argv=None) -> int:
 
             # Cold loads and the first visit's transfer, interleaved with the floor's.
             cold: dict[str, list[tuple[float, int]]] = {"floor": []}
-            cold_pages = [p_ for p_ in pages if args.only in f"/{p_} default"]
+            wanted = lambda name: not args.only or any(part in name for part in args.only.split(","))  # noqa: E731
+            cold_pages = [p_ for p_ in pages if wanted(f"/{p_} default")]
             for _ in range(n_cold):
                 for path in cold_pages:
                     cold["floor"].append(cold_load(browser, floor.url, "floor value = 50"))
@@ -459,7 +472,7 @@ def main(argv=None) -> int:
                         label = " ".join(f"{k}={v_}" for k, v_ in more.items() if k in ("heads_tab", "walk_step"))
                         label = "all" if more.get("walk_view") == "all" else label
                         name = f"/{path}{' ' + label if label else ''} 512/{h}/32"
-                        if args.only and args.only not in name:
+                        if not wanted(name):
                             continue
                         # num_heads h -> h/2 -> h/4: every step goes to settings this page has not shown yet.
                         tab = Tab(browser, f"{app.url}/{path}?{urlencode(params | more)}", dk_caption(d, h))
@@ -481,7 +494,8 @@ def main(argv=None) -> int:
         )
         print(
             "'new': a seed never used, then seq_len one notch (no cache can answer); 'el+box': elements + containers"
-            " the step re-sent; 'back': seq_len T-1 <-> T, both already drawn (the server's caches answer)"
+            " the step re-sent; 'back': seq_len T-1 <-> T, both already drawn (the server's caches answer); 'cpu':"
+            " the page's renderer main-thread time of the step (CDP TaskDuration), floor/(before/)this code"
         )
         old = any(v.before for v in chosen)
         print(
@@ -514,6 +528,9 @@ def main(argv=None) -> int:
                 + (f" {median(v.before):5.0f}ms {ratio(v.before, v.floor_new):5.2f}x {counts(v.before)}" if old else "")
                 + f" {median(v.new):5.0f}ms {rn:5.2f}x {counts(v.new)} {'<=' + str(tn):>6s}"
                 + back
+                + f"   cpu {median(v.floor_new, 'cpu'):3.0f}"
+                + (f"/{median(v.before, 'cpu'):3.0f}" if old else "")
+                + f"/{median(v.new, 'cpu'):3.0f}ms"
                 + f" {' '.join(flags) or 'ok'}"
                 + (f" ({v.retries} retried)" if v.retries else "")
             )
