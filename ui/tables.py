@@ -17,6 +17,7 @@ CSS = (
     f".{table.BOX_CLASS} table{{border-collapse:collapse;font-size:0.875rem;margin:0;width:auto}}"
     f".{table.BOX_CLASS} th,.{table.BOX_CLASS} td{{border:1px solid rgba(49,51,63,.1);padding:.25rem .5rem;"
     "text-align:left;vertical-align:top}"
+    f".{table.BOX_CLASS} td{{white-space:nowrap}}"  # a number or a size stays on one line: the box scrolls
     f".{table.BOX_CLASS} th{{color:rgba(49,51,63,.6);font-weight:400}}"
     f".{table.BOX_CLASS} th:first-child,.{table.BOX_CLASS} td:first-child{{position:sticky;left:0;background:#fff;"
     "white-space:nowrap;box-shadow:1px 0 0 rgba(49,51,63,.1)}"
