@@ -478,10 +478,10 @@ def main(argv=None) -> int:
                         tab = Tab(browser, f"{app.url}/{path}?{urlencode(params | more)}", dk_caption(d, h))
                         sizes = []
                         for _ in range(2):
-                            before = tab.received
+                            received0 = tab.received
                             tab.sample(lambda tab=tab: _left(tab))
                             tab.page.wait_for_timeout(30)  # the last websocket events reach this process
-                            sizes.append((tab.received - before) / 1024)
+                            sizes.append((tab.received - received0) / 1024)
                         tab.close()
                         big_bytes[name] = max(sizes)
             browser.close()
