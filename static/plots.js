@@ -176,7 +176,12 @@ class Plot {
     }
     parts.push(`<line x1="${left}" x2="${w - right}" y1="${plotBottom}" y2="${plotBottom}" stroke="${AXIS}"/>` +
       `<line x1="${left}" x2="${left}" y1="${top}" y2="${plotBottom}" stroke="${AXIS}"/>`);
-    for (const [v, label] of xs.ticks) {
+    // a crowded category axis (a long sentence's tokens) labels every k-th category; the hover names them all
+    const every = xa.type === "category"
+      ? Math.max(1, Math.ceil((Math.max(0, ...xs.ticks.map(t => this.textWidth(String(t[1]).split("\n")[0], size))) + 6) / xs.band))
+      : 1;
+    for (const [k, [v, label]] of xs.ticks.entries()) {
+      if (k % every) continue;
       const px = xs.at(v);
       if (xa.type !== "category") parts.push(`<line x1="${px}" x2="${px}" y1="${top}" y2="${plotBottom}" stroke="${GRID}"/>`);
       String(label).split("\n").forEach((line, k) => parts.push(
