@@ -39,7 +39,7 @@ def test_the_memory_chart_is_the_lessons_bytes_with_the_download_options():
     assert len(data) == len(view.lines)
     for trace, line in zip(data, view.lines):
         assert trace["x"] == view.contexts.tolist()
-        assert np.allclose(trace["y"], line.bytes / 2**30)
+        assert np.allclose(trace["y"], line.bytes / 2**30, rtol=1e-4)  # sent at 5 significant digits
         assert trace["fmt"] == {"d": 3, "sep": True, "suffix": " GiB"}  # the hover: "32,768 → 1.000 GiB"
     assert chart.spec["x"]["type"] == "log" and chart.spec["y"]["type"] == "log"
 
@@ -96,8 +96,12 @@ def test_the_rope_distance_lines_are_told_apart_and_worded():
     assert chart.x_title == i18n.t("pos.axis.distance", "zh") and low.markers  # 7 points: a dot each
     spec = lines.spec(chart, alt="a", file="f")
     assert spec["series"][0]["y"] == [float(v) for v in x * 0.5]
-    many = lines.distance_chart(np.arange(513), {"matched": np.zeros(513)}, lambda k, **kw: k)
+    many = lines.distance_chart(np.arange(513), {"matched": np.arange(513) / 7}, lambda k, **kw: k)
     assert not many.series[0].markers  # 513 points: a line without dots
+    sent = lines.spec(many, alt="a", file="f")["series"][0]
+    assert len(sent["x"]) <= lines.SPEC_POINTS + 1 and sent["x"][0] == 0 and sent["x"][-1] == 512  # ends kept
+    assert sent["y"][1] == pytest.approx(sent["x"][1] / 7, rel=1e-4)  # 5 significant digits
+    assert len(lines.table(many)[1]) == 513  # the table view keeps every point
 
 
 def test_the_positions_page_draws_its_lines_on_the_one_route():
