@@ -39,6 +39,7 @@ from ui.display import display_sidebar
 from ui.navigation import PAGES, WHOLE_RUN_PAGES
 from ui.seam import widget_guard
 from ui.shell import SETTINGS_KEPT, keep_in_url, remember_settings
+from ui.tables import CSS as TABLE_CSS
 
 
 def _tune_process() -> bool:
@@ -82,12 +83,17 @@ def settle_settings(skip: tuple[str, ...] = ()) -> list:
     return [fix for fix, _ in report]
 
 
+def show_widget_resets(lang: str) -> None:
+    """A widget sent a value it cannot take: it kept its last one (ui/seam/widget_guard.py); say so, once."""
+    for given in widget_guard.take_rejected():
+        st.warning(i18n.t("notice.widget_reset", lang, given=i18n.plain(given)), icon=":material/build:")
+
+
 def show_fixes(fixes, lang: str, d_model: int, url_path: str | None = None) -> None:
     """The corrections of the shared settings, in the main area at the top of the page (a phone shows the
     sidebar collapsed: a notice there is never seen). Once: the live fragment forgets the URL's fixes."""
     url_state.show_gate_notices(lang, url_path)  # link values dropped before anything read them
-    for given in widget_guard.take_rejected():
-        st.warning(i18n.t("notice.widget_reset", lang, given=i18n.plain(given)), icon=":material/build:")
+    show_widget_resets(lang)
     for fix in fixes:
         if fix.key == "num_heads":
             st.warning(
@@ -173,10 +179,8 @@ st.set_page_config(page_icon="🔦", layout="wide")
 # Long formulas scroll sideways on a phone instead of being cut off.
 st.html(
     "<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:2px}"
-    "@media (max-width:640px){.katex-display>.katex{font-size:1em}}" + HIDDEN_CSS + "</style>"
-)  # hidden URL carriers (ui/choice.py)
-# A page's section tabs wrap onto a second line on a phone instead of scrolling sideways out of sight.
-st.html(f"<style>@media (max-width:640px){{{seam.TABS_SELECTOR} [role=tablist]{{flex-wrap:wrap;row-gap:2px}}}}</style>")
+    "@media (max-width:640px){.katex-display>.katex{font-size:1em}}" + HIDDEN_CSS + TABLE_CSS + "</style>"
+)  # hidden URL carriers (ui/choice.py), the pages' tables (ui/tables.py)
 url_state.apply_requested()  # a page state asked for (class mode: the teacher's), before any widget
 url_state.gate(None)  # one rule for every link value, before anything reads one (lessons/url_keys.py)
 _url_fixes = language_sidebar()
@@ -194,7 +198,7 @@ url_state.gate(_page.url_path)  # and the keys this page does not own
 
 @st.fragment
 def live() -> None:
-    """The shared settings and the page: a settings step (or any widget on a page) reruns only this.
+    """The shared settings and the page: a settings step reruns only this (a widget on a page: only page_part).
 
     Why: the browser then redraws only what can change (the sidebar's language, display options and
     navigation stay as they are), and the server runs only this part; a step of the shared settings
@@ -207,6 +211,15 @@ def live() -> None:
     _url_fixes.clear()  # URL corrections are shown once, not again on every fragment rerun
     _settled_now.clear()  # a fragment rerun settles the widgets' new values itself
     show_fixes(fixes, st.session_state["lang"], st.session_state["d_model"], _page.url_path)  # main area, on top
+    page_part()
+
+
+@st.fragment
+def page_part() -> None:
+    """The page alone: a widget on the page reruns only this, so the shared settings are not re-sent (a settings
+    step reruns live(), and this with it)."""
+    url_state.gate(_page.url_path)  # a page widget's rerun brings the browser's query string too
+    show_widget_resets(st.session_state["lang"])
     seam.run_page(_page)  # the same page object again on each fragment rerun (ui/seam/__init__.py, entry 3)
     keep_in_url()  # after the page: every widget bound to the URL is drawn by now
 

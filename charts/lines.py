@@ -1,10 +1,11 @@
-"""Line charts (not heatmaps) as plain descriptions, and the plotly figure of one as a plain dict.
+"""Line and bar charts (not heatmaps) as plain descriptions, and the JSON spec static/plots.js draws of one.
 
-A `LineChart` is what a page shows: worded series (the page words the lesson's keys and hands the text in),
-axes, log scales, ticks and a hover format. `figure(chart)` is its plotly figure as JSON-ready dicts (no plotly
-import here: st.plotly_chart takes a dict), `table(chart)` its series as the table view's columns. The
-builders below turn a lesson's data into a LineChart: the KV cache's memory and timing charts, Softmax up
-close's q·k variance, Why many heads' training loss. ui/linecharts.py shows one with the display options.
+A `LineChart` is what a page shows: worded series (lines or bars; the page words the lesson's keys and hands the
+text in), axes, log scales, ticks, categories and how a hovered value prints. `spec(chart, ...)` is what the
+browser draws (static/plots.js: SVG at the box's width, hover, PNG/SVG download), `table(chart)` its series as
+the table view's columns. The builders below turn a lesson's data into a LineChart: the KV cache's memory and
+timing charts, Softmax up close's q·k variance, Why many heads' training loss. ui/linecharts.py shows one with
+the display options; the heads page's bars are ui/heads_charts.py's, the positions page's lines its own.
 
 Like the rest of the charts package: imports core and lessons only, never streamlit, plotly, pages or ui.
 """
@@ -12,8 +13,10 @@ Like the rest of the charts package: imports core and lessons only, never stream
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from charts.payload import Say
 
 MIN_FONT = 13  # px: no text on a chart smaller (core.figures.MIN_FONT)
 HEAD_COLORS = {1: "#d62728", 2: "#1f77b4", 4: "#2ca02c"}  # Why many heads: one colour per head count
@@ -29,8 +32,17 @@ class Series:
     dash: str = ""  # "" (solid) | "dash" | "dot"
     color: str = ""  # "" = the palette's next colour
     width: int = 2
-    hover: str = ""  # plotly hovertemplate of a point, e.g. "%{x} → %{y:.2f} ms"; "" = plotly's own
-    in_table: bool = True  # False: a guide line (e.g. the guessing level) left out of the table view
+    decimals: int | None = None  # a hovered y printed with this many decimals (None: its shortest form)
+    thousands: bool = False  # ... with thousands separators
+    suffix: str = ""  # ... followed by this (a unit: " ms")
+    in_table: bool = True  # False: a guide line (e.g. the guessing level) left out of the table view and hover
+    kind: str = "line"  # "line" | "bar"
+    colors: tuple[str, ...] = ()  # bars: a colour per bar (the current h darker)
+    axis: int = 1  # 2: measured on the right-hand axis (LineChart.y2_title)
+    stack: str = ""  # bars of the same stack sit on top of each other
+    errors: tuple[tuple[float, float], ...] = ()  # (low, high) a point, drawn as a whisker
+    texts: tuple[str, ...] = ()  # a point's hover text, instead of its printed y
+    sizes: tuple[float, ...] = ()  # a marker's diameter a point (px)
 
 
 @dataclass(frozen=True)
@@ -41,69 +53,112 @@ class LineChart:
     y_title: str = ""
     x_log: bool = False
     y_log: bool = False
-    x_ticks: tuple[tuple[float, str], ...] = ()  # (value, label) pairs; () = plotly's own
+    x_ticks: tuple[tuple[float, str], ...] = ()  # (value, label) pairs; () = the renderer picks them
     y_ticks: tuple[tuple[float, str], ...] = ()
     x_range: tuple[float, float] | None = None
     y_range: tuple[float, float] | None = None
     height: int = 360
-    unified_hover: bool = False  # one hover box for every series at an x
+    x_categories: tuple[str, ...] = ()  # a category axis (bars against h): x values are these labels
+    x_hover: tuple[str, ...] = ()  # a category's name in the hover box (default: the category)
+    x_thousands: bool = False  # a hovered x printed with thousands separators
+    y_zero: bool = False  # the y axis starts at 0 (bars: a flat row means 'the same')
+    y_thousands: bool = False  # y tick labels with thousands separators
+    y2_title: str = ""  # a second y axis on the right, for the series with axis=2
+    y2_thousands: bool = False
 
 
-def _axis(title: str, log: bool, ticks, rng) -> dict:
-    axis: dict = {"title": {"text": title, "font": {"size": MIN_FONT + 1}}, "tickfont": {"size": MIN_FONT}}
-    if log:
-        axis["type"] = "log"
+def _axis(title: str, log: bool, ticks, rng, **extra) -> dict:
+    axis: dict = {"title": title, "type": "log" if log else "linear", **extra}
     if ticks:
-        axis["tickvals"] = [v for v, _ in ticks]
-        axis["ticktext"] = [s for _, s in ticks]
+        axis["ticks"] = [[v, label] for v, label in ticks]
     if rng is not None:
-        axis["range"] = [math.log10(v) for v in rng] if log else list(rng)
+        axis["range"] = list(rng)
     return axis
 
 
-def figure(chart: LineChart) -> dict:
-    """The plotly figure of `chart` as a dict (data + layout), ready for st.plotly_chart."""
-    data = []
+SPEC_POINTS = 200  # a line with more points is sent every k-th point (plenty for a chart; the table view has all)
+
+
+def _number(v) -> float | int | None:
+    """A value as the browser gets it: an integer exactly (a count, a context length), any other number at 5
+    significant digits (finer than any tick or hover prints, on a log axis too; a 513-point line at full float
+    precision weighed ~3x as much), None for no value."""
+    v = float(v)
+    if not math.isfinite(v):
+        return None
+    if v.is_integer() and abs(v) < 2**53:
+        return int(v)
+    return float(f"{v:.5g}")
+
+
+def _every(n: int) -> list[int]:
+    """The indices sent of a line of n points: all, or every k-th with the last kept."""
+    k = max(1, math.ceil(n / SPEC_POINTS))
+    idx = list(range(0, n, k))
+    if n and idx[-1] != n - 1:
+        idx.append(n - 1)
+    return idx
+
+
+def spec(chart: LineChart, *, alt: str, file: str, image_format: str = "png", download: str = "") -> dict:
+    """What static/plots.js draws: the chart as JSON-ready dicts (series, axes, words), with its accessible name
+    `alt`, the downloaded file's name `file` (no extension) and format, and the download button's label."""
+    x = _axis(chart.x_title, chart.x_log, chart.x_ticks, chart.x_range, fmt={"sep": chart.x_thousands})
+    if chart.x_categories:
+        x.update(type="category", categories=list(chart.x_categories))
+        if chart.x_hover:
+            x["hoverLabel"] = list(chart.x_hover)
+    series = []
     for s in chart.series:
-        line: dict = {"width": s.width}
-        if s.dash:
-            line["dash"] = s.dash
-        if s.color:
-            line["color"] = s.color
-        trace = {
-            "type": "scatter",
-            "x": list(s.x),
-            "y": list(s.y),
+        keep = (
+            _every(len(s.x)) if s.kind == "line" and not s.errors and not s.texts and not s.sizes else range(len(s.x))
+        )
+        d: dict = {
             "name": s.name,
-            "mode": "lines+markers" if s.markers else "lines",
-            "line": line,
+            "kind": s.kind,
+            "x": [s.x[i] if isinstance(s.x[i], str) else _number(s.x[i]) for i in keep],
+            "y": [_number(s.y[i]) for i in keep],
+            "fmt": {"d": s.decimals, "sep": s.thousands, "suffix": s.suffix},
         }
-        if s.hover:
-            trace["hovertemplate"] = s.hover + "<extra>" + s.name + "</extra>"
-        elif not s.in_table:
-            trace["hoverinfo"] = "skip"
-        data.append(trace)
-    layout = {
+        for key, value in (
+            ("color", s.color),
+            ("dash", s.dash),
+            ("markers", s.markers),
+            ("colors", list(s.colors)),
+            ("stack", s.stack),
+            ("err", [list(e) for e in s.errors]),
+            ("texts", list(s.texts)),
+            ("sizes", list(s.sizes)),
+        ):
+            if value:
+                d[key] = value
+        if s.width != 2:
+            d["width"] = s.width
+        if s.axis != 1:
+            d["axis"] = s.axis
+        if not s.in_table:
+            d["hover"] = False
+        series.append(d)
+    out = {
+        "title": chart.title,
+        "alt": alt,
+        "file": file,
+        "format": image_format if image_format in ("png", "svg") else "png",
+        "download": download,
         "height": chart.height,
-        "margin": {"l": 10, "r": 10, "t": 50 if chart.title else 30, "b": 10},
-        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0, "font": {"size": MIN_FONT}},
-        "font": {"size": MIN_FONT},
-        "xaxis": _axis(chart.x_title, chart.x_log, chart.x_ticks, chart.x_range),
-        "yaxis": _axis(chart.y_title, chart.y_log, chart.y_ticks, chart.y_range),
+        "x": x,
+        "y": _axis(chart.y_title, chart.y_log, chart.y_ticks, chart.y_range, zero=chart.y_zero, sep=chart.y_thousands),
+        "series": series,
     }
-    if chart.title:
-        layout["title"] = {"text": chart.title, "font": {"size": MIN_FONT + 3}}
-        layout["legend"]["y"] = -0.3
-        layout["legend"]["yanchor"] = "top"
-    if chart.unified_hover:
-        layout["hovermode"] = "x unified"
-    return {"data": data, "layout": layout}
+    if chart.y2_title:
+        out["y2"] = _axis(chart.y2_title, False, (), None, zero=True, sep=chart.y2_thousands)
+    return out
 
 
 def table(chart: LineChart, digits: int = 4) -> tuple[str, list, dict[str, list]]:
     """The table view: (x title, the x values of every series in order, {series name: its y at each x or None})."""
     shown = [s for s in chart.series if s.in_table]
-    xs = sorted({x for s in shown for x in s.x})
+    xs = list(chart.x_categories) if chart.x_categories else sorted({x for s in shown for x in s.x})
     columns = {}
     for s in shown:
         at = dict(zip(s.x, s.y))
@@ -122,7 +177,6 @@ def thin(losses, max_points: int = 400) -> tuple[list[int], list[float]]:
 
 
 # ---------------------------------------------------------------- the pages' charts
-Say = Callable[..., str]  # a page's ctx.t
 
 
 def memory_chart(view, t: Say) -> LineChart:
@@ -139,7 +193,9 @@ def memory_chart(view, t: Say) -> LineChart:
                 tuple(float(b) / 2**30 for b, ok in zip(line.bytes.tolist(), view.shown.tolist()) if ok),
                 markers=True,
                 width=3 if line.actual else 2,
-                hover="%{x:,} → %{y:,.3f} GiB",
+                decimals=3,
+                thousands=True,
+                suffix=" GiB",
             )
         )
     ticks = tuple((c, f"{c // 1024}k" if c >= 1024 else str(c)) for c in contexts)
@@ -157,6 +213,7 @@ def memory_chart(view, t: Say) -> LineChart:
         x_ticks=ticks,
         y_ticks=y_ticks,
         height=380,
+        x_thousands=True,
     )
 
 
@@ -165,7 +222,7 @@ def timing_chart(res, t: Say) -> LineChart:
     (lessons.kv_cache.TimingResult)."""
     x = tuple(range(1, res.tokens + 1))
     series = tuple(
-        Series(name, x, tuple(float(v) * 1000 for v in values.tolist()), hover="%{x} → %{y:.2f} ms")
+        Series(name, x, tuple(float(v) * 1000 for v in values.tolist()), decimals=2, suffix=" ms")
         for name, values in ((t("kv.time.with"), res.total_with), (t("kv.time.without"), res.total_without))
     )
     return LineChart(series, x_title=t("kv.time.axis.x"), y_title=t("kv.time.axis.y"))
@@ -212,7 +269,7 @@ def loss_chart(curves: Sequence, *, steps: int, chance: float, t: Say) -> LineCh
                 tuple(ys),
                 color=HEAD_COLORS.get(c.num_heads, ""),
                 dash="dash" if c.dashed else "",
-                hover="%{x}: %{y:.4f}",
+                decimals=4,
             )
         )
     return LineChart(
@@ -223,7 +280,39 @@ def loss_chart(curves: Sequence, *, steps: int, chance: float, t: Say) -> LineCh
         x_range=(0, steps + 1),
         y_range=(0, loss_top(curves, chance)),
         height=340,
-        unified_hover=True,
+    )
+
+
+# The positions page's lines against the distance: one colour and one stroke each, so lines that coincide (the
+# lowest and highest of each diagonal under RoPE) are still told apart: a wide pale line under a dark dashed one.
+DISTANCE_STYLES = {
+    "lowest": {"color": "#9ecae1", "width": 6},
+    "highest": {"color": "#08306b", "dash": "dash"},
+    "matched": {"color": "#1f77b4", "width": 3},
+    "expected": {"color": "#d62728", "dash": "dash"},
+    "unrelated": {"color": "#2ca02c", "dash": "dot"},
+}
+POINTS_MAX = 130  # a line with more points than this is drawn without a dot per point
+
+
+def distance_chart(x, series: dict, t: Say, height: int = 280) -> LineChart:
+    """Positions: several series (neutral names, worded `pos.series.<name>`) against the distance m − n."""
+    xs = tuple(float(v) for v in x)
+    return LineChart(
+        tuple(
+            Series(
+                t(f"pos.series.{name}"),
+                xs,
+                tuple(float(v) for v in y),
+                markers=len(xs) <= POINTS_MAX,
+                decimals=4,
+                **DISTANCE_STYLES.get(name, {}),
+            )
+            for name, y in series.items()
+        ),
+        x_title=t("pos.axis.distance"),
+        y_title=t("pos.axis.score"),
+        height=height,
     )
 
 
@@ -236,7 +325,8 @@ __all__ = [
     "HEAD_COLORS",
     "LineChart",
     "Series",
-    "figure",
+    "distance_chart",
+    "spec",
     "loss_chart",
     "loss_top",
     "memory_chart",

@@ -20,6 +20,7 @@ import json
 import math
 import re
 import struct
+from collections.abc import Callable
 from typing import TypedDict
 
 import numpy as np
@@ -29,7 +30,8 @@ from lessons.heatmap import Heatmap
 
 MAGIC = b"ALH1"
 FILE_PREFIX = "attention-lab"
-IMAGE_FORMATS = ("png", "svg")
+IMAGE_FORMATS = ("png", "svg")  # what a chart's download button saves (ui/display.py's option)
+Say = Callable[..., str]  # a page's ctx.t: (key, **params) -> text in the page's language
 
 
 class Words(TypedDict, total=False):
@@ -279,6 +281,7 @@ __all__ = [
     "IMAGE_FORMATS",
     "MAGIC",
     "NAN16",
+    "Say",
     "WEIGHT_SCALES",
     "Words",
     "colour_range",

@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from html import escape
+from html.parser import HTMLParser
 
 from charts.payload import Words
 from lessons.heatmap import Heatmap
@@ -70,3 +73,83 @@ def tables(hm: Heatmap, words: Words | None = None) -> list[Table]:
 
 
 __all__ = ["Table", "number", "tables", "unique"]
+
+
+# ---------------------------------------------------------------- one static table as HTML (every page's tables)
+# One markdown element per table, not st.table: a 32 x 9 st.table costs the browser ~95 ms of renderer CPU a step,
+# the same rows as one HTML table ~15 (benchmarks/README.md, issue 31). On a phone the table scrolls inside its
+# own box with the first column kept in view (the CSS is app.py's TABLE_CSS).
+BOX_CLASS = "al-table"
+
+
+def cell_text(value) -> str:
+    """A cell as st.table printed it: text as it is, an integer plainly, a float with 4 decimals, None empty."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return number(value, 4)
+    return str(value)
+
+
+def html(columns: Mapping[str, Sequence], *, label: str = "", index: Sequence | None = None) -> str:
+    """One table as HTML: a header row of the column names, then a row per value; `index` (optional) as a first,
+    unnamed column. Every text is escaped (cells may hold a student's own words). `label` names the scrolling box
+    for a screen reader (the box takes keyboard focus so it can be scrolled with the arrow keys)."""
+    names = list(columns)
+    cols = [list(columns[n]) for n in names]
+    n_rows = max((len(c) for c in cols), default=0)
+    if index is not None:
+        names, cols = ["", *names], [list(index), *cols]
+    head = "".join(f"<th>{escape(str(n))}</th>" for n in names)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(cell_text(c[r] if r < len(c) else None))}</td>" for c in cols) + "</tr>"
+        for r in range(n_rows)
+    )
+    aria = f' aria-label="{escape(label)}"' if label else ""
+    return (
+        f'<div class="{BOX_CLASS}" role="region" tabindex="0"{aria}><table><thead><tr>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>"
+    )
+
+
+def read_html(text: str) -> list[dict[str, list[str]]]:
+    """Every table `html` wrote into `text`, read back as {column name: cell texts} (the tests and tools read what
+    a page showed with this)."""
+    parser = _TableReader()
+    parser.feed(text)
+    return parser.tables
+
+
+class _TableReader(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tables: list[dict[str, list[str]]] = []
+        self._rows: list[list[str]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs) -> None:
+        if tag == "table":
+            self._rows = []
+        elif tag == "tr":
+            self._rows.append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_data(self, data) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+    def handle_endtag(self, tag) -> None:
+        if tag in ("td", "th") and self._cell is not None and self._rows:
+            self._rows[-1].append("".join(self._cell))
+            self._cell = None
+        elif tag == "table" and self._rows:
+            header, *rows = self._rows
+            self.tables.append({name: [row[i] for row in rows] for i, name in enumerate(header)})
+
+
+__all__ += ["BOX_CLASS", "cell_text", "html", "read_html"]

@@ -17,8 +17,10 @@ from ui import heads_charts, url_state, work_queue
 from ui.cache import shared
 from ui.downloads import scenario_downloads
 from ui.heatmaps import show_heatmap
+from ui.linecharts import show_lines
 from ui.sections import lazy_tabs
 from ui.shell import page_context
+from ui.tables import show_table
 from ui.words import word
 
 ctx = page_context()
@@ -178,35 +180,21 @@ def cost_section() -> None:
     # Static tables, not st.dataframe: a data grid costs the browser far more to draw on every redraw
     # (measured in benchmarks/), and these few rows need no scrolling or sorting. Two narrow tables, not one
     # of five columns: on a phone (390 px) a shape squeezed beside four numbers wrapped over 3-4 lines.
-    st.table(
+    show_table(
         H.shape_table(
             rows, titles, step=t("heads.cost.col.step"), axes=t("heads.cost.col.axes"), sizes=t("heads.cost.col.shape")
-        ),
-        hide_index=True,
+        )
     )
     numbers = H.cost_columns(rows, H.totals_for(T, d, h, masked=masked))
     steps = [titles[r.step] for r in rows] + [t("heads.cost.total")]
-    st.table(
-        {t("heads.cost.col.step"): steps, **{t(f"heads.cost.col.{k}"): v for k, v in numbers.items()}},
-        hide_index=True,
-    )
+    show_table({t("heads.cost.col.step"): steps, **{t(f"heads.cost.col.{k}"): v for k, v in numbers.items()}})
 
     over_h = totals_over_heads(1, T, T, d, masked=masked)
     st.caption(t("heads.cost.chart", d_model=d))
-    compute_fig, memory_fig = heads_charts.cost_specs(over_h, h, **heads_charts.cost_words(t))
+    params, ops, memory = heads_charts.cost_charts(over_h, h, **heads_charts.cost_words(t))
     left, right = st.columns(2)
-    for where, fig, name, title in (
-        (left, compute_fig, "cost", "heads.cost.title"),
-        (right, memory_fig, "memory", "heads.cost.chart.memory"),
-    ):
-        heads_charts.show_plot(
-            fig,
-            name=f"{name}-d{d}-T{T}",
-            title=t(title),
-            alt_word=t("display.alt.chart"),
-            key=f"heads_{name}_chart",
-            where=where,
-        )
+    for where, chart, name in ((left, params, "params"), (left, ops, "ops"), (right, memory, "memory")):
+        show_lines(chart, name=f"{name}-d{d}-T{T}", key=f"heads_{name}_chart", t=t, where=where)
     st.info("\n\n".join(word(x, t) for x in H.cost_takeaway(T, d, h, masked=masked)), icon=":material/lightbulb:")
 
 
@@ -267,20 +255,16 @@ def timing_section() -> None:
     timings = cache.get(timing_key)
     if timings:
         unmasked = totals_over_heads(1, T, T, d, masked=False)  # the timing runs without a mask
-        heads_charts.show_plot(
-            heads_charts.timing_figure(timings, unmasked, h, **heads_charts.timing_words(t)),
+        show_lines(
+            heads_charts.timing_chart(timings, unmasked, h, **heads_charts.timing_words(t)),
             name=f"timing-d{d}-T{T}",
             title=t("heads.time.title"),
-            alt_word=t("display.alt.chart"),
             key="heads_timing_chart",
+            t=t,
         )
         columns = H.timing_columns(timings, unmasked)
-        st.dataframe(
-            {k if k in ("h", "d_k") else t(f"heads.time.col.{k}"): v for k, v in columns.items()},
-            hide_index=True,
-            key="heads_timing_table",
-            column_config={t("heads.time.col.ops"): st.column_config.NumberColumn(format="localized")},
-        )
+        columns["ops"] = [f"{n:,}" for n in columns["ops"]]
+        show_table({k if k in ("h", "d_k") else t(f"heads.time.col.{k}"): v for k, v in columns.items()})
         load = work_queue.load_note(loads.get(timing_key), t)
         if load is not None:
             st.caption(load)
@@ -316,10 +300,11 @@ def slice_section() -> None:
     slices = shared("heads_slices", SK, lambda: H.block_slices(run.model, run.x, run.trace.q_heads, "q"))
     st.success(t("heads.slice.check", h=h, **H.slice_check(slices)), icon=":material/check_circle:")
     st.caption(t("heads.slice.numbers", c0=head * d_k, i=head, r=min(d, 4)))
-    st.table(H.slice_numbers(run.model, head))
+    numbers = H.slice_numbers(run.model, head)
+    show_table(numbers, index=range(len(next(iter(numbers.values()), []))))
     st.caption(t("heads.slice.params"))
     columns = H.param_columns(T, d, h, masked=masked)
-    st.table({k if k == "d_k" else t(f"heads.slice.col.{k}"): v for k, v in columns.items()}, hide_index=True)
+    show_table({k if k == "d_k" else t(f"heads.slice.col.{k}"): v for k, v in columns.items()})
     st.caption(t("heads.slice.same"))
 
 

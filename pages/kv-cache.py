@@ -52,7 +52,6 @@ def say(*words) -> str:
 
 
 def table(columns: K.Table) -> None:
-    """Converted for the browser once per content for the server (ui/tables.py)."""
     show_table({say(c.header): [say(x) if isinstance(x, Text) else x for x in c.cells] for c in columns})
 
 

@@ -25,6 +25,7 @@ from ui.downloads import lab_downloads
 from ui.heatmaps import show_heatmap
 from ui.sections import lazy_tabs
 from ui.shell import CUSTOM_MASK_KEY, page_context
+from ui.tables import show_table
 
 ctx = page_context()
 t, s = ctx.t, ctx.settings
@@ -269,8 +270,9 @@ if open_id == "row":
         row = int(r1.number_input(t("masks.row.query"), 0, T_q - 1, value=min(2, T_q - 1), step=1, key="masks_row"))
         st.caption(t("masks.row.caption", i=row, tok=run.q_labels[seq][row], h=head))
         table = lab.row_table(run, seq, row, head, polarity)
-        st.container(key="masks_inspector").table(
-            headed(table, mask=dict(polarity=t(f"masks.polarity.{polarity}.label")))
+        show_table(
+            headed(table, mask=dict(polarity=t(f"masks.polarity.{polarity}.label"))),
+            where=st.container(key="masks_inspector"),
         )
 
 # ------------------------------------------------------------------ fully blocked rows
@@ -290,7 +292,9 @@ if open_id == "full":
             st.info(t("masks.full.none", i=demo.query), icon=":material/info:")
         st.caption(t("masks.full.table", i=demo.query, tok=run.q_labels[demo.seq][demo.query]))
         for col, name in zip(st.columns(2), lab.FILLS):
-            col.table(headed(lab.full_row_table(demo, name), masked_f=dict(fill=name), shift=dict(fill=name)))
+            show_table(
+                headed(lab.full_row_table(demo, name), masked_f=dict(fill=name), shift=dict(fill=name)), where=col
+            )
         st.markdown(t("masks.full.why"))
 
 # ------------------------------------------------------------------ polarity and its bug
@@ -317,6 +321,6 @@ if open_id == "polarity":
         st.write(t("masks.bug.first", tok=first["token"], future=first["bug_future"], self_w=first["bug_past"]))
         st.write(t(f"masks.bug.last.{fill}", tok=last["token"], u=lab.uniform_weight(s.seq_len)))
         st.caption(t("masks.bug.table", h=head))
-        st.table(headed(lab.bug_table(summary), "masks.bug.col"))
+        show_table(headed(lab.bug_table(summary), "masks.bug.col"))
 
 lab_downloads(ctx, run)

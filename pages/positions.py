@@ -4,23 +4,23 @@ Thin: the shared settings (page_context) -> the page's URL values (lessons.posit
 ui.url_state: a bad value is corrected with a notice and written back) -> the lesson's plain data -> drawn.
 Every number, printed as the page prints it, comes from lessons/positions/ (tested there: `*_numbers`,
 `add_table`, `similarity_table`, `angle_svg`); heatmaps go to ui.heatmaps.show_heatmap as data, the two line
-charts are charts/vega.py's.
+charts are charts.lines.distance_chart descriptions drawn by ui.linecharts.show_lines.
 """
 
-import pandas as pd
 import streamlit as st
 
 import i18n
 from charts.diagrams import angle_svg
-from charts.vega import distance_lines
+from charts.lines import distance_chart
 from core import pretrained
 from i18n import plain
 from lessons import positions as L
 from lessons import scenario
 from lessons.url import Fix, as_url, key_range
-from ui import url_state
+from ui import tables, url_state
 from ui.cache import shared
 from ui.heatmaps import show_heatmap
+from ui.linecharts import show_lines
 from ui.models import load_real_model
 from ui.sections import lazy_tabs
 from ui.shell import page_context
@@ -120,12 +120,11 @@ def base_input(where) -> None:
 
 def show_table(table: L.Table) -> None:
     """A lesson's table: its titles and Text cells worded in the page's language, its printed numbers as they are."""
-    st.table({word(title, t): [word(cell, t) for cell in cells] for title, cells in table.columns}, hide_index=True)
+    tables.show_table({word(title, t): [word(cell, t) for cell in cells] for title, cells in table.columns})
 
 
-def show_lines(x, series: dict, height: int) -> None:
-    data, spec = distance_lines(x, series, t)
-    st.vega_lite_chart(pd.DataFrame(data), spec, height=height)
+def distance_lines(name: str, x, series: dict, height: int) -> None:
+    show_lines(distance_chart(x, series, t, height), name=f"rope-{name}", key=f"pos_{name}_chart", t=t)
 
 
 # ---------------------------------------------------------------- the page
@@ -261,7 +260,7 @@ def rope_section() -> None:
         st.caption(t("pos.rope.absolute", **n["absolute"]))
         show_heatmap(v.absolute_grid, key="pos_abs_grid", t=t)
     st.caption(word(L.by_distance_text(v), t))
-    show_lines(v.by_distance.x, {"lowest": v.by_distance_low, "highest": v.by_distance_high}, height=260)
+    distance_lines("by-distance", v.by_distance.x, {"lowest": v.by_distance_low, "highest": v.by_distance_high}, 260)
     # one pair of dimensions turning
     st.markdown(f"#### {t('pos.pair.title')}")
     p1, p2 = st.columns(2)
@@ -275,7 +274,7 @@ def rope_section() -> None:
     st.markdown(f"#### {t('pos.falloff.title')}")
     st.caption(word(L.falloff_text(v), t))
     fall = {"matched": v.falloff_matched.y, "expected": v.falloff_expected.y, "unrelated": v.falloff_unrelated.y}
-    show_lines(v.falloff_matched.x, fall, height=280)
+    distance_lines("falloff", v.falloff_matched.x, fall, 280)
 
 
 # ---------------------------------------------------------------- 4. the real model's learned table

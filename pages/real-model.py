@@ -4,11 +4,11 @@ Thin: the model (core/pretrained.py, one copy per server: ui/models.py) -> the p
 .URL_KEYS, settled by ui.url_state) -> the lesson (lessons/real_heads.py: the reading of a sentence, patterns,
 links, ablations, heatmaps as plain data) -> text, tables and heatmaps (ui.heatmaps.show_heatmap)."""
 
-import pandas as pd
 import streamlit as st
 
 import i18n
 from charts import diagrams
+from charts.lines import LineChart, Series
 from core import pretrained
 from lessons import real_heads as R
 from lessons.source import source_text
@@ -16,6 +16,7 @@ from lessons.url import names
 from ui import free_text, url_state
 from ui.cache import shared
 from ui.heatmaps import show_heatmap
+from ui.linecharts import show_lines
 from ui.models import load_real_model
 from ui.sections import lazy_tabs
 from ui.shell import page_context
@@ -241,14 +242,26 @@ elif view == "ablate":
             key = "real.ablate.context.one" if base.k == 1 else "real.ablate.context.many"
             tab.info(t(key, layer=layer, **base.context(result.layer_change)), icon=":material/balance:")
         tab.caption(t("real.ablate.tokens", layer=layer))
-        frame = pd.DataFrame(
-            {
-                t("real.ablate.col_layer", layer=layer): result.token_change,
-                t("real.ablate.col_final"): result.final_token_change,
-            },
-            index=R.token_labels(tokens),
+        labels = tuple(R.token_labels(tokens))
+        show_lines(
+            LineChart(
+                tuple(
+                    Series(name, labels, tuple(float(v) for v in values), kind="bar", color=color, decimals=4)
+                    for name, values, color in (
+                        (t("real.ablate.col_layer", layer=layer), result.token_change, "#1f77b4"),
+                        (t("real.ablate.col_final"), result.final_token_change, "#ff7f0e"),
+                    )
+                ),
+                x_categories=labels,
+                y_zero=True,
+                height=320,
+            ),
+            name=f"ablation-layer{layer}",
+            key="real_ablate_chart",
+            t=t,
+            title=t("real.ablate.tokens", layer=layer),
+            where=tab,
         )
-        tab.bar_chart(frame, sort=False, stack=False, height=280)
 
 else:  # "core"
     tab.write(t("real.core.about"))

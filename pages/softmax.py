@@ -119,8 +119,7 @@ def note(text) -> None:
 
 
 def table(columns) -> None:
-    """One of the lesson's tables (headers and cells: text keys or numbers), worded; converted for the browser once
-    per content for the server (ui/tables.py)."""
+    """One of the lesson's tables (headers and cells: text keys or numbers), worded."""
     show_table({word(c.header, t): [word(x, t) for x in c.cells] for c in columns})
 
 

@@ -13,7 +13,6 @@ built once per settings and choices for the whole server (ui.cache.shared) and d
 ui.heatmaps.show_heatmap (issue 18's chart route).
 """
 
-import pandas as pd
 import streamlit as st
 
 from core.frozen import freeze
@@ -30,6 +29,7 @@ from ui.downloads import scenario_downloads
 from ui.heatmaps import show_heatmap
 from ui.keys import step_keys
 from ui.shell import page_context, url_values
+from ui.tables import show_table
 from ui.words import word
 
 ctx = page_context()
@@ -246,16 +246,14 @@ def drill_down_inside() -> None:
             story_text(story, charts)
     else:
         story_text(story, charts)
-    # A static table (a data grid would cost the browser frames on every redraw), scrolling sideways
-    # on a phone; built once per cell and language for every session (never mutated: st.table reads it).
-    table = shared(
+    # One static HTML table (ui/tables.py), scrolling sideways on a phone; its columns built once per cell and
+    # language for every session.
+    columns = shared(
         "walk.story_table",
         SETTINGS_KEY + (head, i, j),
-        lambda: pd.DataFrame(
-            W.story_rows(story, run.tokens), columns=[t(f"walk.drill.col.{k}") for k in W.STORY_COLUMNS]
-        ),
+        lambda: dict(zip([t(f"walk.drill.col.{k}") for k in W.STORY_COLUMNS], zip(*W.story_rows(story, run.tokens)))),
     )
-    st.table(table, hide_index=True)
+    show_table(columns)
     st.markdown(word(W.summary_text(story, run.tokens), t))
     if charts:
         st.caption(t("walk.drill.mixchart"))

@@ -18,6 +18,7 @@ from ui.heatmaps import show_heatmap
 from ui.linecharts import show_lines
 from ui.sections import lazy_tabs
 from ui.shell import page_context
+from ui.tables import show_table
 
 ctx = page_context()
 t = ctx.t
@@ -178,7 +179,7 @@ def show_status(status, results: dict, stopped: dict | None, steps: int) -> None
 def results_tab(finished: dict) -> None:
     st.caption(t("why.results.caption", n=W.EVAL_SIZE))
     table = W.results_table(finished)
-    st.table({t(f"why.col.{c}"): table[c] for c in W.RESULT_COLUMNS}, hide_index=True)
+    show_table({t(f"why.col.{c}"): table[c] for c in W.RESULT_COLUMNS})
 
     st.subheader(t("why.verdict.header"))
     single = finished.get(1)
@@ -209,7 +210,7 @@ def heads_tab(finished: dict) -> None:
         table["relation"] = [
             t(f"why.relation.{x}") if x else t("why.relation.none", thr=W.MATCH_THRESHOLD) for x in table["relation"]
         ]
-        st.table({t(f"why.col.{c}"): table[c] for c in W.HEAD_COLUMNS}, hide_index=True)
+        show_table({t(f"why.col.{c}"): table[c] for c in W.HEAD_COLUMNS})
 
 
 # ---------------------------------------------------------------- the claim and the task

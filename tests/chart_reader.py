@@ -1,5 +1,5 @@
-"""The charts an AppTest run drew: `charts(at)` the plotly line and bar charts (ui/linecharts.py,
-ui/heads_charts.py), `heatmaps(at)` the heatmaps of the one chart route (ui/heatmaps.py, the component
+"""The charts an AppTest run drew: `charts(at)` the line and bar charts (ui/linecharts.py: the component
+attention_lab.plots, drawn by static/plots.js), `heatmaps(at)` the heatmaps (ui/heatmaps.py, the component
 attention_lab.heatmaps, drawn by static/heatmaps.js).
 
 (Named chart_reader, not charts: `charts` is the top-level rendering package, and tests/ is on sys.path.)"""
@@ -12,55 +12,56 @@ from dataclasses import dataclass
 import numpy as np
 
 # A drawn chart in the browser (Playwright's CSS reaches into the component's shadow root).
-BROWSER_CHART = "[data-testid=stPlotlyChart], .al-chart"
+BROWSER_CHART = ".al-plot, .al-chart"
 HEATMAPS = "attention_lab.heatmaps"  # ui/heatmaps.py's component (static/heatmaps.js draws `.al-chart`)
+PLOTS = "attention_lab.plots"  # ui/linecharts.py's component (static/plots.js draws `.al-plot`)
 
 
 @dataclass
 class Chart:
-    """A plotly chart (a line or bar chart: no heatmap goes through plotly)."""
+    """A line or bar chart as the browser gets it: charts.lines.spec's JSON."""
 
-    kind: str  # "plotly"
-    spec: dict  # the plotly figure
-    alt: str
-    image_format: str
-    file: str
+    kind: str  # "plots"
+    spec: dict
     text: str  # the element's JSON: for "does it show X" checks
-    config: dict | None = None  # its config (its modebar)
+    key: str = ""
 
     @property
-    def heatmaps(self) -> list[dict]:
-        """Plotly heatmap traces (there must be none: tests assert it)."""
-        return [t for t in self.spec.get("data", []) if t.get("type") == "heatmap"]
+    def alt(self) -> str:
+        return self.spec["alt"]
+
+    @property
+    def image_format(self) -> str:
+        return self.spec["format"]
+
+    @property
+    def file(self) -> str:
+        return self.spec["file"]
+
+    @property
+    def series(self) -> list[dict]:
+        return self.spec["series"]
 
     @property
     def traces(self) -> int:
-        return len(self.spec.get("data", []))
+        return len(self.spec["series"])
 
     @property
     def subplots(self) -> int:
-        return max(1, sum(1 for k in self.spec.get("layout", {}) if k.startswith("xaxis")))
+        return 1  # one chart a component
 
     @property
-    def meta(self) -> dict:
-        return self.spec.get("layout", {}).get("meta") or {}
+    def heatmaps(self) -> list[dict]:
+        """Heatmaps drawn as a line or bar chart (there must be none: tests assert it)."""
+        return [d for d in self.spec["series"] if d.get("kind") not in ("line", "bar")]
 
 
 def charts(at) -> list[Chart]:
     out = []
-    for c in at.get("plotly_chart"):
-        config = json.loads(c.proto.config)
-        out.append(
-            Chart(
-                "plotly",
-                json.loads(c.proto.spec),
-                c.proto.alt,
-                config["toImageButtonOptions"]["format"],
-                config["toImageButtonOptions"]["filename"],
-                c.proto.spec,
-                config,
-            )
-        )
+    for c in at.get("bidi_component"):
+        if c.proto.component_name != PLOTS:
+            continue
+        out.append(Chart("plots", json.loads(c.proto.json), c.proto.json, getattr(c.proto, "id", "")))
     return out
 
 

@@ -104,6 +104,33 @@ def run_app(page: str | None = None, timeout: float = 60, **params):
     return at
 
 
+class ShownTable:
+    """One table a page showed (ui/tables.py: HTML in a markdown element), read like AppTest's table: `.value` is
+    a DataFrame of the printed cells."""
+
+    def __init__(self, columns: dict[str, list[str]]):
+        import pandas as pd
+
+        self.value = pd.DataFrame(columns)
+
+
+def tables(at) -> list[ShownTable]:
+    """Every table of the run, in page order (no st.table is left on a page: tests/test_speed_guards.py)."""
+    from charts.table import BOX_CLASS, read_html
+
+    return [
+        ShownTable(columns)
+        for m in at.markdown
+        if f'class="{BOX_CLASS}"' in str(m.value)
+        for columns in read_html(str(m.value))
+    ]
+
+
+def sections(at) -> list[str]:
+    """The labels of the page's section switch (ui/sections.lazy_tabs: one segmented control keyed `<key>_tabs`)."""
+    return [label for g in at.button_group if str(g.key or "").endswith("_tabs") for label in g.options]
+
+
 # ---------------------------------------------------------------- a real server (tests/servers.py)
 @pytest.fixture(scope="session")
 def server():

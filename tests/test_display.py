@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 from chart_reader import charts, heatmaps
-from conftest import run_app
+from conftest import run_app, tables
 
 import i18n
 from charts import palettes
@@ -237,24 +237,16 @@ def test_display_sanitize_keeps_good_values_and_corrects_bad_ones():
 
 
 def test_download_offers_the_chosen_format_and_a_file_name_per_chart():
-    """Line and bar charts: plotly's modebar with the camera button at scale 2 (ui/linecharts, ui/heads_charts).
+    """Line and bar charts: the spec's format, file name and worded button label (static/plots.js's download).
     Heatmaps: the payload header's format, file name and worded button label (static/heatmaps.js's download)."""
-    from ui.heads_charts import plot_config
-    from ui.linecharts import config
+    from charts import lines
+    from charts.payload import file_name
 
-    for make in (config, plot_config):
-        cfg = make("svg", "weights head 0/../x")
-        assert cfg["displayModeBar"] is not False and cfg["displaylogo"] is False
-        assert cfg["toImageButtonOptions"] == {
-            "format": "svg",
-            "filename": "attention-lab-weights-head-0-..-x",
-            "scale": 2,
-        }
-        assert make("bmp", "")["toImageButtonOptions"] == {
-            "format": "png",
-            "filename": "attention-lab-chart",
-            "scale": 2,
-        }
+    chart = lines.LineChart((lines.Series("s", (1, 2), (3, 4)),))
+    for fmt, used in (("svg", "svg"), ("png", "png"), ("bmp", "png")):
+        spec = lines.spec(chart, alt="a", file=file_name("weights head 0/../x"), image_format=fmt)
+        assert (spec["format"], spec["file"]) == (used, "attention-lab-weights-head-0-..-x")
+    assert file_name("") == "attention-lab-chart"
     hm = W.heads_heatmap(run_for(), "weights", range(4), zrange=(0, 1))
     for fmt, used in (("svg", "svg"), ("png", "png"), ("bmp", "png")):
         header = header_of(hm, image_format=fmt, words=worded(hm, en, fmt))
@@ -279,24 +271,11 @@ VIEWS = {
     "kv-memory": ("kv-cache", dict(kv_tab="memory")),
 }
 HEATMAP_VIEWS = ("walkthrough", "heads", "masks", "real-model", "positions", "softmax", "kv-cache")
-PLOTLY_VIEWS = ("heads-cost", "softmax", "kv-memory")  # line and bar charts (ui/linecharts, ui/heads_charts)
+PLOTLY_VIEWS = ("heads-cost", "softmax", "kv-memory")  # line and bar charts (ui/linecharts)
 OPTIONS = {
     "contrast+numbers+svg": dict(palette="contrast", cell_numbers="true", image_format="svg"),
     "tables": dict(table_view="true"),
 }
-
-
-def font_sizes(node, path=""):
-    """Every explicit font size in a plotly figure dict."""
-    if isinstance(node, dict):
-        for k, v in node.items():
-            if k == "size" and "font" in path.rsplit(".", 1)[-1] and isinstance(v, (int, float)):
-                yield path, v
-            else:
-                yield from font_sizes(v, f"{path}.{k}")
-    elif isinstance(node, (list, tuple)):
-        for item in node:
-            yield from font_sizes(item, path)
 
 
 @pytest.mark.app
@@ -325,17 +304,17 @@ def test_every_page_with_every_display_option(view, lang, option):
         else:
             assert head["colours"]["scale"] == [list(s) for s in palettes.scale(head["role"], palette)]
     drawn = charts(at)
-    for chart in drawn:  # line and bar charts: plotly, never a heatmap
-        assert chart.config["displayModeBar"] is not False and chart.image_format == fmt
-        assert chart.file.startswith("attention-lab-") and chart.config["toImageButtonOptions"]["scale"] == 2
+    for chart in drawn:  # line and bar charts (static/plots.js draws every text at 13 px or more), never a heatmap
+        assert chart.image_format == fmt and chart.spec["download"] == i18n.t("display.download", lang, fmt=fmt.upper())
+        assert chart.file.startswith("attention-lab-")
         assert chart.heatmaps == [] and chart.traces >= 1 and chart.alt
-        sizes = [s for _, s in font_sizes(chart.spec)]
-        assert sizes and min(sizes) >= 13, sizes  # charts.lines.MIN_FONT: readable on a projector and a phone
     if option == "tables":
         assert not routed, "with the table view, no heatmap is drawn"
         if view in HEATMAP_VIEWS:
-            frames = [d.value for d in at.dataframe]
+            frames = [d.value for d in at.dataframe] + [s.value for s in tables(at)]
             assert frames and sum(f.size for f in frames) >= 36  # the heatmaps' tables (6 x 6 and more)
+        if view in PLOTLY_VIEWS:
+            assert not drawn and tables(at)  # the line and bar charts' series as tables
     else:
         if view in HEATMAP_VIEWS:
             assert routed and all(hm.values(0).size for hm in routed)
@@ -364,7 +343,7 @@ def test_every_chart_has_an_accessible_name_in_the_language():
 def test_a_chart_keeps_its_accessible_name_when_the_settings_change():
     """A changed alt remounts the chart in the browser: it must not carry the settings."""
     alts = [[c.alt for c in charts(run_app("heads", lang="en", num_heads=h, heads_tab="cost"))][:1] for h in (2, 4)]
-    assert alts[0] == alts[1] == [f"{i18n.t('heads.cost.title', 'en')}: {i18n.t('display.alt.chart', 'en')}"]
+    assert alts[0] == alts[1] == [f"{i18n.t('heads.cost.chart.params', 'en')}: {i18n.t('display.alt.chart', 'en')}"]
 
 
 @pytest.mark.app

@@ -1,5 +1,5 @@
 """Display options in a real browser: the camera button saves a real PNG / SVG (offline, made in the
-page: by the app's canvas renderer for heatmaps, by plotly.js for other charts), every chart offers it,
+page: by the app's canvas renderer for heatmaps, by static/plots.js for line and bar charts), every chart offers it,
 and the keyboard reaches and works the controls."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from lessons.settings import Settings
 
 pytestmark = pytest.mark.browser
 
-DOWNLOAD = ".modebar-btn[data-title^='Download plot'], .al-download"  # plotly's camera button, or the canvas's
+DOWNLOAD = ".al-download"  # the chart's own download button (static/heatmaps.js, static/plots.js)
 FOCUSED_KEY = """() => { const k = document.activeElement && document.activeElement.closest('[class*="st-key-"]');
   return k ? [...k.classList].find(c => c.startsWith('st-key-')).slice(7) : null; }"""
 # The focused element's label, inside a shadow root too (the canvas charts' download button lives in one).
@@ -62,7 +62,7 @@ def test_camera_button_saves_a_real_png_at_twice_the_size(page, server):
     assert name == "attention-lab-weights.png"  # the chart route's file name: the chart, not the settings
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", data[16:24])  # the IHDR chunk
-    shown = chart.locator("canvas, .main-svg").first.bounding_box()
+    shown = chart.locator("canvas, svg").first.bounding_box()
     assert width == pytest.approx(2 * shown["width"], abs=4)  # scale 2: sharp on a projector
     assert height == pytest.approx(2 * shown["height"], abs=4)
     assert tried == []
@@ -96,7 +96,7 @@ def test_svg_setting_makes_the_camera_button_save_a_real_svg(page, server):
         # the all-steps view draws one step's tensors; with the cell's charts on: mask grid, scores, three of the cell
         ("walkthrough", dict(walk_view="all", walk_step="mask", mask="causal", walk_cellcharts="true", seq_len=5), 5),
         ("heads", dict(seq_len=5, heads_tab="single"), 1),
-        ("heads", dict(seq_len=5, heads_tab="cost"), 2),  # plotly's bar charts (ui/heads_charts): its camera button
+        ("heads", dict(seq_len=5, heads_tab="cost"), 3),  # the bar charts (static/plots.js)
         ("masks", dict(mask="custom", seq_len=5), 1),  # mask | scores | weights: one chart per section
         ("masks", dict(masks_tab="polarity", seq_len=5), 2),
         ("real-model", dict(), 1),  # one chart per section (real_tab)

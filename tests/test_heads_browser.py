@@ -33,9 +33,9 @@ def test_num_heads_slider_changes_the_diagram_labels(server, page):
 def test_a_section_tab_opens_its_charts_and_goes_into_the_url(server, page):
     open_app(page, server, "heads", d_model=64, num_heads=4, seq_len=8)
     expect(page.locator(CHART)).to_have_count(0)  # shapes: HTML only
-    page.get_by_role("tab", name="3 Cost").click()
+    page.get_by_role("radio", name="3 Cost").click()
     wait_idle(page)
-    expect(page.locator(CHART)).to_have_count(2)
+    expect(page.locator(CHART)).to_have_count(3)  # parameters, operations, memory
     expect(page.locator(".al-flow")).to_have_count(0)  # the closed section is not drawn at all
     expect(page).to_have_url(re.compile(r"[?&]heads_tab=cost"))
 
@@ -43,7 +43,7 @@ def test_a_section_tab_opens_its_charts_and_goes_into_the_url(server, page):
 @pytest.mark.browser
 def test_a_shared_link_opens_the_same_section_in_the_other_language(server, page):
     open_app(page, server, "heads", d_model=64, num_heads=16, seq_len=8, heads_tab="heads", lang="zh")
-    expect(page.get_by_role("tab", name="2 所有头")).to_have_attribute("aria-selected", "true")
+    expect(page.get_by_role("radio", name="2 所有头")).to_have_attribute("aria-checked", "true")
     expect(page.locator(CHART)).to_have_count(1)  # the grid (the focus overview is HTML)
     expect(page.locator(".al-focus [data-head]")).to_have_count(16)
 
@@ -56,11 +56,12 @@ def test_on_a_phone_the_tabs_and_the_cost_shapes_fit(browser, server):
     page = context.new_page()
     try:
         open_app(page, server, "heads", lang="en", heads_tab="cost")
-        tabs = page.get_by_role("tab")
+        tabs = page.locator(".st-key-heads_tab_tabs").get_by_role("radio")  # the section switch (ui/sections.py)
         expect(tabs).to_have_count(6)
         try:  # the tabs' wrapping style may land a frame after them on a loaded machine: wait for it, then measure
             page.wait_for_function(
-                "() => [...document.querySelectorAll('[role=tab]')].every(t => t.getBoundingClientRect().right <= 390)",
+                "() => [...document.querySelectorAll('.st-key-heads_tab_tabs [role=radio]')]"
+                ".every(t => t.getBoundingClientRect().right <= 390)",
                 timeout=10_000,
             )
         except Exception:  # noqa: BLE001 (a timeout: the assertion below says what is off-screen)
@@ -68,7 +69,7 @@ def test_on_a_phone_the_tabs_and_the_cost_shapes_fit(browser, server):
         boxes = [tabs.nth(i).bounding_box() for i in range(6)]
         assert all(b["x"] >= 0 and b["x"] + b["width"] <= 390 for b in boxes), boxes  # every tab in view
         assert len({round(b["y"]) for b in boxes}) >= 2  # on two lines
-        shapes = page.locator("[data-testid=stTable]").first
+        shapes = page.locator(".al-table").first  # one HTML table (ui/tables.py)
         expect(shapes).to_contain_text("(1, 4, 8, 16)")
         cell = shapes.locator("td", has_text="(1, 4, 8, 16)").first
         row = shapes.locator("td", has_text="(1, 8, 64)").first

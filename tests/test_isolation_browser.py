@@ -88,7 +88,7 @@ def test_eight_students_at_once_see_only_their_own(server, browser):
         for p, s in zip(pages, SESSIONS):
             sidebar(p).get_by_role("link", name=i18n.t("page.real-model", s[4])).click()
         for p, s in zip(pages, SESSIONS):  # the ablation is one tab of the page (ui/sections.lazy_tabs)
-            p.get_by_role("tab", name=i18n.t("real.view.ablate", s[4])).click()
+            p.get_by_role("radio", name=i18n.t("real.view.ablate", s[4])).click()
         for p in pages:
             p.wait_for_selector(".st-key-real_off")
             wait_idle(p)

@@ -8,8 +8,8 @@ import re
 
 import numpy as np
 import pytest
-from chart_reader import heatmaps
-from conftest import run_app
+from chart_reader import charts, heatmaps
+from conftest import run_app, tables
 
 import i18n
 from core.masks import MASK_KINDS
@@ -141,7 +141,7 @@ def test_decode_numbers_on_screen_equal_the_lessons():
     assert metrics[i18n.t("kv.dec.cost.with", "en")] == f"{view.cost.with_cache:,}"
     assert metrics[i18n.t("kv.dec.cost.without", "en")] == f"{view.cost.without_cache:,}"
     assert metrics[i18n.t("kv.dec.cost.saved", "en")] == f"{view.cost.saved:,}"
-    table = at.table[0].value
+    table = tables(at)[0].value
     assert list(table.iloc[:, 1]) == [f"{float(v):.6f}" for v in view.output_row[:8]]
     assert list(table.iloc[:, 2]) == [f"{float(v):.6f}" for v in view.full_output_row[:8]]
     shown = texts(at)
@@ -183,7 +183,7 @@ def test_memory_numbers_on_screen_equal_the_lessons():
     )
     ok(at)
     view = K.memory_view(s, 4, "mistral-7b", 32768)
-    table = at.table[0].value
+    table = tables(at)[0].value
     assert list(table.iloc[:, 0]) == [p.name for p in view.presets]
     # Llama-3-8B takes 8,192 tokens at most (its published config): at 32k there is no cache to size (issue 29);
     # Mistral-7B's sliding window keeps the last 4,096 tokens: 2 x 32 x 8 x 128 x 4096 x 2 bytes = 512 MiB
@@ -194,7 +194,7 @@ def test_memory_numbers_on_screen_equal_the_lessons():
     shown = texts(at)
     assert f"torch 数到 {view.ours_cache_nbytes:,} 字节；公式给出 {view.ours_formula_at_T:,} 字节" in shown
     assert view.ours_cache_nbytes == view.ours_formula_at_T == 2 * 4 * 8 * 6 * 4
-    assert len(at.get("plotly_chart")) == 1 and not heatmaps(at)
+    assert len(charts(at)) == 1 and not heatmaps(at)
 
 
 @pytest.mark.app
@@ -207,7 +207,7 @@ def test_sharing_draws_q_k_and_the_weights_of_the_first_heads_by_group():
     assert np.array_equal(q.values(), K.values_of(view.q)) and np.array_equal(k.values(), K.values_of(view.k))
     assert k.values().shape == (4, 2 * 4)
     assert len(w.arrays) == 8 and np.array_equal(w.values(7), view.weights[7])
-    table = at.table[0].value
+    table = tables(at)[0].value
     assert list(table.iloc[:, 1]) == ["0, 1, 2, 3", "4, 5, 6, 7"]
 
 
@@ -267,4 +267,4 @@ def test_mha_says_nothing_is_shared_instead_of_a_table():
     at = run_app("kv-cache", kv_tab="sharing", lang="en", d_model=64, num_heads=8, seq_len=4, kv_heads=8)
     ok(at)
     assert i18n.t("kv.share.none", "en", h=8) in texts(at)
-    assert i18n.t("kv.share.col.kv_head", "en") not in list(at.table[0].value.columns)  # the first table: every h_kv
+    assert i18n.t("kv.share.col.kv_head", "en") not in list(tables(at)[0].value.columns)  # the first table: every h_kv

@@ -31,7 +31,7 @@ def hover_text(page, chart, panel: int, r: int, c: int) -> str:
 def test_a_deep_link_opens_the_step_and_next_token_redraws(server, page):
     open_app(page, server, "kv-cache", **LINK)
     expect(page.get_by_role("heading", name="KV cache, MQA, GQA")).to_be_visible()
-    expect(page.get_by_role("tab", name="2 Decoding", selected=True)).to_be_visible()
+    expect(page.get_by_role("radio", name="2 Decoding", checked=True)).to_be_visible()
     now = page.get_by_text("= (B, h_kv, t, d_k)")
     expect(now).to_contain_text("(1, 2, 3, 4)")
     expect(now).to_contain_text("Query head 3 reads K/V head 1, shared by query heads 2, 3")

@@ -188,6 +188,16 @@ def test_frozen_real_model_gives_the_same_numbers_and_refuses_writes():
         shared.encoder.embeddings.word.weight[0] = 0
 
 
+def test_a_table_escapes_every_header_and_cell():
+    """charts/table.html: a student's own words (a token, a custom sentence) in a header or a cell come out as text."""
+    from charts import table
+
+    evil = "<script>window.__xss=1</script>"
+    out = table.html({evil: [evil, "\"'><img src=x onerror=1>"]}, label=evil, index=[evil, 1])
+    assert "<script" not in out and "<img" not in out
+    assert table.read_html(out) == [{"": [evil, "1"], evil: [evil, "\"'><img src=x onerror=1>"]}]
+
+
 def test_token_chips_escape_any_token():
     """The one HTML built from user-derived text (the real model's tokens, charts/diagrams.token_chips_html): a
     token full of markup comes out as text."""

@@ -3,6 +3,7 @@ sidebar's language, display options and navigation (a language or display change
 
 from __future__ import annotations
 
+import time
 import types
 
 import pytest
@@ -83,3 +84,42 @@ def test_a_settings_step_resends_only_the_live_part(server, page):
     assert live + 6 <= whole, (live, whole)
     expect(page.get_by_text(cap(8))).to_be_visible()
     assert page.locator("[data-testid=stSidebar] [data-testid=stSlider]").count() >= 3
+
+
+@pytest.mark.browser
+def test_a_page_widget_step_resends_no_shared_setting(server, page):
+    """A widget on the page reruns only the page's fragment (app.py page_part): no element of the sidebar (the
+    shared settings) is sent again; a settings step, the control, does send them."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    paths: list[list[int]] = []
+
+    def frame(payload) -> None:
+        if isinstance(payload, bytes):
+            msg = ForwardMsg.FromString(payload)
+            if msg.WhichOneof("type") in ("delta", "ref_hash"):
+                paths.append(list(msg.metadata.delta_path))
+
+    page.on("websocket", lambda ws: ws.on("framereceived", frame))
+    open_app(page, server, "positions", lang="en", pos_tab="rope", pos_pair=0)
+
+    def sidebar_deltas(thumb) -> tuple[int, int]:
+        paths.clear()
+        thumb.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("() => true")  # let the key's rerun request leave
+        deadline = time.monotonic() + 60
+        while not paths and time.monotonic() < deadline:  # until the answer starts to arrive
+            page.wait_for_timeout(20)
+        wait_idle(page)
+        seen = -1
+        while seen != len(paths) and time.monotonic() < deadline:  # until no frame has come for 300 ms
+            seen = len(paths)
+            page.wait_for_timeout(300)
+        return sum(1 for p in paths if p and p[0] == 1), len(paths)  # delta_path[0]: 0 the main area, 1 the sidebar
+
+    pair = page.locator("[data-testid=stMain] [data-testid=stSlider]").first.get_by_role("slider")
+    in_sidebar, sent = sidebar_deltas(pair)
+    assert sent > 0 and in_sidebar == 0, (in_sidebar, sent)
+    in_sidebar, sent = sidebar_deltas(sidebar_slider(page, 1))
+    assert in_sidebar > 0, (in_sidebar, sent)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 from chart_reader import heatmaps
-from conftest import run_app
+from conftest import run_app, sections, tables
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
@@ -149,7 +149,7 @@ def test_heatmaps_show_fill_and_nan():
 
 # ---------------------------------------------------------------- the page (AppTest)
 def weight_column(at, table=0):
-    df = at.table[table].value
+    df = tables(at)[table].value
     return df[df.columns[-1]].tolist()
 
 
@@ -246,7 +246,7 @@ SECTION_CHARTS = {"grid": 3, "row": 0, "full": 0, "polarity": 2}
 def test_each_section_opens_from_the_link_and_draws_only_its_own_content(section, lang):
     at = run_app("masks", mask="causal", seq_len=5, masks_tab=section, lang=lang)
     assert not at.exception
-    assert [t.label for t in at.tabs] == [i18n.t(f"masks.tab.{sid}", lang) for sid in SECTION_CHARTS]
+    assert sections(at) == [i18n.t(f"masks.tab.{sid}", lang) for sid in SECTION_CHARTS]
     assert len(heatmaps(at)) == SECTION_CHARTS[section]
     heading = {"grid": "masks.figures", "row": "masks.row", "full": "masks.full", "polarity": "masks.pol"}[section]
     assert [h.value for h in at.subheader] == [i18n.t(heading, lang)]

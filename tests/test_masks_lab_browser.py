@@ -23,7 +23,7 @@ def weight_cell(page, key: int):
 
 
 def open_section(page, sid: str) -> None:
-    page.get_by_role("tab", name=i18n.t(f"masks.tab.{sid}", "en")).click()
+    page.get_by_role("radio", name=i18n.t(f"masks.tab.{sid}", "en")).click()
     expect(page).to_have_url(re.compile(rf"masks_tab={sid}"))
     wait_idle(page)
 

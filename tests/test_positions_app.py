@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from chart_reader import heatmaps
-from conftest import run_app
+from conftest import run_app, tables
 
 from core.pretrained import EXAMPLES
 from i18n import plain
@@ -48,7 +48,7 @@ def everything(at) -> str:
     parts = []
     for kind in ("markdown", "caption", "success", "error", "warning", "info", "title", "subheader"):
         parts += [str(e.value) for e in getattr(at, kind)]
-    for table in at.table:
+    for table in tables(at):
         parts.append(table.value.to_string())
     return "\n".join(parts).replace("\u2011", "-")  # i18n.t's non-breaking hyphen in "1.2e-08", read back
 
@@ -124,7 +124,7 @@ def test_add_random_prints_the_lessons_table(shared):
     d, h, T, mask = shared
     at = open_page("en", d, h, T, mask, pos_tab="add", pos_base=500)
     v = L.add_view(settings_of(d, h, T, mask), "random", 0, 500.0, 1)
-    table = at.table[0].value
+    table = tables(at)[0].value
     shown = [k for k in v.kinds if k.available]
     assert list(table.iloc[:, 0]) == [tr(f"pos.kind.{k.kind}", "en") for k in shown]
     assert list(table.iloc[:, 1]) == [f"{k.shuffle_gap:.2e}" for k in shown]
@@ -138,7 +138,7 @@ def test_add_random_prints_the_lessons_table(shared):
 def test_add_real_model_prints_the_lessons_table(lang, real):
     at = open_page(lang, 64, 4, 8, "none", pos_tab="add", pos_model="real", pos_example=1, pos_head=11)
     v = L.add_view(settings_of(64, 4, 8, "none", lang), "real", 11, 10_000.0, 1, real=real, example=1)
-    table = at.table[0].value
+    table = tables(at)[0].value
     assert list(table.iloc[:, 0]) == [tr(f"pos.kind.{k}", lang) + (" ★" if k == "learned" else "") for k in L.KINDS]
     assert list(table.iloc[:, 1]) == [f"{k.shuffle_gap:.2e}" for k in v.kinds]
     assert list(table.iloc[:, 4]) == [f"{k.twin_gap:.2e}" for k in v.kinds]
@@ -189,7 +189,7 @@ def test_rope_typed_odd_dk_is_explained_and_made_even():
 def test_learned_prints_the_lessons_numbers(span, real):
     at = open_page("en", 64, 4, 8, "none", pos_tab="learned", pos_span=span)
     v = L.learned_view(real, span)
-    table = at.table[0].value
+    table = tables(at)[0].value
     assert list(table.iloc[:, 1]) == [f"{v.learned_neighbour:.3f}", f"{v.sinusoidal_neighbour:.3f}"]
     assert list(table.iloc[:, 2]) == [f"{v.learned_far:.3f}", f"{v.sinusoidal_far:.3f}"]
     assert any("(512, 384)" in c and f"{float(v.first_values[0]):.4f}" in c for c in texts(at.caption))

@@ -14,7 +14,7 @@ import pytest
 import torch
 from chart_reader import BROWSER_CHART as CHART
 from chart_reader import heatmaps as charts  # the page's heatmaps (ui.heatmaps: the chart route's payload)
-from conftest import open_app, run_app, wait_idle
+from conftest import open_app, run_app, sections, wait_idle
 
 import i18n
 from charts import diagrams
@@ -310,7 +310,7 @@ def test_page_sections_are_lazy_tabs_opened_by_link():
     for view in ("grid", "head", "patterns", "link", "ablate", "core"):
         at = run_app("real-model", lang="en", real_tab=view)
         assert not at.exception, view
-        assert [t.label for t in at.tabs] == [
+        assert sections(at) == [
             i18n.t(f"real.view.{v}", "en") for v in ("grid", "head", "patterns", "link", "ablate", "core")
         ]
         drawn[view] = len(charts(at))
@@ -495,7 +495,7 @@ def test_browser_real_heads(server, page):
     expect(page.get_by_role("heading", name="Real heads")).to_be_visible()
     expect(page.get_by_text("Checked live for this sentence")).to_be_visible()
     expect(page.locator(CHART)).to_have_count(1)
-    page.get_by_role("tab", name="One head, enlarged").click()
+    page.get_by_role("radio", name="One head, enlarged").click()
     wait_idle(page)
     expect(page).to_have_url(re.compile(r"real_tab=head"))
     expect(page.locator(CHART)).to_have_count(1)

@@ -1,4 +1,5 @@
-"""ui/sections.lazy_tabs: only the open section runs; its id (not its label) is in the URL."""
+"""ui/sections.lazy_tabs: one segmented control (no st.tabs); only the open section runs; its id (not its label) is
+in the URL."""
 
 from __future__ import annotations
 
@@ -44,7 +45,8 @@ def test_first_section_by_default_and_only_it_runs():
     assert not at.exception
     assert texts(at) == ["content of shapes"]
     assert "demo_tab" not in at.query_params  # no value = the first section; nothing written
-    assert [t.label for t in at.tabs] == ["Shapes", "Cost"]
+    assert at.button_group[0].options == ["Shapes", "Cost"] and at.button_group[0].value == "shapes"
+    assert not at.tabs  # a switch, not a container per section
 
 
 def test_the_url_opens_a_section_in_either_language():
@@ -52,7 +54,7 @@ def test_the_url_opens_a_section_in_either_language():
     assert texts(at) == ["content of cost"]
     at.radio[0].set_value("zh").run()
     assert texts(at) == ["content of cost"]  # still the same section: the URL holds its id, not a label
-    assert [t.label for t in at.tabs] == ["形状", "代价"]
+    assert at.button_group[0].options == ["形状", "代价"] and at.button_group[0].value == "cost"
     assert at.query_params["demo_tab"] == "cost"
 
 
@@ -73,16 +75,9 @@ def test_the_chosen_section_is_kept_across_reruns():
     assert at.session_state["ran"] == ["cost"] * 3
 
 
-def test_a_click_on_a_tab_writes_its_id_into_the_url():
+def test_choosing_a_section_writes_its_id_into_the_url():
     at = start()
-    at.session_state["demo_tab_tabs"] = "Cost"  # what a click on the tab leaves in its widget state
-    from ui.sections import _label_to_id
-
-    assert (
-        _label_to_id("代价", ["shapes", "cost"], lambda sid, lg: {"zh": {"cost": "代价"}}.get(lg, {}).get(sid))
-        == "cost"
-    )
-    at.query_params["demo_tab"] = "cost"  # the callback's write (AppTest cannot click a tab)
-    at.run()
+    at.button_group[0].set_value("cost").run()  # a click: the widget's callback writes the id
     assert texts(at) == ["content of cost"]
-    assert at.tabs[1].label == "Cost"
+    assert at.query_params["demo_tab"] == "cost"
+    assert at.session_state["ran"] == ["shapes", "cost"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from chart_reader import heatmaps
-from conftest import run_app
+from conftest import run_app, tables
 
 from lessons import scenario
 from lessons import softmax as L
@@ -27,7 +27,7 @@ def texts(elements) -> list[str]:
 
 
 def table(at, i: int) -> dict[str, list]:
-    frame = at.table[i].value
+    frame = tables(at)[i].value
     return {str(c): [str(v) for v in frame[c].tolist()] for c in frame.columns}
 
 
@@ -70,7 +70,7 @@ def test_every_section_in_both_languages_at_the_extremes(tab, lang, d_model, h, 
     }[tab]
     assert texts(at.subheader)[0] == heading[lang == "en"]
     if tab == "tiles":  # the last row of the memory table is 128k tokens
-        mem = table(at, len(at.table) - 1)
+        mem = table(at, len(tables(at)) - 1)
         assert list(mem.values())[0][-1] == "131,072"
 
 
@@ -262,7 +262,7 @@ def test_the_tiles_section_steps_and_its_numbers_are_the_lessons():
     # a new block size restarts the walk at step 1
     at.slider(key="soft_bq").set_value(4).run()
     assert not at.exception and at.session_state["soft_step"] == 1
-    mem = table(at, len(at.table) - 1)
+    mem = table(at, len(tables(at)) - 1)
     first = L.memory_table(s, 4, 3)[0]
     assert list(mem.values())[0][0] == "7 (now)" and list(mem.values())[6][0] == f"{first.plain_traffic:,}"
 

@@ -14,7 +14,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from chart_reader import heatmaps
-from conftest import ROOT, run_app
+from conftest import ROOT, run_app, tables
 
 import i18n
 from charts import payload, table
@@ -250,12 +250,12 @@ def test_the_cell_story_is_one_closed_expander_until_opened_or_linked():
     """Closed, the drill-down is one element (its selectors, formulas and table cost the browser on every
     redraw even while hidden); a link to a cell, or walk_drill=true, opens it."""
     closed = run_app("walkthrough", walk_step="softmax")
-    assert not closed.exception and not closed.latex[1:] and not closed.table
+    assert not closed.exception and not closed.latex[1:] and not tables(closed)
     assert [e.label for e in closed.expander][0] == i18n.t("walk.drill.title", "en")
     assert {s.key for s in closed.selectbox} & {"walk_head", "walk_i", "walk_j"} == set()
     for link in (dict(walk_drill="true"), dict(walk_j="1"), dict(walk_cellcharts="false")):
         opened = run_app("walkthrough", walk_step="softmax", **link)
-        assert not opened.exception and len(opened.table) == 1
+        assert not opened.exception and len(tables(opened)) == 1
         assert {"walk_head", "walk_i", "walk_j"} <= {s.key for s in opened.selectbox}
 
 
@@ -266,7 +266,7 @@ def test_the_cell_story_is_text_and_a_table_its_charts_on_request():
     assert not at.exception
     assert len(chart_specs(at)) == 1  # the weights of the page of heads; the cell's story has no chart
     story = W.cell_story(run, 1, 3, 2)
-    (table,) = at.table
+    (table,) = tables(at)
     rows = table.value.values.tolist()
     assert list(table.value.columns) == [i18n.t(f"walk.drill.col.{k}", "en") for k in W.STORY_COLUMNS]
     assert len(rows) == run.settings.seq_len

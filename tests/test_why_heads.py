@@ -279,12 +279,14 @@ def test_loss_chart_and_thinning():
         chance=W.chance_loss(),
         t=t,
     )
-    fig = lines.figure(chart)
-    assert [tr["name"] for tr in fig["data"]] == ["chance", "h = 1", "h = 2"]
-    assert fig["data"][0]["y"][0] == pytest.approx(math.log(W.VOCAB)) and fig["data"][2]["line"]["dash"] == "dash"
-    assert fig["layout"]["yaxis"]["range"] == [0, pytest.approx(math.log(W.VOCAB) * 1.15)]
-    assert fig["layout"]["xaxis"]["range"] == [0, 401]
-    assert lines.figure(lines.loss_chart([], steps=100, chance=W.chance_loss(), t=t))["data"]  # nothing trained yet
+    spec = lines.spec(chart, alt="a", file="f")
+    assert [tr["name"] for tr in spec["series"]] == ["chance", "h = 1", "h = 2"]
+    assert (
+        spec["series"][0]["y"][0] == pytest.approx(math.log(W.VOCAB), rel=1e-4) and spec["series"][2]["dash"] == "dash"
+    )
+    assert spec["y"]["range"] == [0, pytest.approx(math.log(W.VOCAB) * 1.15)]
+    assert spec["x"]["range"] == [0, 401]
+    assert lines.spec(lines.loss_chart([], steps=100, chance=W.chance_loss(), t=t), alt="", file="")["series"]
     x_title, xs, columns = lines.table(chart)  # the table view: the runs, not the guessing line
     assert xs == [1, 2] and columns == {"h = 1": [2.0, 1.5], "h = 2": [2.0, 0.1]}
 

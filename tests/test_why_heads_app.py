@@ -8,7 +8,7 @@ import time
 
 import pytest
 from chart_reader import charts, heatmaps
-from conftest import run_app
+from conftest import run_app, sections
 
 pytestmark = pytest.mark.app
 
@@ -56,11 +56,11 @@ def test_train_button_trains_reports_and_shares_the_results():
     assert len(drawn) == 1  # the loss curves; the head grids are one tab away
     assert all(f'"h = {h}"' in drawn[0].text for h in (1, 2, 4))
     assert at.session_state["why_run"]["status"] == "done"
-    assert "why_tab" not in at.query_params and len(at.tabs) == 2  # no value: the first tab, results
+    assert "why_tab" not in at.query_params and len(sections(at)) == 2  # no value: the first tab, results
     at.query_params["why_tab"] = "heads"  # what a click on the tab writes (AppTest cannot click a tab)
     at.run()
     assert not at.exception
-    assert len(charts(at)) == 1  # the loss curves (plotly) ...
+    assert len(charts(at)) == 1  # the loss curves ...
     grids = heatmaps(at)  # ... and one head grid per model through the chart route (ui/heatmaps.py)
     assert [len(g.arrays) for g in grids] == [1, 2, 4]
     assert grids[2].header["file"] == "attention-lab-trained-weights-h4"  # the download file name, as before

@@ -21,7 +21,7 @@ def test_train_shows_the_heads_specialise(server, page):
     expect(page.get_by_text("The effect shows")).to_have_count(2)  # h = 2 and h = 4
     expect(page.get_by_text("One head (d_k = 32)")).to_be_visible()
     expect(page.locator(CHART)).to_have_count(1)  # the loss curves
-    page.get_by_role("tab", name="What every head learned to look at").click()
+    page.get_by_role("radio", name="What every head learned to look at").click()
     wait_idle(page)
     expect(page.locator(CHART)).to_have_count(4)  # loss curves + a head grid per model
     expect(page.get_by_text("h = 4 (d_k = 8)")).to_be_visible()

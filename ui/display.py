@@ -13,12 +13,11 @@ import streamlit as st
 
 import i18n
 from charts.palettes import DEFAULT_PALETTE, PALETTES
-from charts.payload import DEFAULT_WEIGHT_SCALE, WEIGHT_SCALES
+from charts.payload import DEFAULT_WEIGHT_SCALE, IMAGE_FORMATS, WEIGHT_SCALES
 from lessons.url import Fix, UrlKey, parse
 from ui import url_state
 from ui.choice import labelled
 
-IMAGE_FORMATS = ("png", "svg")  # plotly's camera button downloads one format: this one
 # Declared like every value a link or a widget gives (lessons/url.py's UrlKey): parsed by lessons.url.parse and
 # settled by ui.url_state.settle, the one loop.
 DISPLAY_URL_KEYS: tuple[UrlKey, ...] = (
@@ -26,9 +25,8 @@ DISPLAY_URL_KEYS: tuple[UrlKey, ...] = (
     UrlKey("cell_numbers", "bool", False),
     UrlKey("table_view", "bool", False),
     UrlKey("image_format", "choice", "png", choices=IMAGE_FORMATS),
-    UrlKey(
-        "weight_scale", "choice", DEFAULT_WEIGHT_SCALE, choices=WEIGHT_SCALES
-    ),  # weights' colours: own range or 0..1
+    UrlKey("weight_scale", "choice", DEFAULT_WEIGHT_SCALE, choices=WEIGHT_SCALES),  # own range or 0..1
+    # (image_format: what a chart's download button saves)
 )
 DEFAULTS = {k.name: k.default for k in DISPLAY_URL_KEYS}
 KEYS = tuple(DEFAULTS)  # widget keys = URL parameters

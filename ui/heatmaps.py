@@ -14,14 +14,13 @@ The renderer is the app's canvas one, chosen by measurement over plotly.js (issu
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
 from charts import alt, payload, table
-from charts.payload import Words
+from charts.payload import Say, Words
 from lessons.heatmap import Heatmap, Selection, Text
 from ui import display
 
@@ -38,9 +37,6 @@ _LOADER = (
 )
 COMPONENT = "attention_lab.heatmaps"
 HEATMAPS = st.components.v2.component(COMPONENT, js=_LOADER)
-
-
-Say = Callable[..., str]  # a page's ctx.t: (key, **params) -> text in the page's language
 
 
 def _word(t: Say, text: Text | None) -> str:

@@ -1,46 +1,29 @@
-"""A table drawn from Arrow data built once per content for the whole server.
-
-st.table of a dict builds a pandas DataFrame and converts it to Arrow on every rerun: on the softmax page's tiles
-section at 512/16/32 that was the largest single cost of a step (py-spy, 40 students stepping: 46 % of the
-section's samples, more than the lesson's own work; benchmarks/README.md, "Issue 30.8"). Here the Arrow bytes are
-made once per distinct table (the same conversion, pandas then pyarrow) and kept in the shared, byte-bounded
-cache (ui/cache.py); a step only reads them back, which is zero-copy.
-
-The key is the table's own content (headers and the cells' repr), so it can never name the wrong table; the
-cells are small worded strings and numbers, so hashing them costs far less than converting them.
-"""
+"""One way to show a static table on a page: `show_table({column: values}, label=...)`, one markdown element
+holding charts.table.html's table (escaped; it scrolls inside its own box on a phone, first column kept)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import pandas as pd
-import pyarrow as pa
 import streamlit as st
 
-from ui.cache import shared
+from charts import table
+
+# The table's look: Streamlit's own table colours; on a narrow screen the box scrolls sideways and the first
+# column stays in view (app.py adds this once per page).
+CSS = (
+    f".{table.BOX_CLASS}{{overflow-x:auto;max-width:100%;margin:0 0 1rem}}"
+    f".{table.BOX_CLASS}:focus-visible{{outline:2px solid #2a6fdb;outline-offset:2px}}"
+    f".{table.BOX_CLASS} table{{border-collapse:collapse;font-size:0.875rem;margin:0;width:auto}}"
+    f".{table.BOX_CLASS} th,.{table.BOX_CLASS} td{{border:1px solid rgba(49,51,63,.1);padding:.25rem .5rem;"
+    "text-align:left;vertical-align:top}"
+    f".{table.BOX_CLASS} td{{white-space:nowrap}}"  # a number or a size stays on one line: the box scrolls
+    f".{table.BOX_CLASS} th{{color:rgba(49,51,63,.6);font-weight:400}}"
+    f".{table.BOX_CLASS} th:first-child,.{table.BOX_CLASS} td:first-child{{position:sticky;left:0;background:#fff;"
+    "white-space:nowrap;box-shadow:1px 0 0 rgba(49,51,63,.1)}"
+)
 
 
-def _arrow_bytes(columns: Mapping[str, Sequence]) -> bytes:
-    df = pd.DataFrame(dict(columns))
-    try:
-        table = pa.Table.from_pandas(df, preserve_index=False)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, TypeError):  # a column of mixed types: shown as text, as Streamlit does
-        df = df.astype({c: str for c in df.columns if df[c].dtype == object})
-        table = pa.Table.from_pandas(df, preserve_index=False)
-    sink = pa.BufferOutputStream()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    return sink.getvalue().to_pybytes()
-
-
-def arrow_table(columns: Mapping[str, Sequence]) -> pa.Table:
-    """The columns as a pyarrow Table, converted once per content for the server."""
-    key = tuple((str(h), tuple(map(repr, cells))) for h, cells in columns.items())
-    data = shared("arrow-table", key, lambda: _arrow_bytes(columns))
-    return pa.ipc.open_stream(data).read_all()
-
-
-def show_table(columns: Mapping[str, Sequence]) -> None:
-    """st.table(columns, hide_index=True), without a pandas conversion when this table was drawn before."""
-    st.table(arrow_table(columns), hide_index=True)
+def show_table(columns: Mapping[str, Sequence], *, label: str = "", index: Sequence | None = None, where=None):
+    """Draw one table (inside `where`, e.g. a column, when given). `label`: what a screen reader calls it."""
+    return (where or st).markdown(table.html(columns, label=label, index=index), unsafe_allow_html=True)

@@ -4,13 +4,10 @@ first (e.g. a mask's name inside a prompt)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
+from charts.payload import Say
 from i18n import plain
 from lessons.heatmap import Text
 from lessons.quiz import Join, Quoted
-
-Say = Callable[..., str]  # a page's ctx.t: (key, **params) -> text in the page's language
 
 
 def word(words, t: Say) -> str:

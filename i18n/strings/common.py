@@ -85,6 +85,7 @@ STRINGS = {
         "zh": "设置 {key} = “{given}” 无效，已改用最接近的有效值 {used}。",
         "en": "Setting {key} = “{given}” is not valid; using the nearest valid value, {used}.",
     },
+    "sections.label": {"zh": "本页的小节", "en": "Sections of this page"},  # ui/sections.py (a screen reader says it)
     "notice.page_param": {
         "zh": "链接中的 {param} = “{given}” 无效，已改用 {used}。",
         "en": "The link's {param} = “{given}” is not valid; using {used}.",
