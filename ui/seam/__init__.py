@@ -63,8 +63,6 @@ A/B on a busy machine (benchmarks/bench_browser.py --quick --only heads, load 13
 6. CSS aimed at Streamlit's DOM: CAPTION_SELECTOR (`[data-testid=stCaptionContainer]`, not a public name)
    keeps captions small in the walkthrough's presenter view (pages/walkthrough.py). Buys: readable captions
    on a projector. If Streamlit renames it, the rule matches nothing and captions are just larger.
-   TABS_SELECTOR (`[data-testid=stTabs]`) lets a page's section tabs wrap onto a second line on a phone
-   (app.py) instead of scrolling sideways out of sight. If renamed, tabs scroll sideways as before.
    LAYOUT_WRAPPER_SELECTOR hides the empty wrapper of a hidden URL carrier (ui/choice.py: no gap where it
    sits); MAIN_BLOCK_SELECTOR and BUTTON_GROUP_SELECTOR size the presenter view (pages/walkthrough.py);
    BUTTON_GROUP_SELECTOR also keeps ← → inside a pills group from stepping the walkthrough (ui/keys.py).
@@ -126,7 +124,6 @@ SWITCH_ENV = "ATTENTION_LAB_SEAM"  # "off": install nothing, touch no private na
 
 # Streamlit's DOM name for a caption's box (entry 6): not a public class, so it lives here.
 CAPTION_SELECTOR = "[data-testid=stCaptionContainer]"
-TABS_SELECTOR = "[data-testid=stTabs]"  # st.tabs' box (entry 6)
 LAYOUT_WRAPPER_SELECTOR = "[data-testid=stLayoutWrapper]"  # the flex wrapper around a keyed container
 MAIN_BLOCK_SELECTOR = "[data-testid=stMainBlockContainer]"  # the main area's padded block
 BUTTON_GROUP_SELECTOR = "[data-testid=stButtonGroup]"  # the box of st.pills / st.segmented_control
@@ -149,7 +146,6 @@ PRIVATE_NAMES = (
     ("streamlit.runtime.state.query_params.QueryParams", "_send_query_param_msg"),
     ("streamlit/static index.*.js", 'websocket.addEventListener("message")'),
     ("streamlit/static *.js", "stCaptionContainer"),
-    ("streamlit/static *.js", "stTabs"),
     ("streamlit/static *.js", "stLayoutWrapper"),
     ("streamlit/static *.js", "stMainBlockContainer"),
     ("streamlit/static *.js", "stButtonGroup"),
