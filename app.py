@@ -30,7 +30,7 @@ from lessons.settings import (
     head_choices,
     sanitize,
 )
-from ui import memdebug, reclaim, seam
+from ui import classmode, memdebug, reclaim, seam
 from ui.choice import HIDDEN_CSS, labelled
 from ui.display import display_sidebar
 from ui.seam import widget_guard
@@ -70,6 +70,7 @@ PAGES = (  # (file, url_path, icon); the file name equals the url_path so deep l
     ("pages/positions.py", "positions", ":material/format_list_numbered:"),
     ("pages/kv-cache.py", "kv-cache", ":material/memory:"),
     ("pages/quiz.py", "quiz", ":material/quiz:"),
+    ("pages/class.py", "class", ":material/co_present:"),
 )
 
 
@@ -199,6 +200,7 @@ st.html(
 )  # hidden URL carriers (ui/choice.py)
 # A page's section tabs wrap onto a second line on a phone instead of scrolling sideways out of sight.
 st.html(f"<style>@media (max-width:640px){{{seam.TABS_SELECTOR} [role=tablist]{{flex-wrap:wrap;row-gap:2px}}}}</style>")
+classmode.apply_pending()  # class mode: enter the link's class; a follower takes the teacher's view
 _url_fixes = language_sidebar()
 _settled_now = [True]  # settled by this whole-app run; the first settings_sidebar() below uses it up
 _lang = st.session_state["lang"]
@@ -209,6 +211,7 @@ _pages = [
     for path, url, icon in PAGES
 ]
 _page = st.navigation(_pages)
+classmode.panel(_page.url_path, _lang)  # the sidebar's class section and a student's current question
 
 
 @st.fragment
@@ -227,6 +230,7 @@ def live() -> None:
     show_fixes(fixes, st.session_state["lang"], st.session_state["d_model"])  # main area, above the page
     seam.run_page(_page)  # the same page object again on each fragment rerun (ui/seam/__init__.py, entry 3)
     keep_grid_in_url()  # after the page: every widget bound to the URL is drawn by now
+    classmode.publish(_page.url_path)  # the teacher's view to the class; the class keys kept in the link
 
 
 if _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page():
@@ -235,5 +239,6 @@ if _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page():
     show_fixes(_fixes, st.session_state["lang"], st.session_state["d_model"])
     seam.run_page(_page)
     keep_grid_in_url()
+    classmode.publish(_page.url_path)
 else:
     live()
