@@ -15,6 +15,7 @@ flat dict of strings (the shared settings but the language, the page's own URL k
 from __future__ import annotations
 
 import html
+import io
 import time
 from collections.abc import Callable
 from urllib.parse import urlsplit
@@ -656,8 +657,10 @@ def _projector(ctx) -> None:
         st.html(f"<div class='cm-url'>{html.escape(join_url)}</div>")
         _live_counts(lang)
     with right:
-        svg = segno.make(join_url, error="m").svg_inline(scale=8, border=2, dark="#000", light="#fff")
-        st.html(f"<div class='cm-qr' role='img' aria-label='{html.escape(t('class.qr.alt'))}'>{svg}</div>")
+        # A PNG drawn here by segno (st.html drops inline SVG): black on white, 2 modules of quiet zone.
+        png = io.BytesIO()
+        segno.make(join_url, error="m").save(png, kind="png", scale=12, border=2, dark="#000", light="#fff")
+        st.image(png.getvalue(), caption=t("class.qr.alt"), width=420)
     with st.expander(t("class.teacher.link")):
         st.code(f"{_base_url()}/{CLASS_PAGE}?{CLASS_KEY}={code}&{TEACHER_KEY}={s['key']}", language=None)
     _live_question(lang)
@@ -693,10 +696,14 @@ def _projector(ctx) -> None:
             key="cm_ask_choice",
         )
     st.divider()
-    csv_text = _call(_store().export_csv, code, s["key"])[0] or ""
+    store, key = _store(), s["key"]
+
+    def export() -> bytes:  # built when clicked (on its own thread: no session state there), with every vote so far
+        return (_call(store.export_csv, code, key)[0] or "").encode("utf-8-sig")  # BOM: a spreadsheet reads UTF-8
+
     st.download_button(
         t("class.export"),
-        csv_text.encode("utf-8-sig"),  # the BOM: a spreadsheet reads Chinese nicknames as UTF-8
+        export,
         file_name=f"class-{code}.csv",
         mime="text/csv",
         help=t("class.export.help"),
