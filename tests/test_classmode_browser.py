@@ -10,7 +10,7 @@ import os
 import re
 
 import pytest
-
+from playwright.sync_api import expect
 from servers import Server
 
 pytestmark = pytest.mark.browser
@@ -131,8 +131,8 @@ def test_a_whole_class(browser, class_server, teacher_lang, student_lang):
     # A quick question, right answer B.
     tp.goto(teacher_url)
     idle(tp)
-    tp.get_by_role("combobox", name=T["right"]).click()
-    tp.get_by_role("option", name="B", exact=True).click()
+    tp.locator(".st-key-cm_choice_right").get_by_text("B", exact=True).click()
+    expect(tp.locator(".st-key-cm_choice_right").get_by_role("radio", name="B")).to_be_checked()
     idle(tp)
     tp.get_by_role("button", name=T["ask"]).click()
     for sp in students:

@@ -68,7 +68,7 @@ def _store():
 
 
 def _refusal(reason: str, given: object = "") -> tuple[str, dict]:
-    return reason, {"given": i18n.plain(given, 12), "n": NICKNAME_MAX}
+    return reason, {"given": i18n.plain(given), "n": NICKNAME_MAX}
 
 
 def _say_refusal(refusal: tuple[str, dict] | None, lang: str) -> None:
@@ -182,6 +182,13 @@ def _adopt_link() -> None:
     s = _state()
     link = tuple(st.query_params.get(k) for k in URL_KEYS.CLASS)
     raw_code, raw_member, raw_key = link
+    if raw_code is None and link != s.get("link") and (raw_member is not None or raw_key is not None):
+        s["link"] = link  # a student id or a teacher key without a class: said, and dropped from the link
+        s["error"] = _refusal("no_class", raw_member if raw_member is not None else raw_key)
+        for key in (MEMBER_KEY, TEACHER_KEY):
+            if key in st.query_params:
+                del st.query_params[key]
+        return
     if raw_code is None or link == s.get("link") or raw_code == s.get("code") and (s.get("key") or s.get("member")):
         return
     s["link"] = link
@@ -196,14 +203,13 @@ def _adopt_link() -> None:
         if _store().is_teacher(code, raw_key):
             s.update(code=code, key=raw_key, member=None)
             return
-        s["error"] = _refusal("not_teacher")
+        s["error"] = _refusal("not_teacher", raw_key)
     if raw_member is not None:
-        member, refusal = _call(_store().join, code, raw_member)
-        if member is not None and member.member_id == raw_member:
+        member, refusal = _call(_store().member, code, raw_member, given=raw_member)  # rejoin only, never a new id
+        if member is not None:
             _enter_as_student(code, member)
             return
-        if member is not None:  # an id this class does not know: the join form, not a new student per reload
-            s["error"] = _refusal("not_member")
+        s["error"] = refusal  # an id this class does not know: the join form
     s.update(code=code, key=None, member=None)
 
 
@@ -280,13 +286,13 @@ def _set_following(following: bool) -> None:
 
 def _ask_quiz(index_key: str) -> None:
     s = _state()
-    index = st.session_state.get(index_key)
+    number = st.session_state.get(index_key)
     from ui.shell import current_settings  # the settings as app.py settled them in this run
 
     settings = current_settings()
     grid = st.query_params.get(GRID_PARAM) if settings.mask == "custom" else None
     try:
-        spec, answer_key = CQ.quiz_spec(settings, grid, int(index))
+        spec, answer_key = CQ.quiz_spec(settings, grid, int(number) - 1)
     except (TypeError, ValueError):
         s["error"] = _refusal("bad_question")
         return
@@ -672,21 +678,20 @@ def _projector(ctx) -> None:
         settings = current_settings()
         grid = st.query_params.get(GRID_PARAM) if settings.mask == "custom" else None
         questions, _ = CQ.quiz_set(*CQ._args(CQ.settings_dict(settings), lang, grid))
-        st.selectbox(
-            t("class.ask.quiz"),
-            range(len(questions)),
-            key="cm_quiz_index",
-            format_func=lambda i: f"{i + 1}. " + i18n.literal(word(Q.prompt_text(questions[i]), t), 90),
-        )
-        st.button(t("class.ask.quiz.button"), on_click=_ask_quiz, args=("cm_quiz_index",), key="cm_ask_quiz")
+        st.number_input(t("class.ask.quiz"), 1, len(questions), 1, key="cm_quiz_number")
+        number = st.session_state.get("cm_quiz_number") or 1
+        st.caption(word(Q.prompt_text(questions[min(max(int(number), 1), len(questions)) - 1]), t))
+        st.button(t("class.ask.quiz.button"), on_click=_ask_quiz, args=("cm_quiz_number",), key="cm_ask_quiz")
     with choice_col:
         st.number_input(t("class.ask.choice.options"), CHOICES_MIN, CHOICES_MAX, 4, key="cm_choice_n")
         n = st.session_state.get("cm_choice_n") or 4
         letters = ["-", *CQ.LETTERS[: int(n)]]
-        st.selectbox(
+        # Radios, not select boxes: one click, and no open list for the projector's once-a-second redraws to close.
+        st.radio(
             t("class.ask.choice.right"),
             letters,
             key="cm_choice_right",
+            horizontal=True,
             format_func=lambda x: t("class.ask.choice.none") if x == "-" else x,
         )
         st.button(
@@ -708,6 +713,7 @@ def _projector(ctx) -> None:
         mime="text/csv",
         help=t("class.export.help"),
         key="cm_export",
+        on_click="ignore",  # no rerun: a rerun re-registers the file and the browser's download is cancelled
         icon=":material/download:",
     )
     st.button(t("class.end"), on_click=_end, key="cm_end", help=t("class.end.help"))

@@ -58,7 +58,7 @@ STRINGS = {
     "class.score.value": {"zh": "{right} / {answered}", "en": "{right} / {answered}"},
     # ---------------------------------------------------------------- asking
     "class.ask.header": {"zh": "向全班提问", "en": "Ask the class"},
-    "class.ask.quiz": {"zh": "测验题（基于当前设置）", "en": "Quiz question (on the current settings)"},
+    "class.ask.quiz": {"zh": "测验题编号（基于当前设置）", "en": "Quiz question number (on the current settings)"},
     "class.ask.quiz.button": {"zh": "提问这道题", "en": "Ask this question"},
     "class.ask.choice": {"zh": "快速选择题", "en": "Quick multiple choice"},
     "class.ask.choice.options": {"zh": "选项个数", "en": "Number of options"},
@@ -115,12 +115,16 @@ STRINGS = {
     "class.error.not_found": {"zh": "没有课堂码为 {given} 的课堂。", "en": "There is no class with the code {given}."},
     "class.error.expired": {"zh": "课堂 {given} 已经结束。", "en": "Class {given} has ended."},
     "class.error.not_teacher": {
-        "zh": "这个链接不是这个课堂的老师链接：只能作为学生加入。",
-        "en": "This link is not the teacher's link of this class: you can join as a student only.",
+        "zh": "teacher={given} 不是这个课堂的老师密钥：只能作为学生加入。",
+        "en": "teacher={given} is not this class's teacher key: you can join as a student only.",
     },
     "class.error.not_member": {
-        "zh": "你还没有加入这个课堂（或链接里的学生编号不对）：请重新加入。",
-        "en": "You have not joined this class (or the link's student id is wrong): please join again.",
+        "zh": "你还没有加入这个课堂（或链接里的学生编号 {given} 不对）：请重新加入。",
+        "en": "You have not joined this class (or the link's student id {given} is wrong): please join again.",
+    },
+    "class.error.no_class": {
+        "zh": "链接里有 {given}，却没有课堂码：已忽略。",
+        "en": "The link has {given} but no class code: ignored.",
     },
     "class.error.closed": {
         "zh": "这道题的投票已经停止，你的答案没有计入。",
