@@ -26,8 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from classroom import limits  # noqa: E402
-from classroom.store import ClassError, ClassStore, make_engine  # noqa: E402
+from classroom import limits
+from classroom.store import ClassError, ClassStore, make_engine
 
 
 def student_process(url: str, code: str, n: int, seconds: float, out) -> None:
