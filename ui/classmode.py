@@ -312,6 +312,7 @@ def _ask_choice(count_key: str, right_key: str) -> None:
 
 def _teacher_act(action: str, question_id: int) -> None:
     s = _state()
+    s["rerun_app"] = True  # the whole page again: the export's record and the controls follow the action
     store = _store()
     if action == "second":
         _, s["error"] = _call(store.second_round, s.get("code"), s.get("key"), question_id)
@@ -701,14 +702,13 @@ def _projector(ctx) -> None:
             key="cm_ask_choice",
         )
     st.divider()
-    store, key = _store(), s["key"]
-
-    def export() -> bytes:  # built when clicked (on its own thread: no session state there), with every vote so far
-        return (_call(store.export_csv, code, key)[0] or "").encode("utf-8-sig")  # BOM: a spreadsheet reads UTF-8
-
+    # Built in this run, as bytes: a file made when clicked (a callable) was dropped by the once-a-second fragment
+    # runs before the browser fetched it (Chromium: "download canceled"). Every teacher action (ask, close,
+    # reveal, second vote) runs the whole page again, so the record is the one as of the last action.
+    csv_bytes = (_call(_store().export_csv, code, s["key"])[0] or "").encode("utf-8-sig")  # BOM: UTF-8 in a spreadsheet
     st.download_button(
         t("class.export"),
-        export,
+        csv_bytes,
         file_name=f"class-{code}.csv",
         mime="text/csv",
         help=t("class.export.help"),
@@ -730,6 +730,8 @@ def _live_counts(lang: str) -> None:
 def _live_question(lang: str) -> None:
     """The current question on the projector: its live count while open, the teacher's buttons, the results."""
     s = _state()
+    if s.pop("rerun_app", False):  # a teacher's button of this fragment was clicked
+        st.rerun(scope="app")
     t = _t(lang)
     store, code = _store(), s.get("code")
     question = _call(store.current_question, code)[0]
