@@ -50,7 +50,7 @@ def page_file(url_path: str) -> str:
     return f"pages/{url_path or 'home'}.py"  # app.py's PAGES: the file name equals the url_path
 
 
-def _state() -> dict:
+def class_state() -> dict:
     return st.session_state.setdefault(STATE, {})
 
 
@@ -165,7 +165,7 @@ def _typed(value: str) -> object:
 
 
 def _class_params() -> dict[str, str]:
-    s = _state()
+    s = class_state()
     out = {}
     if s.get("code"):
         out[CLASS_KEY] = s["code"]
@@ -179,7 +179,7 @@ def _class_params() -> dict[str, str]:
 def _adopt_link() -> None:
     """The class the link names, once per distinct link: a teacher's key, a student's id (a reload rejoins), or
     just a code (the join form opens with it)."""
-    s = _state()
+    s = class_state()
     link = tuple(st.query_params.get(k) for k in URL_KEYS.CLASS)
     raw_code, raw_member, raw_key = link
     if raw_code is None and link != s.get("link") and (raw_member is not None or raw_key is not None):
@@ -214,7 +214,7 @@ def _adopt_link() -> None:
 
 
 def _enter_as_student(code: str, member) -> None:
-    s = _state()
+    s = class_state()
     s.update(code=code, key=None, member=member.member_id, nickname=member.nickname, following=member.following)
     s["rerun_app"] = True
     s["seen"] = -1  # the first poll brings the teacher's view
@@ -225,9 +225,9 @@ def apply_pending() -> None:
     try:
         _adopt_link()
     except SQLAlchemyError:
-        _state()["error"] = _refusal("database")
+        class_state()["error"] = _refusal("database")
     view = st.session_state.pop(PENDING, None)
-    s = _state()
+    s = class_state()
     if view is not None and s.get("member") and s.get("following"):
         apply_view(view, s.get("page"))
 
@@ -236,7 +236,7 @@ def apply_pending() -> None:
 
 
 def _start() -> None:
-    s = _state()
+    s = class_state()
     made, refusal = _call(_store().create_class)
     if refusal:
         s["error"] = refusal
@@ -247,7 +247,7 @@ def _start() -> None:
 
 
 def _join(code_key: str, nick_key: str) -> None:
-    s = _state()
+    s = class_state()
     raw_code, nickname = st.session_state.get(code_key), st.session_state.get(nick_key) or None
     member, refusal = _call(_store().join, raw_code, s.get("member"), nickname, given=raw_code)
     if refusal:
@@ -257,15 +257,15 @@ def _join(code_key: str, nick_key: str) -> None:
 
 
 def _leave() -> None:
-    _state().clear()
+    class_state().clear()
     for key in URL_KEYS.CLASS:
         if key in st.query_params:
             del st.query_params[key]
-    _state().update(link=(None, None, None), rerun_app=True)
+    class_state().update(link=(None, None, None), rerun_app=True)
 
 
 def _end() -> None:
-    s = _state()
+    s = class_state()
     _, refusal = _call(_store().end_class, s.get("code"), s.get("key"))
     s["error"] = refusal
     if refusal is None:
@@ -273,7 +273,7 @@ def _end() -> None:
 
 
 def _set_following(following: bool) -> None:
-    s = _state()
+    s = class_state()
     _, refusal = _call(_store().set_following, s.get("code"), s.get("member"), following)
     if refusal:
         s["error"] = refusal
@@ -285,7 +285,7 @@ def _set_following(following: bool) -> None:
 
 
 def _ask_quiz(index_key: str) -> None:
-    s = _state()
+    s = class_state()
     number = st.session_state.get(index_key)
     from ui.shell import current_settings  # the settings as app.py settled them in this run
 
@@ -300,7 +300,7 @@ def _ask_quiz(index_key: str) -> None:
 
 
 def _ask_choice(count_key: str, right_key: str) -> None:
-    s = _state()
+    s = class_state()
     right = st.session_state.get(right_key)
     try:
         spec, answer_key = CQ.choice_spec(int(st.session_state.get(count_key)), right if right != "-" else None)
@@ -311,7 +311,7 @@ def _ask_choice(count_key: str, right_key: str) -> None:
 
 
 def _teacher_act(action: str, question_id: int) -> None:
-    s = _state()
+    s = class_state()
     s["rerun_app"] = True  # the whole page again: the export's record and the controls follow the action
     store = _store()
     if action == "second":
@@ -321,7 +321,7 @@ def _teacher_act(action: str, question_id: int) -> None:
 
 
 def _vote(question, input_key: str) -> None:
-    s = _state()
+    s = class_state()
     graded = CQ.grade(question.kind, question.spec, question.answer_key, st.session_state.get(input_key))
     if not graded.ok:
         s["vote_error"] = (question.id, graded.error)
@@ -348,7 +348,7 @@ def _vote(question, input_key: str) -> None:
 def panel(url_path: str, lang: str) -> None:
     """The sidebar's class section, the poll, and (a student off the class page) the current question above the
     page. One call from app.py after st.navigation."""
-    s = _state()
+    s = class_state()
     s["page"] = url_path
     s.pop("rerun_app", None)  # this is a whole-app run already
     t = _t(lang)
@@ -375,7 +375,7 @@ def panel(url_path: str, lang: str) -> None:
 
 
 def _follow_buttons(t, where: str) -> None:
-    s = _state()
+    s = class_state()
     if s.get("following"):
         st.caption(t("class.following"))
         st.button(t("class.explore"), on_click=_set_following, args=(False,), key=f"cm_explore_{where}")
@@ -388,7 +388,7 @@ def _follow_buttons(t, where: str) -> None:
 def _poll(lang: str) -> None:
     """Once a second: has the teacher moved, or the question changed? Then the whole page runs again (a
     follower's page, step and settings become the teacher's; the question panel redraws)."""
-    s = _state()
+    s = class_state()
     code = s.get("code")
     if not code:
         return
@@ -426,7 +426,7 @@ def _poll(lang: str) -> None:
 def publish(url_path: str) -> None:
     """End of a run: keep the class keys in the address bar (a reload rejoins); a teacher's view goes to the
     class when it changed."""
-    s = _state()
+    s = class_state()
     if not s.get("code"):
         return
     for key, value in _class_params().items():
@@ -503,7 +503,7 @@ def _results(question, lang: str) -> None:
     """The reveal: each round's distribution (side by side after a second vote), the right answer, the named
     known mistakes with how many made each."""
     t = _t(lang)
-    store, code = _store(), _state().get("code")
+    store, code = _store(), class_state().get("code")
     _, label, mistake = _question_words(question, lang)
     right = _right_text(question, label)
     st.markdown(f"**{t('class.right', answer=right)}**" if right else t("class.right.none"))
@@ -545,7 +545,7 @@ def _answer_input(question, lang: str, key: str) -> None:
 def _student_question(lang: str) -> None:
     """The current question on a student's screen: answer it, see it counted, and after the reveal the class's
     answers. Its input keeps what was typed across reruns (a keyed widget)."""
-    s = _state()
+    s = class_state()
     t = _t(lang)
     store, code, member = _store(), s.get("code"), s.get("member")
     question, refusal = _call(store.current_question, code)
@@ -617,7 +617,7 @@ def _base_url() -> str:
 
 
 def class_page(ctx) -> None:
-    s = _state()
+    s = class_state()
     if s.pop("rerun_app", False):
         # A class was entered or left from a button of this page, which runs inside app.py's live fragment: the
         # sidebar's class section and its poll are outside it, so the whole app runs once more.
@@ -653,7 +653,7 @@ def class_page(ctx) -> None:
 
 
 def _projector(ctx) -> None:
-    s = _state()
+    s = class_state()
     t, lang, code = ctx.t, ctx.lang, s["code"]
     join_url = f"{_base_url()}/{CLASS_PAGE}?{CLASS_KEY}={code}"
     st.html(BIG_CSS)
@@ -721,7 +721,7 @@ def _projector(ctx) -> None:
 
 @st.fragment(run_every=POLL_SECONDS)
 def _live_counts(lang: str) -> None:
-    counts = _call(_store().counts, _state().get("code"))[0]
+    counts = _call(_store().counts, class_state().get("code"))[0]
     if counts is not None:
         st.html(f"<div class='cm-count'>{html.escape(i18n.t('class.counts', lang, **counts.__dict__))}</div>")
 
@@ -729,7 +729,7 @@ def _live_counts(lang: str) -> None:
 @st.fragment(run_every=POLL_SECONDS)
 def _live_question(lang: str) -> None:
     """The current question on the projector: its live count while open, the teacher's buttons, the results."""
-    s = _state()
+    s = class_state()
     if s.pop("rerun_app", False):  # a teacher's button of this fragment was clicked
         st.rerun(scope="app")
     t = _t(lang)
