@@ -57,6 +57,7 @@ PINS = {
     ("real-model", (("real_tab", "core"),)): (0, 0, 0),
     ("why-heads", ()): (0, 0, 0),  # nothing trained yet: the loss chart appears with results
     ("quiz", ()): (0, 0, 0),
+    ("class", ()): (0, 0, 0),  # class mode: no chart (its distribution is HTML bars)
     # KV cache: its heatmaps go through the chart route (ui/heatmaps.py, not counted here); memory: one line chart
     ("kv-cache", ()): (0, 0, 0),
     ("kv-cache", (("kv_tab", "decode"),)): (0, 0, 0),
