@@ -68,7 +68,7 @@ def test_every_section_in_both_languages_at_the_extremes(tab, lang, d_model, h, 
         "max": ("2. 为什么要先减去最大值", "2. Why subtract the max"),
         "tiles": ("3. 一块一块地算：FlashAttention 的前向", "3. Tile by tile: FlashAttention's forward pass"),
     }[tab]
-    assert texts(at.subheader)[0] == heading[lang == "en"]
+    assert texts(at.main.subheader)[0] == heading[lang == "en"]
     if tab == "tiles":  # the last row of the memory table is 128k tokens
         mem = table(at, len(tables(at)) - 1)
         assert list(mem.values())[0][-1] == "131,072"

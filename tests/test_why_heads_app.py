@@ -28,8 +28,8 @@ def test_page_opens_in_chinese_without_training():
     assert at.button(key="why_train").label == "训练 h = 1、2、4"
     # nothing trained: no "what you just saw" (issue 20), what to look for instead
     assert not any(m.startswith("**多种表示。**") for m in texts(at.markdown))
-    assert [h.value for h in at.subheader][-1] == "训练时看什么" and "刚才看到的是什么" not in [
-        h.value for h in at.subheader
+    assert [h.value for h in at.main.subheader][-1] == "训练时看什么" and "刚才看到的是什么" not in [
+        h.value for h in at.main.subheader
     ]
     example = next(m for m in texts(at.markdown) if m.startswith("| 位置 |"))  # the example, one row a position
     assert "| 5 | 9\\* | (5, 9) |" in example and "| 1 | 1 | (3, 9) |" in example
@@ -48,7 +48,7 @@ def test_train_button_trains_reports_and_shares_the_results():
     assert any(v.startswith("h = 2:") and "The effect shows" in v for v in verdicts), verdicts
     assert any(v.startswith("h = 4:") and "The effect shows" in v for v in verdicts), verdicts
     assert any(m.startswith("One head (d_k = 32)") for m in texts(at.markdown))
-    assert "What you just saw" in [h.value for h in at.subheader]  # now that something was trained
+    assert "What you just saw" in [h.value for h in at.main.subheader]  # now that something was trained
     assert any(m.startswith("**Several representations.**") for m in texts(at.markdown))
     stability = next(m for m in texts(at.markdown) if m.startswith("**Stability.**"))
     assert "not measured on this page" not in stability and "39 of 40" in stability
