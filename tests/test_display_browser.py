@@ -224,7 +224,10 @@ def test_numbers_in_the_cells_skip_blocked_cells_and_cells_too_small_to_read(pag
     kept = run.trace.masked_scores[0][:, ~run.trace.masked_scores[0, 0].le(-1e8)]  # (4 heads, 15 kept cells)
     assert got["size"] >= 8 and len(got["numbers"]) == 4 * 15  # the 10 blocked cells of each head print nothing
     assert not [t for t in got["texts"] if "e+" in t or "1000000000" in t]  # no -1e9 anywhere in the cells
-    assert sorted(got["numbers"]) == sorted(f"{float(v):.2f}" for v in kept.flatten())
+    # the same numbers to the printed 2 decimals (a value on a rounding edge may print one unit either way: the
+    # payload carries it rounded to the chart's decimals, the cell rounds that again)
+    printed, wanted = sorted(map(float, got["numbers"])), sorted(float(v) for v in kept.flatten())
+    assert max(abs(a - b) for a, b in zip(printed, wanted)) < 0.006, (printed, wanted)
     # 32 tokens, 4 heads side by side: cells of a few px, no numbers (too small), though the option is on
     open_app(
         page,

@@ -89,7 +89,6 @@ def matrix_heatmap(run: scenario.Scenario, field: str, *, zrange: tuple[float, f
         col_axis=text("walk.axis.col"),
         title=text("walk.chart.tensor", name=field),
         decimals=decimals,
-        every_row=True,  # every token named, on a phone too: the rows are what the step is about
     )
 
 
@@ -116,7 +115,6 @@ def projections_heatmap(run: scenario.Scenario, *, zrange: tuple[float, float]) 
         col_axis=text("walk.axis.col"),
         panel_columns=3,
         decimals=decimals,
-        every_row=True,
     )
 
 
