@@ -73,6 +73,17 @@ def _unit_tests_stay_unit(request, monkeypatch):
     monkeypatch.setattr(Server, "__init__", refuse("a real server", "browser` or `@pytest.mark.slow"))
 
 
+# ---------------------------------------------------------------- asyncio beside Playwright
+def run_async(coro):
+    """asyncio.run(coro) in a thread of its own: Playwright's sync API (the session's browser fixture) keeps an event
+    loop running in this thread once a browser test has run, and asyncio.run refuses to start inside it."""
+    import asyncio
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
 # ---------------------------------------------------------------- torch
 @pytest.fixture(scope="module")
 def one_torch_thread():

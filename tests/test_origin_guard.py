@@ -3,9 +3,8 @@ accepted, as Streamlit answers HTTP 403), never an HTTP 500 with an ASGI traceba
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
+from conftest import run_async
 
 from ui.seam.origin_guard import RefuseForeignOrigins, origin_allowed
 
@@ -29,7 +28,7 @@ def _handshake(origin: str) -> tuple[list[dict], bool]:
         "path": "/_stcore/stream",
         "headers": [(b"host", b"127.0.0.1:8501"), (b"origin", origin.encode("latin-1"))],
     }
-    asyncio.run(RefuseForeignOrigins(app)(scope, receive, send))
+    run_async(RefuseForeignOrigins(app)(scope, receive, send))
     return sent, bool(passed)
 
 

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_async
 
 from ui import reclaim
 
@@ -86,7 +87,6 @@ def test_the_guard_refuses_developer_messages_and_lets_a_viewers_through():
 
 
 def test_the_middleware_drops_refused_frames_and_passes_the_rest():
-    import asyncio
 
     from ui.seam.backmsg_guard import RefuseDeveloperMessages
 
@@ -116,8 +116,8 @@ def test_the_middleware_drops_refused_frames_and_passes_the_rest():
         await RefuseDeveloperMessages(app)({"type": "websocket", "path": path}, receive, None)
         return [m.get("bytes") for m in seen]
 
-    assert asyncio.run(drive("/_stcore/stream")) == [None, _backmsg(app_heartbeat=True), None]
-    assert len(asyncio.run(drive("/some/other/socket"))) == 5  # only Streamlit's stream is read
+    assert run_async(drive("/_stcore/stream")) == [None, _backmsg(app_heartbeat=True), None]
+    assert len(run_async(drive("/some/other/socket"))) == 5  # only Streamlit's stream is read
 
 
 def _serve_with_memdebug():

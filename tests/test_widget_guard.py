@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from conftest import run_app
+from conftest import run_app, run_async
 from streamlit.proto.WidgetStates_pb2 import WidgetState, WidgetStates
 
 import i18n
@@ -144,7 +144,6 @@ def test_every_widget_of_every_view_survives_every_kind_of_crafted_value(url, pa
 def test_over_a_real_websocket_every_sidebar_widget_sent_nan_keeps_the_session_working(server):
     """The same message a hostile client sends: NaN (and then a list of floats) to every widget of the home page,
     through Streamlit's protocol against a real server; the session's next ordinary step still works."""
-    import asyncio
 
     from wire import Tab
 
@@ -164,7 +163,7 @@ def test_over_a_real_websocket_every_sidebar_widget_sent_nan_keeps_the_session_w
                 after = await tab.rerun("", "lang=en")  # the next ordinary step
                 assert not after.exceptions, after.exceptions
 
-    asyncio.run(go())
+    run_async(go())
 
 
 def test_a_whole_number_from_an_int_number_box_is_a_valid_value():

@@ -9,7 +9,7 @@ import asyncio
 import sys
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, run_async
 
 import i18n
 from core.work_queue import WORKERS_ENV
@@ -77,7 +77,7 @@ def test_timings_wait_in_the_queue_show_their_place_can_cancel_and_never_hold_an
     monkeypatch.setenv(WORKERS_ENV, "1")  # one timing at a time, whatever this machine's core count
     server = Server(timeout=180)
     try:
-        r = asyncio.run(asyncio.wait_for(scenario(server.url), timeout=600))
+        r = run_async(asyncio.wait_for(scenario(server.url), timeout=600))
     finally:
         server.stop()
     # place shown: the two later timings were told where they stand, in order

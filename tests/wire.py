@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
+from conftest import run_async
+
 
 @dataclass
 class Reply:
@@ -88,4 +90,4 @@ def open_link(base_url: str, page: str, query_string: str) -> Reply:
         async with Tab(base_url) as tab:
             return await tab.rerun(page, query_string)
 
-    return asyncio.run(go())
+    return run_async(go())
