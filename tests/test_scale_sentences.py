@@ -11,7 +11,7 @@ import re
 
 import pytest
 import torch
-from conftest import run_app
+from conftest import run_app, tables
 
 from lessons import scenario
 from lessons import softmax as L
@@ -184,5 +184,5 @@ def test_the_page_shows_the_sentences_the_numbers_choose(lang, d_model, h, T, ma
     shown = "\n".join(str(e.value).replace("\u2011", "-") for e in (*at.caption, *at.info, *at.warning, *at.success))
     for note in (L.variance_note(rv, L.VARIANCE_DRAWS), *L.scale_notes(sr, hint)):
         assert in_language(note, lang).replace("\u2011", "-") in shown, note.key
-    frame = at.table[0].value
+    frame = tables(at)[0].value
     assert [str(v) for v in frame[frame.columns[1]].tolist()] == list(L.variance_table(rv)[1].cells)

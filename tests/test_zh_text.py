@@ -63,6 +63,8 @@ VIEWS: list[tuple[str | None, dict]] = [
 # Symbols of the formulas and the code, written the same in every language (X, Q, K, V, h, T, d_k, W_q, ...): any
 # single letter, any name with "_" or "." (d_model, q_heads, nn.Linear, F.scaled_dot_product_attention), and these.
 SYMBOLS = {
+    "nan",  # a float that overflowed, printed as the number it is (the max section's naive column)
+    "inf",
     "PE",
     "QK",
     "L2",
@@ -75,7 +77,6 @@ SYMBOLS = {
     "diag",
     "sin",
     "cos",
-    "inf",
     "NaN",
     "True",
     "False",
@@ -103,6 +104,7 @@ CODE = {
 }
 # Names: models, libraries, tools, formats, people; the acronyms Chinese technical writing keeps.
 NAMES = {
+    "Vaswani",  # the paper's first author, cited by name
     "GPT-2",
     "Llama",
     "Llama-2-7B",
