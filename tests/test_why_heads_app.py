@@ -84,10 +84,9 @@ def test_train_button_trains_reports_and_shares_the_results():
 
 
 def test_a_stopped_run_is_reported_with_its_partial_curve():
-    at = run_app(None, lang="en", why_seed=90_003, why_steps=100)
+    at = run_app("why-heads", lang="en", why_seed=90_003, why_steps=100)  # its keys belong to its own page
     # What an interrupted training leaves behind (the Stop button reruns the script mid-loop).
     at.session_state["why_run"] = {"seed": 90_003, "steps": 100, "h": 1, "losses": [2.3, 2.1, 1.9], "status": "running"}
-    at.switch_page("pages/why-heads.py")
     at.run()
     assert not at.exception
     assert any("Training was stopped at step 3 of 100 for h = 1" in w for w in texts(at.warning))
