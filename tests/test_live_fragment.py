@@ -39,6 +39,24 @@ def test_run_page_allows_the_same_page_object_to_run_on_every_fragment_rerun(mon
         seam.run_page(page)
 
 
+def test_streamlits_page_runs_once_a_run_and_the_seam_runs_it_again():
+    """Behaviour canary (seam entry `fragment_page`), on Streamlit's own Page: it refuses a second run()
+    in one script run, and seam.run_page runs the same page object again (each live-fragment rerun)."""
+    import streamlit as st
+    from streamlit.errors import StreamlitAPIException
+
+    from ui import seam
+
+    page = st.Page(lambda: None, title="p", url_path="p")
+    page._can_be_called = True  # what st.navigation does for the page it returns
+    page.run()
+    with pytest.raises(StreamlitAPIException):
+        page.run()  # Streamlit's once-a-run rule: without the seam, the live fragment could not rerun it
+    seam.run_page(page)
+    seam.run_page(page)
+    assert page._can_be_called is False  # Streamlit's own flag, cleared by its own run() each time
+
+
 def test_the_streamlit_flag_it_relies_on_exists():
     """run_page sets Page._can_be_called; if Streamlit renames it, this fails before a browser does."""
     import inspect

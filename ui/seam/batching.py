@@ -13,7 +13,7 @@ or when HOLD_S has passed (a long run, e.g. training, still shows its progress a
 as usual). A timer wakes Streamlit's send loop at HOLD_S, so nothing waits for a later message.
 
 This wraps private Streamlit methods (AppSession.flush_browser_queue and _enqueue_forward_msg, Streamlit
-1.67.0): entry 1 of ui/seam/__init__.py, installed only through ui.seam.install() (off with any other
+1.67.0): entry `batching` of ui/seam/__init__.py, installed only through ui.seam.install() (off with any other
 version). Guarded too: if a method or the session state it reads is missing, nothing is installed and the
 app runs as Streamlit ships it (tests/test_batching.py says so; tests/test_seam.py is the canary).
 """
