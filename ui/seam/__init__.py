@@ -72,7 +72,7 @@ ENTRIES = (
         "fragment_queue",
         (),
         "a live-fragment rerun waits for a running whole-app run (Streamlit never preempts it with a fragment)",
-        "tests/test_live_fragment.py::test_a_settings_step_resends_only_the_live_part",
+        "tests/test_live_fragment.py::test_a_fragment_rerun_never_preempts_a_running_script",
     ),
     Entry(
         "url_values",
