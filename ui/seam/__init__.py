@@ -135,8 +135,9 @@ ENTRIES = (
             ("streamlit.runtime.websocket_session_manager.WebsocketSessionManager", "self._storage_lock"),
             ("streamlit.runtime.memory_session_storage.MemorySessionStorage", "self._cache"),
         ),
-        "a class that has left gives its disconnected sessions' memory back after server.disconnectedSessionTTL",
-        "tests/test_memory_after_class.py::test_a_closed_session_is_released_by_the_server",
+        "a class that has left gives its disconnected sessions' memory back after server.disconnectedSessionTTL "
+        "(the real server: test_memory_after_class.py::test_a_closed_session_is_released_by_the_server, slow)",
+        "tests/test_memory_after_class.py::test_reap_releases_a_disconnected_session_from_streamlits_own_storage",
     ),
     Entry(
         "backmsg_guard",
