@@ -116,7 +116,12 @@ def test_batching_holds_a_real_sessions_messages_until_the_run_ends():
 
     assert batching.install()
     woken = []
-    session = AppSession.__new__(AppSession)  # no script, no server: just what the send loop touches
+
+    class Bare(AppSession):  # no script, no server: just what the send loop touches (and no shutdown on del)
+        def __del__(self):
+            pass
+
+    session = Bare.__new__(Bare)
     session._state = AppSessionState.APP_IS_RUNNING
     session._browser_queue = ForwardMsgQueue()
     session._message_enqueued_callback = lambda: woken.append(1)
