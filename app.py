@@ -32,7 +32,7 @@ from lessons.settings import (
     head_choices,
     settings_of,
 )
-from ui import reclaim, seam, url_state
+from ui import classmode, reclaim, seam, url_state
 from ui.cache import process_wide
 from ui.choice import HIDDEN_CSS, labelled
 from ui.display import display_sidebar
@@ -181,7 +181,8 @@ st.html(
     "<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:2px}"
     "@media (max-width:640px){.katex-display>.katex{font-size:1em}}" + HIDDEN_CSS + TABLE_CSS + "</style>"
 )  # hidden URL carriers (ui/choice.py), the pages' tables (ui/tables.py)
-url_state.apply_requested()  # a page state asked for (class mode: the teacher's), before any widget
+url_state.apply_requested()  # a page state asked for, before any widget
+classmode.apply_pending()  # class mode: enter the link's class; a follower takes the teacher's view
 url_state.gate(None)  # one rule for every link value, before anything reads one (lessons/url_keys.py)
 _url_fixes = language_sidebar()
 _settled_now = [True]  # settled by this whole-app run; the first settings_sidebar() below uses it up
@@ -194,6 +195,7 @@ _pages = [
 ]
 _page = st.navigation(_pages)
 url_state.gate(_page.url_path)  # and the keys this page does not own
+classmode.panel(_page.url_path, _lang)  # the sidebar's class section and a student's current question
 
 
 @st.fragment
@@ -222,6 +224,7 @@ def page_part() -> None:
     show_widget_resets(st.session_state["lang"])
     seam.run_page(_page)  # the same page object again on each fragment rerun (ui/seam entry `fragment_page`)
     keep_in_url()  # after the page: every widget bound to the URL is drawn by now
+    classmode.publish(_page.url_path)  # the teacher's view to the class; the class keys kept in the link
 
 
 if _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page():
@@ -230,5 +233,6 @@ if _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page():
     show_fixes(_fixes, st.session_state["lang"], st.session_state["d_model"], _page.url_path)
     seam.run_page(_page)
     keep_in_url()
+    classmode.publish(_page.url_path)
 else:
     live()

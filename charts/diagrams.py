@@ -238,3 +238,18 @@ def token_chips_html(tokens: Sequence[str]) -> str:
         + "".join(chip(i, t) for i, t in enumerate(tokens))
         + "</div>"
     )
+
+
+def class_bars_html(bars: list[tuple[str, bool, float, int]]) -> str:
+    """Class mode's distribution of answers: (label, is the right one, percent, count) per bar, big enough to read
+    from the back of a room. Labels may carry a student's words: each is escaped and shortened."""
+    rows = []
+    for text, right, pct, count in bars:
+        shown = escape(text[:40] + ("…" if len(text) > 40 else ""))
+        mark, cls = ("✓ ", "cm-bar cm-right") if right else ("", "cm-bar")
+        rows.append(
+            f"<div class='cm-row'><div class='cm-lab'>{mark}{shown}</div>"
+            f"<div class='cm-track'><div class='{cls}' style='width:{float(pct):.1f}%'></div></div>"
+            f"<div class='cm-n'>{int(count)}</div></div>"
+        )
+    return "<div class='cm-bars'>" + "".join(rows) + "</div>"

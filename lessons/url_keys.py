@@ -25,7 +25,10 @@ DISPLAY = ("palette", "cell_numbers", "table_view", "image_format", "weight_scal
 # The Masks lab's hand-drawn grid: read by every page while mask=custom (ui/shell.PageContext.custom_text),
 # and kept in the URL on every page while it is in use (issue 24.5).
 GRID = "masks_grid"
-EVERY_PAGE: tuple[str, ...] = SETTINGS + DISPLAY + (GRID,)
+# Class mode (ui/classmode.py): the class code, a student's id (a reload rejoins), the teacher's key. Kept on every
+# page while in a class.
+CLASS = ("class", "member", "teacher")
+EVERY_PAGE: tuple[str, ...] = SETTINGS + DISPLAY + (GRID,) + CLASS
 
 # The pages whose lesson declares its keys (lessons/url.py's UrlKey: name, kind, range, default).
 DECLARED: dict[str, tuple[UrlKey, ...]] = {
@@ -48,6 +51,7 @@ OWN_HANDLERS: dict[str, tuple[str, ...]] = {
 PAGE_KEYS: dict[str, tuple[str, ...]] = {
     "": (),
     "quiz": ("quiz_q",),
+    "class": (),
     **{page: names(keys) + OWN_HANDLERS.get(page, ()) for page, keys in DECLARED.items()},
 }
 

@@ -31,7 +31,7 @@ PROCESS_WIDE_AUDIT = {
     "why-heads.results": "ResultStore: locked, put() stores frozen RunResults",
 }
 # Builders that html.escape every text part (tests/test_limits_isolation.py feeds them markup).
-SAFE_HTML_BUILDERS = {"token_chips_html", "shape_flow_html", "focus_html", "live_loss_html"}
+SAFE_HTML_BUILDERS = {"token_chips_html", "shape_flow_html", "focus_html", "live_loss_html", "class_bars_html"}
 
 
 def rel(path: Path) -> str:
@@ -60,7 +60,7 @@ def safe_value(node: ast.AST) -> bool:
         return name in {"t", "escape", "len", "int", "float"} | SAFE_HTML_BUILDERS
     if isinstance(node, ast.Name):
         # walkthrough: where = t("walk.step_of", ...); ui.choice.HIDDEN_CSS; ui.tables.CSS
-        return node.id in {"where", "HIDDEN_CSS", "TABLE_CSS"}
+        return node.id in {"where", "HIDDEN_CSS", "TABLE_CSS", "BAR_CSS", "BIG_CSS"}  # our own style sheets
     if isinstance(node, ast.Attribute):
         name = ast.unparse(node)  # ui/seam's constants: Streamlit DOM names, never user text
         return name.startswith("seam.") and name.endswith("_SELECTOR")

@@ -28,6 +28,16 @@ if [ ! -f "$stamp" ]; then
 fi
 
 if [ $want_tests = 1 ]; then
+  # Class mode's store is tested on a real PostgreSQL server the tests start themselves (tests/pg_server.py).
+  if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then
+    if command -v apt-get >/dev/null 2>&1; then
+      SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+      $SUDO apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq postgresql >/dev/null
+    else
+      echo "setup: install PostgreSQL (its initdb and pg_ctl) for the class-mode tests" >&2
+    fi
+  fi
   # Browser tests use the system's Chromium: Playwright's own browser download is not available everywhere.
   if [ -z "${CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ]; then
     if command -v apt-get >/dev/null 2>&1; then

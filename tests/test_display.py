@@ -438,7 +438,9 @@ def test_a_weights_chart_shows_its_own_range_or_0_to_1_and_says_which():
     header = header_of(scores, words=worded(scores, en, "png", "data"), weight_scale="data")
     assert (header["vmin"], header["vmax"], header["scale"], header["range"]) == (-3.0, 3.0, "", "")
     assert display.sanitize({"weight_scale": "UNIT"})[0].weight_scale == "unit"
-    assert display.sanitize({"weight_scale": "zoom"})[1] == [("weight_scale", "zoom", "data")]
+    assert [(f.key, f.given, f.used) for f in display.sanitize({"weight_scale": "zoom"})[1]] == [
+        ("weight_scale", "zoom", "data")
+    ]
     assert display.Display().weight_scale == "data"
 
 

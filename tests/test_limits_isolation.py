@@ -238,3 +238,13 @@ def test_the_live_loss_curve_escapes_its_labels():
     )
     assert "<script" not in out and "onerror=1>" not in out
     assert out.count("<img") == 1 and 'alt="" src="data:image/svg+xml;base64,' in out  # its own lines only
+
+
+def test_class_bars_escape_every_label():
+    """Class mode's answer bars: a quick question's or a nickname-bearing label full of markup comes out as text."""
+    from charts.diagrams import class_bars_html
+
+    out = class_bars_html(
+        [("<script>window.__xss=1</script>", True, 50.0, 3), ("\"'><img src=x onerror=1>", False, 50, 3)]
+    )
+    assert "<script" not in out and "<img" not in out and "cm-right" in out

@@ -15,6 +15,7 @@ import pytest
 from chart_reader import charts, heatmaps
 from conftest import ROOT, run_app
 
+from lessons import url_keys as U
 from lessons import walkthrough as W
 from ui import navigation
 
@@ -57,6 +58,7 @@ PINS = {
     ("real-model", (("real_tab", "core"),)): (0, 0, 0),
     ("why-heads", ()): (0, 0, 0),  # nothing trained yet: the loss chart appears with results
     ("quiz", ()): (0, 0, 0),
+    ("class", ()): (0, 0, 0),  # class mode: no chart (its distribution is HTML bars)
     # KV cache: its heatmaps go through the chart route (ui/heatmaps.py, not counted here); memory: one line chart
     ("kv-cache", ()): (0, 0, 0),
     ("kv-cache", (("kv_tab", "decode"),)): (0, 0, 0),
@@ -123,10 +125,14 @@ BYTE_VIEWS = list(PINS) + [
 ]
 
 
+# Drawn outside app.py's live fragment: a slider step never sends them again (the language, the display options).
+NOT_ON_A_STEP = {"lang", *U.DISPLAY}
+
+
 def page_bytes(at) -> tuple[int, list[tuple[str, int]]]:
     """What the page's elements weigh as Streamlit sends them (serialised protos, plus ~128 bytes of
     envelope each), and the biggest ones: an upper bound on any one step's bytes, which sends at most
-    every element once (unchanged large ones go as a hash)."""
+    every element of the live fragment once (unchanged large ones go as a hash)."""
     total, big = 0, []
 
     def walk(node):
@@ -135,6 +141,8 @@ def page_bytes(at) -> tuple[int, list[tuple[str, int]]]:
         if children:
             for child in children.values():
                 walk(child)
+        elif (getattr(node, "key", None) or "").removesuffix("_shown") in NOT_ON_A_STEP:
+            return
         elif getattr(node, "proto", None) is not None:
             size = node.proto.ByteSize()
             total += size + 128

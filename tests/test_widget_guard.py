@@ -13,7 +13,7 @@ import math
 
 import pytest
 from conftest import run_app
-from streamlit.proto.WidgetStates_pb2 import WidgetStates
+from streamlit.proto.WidgetStates_pb2 import WidgetState, WidgetStates
 
 import i18n
 from i18n import plain
@@ -165,3 +165,16 @@ def test_over_a_real_websocket_every_sidebar_widget_sent_nan_keeps_the_session_w
                 assert not after.exceptions, after.exceptions
 
     asyncio.run(go())
+
+
+def test_a_whole_number_from_an_int_number_box_is_a_valid_value():
+    """Streamlit's number box declares double_value, and the browser sends an int box's value as int_value (seen:
+    every seed, head and batch box was refused as crafted): both are numbers, and the value passes."""
+    from types import SimpleNamespace
+
+    from ui.seam import widget_guard
+
+    box = SimpleNamespace(value_type="double_value", serializer=lambda v: v, formatted_options=None)
+    sent = WidgetState(id="seed", int_value=12)
+    assert widget_guard.problem(sent, box, lambda: 12) is None
+    assert widget_guard.problem(WidgetState(id="seed", string_value="12"), box, lambda: "12") is not None

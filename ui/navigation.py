@@ -12,6 +12,7 @@ PAGES = (  # (file, url_path, icon); the file name equals the url_path so deep l
     ("pages/positions.py", "positions", ":material/format_list_numbered:"),
     ("pages/kv-cache.py", "kv-cache", ":material/memory:"),
     ("pages/quiz.py", "quiz", ":material/quiz:"),
+    ("pages/class.py", "class", ":material/co_present:"),
 )
 
 

@@ -69,7 +69,8 @@ def problem(state, metadata, decode) -> str | None:
     field = state.WhichOneof("value")
     if field is None:
         return None  # cleared: the widget's default, Streamlit's own rule
-    if metadata.value_type and field != metadata.value_type:
+    numbers = {"int_value", "double_value"}  # a number box says double_value; an int one's browser sends int_value
+    if metadata.value_type and field != metadata.value_type and not {field, metadata.value_type} <= numbers:
         return f"{field} sent to a {metadata.value_type} widget"
     raw = getattr(state, field)
     raw = list(raw.data) if hasattr(raw, "data") else raw

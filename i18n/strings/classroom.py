@@ -1,0 +1,162 @@
+"""Class mode: the projector, joining, following the teacher, asking the class (ui/classmode.py, pages/class.py)."""
+
+STRINGS = {
+    "page.class": {"zh": "课堂", "en": "Class"},
+    "class.sidebar.header": {"zh": "课堂", "en": "Class"},
+    "class.start": {"zh": "开始上课", "en": "Start a class"},
+    "class.start.help": {
+        "zh": "生成一个课堂码和二维码，学生加入后会跟随你的页面、步骤和设置。",
+        "en": "Makes a class code and a QR code; students who join follow your page, step and settings.",
+    },
+    "class.join": {"zh": "加入课堂", "en": "Join a class"},
+    "class.join.code": {"zh": "课堂码", "en": "Class code"},
+    "class.join.code.help": {
+        "zh": "老师投影上的 5 个字符，大小写都可以。",
+        "en": "The 5 characters on the projector, any case.",
+    },
+    "class.join.nickname": {"zh": "昵称（可不填）", "en": "Nickname (optional)"},
+    "class.join.nickname.help": {
+        "zh": "最多 {n} 个字符；只在老师导出的记录里出现。",
+        "en": "At most {n} characters; only in the record the teacher exports.",
+    },
+    "class.join.button": {"zh": "加入", "en": "Join"},
+    "class.join.open": {"zh": "打开课堂页", "en": "Open the class page"},
+    "class.joined": {"zh": "已加入课堂 {code}", "en": "In class {code}"},
+    "class.joined.as": {"zh": "昵称：", "en": "Nickname:"},
+    "class.leave": {"zh": "离开课堂", "en": "Leave the class"},
+    "class.end": {"zh": "结束课堂", "en": "End the class"},
+    "class.end.help": {
+        "zh": "课堂码立即失效；已记录的答案仍可导出。",
+        "en": "The code stops working at once; the answers recorded can still be exported.",
+    },
+    "class.teacher": {"zh": "你是课堂 {code} 的老师", "en": "You teach class {code}"},
+    "class.teacher.link": {
+        "zh": "你的老师链接（只有它能控制课堂，不要分享）：",
+        "en": "Your teacher link (only it can steer the class; do not share it):",
+    },
+    "class.projector": {"zh": "投影视图", "en": "Projector view"},
+    "class.big.join": {
+        "zh": "加入课堂：扫码，或打开链接后输入课堂码",
+        "en": "Join: scan, or open the link and type the code",
+    },
+    "class.qr.alt": {"zh": "加入课堂的二维码", "en": "QR code to join the class"},
+    "class.counts": {
+        "zh": "在线 {connected} 人 · 跟随 {following} · 自由探索 {exploring} · 共加入 {members}",
+        "en": "{connected} connected · {following} following · {exploring} exploring · {members} joined",
+    },
+    "class.follow": {"zh": "跟随老师", "en": "Follow the teacher"},
+    "class.explore": {"zh": "自己探索", "en": "Explore on my own"},
+    "class.following": {
+        "zh": "正在跟随老师：页面、步骤和设置会随老师一起变。",
+        "en": "Following the teacher: your page, step and settings move with the teacher's.",
+    },
+    "class.exploring": {
+        "zh": "正在自己探索：老师的操作不会移动你的页面。",
+        "en": "Exploring on your own: the teacher's moves do not move your page.",
+    },
+    "class.score": {"zh": "课堂得分", "en": "Class score"},
+    "class.score.value": {"zh": "{right} / {answered}", "en": "{right} / {answered}"},
+    # ---------------------------------------------------------------- asking
+    "class.ask.header": {"zh": "向全班提问", "en": "Ask the class"},
+    "class.ask.quiz": {"zh": "测验题编号（基于当前设置）", "en": "Quiz question number (on the current settings)"},
+    "class.ask.quiz.button": {"zh": "提问这道题", "en": "Ask this question"},
+    "class.ask.choice": {"zh": "快速选择题", "en": "Quick multiple choice"},
+    "class.ask.choice.options": {"zh": "选项个数", "en": "Number of options"},
+    "class.ask.choice.right": {"zh": "正确答案", "en": "Right answer"},
+    "class.ask.choice.none": {"zh": "不设（征询意见）", "en": "None (an opinion poll)"},
+    "class.ask.choice.button": {"zh": "提问 A–{last}", "en": "Ask A–{last}"},
+    "class.ask.choice.prompt": {
+        "zh": "选一个答案（题目见老师的投影）。",
+        "en": "Pick one answer (the question is on the teacher's screen).",
+    },
+    "class.question": {"zh": "问题 {n}", "en": "Question {n}"},
+    "class.question.round2": {"zh": "问题 {n} · 第二轮投票", "en": "Question {n} · second vote"},
+    "class.answers": {"zh": "已收到 {n} 个答案", "en": "{n} answers received"},
+    "class.answers.of": {
+        "zh": "已收到 {n} 个答案（在线 {connected} 人）",
+        "en": "{n} answers received ({connected} connected)",
+    },
+    "class.close": {"zh": "停止投票", "en": "Close the vote"},
+    "class.reveal": {"zh": "揭晓", "en": "Reveal"},
+    "class.second": {"zh": "讨论后再投一次", "en": "Second vote after discussion"},
+    "class.round1": {"zh": "第一轮", "en": "First vote"},
+    "class.round2": {"zh": "第二轮", "en": "Second vote"},
+    "class.right": {"zh": "正确答案：{answer}", "en": "Right answer: {answer}"},
+    "class.right.none": {"zh": "这道题没有设正确答案。", "en": "This question has no right answer set."},
+    "class.mistake.count": {"zh": "{n} 人：", "en": "{n} students:"},
+    "class.no_votes": {"zh": "还没有答案。", "en": "No answers yet."},
+    "class.state.open": {"zh": "投票中", "en": "Voting"},
+    "class.state.closed": {"zh": "投票已停止", "en": "Vote closed"},
+    "class.state.revealed": {"zh": "已揭晓", "en": "Revealed"},
+    "class.export": {"zh": "导出记录（CSV）", "en": "Export the record (CSV)"},
+    "class.export.help": {
+        "zh": "每个答案一行：题号、轮次、昵称（如有）、答案、对错、已知错误。没有其他个人信息。",
+        "en": "One line per answer: question, round, nickname (if any), answer, right or not, known mistake. "
+        "No other personal data.",
+    },
+    "class.history": {"zh": "本节课的问题", "en": "This class's questions"},
+    # ---------------------------------------------------------------- a student's vote
+    "class.vote.submit": {"zh": "提交答案", "en": "Send my answer"},
+    "class.vote.counted": {"zh": "你的答案已计入：{given}", "en": "Your answer is counted: {given}"},
+    "class.vote.already": {
+        "zh": "这一轮你已经投过票了；计入的是第一次的答案：{given}",
+        "en": "You already voted in this round; your first answer counts: {given}",
+    },
+    "class.vote.wait": {"zh": "等待老师揭晓……", "en": "Waiting for the teacher to reveal..."},
+    "class.vote.closed": {"zh": "投票已停止。", "en": "The vote is closed."},
+    "class.vote.yours": {"zh": "你的答案：{given}", "en": "Your answer: {given}"},
+    "class.vote.you_right": {"zh": "你答对了。", "en": "You got it right."},
+    "class.vote.you_wrong": {"zh": "你的答案不对。", "en": "Your answer was not right."},
+    # ---------------------------------------------------------------- refusals (classroom.ClassError reasons)
+    "class.error.bad_code": {
+        "zh": "{given} 不是课堂码：课堂码是 5 个字母或数字（没有 0、O、1、I 这类容易看错的字符）。",
+        "en": "{given} is not a class code: a code is 5 letters or digits (none that look alike, such as 0, O, 1, I).",
+    },
+    "class.error.not_found": {"zh": "没有课堂码为 {given} 的课堂。", "en": "There is no class with the code {given}."},
+    "class.error.expired": {"zh": "课堂 {given} 已经结束。", "en": "Class {given} has ended."},
+    "class.error.not_teacher": {
+        "zh": "teacher={given} 不是这个课堂的老师密钥：只能作为学生加入。",
+        "en": "teacher={given} is not this class's teacher key: you can join as a student only.",
+    },
+    "class.error.not_member": {
+        "zh": "你还没有加入这个课堂（或链接里的学生编号 {given} 不对）：请重新加入。",
+        "en": "You have not joined this class (or the link's student id {given} is wrong): please join again.",
+    },
+    "class.error.no_class": {
+        "zh": "链接里有 {given}，却没有课堂码：已忽略。",
+        "en": "The link has {given} but no class code: ignored.",
+    },
+    "class.error.closed": {
+        "zh": "这道题的投票已经停止，你的答案没有计入。",
+        "en": "The vote on this question is closed: your answer was not counted.",
+    },
+    "class.error.rate_limited": {
+        "zh": "太快了：请稍等一秒再试。",
+        "en": "Too fast: please wait a second and try again.",
+    },
+    "class.error.nickname_too_long": {
+        "zh": "昵称太长：最多 {n} 个字符。",
+        "en": "That nickname is too long: at most {n} characters.",
+    },
+    "class.error.nickname_invalid": {"zh": "昵称无效。", "en": "That nickname is not valid."},
+    "class.error.class_full": {"zh": "这个课堂已满。", "en": "This class is full."},
+    "class.error.no_question": {"zh": "这个课堂里没有这道题。", "en": "This class has no such question."},
+    "class.error.no_third_round": {"zh": "每道题最多投两轮。", "en": "A question has two votes at most."},
+    "class.error.answer_too_long": {"zh": "答案太长了。", "en": "That answer is too long."},
+    "class.error.pick_one": {"zh": "请选一个选项。", "en": "Please pick one option."},
+    "class.error.bad_answer": {"zh": "这个答案无法计入。", "en": "That answer cannot be counted."},
+    "class.error.view_too_large": {
+        "zh": "当前视图太大，学生无法跟随（手绘掩码太大？）。",
+        "en": "This view is too large for students to follow (a very large hand-drawn mask?).",
+    },
+    "class.error.no_code": {
+        "zh": "暂时无法生成课堂码，请再试一次。",
+        "en": "No class code could be made; please try again.",
+    },
+    "class.error.bad_question": {"zh": "这道题无法提问。", "en": "This question cannot be asked."},
+    "class.error.bad_state": {"zh": "无效操作。", "en": "Not a valid action."},
+    "class.error.database": {
+        "zh": "课堂数据库暂时不可用：请稍后再试。",
+        "en": "The class database is not available right now: please try again shortly.",
+    },
+}

@@ -1,0 +1,92 @@
+"""Class mode in the app (AppTest, no browser): hostile links get a clear message and change nothing; a teacher's
+link is a teacher's only with the right key; a student's link rejoins; a follower takes the teacher's view."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import run_app
+
+from classroom import open_store
+
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
+
+
+@pytest.fixture
+def store(tmp_path, monkeypatch):
+    monkeypatch.setenv("ATTENTION_LAB_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("ATTENTION_LAB_DATABASE_URL", raising=False)
+    return open_store()
+
+
+def texts(at) -> str:
+    parts = [
+        e.value for kind in ("warning", "markdown", "caption", "text", "success", "info") for e in getattr(at, kind)
+    ]
+    return "\n".join(str(p) for p in parts)
+
+
+@pytest.mark.app
+def test_a_wrong_code_and_markup_get_a_clear_message(store):
+    for given, words in (("AAAAA", "no class with the code"), ("<b>x</b>", "is not a class code")):
+        at = run_app("class", lang="en", **{"class": given})
+        assert not at.exception
+        assert any(words in w.value for w in at.warning), [w.value for w in at.warning]
+        assert "<b>" not in texts(at).replace("` <b>x</b> `", "")
+
+
+@pytest.mark.app
+def test_an_expired_class(store):
+    code, key = store.create_class()
+    store.end_class(code, key)
+    at = run_app("class", lang="en", **{"class": code})
+    assert any("has ended" in w.value for w in at.warning)
+
+
+@pytest.mark.app
+def test_a_forged_teacher_key_never_opens_the_projector(store):
+    code, key = store.create_class()
+    forged = key[:-1] + ("x" if key[-1] != "x" else "y")
+    at = run_app("class", lang="en", **{"class": code, "teacher": forged})
+    assert not at.exception
+    assert any("is not this class's teacher key" in w.value for w in at.warning)
+    assert not [b for b in at.button if b.label.startswith("Reveal") or b.label.startswith("Ask")]
+    assert key not in texts(at)
+    teacher = run_app("class", lang="en", **{"class": code, "teacher": key})
+    assert any(b.label == "Ask A–D" for b in teacher.button)
+
+
+@pytest.mark.app
+def test_a_students_link_rejoins_and_an_unknown_id_does_not_become_a_student(store):
+    code, _ = store.create_class()
+    m = store.join(code, None, "Ann")
+    at = run_app("class", lang="en", **{"class": code, "member": m.member_id})
+    assert "In class " + code in texts(at)
+    stranger = run_app("class", lang="en", **{"class": code, "member": "A" * 16})
+    assert any("student id" in w.value for w in stranger.warning)
+    assert store.counts(code).members == 1
+
+
+@pytest.mark.app
+def test_a_key_without_a_class_is_said_and_ignored(store):
+    at = run_app(None, lang="en", member="<script>x</script>")
+    assert any("but no class code" in w.value for w in at.warning)
+
+
+@pytest.mark.app
+def test_a_follower_takes_the_teachers_page_values_but_not_the_language(store):
+    code, key = store.create_class()
+    m = store.join(code)
+    store.set_view(
+        code, key, {"page": "heads", "d_model": "128", "num_heads": "8", "seq_len": "6", "heads_tab": "cost"}
+    )
+    at = run_app("class", lang="zh", **{"class": code, "member": m.member_id})
+    assert not at.exception
+    from ui import classmode
+
+    view = store.view(code)[1]
+    at.session_state[classmode.PENDING] = view
+    at.run()
+    assert not at.exception
+    assert (
+        at.session_state["d_model"] == 128 and at.session_state["num_heads"] == 8 and at.session_state["lang"] == "zh"
+    )

@@ -1,0 +1,178 @@
+"""Class mode end to end in Chromium: a teacher and three students in four browser contexts, in zh and en: start
+a class, join by code, follow three walkthrough steps, one student explores and comes back, a vote, a reload
+mid-vote, the reveal, a second vote, the export. The class store is a SQLite file in a temp folder."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+
+import pytest
+from playwright.sync_api import expect
+from servers import Server
+
+pytestmark = pytest.mark.browser
+
+WORDS = {
+    "en": dict(
+        start="Start a class",
+        code="Class code",
+        nick="Nickname (optional)",
+        join="Join",
+        joined="In class",
+        ask="Ask A–D",
+        right="Right answer",
+        send="Send my answer",
+        reveal="Reveal",
+        counted="Your answer is counted",
+        second="Second vote after discussion",
+        explore="Explore on my own",
+        follow="Follow the teacher",
+        export="Export the record (CSV)",
+    ),
+    "zh": dict(
+        start="开始上课",
+        code="课堂码",
+        nick="昵称（可不填）",
+        join="加入",
+        joined="已加入课堂",
+        ask="提问 A–D",
+        right="正确答案",
+        send="提交答案",
+        reveal="揭晓",
+        counted="你的答案已计入",
+        second="讨论后再投一次",
+        explore="自己探索",
+        follow="跟随老师",
+        export="导出记录（CSV）",
+    ),
+}
+IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
+STEPS = ("split", "scores", "softmax")
+
+
+@pytest.fixture(scope="module")
+def class_server(tmp_path_factory):
+    old = os.environ.get("ATTENTION_LAB_DATA_DIR")
+    os.environ["ATTENTION_LAB_DATA_DIR"] = str(tmp_path_factory.mktemp("classes"))
+    try:
+        s = Server()
+    finally:
+        if old is None:
+            os.environ.pop("ATTENTION_LAB_DATA_DIR")
+        else:
+            os.environ["ATTENTION_LAB_DATA_DIR"] = old
+    yield s
+    s.stop()
+
+
+def idle(p) -> None:
+    p.wait_for_selector(IDLE, timeout=60_000)
+
+
+def at_step(p, step: str) -> None:
+    p.wait_for_function(f"new URLSearchParams(location.search).get('walk_step') === '{step}'", timeout=30_000)
+
+
+@pytest.mark.parametrize("teacher_lang,student_lang", [("en", "zh"), ("zh", "en")])
+def test_a_whole_class(browser, class_server, teacher_lang, student_lang):
+    T, S = WORDS[teacher_lang], WORDS[student_lang]
+    base = class_server.url
+    teacher_ctx = browser.new_context(viewport={"width": 1440, "height": 900}, accept_downloads=True)
+    tp = teacher_ctx.new_page()
+    tp.set_default_timeout(60_000)
+    tp.goto(f"{base}/class?lang={teacher_lang}")
+    idle(tp)
+    tp.get_by_role("button", name=T["start"]).first.click()
+    tp.wait_for_selector(".cm-code")
+    idle(tp)
+    code = tp.locator(".cm-code").inner_text().strip()
+    teacher_url = tp.url
+    assert re.fullmatch(r"[A-Z0-9]{5}", code) and "teacher=" in teacher_url
+
+    students, contexts = [], [teacher_ctx]
+    for i, width in enumerate((390, 1200, 1200)):
+        ctx = browser.new_context(viewport={"width": width, "height": 844})
+        contexts.append(ctx)
+        sp = ctx.new_page()
+        sp.set_default_timeout(60_000)
+        sp.goto(f"{base}/class?lang={student_lang}")
+        idle(sp)
+        sp.get_by_role("textbox", name=S["code"]).fill(code.lower() if i == 0 else code)
+        sp.get_by_role("textbox", name=S["nick"]).fill(["<b>Li</b>", "", "Ann"][i])
+        sp.get_by_role("button", name=S["join"], exact=True).click()
+        sp.wait_for_selector(f"text={S['joined']}")
+        sp.wait_for_function("location.search.includes('member=')")  # a reload rejoins as this student
+        assert "teacher=" not in sp.url
+        students.append(sp)
+    assert students[0].locator("b", has_text="Li").count() == 0  # the nickname is text, never markup
+
+    # Follow the teacher through three walkthrough steps (and a setting).
+    for step in STEPS:
+        tp.goto(teacher_url.replace("/class?", "/walkthrough?") + f"&walk_step={step}&seq_len=6")
+        idle(tp)
+        for sp in students:
+            at_step(sp, step)
+    assert all("seq_len=6" in sp.url for sp in students)
+
+    # One student explores: the teacher's move leaves them; "Follow the teacher" brings them back.
+    explorer = students[1]
+    explorer.get_by_role("button", name=S["explore"]).click()
+    explorer.get_by_role("button", name=S["follow"]).wait_for()
+    tp.goto(teacher_url.replace("/class?", "/walkthrough?") + "&walk_step=mix")
+    idle(tp)
+    at_step(students[2], "mix")
+    assert "walk_step=softmax" in explorer.url
+    explorer.get_by_role("button", name=S["follow"]).click()
+    at_step(explorer, "mix")
+
+    # A quick question, right answer B.
+    tp.goto(teacher_url)
+    idle(tp)
+    tp.locator(".st-key-cm_choice_right").get_by_text("B", exact=True).click()
+    expect(tp.locator(".st-key-cm_choice_right").get_by_role("radio", name="B")).to_be_checked()
+    idle(tp)
+    tp.get_by_role("button", name=T["ask"]).click()
+    for sp in students:
+        sp.get_by_role("button", name=S["send"]).wait_for()
+    students[2].reload()  # a reload mid-vote: back in the class, the question still there
+    idle(students[2])
+    students[2].get_by_role("button", name=S["send"]).wait_for()
+    for sp, answer in zip(students, "BAB"):
+        sp.get_by_test_id("stRadioGroup").get_by_text(answer, exact=True).click()
+        sp.get_by_role("button", name=S["send"]).click()
+        sp.get_by_text(S["counted"]).wait_for()
+    students[0].reload()  # after voting: the vote is still counted
+    students[0].get_by_text(S["counted"]).wait_for()
+    tp.get_by_text(re.compile("3 answers received|已收到 3 个答案")).wait_for()
+    tp.get_by_role("button", name=T["reveal"]).click()
+    tp.wait_for_selector(".cm-bars")
+    for sp in students:
+        sp.wait_for_selector(".cm-bars")
+    assert tp.locator(".cm-right").count() == 1
+
+    # The second vote, both distributions side by side.
+    tp.get_by_role("button", name=T["second"]).click()
+    for sp in students:
+        sp.get_by_role("button", name=S["send"]).wait_for()
+    for sp in students:
+        sp.get_by_test_id("stRadioGroup").get_by_text("B", exact=True).click()
+        sp.get_by_role("button", name=S["send"]).click()
+        sp.get_by_text(S["counted"]).wait_for()
+    tp.get_by_text(re.compile("3 answers received|已收到 3 个答案")).wait_for()
+    tp.get_by_role("button", name=T["reveal"]).click()
+    tp.wait_for_function("document.querySelectorAll('.cm-bars').length === 2")
+
+    # The export: one line per vote, nicknames as given, no student id.
+    with tp.expect_download() as download:
+        tp.get_by_role("button", name=T["export"]).click()
+    text = open(download.value.path(), encoding="utf-8-sig").read()
+    rows = list(csv.DictReader(io.StringIO(text)))
+    assert len(rows) == 6 and {r["round"] for r in rows} == {"1", "2"}
+    assert sum(r["correct"] == "True" for r in rows if r["round"] == "1") == 2
+    assert "<b>Li</b>" in {r["nickname"] for r in rows}
+    assert not any(m in text for m in re.findall(r"member=([\w-]+)", " ".join(sp.url for sp in students)))
+    for ctx in contexts:
+        ctx.close()

@@ -1,0 +1,777 @@
+"""Class mode's Streamlit glue: the sidebar's class section, the projector (pages/class.py), joining, following
+the teacher and voting. Everything kept is in the class store (classroom/, a database), so a reload, a phone
+that slept or a server restart comes back to the same class with its answers.
+
+The link carries who you are: `class` (the code), `member` (a student's random id: a reload rejoins) or `teacher`
+(the teacher key: only the teacher's own link has it). app.py calls four functions:
+- apply_pending()  first in a run: enter the class the link names; apply the teacher's view a poll brought
+- panel(url_path)  after st.navigation: the sidebar's class section, the once-a-second poll, a student's question
+- publish(url_path) at the end of a run: the teacher's view to the class; the class keys kept in the address bar
+
+Following works through two functions only, read_view() and apply_view(): the page and its neutral values as a
+flat dict of strings (the shared settings but the language, the page's own URL keys, the hand-drawn grid).
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import time
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+import segno
+import streamlit as st
+from sqlalchemy.exc import SQLAlchemyError
+from streamlit.errors import StreamlitAPIException
+
+import i18n
+from charts.diagrams import class_bars_html
+from classroom import ClassError, open_store
+from classroom import questions as CQ
+from classroom.limits import CHOICES_MAX, CHOICES_MIN, NICKNAME_MAX
+from lessons import quiz as Q
+from lessons import url_keys as URL_KEYS
+from lessons.export import GRID_PARAM
+from lessons.settings import SETTING_KEYS
+from ui.words import word
+
+CLASS_KEY, MEMBER_KEY, TEACHER_KEY = URL_KEYS.CLASS
+CLASS_PAGE = "class"
+STATE = "_classmode"  # this session's class: code, teacher key or member id, following, what it has seen
+PENDING = "_classmode_view"  # the teacher's view a poll brought, applied at the start of the next run
+POLL_SECONDS = 1.0
+TOUCH_SECONDS = 10.0  # "still here" is written at most this often (200 students: 20 writes a second)
+FOLLOWED = tuple(k for k in SETTING_KEYS if k != "lang")  # each student keeps their own language
+INT_SETTINGS = ("d_model", "num_heads", "seq_len", "seed")
+MAX_VALUE_CHARS = 2_000
+
+
+def page_file(url_path: str) -> str:
+    return f"pages/{url_path or 'home'}.py"  # app.py's PAGES: the file name equals the url_path
+
+
+def class_state() -> dict:
+    return st.session_state.setdefault(STATE, {})
+
+
+def _t(lang: str) -> Callable[..., str]:
+    return lambda key, **kw: i18n.t(key, lang, **kw)
+
+
+def _lang() -> str:
+    lang = st.session_state.get("lang")
+    return lang if lang in i18n.LANGS else i18n.DEFAULT_LANG
+
+
+def _store():
+    return open_store()
+
+
+def _refusal(reason: str, given: object = "") -> tuple[str, dict]:
+    return reason, {"given": i18n.plain(given), "n": NICKNAME_MAX}
+
+
+def _say_refusal(refusal: tuple[str, dict] | None, lang: str) -> None:
+    if refusal:
+        reason, fmt = refusal
+        st.warning(i18n.t(f"class.error.{reason}", lang, **fmt), icon=":material/block:")
+
+
+def _call(fn, *args, given: object = ""):
+    """(result, None) or (None, refusal): a ClassError's reason, or "database" when the store is unreachable."""
+    try:
+        return fn(*args), None
+    except ClassError as e:
+        return None, _refusal(e.reason, given)
+    except SQLAlchemyError:
+        return None, _refusal("database")
+
+
+# ------------------------------------------------------------------ the view: read / apply (neutral values)
+
+
+def read_view(url_path: str) -> dict[str, str]:
+    """The current page and its neutral values, as the class should see them."""
+    view = {"page": url_path}
+    for key in FOLLOWED:
+        if st.session_state.get(key) is not None:
+            view[key] = str(st.session_state[key])
+    for key in URL_KEYS.PAGE_KEYS.get(url_path, ()):
+        value = st.query_params.get(key)
+        if value is not None and len(value) <= MAX_VALUE_CHARS:
+            view[key] = value
+    grid = st.query_params.get(GRID_PARAM)
+    if view.get("mask") == "custom" and grid and len(grid) <= MAX_VALUE_CHARS:
+        view[GRID_PARAM] = grid
+    return view
+
+
+def apply_view(view: dict, current_page: str | None) -> None:
+    """Make this session show `view` (before any widget is drawn): the settings into session state (app.py's
+    settle_settings checks them as it checks a link's), the page's keys into the URL, then the page."""
+    if not isinstance(view, dict):
+        return
+    for key in FOLLOWED:
+        value = view.get(key)
+        if isinstance(value, str) and len(value) <= 40:
+            st.session_state[key] = int(value) if key in INT_SETTINGS and value.lstrip("-").isdigit() else value
+    page = view.get("page")
+    if page not in URL_KEYS.PAGE_KEYS:
+        return
+    own = URL_KEYS.PAGE_KEYS[page]
+    # A page's own values also live in a "<page>_kept" dict (ui/url_state) that wins over the URL: forgotten.
+    for name, value in list(st.session_state.items()):
+        if str(name).endswith("_kept") and isinstance(value, dict):
+            for key in own:
+                value.pop(key, None)
+    params: dict[str, str] = {}
+    for key in own:
+        value = view.get(key)
+        if not isinstance(value, str):
+            st.session_state.pop(key, None)  # the teacher's page is at this key's default
+            try:
+                if key in st.query_params:
+                    del st.query_params[key]
+            except StreamlitAPIException:
+                pass
+            continue
+        try:
+            st.query_params[key] = value  # a key the page reads from the URL (a section tab)
+            st.session_state.pop(key, None)
+            params[key] = value
+        except StreamlitAPIException:  # bound to a widget: Streamlit takes the widget's value, set before it draws
+            st.session_state[key] = _typed(value)
+    if isinstance(view.get(GRID_PARAM), str) and view.get("mask") == "custom":
+        params[GRID_PARAM] = view[GRID_PARAM]
+        st.query_params[GRID_PARAM] = view[GRID_PARAM]
+    if page != current_page:
+        params.update(_class_params())
+        st.switch_page(page_file(page), query_params=params)
+
+
+def _typed(value: str) -> object:
+    """A URL value as the widget bound to it holds it (the pages' keys are ids and numbers)."""
+    try:
+        return int(value)
+    except ValueError:
+        pass
+    try:
+        return float(value)
+    except ValueError:
+        return value
+
+
+# ------------------------------------------------------------------ entering a class from the link
+
+
+def _class_params() -> dict[str, str]:
+    s = class_state()
+    out = {}
+    if s.get("code"):
+        out[CLASS_KEY] = s["code"]
+    if s.get("key"):
+        out[TEACHER_KEY] = s["key"]
+    if s.get("member"):
+        out[MEMBER_KEY] = s["member"]
+    return out
+
+
+def _adopt_link() -> None:
+    """The class the link names, once per distinct link: a teacher's key, a student's id (a reload rejoins), or
+    just a code (the join form opens with it)."""
+    s = class_state()
+    link = tuple(st.query_params.get(k) for k in URL_KEYS.CLASS)
+    raw_code, raw_member, raw_key = link
+    if raw_code is None and link != s.get("link") and (raw_member is not None or raw_key is not None):
+        s["link"] = link  # a student id or a teacher key without a class: said, and dropped from the link
+        s["error"] = _refusal("no_class", raw_member if raw_member is not None else raw_key)
+        for key in (MEMBER_KEY, TEACHER_KEY):
+            if key in st.query_params:
+                del st.query_params[key]
+        return
+    if raw_code is None or link == s.get("link") or raw_code == s.get("code") and (s.get("key") or s.get("member")):
+        return
+    s["link"] = link
+    info, refusal = _call(_store().find, raw_code, given=raw_code)
+    if refusal:
+        s.clear()
+        s["error"] = refusal
+        s["link"] = link
+        return
+    code = info.code
+    if raw_key is not None:
+        if _store().is_teacher(code, raw_key):
+            s.update(code=code, key=raw_key, member=None)
+            return
+        s["error"] = _refusal("not_teacher", raw_key)
+    if raw_member is not None:
+        member, refusal = _call(_store().member, code, raw_member, given=raw_member)  # rejoin only, never a new id
+        if member is not None:
+            _enter_as_student(code, member)
+            return
+        s["error"] = refusal  # an id this class does not know: the join form
+    s.update(code=code, key=None, member=None)
+
+
+def _enter_as_student(code: str, member) -> None:
+    s = class_state()
+    s.update(code=code, key=None, member=member.member_id, nickname=member.nickname, following=member.following)
+    s["rerun_app"] = True
+    s["seen"] = -1  # the first poll brings the teacher's view
+
+
+def apply_pending() -> None:
+    """First thing in app.py's run, before any settings widget."""
+    try:
+        _adopt_link()
+    except SQLAlchemyError:
+        class_state()["error"] = _refusal("database")
+    view = st.session_state.pop(PENDING, None)
+    s = class_state()
+    if view is not None and s.get("member") and s.get("following"):
+        apply_view(view, s.get("page"))
+
+
+# ------------------------------------------------------------------ actions (widget callbacks)
+
+
+def _start() -> None:
+    s = class_state()
+    made, refusal = _call(_store().create_class)
+    if refusal:
+        s["error"] = refusal
+        return
+    code, key = made
+    s.clear()
+    s.update(code=code, key=key, member=None, published=None, rerun_app=True)
+
+
+def _join(code_key: str, nick_key: str) -> None:
+    s = class_state()
+    raw_code, nickname = st.session_state.get(code_key), st.session_state.get(nick_key) or None
+    member, refusal = _call(_store().join, raw_code, s.get("member"), nickname, given=raw_code)
+    if refusal:
+        s["error"] = refusal
+        return
+    _enter_as_student(_store().find(raw_code).code, member)
+
+
+def _leave() -> None:
+    class_state().clear()
+    for key in URL_KEYS.CLASS:
+        if key in st.query_params:
+            del st.query_params[key]
+    class_state().update(link=(None, None, None), rerun_app=True)
+
+
+def _end() -> None:
+    s = class_state()
+    _, refusal = _call(_store().end_class, s.get("code"), s.get("key"))
+    s["error"] = refusal
+    if refusal is None:
+        _leave()
+
+
+def _set_following(following: bool) -> None:
+    s = class_state()
+    _, refusal = _call(_store().set_following, s.get("code"), s.get("member"), following)
+    if refusal:
+        s["error"] = refusal
+        return
+    s["following"] = following
+    s["rerun_app"] = True
+    if following:
+        s["seen"] = -1  # back to the teacher's view at once
+
+
+def _ask_quiz(index_key: str) -> None:
+    s = class_state()
+    number = st.session_state.get(index_key)
+    from ui.shell import current_settings  # the settings as app.py settled them in this run
+
+    settings = current_settings()
+    grid = st.query_params.get(GRID_PARAM) if settings.mask == "custom" else None
+    try:
+        spec, answer_key = CQ.quiz_spec(settings, grid, int(number) - 1)
+    except (TypeError, ValueError):
+        s["error"] = _refusal("bad_question")
+        return
+    _, s["error"] = _call(_store().ask, s.get("code"), s.get("key"), "quiz", spec, answer_key)
+
+
+def _ask_choice(count_key: str, right_key: str) -> None:
+    s = class_state()
+    right = st.session_state.get(right_key)
+    try:
+        spec, answer_key = CQ.choice_spec(int(st.session_state.get(count_key)), right if right != "-" else None)
+    except (TypeError, ValueError):
+        s["error"] = _refusal("bad_question")
+        return
+    _, s["error"] = _call(_store().ask, s.get("code"), s.get("key"), "choice", spec, answer_key)
+
+
+def _teacher_act(action: str, question_id: int) -> None:
+    s = class_state()
+    s["rerun_app"] = True  # the whole page again: the export's record and the controls follow the action
+    store = _store()
+    if action == "second":
+        _, s["error"] = _call(store.second_round, s.get("code"), s.get("key"), question_id)
+    else:
+        _, s["error"] = _call(store.set_state, s.get("code"), s.get("key"), question_id, action)
+
+
+def _vote(question, input_key: str) -> None:
+    s = class_state()
+    graded = CQ.grade(question.kind, question.spec, question.answer_key, st.session_state.get(input_key))
+    if not graded.ok:
+        s["vote_error"] = (question.id, graded.error)
+        return
+    s.pop("vote_error", None)
+    counted, refusal = _call(
+        _store().vote,
+        s.get("code"),
+        s.get("member"),
+        question.id,
+        question.round,
+        graded.answer,
+        graded.correct,
+        graded.mistake,
+    )
+    s["error"] = refusal
+    if refusal is None and not counted:
+        s["vote_note"] = (question.id, question.round)
+
+
+# ------------------------------------------------------------------ drawing
+
+
+def panel(url_path: str, lang: str) -> None:
+    """The sidebar's class section, the poll, and (a student off the class page) the current question above the
+    page. One call from app.py after st.navigation."""
+    s = class_state()
+    s["page"] = url_path
+    s.pop("rerun_app", None)  # this is a whole-app run already
+    t = _t(lang)
+    main = st.container()  # above the page, in the main area: a phone shows the sidebar collapsed
+    with main:
+        _say_refusal(s.pop("error", None), lang)
+    with st.sidebar:
+        st.subheader(t("class.sidebar.header"))
+        if s.get("key"):
+            st.caption(t("class.teacher", code=s["code"]))
+            if url_path != CLASS_PAGE:
+                st.page_link(page_file(CLASS_PAGE), label=t("class.projector"), icon=":material/co_present:")
+            _poll(lang)
+        elif s.get("member"):
+            st.caption(t("class.joined", code=s["code"]))
+            _follow_buttons(t, "side")
+            _poll(lang)
+        else:
+            st.button(t("class.start"), on_click=_start, key="cm_start", help=t("class.start.help"))
+            st.page_link(page_file(CLASS_PAGE), label=t("class.join"), icon=":material/group_add:")
+    if s.get("member") and url_path != CLASS_PAGE:
+        with main:
+            _student_question(lang)
+
+
+def _follow_buttons(t, where: str) -> None:
+    s = class_state()
+    if s.get("following"):
+        st.caption(t("class.following"))
+        st.button(t("class.explore"), on_click=_set_following, args=(False,), key=f"cm_explore_{where}")
+    else:
+        st.caption(t("class.exploring"))
+        st.button(t("class.follow"), on_click=_set_following, args=(True,), key=f"cm_follow_{where}", type="primary")
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def _poll(lang: str) -> None:
+    """Once a second: has the teacher moved, or the question changed? Then the whole page runs again (a
+    follower's page, step and settings become the teacher's; the question panel redraws)."""
+    s = class_state()
+    code = s.get("code")
+    if not code:
+        return
+    store = _store()
+    status, refusal = _call(store.status, code, given=code)
+    if refusal:
+        _leave()
+        s["error"] = refusal
+        st.rerun(scope="app")
+    rerun = False
+    if s.get("member"):
+        now = time.time()
+        if now - s.get("touched", 0.0) > TOUCH_SECONDS:
+            s["touched"] = now
+            _call(store.touch, code, s["member"])
+        if s.get("following") and status.view_version != s.get("seen"):
+            view = _call(store.view, code)[0]
+            if view is not None:
+                s["seen"] = view[0]
+                if view[1]:
+                    st.session_state[PENDING] = view[1]
+                    rerun = True
+        sig = (status.question, status.round, status.state)
+        if sig != s.get("sig"):
+            rerun = rerun or s.get("sig") is not None
+            s["sig"] = sig
+    else:
+        counts = _call(store.counts, code)[0]
+        if counts is not None:
+            st.caption(i18n.t("class.counts", lang, **counts.__dict__))
+    if rerun:
+        st.rerun(scope="app")
+
+
+def publish(url_path: str) -> None:
+    """End of a run: keep the class keys in the address bar (a reload rejoins); a teacher's view goes to the
+    class when it changed."""
+    s = class_state()
+    if not s.get("code"):
+        return
+    for key, value in _class_params().items():
+        if st.query_params.get(key) != value:
+            st.query_params[key] = value
+    if s.get("key") and url_path != CLASS_PAGE:
+        view = read_view(url_path)
+        if view != s.get("published"):
+            _, refusal = _call(_store().set_view, s["code"], s["key"], view)
+            if refusal is None:
+                s["published"] = view
+
+
+# ------------------------------------------------------------------ questions and results
+
+
+def _question_words(question, lang: str):
+    """(prompt markdown, label of an answer's canonical text, mistake text of one) in `lang`."""
+    t = _t(lang)
+    if question.kind == "choice":
+        return t("class.ask.choice.prompt"), (lambda answer: str(CQ.decode(answer))), (lambda answer: None)
+    q, _ = CQ.quiz_question(question.spec, lang)
+
+    def label(answer: str) -> str:
+        try:
+            return word(Q.format_value(q, CQ.decode(answer)), t)
+        except (TypeError, ValueError, KeyError, IndexError):
+            return answer
+
+    def mistake(answer: str):
+        words = Q.mistake_text(q, CQ.decode(answer))
+        return None if words is None else word(words, t)
+
+    return word(Q.prompt_text(q), t), label, mistake
+
+
+def _right_text(question, label) -> str | None:
+    right = question.answer_key.get("right")
+    return None if right is None else label(right)
+
+
+def _bars(bars, label, right_label: str | None, lang: str) -> None:
+    """One round's distribution, big enough to read from the back of a room; the right answer marked."""
+    total = sum(b.count for b in bars)
+    if not total:
+        st.caption(i18n.t("class.no_votes", lang))
+        return
+    marked = right_label is not None
+    st.html(
+        BAR_CSS
+        + class_bars_html(
+            [
+                (
+                    i18n.literal(label(b.answer).replace("`", ""), 40),
+                    b.correct and marked,
+                    100 * b.count / total,
+                    b.count,
+                )
+                for b in bars
+            ]
+        )
+    )
+
+
+def _mistakes(bars, mistake, lang: str) -> None:
+    counted: dict[str, int] = {}
+    for b in bars:
+        if not b.correct and b.mistake:
+            text = mistake(b.answer)
+            if text:
+                counted[text] = counted.get(text, 0) + b.count
+    for text, n in sorted(counted.items(), key=lambda kv: -kv[1]):
+        st.markdown(f"**{i18n.t('class.mistake.count', lang, n=n)}** {text}")
+
+
+def _results(question, lang: str) -> None:
+    """The reveal: each round's distribution (side by side after a second vote), the right answer, the named
+    known mistakes with how many made each."""
+    t = _t(lang)
+    store, code = _store(), class_state().get("code")
+    _, label, mistake = _question_words(question, lang)
+    right = _right_text(question, label)
+    st.markdown(f"**{t('class.right', answer=right)}**" if right else t("class.right.none"))
+    rounds = list(range(1, question.round + 1))
+    cols = st.columns(len(rounds))
+    for col, r in zip(cols, rounds):
+        bars = _call(store.tally, code, question.id, r)[0] or []
+        with col:
+            if len(rounds) > 1:
+                st.markdown(f"#### {t('class.round1' if r == 1 else 'class.round2')}")
+            _bars(bars, label, right, lang)
+            _mistakes(bars, mistake, lang)
+
+
+def _answer_input(question, lang: str, key: str) -> None:
+    t = _t(lang)
+    if question.kind == "choice":
+        st.radio(t("quiz.your_answer"), question.spec["options"], index=None, key=key, horizontal=True)
+        return
+    q, tokens = CQ.quiz_question(question.spec, lang)
+    if q.answer_type == "choice":
+        st.radio(
+            t("quiz.your_answer"), q.options, index=None, key=key, format_func=lambda o: word(Q.option_text(q, o), t)
+        )
+    elif q.answer_type == "cells":
+        st.pills(
+            t("quiz.your_answer"),
+            q.options,
+            selection_mode="multi",
+            key=key,
+            format_func=lambda j: word(Q.option_text(q, j, tokens), t),
+        )
+    else:
+        hint = word(Q.hint_text(q), t)
+        st.text_input(t("quiz.your_answer"), key=key, placeholder=hint, max_chars=120)
+        st.caption(hint)
+
+
+def _student_question(lang: str) -> None:
+    """The current question on a student's screen: answer it, see it counted, and after the reveal the class's
+    answers. Its input keeps what was typed across reruns (a keyed widget)."""
+    s = class_state()
+    t = _t(lang)
+    store, code, member = _store(), s.get("code"), s.get("member")
+    question, refusal = _call(store.current_question, code)
+    if refusal:
+        _say_refusal(refusal, lang)
+        return
+    if question is None:
+        return
+    with st.container(border=True, key="cm_question"):
+        head = "class.question.round2" if question.round == 2 else "class.question"
+        st.markdown(f"### {t(head, n=question.number)}")
+        prompt, label, _ = _question_words(question, lang)
+        st.markdown(prompt)
+        mine = _call(store.my_votes, code, member, question.id)[0] or {}
+        vote = mine.get(question.round)
+        if question.state == "open" and vote is None:
+            key = f"cm_in_{question.id}_{question.round}"
+            with st.form(f"cm_form_{question.id}_{question.round}", border=False):
+                _answer_input(question, lang, key)
+                st.form_submit_button(
+                    t("class.vote.submit"), type="primary", on_click=_vote, args=(question, key), icon=":material/send:"
+                )
+            error = s.get("vote_error")
+            if error and error[0] == question.id:
+                why = error[1]
+                st.warning(
+                    t(f"class.error.{why}")
+                    if isinstance(why, str)
+                    else t("quiz.not_counted") + word(Q.error_text(why), t),
+                    icon=":material/edit_note:",
+                )
+        elif vote is not None:
+            note = s.get("vote_note") == (question.id, question.round)
+            given = i18n.plain(label(vote.answer), 40)
+            st.success(
+                t("class.vote.already" if note else "class.vote.counted", given=given), icon=":material/how_to_vote:"
+            )
+            if question.state == "open":
+                st.caption(t("class.vote.wait"))
+        else:
+            st.info(t("class.vote.closed"), icon=":material/lock:")
+        if question.state == "revealed":
+            last = mine.get(question.round) or mine.get(1)
+            if last is not None and question.answer_key.get("right") is not None:
+                st.markdown(t("class.vote.you_right") if last.correct else t("class.vote.you_wrong"))
+            _results(question, lang)
+
+
+# ------------------------------------------------------------------ the class page (pages/class.py)
+
+BAR_CSS = (
+    "<style>.cm-bars{font-family:sans-serif;margin:.3rem 0}.cm-row{display:flex;align-items:center;gap:.6rem;"
+    "margin:.35rem 0}.cm-lab{flex:0 0 34%;font-size:clamp(16px,2.2vw,34px);font-weight:600;overflow-wrap:anywhere}"
+    ".cm-track{flex:1;background:#eee;height:clamp(22px,3vw,48px);border-radius:4px}.cm-bar{height:100%;"
+    "background:#7a7a7a;border-radius:4px}.cm-right{background:#1b7f3b}.cm-n{flex:0 0 3.5em;text-align:right;"
+    "font-size:clamp(18px,2.4vw,38px);font-weight:700}</style>"
+)
+BIG_CSS = (
+    "<style>.cm-code{font:700 clamp(64px,11vw,200px)/1 monospace;letter-spacing:.12em;color:#111}"
+    ".cm-url{font:600 clamp(16px,2vw,32px) monospace;overflow-wrap:anywhere;color:#111}"
+    ".cm-count{font:700 clamp(22px,3vw,48px) sans-serif;color:#111}.cm-qr svg{width:100%;height:auto;"
+    "max-width:420px;background:#fff}</style>"
+)
+
+
+def _base_url() -> str:
+    parts = urlsplit(st.context.url or "")
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+
+
+def class_page(ctx) -> None:
+    s = class_state()
+    if s.pop("rerun_app", False):
+        # A class was entered or left from a button of this page, which runs inside app.py's live fragment: the
+        # sidebar's class section and its poll are outside it, so the whole app runs once more.
+        st.rerun(scope="app")
+    t = ctx.t
+    st.title(t("page.class"))
+    if s.get("key"):
+        _projector(ctx)
+    elif s.get("member"):
+        st.markdown(f"### {t('class.joined', code=s['code'])}")
+        if s.get("nickname"):
+            st.text(t("class.joined.as") + " " + s["nickname"])  # inert text: never markdown or HTML
+        _follow_buttons(t, "page")
+        right, answered = _call(_store().score, s["code"], s["member"])[0] or (0, 0)
+        st.metric(t("class.score"), t("class.score.value", right=right, answered=answered))
+        _student_question(ctx.lang)
+        st.button(t("class.leave"), on_click=_leave, key="cm_leave")
+    else:
+        with st.form("cm_join"):
+            st.markdown(f"### {t('class.join')}")
+            if s.get("code"):
+                st.session_state.setdefault("cm_code", s["code"])
+            st.text_input(t("class.join.code"), key="cm_code", max_chars=12, help=t("class.join.code.help"))
+            st.text_input(
+                t("class.join.nickname"),
+                key="cm_nick",
+                max_chars=NICKNAME_MAX,
+                help=t("class.join.nickname.help", n=NICKNAME_MAX),
+            )
+            st.form_submit_button(t("class.join.button"), type="primary", on_click=_join, args=("cm_code", "cm_nick"))
+        st.divider()
+        st.button(t("class.start"), on_click=_start, key="cm_start_page", help=t("class.start.help"))
+
+
+def _projector(ctx) -> None:
+    s = class_state()
+    t, lang, code = ctx.t, ctx.lang, s["code"]
+    join_url = f"{_base_url()}/{CLASS_PAGE}?{CLASS_KEY}={code}"
+    st.html(BIG_CSS)
+    left, right = st.columns([3, 2], vertical_alignment="center")
+    with left:
+        st.caption(t("class.big.join"))
+        st.html(f"<div class='cm-code' aria-label='{html.escape(code)}'>{html.escape(code)}</div>")
+        st.html(f"<div class='cm-url'>{html.escape(join_url)}</div>")
+        _live_counts(lang)
+    with right:
+        # A PNG drawn here by segno (st.html drops inline SVG): black on white, 2 modules of quiet zone.
+        png = io.BytesIO()
+        segno.make(join_url, error="m").save(png, kind="png", scale=12, border=2, dark="#000", light="#fff")
+        st.image(png.getvalue(), caption=t("class.qr.alt"), width=420)
+    with st.expander(t("class.teacher.link")):
+        st.code(f"{_base_url()}/{CLASS_PAGE}?{CLASS_KEY}={code}&{TEACHER_KEY}={s['key']}", language=None)
+    _live_question(lang)
+    st.subheader(t("class.ask.header"))
+    quiz_col, choice_col = st.columns(2)
+    with quiz_col:
+        from ui.shell import current_settings
+
+        settings = current_settings()
+        grid = st.query_params.get(GRID_PARAM) if settings.mask == "custom" else None
+        questions, _ = CQ.quiz_set(*CQ._args(CQ.settings_dict(settings), lang, grid))
+        st.number_input(t("class.ask.quiz"), 1, len(questions), 1, key="cm_quiz_number")
+        number = st.session_state.get("cm_quiz_number") or 1
+        st.caption(word(Q.prompt_text(questions[min(max(int(number), 1), len(questions)) - 1]), t))
+        st.button(t("class.ask.quiz.button"), on_click=_ask_quiz, args=("cm_quiz_number",), key="cm_ask_quiz")
+    with choice_col:
+        st.number_input(t("class.ask.choice.options"), CHOICES_MIN, CHOICES_MAX, 4, key="cm_choice_n")
+        n = st.session_state.get("cm_choice_n") or 4
+        letters = ["-", *CQ.LETTERS[: int(n)]]
+        # Radios, not select boxes: one click, and no open list for the projector's once-a-second redraws to close.
+        st.radio(
+            t("class.ask.choice.right"),
+            letters,
+            key="cm_choice_right",
+            horizontal=True,
+            format_func=lambda x: t("class.ask.choice.none") if x == "-" else x,
+        )
+        st.button(
+            t("class.ask.choice.button", last=CQ.LETTERS[int(n) - 1]),
+            on_click=_ask_choice,
+            args=("cm_choice_n", "cm_choice_right"),
+            key="cm_ask_choice",
+        )
+    st.divider()
+    # Built in this run, as bytes: a file made when clicked (a callable) was dropped by the once-a-second fragment
+    # runs before the browser fetched it (Chromium: "download canceled"). Every teacher action (ask, close,
+    # reveal, second vote) runs the whole page again, so the record is the one as of the last action.
+    csv_bytes = (_call(_store().export_csv, code, s["key"])[0] or "").encode("utf-8-sig")  # BOM: UTF-8 in a spreadsheet
+    st.download_button(
+        t("class.export"),
+        csv_bytes,
+        file_name=f"class-{code}.csv",
+        mime="text/csv",
+        help=t("class.export.help"),
+        key="cm_export",
+        on_click="ignore",  # no rerun: a rerun re-registers the file and the browser's download is cancelled
+        icon=":material/download:",
+    )
+    st.button(t("class.end"), on_click=_end, key="cm_end", help=t("class.end.help"))
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def _live_counts(lang: str) -> None:
+    counts = _call(_store().counts, class_state().get("code"))[0]
+    if counts is not None:
+        st.html(f"<div class='cm-count'>{html.escape(i18n.t('class.counts', lang, **counts.__dict__))}</div>")
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def _live_question(lang: str) -> None:
+    """The current question on the projector: its live count while open, the teacher's buttons, the results."""
+    s = class_state()
+    if s.pop("rerun_app", False):  # a teacher's button of this fragment was clicked
+        st.rerun(scope="app")
+    t = _t(lang)
+    store, code = _store(), s.get("code")
+    question = _call(store.current_question, code)[0]
+    if question is None:
+        return
+    with st.container(border=True, key="cm_live"):
+        head = "class.question.round2" if question.round == 2 else "class.question"
+        st.markdown(f"## {t(head, n=question.number)} · {t('class.state.' + question.state)}")
+        prompt, _, _ = _question_words(question, lang)
+        st.markdown(prompt)
+        n = _call(store.vote_count, code, question.id, question.round)[0] or 0
+        counts = _call(store.counts, code)[0]
+        connected = counts.connected if counts else 0
+        st.html(f"<div class='cm-count'>{html.escape(t('class.answers.of', n=n, connected=connected))}</div>")
+        b1, b2, b3 = st.columns(3)
+        b1.button(
+            t("class.close"),
+            on_click=_teacher_act,
+            args=("closed", question.id),
+            disabled=question.state != "open",
+            key="cm_close",
+        )
+        b2.button(
+            t("class.reveal"),
+            on_click=_teacher_act,
+            args=("revealed", question.id),
+            disabled=question.state == "revealed",
+            key="cm_reveal",
+            type="primary",
+        )
+        b3.button(
+            t("class.second"),
+            on_click=_teacher_act,
+            args=("second", question.id),
+            disabled=question.round >= 2 or question.state == "open",
+            key="cm_second",
+        )
+        if question.state == "revealed":
+            _results(question, lang)
