@@ -222,7 +222,7 @@ def page_part() -> None:
     step reruns live(), and this with it)."""
     url_state.gate(_page.url_path)  # a page widget's rerun brings the browser's query string too
     show_widget_resets(st.session_state["lang"])
-    seam.run_page(_page)  # the same page object again on each fragment rerun (ui/seam/__init__.py, entry 3)
+    seam.run_page(_page)  # the same page object again on each fragment rerun (ui/seam entry `fragment_page`)
     keep_in_url()  # after the page: every widget bound to the URL is drawn by now
     classmode.publish(_page.url_path)  # the teacher's view to the class; the class keys kept in the link
 

@@ -22,7 +22,7 @@ from lessons import walkthrough as W
 from lessons.heatmap import Heatmap
 from lessons.settings import Settings
 from lessons.url import Fix
-from ui import seam, url_state  # seam: Streamlit's DOM names (not public), entry 6
+from ui import seam, url_state  # seam: Streamlit's DOM names (not public), entry `test_ids`
 from ui.cache import shared, shared_function
 from ui.choice import HIDDEN_SUFFIX, labelled
 from ui.downloads import scenario_downloads

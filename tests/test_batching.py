@@ -91,3 +91,49 @@ def test_held_messages_do_not_wake_the_send_loop_each_but_the_last_one_does(monk
     enqueue(session, "script_finished")
     assert session.woken == 2
     assert flush(session) == ["script_started"] + [f"delta {i}" for i in range(30)] + ["script_finished"]
+
+
+def test_without_streamlits_queue_enqueue_the_send_path_is_left_as_streamlit_ships_it(monkeypatch):
+    """The held path calls ForwardMsgQueue.enqueue; a Streamlit without it keeps its own _enqueue_forward_msg."""
+    from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
+
+    batching.install()
+    flush, enqueue = AppSession.flush_browser_queue, AppSession._enqueue_forward_msg
+    monkeypatch.setattr(AppSession, "flush_browser_queue", flush._al_original)
+    monkeypatch.setattr(AppSession, "_enqueue_forward_msg", enqueue._al_original)
+    monkeypatch.setattr(AppSession, "_al_batching", False)
+    monkeypatch.delattr(ForwardMsgQueue, "enqueue")
+    assert batching.install() is True  # the flush is still held ...
+    assert AppSession.flush_browser_queue is not flush._al_original
+    assert AppSession._enqueue_forward_msg is enqueue._al_original  # ... but enqueue is Streamlit's own
+
+
+def test_batching_holds_a_real_sessions_messages_until_the_run_ends():
+    """Behaviour canary (seam entry `batching`): a real AppSession and ForwardMsgQueue hold a running script's
+    messages, wake the send loop once, and hand them all over, in order, when the run ends."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
+
+    assert batching.install()
+    woken = []
+
+    class Bare(AppSession):  # no script, no server: just what the send loop touches (and no shutdown on del)
+        def __del__(self):
+            pass
+
+    session = Bare.__new__(Bare)
+    session._state = AppSessionState.APP_IS_RUNNING
+    session._browser_queue = ForwardMsgQueue()
+    session._message_enqueued_callback = lambda: woken.append(1)
+    session._al_run_started = None
+    sent = []
+    for i in range(3):
+        msg = ForwardMsg()
+        msg.delta.new_element.markdown.body = f"line {i}"
+        msg.metadata.delta_path[:] = [0, i]
+        session._enqueue_forward_msg(msg)
+        sent += session.flush_browser_queue()
+    assert sent == [] and len(woken) <= 1, "Streamlit no longer lets the seam hold a running script's messages"
+    session._state = AppSessionState.APP_NOT_RUNNING
+    out = session.flush_browser_queue()
+    assert [m.delta.new_element.markdown.body for m in out] == ["line 0", "line 1", "line 2"]

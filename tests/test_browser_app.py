@@ -118,8 +118,9 @@ def test_deep_link_is_the_first_request_to_a_fresh_server(page, fresh_server):
 def test_the_first_visit_to_a_fresh_server_keeps_every_choice_in_the_link(page, fresh_server):
     """The first session after a server start is usually the teacher's, and the class opens the teacher's link.
 
-    Seen before ui/seam entry 11: in that first session only, a settings change (a rerun of the live fragment)
-    made Streamlit forget the widgets outside it, and the palette chosen next was drawn but never reached the link.
+    Seen before ui/seam's pages-folder flag (entry `deep_links`): in that first session only, a settings change
+    (a rerun of the live fragment) made Streamlit forget the widgets outside it, and the palette chosen next was
+    drawn but never reached the link.
     """
     open_app(page, fresh_server, "", lang="zh")
     pick_option(page, "mask_shown", i18n.t("mask.padding", "zh"))

@@ -39,14 +39,36 @@ def test_run_page_allows_the_same_page_object_to_run_on_every_fragment_rerun(mon
         seam.run_page(page)
 
 
-def test_the_streamlit_flag_it_relies_on_exists():
-    """run_page sets Page._can_be_called; if Streamlit renames it, this fails before a browser does."""
-    import inspect
+def test_streamlits_page_runs_once_a_run_and_the_seam_runs_it_again():
+    """Behaviour canary (seam entry `fragment_page`), on Streamlit's own Page: it refuses a second run()
+    in one script run, and seam.run_page runs the same page object again (each live-fragment rerun)."""
+    import streamlit as st
+    from streamlit.errors import StreamlitAPIException
 
-    from streamlit.navigation.page import Page
+    from ui import seam
 
-    run = inspect.getsource(Page.run)
-    assert "if not self._can_be_called" in run and "self._can_be_called = False" in run
+    page = st.Page(lambda: None, title="p", url_path="p")
+    page._can_be_called = True  # what st.navigation does for the page it returns
+    page.run()
+    with pytest.raises(StreamlitAPIException):
+        page.run()  # Streamlit's once-a-run rule: without the seam, the live fragment could not rerun it
+    seam.run_page(page)
+    seam.run_page(page)
+    assert page._can_be_called is False  # Streamlit's own flag, cleared by its own run() each time
+
+
+def test_a_fragment_rerun_never_preempts_a_running_script():
+    """Behaviour canary (seam entry `fragment_queue`), on Streamlit's own request queue: a widget's rerun of the
+    live fragment waits for the run in progress (app.py's whole-app run finishes drawing the sidebar and the page),
+    while a whole-app rerun interrupts it as usual."""
+    from streamlit.runtime.scriptrunner_utils.script_requests import RerunData, ScriptRequests, ScriptRequestType
+
+    requests = ScriptRequests()
+    assert requests.request_rerun(RerunData(fragment_id="live"))
+    assert requests.on_scriptrunner_yield() is None  # the running script goes on
+    assert requests.request_rerun(RerunData())  # a whole-app rerun (a language change) ...
+    request = requests.on_scriptrunner_yield()
+    assert request is not None and request.type == ScriptRequestType.RERUN  # ... stops it at once
 
 
 @pytest.mark.app

@@ -89,6 +89,22 @@ def test_reap_lets_go_of_sessions_past_the_window_and_keeps_recent_ones():
     assert sessions.reap(cache, None, seconds=30) == 1 and cache.lru_items() == []
 
 
+def test_reap_releases_a_disconnected_session_from_streamlits_own_storage():
+    """Behaviour canary (seam entry `sessions`), fast, on Streamlit's own MemorySessionStorage: a stored
+    (disconnected) session past the window is let go, with its page, and one inside it stays."""
+    import threading
+
+    from streamlit.runtime.memory_session_storage import MemorySessionStorage
+
+    storage = MemorySessionStorage(ttl_seconds=120)
+    storage.save(_Info(_Session("gone")))
+    page = weakref.ref(storage.get("gone").session.page)
+    assert sessions.reap(storage._cache, threading.Lock(), seconds=60) == 0  # inside the window: kept
+    assert sessions.reap(storage._cache, threading.Lock(), seconds=0) == 1
+    gc.collect()
+    assert storage.get("gone") is None and page() is None
+
+
 def test_the_reconnect_window_is_the_config_value():
     text = (ROOT / ".streamlit" / "config.toml").read_text()
     assert "disconnectedSessionTTL = 30" in text

@@ -82,7 +82,7 @@ def test_every_private_name_the_seam_touches_exists(where, name):
 
 
 def test_every_back_message_type_is_let_through_or_refused_on_purpose():
-    """Entry 12: a BackMsg type Streamlit adds (or drops) is looked at before it is let through or refused."""
+    """Entry `backmsg_guard`: a BackMsg type Streamlit adds (or drops) is looked at, then let through or refused."""
     from streamlit.proto.BackMsg_pb2 import BackendOperationRequest, BackMsg
 
     from ui.seam import backmsg_guard as g
@@ -94,6 +94,60 @@ def test_every_back_message_type_is_let_through_or_refused_on_purpose():
     from streamlit.web.server.starlette.starlette_websocket import _ROUTE_WEBSOCKET_STREAM
 
     assert "/" + _ROUTE_WEBSOCKET_STREAM == g.STREAM_PATH  # the websocket the guard reads
+
+
+def test_the_registry_is_small_and_every_entry_names_a_behaviour_canary_that_exists():
+    """At most 13 behaviours, each with its gain in one line and a test of the behaviour (not of a name)."""
+    assert len(seam.ENTRIES) <= 13
+    assert len({e.name for e in seam.ENTRIES}) == len(seam.ENTRIES)
+    for entry in seam.ENTRIES:
+        assert entry.gain and "\n" not in entry.gain and entry.checked == seam.CHECKED_STREAMLIT, entry.name
+        file, _, test = entry.canary.partition("::")
+        module = importlib.import_module(Path(file).stem)
+        assert callable(getattr(module, test, None)), f"{entry.name}: no canary {entry.canary}"
+
+
+def _url_app(script: str, url: dict):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_string(f"import sys\nsys.path.insert(0, {str(ROOT)!r})\n" + script, default_timeout=30)
+    at.query_params.update(url)
+    return at.run()
+
+
+NUMBER_IN_URL = """
+import streamlit as st
+from ui import seam
+if FORGET:
+    seam.forget_initial_url_value("n")
+st.number_input("n", key="n", bind="query-params", value=3)
+"""
+
+
+@pytest.mark.app
+def test_a_forgotten_url_value_no_longer_seeds_its_widget():
+    """Behaviour canary (entry `url_values`): Streamlit seeds a bound widget from the URL the page was loaded
+    with and its parser raises on n=1e400; after forget_initial_url_value the widget keeps the code's value."""
+    at = _url_app("FORGET = False\n" + NUMBER_IN_URL, {"n": "1e400"})
+    assert at.exception, "Streamlit no longer crashes on n=1e400: is forget_initial_url_value still needed?"
+    at = _url_app("FORGET = True\n" + NUMBER_IN_URL, {"n": "1e400"})
+    assert not at.exception and [n.value for n in at.number_input] == [3]
+
+
+LABELLED = """
+import streamlit as st
+st.segmented_control("m", ["causal", "none"], format_func=lambda v: "shown " + v, key="m", bind="query-params",
+                     default="causal")
+"""
+
+
+@pytest.mark.app
+def test_streamlit_writes_a_bound_widgets_displayed_label_into_the_url():
+    """Behaviour canary (entry `label_in_url`): the URL carries a bound widget's *formatted* option, so a
+    translated label would put the language into the link (ui/choice.py's hidden twin exists for this). If the
+    raw value starts to select, the twin can go."""
+    assert _url_app(LABELLED, {"m": "shown none"}).session_state["m"] == "none"
+    assert _url_app(LABELLED, {"m": "none"}).session_state["m"] == "causal"
 
 
 def test_the_canary_can_fail():
@@ -128,7 +182,7 @@ STREAMLIT_PRIVATE = (
         if w.startswith("streamlit.") and n not in ("query_params", "enqueue")
     ),
 )
-# plotly's private figure attributes the app once read (entry 7, retired): none may come back.
+# plotly's private figure attributes the app once read (retired, benchmarks/README.md): none may come back.
 PLOTLY_PRIVATE = {"_data", "_layout", "_grid_ref", "_validate"}
 PLOTLY_READERS: set[tuple[str, str]] = set()
 
@@ -155,7 +209,6 @@ def test_private_streamlit_is_touched_only_in_the_seam():
 
 
 def test_no_plotly_private_attribute_is_read():
-    doc = seam.__doc__
     found = set()
     for path in (p for p in APP_CODE if p.suffix == ".py"):
         rel = str(path.relative_to(ROOT))
@@ -177,7 +230,6 @@ def test_no_plotly_private_attribute_is_read():
                 if name in PLOTLY_PRIVATE:
                     found.add((rel, fn.name))
     assert found == PLOTLY_READERS, "a plotly private attribute is read again: list it in ui/seam/__init__.py"
-    assert "7. (Retired" in doc
 
 
 def test_one_switch_turns_it_all_off(monkeypatch):

@@ -40,7 +40,7 @@ def test_with_the_seam_off_pages_are_streamlits_own_and_still_work(page, server_
     expect(page.get_by_role("heading", name=i18n.t("page.walkthrough", "en"))).to_be_visible()
     # corrections are said at the top of the main area (a phone never shows the sidebar's)
     expect(page.locator("[data-testid=stMain] [data-testid=stAlert]").get_by_text("everything")).to_be_visible()
-    # Entry 6 (on with any version): the presenter view's captions keep 1.1rem through CAPTION_SELECTOR.
+    # Entry `test_ids` (on with any version): the presenter view's captions keep 1.1rem through CAPTION_SELECTOR.
     open_app(page, server_seam_off, "walkthrough", walk_view="present", lang="en")
     sizes = f"""() => [
         '.st-key-walk_present {seam.CAPTION_SELECTOR} p', '.st-key-walk_present [data-testid=stMarkdownContainer] p']
@@ -52,3 +52,21 @@ def test_with_the_seam_off_pages_are_streamlits_own_and_still_work(page, server_
     except PlaywrightTimeout:
         pass  # the assertion below says what was read
     assert page.evaluate(sizes) == ["17.6px", "24px"], page.evaluate(sizes)  # 1.1rem, the presenter's text 1.5rem
+
+
+def test_every_test_id_the_css_aims_at_is_on_a_rendered_page(page, server):
+    """Behaviour canary (seam entry `test_ids`): each of the app's CSS rules built on a Streamlit test id
+    matches an element of a rendered page (the presenter view has them all). If Streamlit renames one, its rule
+    silently matches nothing; this says which."""
+    from ui.choice import HIDDEN_SUFFIX
+
+    rules = [
+        f".st-key-walk_present {seam.CAPTION_SELECTOR} p",  # pages/walkthrough.py
+        f".st-key-walk_present {seam.BUTTON_GROUP_SELECTOR} button p",
+        seam.MAIN_BLOCK_SELECTOR,
+        f"{seam.LAYOUT_WRAPPER_SELECTOR}:has(> [class*='{HIDDEN_SUFFIX}'])",  # ui/choice.py's hidden carrier
+    ]
+    assert {s for s in seam.SELECTORS if not any(s in r for r in rules)} == set()  # every test id is checked
+    open_app(page, server, "walkthrough", walk_view="present", lang="en")
+    for rule in rules:  # the page is drawn progressively: each rule's element may come a moment later
+        page.locator(rule).first.wait_for(state="attached", timeout=30_000)  # a timeout names the rule that failed

@@ -34,7 +34,7 @@ export default function (component) {
   win.addEventListener("keydown", onKey);
   return () => { win.removeEventListener("keydown", onKey); if (win.__alStepKeys === onKey) win.__alStepKeys = null; };
 }
-""".replace("BUTTON_GROUP", seam.BUTTON_GROUP_SELECTOR)  # Streamlit's DOM name: ui/seam, entry 6
+""".replace("BUTTON_GROUP", seam.BUTTON_GROUP_SELECTOR)  # Streamlit's DOM name: ui/seam, entry `test_ids`
 KEYS = st.components.v2.component("attention_lab.step_keys", js=_JS)
 
 

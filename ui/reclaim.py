@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import logging
 import threading
 import time
 
@@ -27,7 +28,17 @@ from ui import seam
 from ui.cache import CACHE
 
 PERIOD = 30.0  # seconds between collections
+_LOG = logging.getLogger(__name__)
 _started = False
+_failed: set[str] = set()  # the steps whose failure was already logged (once each, not every PERIOD)
+
+
+def _log_once(step: str) -> None:
+    if step not in _failed:
+        _failed.add(step)
+        _LOG.warning("reclaim: %s failed; it is skipped from now on until it works", step, exc_info=True)
+
+
 _lock = threading.Lock()
 
 
@@ -51,9 +62,12 @@ def reclaim() -> None:
     # Disconnected sessions past their reconnect window (server.disconnectedSessionTTL): each one keeps its
     # pages' whole namespaces (runs, models, figures) through its widgets' callbacks (ui/seam/sessions.py).
     if seam.enabled():
-        from ui.seam import sessions
+        try:
+            from ui.seam import sessions
 
-        sessions.reap()
+            sessions.reap()
+        except Exception:  # noqa: BLE001 - a Streamlit that changed its session storage (ui/seam, sessions entry)
+            _log_once("releasing disconnected sessions")
     # Shared runs and figures nobody asked for in SHARED_CACHE_IDLE_SECONDS.
     CACHE.drop_idle(SHARED_CACHE_IDLE_SECONDS)
     gc.collect()
@@ -67,7 +81,7 @@ def _loop() -> None:
         try:
             reclaim()
         except Exception:  # noqa: BLE001 - never let housekeeping take the server down
-            pass
+            _log_once("a collection")
 
 
 def start() -> None:

@@ -3,7 +3,7 @@ guarantee that the shell (sidebar + navigation from app.py) is there.
 
 Why the guard: with a `pages/` folder beside app.py, Streamlit 1.67's first request to a
 deep link such as /walkthrough runs pages/walkthrough.py on its own (the old pages-folder
-mode), without app.py. `page_context()` notices that (ui.seam.shell_guard, entry 5 of
+mode), without app.py. `page_context()` notices that (ui.seam.shell_guard, entry `deep_links` of
 ui/seam/__init__.py) and runs app.py instead, which draws the sidebar, switches Streamlit to
 st.navigation for good, and runs this page.
 """
@@ -93,7 +93,7 @@ def drop_url_value(key: str) -> None:
     the code set, and some of its parsers crash on garbage instead of ignoring it (number_input:
     OverflowError on '1e400'; an empty value gives None even for required widgets). With the value
     gone from the URL, the widget takes the corrected session-state value; the address bar loses the
-    bad value too. (The initial URL is private Streamlit state: ui.seam.forget_initial_url_value, entry 4
+    bad value too. (The initial URL is private Streamlit state: ui.seam.forget_initial_url_value, entry `url_values`
     of ui/seam/__init__.py; a version without it only loses this cleaning, and tests/test_fuzz_app.py notices.)
     """
     if key in st.query_params:

@@ -164,7 +164,7 @@ def settle(
                 sets.append((name, (as_url(value),)))
         else:
             # A widget whose range changed (new T or h) is a new widget, and Streamlit would seed it from the link
-            # the page was loaded with (ui/seam entry 4): from here on the session's value decides.
+            # the page was loaded with (ui/seam entry `url_values`): from here on the session's value decides.
             seam.forget_initial_url_value(name)
         current = st.session_state.get(name)
         if always_write or current != value or type(current) is not type(value):

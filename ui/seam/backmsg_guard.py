@@ -1,4 +1,4 @@
-"""Entry 12 of ui/seam/__init__.py: a viewer's websocket carries only the back messages a viewer's page sends.
+"""Entry `backmsg_guard` (ui/seam/__init__.py): a viewer's websocket carries only the back messages a viewer sends.
 
 Why: Streamlit 1.67 acts on every BackMsg type from any client, developer mode or not (AppSession.handle_backmsg).
 `clear_cache` empties every st.cache_resource and st.cache_data for the whole server: one student sending it

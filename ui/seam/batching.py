@@ -13,7 +13,7 @@ or when HOLD_S has passed (a long run, e.g. training, still shows its progress a
 as usual). A timer wakes Streamlit's send loop at HOLD_S, so nothing waits for a later message.
 
 This wraps private Streamlit methods (AppSession.flush_browser_queue and _enqueue_forward_msg, Streamlit
-1.67.0): entry 1 of ui/seam/__init__.py, installed only through ui.seam.install() (off with any other
+1.67.0): entry `batching` of ui/seam/__init__.py, installed only through ui.seam.install() (off with any other
 version). Guarded too: if a method or the session state it reads is missing, nothing is installed and the
 app runs as Streamlit ships it (tests/test_batching.py says so; tests/test_seam.py is the canary).
 """
@@ -56,20 +56,28 @@ def install() -> bool:
             self._al_run_started = None
         return original(self)
 
+    flush_browser_queue._al_original = original  # type: ignore[attr-defined]
     AppSession.flush_browser_queue = flush_browser_queue
     enqueue = getattr(AppSession, "_enqueue_forward_msg", None)
-    if enqueue is not None:
+    try:
+        from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
+    except ImportError:
+        ForwardMsgQueue = None
+    if enqueue is not None and callable(getattr(ForwardMsgQueue, "enqueue", None)):
 
         def _enqueue_forward_msg(self, msg):
             # While a run's messages are being held, waking the send loop for each one only makes it find
             # nothing to send (and take the GIL from the script 40 times a step); the first message's timer
             # and the run's last message (sent after the run is no longer running) wake it.
             started = getattr(self, "_al_run_started", None)
-            if getattr(self, "_state", None) is running and started is not None and time.monotonic() - started < HOLD_S:
-                self._browser_queue.enqueue(msg)
+            queue = getattr(self, "_browser_queue", None)
+            held = getattr(self, "_state", None) is running and started is not None
+            if held and queue is not None and time.monotonic() - started < HOLD_S:
+                queue.enqueue(msg)  # a queue without enqueue fails at install (below), never here
                 return
             enqueue(self, msg)
 
+        _enqueue_forward_msg._al_original = enqueue  # type: ignore[attr-defined]
         AppSession._enqueue_forward_msg = _enqueue_forward_msg
     AppSession._al_batching = True
     return True

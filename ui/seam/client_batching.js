@@ -1,5 +1,5 @@
 // Attention Lab: hand Streamlit's client a burst of websocket messages in one task (ui/seam/client_batching.py;
-// entry 2 of ui/seam/__init__.py, checked against Streamlit 1.67.0).
+// entry `client_batching` of ui/seam/__init__.py, checked against Streamlit 1.67.0).
 //
 // Why: a slider step answers with ~30-50 messages that arrive within a millisecond or two. The browser
 // dispatches each as its own task, and Streamlit's client sets React state once per message, so React

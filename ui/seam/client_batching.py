@@ -1,5 +1,5 @@
 """The server side of ui/seam/client_batching.js: put that script into every page the browser loads
-(entry 2 of ui/seam/__init__.py).
+(entry `client_batching` of ui/seam/__init__.py).
 
 Why: Streamlit's client renders the page once per websocket message it gets, and a slider step is
 ~30-50 messages; the script hands it each burst in one task, so the page is rendered once per step

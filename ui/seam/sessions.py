@@ -1,4 +1,4 @@
-"""Entry 10 of ui/seam/__init__.py: disconnected sessions are let go once their reconnect window has passed.
+"""Entry `sessions` of ui/seam/__init__.py: disconnected sessions are let go once their reconnect window has passed.
 
 Measured (issue 24.4, benchmarks/memdebug.py inside the server after benchmarks/bench_memory.py's 40 students): the
 ~190 MB of tensors left outside the shared cache were all reachable from Streamlit's *disconnected* sessions,
