@@ -46,7 +46,7 @@ def lab_downloads(ctx, lab_run) -> None:
 
 def _section(build: Callable[[], TensorSet], t, *, key: str, stem: str, note: str | None = None) -> None:
     # A lazy expander: closed (as it is on every slider step), it is one element. Its buttons and
-    # pickers cost the browser ~20 ms per redraw even while hidden (benchmarks/), so they and the
+    # pickers cost the browser work on every redraw even while hidden, so they and the
     # tensor set exist only while it is open; opening it reruns the page.
     box = st.expander(t("export.title"), icon=":material/download:", key=f"{key}_open", on_change="rerun")
     if not box.open:
