@@ -1,4 +1,4 @@
-"""Softmax up close (issue 22): why ÷√d_k, why subtract the max, and how a fused kernel gets the same numbers
+"""Softmax up close: why ÷√d_k, why subtract the max, and how a fused kernel gets the same numbers
 tile by tile.
 
 Thin: the shared settings (ctx) -> the page's URL values, declared in lessons.softmax.URL_KEYS and settled by
