@@ -262,6 +262,27 @@ async def one_explorer(i: int, base_url: str, duration: float, pause: float, res
     errors = results["errors"]
     d, h = NEW_SETTINGS["d_model"], NEW_SETTINGS["num_heads"]
     caption = i18n.t("settings.d_k", "en", d_model=d, h=h, d_k=d // h)
+
+    async def step(k: int) -> None:
+        seed = 20_000 + i * 1000 + k  # never used by another session, nor before
+        query["seed"] = seed
+        seconds = await s.rerun(query, {"seed": float(seed)})
+        results["steps"].append(seconds)
+        results["by_page"].setdefault(page, []).append(seconds)
+        if caption not in s.texts:
+            errors.append(f"session {i} ({page}) step {k}: no d_k caption {caption!r}")
+        got = s.numbers.get("seed")
+        if got is not None and int(got) != seed:
+            errors.append(f"session {i} ({page}) step {k}: the server holds seed {got}, not {seed}")
+        results["seed_checked"] += got is not None
+
+    await stepping(f"{i} ({page})", s, query, results, gate, duration, pause, step)
+
+
+async def stepping(label: str, s, query: dict, results: dict, gate: asyncio.Event, duration: float, pause: float, step):
+    """One student: open the page at `query`, wait for the gate, then `await step(k)` (k = 1, 2, ...) every
+    0.5-1.5 x `pause` s for `duration` s, starting at a random moment within the first pause. A failure is reported
+    in results["errors"] and stops this student only; results["connected"] / ["finished"] count them."""
     try:
         await s.connect()
         await s.rerun(query)
@@ -272,23 +293,33 @@ async def one_explorer(i: int, base_url: str, duration: float, pause: float, res
         k = 0
         while time.perf_counter() < end:
             k += 1
-            seed = 20_000 + i * 1000 + k  # never used by another session, nor before
-            query["seed"] = seed
-            seconds = await s.rerun(query, {"seed": float(seed)})
-            results["steps"].append(seconds)
-            results["by_page"].setdefault(page, []).append(seconds)
-            if caption not in s.texts:
-                errors.append(f"session {i} ({page}) step {k}: no d_k caption {caption!r}")
-            got = s.numbers.get("seed")
-            if got is not None and int(got) != seed:
-                errors.append(f"session {i} ({page}) step {k}: the server holds seed {got}, not {seed}")
-            results["seed_checked"] += got is not None
+            await step(k)
             await asyncio.sleep(random.uniform(0.5 * pause, 1.5 * pause))
     except Exception as e:  # noqa: BLE001 - every failure is reported, none stops the others
-        errors.append(f"session {i} ({page}): {type(e).__name__}: {e}")
+        results["errors"].append(f"session {label}: {type(e).__name__}: {e}")
     finally:
         results["finished"] += 1
         await s.close()
+
+
+async def released_together(server, n: int, start, results: dict) -> None:
+    """Start n students (`start(i, gate)`), wait until each has opened its page (or failed), then open the gate
+    for all at once; results["seconds"] and ["cpu"] (the server's CPU seconds) count from then to the last."""
+    gate = asyncio.Event()
+    tasks = [asyncio.create_task(start(i, gate)) for i in range(n)]
+    while results["connected"] + results["finished"] < n:
+        await asyncio.sleep(0.1)
+    cpu0, t0 = server_cpu_seconds(server), time.perf_counter()
+    gate.set()
+    await asyncio.gather(*tasks)
+    results["seconds"] = time.perf_counter() - t0
+    results["cpu"] = server_cpu_seconds(server) - cpu0
+
+
+def tile_step_count(s) -> int:
+    """The tiles walk's number of steps, read from the page just drawn ("Step s of n"); 1 where there is none."""
+    found = [int(m[1]) for m in map(TILE_STEPS.search, s.texts) if m]
+    return found[0] if found else 1
 
 
 async def run_explorers(server, n: int, duration: float, pause: float) -> dict:
@@ -299,14 +330,9 @@ async def run_explorers(server, n: int, duration: float, pause: float) -> dict:
         await warm.rerun({**NEW_SETTINGS, **extra, "lang": "en", "seed": 999})
     await warm.close()
     results = {"errors": [], "steps": [], "by_page": {}, "connected": 0, "finished": 0, "seed_checked": 0}
-    gate = asyncio.Event()
-    tasks = [asyncio.create_task(one_explorer(i, server.url, duration, pause, results, gate)) for i in range(n)]
-    while results["connected"] + results["finished"] < n:
-        await asyncio.sleep(0.1)
-    t0 = time.perf_counter()
-    gate.set()
-    await asyncio.gather(*tasks)
-    results["seconds"] = time.perf_counter() - t0
+    await released_together(
+        server, n, lambda i, gate: one_explorer(i, server.url, duration, pause, results, gate), results
+    )
     return results
 
 
@@ -344,32 +370,21 @@ async def one_stepper(i, base_url, which, duration, pause, results, gate):
     page, extra, widget = STEP_PAGES[which]
     query = {**STEP_SETTINGS, **extra}
     s = ProtocolSession(base_url, page)
-    errors = results["errors"]
-    try:
-        await s.connect()
-        await s.rerun(query)
-        found = [int(m[1]) for m in map(TILE_STEPS.search, s.texts) if m]
-        n = found[0] if found else 1
-        results["connected"] += 1
-        await gate.wait()
-        await asyncio.sleep(random.uniform(0, pause))
-        end = time.perf_counter() + duration
-        k = 0
-        while time.perf_counter() < end:
-            k += 1
-            value = step_value(which, i, k, n)
-            query[widget] = value
-            seconds = await s.rerun(query, {widget: value})
-            results["steps"].append(seconds)
-            want = step_expected(which, value, n)
-            if not any(want in x for x in s.texts):
-                errors.append(f"session {i} ({which}) step {k}: no {want!r}")
-            await asyncio.sleep(random.uniform(0.5 * pause, 1.5 * pause))
-    except Exception as e:  # noqa: BLE001 - every failure is reported, none stops the others
-        errors.append(f"session {i} ({which}): {type(e).__name__}: {e}")
-    finally:
-        results["finished"] += 1
-        await s.close()
+    n = 1  # the walk's length, read from the page as first drawn (at the first step, before it is sent)
+
+    async def step(k: int) -> None:
+        nonlocal n
+        if k == 1:
+            n = tile_step_count(s)
+        value = step_value(which, i, k, n)
+        query[widget] = value
+        seconds = await s.rerun(query, {widget: value})
+        results["steps"].append(seconds)
+        want = step_expected(which, value, n)
+        if not any(want in x for x in s.texts):
+            results["errors"].append(f"session {i} ({which}) step {k}: no {want!r}")
+
+    await stepping(f"{i} ({which})", s, query, results, gate, duration, pause, step)
 
 
 async def run_steppers(server, which: str, n: int, duration: float, pause: float) -> dict:
@@ -378,15 +393,8 @@ async def run_steppers(server, which: str, n: int, duration: float, pause: float
     await warm.rerun({**STEP_SETTINGS, **STEP_PAGES[which][1]})
     await warm.close()
     results = {"errors": [], "steps": [], "connected": 0, "finished": 0}
-    gate = asyncio.Event()
-    tasks = [asyncio.create_task(one_stepper(i, server.url, which, duration, pause, results, gate)) for i in range(n)]
-    while results["connected"] + results["finished"] < n:
-        await asyncio.sleep(0.1)
-    cpu0, t0 = server_cpu_seconds(server), time.perf_counter()
-    gate.set()
-    await asyncio.gather(*tasks)
-    results["seconds"] = time.perf_counter() - t0
-    results["cpu"] = server_cpu_seconds(server) - cpu0
+    start = lambda i, gate: one_stepper(i, server.url, which, duration, pause, results, gate)  # noqa: E731
+    await released_together(server, n, start, results)
     return results
 
 
@@ -485,8 +493,7 @@ async def one_bystander(i: int, base_url: str, pause: float, results: dict, gate
     try:
         await s.connect()
         await s.rerun(query)
-        found = [int(m[1]) for m in map(TILE_STEPS.search, s.texts) if m]
-        n = found[0] if found else 1
+        n = tile_step_count(s)
         results["connected"] += 1
         await gate.wait()
         k = 0
@@ -562,6 +569,14 @@ def run_queue_benchmark(timers: int = 40, bystanders: int = 10, same: bool = Fal
     if not p95 <= MAX_NEW_P95_S:
         failures.append(f"queue: other students' p95 step {p95 * 1000:.0f} ms (target {MAX_NEW_P95_S * 1000:.0f} ms)")
     return failures
+
+
+def report_missed(missed: list[str], what: str) -> None:
+    """Print the missed targets (or that all `what` targets were met) and exit 1 if any was missed."""
+    print("\nmissed:" if missed else f"\nall {what} targets met")
+    for m in missed:
+        print("  " + m)
+    sys.exit(1 if missed else 0)
 
 
 def load_average() -> str:
@@ -682,22 +697,13 @@ if __name__ == "__main__":
     missed = []
     if args.queue:
         missed += run_queue_benchmark(args.sessions, args.bystanders, args.queue == "same", args.pause, args.app)
-        print("\nmissed:" if missed else "\nall queue targets met")
-        for m in missed:
-            print("  " + m)
-        sys.exit(1 if missed else 0)
+        report_missed(missed, "queue")
     if args.steps_on:
         for which in args.steps_on:
             missed += run_steps_benchmark(which, args.sessions, args.duration, args.pause, args.app)
-        print("\nmissed:" if missed else "\nall step targets met")
-        for m in missed:
-            print("  " + m)
-        sys.exit(1 if missed else 0)
+        report_missed(missed, "step")
     if args.only != "cached":
         missed += run_new_settings_benchmark(args.sessions, 30.0 if args.quick else args.duration, args.pause)
     if args.only != "new":
         missed += run_sessions_benchmark(args.sessions, args.steps, args.pause, quick=args.quick)
-    print("\nmissed:" if missed else "\nall session targets met")
-    for m in missed:
-        print("  " + m)
-    sys.exit(1 if missed else 0)
+    report_missed(missed, "session")
