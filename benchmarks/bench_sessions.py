@@ -47,6 +47,7 @@ import re
 import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -176,6 +177,16 @@ class ProtocolSession:
             await self.ws.close()
 
 
+async def open_page(s: ProtocolSession, query: dict, results: dict, gate: asyncio.Event, pause: float) -> None:
+    """Open the page at `query`, count the student in results["connected"], wait for the gate, then a random
+    part of one pause (so a class does not step in lockstep)."""
+    await s.connect()
+    await s.rerun(query)
+    results["connected"] += 1
+    await gate.wait()
+    await asyncio.sleep(random.uniform(0, pause))
+
+
 async def one_student(i: int, base_url: str, steps: int, pause: float, results: dict, start_gate: asyncio.Event):
     """Open the heads page with this session's own settings, then step num_heads `steps` times, pausing
     0.5-1.5 x `pause` seconds between steps (a student moving a slider notch by notch, not a drag)."""
@@ -187,11 +198,7 @@ async def one_student(i: int, base_url: str, steps: int, pause: float, results: 
     s = ProtocolSession(base_url, "heads")
     errors = results["errors"]
     try:
-        await s.connect()
-        await s.rerun(query)
-        results["connected"] += 1
-        await start_gate.wait()
-        await asyncio.sleep(random.uniform(0, pause))
+        await open_page(s, query, results, start_gate, pause)
         for k in range(steps):
             h = heads[heads.index(h) + 1] if k % 2 == 0 else heads[heads.index(h) - 1]  # 4 -> 8 -> 4 ...
             query["num_heads"] = h
@@ -284,11 +291,7 @@ async def stepping(label: str, s, query: dict, results: dict, gate: asyncio.Even
     0.5-1.5 x `pause` s for `duration` s, starting at a random moment within the first pause. A failure is reported
     in results["errors"] and stops this student only; results["connected"] / ["finished"] count them."""
     try:
-        await s.connect()
-        await s.rerun(query)
-        results["connected"] += 1
-        await gate.wait()
-        await asyncio.sleep(random.uniform(0, pause))
+        await open_page(s, query, results, gate, pause)
         end = time.perf_counter() + duration
         k = 0
         while time.perf_counter() < end:
@@ -302,12 +305,13 @@ async def stepping(label: str, s, query: dict, results: dict, gate: asyncio.Even
         await s.close()
 
 
-async def released_together(server, n: int, start, results: dict) -> None:
-    """Start n students (`start(i, gate)`), wait until each has opened its page (or failed), then open the gate
-    for all at once; results["seconds"] and ["cpu"] (the server's CPU seconds) count from then to the last."""
+async def released_together(server, starts: list, results: dict, ready=None) -> None:
+    """Start every student (`start(gate)`), wait until `ready()` (by default: each has opened its page or failed),
+    then open the gate for all at once; results["seconds"] and ["cpu"] (the server's CPU seconds) count from then
+    to the last."""
     gate = asyncio.Event()
-    tasks = [asyncio.create_task(start(i, gate)) for i in range(n)]
-    while results["connected"] + results["finished"] < n:
+    tasks = [asyncio.create_task(start(gate)) for start in starts]
+    while not (ready() if ready else results["connected"] + results["finished"] >= len(tasks)):
         await asyncio.sleep(0.1)
     cpu0, t0 = server_cpu_seconds(server), time.perf_counter()
     gate.set()
@@ -331,7 +335,7 @@ async def run_explorers(server, n: int, duration: float, pause: float) -> dict:
     await warm.close()
     results = {"errors": [], "steps": [], "by_page": {}, "connected": 0, "finished": 0, "seed_checked": 0}
     await released_together(
-        server, n, lambda i, gate: one_explorer(i, server.url, duration, pause, results, gate), results
+        server, [partial(one_explorer, i, server.url, duration, pause, results) for i in range(n)], results
     )
     return results
 
@@ -393,8 +397,8 @@ async def run_steppers(server, which: str, n: int, duration: float, pause: float
     await warm.rerun({**STEP_SETTINGS, **STEP_PAGES[which][1]})
     await warm.close()
     results = {"errors": [], "steps": [], "connected": 0, "finished": 0}
-    start = lambda i, gate: one_stepper(i, server.url, which, duration, pause, results, gate)  # noqa: E731
-    await released_together(server, n, start, results)
+    starts = [partial(one_stepper, i, server.url, which, duration, pause, results) for i in range(n)]
+    await released_together(server, starts, results)
     return results
 
 
@@ -402,6 +406,17 @@ def server_cpu_seconds(server) -> float:
     """User + system CPU seconds of the server process so far (/proc/<pid>/stat)."""
     fields = Path(f"/proc/{server.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def on_fresh_server(run, app: Path | None = None, timeout: float = 120) -> dict:
+    """`run(server)`'s results on a fresh server of `app` (default: this checkout's serve.py), stopped after."""
+    from servers import SERVE, Server
+
+    server = Server(app or SERVE, timeout=timeout)
+    try:
+        return asyncio.run(run(server))
+    finally:
+        server.stop()
 
 
 def summary(steps: list[float]) -> tuple[float, float, float]:
@@ -414,13 +429,7 @@ def summary(steps: list[float]) -> tuple[float, float, float]:
 def run_steps_benchmark(which: str, n: int = 40, duration: float = 60.0, pause: float = 1.0, app: Path | None = None):
     """n sessions stepping `which` (tiles | sharing) every ~pause s for `duration` s on a fresh server of `app`
     (default: this checkout's serve.py); returns the missed targets."""
-    from servers import SERVE, Server
-
-    server = Server(app or SERVE, timeout=180)
-    try:
-        r = asyncio.run(run_steppers(server, which, n, duration, pause))
-    finally:
-        server.stop()
+    r = on_fresh_server(lambda server: run_steppers(server, which, n, duration, pause), app, timeout=180)
     med, p95, worst = summary(r["steps"])
     count = len(r["steps"])
     label = "this checkout" if app is None else str(app.parent)
@@ -439,13 +448,18 @@ def run_steps_benchmark(which: str, n: int = 40, duration: float = 60.0, pause: 
     print(f"  errors {len(r['errors'])}, load average {load_average()}")
     for e in r["errors"][:5]:
         print("  error: " + e)
+    return missed_step_targets(which, r["errors"], med, p95)
+
+
+def missed_step_targets(what: str, errors: list[str], med: float, p95: float) -> list[str]:
+    """The step targets a run missed: no errors, median <= MAX_NEW_MEDIAN_S, p95 <= MAX_NEW_P95_S."""
     failures = []
-    if r["errors"]:
-        failures.append(f"{which}: {len(r['errors'])} errors")
+    if errors:
+        failures.append(f"{what}: {len(errors)} errors")
     if not med <= MAX_NEW_MEDIAN_S:
-        failures.append(f"{which}: median step {med * 1000:.0f} ms (target {MAX_NEW_MEDIAN_S * 1000:.0f} ms)")
+        failures.append(f"{what}: median step {med * 1000:.0f} ms (target {MAX_NEW_MEDIAN_S * 1000:.0f} ms)")
     if not p95 <= MAX_NEW_P95_S:
-        failures.append(f"{which}: p95 step {p95 * 1000:.0f} ms (target {MAX_NEW_P95_S * 1000:.0f} ms)")
+        failures.append(f"{what}: p95 step {p95 * 1000:.0f} ms (target {MAX_NEW_P95_S * 1000:.0f} ms)")
     return failures
 
 
@@ -520,29 +534,17 @@ async def run_timers(server, timers: int, bystanders: int, same: bool, pause: fl
     await warm.close()
     results = {"errors": [], "steps": [], "timings": [], "places": [], "connected": 0, "timers": timers}
     results["timers_done"] = 0
-    gate = asyncio.Event()
-    tasks = [asyncio.create_task(one_bystander(i, server.url, pause, results, gate)) for i in range(bystanders)]
-    tasks += [asyncio.create_task(one_timer(i, server.url, same, results, gate)) for i in range(timers)]
-    while results["connected"] < timers + bystanders and not results["errors"]:
-        await asyncio.sleep(0.1)
-    cpu0, t0 = server_cpu_seconds(server), time.perf_counter()
-    gate.set()
-    await asyncio.gather(*tasks)
-    results["seconds"] = time.perf_counter() - t0
-    results["cpu"] = server_cpu_seconds(server) - cpu0
+    starts = [partial(one_bystander, i, server.url, pause, results) for i in range(bystanders)]
+    starts += [partial(one_timer, i, server.url, same, results) for i in range(timers)]
+    ready = lambda: results["connected"] >= timers + bystanders or bool(results["errors"])  # noqa: E731
+    await released_together(server, starts, results, ready)
     return results
 
 
 def run_queue_benchmark(timers: int = 40, bystanders: int = 10, same: bool = False, pause: float = 1.0, app=None):
     """`timers` sessions click "Time it" on /kv-cache at 512/16 at once (distinct seeds, or the same settings with
     `same`) while `bystanders` sessions step the tiles walk; returns the missed targets."""
-    from servers import SERVE, Server
-
-    server = Server(app or SERVE, timeout=180)
-    try:
-        r = asyncio.run(run_timers(server, timers, bystanders, same, pause))
-    finally:
-        server.stop()
+    r = on_fresh_server(lambda server: run_timers(server, timers, bystanders, same, pause), app, timeout=180)
     med, p95, worst = summary(r["steps"])
     tmed, _, tmax = summary(r["timings"])
     label = "this checkout" if app is None else str(app.parent)
@@ -585,13 +587,7 @@ def load_average() -> str:
 
 def run_new_settings_benchmark(n: int = 40, duration: float = 90.0, pause: float = 2.0) -> list[str]:
     """n sessions exploring new settings on the masks lab and the walkthrough at 512/16/32; returns missed targets."""
-    from servers import SERVE, Server
-
-    server = Server(SERVE, timeout=120)
-    try:
-        r = asyncio.run(run_explorers(server, n, duration, pause))
-    finally:
-        server.stop()
+    r = on_fresh_server(lambda server: run_explorers(server, n, duration, pause))
     steps = sorted(r["steps"])
     med = statistics.median(steps) if steps else float("nan")
     p95 = statistics.quantiles(steps, n=20)[-1] if len(steps) > 1 else med
@@ -611,15 +607,7 @@ def run_new_settings_benchmark(n: int = 40, duration: float = 90.0, pause: float
     print(f"  load average            {load_average()}")
     for e in r["errors"][:10]:
         print("  error: " + e)
-    failures = []
-    if r["errors"]:
-        failures.append(f"new-settings sessions: {len(r['errors'])} errors")
-    if not med <= MAX_NEW_MEDIAN_S:
-        failures.append(
-            f"new-settings sessions: median step {med * 1000:.0f} ms (target {MAX_NEW_MEDIAN_S * 1000:.0f} ms)"
-        )
-    if not p95 <= MAX_NEW_P95_S:
-        failures.append(f"new-settings sessions: p95 step {p95 * 1000:.0f} ms (target {MAX_NEW_P95_S * 1000:.0f} ms)")
+    failures = missed_step_targets("new-settings sessions", r["errors"], med, p95)
     if r["seed_checked"] < len(steps) // 2:
         failures.append(
             f"new-settings sessions: the seed was checked on only {r['seed_checked']} of {len(steps)} steps"
@@ -629,14 +617,8 @@ def run_new_settings_benchmark(n: int = 40, duration: float = 90.0, pause: float
 
 def run_sessions_benchmark(n: int = 40, steps: int = 6, pause: float = 2.0, quick: bool = False) -> list[str]:
     """Start a fresh app server, run n concurrent sessions, print a summary; returns the missed targets."""
-    from servers import SERVE, Server
-
     steps = 4 if quick else steps
-    server = Server(SERVE, timeout=120)
-    try:
-        r = asyncio.run(run_sessions(server, n, steps, pause))
-    finally:
-        server.stop()
+    r = on_fresh_server(lambda server: run_sessions(server, n, steps, pause))
     failures = []
     med = statistics.median(r["steps"]) if r["steps"] else float("nan")
     p90 = statistics.quantiles(r["steps"], n=10)[-1] if len(r["steps"]) > 1 else med
