@@ -56,29 +56,22 @@ def _section(build: Callable[[], TensorSet], t, *, key: str, stem: str, note: st
         st.caption(t("export.about"))
         if note:
             st.caption(note)
-        c1, c2 = st.columns(2)
-        c1.download_button(
-            t("export.npz"),
-            partial(export.npz_bytes, ts),
-            file_name=f"{stem}.npz",
-            mime="application/octet-stream",
-            key=f"{key}_npz",
-            on_click="ignore",
-            help=t("export.npz.help"),
-            icon=":material/download:",
-            width="stretch",
+        files = (
+            ("npz", export.npz_bytes, "application/octet-stream", ":material/download:"),
+            ("json", export.json_text, "application/json", ":material/settings:"),
         )
-        c2.download_button(
-            t("export.json"),
-            partial(export.json_text, ts),
-            file_name=f"{stem}.json",
-            mime="application/json",
-            key=f"{key}_json",
-            on_click="ignore",
-            help=t("export.json.help"),
-            icon=":material/settings:",
-            width="stretch",
-        )
+        for column, (kind, write, mime, icon) in zip(st.columns(2), files, strict=True):
+            column.download_button(
+                t(f"export.{kind}"),
+                partial(write, ts),
+                file_name=f"{stem}.{kind}",
+                mime=mime,
+                key=f"{key}_{kind}",
+                on_click="ignore",
+                help=t(f"export.{kind}.help"),
+                icon=icon,
+                width="stretch",
+            )
         _slice_picker(ts, t, key, stem)
 
 
