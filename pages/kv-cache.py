@@ -259,17 +259,8 @@ def timing_section() -> None:
     )
     gen = v["kv_gen"]  # the widget shows the settled value
     timing_key = (d, h, kv_heads, s.seed, gen)
-    results = st.session_state.get("kv_timings")
-    if not isinstance(results, dict):
-        results = {}
-    loads = st.session_state.get("kv_timing_loads")
-    if not isinstance(loads, dict):
-        loads = {}
-    job = work_queue.collect(TICKET, t)  # this session's timing, once the queue has run it
-    if job is not None and job.done:
-        asked = job.key[1:]  # (d, h, kv_heads, seed, n) of the timing asked for
-        results[asked], loads[asked] = job.result, job.load
-        st.session_state["kv_timings"], st.session_state["kv_timing_loads"] = results, loads
+    # This session's timings by (d, h, kv_heads, seed, n), and this one once the queue has run it.
+    job, results, loads = work_queue.collect_into(TICKET, t, "kv_timings", "kv_timing_loads", lambda j: j.key[1:])
     work_queue.show_outcome(job, t)
     if work_queue.pending(TICKET) is None:
         # One queue for the server's heavy work: at most a few timings at once, the same timing asked by several
