@@ -146,6 +146,14 @@ def collect(state_key: str, t: Callable[..., str]) -> Job | None:
     return ticket.job
 
 
+def ask_button(state_key: str, label: str, key: str, submit: Callable[[WorkQueue], Ticket]) -> None:
+    """The primary button that asks for `submit`'s job, drawn while the session has none under `state_key`. One
+    queue for the server's heavy work: at most a few jobs at once, the same job asked by several students is one
+    run (core/work_queue.py). Asked in the click's callback, so the run it causes already draws the place."""
+    if pending(state_key) is None:
+        st.button(label, key=key, icon=":material/timer:", type="primary", on_click=ask, args=(state_key, submit))
+
+
 def collect_into(
     state_key: str, t: Callable[..., str], results_key: str, loads_key: str, asked: Callable[[Job], Hashable]
 ) -> tuple[Job | None, dict, dict]:
