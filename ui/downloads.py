@@ -93,21 +93,11 @@ def _slice_picker(ts: TensorSet, t, key: str, stem: str) -> None:
     _settle_index(h_key, ts.num_heads)
     c1, c2, c3 = st.columns([2, 1, 1])
     name = c1.selectbox(t("export.csv.tensor"), names, key=name_key)
-    b = c2.number_input(
-        t("export.csv.batch"),
-        0,
-        ts.batch - 1,
-        step=1,
-        key=b_key,
-        disabled=ts.batch == 1 or not export.has_axis(name, "batch"),
-    )
-    head = c3.number_input(
-        t("export.csv.head"),
-        0,
-        ts.num_heads - 1,
-        step=1,
-        key=h_key,
-        disabled=ts.num_heads == 1 or not export.has_axis(name, "head"),
+    b, head = (
+        column.number_input(
+            t(f"export.csv.{axis}"), 0, n - 1, step=1, key=k, disabled=n == 1 or not export.has_axis(name, axis)
+        )
+        for column, axis, n, k in ((c2, "batch", ts.batch, b_key), (c3, "head", ts.num_heads, h_key))
     )
     sl = export.slice_2d(ts, name, int(b), int(head))
     axis = lambda a: t(f"export.axis.{a if a in _AXES else 'bias'}")  # noqa: E731  (a bias's column is its name)
