@@ -44,7 +44,7 @@ from ui.tables import CSS as TABLE_CSS
 
 def _tune_process() -> bool:
     """Once per server process (app.py itself reruns on every interaction; ui.cache.process_wide, not
-    st.cache_resource, which any client's clear_cache message empties: issue 30.1)."""
+    st.cache_resource, which any client's clear_cache message empties)."""
     # torch's many long-lived objects make every full collection slow; they never die, so freeze them.
     gc.freeze()
     # A class means many sessions at once on a small machine: one thread per torch call keeps the

@@ -61,21 +61,12 @@ from lessons.walkthrough import STEP_NAMES as WALK_STEPS
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_script import views as all_views
-from servers import Server
+from servers import CHROMIUM, CHROMIUM_ARGS, Server
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 APP = ROOT / "app.py"  # its PAGES list
 SERVE = ROOT / "serve.py"  # how the app is served (scripts/start.sh): app.py with ui/seam/client_batching.js
 FLOOR = ROOT / "benchmarks" / "floor_app.py"
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 VIEWPORT = {"width": 1400, "height": 1000}
 LARGE = {"d_model": 512, "num_heads": 16, "seq_len": 32}
 QUIET_MS = 250  # the page has stopped changing when nothing mutates (and no message arrives) for this long

@@ -30,19 +30,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from servers import Server
+from servers import CHROMIUM, CHROMIUM_ARGS, Server
 
 APP = ROOT / "benchmarks" / "renderer_app.py"
 FLOOR = ROOT / "benchmarks" / "floor_app.py"
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 VIEWPORT = {"width": 1400, "height": 1000}
 
 PROBE = """
@@ -134,7 +125,7 @@ def main(argv=None) -> int:
     app, floor = Server(APP), Server(FLOOR)
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
             tabs = {
                 "floor": Tab(browser, floor.url, lambda v: f"floor value = {50 + v}", 0, ""),
                 "canvas (b)": Tab(browser, app.url + "/?renderer=canvas", lambda v: f"seed = {v}", 2, ""),

@@ -47,6 +47,7 @@ import re
 import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -176,6 +177,16 @@ class ProtocolSession:
             await self.ws.close()
 
 
+async def open_page(s: ProtocolSession, query: dict, results: dict, gate: asyncio.Event, pause: float) -> None:
+    """Open the page at `query`, count the student in results["connected"], wait for the gate, then a random
+    part of one pause (so a class does not step in lockstep)."""
+    await s.connect()
+    await s.rerun(query)
+    results["connected"] += 1
+    await gate.wait()
+    await asyncio.sleep(random.uniform(0, pause))
+
+
 async def one_student(i: int, base_url: str, steps: int, pause: float, results: dict, start_gate: asyncio.Event):
     """Open the heads page with this session's own settings, then step num_heads `steps` times, pausing
     0.5-1.5 x `pause` seconds between steps (a student moving a slider notch by notch, not a drag)."""
@@ -187,11 +198,7 @@ async def one_student(i: int, base_url: str, steps: int, pause: float, results: 
     s = ProtocolSession(base_url, "heads")
     errors = results["errors"]
     try:
-        await s.connect()
-        await s.rerun(query)
-        results["connected"] += 1
-        await start_gate.wait()
-        await asyncio.sleep(random.uniform(0, pause))
+        await open_page(s, query, results, start_gate, pause)
         for k in range(steps):
             h = heads[heads.index(h) + 1] if k % 2 == 0 else heads[heads.index(h) - 1]  # 4 -> 8 -> 4 ...
             query["num_heads"] = h
@@ -262,33 +269,61 @@ async def one_explorer(i: int, base_url: str, duration: float, pause: float, res
     errors = results["errors"]
     d, h = NEW_SETTINGS["d_model"], NEW_SETTINGS["num_heads"]
     caption = i18n.t("settings.d_k", "en", d_model=d, h=h, d_k=d // h)
+
+    async def step(k: int) -> None:
+        seed = 20_000 + i * 1000 + k  # never used by another session, nor before
+        query["seed"] = seed
+        seconds = await s.rerun(query, {"seed": float(seed)})
+        results["steps"].append(seconds)
+        results["by_page"].setdefault(page, []).append(seconds)
+        if caption not in s.texts:
+            errors.append(f"session {i} ({page}) step {k}: no d_k caption {caption!r}")
+        got = s.numbers.get("seed")
+        if got is not None and int(got) != seed:
+            errors.append(f"session {i} ({page}) step {k}: the server holds seed {got}, not {seed}")
+        results["seed_checked"] += got is not None
+
+    await stepping(f"{i} ({page})", s, query, results, gate, duration, pause, step)
+
+
+async def stepping(label: str, s, query: dict, results: dict, gate: asyncio.Event, duration: float, pause: float, step):
+    """One student: open the page at `query`, wait for the gate, then `await step(k)` (k = 1, 2, ...) every
+    0.5-1.5 x `pause` s for `duration` s, starting at a random moment within the first pause. A failure is reported
+    in results["errors"] and stops this student only; results["connected"] / ["finished"] count them."""
     try:
-        await s.connect()
-        await s.rerun(query)
-        results["connected"] += 1
-        await gate.wait()
-        await asyncio.sleep(random.uniform(0, pause))
+        await open_page(s, query, results, gate, pause)
         end = time.perf_counter() + duration
         k = 0
         while time.perf_counter() < end:
             k += 1
-            seed = 20_000 + i * 1000 + k  # never used by another session, nor before
-            query["seed"] = seed
-            seconds = await s.rerun(query, {"seed": float(seed)})
-            results["steps"].append(seconds)
-            results["by_page"].setdefault(page, []).append(seconds)
-            if caption not in s.texts:
-                errors.append(f"session {i} ({page}) step {k}: no d_k caption {caption!r}")
-            got = s.numbers.get("seed")
-            if got is not None and int(got) != seed:
-                errors.append(f"session {i} ({page}) step {k}: the server holds seed {got}, not {seed}")
-            results["seed_checked"] += got is not None
+            await step(k)
             await asyncio.sleep(random.uniform(0.5 * pause, 1.5 * pause))
     except Exception as e:  # noqa: BLE001 - every failure is reported, none stops the others
-        errors.append(f"session {i} ({page}): {type(e).__name__}: {e}")
+        results["errors"].append(f"session {label}: {type(e).__name__}: {e}")
     finally:
         results["finished"] += 1
         await s.close()
+
+
+async def released_together(server, starts: list, results: dict, ready=None) -> None:
+    """Start every student (`start(gate)`), wait until `ready()` (by default: each has opened its page or failed),
+    then open the gate for all at once; results["seconds"] and ["cpu"] (the server's CPU seconds) count from then
+    to the last."""
+    gate = asyncio.Event()
+    tasks = [asyncio.create_task(start(gate)) for start in starts]
+    while not (ready() if ready else results["connected"] + results["finished"] >= len(tasks)):
+        await asyncio.sleep(0.1)
+    cpu0, t0 = server_cpu_seconds(server), time.perf_counter()
+    gate.set()
+    await asyncio.gather(*tasks)
+    results["seconds"] = time.perf_counter() - t0
+    results["cpu"] = server_cpu_seconds(server) - cpu0
+
+
+def tile_step_count(s) -> int:
+    """The tiles walk's number of steps, read from the page just drawn ("Step s of n"); 1 where there is none."""
+    found = [int(m[1]) for m in map(TILE_STEPS.search, s.texts) if m]
+    return found[0] if found else 1
 
 
 async def run_explorers(server, n: int, duration: float, pause: float) -> dict:
@@ -299,14 +334,9 @@ async def run_explorers(server, n: int, duration: float, pause: float) -> dict:
         await warm.rerun({**NEW_SETTINGS, **extra, "lang": "en", "seed": 999})
     await warm.close()
     results = {"errors": [], "steps": [], "by_page": {}, "connected": 0, "finished": 0, "seed_checked": 0}
-    gate = asyncio.Event()
-    tasks = [asyncio.create_task(one_explorer(i, server.url, duration, pause, results, gate)) for i in range(n)]
-    while results["connected"] + results["finished"] < n:
-        await asyncio.sleep(0.1)
-    t0 = time.perf_counter()
-    gate.set()
-    await asyncio.gather(*tasks)
-    results["seconds"] = time.perf_counter() - t0
+    await released_together(
+        server, [partial(one_explorer, i, server.url, duration, pause, results) for i in range(n)], results
+    )
     return results
 
 
@@ -344,32 +374,21 @@ async def one_stepper(i, base_url, which, duration, pause, results, gate):
     page, extra, widget = STEP_PAGES[which]
     query = {**STEP_SETTINGS, **extra}
     s = ProtocolSession(base_url, page)
-    errors = results["errors"]
-    try:
-        await s.connect()
-        await s.rerun(query)
-        found = [int(m[1]) for m in map(TILE_STEPS.search, s.texts) if m]
-        n = found[0] if found else 1
-        results["connected"] += 1
-        await gate.wait()
-        await asyncio.sleep(random.uniform(0, pause))
-        end = time.perf_counter() + duration
-        k = 0
-        while time.perf_counter() < end:
-            k += 1
-            value = step_value(which, i, k, n)
-            query[widget] = value
-            seconds = await s.rerun(query, {widget: value})
-            results["steps"].append(seconds)
-            want = step_expected(which, value, n)
-            if not any(want in x for x in s.texts):
-                errors.append(f"session {i} ({which}) step {k}: no {want!r}")
-            await asyncio.sleep(random.uniform(0.5 * pause, 1.5 * pause))
-    except Exception as e:  # noqa: BLE001 - every failure is reported, none stops the others
-        errors.append(f"session {i} ({which}): {type(e).__name__}: {e}")
-    finally:
-        results["finished"] += 1
-        await s.close()
+    n = 1  # the walk's length, read from the page as first drawn (at the first step, before it is sent)
+
+    async def step(k: int) -> None:
+        nonlocal n
+        if k == 1:
+            n = tile_step_count(s)
+        value = step_value(which, i, k, n)
+        query[widget] = value
+        seconds = await s.rerun(query, {widget: value})
+        results["steps"].append(seconds)
+        want = step_expected(which, value, n)
+        if not any(want in x for x in s.texts):
+            results["errors"].append(f"session {i} ({which}) step {k}: no {want!r}")
+
+    await stepping(f"{i} ({which})", s, query, results, gate, duration, pause, step)
 
 
 async def run_steppers(server, which: str, n: int, duration: float, pause: float) -> dict:
@@ -378,15 +397,8 @@ async def run_steppers(server, which: str, n: int, duration: float, pause: float
     await warm.rerun({**STEP_SETTINGS, **STEP_PAGES[which][1]})
     await warm.close()
     results = {"errors": [], "steps": [], "connected": 0, "finished": 0}
-    gate = asyncio.Event()
-    tasks = [asyncio.create_task(one_stepper(i, server.url, which, duration, pause, results, gate)) for i in range(n)]
-    while results["connected"] + results["finished"] < n:
-        await asyncio.sleep(0.1)
-    cpu0, t0 = server_cpu_seconds(server), time.perf_counter()
-    gate.set()
-    await asyncio.gather(*tasks)
-    results["seconds"] = time.perf_counter() - t0
-    results["cpu"] = server_cpu_seconds(server) - cpu0
+    starts = [partial(one_stepper, i, server.url, which, duration, pause, results) for i in range(n)]
+    await released_together(server, starts, results)
     return results
 
 
@@ -394,6 +406,17 @@ def server_cpu_seconds(server) -> float:
     """User + system CPU seconds of the server process so far (/proc/<pid>/stat)."""
     fields = Path(f"/proc/{server.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def on_fresh_server(run, app: Path | None = None, timeout: float = 120) -> dict:
+    """`run(server)`'s results on a fresh server of `app` (default: this checkout's serve.py), stopped after."""
+    from servers import SERVE, Server
+
+    server = Server(app or SERVE, timeout=timeout)
+    try:
+        return asyncio.run(run(server))
+    finally:
+        server.stop()
 
 
 def summary(steps: list[float]) -> tuple[float, float, float]:
@@ -406,13 +429,7 @@ def summary(steps: list[float]) -> tuple[float, float, float]:
 def run_steps_benchmark(which: str, n: int = 40, duration: float = 60.0, pause: float = 1.0, app: Path | None = None):
     """n sessions stepping `which` (tiles | sharing) every ~pause s for `duration` s on a fresh server of `app`
     (default: this checkout's serve.py); returns the missed targets."""
-    from servers import SERVE, Server
-
-    server = Server(app or SERVE, timeout=180)
-    try:
-        r = asyncio.run(run_steppers(server, which, n, duration, pause))
-    finally:
-        server.stop()
+    r = on_fresh_server(lambda server: run_steppers(server, which, n, duration, pause), app, timeout=180)
     med, p95, worst = summary(r["steps"])
     count = len(r["steps"])
     label = "this checkout" if app is None else str(app.parent)
@@ -431,13 +448,18 @@ def run_steps_benchmark(which: str, n: int = 40, duration: float = 60.0, pause: 
     print(f"  errors {len(r['errors'])}, load average {load_average()}")
     for e in r["errors"][:5]:
         print("  error: " + e)
+    return missed_step_targets(which, r["errors"], med, p95)
+
+
+def missed_step_targets(what: str, errors: list[str], med: float, p95: float) -> list[str]:
+    """The step targets a run missed: no errors, median <= MAX_NEW_MEDIAN_S, p95 <= MAX_NEW_P95_S."""
     failures = []
-    if r["errors"]:
-        failures.append(f"{which}: {len(r['errors'])} errors")
+    if errors:
+        failures.append(f"{what}: {len(errors)} errors")
     if not med <= MAX_NEW_MEDIAN_S:
-        failures.append(f"{which}: median step {med * 1000:.0f} ms (target {MAX_NEW_MEDIAN_S * 1000:.0f} ms)")
+        failures.append(f"{what}: median step {med * 1000:.0f} ms (target {MAX_NEW_MEDIAN_S * 1000:.0f} ms)")
     if not p95 <= MAX_NEW_P95_S:
-        failures.append(f"{which}: p95 step {p95 * 1000:.0f} ms (target {MAX_NEW_P95_S * 1000:.0f} ms)")
+        failures.append(f"{what}: p95 step {p95 * 1000:.0f} ms (target {MAX_NEW_P95_S * 1000:.0f} ms)")
     return failures
 
 
@@ -485,8 +507,7 @@ async def one_bystander(i: int, base_url: str, pause: float, results: dict, gate
     try:
         await s.connect()
         await s.rerun(query)
-        found = [int(m[1]) for m in map(TILE_STEPS.search, s.texts) if m]
-        n = found[0] if found else 1
+        n = tile_step_count(s)
         results["connected"] += 1
         await gate.wait()
         k = 0
@@ -513,29 +534,17 @@ async def run_timers(server, timers: int, bystanders: int, same: bool, pause: fl
     await warm.close()
     results = {"errors": [], "steps": [], "timings": [], "places": [], "connected": 0, "timers": timers}
     results["timers_done"] = 0
-    gate = asyncio.Event()
-    tasks = [asyncio.create_task(one_bystander(i, server.url, pause, results, gate)) for i in range(bystanders)]
-    tasks += [asyncio.create_task(one_timer(i, server.url, same, results, gate)) for i in range(timers)]
-    while results["connected"] < timers + bystanders and not results["errors"]:
-        await asyncio.sleep(0.1)
-    cpu0, t0 = server_cpu_seconds(server), time.perf_counter()
-    gate.set()
-    await asyncio.gather(*tasks)
-    results["seconds"] = time.perf_counter() - t0
-    results["cpu"] = server_cpu_seconds(server) - cpu0
+    starts = [partial(one_bystander, i, server.url, pause, results) for i in range(bystanders)]
+    starts += [partial(one_timer, i, server.url, same, results) for i in range(timers)]
+    ready = lambda: results["connected"] >= timers + bystanders or bool(results["errors"])  # noqa: E731
+    await released_together(server, starts, results, ready)
     return results
 
 
 def run_queue_benchmark(timers: int = 40, bystanders: int = 10, same: bool = False, pause: float = 1.0, app=None):
     """`timers` sessions click "Time it" on /kv-cache at 512/16 at once (distinct seeds, or the same settings with
     `same`) while `bystanders` sessions step the tiles walk; returns the missed targets."""
-    from servers import SERVE, Server
-
-    server = Server(app or SERVE, timeout=180)
-    try:
-        r = asyncio.run(run_timers(server, timers, bystanders, same, pause))
-    finally:
-        server.stop()
+    r = on_fresh_server(lambda server: run_timers(server, timers, bystanders, same, pause), app, timeout=180)
     med, p95, worst = summary(r["steps"])
     tmed, _, tmax = summary(r["timings"])
     label = "this checkout" if app is None else str(app.parent)
@@ -564,19 +573,21 @@ def run_queue_benchmark(timers: int = 40, bystanders: int = 10, same: bool = Fal
     return failures
 
 
+def report_missed(missed: list[str], what: str) -> None:
+    """Print the missed targets (or that all `what` targets were met) and exit 1 if any was missed."""
+    print("\nmissed:" if missed else f"\nall {what} targets met")
+    for m in missed:
+        print("  " + m)
+    sys.exit(1 if missed else 0)
+
+
 def load_average() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def run_new_settings_benchmark(n: int = 40, duration: float = 90.0, pause: float = 2.0) -> list[str]:
     """n sessions exploring new settings on the masks lab and the walkthrough at 512/16/32; returns missed targets."""
-    from servers import SERVE, Server
-
-    server = Server(SERVE, timeout=120)
-    try:
-        r = asyncio.run(run_explorers(server, n, duration, pause))
-    finally:
-        server.stop()
+    r = on_fresh_server(lambda server: run_explorers(server, n, duration, pause))
     steps = sorted(r["steps"])
     med = statistics.median(steps) if steps else float("nan")
     p95 = statistics.quantiles(steps, n=20)[-1] if len(steps) > 1 else med
@@ -596,15 +607,7 @@ def run_new_settings_benchmark(n: int = 40, duration: float = 90.0, pause: float
     print(f"  load average            {load_average()}")
     for e in r["errors"][:10]:
         print("  error: " + e)
-    failures = []
-    if r["errors"]:
-        failures.append(f"new-settings sessions: {len(r['errors'])} errors")
-    if not med <= MAX_NEW_MEDIAN_S:
-        failures.append(
-            f"new-settings sessions: median step {med * 1000:.0f} ms (target {MAX_NEW_MEDIAN_S * 1000:.0f} ms)"
-        )
-    if not p95 <= MAX_NEW_P95_S:
-        failures.append(f"new-settings sessions: p95 step {p95 * 1000:.0f} ms (target {MAX_NEW_P95_S * 1000:.0f} ms)")
+    failures = missed_step_targets("new-settings sessions", r["errors"], med, p95)
     if r["seed_checked"] < len(steps) // 2:
         failures.append(
             f"new-settings sessions: the seed was checked on only {r['seed_checked']} of {len(steps)} steps"
@@ -614,14 +617,8 @@ def run_new_settings_benchmark(n: int = 40, duration: float = 90.0, pause: float
 
 def run_sessions_benchmark(n: int = 40, steps: int = 6, pause: float = 2.0, quick: bool = False) -> list[str]:
     """Start a fresh app server, run n concurrent sessions, print a summary; returns the missed targets."""
-    from servers import SERVE, Server
-
     steps = 4 if quick else steps
-    server = Server(SERVE, timeout=120)
-    try:
-        r = asyncio.run(run_sessions(server, n, steps, pause))
-    finally:
-        server.stop()
+    r = on_fresh_server(lambda server: run_sessions(server, n, steps, pause))
     failures = []
     med = statistics.median(r["steps"]) if r["steps"] else float("nan")
     p90 = statistics.quantiles(r["steps"], n=10)[-1] if len(r["steps"]) > 1 else med
@@ -682,22 +679,13 @@ if __name__ == "__main__":
     missed = []
     if args.queue:
         missed += run_queue_benchmark(args.sessions, args.bystanders, args.queue == "same", args.pause, args.app)
-        print("\nmissed:" if missed else "\nall queue targets met")
-        for m in missed:
-            print("  " + m)
-        sys.exit(1 if missed else 0)
+        report_missed(missed, "queue")
     if args.steps_on:
         for which in args.steps_on:
             missed += run_steps_benchmark(which, args.sessions, args.duration, args.pause, args.app)
-        print("\nmissed:" if missed else "\nall step targets met")
-        for m in missed:
-            print("  " + m)
-        sys.exit(1 if missed else 0)
+        report_missed(missed, "step")
     if args.only != "cached":
         missed += run_new_settings_benchmark(args.sessions, 30.0 if args.quick else args.duration, args.pause)
     if args.only != "new":
         missed += run_sessions_benchmark(args.sessions, args.steps, args.pause, quick=args.quick)
-    print("\nmissed:" if missed else "\nall session targets met")
-    for m in missed:
-        print("  " + m)
-    sys.exit(1 if missed else 0)
+    report_missed(missed, "session")

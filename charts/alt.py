@@ -12,7 +12,7 @@ MAX_NAMES = 8
 
 def alt_text(hm: Heatmap, words: Words, sentence: Callable[..., str]) -> str:
     """'<title>: <sentence>' where `sentence(n=, rows=, cols=, names=)` words the summary in the page's
-    language (core/strings "display.alt.heatmap"): the number of panels, the first panel's size and up to
+    language (i18n/strings "display.alt.heatmap"): the number of panels, the first panel's size and up to
     eight panel titles (the same accessible name the plotly route gave a heatmap), then the colour range a weights
     chart shows (words["range"]), as the chart prints it."""
     titles = [t for t in (words.get("panels") or []) if t]

@@ -95,7 +95,7 @@ def shape_flow_html(
     """The layer as a flow of labelled boxes in plain HTML/CSS (one `data-name` box per tensor).
 
     HTML, not a chart: a redraw of text and boxes costs the browser almost nothing, where the same
-    diagram as a plotly figure of shapes cost ~200 ms per slider step (benchmarks/bench_browser.py),
+    diagram as a plotly figure of shapes cost many frames per slider step (benchmarks/README.md),
     and on a phone the text wraps instead of shrinking. Boxes whose shape depends on h are warm-coloured
     and stacked (one card per head, up to 4); the others are grey. Changed boxes get a thick border and a
     'was' line. Hovering a box shows the number of values it holds.

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from charts.payload import Say
 
-MIN_FONT = 13  # px: no text on a chart smaller (core.figures.MIN_FONT)
+MIN_FONT = 13  # px: no text on a chart smaller (static/plots.js and static/heatmaps.js use the same 13)
 HEAD_COLORS = {1: "#d62728", 2: "#1f77b4", 4: "#2ca02c"}  # Why many heads: one colour per head count
 CHANCE_COLOR = "#888888"
 

@@ -1,10 +1,9 @@
 """The training loss while it trains, as static HTML + SVG (Why many heads' live curve).
 
-Why not plotly: the live curve is redrawn every fraction of a second, and Streamlit mounts a new plotly
-chart for every new figure (a few frames, longer on a loaded machine or before plotly.js has loaded). A chart
-replaced before it has mounted is never seen: 3 s into training the area under the progress bar was still
-empty (issue 20). HTML shows at once. When training ends the page draws the full plotly chart (hover, zoom:
-ui/linecharts.py).
+Why not a chart component: the live curve is redrawn every fraction of a second, and a chart that is
+replaced before it has mounted is never seen (with plotly the area under the progress bar stayed empty
+seconds into training). HTML shows at once. When training ends the page draws the full chart (hover,
+download: ui/linecharts.py).
 
 Pure Python: the same curves as the finished chart (charts.lines.loss_chart, `lessons.why_heads.Curve`), its
 colours and scale (charts.lines.loss_top: 0 up to the guessing level ln(VOCAB) x 1.15, or the first steps' loss if

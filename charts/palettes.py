@@ -1,7 +1,7 @@
 """Colours per role and palette, as explicit stops the browser interpolates (no plotly needed to read them).
 
-The weights / signed / mask scales are core.figures.SCALES resolved to '#rrggbb' stops (plotly's 'Viridis'
-and 'RdBu_r' by name there; tests/test_charts.py checks they are the same stops). The roles the plotly route
+The weights / signed / mask scales are plotly's 'Viridis' and 'RdBu_r' resolved to '#rrggbb' stops (the
+names the charts had when they were plotly's; tests/test_charts.py checks the stops). The roles the plotly route
 never had get colours in the same spirit:
 - similarity (cosine, -1..1): the signed scale (diverging, white/grey middle = 0);
 - state (small integer codes: todo / done / skipped ...): distinct colours, colour-blind safe (Okabe-Ito) or
@@ -13,7 +13,7 @@ never had get colours in the same spirit:
 
 from __future__ import annotations
 
-PALETTES = ("colorblind", "contrast")  # == core.figures.PALETTES (URL values of the display option)
+PALETTES = ("colorblind", "contrast")  # the URL values of the display option (ui/display.py)
 DEFAULT_PALETTE = "colorblind"
 
 Stops = list[tuple[float, str]]

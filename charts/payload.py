@@ -136,7 +136,7 @@ def payload(
     `compact`: each panel whose values all print as int16 codes at `hm.decimals` (`printed_codes`: weights at
     4 decimals do) travels as those codes, half the bytes; the browser shows exactly the printed numbers
     (hover, cells), colours from the rounded values. Other panels stay float32. For a view near the 64 KB a
-    step may cost (issue 18); off by default: float32 is the values themselves.
+    step may cost; off by default: float32 is the values themselves.
 
     For a projector (the walkthrough's presenter view): `font_scale` multiplies every text of the chart (tick
     labels, axis and panel titles, cell numbers, the colour bar's numbers); `fit_height` > 0 makes the chart

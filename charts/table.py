@@ -76,9 +76,9 @@ __all__ = ["Table", "number", "tables", "unique"]
 
 
 # ---------------------------------------------------------------- one static table as HTML (every page's tables)
-# One markdown element per table, not st.table: a 32 x 9 st.table costs the browser ~95 ms of renderer CPU a step,
-# the same rows as one HTML table ~15 (benchmarks/README.md, issue 31). On a phone the table scrolls inside its
-# own box with the first column kept in view (the CSS is app.py's TABLE_CSS).
+# One markdown element per table, not st.table: the browser re-renders an st.table on every step at several times
+# the cost of the same rows as one HTML table (benchmarks/README.md, "What changed"). On a phone the table
+# scrolls inside its own box with the first column kept in view (the CSS is ui/tables.py's, added by app.py).
 BOX_CLASS = "al-table"
 
 

@@ -97,7 +97,7 @@ class Control:
     def check(self) -> None:
         if self._job.cancel.is_set():
             raise Cancelled
-        time.sleep(0)  # a waiting thread gets the GIL now, not after up to 5 ms
+        time.sleep(0)  # a waiting thread gets the GIL now, not at the end of the interpreter's switch interval
 
     def progress(self, done: int, total: int, detail: Any = None) -> None:
         self._job.progress, self._job.detail = (int(done), int(total)), detail

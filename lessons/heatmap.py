@@ -4,12 +4,12 @@ A `Heatmap` is one chart: one or more panels (one per head, per kind, ...) side 
 role and range. Everything the browser needs is here as numbers and language-neutral keys: the values
 (numpy), the labels of rows and columns, what the axes are, how values are printed, which cells can be
 clicked, and overlays (blocked cells, outlined rectangles such as the current tile, colour groups such as
-the query heads that share one K/V head). The page words the keys (core/strings); the charts package
+the query heads that share one K/V head). The page words the keys (i18n/strings); the charts package
 turns a Heatmap into the component's payload straight from the arrays; the table view, the alt text and
 the downloads read the same object.
 
 Why a description and not a plotly figure: a figure is hundreds of validated objects built on the server
-for every new setting and thrown away once drawn; these are a few arrays (issue 18).
+for every new setting and thrown away once drawn; these are a few arrays.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ ROLES = ("weights", "signed", "mask", "similarity", "state")
 
 @dataclass(frozen=True)
 class Text:
-    """A string the page words: a key of core/strings and its format parameters (numbers, tokens)."""
+    """A string the page words: a key of i18n/strings and its format parameters (numbers, tokens)."""
 
     key: str
     params: tuple[tuple[str, object], ...] = ()

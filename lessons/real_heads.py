@@ -45,7 +45,7 @@ from core.pretrained import (
 from lessons.heatmap import Heatmap, Panel, readonly, text
 from lessons.url import Env, UrlKey, names
 
-# The page's URL keys, declared once (issue 19 item 4): name, type, allowed values, default.
+# The page's URL keys, declared once (lessons/url.py parses them): name, type, allowed values, default.
 VIEWS = ("grid", "head", "patterns", "link", "ablate", "core")  # the sections, as tabs
 LAYERS = tuple(range(6))  # layers and heads count from 0, like the code (weights[layer, head])
 HEADS = tuple(range(12))

@@ -23,7 +23,7 @@ SETTINGS: tuple[str, ...] = tuple(SETTING_KEYS)
 # The display options (ui/display.py's sidebar section): on every page.
 DISPLAY = ("palette", "cell_numbers", "table_view", "image_format", "weight_scale")
 # The Masks lab's hand-drawn grid: read by every page while mask=custom (ui/shell.PageContext.custom_text),
-# and kept in the URL on every page while it is in use (issue 24.5).
+# and kept in the URL on every page while it is in use, so a shared link still shows the drawn mask.
 GRID = "masks_grid"
 # Class mode (ui/classmode.py): the class code, a student's id (a reload rejoins), the teacher's key. Kept on every
 # page while in a class.

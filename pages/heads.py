@@ -227,30 +227,16 @@ def timing_section() -> None:
     st.caption(t("heads.time.about", d_model=d, T=T, repeats=TIMING_REPEATS))
     timing_key = (d, T, s.seed)
     over_h = totals_over_heads(1, T, T, d, masked=masked)
-    cache = st.session_state.get("heads_timings")
-    if not isinstance(cache, dict):
-        cache = {}
-    loads = st.session_state.get("heads_timing_loads")
-    if not isinstance(loads, dict):
-        loads = {}
-    job = work_queue.collect(TICKET, t)  # this session's timing, once the queue has run it
-    if job is not None and job.done:
-        asked = job.key[1:4]  # (d, T, seed) of the timing asked for
-        cache[asked], loads[asked] = job.result, job.load
-        st.session_state["heads_timings"], st.session_state["heads_timing_loads"] = cache, loads
+    # This session's timings by (d, T, seed), and this one once the queue has run it.
+    job, cache, loads = work_queue.collect_into(TICKET, t, "heads_timings", "heads_timing_loads", lambda j: j.key[1:4])
     work_queue.show_outcome(job, t)
-    if work_queue.pending(TICKET) is None:
-        # One queue for the server's heavy work: at most a few timings at once, the same timing asked by several
-        # students is one run (core/work_queue.py). Asked in the click's callback, so this run draws the place.
-        heads = [r.h for r in over_h]
-        st.button(
-            t("heads.time.again") if timing_key in cache else t("heads.time.run"),
-            key="heads_time_run",
-            icon=":material/timer:",
-            type="primary",
-            on_click=work_queue.ask,
-            args=(TICKET, work_queue.job(("heads-timing", *timing_key, tuple(heads)), timing_work(heads), "timing")),
-        )
+    heads = [r.h for r in over_h]
+    work_queue.ask_button(
+        TICKET,
+        t("heads.time.again") if timing_key in cache else t("heads.time.run"),
+        "heads_time_run",
+        work_queue.job(("heads-timing", *timing_key, tuple(heads)), timing_work(heads), "timing"),
+    )
     work_queue.watch(TICKET, t, running=timing_running)
     timings = cache.get(timing_key)
     if timings:

@@ -13,7 +13,7 @@ t, s = ctx.t, ctx.settings
 
 st.title(t("app.title"))
 # Static teaching text as few elements as it reads: the browser redraws every element of the page on a
-# settings step (~0.5 ms each, more for blocks), and none of these change with the settings.
+# settings step (each costs even unchanged, blocks more), and none of these change with the settings.
 st.markdown(
     "\n\n".join(
         [

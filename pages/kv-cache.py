@@ -259,29 +259,15 @@ def timing_section() -> None:
     )
     gen = v["kv_gen"]  # the widget shows the settled value
     timing_key = (d, h, kv_heads, s.seed, gen)
-    results = st.session_state.get("kv_timings")
-    if not isinstance(results, dict):
-        results = {}
-    loads = st.session_state.get("kv_timing_loads")
-    if not isinstance(loads, dict):
-        loads = {}
-    job = work_queue.collect(TICKET, t)  # this session's timing, once the queue has run it
-    if job is not None and job.done:
-        asked = job.key[1:]  # (d, h, kv_heads, seed, n) of the timing asked for
-        results[asked], loads[asked] = job.result, job.load
-        st.session_state["kv_timings"], st.session_state["kv_timing_loads"] = results, loads
+    # This session's timings by (d, h, kv_heads, seed, n), and this one once the queue has run it.
+    job, results, loads = work_queue.collect_into(TICKET, t, "kv_timings", "kv_timing_loads", lambda j: j.key[1:])
     work_queue.show_outcome(job, t)
-    if work_queue.pending(TICKET) is None:
-        # One queue for the server's heavy work: at most a few timings at once, the same timing asked by several
-        # students is one run (core/work_queue.py). Asked in the click's callback, so this run draws the place.
-        st.button(
-            t("kv.time.again") if timing_key in results else t("kv.time.run"),
-            key="kv_time_run",
-            icon=":material/timer:",
-            type="primary",
-            on_click=work_queue.ask,
-            args=(TICKET, work_queue.job(("kv-timing", *timing_key), timing_work(kv_heads, gen), "timing")),
-        )
+    work_queue.ask_button(
+        TICKET,
+        t("kv.time.again") if timing_key in results else t("kv.time.run"),
+        "kv_time_run",
+        work_queue.job(("kv-timing", *timing_key), timing_work(kv_heads, gen), "timing"),
+    )
     work_queue.watch(TICKET, t, running=lambda job: t("kv.time.running", n=job.key[-1]))
     res = results.get(timing_key)
     if res is None:

@@ -1,4 +1,4 @@
-"""Softmax up close (issue 22): why ÷√d_k, why subtract the max, and how a fused kernel gets the same numbers
+"""Softmax up close: why ÷√d_k, why subtract the max, and how a fused kernel gets the same numbers
 tile by tile.
 
 Thin: the shared settings (ctx) -> the page's URL values, declared in lessons.softmax.URL_KEYS and settled by
@@ -216,25 +216,12 @@ def tiles_section() -> None:
     )
     a, b, c = st.columns(3)
     head_control(a)
+    blocks = {"min_value": TILE_BLOCK_MIN, "max_value": TILE_BLOCK_MAX, "help": t("softmax.ctl.blocks.help")}
     b.slider(
-        t("softmax.ctl.bq"),
-        TILE_BLOCK_MIN,
-        TILE_BLOCK_MAX,
-        key="soft_bq",
-        bind="query-params",
-        help=t("softmax.ctl.blocks.help"),
-        on_change=blocks_changed,
-        args=("soft_bq",),
+        t("softmax.ctl.bq"), key="soft_bq", bind="query-params", on_change=blocks_changed, args=("soft_bq",), **blocks
     )
     c.slider(
-        t("softmax.ctl.bk"),
-        TILE_BLOCK_MIN,
-        TILE_BLOCK_MAX,
-        key="soft_bk",
-        bind="query-params",
-        help=t("softmax.ctl.blocks.help"),
-        on_change=blocks_changed,
-        args=("soft_bk",),
+        t("softmax.ctl.bk"), key="soft_bk", bind="query-params", on_change=blocks_changed, args=("soft_bk",), **blocks
     )
     head, bq, bk = st.session_state["soft_head"], st.session_state["soft_bq"], st.session_state["soft_bk"]
     walk = shared("soft_walk", SK + (head, bq, bk), lambda: L.tile_walk(s, head, bq, bk, run, ctx.custom_text))

@@ -32,7 +32,7 @@ VIEW_LABELS = {"results": "why.results.header", "heads": "why.heatmaps.header"}
 
 def result_store() -> W.ResultStore:
     """One store for the whole server: a class revisiting the page (or a second student) never retrains.
-    (ui.cache.process_wide: no client message can empty it, issue 30.1.)"""
+    (ui.cache.process_wide: no client message can empty it.)"""
     return process_wide("why-heads.results", W.ResultStore)
 
 

@@ -1,4 +1,4 @@
-// Attention Lab's heatmap renderer for the chart route of issue 18: paints a Heatmap payload
+// Attention Lab's heatmap renderer, the one route for heatmaps: paints a Heatmap payload
 // (charts/payload.py: a JSON header and the panels' values as raw float32 bytes; ui/heatmaps.py mounts it
 // as a components.v2 component). Panels sit side by side, wrap to several rows, and stack on a phone
 // (<= 640 px). Hover texts are made here from the value, the header's `decimals`, the labels and the worded

@@ -5,26 +5,17 @@ Browser tests never skip: a missing Chromium or Playwright is a failure (see .ci
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
-from servers import Server
+import servers
+from servers import CHROMIUM, Server
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
+CHROMIUM_ARGS = [*servers.CHROMIUM_ARGS, "--disable-quic"]
 IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))

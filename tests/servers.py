@@ -5,6 +5,7 @@ same way: from the repository root (with its .streamlit/config.toml), headless, 
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -17,6 +18,19 @@ APP = ROOT / "app.py"
 SERVE = (
     ROOT / "serve.py"
 )  # app.py as the browser gets it (with ui/seam/client_batching.js), as scripts/start.sh runs it
+
+
+# The browser the tests and benchmarks drive (Debian's chromium), headless and quiet: no GPU, none of its own
+# network traffic, no first-run work, so what it does is the page's.
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def free_port() -> int:

@@ -8,8 +8,8 @@ frozen dataclasses; the display options are applied when a chart is written, not
 key must name everything the builder reads (settings, language, page-local choices); the builder
 itself is not part of the hash.
 
-Bounded by bytes, not entries (issue 24.4: 256 entries of any size; a run at d_model 512 with its figures
-is several MB): every entry is measured (core/sizes.nbytes) and the least recently used go first when the total
+Bounded by bytes, not entries (a count of entries bounds nothing: a run at d_model 512 with its figures is
+several MB): every entry is measured (core/sizes.nbytes) and the least recently used go first when the total
 would pass core/limits.SHARED_CACHE_BYTES; an entry larger than the whole budget is returned, not kept.
 Two sessions asking for the same missing key at once build it once (the second waits for the first).
 """
@@ -126,7 +126,7 @@ def shared_function(fn: Callable[..., T]) -> Callable[..., T]:
 # What the whole server shares for good: the pretrained model, the finished trainings, app.py's set-up.
 # Not st.cache_resource: any client can send Streamlit's `clear_cache` back message (no developer mode
 # needed), which empties every st.cache_resource for everyone: the model was loaded again and the class's
-# trainings were gone (issue 30.1). Nothing outside this module reaches these.
+# trainings were gone. Nothing outside this module reaches these.
 _PROCESS: dict[str, Any] = {}
 _BUILDS: dict[str, int] = {}
 _process_lock = threading.Lock()

@@ -7,6 +7,7 @@ app.py calls `display_sidebar(lang)` once per run; ui.heatmaps.show_heatmap and 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import streamlit as st
@@ -58,6 +59,19 @@ def current() -> Display:
     return sanitize(raw)[0]
 
 
+def _choice_words(key: str, t: Callable[..., str], host) -> dict:
+    """What the display choices share besides key and options: worded from `display.<key>[.<value>|.help]`, a
+    segmented control in the sidebar that always holds one value."""
+    return {
+        "label_of": lambda v: t(f"display.{key}.{v}"),
+        "label": t(f"display.{key}"),
+        "default": DEFAULTS[key],
+        "host": host,
+        "required": True,
+        "help": t(f"display.{key}.help"),
+    }
+
+
 def display_sidebar(lang: str, notices=None) -> Display:
     """The options in the sidebar; their corrections go into `notices` (app.py: the top of the main area,
     where a phone shows them; the sidebar when not given)."""
@@ -69,28 +83,8 @@ def display_sidebar(lang: str, notices=None) -> Display:
     sb = st.sidebar
     sb.header(t("display.header"))
     # Translated labels, the neutral name in the URL (ui/choice.py: Streamlit binds the shown text).
-    labelled(
-        "segmented_control",
-        "palette",
-        PALETTES,
-        lambda p: t(f"display.palette.{p}"),
-        t("display.palette"),
-        default=DEFAULTS["palette"],
-        host=sb,
-        required=True,
-        help=t("display.palette.help"),
-    )
-    labelled(  # the neutral name in the URL, the words in the reader's language (as the palette)
-        "segmented_control",
-        "weight_scale",
-        WEIGHT_SCALES,
-        lambda v: t(f"display.weight_scale.{v}"),
-        t("display.weight_scale"),
-        default=DEFAULTS["weight_scale"],
-        host=sb,
-        required=True,
-        help=t("display.weight_scale.help"),
-    )
+    labelled("segmented_control", "palette", PALETTES, **_choice_words("palette", t, sb))
+    labelled("segmented_control", "weight_scale", WEIGHT_SCALES, **_choice_words("weight_scale", t, sb))
     sb.toggle(
         t("display.cell_numbers"),
         key="cell_numbers",

@@ -46,7 +46,7 @@ def lab_downloads(ctx, lab_run) -> None:
 
 def _section(build: Callable[[], TensorSet], t, *, key: str, stem: str, note: str | None = None) -> None:
     # A lazy expander: closed (as it is on every slider step), it is one element. Its buttons and
-    # pickers cost the browser ~20 ms per redraw even while hidden (benchmarks/), so they and the
+    # pickers cost the browser work on every redraw even while hidden, so they and the
     # tensor set exist only while it is open; opening it reruns the page.
     box = st.expander(t("export.title"), icon=":material/download:", key=f"{key}_open", on_change="rerun")
     if not box.open:
@@ -56,29 +56,22 @@ def _section(build: Callable[[], TensorSet], t, *, key: str, stem: str, note: st
         st.caption(t("export.about"))
         if note:
             st.caption(note)
-        c1, c2 = st.columns(2)
-        c1.download_button(
-            t("export.npz"),
-            partial(export.npz_bytes, ts),
-            file_name=f"{stem}.npz",
-            mime="application/octet-stream",
-            key=f"{key}_npz",
-            on_click="ignore",
-            help=t("export.npz.help"),
-            icon=":material/download:",
-            width="stretch",
+        files = (
+            ("npz", export.npz_bytes, "application/octet-stream", ":material/download:"),
+            ("json", export.json_text, "application/json", ":material/settings:"),
         )
-        c2.download_button(
-            t("export.json"),
-            partial(export.json_text, ts),
-            file_name=f"{stem}.json",
-            mime="application/json",
-            key=f"{key}_json",
-            on_click="ignore",
-            help=t("export.json.help"),
-            icon=":material/settings:",
-            width="stretch",
-        )
+        for column, (kind, write, mime, icon) in zip(st.columns(2), files, strict=True):
+            column.download_button(
+                t(f"export.{kind}"),
+                partial(write, ts),
+                file_name=f"{stem}.{kind}",
+                mime=mime,
+                key=f"{key}_{kind}",
+                on_click="ignore",
+                help=t(f"export.{kind}.help"),
+                icon=icon,
+                width="stretch",
+            )
         _slice_picker(ts, t, key, stem)
 
 
@@ -100,21 +93,11 @@ def _slice_picker(ts: TensorSet, t, key: str, stem: str) -> None:
     _settle_index(h_key, ts.num_heads)
     c1, c2, c3 = st.columns([2, 1, 1])
     name = c1.selectbox(t("export.csv.tensor"), names, key=name_key)
-    b = c2.number_input(
-        t("export.csv.batch"),
-        0,
-        ts.batch - 1,
-        step=1,
-        key=b_key,
-        disabled=ts.batch == 1 or not export.has_axis(name, "batch"),
-    )
-    head = c3.number_input(
-        t("export.csv.head"),
-        0,
-        ts.num_heads - 1,
-        step=1,
-        key=h_key,
-        disabled=ts.num_heads == 1 or not export.has_axis(name, "head"),
+    b, head = (
+        column.number_input(
+            t(f"export.csv.{axis}"), 0, n - 1, step=1, key=k, disabled=n == 1 or not export.has_axis(name, axis)
+        )
+        for column, axis, n, k in ((c2, "batch", ts.batch, b_key), (c3, "head", ts.num_heads, h_key))
     )
     sl = export.slice_2d(ts, name, int(b), int(head))
     axis = lambda a: t(f"export.axis.{a if a in _AXES else 'bias'}")  # noqa: E731  (a bias's column is its name)

@@ -5,7 +5,7 @@ is put back, nothing goes into the URL or a cache, and the page shows `notice.te
 
 How a text reaches the server, and where it is checked:
 - typed into the box: the widget has `max_chars=limit + 1`, so Streamlit itself cuts whatever arrives
-  (even a crafted 20 MB websocket message) to limit + 1 characters, and `check` (the box's on_change
+  (even a crafted websocket message of any size) to limit + 1 characters, and `check` (the box's on_change
   or a form's submit callback) refuses anything longer than the limit -- refused, never truncated;
 - in a link: `url_text` refuses a too-long URL value before any widget or page code reads it, and
   removes it from the address bar.

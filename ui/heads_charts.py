@@ -67,44 +67,22 @@ def cost_charts(
     current h is drawn darker; the tick under each h is its d_k."""
     cats, ticks, hover = _h_axis(rows)
     axis = dict(x_categories=cats, x_ticks=ticks, x_hover=hover, x_title=axis_title, y_zero=True, y_thousands=True)
+    whole = {"decimals": 0, "thousands": True}  # counts: whole numbers with thousands separators
+
+    def bars(name: str, values, light: str, dark: str, **style) -> Series:
+        """One bar a category; the current h's bar `dark`, the others `light`."""
+        return Series(name, cats, tuple(values), kind="bar", colors=_bar_colors(rows, current_h, light, dark), **style)
+
     params = LineChart(
-        (
-            Series(
-                params_title,
-                cats,
-                tuple(r.params for r in rows),
-                kind="bar",
-                colors=_bar_colors(rows, current_h),
-                decimals=0,
-                thousands=True,
-            ),
-        ),
+        (bars(params_title, (r.params for r in rows), OTHER_COLOR, CURRENT_COLOR, **whole),),
         title=params_title,
         height=250,
         **axis,
     )
     ops = LineChart(
         (
-            Series(
-                macs_name,
-                cats,
-                tuple(r.macs for r in rows),
-                kind="bar",
-                stack="ops",
-                decimals=0,
-                thousands=True,
-                colors=_bar_colors(rows, current_h, "#9fb8e3", MACS_COLOR),
-            ),
-            Series(
-                elementwise_name,
-                cats,
-                tuple(r.elementwise for r in rows),
-                kind="bar",
-                stack="ops",
-                decimals=0,
-                thousands=True,
-                colors=_bar_colors(rows, current_h, "#f3c29b", ELEMENTWISE_COLOR),
-            ),
+            bars(macs_name, (r.macs for r in rows), "#9fb8e3", MACS_COLOR, stack="ops", **whole),
+            bars(elementwise_name, (r.elementwise for r in rows), "#f3c29b", ELEMENTWISE_COLOR, stack="ops", **whole),
         ),
         title=ops_title,
         height=290,
@@ -114,12 +92,11 @@ def cost_charts(
     unit, size = ("MiB", 1 << 20) if top >= 8 << 20 else ("KiB", 1 << 10) if top >= 4 << 10 else ("B", 1)
     memory = LineChart(
         (
-            Series(
+            bars(
                 memory_name,
-                cats,
-                tuple(r.weights_bytes / size for r in rows),
-                kind="bar",
-                colors=_bar_colors(rows, current_h, "#e6b3b1", MEMORY_COLOR),
+                (r.weights_bytes / size for r in rows),
+                "#e6b3b1",
+                MEMORY_COLOR,
                 texts=tuple(human_bytes(r.weights_bytes) for r in rows),
             ),
         ),

@@ -1,4 +1,4 @@
-"""One way to show a lesson's heatmap on a page: `show_heatmap(hm, key=..., t=ctx.t)` (issue 18's chart route).
+"""One way to show a lesson's heatmap on a page: `show_heatmap(hm, key=..., t=ctx.t)` (the heatmaps' one route).
 
 A lesson hands a lessons.heatmap.Heatmap (arrays, labels, keys); this words its keys with the page's `t`,
 applies the sidebar's display options (ui/display.py: palette, numbers in the cells, table view, image
@@ -7,8 +7,8 @@ components.v2 component (static/heatmaps.js, fed by charts/payload.py's bytes), 
 because its key stays the same. The component's download button saves PNG or SVG per `image_format`.
 A click on a cell of a clickable Heatmap returns its Selection in the rerun it causes.
 
-The renderer is the app's canvas one, chosen by measurement over plotly.js (issue 18 item 2: benchmarks/README.md,
-"Renderer A/B"; plotly.js cost 0.4-2 s more per step on the heaviest view).
+The renderer is the app's canvas one, chosen by measurement over plotly.js (benchmarks/README.md, "Renderer A/B":
+plotly.js cost far more per step on the heaviest view).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ chart drawn by static/plots.js in a components.v2 component, updated in place on
 hover, a download button saving PNG or SVG per `image_format` (file name from `name`) and an accessible name.
 
 The route was chosen by measurement over plotly (st.plotly_chart) and Vega-Lite (st.vega_lite_chart): the
-browser's work a step and the first visit's bytes (benchmarks/README.md, issue 31); Streamlit 1.67 turns
+browser's work a step and the first visit's bytes (benchmarks/README.md, "The chart route, A/B"); Streamlit turns
 vega-embed's download actions off.
 """
 

@@ -1,8 +1,8 @@
 """The pretrained model every page that needs it reads: one copy per server process.
 
-Real heads and Positions both read all-MiniLM-L6-v2; each used to cache its own copy (~90 MB of weights
-each). Shared by every session, so frozen: an in-place write into a weight raises instead of leaking.
-Kept with ui.cache.process_wide, out of reach of Streamlit's clear_cache message (issue 30.1).
+Real heads and Positions both read all-MiniLM-L6-v2; each used to cache its own copy of its weights.
+Shared by every session, so frozen: an in-place write into a weight raises instead of leaking.
+Kept with ui.cache.process_wide, out of reach of Streamlit's clear_cache message.
 """
 
 from __future__ import annotations

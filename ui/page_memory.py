@@ -1,12 +1,12 @@
 """A session keeps its settings and small state, not its page's runs: the page's large values are let go after
-each run of the page (issue 30.3).
+each run of the page, so a class's sessions do not each hold a run.
 
 Why: Streamlit runs a page file in a namespace of its own, and every function the page defines keeps that
 namespace alive (its __globals__). The page hands such functions to its widgets (on_click, on_change,
 format_func, a tab's label function through ui/sections.py, ...), and the session keeps each widget's callback
-and serde until the next run: so every session held its last run, model and figures. 40 students on
-/softmax?soft_tab=tiles at 512/16/32 raised the server by 1,003 MB, 555 MB of it tensors reachable only from
-live sessions, outside the byte-bounded shared cache (ui/cache.py).
+and serde until the next run: so every session held its last run, model and figures, outside the
+byte-bounded shared cache (ui/cache.py); a class at large settings grew the server by a GB
+(benchmarks/README.md, "A class stepping at once").
 
 What: ui/shell.page_context() (called first by every page) remembers the calling page's namespace; when the
 page's run ends (ui/seam.run_page), every value in it that holds more than PAGE_VALUE_BYTES (a run, a model,

@@ -1,7 +1,7 @@
 """Give memory back after a class has left: a collector thread for the whole server process.
 
-Why: config.toml turns Streamlit's full collection after every rerun off (~110 ms each with torch
-imported), so garbage in reference cycles (a run's trace, a figure, a closed session's state) waits for
+Why: config.toml turns Streamlit's full collection after every rerun off (too slow with torch imported
+to pay on every step), so garbage in reference cycles (a run's trace, a figure, a closed session's state) waits for
 Python's own allocation-driven collection, which never comes once the class has gone quiet; and glibc
 keeps freed heap pages instead of returning them. Every PERIOD seconds this
 1. lets go of Streamlit sessions disconnected longer than server.disconnectedSessionTTL (ui/seam/sessions.py:
@@ -9,10 +9,9 @@ keeps freed heap pages instead of returning them. Every PERIOD seconds this
    and figures, reachable through its widgets' callbacks);
 2. forgets shared-cache entries nobody asked for in SHARED_CACHE_IDLE_SECONDS (ui/cache.py);
 3. runs gc.collect() and, where the C library is glibc, malloc_trim(0) (return free heap pages to the system).
-Measured (benchmarks/bench_memory.py, 40 students each opening three pages with their own large settings,
-benchmarks/memdebug.py for what held what; benchmarks/README.md): growth over the warm server a minute after the
-class left, +382 MB with step 3 alone, +185 MB with 1 and 3, median +24 MB with all three. A few hundred
-ms of one core per PERIOD.
+All three are needed: with step 3 alone, or 1 and 3, the server stayed hundreds of MB above its warm size a
+minute after the class left (benchmarks/bench_memory.py; benchmarks/README.md, "Memory after a class has
+left"). The cost is a fraction of one core's second per PERIOD.
 """
 
 from __future__ import annotations
@@ -44,7 +43,7 @@ _lock = threading.Lock()
 
 def _find_trim():
     """glibc's malloc_trim, or None (another C library). Resolved once, at import: ctypes.util.find_library
-    runs `/sbin/ldconfig -p` in a subprocess: every tick forked the whole server for it (issue 30.7).
+    runs `/sbin/ldconfig -p` in a subprocess: every tick forked the whole server for it.
     CDLL(None) is the symbols already loaded into this process, the C library's among them: no file search."""
     try:
         libc = ctypes.CDLL(None)

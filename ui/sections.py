@@ -1,9 +1,9 @@
 """A page's sections as one segmented control: only the open section's code runs, so only its charts are drawn.
 
 Why a segmented control and not st.tabs: a step re-sends the open section's elements either way, but the tabs
-are a container per section that the browser builds anew on every run (~15 ms of renderer CPU a step with 6
-tabs), where the control is one widget that is reused (1-2 ms; benchmarks/README.md, issue 31). Its buttons
-take keyboard focus and open with Enter or Space.
+are a container per section that the browser builds anew on every run, where the control is one widget that is
+reused (about ten times cheaper: benchmarks/README.md, "What changed"). Its buttons take keyboard focus and open
+with Enter or Space.
 
 The open section is in the URL as a language-neutral id (`?heads_tab=cost`), so a teacher's link opens the same
 section for every student, in either language; the control shows the label and holds the id (format_func). The

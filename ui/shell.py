@@ -133,8 +133,8 @@ def page_context() -> PageContext:
         st.stop()
     # Streamlit runs every rerun (a fragment's too) in a new thread, and torch applies app.py's one-thread
     # setting to a thread's OpenMP/MKL pools lazily, on its first parallel op. A page whose first torch op
-    # was a matrix product (x @ W) ran it with OpenMP's default team of all cores: 2-10x slower under load
-    # (benchmarks/README.md, issue 18). This call does that per-thread set-up now, in microseconds.
+    # was a matrix product (x @ W) ran it with OpenMP's default team of all cores, several times slower under
+    # load (benchmarks/README.md, "No wasted server work"). This call does that cheap per-thread set-up now.
     torch.get_num_threads()
-    page_memory.remember(sys._getframe(1).f_globals)  # its large values go when the run ends (issue 30.3)
+    page_memory.remember(sys._getframe(1).f_globals)  # its large values go when the run ends (ui/page_memory.py)
     return PageContext(current_settings())

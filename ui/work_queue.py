@@ -146,6 +146,34 @@ def collect(state_key: str, t: Callable[..., str]) -> Job | None:
     return ticket.job
 
 
+def ask_button(state_key: str, label: str, key: str, submit: Callable[[WorkQueue], Ticket]) -> None:
+    """The primary button that asks for `submit`'s job, drawn while the session has none under `state_key`. One
+    queue for the server's heavy work: at most a few jobs at once, the same job asked by several students is one
+    run (core/work_queue.py). Asked in the click's callback, so the run it causes already draws the place."""
+    if pending(state_key) is None:
+        st.button(label, key=key, icon=":material/timer:", type="primary", on_click=ask, args=(state_key, submit))
+
+
+def collect_into(
+    state_key: str, t: Callable[..., str], results_key: str, loads_key: str, asked: Callable[[Job], Hashable]
+) -> tuple[Job | None, dict, dict]:
+    """`collect`, keeping a finished job's result and load in the session: session state `results_key` and
+    `loads_key` are dicts keyed by `asked(job)` (the settings the result belongs to), so an earlier result stays
+    shown when the settings come back. Returns the job and both dicts (a value there that is no dict starts anew)."""
+    results = st.session_state.get(results_key)
+    if not isinstance(results, dict):
+        results = {}
+    loads = st.session_state.get(loads_key)
+    if not isinstance(loads, dict):
+        loads = {}
+    job = collect(state_key, t)
+    if job is not None and job.done:
+        key = asked(job)
+        results[key], loads[key] = job.result, job.load
+        st.session_state[results_key], st.session_state[loads_key] = results, loads
+    return job, results, loads
+
+
 def watch(state_key: str, t: Callable[..., str], running: Callable[[Job], str] | None = None) -> None:
     """While the session's ticket under `state_key` waits or runs: its place (then `running(job)` and a progress
     bar) and a Cancel button, redrawn every WATCH_EVERY_S by a fragment of their own; the app reruns when the job

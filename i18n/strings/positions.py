@@ -24,7 +24,7 @@ STRINGS = {
     "pos.tab.add": {"zh": "2 加上位置", "en": "2 Add positions"},
     "pos.tab.rope": {"zh": "3 RoPE 只看距离", "en": "3 RoPE is about distance"},
     "pos.tab.learned": {"zh": "4 学到的位置表", "en": "4 The learned table"},
-    # corrections of the page's URL values (lessons.positions.Fix.reason)
+    # corrections of the page's URL values (lessons.url.Fix.reason)
     "pos.fix.unreadable": {
         "zh": "链接里的 {param}={given} 无法读取，改用 {used}。",
         "en": "The link's {param}={given} could not be read; using {used}.",

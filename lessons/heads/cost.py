@@ -145,7 +145,7 @@ def _first_t(passes: Callable[[int], bool], hi: int = CROSSING_T_MAX) -> int | N
 
 
 def cost_takeaway(T: int, d_model: int, h: int, *, masked: bool) -> tuple[Text, ...]:
-    """The section's takeaway, chosen by the numbers on screen (issue 29: "with thousands of tokens it dominates"
+    """The section's takeaway, chosen by the numbers on screen (a fixed "with thousands of tokens it dominates"
     held for the memory only). Why the cost stays put (fixed), then the (B, h, T, T) tensor against the rest twice:
     its element-wise operations against the multiply-adds (about c·h·T² with c = 3 masked, 2 not, against
     4·T·d_model² + 2·T²·d_model: they pass only when c·h > 2·d_model, from some T), and its memory against the

@@ -60,7 +60,7 @@ def heads_on_page(h: int, page: int) -> tuple[int, int]:
     return heads[0], heads[-1]
 
 
-# The page's keys, declared once (issue 19 item 4): name, type, allowed values, default; settled by
+# The page's keys, declared once (lessons/url.py parses them): name, type, allowed values, default; settled by
 # ui/url_state.settle. The sidebar's shared settings (d_model, num_heads, seq_len, mask, seed, lang) are declared
 # by lessons/settings.py. heads_page / heads_pick / heads_slice_head are the grid's and the slice's choices: kept in
 # the session (their widgets do not write the URL) and read from a link that carries them.

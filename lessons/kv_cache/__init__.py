@@ -1,4 +1,4 @@
-"""The KV cache page (issue 21, url_path `kv-cache`) as plain data: shared K/V heads, decoding, memory, timing.
+"""The KV cache page (url_path `kv-cache`) as plain data: shared K/V heads, decoding, memory, timing.
 
 Every section of the page is two functions here: its view takes the shared `Settings` plus the page's own
 URL values and returns frozen dataclasses of numpy arrays, numbers, booleans and language-neutral keys:
@@ -30,13 +30,10 @@ file re-exports the names the page, lessons/quiz/, lessons/url_keys.py and the t
   cubic is computed).
 - quiz.py: the page's predict-then-reveal questions (`quiz_questions`).
 
-Nothing is cached here (the page uses the server's shared cache). Measured on the shared 2-core machine
-under load 10-12, one torch thread, best of 5 over two runs: at the defaults (64, 4, 8) every function
-takes about 1 ms; at d_model 512, h 16, T 32: sharing_view 35-42 ms (most of it build_model, ~17 ms,
-twice: pass the page's MHA trace as `mha` to save one), decode_view 11-29 ms at t = T (15 ms at t = 1),
-memory_view 12-15 ms, quiz_questions 19-21 ms, parse_url < 0.1 ms; at h 64 sharing 33-50 ms, decode
-24-41 ms, memory 8-21 ms, quiz 23-24 ms. `measure_generation` is the one slow call, run on a click: see
-its docstring.
+Nothing is cached here (the page uses the server's shared cache). Every view is cheap enough for a step;
+`sharing_view` builds a model twice unless the page passes its MHA trace as `mha` (building is most of its
+cost). `measure_generation` is the one slow call, so it runs on a click (timings: benchmarks/README.md,
+"Moved from comments").
 """
 
 from __future__ import annotations

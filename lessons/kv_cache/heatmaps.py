@@ -20,7 +20,7 @@ from lessons.tokens import tokens as sentence_tokens
 class Axis:
     """One axis of a heatmap as the lesson builds it: what its entries are, their labels, their colour groups."""
 
-    key: str  # token | query_head | kv_head | column | dim (worded as core/strings "kv.axis.<key>")
+    key: str  # token | query_head | kv_head | column | dim (worded as i18n/strings "kv.axis.<key>")
     labels: tuple  # str tokens or int indices, one per row/column
     groups: tuple[int, ...] = ()  # colour group (K/V head) of each entry, when the page colours by group
 

@@ -73,7 +73,7 @@ def _h(env: url.Env) -> int:
 
 def default_step(seq_len: int) -> int:
     """The decode view opens half way (T = 8: step 4 of 8), never at step 1, where the one cached key gets the
-    whole weight and nothing is there to see (issue 29); Next still has steps to go."""
+    whole weight and nothing is there to see; Next still has steps to go."""
     return min(seq_len, max(2, (seq_len + 1) // 2))
 
 

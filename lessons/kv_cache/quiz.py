@@ -16,7 +16,7 @@ from lessons.settings import Settings
 
 @dataclass(frozen=True)
 class QuizQuestion:
-    """One question as data. `answer_type` is core.quiz's vocabulary (shape | int | cells), so its parsers read
+    """One question as data. `answer_type` is lessons.quiz's vocabulary (shape | int | cells), so its parsers read
     the student's text; `accepted` are answer forms those parsers turn into `answer` (tests check them)."""
 
     key: str  # kv.cache_shape | kv.preset_bytes | kv.shared_heads

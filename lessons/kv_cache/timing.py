@@ -114,13 +114,9 @@ def measure_generation(
     while the measurement is under `budget_s`. The growth is fitted from the measured series
     (`growth_exponent`), never assumed.
 
-    Measured (shared 2-core machine, load 12-16, one thread; CPU ms of generating T tokens with / without,
-    fitted exponents with / without): defaults (64, 4, h_kv 2), T 128: 9.5 / 19 ms, 1.00 / 1.51 (linear /
-    quadratic), 0.4-1.0 s wall in all; T 256: 20 / 90-117 ms, 1.0 / 2.1-2.3. d_model 512, h 16, h_kv 4, T 128:
-    19 / 190 ms, 0.9-1.0 / 1.9-2.0, 10x; T 256: 40 / 920-1000 ms, 1.0-1.1 / 2.3, 24x. h 64, h_kv 16, T 256:
-    46 / 2100-2500 ms, 1.1 / 2.6-2.9 ("cubic": the (h, t, t) element-wise work of every pass, h T^3 / 3 in
-    all, outgrows the matrix products). The multiply-add count alone predicts ~1.1 / ~2.1 at d_model 512.
-    The worst case (512, 64, T 256) is one generation per mode: ~2.6 s of CPU, more wall time when loaded.
+    The fitted exponents come out near 1 with the cache and 2 or more without (at many heads the (h, t, t)
+    element-wise work of every pass, h T^3 / 3 in all, outgrows the matrix products); the worst case is a few
+    seconds of CPU, so it runs on a click (measurements: benchmarks/README.md, "Moved from comments").
     Why the cached time can bend upwards at large T although its multiply-adds barely do: every step
     reads (and here copies: torch.cat, repeat_kv) the whole cache, t rows, so the memory traffic per token
     grows with t, the total with T^2 -- with a far smaller constant than the full passes without a cache.

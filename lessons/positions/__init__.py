@@ -1,6 +1,6 @@
 """The "Positions" page as plain data: attention alone cannot tell word order, and how positions fix it.
 
-Issue 23's page has four sections (its tabs, `pos_tab`), each one function in a module of its own.
+The page has four sections (its tabs, `pos_tab`), each one function in a module of its own.
 Which file holds what:
 
 - `shuffle.py`  `shuffle_view`, "Shuffle the words": the shared scenario's X, weights and output before and

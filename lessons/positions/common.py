@@ -109,7 +109,7 @@ def _labels(tokens: list[str]) -> tuple[str, ...]:
 def _scenario(settings: Settings, run: scenario.Scenario | None) -> scenario.Scenario:
     """The shared settings' run: the page's (server-cached) one when it passes it, else computed here.
 
-    Why optional: building the model is most of the cost at d_model 512 (~20 ms of ~25); the page already
+    Why optional: building the model is most of the cost at large d_model; the page already
     holds the scenario for these settings, and this module caches nothing itself.
     """
     if run is None:

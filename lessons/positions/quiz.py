@@ -19,7 +19,7 @@ from lessons.tokens import tokens as sentence_tokens
 # ================================================================ predict, then reveal
 @dataclass(frozen=True)
 class QuizItem:
-    """One question as data: `key` names its wording (the page / core.quiz words it), `params` fill it in.
+    """One question as data: `key` names its wording (the page / lessons.quiz words it), `params` fill it in.
 
     answer_type: "int" (exact), "number" (within `tolerance`), "choice" (one of `options`).
     accepted: the answer's accepted texts (lower case; for a number, its rounded forms).

@@ -1,4 +1,4 @@
-"""The "Softmax up close" page (url_path `softmax`, issue 22) as plain data: what each section shows.
+"""The "Softmax up close" page (url_path `softmax`) as plain data: what each section shows.
 
 Three sections, each a lazy tab whose language-neutral id is the URL value `soft_tab`:
 
@@ -28,13 +28,12 @@ Which file holds what (each imports `common` and, where it needs a constant, `ke
 - `quiz.py`: the lesson's quiz questions (`quiz_questions`) and the answer reader (`check_answer`).
 
 Every number comes from the shared settings' scenario (lessons/scenario.py), so it matches the other pages.
-Nothing here is worded: the page turns keys into text (core/strings); heatmaps are `lessons.heatmap.Heatmap`
+Nothing here is worded: the page turns keys into text (i18n/strings); heatmaps are `lessons.heatmap.Heatmap`
 descriptions (axis and title keys `softmax.axis.*` / `softmax.hm.*`) handed to ui.heatmaps.show_heatmap. Arrays are
 numpy and read-only (the page's shared cache hands the same object to every student). Nothing is cached
-here. The expensive calls (measured on the shared 2-core machine, one torch thread, under load):
-`tile_walk` at T 32 with blocks 1 x 1 (up to 1024 steps) 0.1-0.4 s, `tile_result` then 0.05-0.15 s,
-`variance_curve` 0.1-0.2 s (it depends on the seed alone); everything else is a few ms. The page caches
-`tile_walk` per (settings, head, blocks), so moving the step slider costs only `tile_step` (<= ~10 ms).
+here. `tile_walk` (up to 1024 steps at blocks 1 x 1), `tile_result` and `variance_curve` (the seed alone
+decides it) are the expensive calls, so the page caches `tile_walk` per (settings, head, blocks) and the
+step slider costs only `tile_step` (timings: benchmarks/README.md, "Moved from comments").
 
 Why a lesson package: the page stays thin (read URL values -> call these -> draw), and every number it
 prints is tested against an independent computation in tests/test_lesson_softmax.py.

@@ -32,7 +32,7 @@ def default_gain(
 ) -> int:
     """The gain the "max" section opens at: the smallest of GAINS where the naive softmax of this row breaks in
     float32 (the dtype the page shows first; float16, which breaks sooner, is then broken too), else in float16,
-    so the overflow the section is about is on screen (issue 29: at gain 1 nothing overflows). Chosen from the
+    so the overflow the section is about is on screen (at gain 1 nothing overflows). Chosen from the
     row's own scores, whatever the model's init; a row no gain breaks (all its kept scores at most 0, or a
     blocked row) opens at the largest gain, where the page says that the naive one never breaks."""
     run = run if run is not None else scenario_mod.run(settings, custom_text=custom_text)
@@ -109,7 +109,7 @@ def step_count(settings: Settings, block_q: int, block_k: int, custom_text: str 
     keep = grid.numpy()  # (T, T)
     blocked_row = (~grid.any(dim=-1)).numpy()  # (T,)
     n = 0
-    for q0, q1 in tile_bounds(T, block_q):  # numpy, not torch: 1024 tiles at blocks 1 x 1 in ~2 ms
+    for q0, q1 in tile_bounds(T, block_q):  # numpy, not torch: up to 1024 tiny tiles, torch's per-call cost
         row_blocked = bool(blocked_row[q0:q1].any())
         for k0, k1 in tile_bounds(T, block_k):
             n += row_blocked or bool(keep[q0:q1, k0:k1].any())

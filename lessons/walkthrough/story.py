@@ -215,7 +215,7 @@ def mix_heatmap(story: CellStory, tokens: Sequence[str]) -> Heatmap:
 def story_rows(story: CellStory, tokens: Sequence[str]) -> list[list[str]]:
     """Row i of the softmax, key by key, as text: key (the chosen one marked ▶), token, scaled score, mask,
     the value entering the softmax, e^(s - m), weight. Text for a static table: a data grid costs the
-    browser frames on every redraw, and a pandas Styler ~20 ms of server time a rerun (32 rows)."""
+    browser frames on every redraw, and a pandas Styler server time on every rerun."""
 
     def num(v: float) -> str:
         return f"{v:.0e}" if v <= -1e8 else f"{v:.4f}"
