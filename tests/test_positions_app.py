@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from chart_reader import heatmaps
-from conftest import run_app, tables
+from conftest import heatmap_tables, run_app, tables
 
 from core.pretrained import EXAMPLES
 from i18n import plain
@@ -294,7 +294,7 @@ def test_table_view_shows_every_panel_as_a_table():
     at = open_page("en", 64, 4, 8, "none", pos_tab="rope", pos_grid=5, table_view="true")
     assert not heatmaps(at)
     v = L.rope_view(settings_of(64, 4, 8, "none"), 16, 10_000.0, 0, 5, 0, 3)
-    frames = [d.value for d in at.dataframe]
+    frames = heatmap_tables(at)
     assert len(frames) == 2 and frames[0].shape == (5, 5)
     assert frames[0].iloc[4, 1] == f"{float(v.grid.panels[0].values[4, 1]):.4f}"
     assert frames[1].iloc[0, 3] == f"{float(v.absolute_grid.panels[0].values[0, 3]):.4f}"
