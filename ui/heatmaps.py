@@ -27,7 +27,8 @@ from ui.tables import show_table
 RENDERER = Path(__file__).resolve().parent.parent / "static" / "heatmaps.js"  # served at app/static/ (config.toml)
 # The component's own code only loads the renderer (Streamlit sends a component's code with every element it
 # draws): the browser fetches static/heatmaps.js once and keeps the module; the hash makes a changed one load anew.
-_VERSION = hashlib.sha256(RENDERER.read_bytes()).hexdigest()[:12]
+SHARED = RENDERER.with_name("chartkit.js")  # imported by the renderer with the same ?v= query
+_VERSION = hashlib.sha256(RENDERER.read_bytes() + SHARED.read_bytes()).hexdigest()[:12]
 _LOADER = (
     "export default async function (component) {\n"
     f"  const url = new URL('app/static/heatmaps.js?v={_VERSION}', document.baseURI).href;\n"
