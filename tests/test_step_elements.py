@@ -2,7 +2,7 @@
 
 Every element a step re-sends costs the browser a render and every container (columns, expanders, row
 containers) is mounted anew on each step, so a walkthrough step that said its sentences in many small elements,
-or laid them out in columns, cost several times a merged one (benchmarks/README.md, issue 31). Counted here on
+or laid them out in columns, cost several times a merged one (benchmarks/README.md). Counted here on
 the main area of one AppTest run per view at the defaults: what the page itself sends on a step (the browser's
 count adds the sidebar's shared settings, which a settings step re-sends too). A change that adds elements must
 raise a pin on purpose, and be measured with benchmarks/bench_browser.py.
