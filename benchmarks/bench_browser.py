@@ -39,7 +39,6 @@ Exits 1 when a target is missed (NEW_TARGETS: issue 31; back, cold, bytes: issue
 from __future__ import annotations
 
 import argparse
-import ast
 import itertools
 import os
 import platform
@@ -148,12 +147,10 @@ PROBE = """
 
 
 def app_pages() -> list[str]:
-    """The url paths of app.py's PAGES list ('' is home), read without running the app."""
-    tree = ast.parse(APP.read_text())
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "PAGES" for t in node.targets):
-            return [entry[1] for entry in ast.literal_eval(node.value)]
-    raise RuntimeError("app.py has no PAGES list")
+    """The url paths of the app's pages ('' is home): ui/navigation.py's PAGES."""
+    from ui.navigation import PAGES
+
+    return [url for _, url, _ in PAGES]
 
 
 # ---------------------------------------------------------------- what is measured

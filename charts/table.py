@@ -95,23 +95,35 @@ def cell_text(value) -> str:
     return str(value)
 
 
-def html(columns: Mapping[str, Sequence], *, label: str = "", index: Sequence | None = None) -> str:
-    """One table as HTML: a header row of the column names, then a row per value; `index` (optional) as a first,
-    unnamed column. Every text is escaped (cells may hold a student's own words). `label` names the scrolling box
-    for a screen reader (the box takes keyboard focus so it can be scrolled with the arrow keys)."""
+def html(
+    columns: Mapping[str, Sequence],
+    *,
+    label: str = "",
+    index: Sequence | None = None,
+    index_name: str = "",
+    caption: str = "",
+    kind: str = "",
+) -> str:
+    """One table as HTML: a header row of the column names, then a row per value; `index` (optional) as a first
+    column headed `index_name`. Every text is escaped (cells may hold a student's own words). `label` names the
+    scrolling box for a screen reader (the box takes keyboard focus so it can be scrolled with the arrow keys);
+    `caption` is the table's title, shown above it; `kind` marks what the table shows (data-kind, e.g. a heatmap's
+    table view)."""
     names = list(columns)
     cols = [list(columns[n]) for n in names]
     n_rows = max((len(c) for c in cols), default=0)
     if index is not None:
-        names, cols = ["", *names], [list(index), *cols]
+        names, cols = [index_name, *names], [list(index), *cols]
     head = "".join(f"<th>{escape(str(n))}</th>" for n in names)
     body = "".join(
         "<tr>" + "".join(f"<td>{escape(cell_text(c[r] if r < len(c) else None))}</td>" for c in cols) + "</tr>"
         for r in range(n_rows)
     )
     aria = f' aria-label="{escape(label)}"' if label else ""
+    data = f' data-kind="{escape(kind)}"' if kind else ""
+    title = f"<caption>{escape(caption)}</caption>" if caption else ""
     return (
-        f'<div class="{BOX_CLASS}" role="region" tabindex="0"{aria}><table><thead><tr>{head}</tr></thead>'
+        f'<div class="{BOX_CLASS}" role="region" tabindex="0"{aria}{data}><table>{title}<thead><tr>{head}</tr></thead>'
         f"<tbody>{body}</tbody></table></div>"
     )
 

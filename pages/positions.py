@@ -123,6 +123,17 @@ def show_table(table: L.Table) -> None:
     tables.show_table({word(title, t): [word(cell, t) for cell in cells] for title, cells in table.columns})
 
 
+def section_head(section: str) -> None:
+    """A section's heading and what it is about: one markdown element (each element a step re-sends costs the
+    browser a render)."""
+    st.markdown(f"### {t(f'pos.{section}.title')}\n\n{t(f'pos.{section}.about')}")
+
+
+def row():
+    """Widgets side by side in ONE container (columns would be one container and one more per column)."""
+    return st.container(horizontal=True, vertical_alignment="bottom")
+
+
 def distance_lines(name: str, x, series: dict, height: int) -> None:
     show_lines(distance_chart(x, series, t, height), name=f"rope-{name}", key=f"pos_{name}_chart", t=t)
 
@@ -151,13 +162,12 @@ def next_shuffle() -> None:
 
 
 def shuffle_section() -> None:
-    st.subheader(t("pos.shuffle.title"))
-    st.markdown(t("pos.shuffle.about"))
-    c1, c2, c3 = st.columns([2, 1, 2], vertical_alignment="bottom")
+    section_head("shuffle")
+    widgets = row()
     seed_help = t("pos.shuffle.seed.help")
-    c1.number_input(t("pos.shuffle.seed"), *span("pos_shuffle"), step=1, help=seed_help, **bound("pos_shuffle"))
-    c2.button(t("pos.shuffle.again"), key="pos_shuffle_again", on_click=next_shuffle, icon=":material/shuffle:")
-    c3.toggle(t("pos.shuffle.causal"), help=t("pos.shuffle.causal.help"), **bound("pos_causal"))
+    widgets.number_input(t("pos.shuffle.seed"), *span("pos_shuffle"), step=1, help=seed_help, **bound("pos_shuffle"))
+    widgets.button(t("pos.shuffle.again"), key="pos_shuffle_again", on_click=next_shuffle, icon=":material/shuffle:")
+    widgets.toggle(t("pos.shuffle.causal"), help=t("pos.shuffle.causal.help"), **bound("pos_causal"))
     head = head_slider(s.num_heads)
     causal = values.causal
     v = shared(
@@ -184,8 +194,7 @@ def shuffle_section() -> None:
 
 # ---------------------------------------------------------------- 2. add positions
 def add_section() -> None:
-    st.subheader(t("pos.add.title"))
-    st.markdown(t("pos.add.about"))
+    section_head("add")
     model = choose("pos_model", L.MODELS, lambda m: t(f"pos.model.{m}"), t("pos.model"))
     c1, c2 = st.columns(2)
     with c1:
@@ -228,12 +237,11 @@ def add_section() -> None:
 
 # ---------------------------------------------------------------- 3. RoPE is about distance
 def rope_section() -> None:
-    st.subheader(t("pos.rope.title"))
-    st.markdown(t("pos.rope.about"))
-    c1, c2, c3 = st.columns(3)
-    c1.number_input(t("pos.dk"), *span("pos_dk"), step=2, help=t("pos.dk.help", dk=s.d_k), **bound("pos_dk"))
-    base_input(c2)
-    c3.slider(t("pos.grid"), *span("pos_grid"), **bound("pos_grid"))
+    section_head("rope")
+    widgets = row()
+    widgets.number_input(t("pos.dk"), *span("pos_dk"), step=2, help=t("pos.dk.help", dk=s.d_k), **bound("pos_dk"))
+    base_input(widgets)
+    widgets.slider(t("pos.grid"), *span("pos_grid"), **bound("pos_grid"))
     d_k = values.d_k
     head = head_slider(s.num_heads) if L.uses_scenario(s, d_k) else 0
     v = shared(
@@ -263,24 +271,23 @@ def rope_section() -> None:
     distance_lines("by-distance", v.by_distance.x, {"lowest": v.by_distance_low, "highest": v.by_distance_high}, 260)
     # one pair of dimensions turning
     st.markdown(f"#### {t('pos.pair.title')}")
-    p1, p2 = st.columns(2)
+    widgets = row()
     if v.pairs > 1:
-        p1.slider(t("pos.pair"), 0, v.pairs - 1, **bound("pos_pair"))
-    p2.number_input(t("pos.at"), *span("pos_at"), step=1, **bound("pos_at"))
+        widgets.slider(t("pos.pair"), 0, v.pairs - 1, **bound("pos_pair"))
+    widgets.number_input(t("pos.at"), *span("pos_at"), step=1, **bound("pos_at"))
+    # columns, not a row container: in a row the long text would wrap below the drawing instead of beside it
     a, b = st.columns([1, 2], vertical_alignment="center")
     a.image(angle_svg(v.pair), width=220)
     b.markdown(t("pos.pair.numbers", **n["pair"]))
-    # fall-off with distance
-    st.markdown(f"#### {t('pos.falloff.title')}")
-    st.caption(word(L.falloff_text(v), t))
+    # fall-off with distance: its heading and how to read it, one element (the reading in caption style)
+    st.markdown(f"#### {t('pos.falloff.title')}\n\n:small[:gray[{word(L.falloff_text(v), t)}]]")
     fall = {"matched": v.falloff_matched.y, "expected": v.falloff_expected.y, "unrelated": v.falloff_unrelated.y}
     distance_lines("falloff", v.falloff_matched.x, fall, 280)
 
 
 # ---------------------------------------------------------------- 4. the real model's learned table
 def learned_section() -> None:
-    st.subheader(t("pos.learned.title"))
-    st.markdown(t("pos.learned.about"))
+    section_head("learned")
     st.select_slider(t("pos.span"), L.SPANS, **bound("pos_span"))
     real = real_model()
     if real is None:

@@ -96,10 +96,27 @@ def chart(hm: Heatmap, key: str, *, fit: int = 0):
     return show_heatmap(hm, key=key, t=t, compact=True)
 
 
-def shape_markdown(step: W.Step, present: bool = False) -> str:
-    """The step's shapes under a bold title, for ONE markdown element (the server pays ~0.5 ms per element).
-    `present`: the reshape chain of split / concat one operation a line, without the repeated k, v shapes."""
-    return "  \n".join([f"**{t('walk.shape')}**", *W.shape_lines(run, step.name, present)])
+def small(text: str) -> str:
+    """Caption-styled text inside a markdown element: a caption of its own would be one more element to render."""
+    return f":small[:gray[{text}]]"
+
+
+def shape_markdown(step: W.Step, present: bool = False, where: bool = True) -> str:
+    """Where the step's code comes from (in caption style) and its shapes under a bold title, ONE markdown element
+    (every element a step re-sends costs the browser a render). `present`: the reshape chain of split / concat one
+    operation a line, without the repeated k, v shapes."""
+    source = small(t("walk.code_where", where=W.step_source(step.name).where())) + "\n\n" if where else ""
+    return source + "  \n".join([f"**{t('walk.shape')}**", *W.shape_lines(run, step.name, present)])
+
+
+def title_markdown(step: W.Step, level: str = "###") -> str:
+    """The step's heading and formula in one markdown element: neither changes with the settings, so a slider
+    step leaves the element as it was and the browser does not typeset the formula again."""
+    return f"{level} {step_title(step)}\n\n$$\n{t(f'walk.{step.name}.latex')}\n$$"
+
+
+def mistake_markdown() -> str:
+    return f":blue-background[:material/lightbulb: {t('walk.split.mistake', T=T)}]"
 
 
 def heads_for_page() -> tuple[int, ...]:
@@ -120,12 +137,14 @@ def step_figures(step: W.Step, big: bool) -> None:
         st.caption(t("walk.project.one", d_model=s.d_model))
     charts = shared("walk.charts", SETTINGS_KEY + (name, heads, role), lambda: W.step_charts(run, name, heads, role))
     if name == "split":
-        if not PRESENT:  # the presenter view: the band and the heads' panels, no room for the legend
-            whole = charts.band is not None
-            st.caption(t("walk.split.band" if whole else "walk.split.strip", role=role, d_k=d_k))
+        heads_map = " · ".join(word(part, t) for part in W.split_map(heads, d_k))
+        if PRESENT:  # the presenter view: the band and the heads' panels, no room for the legend
+            st.markdown(heads_map)
+        else:  # the legend and which columns each head owns, one element
+            legend = t("walk.split.band" if charts.band is not None else "walk.split.strip", role=role, d_k=d_k)
+            st.markdown(f"{small(legend)}\n\n{heads_map}")
         if charts.band is not None:
             chart(charts.band, "walk_band")
-        st.markdown(" · ".join(word(part, t) for part in W.split_map(heads, d_k)))
         chart(charts.main, "walk_chart", fit=220)  # below the band: what the window leaves
         st.success(t("walk.split.check", diff=W.split_max_diff(run.trace, h, d_k)), icon=":material/check:")
     elif charts.mask is not None:
@@ -159,17 +178,15 @@ def render_step(step: W.Step, big: bool = False, draw: bool = True) -> None:
     view's other steps) the same teaching in fewer elements (the server pays ~0.5 ms per element and
     the all-steps view has ten steps), and a button that draws this step's tensors instead."""
     n = W.step_index(step.name) + 1
-    title = step_title(step)
     source = W.step_source(step.name)
+    mistake = f"\n\n{mistake_markdown()}" if step.name == "split" else ""
     if not draw:
-        # Title, formula and text in ONE markdown element, the shapes in another: few elements (the server
-        # pays ~0.5 ms each), and a slider step that changes only the shapes leaves the first unchanged,
+        # Title, formula and text in ONE markdown element, the source and shapes in another: few elements (each
+        # costs the browser a render), and a slider step that changes only the shapes leaves the first unchanged,
         # so the browser does not typeset its formula again (KaTeX: ~2 ms a formula).
-        mistake = f"\n\n:material/lightbulb: *{t('walk.split.mistake', T=T)}*" if step.name == "split" else ""
-        st.markdown(f"### {title}\n\n$$\n{t(f'walk.{step.name}.latex')}\n$$\n\n" + step_text(step) + mistake)
+        st.markdown(f"{title_markdown(step)}\n\n" + step_text(step) + mistake)
         st.markdown(shape_markdown(step))
         st.code(source.code, language="python", wrap_lines=True)
-        st.caption(t("walk.code_where", where=source.where()))
         st.button(
             t("walk.all.show", n=n),
             key=f"walk_show_{step.name}",
@@ -178,33 +195,40 @@ def render_step(step: W.Step, big: bool = False, draw: bool = True) -> None:
             icon=":material/grid_on:",
         )
         return
-    (st.header if big else st.subheader)(title, anchor=f"step-{step.name}")
-    st.latex(t(f"walk.{step.name}.latex"))  # full width: long formulas are not clipped by a column
-    left, right = st.columns([1, 1], gap="medium")
-    with left:
-        st.write(step_text(step))
-        if step.name == "split":
-            st.info(t("walk.split.mistake", T=T), icon=":material/lightbulb:")
-    with right:
-        st.code(source.code, language="python", wrap_lines=True)
-        st.caption(t("walk.code_where", where=source.where()))
-        st.markdown(shape_markdown(step))
+    # Heading and formula (unchanged by a slider step), the text, the code, its source and the shapes: four
+    # elements and no columns (each element and container a step re-sends costs the browser a render).
+    st.markdown(title_markdown(step, "##" if big else "###"))
+    st.markdown(step_text(step) + mistake)
+    st.code(source.code, language="python", wrap_lines=True)
+    st.markdown(shape_markdown(step))
     step_figures(step, big)
 
 
 def story_text(story: W.CellStory, charts: bool) -> None:
-    """Steps 1-5 of one cell's story: formulas with its numbers (the q/k chart only with the charts on)."""
+    """Steps 1-5 of one cell's story: formulas with its numbers (the q/k chart only with the charts on). Its
+    sentences and formulas go out as few markdown elements as the captions and the chart between them allow (each
+    element costs the browser a render on every step while the story is open)."""
+    run_of: list[str] = []  # the sentences and formulas since the last caption or chart
+
+    def flush() -> None:
+        if run_of:
+            st.markdown("\n\n".join(run_of))
+            run_of.clear()
+
     for part in W.story_parts(story, run.tokens, masked=run.mask is not None):
         if part.kind == "vectors" and charts:
+            flush()
             st.caption(t("walk.drill.vectors"))
             key = SETTINGS_KEY + (story.head, story.i, story.j)
             chart(shared("walk.qk", key, lambda: W.vectors_heatmap(story)), "walk_qk")
         elif part.kind == "latex":
-            st.latex(part.body)
+            run_of.append(f"$$\n{part.body}\n$$")
         elif part.kind == "caption":
+            flush()
             st.caption(part.body)
         elif part.kind != "vectors":
-            st.markdown(f"**{word(part.body, t)}**" if part.kind == "title" else word(part.body, t))
+            run_of.append(f"**{word(part.body, t)}**" if part.kind == "title" else word(part.body, t))
+    flush()
 
 
 def drill_down() -> None:
@@ -222,10 +246,10 @@ def drill_down() -> None:
 
 def drill_down_inside() -> None:
     st.caption(t("walk.drill.help"))
-    c1, c2, c3 = st.columns(3)
-    head = c1.selectbox(t("walk.drill.head"), list(range(h)), key="walk_head", bind="query-params")
-    i = c2.selectbox(t("walk.drill.i"), list(range(T)), key="walk_i", bind="query-params")
-    j = c3.selectbox(t("walk.drill.j"), list(range(T)), key="walk_j", bind="query-params")
+    cell = st.container(horizontal=True)  # the three selectors in one container, not four
+    head = cell.selectbox(t("walk.drill.head"), list(range(h)), key="walk_head", bind="query-params")
+    i = cell.selectbox(t("walk.drill.i"), list(range(T)), key="walk_i", bind="query-params")
+    j = cell.selectbox(t("walk.drill.j"), list(range(T)), key="walk_j", bind="query-params")
     head, i, j = int(head or 0), int(i or 0), int(j or 0)
     # The cell's three charts (clickable weights, q and k, the mix of V) on request: the story itself is
     # text and a table, which the browser draws for free; three more charts would triple a redraw.
@@ -287,19 +311,21 @@ def step_nav(all_steps: bool = False) -> W.Step:
         or W.STEP_NAMES[0]
     )
     index = W.step_index(name)
-    b1, mid, b2 = st.columns([1, 2, 1], vertical_alignment="center")
-    b1.button(
+    # One row container, not three columns: one container a step re-sends instead of four.
+    row = st.container(horizontal=True, horizontal_alignment="distribute", vertical_alignment="center")
+    row.button(
         t("walk.prev"),
         icon=":material/arrow_back:",
         on_click=go,
         args=(-1,),
         disabled=index == 0,
         key="walk_prev",
-        width="stretch",
     )
     where = t("walk.step_of", n=index + 1, total=len(W.STEPS))
-    mid.markdown(f"<div class='walk-step-of' style='text-align:center'>{where}</div>", unsafe_allow_html=True)
-    b2.button(
+    row.markdown(
+        f"<div class='walk-step-of' style='text-align:center'>{where}</div>", unsafe_allow_html=True, width="content"
+    )
+    row.button(
         t("walk.next"),
         icon=":material/arrow_forward:",
         icon_position="right",
@@ -307,7 +333,6 @@ def step_nav(all_steps: bool = False) -> W.Step:
         args=(1,),
         disabled=index == len(W.STEPS) - 1,
         key="walk_next",
-        width="stretch",
     )
     return W.STEP_BY_NAME[name]
 
@@ -315,11 +340,11 @@ def step_nav(all_steps: bool = False) -> W.Step:
 def head_pager() -> None:
     if N_PAGES <= 1:
         return
-    c1, c2 = st.columns([3, 2], vertical_alignment="center")
-    with c1:
+    row = st.container(horizontal=True, vertical_alignment="center")  # one container, not three columns
+    with row:
         st.pagination(N_PAGES, key="walk_hpage", bind="query-params", persist_state="page")
     heads = heads_for_page()
-    c2.caption(
+    row.caption(
         t("common.heads_range", first=heads[0], last=heads[-1], h=h) + " — " + t("walk.heads_capped", h=h, n=PER_PAGE)
     )
 
@@ -335,10 +360,8 @@ def present_step(step: W.Step) -> None:
     window's height (1440×900 and 1920×1080 projectors: all of it in view at once), large type everywhere."""
     left, right = st.columns([5, 7], gap="large")
     with left:
-        st.header(step_title(step), anchor=f"step-{step.name}")
-        st.latex(t(f"walk.{step.name}.latex"))
-        st.markdown(shape_markdown(step, present=True))
-        st.markdown(step_text(step, present=True))
+        st.markdown(title_markdown(step, "##"))
+        st.markdown(shape_markdown(step, present=True, where=False) + "\n\n" + step_text(step, present=True))
         source = W.step_source(step.name)
         with st.expander(t("walk.present.code"), icon=":material/code:"):
             st.code(source.code, language="python", wrap_lines=True)
@@ -394,9 +417,8 @@ if PRESENT:
 else:
     with title_box:
         st.title(t("page.walkthrough"))
-    st.caption(t("walk.view.legend"))
-    st.write(t("walk.intro"))
-    st.caption(t("walk.hover"))
+    # The selector's legend, the intro and the hover hint: one element, the hints in caption style.
+    st.markdown(f"{small(t('walk.view.legend'))}\n\n{t('walk.intro')}\n\n{small(t('walk.hover'))}")
     step = step_nav(all_steps=view == "all")
     pipeline_strip()
     if step.per_head:
@@ -406,8 +428,9 @@ else:
         if step.name in W.DRILL_STEPS:
             st.divider()
             drill_down()
-        else:
-            st.caption(t("walk.drill.in_steps"))
+            st.caption(t("walk.link"))
+        else:  # one caption, not two
+            st.caption(f"{t('walk.drill.in_steps')}\n\n{t('walk.link')}")
     else:  # all steps: every formula, code line and shape; the tensors of the chosen step
         for other in W.STEPS:
             render_step(other, draw=other is step)
@@ -415,7 +438,7 @@ else:
                 st.divider()
                 drill_down()
             st.divider()
-    st.caption(t("walk.link"))
+        st.caption(t("walk.link"))
 
 if check.equal:
     st.success(word(W.reference_text(check), t), icon=":material/verified:")

@@ -5,6 +5,9 @@
 // axis titles; a click on a cell of a clickable chart sends {panel, row, col}; the download (PNG at twice
 // the size, or SVG with text as text) is made here too: nothing is fetched.
 
+// The shared tip, download button and file save, with this module's own version query (see static/chartkit.js).
+const {makeTip, makeDownloadButton, saveFile} = await import(new URL("chartkit.js" + new URL(import.meta.url).search, import.meta.url).href);
+
 const TEXT = "#31333f", MUTED = "#5c6170", PAPER = "#ffffff", PAD = 6, GAP = 14, STRIP = 5;
 const MIN_FONT = 13;  // px: the smallest text of a chart, for a projector and a phone
 const FONT = "'Source Sans', 'Source Sans Pro', 'Noto Sans CJK SC', 'Noto Sans', sans-serif";
@@ -168,25 +171,8 @@ class Chart {
     this.canvas = doc.createElement("canvas");
     this.canvas.setAttribute("role", "img");
     this.canvas.style.cssText = "display:block;width:100%";
-    this.tip = doc.createElement("div");
-    this.tip.className = "al-tip";
-    this.tip.style.cssText = "position:absolute;pointer-events:none;display:none;white-space:pre;background:#fff;" +
-      "border:1px solid rgba(27,31,36,.25);border-radius:4px;padding:4px 8px;font-size:14px;color:" + TEXT +
-      ";box-shadow:0 1px 4px rgba(0,0,0,.15);z-index:5;line-height:1.35";
-    this.button = doc.createElement("button");
-    this.button.type = "button";
-    this.button.className = "al-download";
-    const style = doc.createElement("style");  // the download button shows on hover or keyboard focus
-    style.textContent = ".al-download{position:absolute;top:2px;right:2px;width:32px;height:32px;border:1px solid #d5d8de;" +
-      "border-radius:6px;background:#fff;cursor:pointer;padding:5px;line-height:0;opacity:0;transition:opacity .15s}" +
-      ".al-chart:hover .al-download,.al-download:focus-visible{opacity:1}" +
-      ".al-download:focus-visible{outline:2px solid #2a6fdb;outline-offset:1px}" +
-      "@media (hover:none){.al-download{opacity:.85}}";
-    root.appendChild(style);
-    this.button.innerHTML = '<svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true"><path fill="' + MUTED +
-      '" d="M9 3 7.2 5H4a2 2 0 0 0-2 2v11a2 2 0 0 0 2 2h16a2 2 0 0 0 2-2V7a2 2 0 0 0-2-2h-3.2L15 3H9zm3 5a5 5 0 1 1 0 10 ' +
-      '5 5 0 0 1 0-10zm0 2a3 3 0 1 0 0 6 3 3 0 0 0 0-6z"/></svg>';
-    this.button.addEventListener("click", () => this.download());
+    this.tip = makeTip(doc, TEXT);
+    this.button = makeDownloadButton(doc, root, "al-chart", MUTED, () => this.download());
     this.box.append(this.canvas, this.tip, this.button);
     this.box.__alChart = this;  // for tests and tools: header, drawn texts, cellPoint, hoverAt, pixel
     root.appendChild(this.box);
@@ -591,12 +577,7 @@ class Chart {
   // ------------------------------------------------------------------ download (made here: nothing is fetched)
   download() {
     const h = this.header, svg = h.format === "svg", w = this.width, scale = 2, g = this.layout(w);
-    const save = url => {
-      const a = this.doc.createElement("a");
-      a.href = url; a.download = (h.file || "chart") + (svg ? ".svg" : ".png"); a.style.display = "none";
-      this.box.appendChild(a); a.click(); a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10000);
-    };
+    const save = url => saveFile(this.doc, this.box, url, (h.file || "chart") + (svg ? ".svg" : ".png"));
     if (svg) {
       const sf = new SvgSurface();
       this.paint(sf, g);

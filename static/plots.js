@@ -3,6 +3,9 @@
 // Hover shows every series at the nearest x (or category); the download (PNG at twice the size, or SVG with text
 // as text) is made here from the same SVG: nothing is fetched. The heatmaps are static/heatmaps.js's.
 
+// The shared tip, download button and file save, with this module's own version query (see static/chartkit.js).
+const {makeTip, makeDownloadButton, saveFile} = await import(new URL("chartkit.js" + new URL(import.meta.url).search, import.meta.url).href);
+
 const TEXT = "#31333f", MUTED = "#5c6170", GRID = "#e6e8ec", AXIS = "#b9bdc6";
 const FONT = "'Source Sans', 'Source Sans Pro', 'Noto Sans CJK SC', 'Noto Sans', sans-serif";
 const MIN_FONT = 13;  // px: the smallest text of a chart (charts/lines.MIN_FONT)
@@ -74,25 +77,8 @@ class Plot {
     this.box.style.cssText = "position:relative;width:100%;font-family:" + FONT;
     this.svgBox = doc.createElement("div");
     this.svgBox.setAttribute("role", "img");
-    this.tip = doc.createElement("div");
-    this.tip.className = "al-tip";
-    this.tip.style.cssText = "position:absolute;pointer-events:none;display:none;white-space:pre;background:#fff;" +
-      "border:1px solid rgba(27,31,36,.25);border-radius:4px;padding:4px 8px;font-size:14px;color:" + TEXT +
-      ";box-shadow:0 1px 4px rgba(0,0,0,.15);z-index:5;line-height:1.35";
-    this.button = doc.createElement("button");
-    this.button.type = "button";
-    this.button.className = "al-download";
-    const style = doc.createElement("style");  // the download button shows on hover or keyboard focus
-    style.textContent = ".al-download{position:absolute;top:2px;right:2px;width:32px;height:32px;border:1px solid #d5d8de;" +
-      "border-radius:6px;background:#fff;cursor:pointer;padding:5px;line-height:0;opacity:0;transition:opacity .15s}" +
-      ".al-plot:hover .al-download,.al-download:focus-visible{opacity:1}" +
-      ".al-download:focus-visible{outline:2px solid #2a6fdb;outline-offset:1px}" +
-      "@media (hover:none){.al-download{opacity:.85}}";
-    root.appendChild(style);
-    this.button.innerHTML = '<svg viewBox="0 0 24 24" width="20" height="20" aria-hidden="true"><path fill="' + MUTED +
-      '" d="M9 3 7.2 5H4a2 2 0 0 0-2 2v11a2 2 0 0 0 2 2h16a2 2 0 0 0 2-2V7a2 2 0 0 0-2-2h-3.2L15 3H9zm3 5a5 5 0 1 1 0 10 ' +
-      '5 5 0 0 1 0-10zm0 2a3 3 0 1 0 0 6 3 3 0 0 0 0-6z"/></svg>';
-    this.button.addEventListener("click", () => this.download());
+    this.tip = makeTip(doc, TEXT);
+    this.button = makeDownloadButton(doc, root, "al-plot", MUTED, () => this.download());
     this.box.append(this.svgBox, this.tip, this.button);
     this.box.__alPlot = this;  // for tests and tools: spec, hoverAt, svg
     root.appendChild(this.box);
@@ -275,12 +261,7 @@ class Plot {
   // ------------------------------------------------------------------ download (made here: nothing is fetched)
   download() {
     const s = this.spec, svg = s.format === "svg", w = this.width || 600, text = this.svg(w), scale = 2;
-    const save = url => {
-      const a = this.doc.createElement("a");
-      a.href = url; a.download = (s.file || "chart") + (svg ? ".svg" : ".png"); a.style.display = "none";
-      this.box.appendChild(a); a.click(); a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10000);
-    };
+    const save = url => saveFile(this.doc, this.box, url, (s.file || "chart") + (svg ? ".svg" : ".png"));
     const blob = new Blob([text], {type: "image/svg+xml"});
     if (svg) return save(URL.createObjectURL(blob));
     const img = new Image(), src = URL.createObjectURL(blob);

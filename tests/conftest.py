@@ -128,6 +128,20 @@ def tables(at) -> list[ShownTable]:
     ]
 
 
+def heatmap_tables(at) -> list:
+    """The heatmaps' table view (ui/heatmaps.show_tables), one DataFrame per panel in page order: the printed
+    values, indexed by the row labels, the column labels as columns."""
+    from charts.table import read_html
+
+    frames = []
+    for m in at.markdown:
+        if 'data-kind="heatmap"' in str(m.value):
+            for columns in read_html(str(m.value)):
+                frame = ShownTable(columns).value
+                frames.append(frame.set_index(frame.columns[0]))
+    return frames
+
+
 def sections(at) -> list[str]:
     """The labels of the page's section switch (ui/sections.lazy_tabs: one segmented control keyed `<key>_tabs`)."""
     return [label for g in at.button_group if str(g.key or "").endswith("_tabs") for label in g.options]

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 from chart_reader import charts, heatmaps
-from conftest import run_app, tables
+from conftest import heatmap_tables, run_app, tables
 
 import i18n
 from charts import palettes
@@ -311,7 +311,7 @@ def test_every_page_with_every_display_option(view, lang, option):
     if option == "tables":
         assert not routed, "with the table view, no heatmap is drawn"
         if view in HEATMAP_VIEWS:
-            frames = [d.value for d in at.dataframe] + [s.value for s in tables(at)]
+            frames = heatmap_tables(at) + [s.value for s in tables(at)]
             assert frames and sum(f.size for f in frames) >= 36  # the heatmaps' tables (6 x 6 and more)
         if view in PLOTLY_VIEWS:
             assert not drawn and tables(at)  # the line and bar charts' series as tables
@@ -349,13 +349,13 @@ def test_a_chart_keeps_its_accessible_name_when_the_settings_change():
 @pytest.mark.app
 def test_display_options_survive_a_page_change_and_stay_in_the_url():
     at = run_app("walkthrough", palette="contrast", table_view="true")
-    assert not heatmaps(at) and len(at.dataframe) >= 1
+    assert not heatmaps(at) and len(heatmap_tables(at)) >= 1
     at.query_params["heads_tab"] = "heads"  # a link to a section of /heads (the walkthrough drops what it does not own)
     at.switch_page("pages/heads.py").run()
     assert not at.exception
     assert at.session_state["palette"] == "contrast" and at.session_state["table_view"] is True
     assert at.query_params.get("palette") in ("contrast", ["contrast"])
-    assert not heatmaps(at) and len(at.dataframe) >= 1  # the heads page honours the table view it inherited
+    assert not heatmaps(at) and len(heatmap_tables(at)) >= 1  # the heads page honours the table view it inherited
 
 
 @pytest.mark.app
@@ -398,7 +398,7 @@ def test_the_table_view_prints_every_value_with_four_decimals():
     ]
     at = run_app("walkthrough", lang="en", walk_step="softmax", table_view="true")
     assert not at.exception
-    frames = [d.value for d in at.dataframe]
+    frames = heatmap_tables(at)
     assert frames
     cells = [str(v) for frame in frames for v in frame.to_numpy().ravel()]
     assert cells and all(len(c.split(".")[-1]) == 4 for c in cells if "." in c), cells[:20]

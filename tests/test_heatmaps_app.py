@@ -1,13 +1,13 @@
 """ui.heatmaps.show_heatmap in an AppTest run of tests/heatmap_app.py: one component per heatmap whose payload
-holds the page's arrays exactly and the worded strings; the table view instead shows dataframes printed with
-the Heatmap's decimals; a click's state becomes a Selection."""
+holds the page's arrays exactly and the worded strings; the table view instead shows HTML tables printed
+with the Heatmap's decimals; a click's state becomes a Selection."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from chart_reader import heatmaps
-from conftest import ROOT
+from conftest import ROOT, heatmap_tables
 from streamlit.testing.v1 import AppTest
 from test_heatmaps_browser import TOKENS, arrays
 
@@ -57,7 +57,7 @@ def test_table_view_prints_with_the_decimals():
     w, wide = arrays()
     at = run(table_view="true")
     assert not at.exception and not heatmaps(at)
-    frames = [d.value for d in at.dataframe]
+    frames = heatmap_tables(at)
     assert len(frames) == 5
     assert frames[0].iloc[2, 5] == f"{float(w[0, 2, 5]):.4f}"
     assert list(frames[0].columns) == ["0:the", "1:cat", "2:sat", "3:on", "4:the", "5:mat"]

@@ -5,6 +5,8 @@ the table view replaces the chart."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from conftest import ROOT, wait_idle
@@ -127,8 +129,9 @@ def test_phone_stacks_panels_and_zh_words(browser, test_server):
 
 def test_table_view_replaces_the_chart(page, test_server):
     open_page(page, test_server, table_view="true")
-    frames = page.locator("[data-testid=stDataFrame]")
+    frames = page.locator("[data-kind=heatmap] table")  # HTML tables (ui/tables.py), one per panel
     expect(frames).to_have_count(5)
     assert page.locator(CHART).count() == 0
-    assert page.locator("[data-testid=stCaptionContainer]").first.inner_text() == "head"
-    # (the values printed in the tables: tests/test_heatmaps_app.py reads them; a dataframe is a canvas here)
+    assert frames.first.locator("caption").inner_text() == "head"  # the panel's title names its table
+    # a printed value is text the page shows (tests/test_heatmaps_app.py checks every value's decimals)
+    expect(frames.first.locator("tbody tr").nth(2).locator("td").nth(6)).to_have_text(re.compile(r"^-?\d\.\d{4}$"))

@@ -111,12 +111,13 @@ def test_walkthrough_view_and_step_labels_are_translated_and_links_stay_neutral(
     view, pills = shown(at, "walk_view"), shown(at, "walk_step")
     assert list(view.options) == views and view.value == views[0]
     assert [list(pills.options)[i] for i in (0, 4, 7)] == steps and pills.value == steps[1]
-    assert i18n.t("walk.view.legend", lang) in [c.value for c in at.caption]  # the legend under the selector
+    legend = i18n.t("walk.view.legend", lang)  # under the selector: the first text, in caption style
+    assert at.markdown[0].value.startswith(f":small[:gray[{legend}]]"), at.markdown[0].value
     pills.set_value(steps[2]).run()
     assert at.query_params["walk_step"] == "mix" and at.session_state["walk_step"] == "mix"
     shown(at, "walk_view").set_value(views[2]).run()
     assert not at.exception and at.query_params["walk_view"] == "present"
-    assert at.header[0].value == f"8. {i18n.t('walk.mix.title', lang)}"
+    assert f"## 8. {i18n.t('walk.mix.title', lang)}\n\n$$" in "\n".join(m.value for m in at.markdown)
     # prev / next move the neutral step, and the pills follow in the reader's language
     at.button(key="walk_next").click().run()
     assert at.query_params["walk_step"] == "concat" and shown(at, "walk_step").value.startswith("9 · ")

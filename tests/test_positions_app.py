@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from chart_reader import heatmaps
-from conftest import run_app, tables
+from conftest import heatmap_tables, run_app, tables
 
 from core.pretrained import EXAMPLES
 from i18n import plain
@@ -71,7 +71,8 @@ def test_every_section_opens(section, shared, lang):
     d, h, T, mask = shared
     at = open_page(lang, d, h, T, mask, pos_tab=section)
     assert at.title[0].value == tr("page.positions", lang)
-    assert any(tr(f"pos.{section}.title", lang) == s for s in texts(at.subheader))
+    # the section's heading opens the markdown element that says what it is about
+    assert any(m.startswith(f"### {tr(f'pos.{section}.title', lang)}\n\n") for m in texts(at.markdown))
     assert not at.warning  # a clean link corrects nothing
     if section == "shuffle":
         assert at.number_input(key="pos_shuffle").value == 1
@@ -227,7 +228,7 @@ def test_bad_url_value_is_corrected_with_a_notice(key, raw, used, tab):
     assert len(fixes) == 1 and fixes[0].used == shown  # the lesson's correction ...
     expected = tr(f"pos.fix.{fixes[0].reason}", "en", param=key, given=plain(fixes[0].given), used=shown)
     assert expected in notices, notices  # ... is the notice in the main area
-    assert at.title[0].value == "Positions" and at.subheader  # the section is drawn
+    assert at.title[0].value == "Positions" and any(m.startswith("### ") for m in texts(at.markdown))  # a section
     widget = {
         "pos_shuffle": "number_input",
         "pos_causal": "toggle",
@@ -293,7 +294,7 @@ def test_table_view_shows_every_panel_as_a_table():
     at = open_page("en", 64, 4, 8, "none", pos_tab="rope", pos_grid=5, table_view="true")
     assert not heatmaps(at)
     v = L.rope_view(settings_of(64, 4, 8, "none"), 16, 10_000.0, 0, 5, 0, 3)
-    frames = [d.value for d in at.dataframe]
+    frames = heatmap_tables(at)
     assert len(frames) == 2 and frames[0].shape == (5, 5)
     assert frames[0].iloc[4, 1] == f"{float(v.grid.panels[0].values[4, 1]):.4f}"
     assert frames[1].iloc[0, 3] == f"{float(v.absolute_grid.panels[0].values[0, 3]):.4f}"

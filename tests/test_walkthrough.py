@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 import subprocess
 import sys
 import textwrap
@@ -107,21 +108,24 @@ def texts(at, kind):
     return [e.value for e in getattr(at, kind)]
 
 
+def headings(at) -> list[str]:
+    """The steps' headings: each the first line of a markdown element that also holds the step's formula."""
+    return [m.split("\n", 1)[0].lstrip("#").strip() for m in texts(at, "markdown") if re.match(r"#{2,3} \d+\. ", m)]
+
+
 @pytest.mark.app
 @pytest.mark.parametrize("d_model, num_heads, seq_len, mask", [(16, 2, 4, "none"), (32, 8, 6, "causal")])
 def test_all_steps_view_shows_every_step_with_its_shape(d_model, num_heads, seq_len, mask):
     at = run_app("walkthrough", walk_view="all", d_model=d_model, num_heads=num_heads, seq_len=seq_len, mask=mask)
     assert not at.exception
-    headings = texts(at, "subheader")
     markdown = "\n".join(texts(at, "markdown"))
     run = scenario.run(settings(d_model=d_model, num_heads=num_heads, seq_len=seq_len, mask=mask))
     for n, step in enumerate(W.STEPS, start=1):
         title = f"{n}. {i18n.t(f'walk.{step.name}.title', 'en')}"
         formula = i18n.t(f"walk.{step.name}.latex", "en")
-        if step.name == "input":  # the step whose tensors are drawn: its own heading and formula elements
-            assert title in headings and f"$$\n{formula}\n$$" in texts(at, "latex")
-        else:  # the others: heading, formula and text in one markdown element each (the shape in another)
-            assert f"### {title}\n\n$$\n{formula}\n$$" in markdown
+        # every step, the drawn one too: heading and formula in one markdown element (the shape in another)
+        assert f"### {title}\n\n$$\n{formula}\n$$" in markdown
+        assert f"From `{W.step_source(step.name).where()}`" in markdown  # where its code comes from
         for field, shape in W.step_shapes(run, step.name):
             assert f"`{field}` &nbsp; `{shape.text()}`" in markdown, (field, shape.text())
     d_k = d_model // num_heads
@@ -146,14 +150,14 @@ def test_bad_url_values_are_corrected_with_a_warning():
     warnings = "\n".join(texts(at, "warning"))
     assert "walk_step" in warnings and "walk_i" in warnings and "walk_head" in warnings
     assert "walk_cellcharts" in warnings and f"walk_drill = “{plain('1e400')}” is not valid; using false" in warnings
-    assert at.header[0].value == f"10. {i18n.t('walk.output.title', 'en')}"  # step 99 -> the last step
+    assert headings(at)[0] == f"10. {i18n.t('walk.output.title', 'en')}"  # step 99 -> the last step
 
 
 @pytest.mark.app
 def test_step_link_by_number_in_chinese():
     at = run_app("walkthrough", walk_step="5", lang="zh", walk_view="nonsense")
     assert not at.exception
-    assert f"5. {i18n.t('walk.scale.title', 'zh')}" in texts(at, "subheader")
+    assert f"5. {i18n.t('walk.scale.title', 'zh')}" in headings(at)
     assert len(at.warning) == 1  # only the view was wrong; "5" is a valid step number
     assert at.session_state["walk_step"] == "scale"
 
@@ -163,10 +167,10 @@ def test_drill_down_cell_from_the_url_and_next_button():
     at = run_app("walkthrough", walk_step="softmax", mask="causal", walk_head="1", walk_i="3", walk_j="2")
     assert not at.exception
     story = W.cell_story(scenario.run(settings(mask="causal")), 1, 3, 2)
-    assert any(f"{story.weight:.4f}" in x for x in texts(at, "latex"))
+    assert any(f"= {story.weight:.4f}\n$$" in x for x in texts(at, "markdown"))  # the story's last formula
     at.button(key="walk_next").click().run()
     assert at.session_state["walk_step"] == "mix"
-    assert f"8. {i18n.t('walk.mix.title', 'en')}" in texts(at, "subheader")
+    assert f"8. {i18n.t('walk.mix.title', 'en')}" in headings(at)
 
 
 @pytest.mark.app
@@ -250,12 +254,14 @@ def test_the_cell_story_is_one_closed_expander_until_opened_or_linked():
     """Closed, the drill-down is one element (its selectors, formulas and table cost the browser on every
     redraw even while hidden); a link to a cell, or walk_drill=true, opens it."""
     closed = run_app("walkthrough", walk_step="softmax")
-    assert not closed.exception and not closed.latex[1:] and not tables(closed)
+    assert not closed.exception and not tables(closed)
+    assert not [m for m in texts(closed, "markdown") if "\\text{w}[" in m]  # none of the story's formulas
     assert [e.label for e in closed.expander][0] == i18n.t("walk.drill.title", "en")
     assert {s.key for s in closed.selectbox} & {"walk_head", "walk_i", "walk_j"} == set()
     for link in (dict(walk_drill="true"), dict(walk_j="1"), dict(walk_cellcharts="false")):
         opened = run_app("walkthrough", walk_step="softmax", **link)
         assert not opened.exception and len(tables(opened)) == 1
+        assert [m for m in texts(opened, "markdown") if "\\text{w}[" in m]  # the story's formulas, now shown
         assert {"walk_head", "walk_i", "walk_j"} <= {s.key for s in opened.selectbox}
 
 

@@ -16,18 +16,19 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-import pandas as pd
 import streamlit as st
 
 from charts import alt, payload, table
 from charts.payload import Say, Words
 from lessons.heatmap import Heatmap, Selection, Text
 from ui import display
+from ui.tables import show_table
 
 RENDERER = Path(__file__).resolve().parent.parent / "static" / "heatmaps.js"  # served at app/static/ (config.toml)
 # The component's own code only loads the renderer (Streamlit sends a component's code with every element it
 # draws): the browser fetches static/heatmaps.js once and keeps the module; the hash makes a changed one load anew.
-_VERSION = hashlib.sha256(RENDERER.read_bytes()).hexdigest()[:12]
+SHARED = RENDERER.with_name("chartkit.js")  # imported by the renderer with the same ?v= query
+_VERSION = hashlib.sha256(RENDERER.read_bytes() + SHARED.read_bytes()).hexdigest()[:12]
 _LOADER = (
     "export default async function (component) {\n"
     f"  const url = new URL('app/static/heatmaps.js?v={_VERSION}', document.baseURI).href;\n"
@@ -66,13 +67,14 @@ def words(hm: Heatmap, t: Say, image_format: str = "png", weight_scale: str = pa
 
 
 def show_tables(hm: Heatmap, w: Words) -> None:
-    """The table view: one dataframe per panel, its values printed with the Heatmap's decimals."""
+    """The table view: one HTML table per panel (ui/tables.py, one markdown element each: a data grid costs the
+    browser far more on every step), its values printed with the Heatmap's decimals, the panel's title as its
+    caption, the corner cell naming both axes ("query \\ key"), the chart's accessible name as the table's."""
+    corner = " \\ ".join(a for a in (w.get("row_axis"), w.get("col_axis")) if a)
     for tab in table.tables(hm, w):
-        if tab.title:
-            st.caption(tab.title)
-        frame = pd.DataFrame(tab.rows, index=tab.row_labels, columns=tab.col_labels)
-        frame.index.name, frame.columns.name = w.get("row_axis") or None, w.get("col_axis") or None
-        st.dataframe(frame, height=min(38 + 35 * len(tab.rows), 420))
+        columns = {col: [row[c] for row in tab.rows] for c, col in enumerate(tab.col_labels)}
+        label = f"{w.get('alt') or ''} {tab.title}".strip()
+        show_table(columns, index=tab.row_labels, index_name=corner, caption=tab.title, label=label, kind="heatmap")
 
 
 def _selection(hm: Heatmap, click: object) -> Selection | None:

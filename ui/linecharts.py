@@ -25,7 +25,8 @@ from ui.tables import show_table
 
 RENDERER = Path(__file__).resolve().parent.parent / "static" / "plots.js"  # served at app/static/ (config.toml)
 # As ui/heatmaps.py: the component's code only loads the renderer, fetched once; the hash loads a changed one anew.
-_VERSION = hashlib.sha256(RENDERER.read_bytes()).hexdigest()[:12]
+SHARED = RENDERER.with_name("chartkit.js")  # imported by the renderer with the same ?v= query
+_VERSION = hashlib.sha256(RENDERER.read_bytes() + SHARED.read_bytes()).hexdigest()[:12]
 _LOADER = (
     "export default async function (component) {\n"
     f"  const url = new URL('app/static/plots.js?v={_VERSION}', document.baseURI).href;\n"

@@ -19,11 +19,25 @@ CSS = (
     "text-align:left;vertical-align:top}"
     f".{table.BOX_CLASS} td{{white-space:nowrap}}"  # a number or a size stays on one line: the box scrolls
     f".{table.BOX_CLASS} th{{color:rgba(49,51,63,.6);font-weight:400}}"
+    f".{table.BOX_CLASS} caption{{caption-side:top;text-align:left;color:rgba(49,51,63,.6);padding:0 0 .25rem}}"
     f".{table.BOX_CLASS} th:first-child,.{table.BOX_CLASS} td:first-child{{position:sticky;left:0;background:#fff;"
     "white-space:nowrap;box-shadow:1px 0 0 rgba(49,51,63,.1)}"
 )
 
 
-def show_table(columns: Mapping[str, Sequence], *, label: str = "", index: Sequence | None = None, where=None):
-    """Draw one table (inside `where`, e.g. a column, when given). `label`: what a screen reader calls it."""
-    return (where or st).markdown(table.html(columns, label=label, index=index), unsafe_allow_html=True)
+def show_table(
+    columns: Mapping[str, Sequence],
+    *,
+    label: str = "",
+    index: Sequence | None = None,
+    index_name: str = "",
+    caption: str = "",
+    kind: str = "",
+    where=None,
+):
+    """Draw one table (inside `where`, e.g. a column, when given). `label`: what a screen reader calls it; the
+    other arguments: charts.table.html's."""
+    return (where or st).markdown(
+        table.html(columns, label=label, index=index, index_name=index_name, caption=caption, kind=kind),
+        unsafe_allow_html=True,
+    )

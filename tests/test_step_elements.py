@@ -1,0 +1,63 @@
+"""How many elements and containers a view sends, pinned as an upper bound (nothing here is timed).
+
+Every element a step re-sends costs the browser a render and every container (columns, expanders, row
+containers) is mounted anew on each step, so a walkthrough step that said its sentences in many small elements,
+or laid them out in columns, cost several times a merged one (benchmarks/README.md). Counted here on
+the main area of one AppTest run per view at the defaults: what the page itself sends on a step (the browser's
+count adds the sidebar's shared settings, which a settings step re-sends too). A change that adds elements must
+raise a pin on purpose, and be measured with benchmarks/bench_browser.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import run_app
+
+from lessons import walkthrough as W
+
+# (page, extra URL params) -> elements + containers at most, in the main area, at the defaults.
+STEP_PINS = {("walkthrough", (("walk_step", name),)): 30 for name in W.STEP_NAMES}
+STEP_PINS[("walkthrough", (("walk_step", "split"),))] = 32  # + the role choice, the heads' band and the check
+PINS = {
+    **STEP_PINS,
+    ("walkthrough", (("walk_view", "present"), ("walk_step", "scores"))): 30,
+    ("walkthrough", (("walk_view", "all"),)): 76,  # ten steps' formula, text, code, shape and button
+    ("walkthrough", (("walk_step", "softmax"), ("walk_drill", "true"))): 41,  # the cell's story open
+    ("positions", (("pos_tab", "rope"),)): 36,
+}
+
+
+def sent(at) -> tuple[int, int]:
+    """(elements, containers) under the main area of a run: every leaf of the tree, every block."""
+    from streamlit.testing.v1.element_tree import Block
+
+    elements = containers = 0
+    stack = list(at._tree.children[0].children.values())  # the main area (children[1] is the sidebar)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Block):
+            containers += 1
+            stack += node.children.values()
+        else:
+            elements += 1
+    return elements, containers
+
+
+@pytest.mark.app
+@pytest.mark.parametrize("page,extra", list(PINS), ids=[f"{p}{''.join('-' + v for _, v in e)}" for p, e in PINS])
+def test_a_view_sends_few_elements_and_containers(page, extra):
+    at = run_app(page, **dict(extra))
+    assert not at.exception
+    elements, containers = sent(at)
+    assert elements + containers <= PINS[(page, extra)], f"{page} {extra}: {elements} elements + {containers} boxes"
+
+
+@pytest.mark.app
+def test_the_count_sees_a_merged_element_and_a_column():
+    """The counter itself: the walkthrough's step says its heading and formula in one markdown element, and the
+    count would grow by one container per column if the step went back to columns."""
+    at = run_app("walkthrough", walk_step="scores")
+    elements, containers = sent(at)
+    assert elements >= len(at.markdown) + len(at.code) + len(at.button) and containers >= len(at.expander) > 0
+    assert sum(m.value.startswith("### 4. ") and "$$" in m.value for m in at.markdown) == 1
+    assert not at.columns
