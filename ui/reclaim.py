@@ -4,15 +4,12 @@ Why: config.toml turns Streamlit's full collection after every rerun off (~110 m
 imported), so garbage in reference cycles (a run's trace, a figure, a closed session's state) waits for
 Python's own allocation-driven collection, which never comes once the class has gone quiet; and glibc
 keeps freed heap pages instead of returning them. Every PERIOD seconds this
-1. lets go of Streamlit sessions disconnected longer than server.disconnectedSessionTTL (ui/seam/sessions.py:
-   Streamlit 1.67 kept them for good once nobody disconnected any more, each with its pages' runs, models
-   and figures, reachable through its widgets' callbacks);
-2. forgets shared-cache entries nobody asked for in SHARED_CACHE_IDLE_SECONDS (ui/cache.py);
-3. runs gc.collect() and, where the C library is glibc, malloc_trim(0) (return free heap pages to the system).
-Measured (benchmarks/bench_memory.py, 40 students each opening three pages with their own large settings,
-benchmarks/memdebug.py for what held what; benchmarks/README.md): growth over the warm server a minute after the
-class left, +382 MB with step 3 alone, +185 MB with 1 and 3, median +24 MB with all three. A few hundred
-ms of one core per PERIOD.
+1. forgets shared-cache entries nobody asked for in SHARED_CACHE_IDLE_SECONDS (ui/cache.py);
+2. runs gc.collect() and, where the C library is glibc, malloc_trim(0) (return free heap pages to the system).
+(A disconnected session Streamlit keeps for a reconnect holds only its small state: ui/page_memory.py lets a
+page's runs go when the page's run ends.)
+What each step buys, measured: benchmarks/README.md ("Memory after a class has left", "Seam entries").
+A few hundred ms of one core per PERIOD.
 """
 
 from __future__ import annotations
@@ -24,7 +21,6 @@ import threading
 import time
 
 from core.limits import SHARED_CACHE_IDLE_SECONDS
-from ui import seam
 from ui.cache import CACHE
 
 PERIOD = 30.0  # seconds between collections
@@ -59,15 +55,6 @@ _TRIM = _find_trim()
 def reclaim() -> None:
     """Let go of what a class that has left still holds, one full collection, then free heap pages back to
     the system (glibc)."""
-    # Disconnected sessions past their reconnect window (server.disconnectedSessionTTL): each one keeps its
-    # pages' whole namespaces (runs, models, figures) through its widgets' callbacks (ui/seam/sessions.py).
-    if seam.enabled():
-        try:
-            from ui.seam import sessions
-
-            sessions.reap()
-        except Exception:  # noqa: BLE001 - a Streamlit that changed its session storage (ui/seam, sessions entry)
-            _log_once("releasing disconnected sessions")
     # Shared runs and figures nobody asked for in SHARED_CACHE_IDLE_SECONDS.
     CACHE.drop_idle(SHARED_CACHE_IDLE_SECONDS)
     gc.collect()
