@@ -10,8 +10,7 @@ import weakref
 
 import torch
 
-from core import limits
-from ui.cache import ByteBudgetCache
+from ui.cache import SHARED_CACHE_IDLE_SECONDS, ByteBudgetCache
 
 
 def test_idle_shared_entries_are_dropped_and_recent_ones_kept():
@@ -22,7 +21,7 @@ def test_idle_shared_entries_are_dropped_and_recent_ones_kept():
     a = weakref.ref(cache.get_or_build("a", lambda: None))  # asked for again: "a" is the newest now
     time.sleep(0.05)
     cache.get_or_build("b", lambda: None)  # ... until "b" is asked for 50 ms later
-    idle = limits.SHARED_CACHE_IDLE_SECONDS
+    idle = SHARED_CACHE_IDLE_SECONDS
     # A moment when "b" was asked for just under `idle` seconds ago and "a" just over.
     assert cache.drop_idle(idle, now=cache._used["b"] + idle - 0.01) == 1
     assert len(cache) == 1 and 0 < cache.total < total

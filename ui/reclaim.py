@@ -20,8 +20,7 @@ import logging
 import threading
 import time
 
-from core.limits import SHARED_CACHE_IDLE_SECONDS
-from ui.cache import CACHE
+from ui.cache import CACHE, SHARED_CACHE_IDLE_SECONDS
 
 PERIOD = 30.0  # seconds between collections
 _LOG = logging.getLogger(__name__)
