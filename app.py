@@ -52,8 +52,7 @@ def _tune_process() -> bool:
     torch.set_num_threads(1)
     # The code the pages show is parsed now, once, not by 8 sessions' threads at once (lessons/source.py).
     walkthrough.warm()
-    # A slider step's ~40 messages reach the browser in one batch, not a trickle it redraws for each.
-    # (and a widget sent a value it cannot take keeps its last one, with a notice: ui/seam/widget_guard.py)
+    # A widget sent a value it cannot take keeps its last one, with a notice (ui/seam/widget_guard.py).
     seam.install()
     # Memory comes back after a class leaves: a full collection and malloc_trim every 30 s (ui/reclaim.py).
     reclaim.start()

@@ -29,8 +29,6 @@ import warnings
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from ui import seam
-
 ENV = "ATTENTION_LAB_MEMDEBUG"
 _started = False
 _lock = threading.Lock()
@@ -78,11 +76,28 @@ def rss_mb() -> float:
     return -1.0
 
 
+def _stored_sessions() -> list:
+    """The AppSessions Streamlit keeps for a reconnect (its private session storage: a diagnostic only)."""
+    from streamlit.runtime import Runtime
+
+    if not Runtime.exists():
+        return []
+    storage = getattr(Runtime.instance()._session_mgr, "_session_storage", None)
+    cache = getattr(storage, "_cache", None)
+    return [info.session for _, info in cache.lru_items()] if cache is not None else []
+
+
+def _active_sessions() -> list:
+    from streamlit.runtime import Runtime
+
+    if not Runtime.exists():
+        return []
+    return [info.session for info in Runtime.instance()._session_mgr.list_active_sessions()]
+
+
 def sessions() -> dict:
     """Streamlit's sessions: active ones and disconnected ones still stored for a reconnect."""
-    from ui.seam import sessions as seam_sessions
-
-    return seam_sessions.counts() if seam.enabled() else {}
+    return {"active": len(_active_sessions()), "stored_for_reconnect": len(_stored_sessions())}
 
 
 def _describe(obj) -> str:
@@ -195,13 +210,10 @@ def roots() -> dict:
         out["ui.cache.CACHE"] = reach_mb(CACHE._entries)
     except Exception as e:  # noqa: BLE001
         out["ui.cache.CACHE"] = repr(e)
-    if seam.enabled():
-        from ui.seam import sessions as seam_sessions
-
-        stored = seam_sessions.stored_sessions()
-        out["stored sessions"] = reach_mb(stored)
-        out["active sessions"] = reach_mb(seam_sessions.active_sessions())
-        out["stored sessions' session_state"] = reach_mb([s.session_state for s in stored])
+    stored = _stored_sessions()
+    out["stored sessions"] = reach_mb(stored)
+    out["active sessions"] = reach_mb(_active_sessions())
+    out["stored sessions' session_state"] = reach_mb([s.session_state for s in stored])
     out["threads' frames"] = reach_mb(list(sys._current_frames().values()))
     for name, mod in list(sys.modules.items()):
         if mod is not None:

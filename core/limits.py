@@ -1,4 +1,4 @@
-"""Every size limit of the app, in one place.
+"""The attention library's size limits: the largest input each `core` function accepts.
 
 A whole class opens the app at once on one small server, with links copied, edited and
 mangled: no input may cost unbounded memory or CPU. Each limit below is imported by the
@@ -56,39 +56,8 @@ VARIANCE_DRAWS_MAX = 20_000  # random (q, k) pairs per d_k (drawn in chunks, so 
 # contexts: any T up to 2**20 tokens (the page shows 8k and 128k), blocks up to that long.
 ACCOUNTING_T_MAX = 1 << 20
 
-# ---------------------------------------------------------------- free text elsewhere
-QUIZ_ANSWER_CHARS = 100  # a longer quiz answer is refused (with a message) before any parsing
-# ---------------------------------------------------------------- shared memory (caches every session reads)
-# Measured with core/sizes.nbytes (tensor storages, arrays, text, ...); the oldest entries go first when a new
-# one would pass the budget, and an entry larger than its whole budget is used once and not kept.
-# 200 MB in all. (The pretrained model, ~90 MB, is loaded once per process: not a cache, not in this sum.)
-SHARED_CACHE_BYTES = 176 * 2**20  # ui/cache.shared: runs, checks, figures, scenes, quiz sets of every page
-# An entry nobody has asked for in this long is forgotten (ui/reclaim.py, every 30 s): the cache serves a class
-# asking for the same thing within seconds; after a quiet half minute the next asker rebuilds it (a few ms to
-# ~100 ms). Without it the budget stays full after the class has left (issue 24.4: ~170 MB of the growth).
-SHARED_CACHE_IDLE_SECONDS = 30
-WHY_RESULTS_BYTES = 24 * 2**20  # lessons/why_heads.ResultStore: finished trainings
-MAX_TRAININGS_IN_FLIGHT = 8  # lessons/why_heads.ResultStore: half-done trainings kept for whoever asks next
-
-# URL values: every one goes through a bounded parser -- numbers through lessons.settings.clamp_int (at
-# most 30 characters are parsed; longer runs of digits just mean "huge"), the grid and the sentence
-# through the two text limits above, everything else is compared with a short list of options.
-MAX_INT_CHARS = 30
-
-# Every free-text input, by the name ui/free_text.py checks it under: text longer than its limit is refused
-# (a message, the previous text kept) before it is kept in session state, written to the URL or echoed.
-TEXT_LIMITS = {"masks_grid": MAX_GRID_CHARS, "real_text": MAX_TEXT_CHARS, "quiz_answer": QUIZ_ANSWER_CHARS}
-
-
-def too_long(raw: object, limit: int) -> bool:
-    """True when `raw` as text is longer than `limit` characters (None is empty)."""
-    return raw is not None and len(raw if isinstance(raw, str) else str(raw)) > limit
-
-
-def clip_text(raw: object, limit: int) -> str:
-    """Any raw value as text of at most `limit` characters (None -> '')."""
-    text = "" if raw is None else str(raw)
-    return text[:limit]
+# The server's own policy (shared-cache bytes, idle time) is in ui/cache.py; the bounds on what a link, a text box
+# or a class asks of the server (text limits, finished trainings kept) are in lessons/limits.py.
 
 
 def check_range(name: str, value: object, lo: int, hi: int) -> int:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from core.limits import MAX_INT_CHARS
+from lessons.limits import MAX_INT_CHARS
 
 KINDS = ("int", "even_int", "float", "choice", "bool")
 Env = Mapping[str, Any]

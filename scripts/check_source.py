@@ -4,7 +4,9 @@ Each prints `file:line: rule` and the script fails if any broke:
 - raw HTML (st.html, unsafe_allow_html=True) is built only from literals, our own translations and escaping builders;
 - no st.cache_resource (any client's clear_cache empties it); every ui.cache.process_wide value is audited below;
 - no lesson writes markup (lessons return plain data; charts/diagrams.py draws);
-- each file of a lesson package stays readable in a sitting (at most 400 lines).
+- each file of a lesson package stays readable in a sitting (at most 400 lines);
+- private Streamlit (its runtime, web, navigation and proto modules, the private names ui/seam registers, its DOM
+  test ids) is touched only in ui/seam, and no plotly private figure attribute is read anywhere.
 """
 
 from __future__ import annotations
@@ -114,12 +116,63 @@ def lessons() -> list[str]:
     return found
 
 
+# Streamlit modules only ui/seam may import (streamlit.errors, streamlit.components and the top level are public).
+PRIVATE_MODULES = ("streamlit.runtime", "streamlit.web", "streamlit.navigation", "streamlit.proto")
+PLOTLY_PRIVATE = {"_data", "_layout", "_grid_ref", "_validate"}  # retired reads of plotly's figure internals
+
+
+def seam_private_names() -> set[str]:
+    """The attribute names ui/seam registers as private Streamlit (its ENTRIES), e.g. _can_be_called."""
+    sys.path.insert(0, str(ROOT))
+    from ui import seam
+
+    return {
+        name.removeprefix("self.")
+        for where, name in seam.PRIVATE_NAMES
+        if where.startswith("streamlit.") and name.removeprefix("self.").isidentifier()
+    } - {"query_params"}  # public as st.query_params: the private route to the seam's one is get_session_state
+
+
+def private_streamlit(path: Path, tree: ast.AST, names: set[str]) -> list[str]:
+    """Private Streamlit outside ui/seam, and plotly private attributes anywhere (file:line: what)."""
+    found = []
+    in_seam = "seam" in path.relative_to(ROOT).parts
+    for node in ast.walk(tree):
+        modules = (
+            [node.module or ""]
+            if isinstance(node, ast.ImportFrom)
+            else [a.name for a in node.names]
+            if isinstance(node, ast.Import)
+            else []
+        )
+        for module in modules:
+            if not in_seam and module.startswith(PRIVATE_MODULES):
+                found.append(f"{rel(path)}:{node.lineno}: imports {module}: private Streamlit belongs in ui/seam")
+        attr = node.attr if isinstance(node, ast.Attribute) else node.arg if isinstance(node, ast.keyword) else None
+        if attr in PLOTLY_PRIVATE:
+            found.append(f"{rel(path)}:{node.lineno}: {attr}: a plotly private attribute")
+        elif attr in names and not in_seam:
+            found.append(f"{rel(path)}:{node.lineno}: {attr}: a private Streamlit name (ui/seam registers it)")
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and "data-testid" in node.value:
+            if not in_seam:
+                found.append(f"{rel(path)}:{node.lineno}: a Streamlit DOM test id: use ui/seam's selectors")
+    return found
+
+
 def main() -> int:
     found = lessons()
-    for path in APP_FILES:
+    names = seam_private_names()
+    for path in [*APP_FILES, ROOT / "serve.py"]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        found += raw_html(path, tree) + caches(path, tree)
-    print("\n".join(found) if found else "source rules: raw HTML, shared caches, lessons' markup and sizes: ok")
+        found += raw_html(path, tree) + caches(path, tree) + private_streamlit(path, tree, names)
+    for path in [*sorted((ROOT / "static").glob("*.js")), *sorted((ROOT / "ui").rglob("*.js"))]:
+        if "seam" not in path.relative_to(ROOT).parts and "data-testid" in path.read_text(encoding="utf-8"):
+            found.append(f"{rel(path)}: a Streamlit DOM test id: use ui/seam's selectors")
+    print(
+        "\n".join(found)
+        if found
+        else "source rules: raw HTML, shared caches, lessons' markup and sizes, private Streamlit: ok"
+    )
     return 1 if found else 0
 
 

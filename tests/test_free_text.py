@@ -11,7 +11,8 @@ import pytest
 from conftest import run_app
 
 import i18n
-from core.limits import MAX_GRID_CHARS, MAX_TEXT_CHARS, QUIZ_ANSWER_CHARS, TEXT_LIMITS
+from core.limits import MAX_GRID_CHARS, MAX_TEXT_CHARS
+from lessons.limits import QUIZ_ANSWER_CHARS, TEXT_LIMITS
 
 HUGE = 200_000
 

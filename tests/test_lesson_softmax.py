@@ -19,12 +19,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import lessons.softmax as L
-from core.limits import QUIZ_ANSWER_CHARS, TILE_BLOCK_MAX
+from core.limits import TILE_BLOCK_MAX
 from core.masks import full_grid
 from core.softmax_numerics import SCALE_NAMES, gradient_size
 from core.tiled_attention import tiled_traffic
 from lessons import scenario
 from lessons.heatmap import text as tx
+from lessons.limits import QUIZ_ANSWER_CHARS
 from lessons.settings import Settings
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")

@@ -10,6 +10,7 @@ import torch
 
 from core import frozen, limits
 from core.masks import mask_from_text
+from lessons import limits as lesson_limits
 from lessons import masks_lab as lab
 from lessons import scenario
 from lessons import why_heads as W
@@ -96,7 +97,7 @@ def test_the_limits_are_documented():
             limits.MAX_HEADS,
             limits.MAX_TEXT_TOKENS,
             limits.MAX_TEXT_CHARS,
-            limits.QUIZ_ANSWER_CHARS,
+            lesson_limits.QUIZ_ANSWER_CHARS,
         ):
             assert str(value) in text, (doc, value)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from conftest import run_async
 
-from ui.seam.origin_guard import RefuseForeignOrigins, origin_allowed
+from ui.seam.origin_guard import RefuseForeignOrigins, internal_ip, origin_allowed
 
 
 def _handshake(origin: str) -> tuple[list[dict], bool]:
@@ -56,6 +56,7 @@ ORIGINS = [
     "https://evil.example:8501",
     "null",
     "http://10.99.99.99:8501",
+    f"http://{internal_ip()}:8501",  # this machine's own address, as a classroom reaches it
     f"http://{EXTERNAL_IP}:8501",  # the one difference: Streamlit allows its external IP, the guard refuses it
 ]
 

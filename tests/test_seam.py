@@ -1,20 +1,21 @@
-"""ui/seam: the canary for every private name it touches, its one switch, and every page with the seam off."""
+"""ui/seam: every private name it touches still exists, the registry stays small with a behaviour canary for each
+entry, the URL behaviours it relies on, its one switch, and every page with the seam off.
+
+(That nothing outside ui/seam touches private Streamlit is a source rule: scripts/check_source.py.)
+"""
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import importlib
 import inspect
 import re
 from pathlib import Path
 
-import plotly.graph_objects as go
 import pytest
 import streamlit
 import test_app as smoke  # the page smoke tests, run again below with the seam off
 from conftest import ROOT, run_app
-from plotly.subplots import make_subplots
 
 import i18n
 from ui import seam
@@ -38,18 +39,13 @@ def _resolve(dotted: str):
 
 
 def _has(where: str, name: str) -> bool:
-    """Does the installed Streamlit/plotly still have `name` where the seam reads it?"""
+    """Does the installed Streamlit still have `name` where the seam reads it?"""
     if where.startswith("streamlit/static"):
         bundles = sorted(STATIC_JS.glob("index.*.js" if "index" in where else "*.js"))
         if name.startswith("websocket.addEventListener"):  # the client's own socket listener, any quotes
             pattern = re.compile(r"this\.websocket\.addEventListener\(\W?message\W?,")
             return any(pattern.search(p.read_text(errors="ignore")) for p in bundles)
         return any(name in p.read_text(errors="ignore") for p in bundles)
-    if where.startswith("plotly"):
-        fig = make_subplots(rows=1, cols=2)
-        if name == "_validate":  # a keyword Figure() pops from **kwargs: an unvalidated figure remembers it
-            return go.Figure({"data": [], "layout": {}}, _validate=False).__dict__.get("_validate") is False
-        return name in vars(fig) or hasattr(type(fig), name)
     owner = _resolve(where)
     if name.startswith("self."):  # an instance attribute: set in __init__
         return re.search(rf"\b{re.escape(name)}\s*(:[^=]*)?=", inspect.getsource(owner.__init__)) is not None
@@ -76,7 +72,7 @@ def test_the_pinned_streamlit_is_the_checked_one():
 @pytest.mark.parametrize("where,name", seam.PRIVATE_NAMES, ids=[f"{w}:{n}" for w, n in seam.PRIVATE_NAMES])
 def test_every_private_name_the_seam_touches_exists(where, name):
     assert _has(where, name), (
-        f"Streamlit {streamlit.__version__} / this plotly has no {name} in {where}: ui/seam/__init__.py "
+        f"Streamlit {streamlit.__version__} has no {name} in {where}: ui/seam/__init__.py "
         f"relies on it (checked against Streamlit {seam.CHECKED_STREAMLIT}); fix the seam before upgrading"
     )
 
@@ -97,8 +93,9 @@ def test_every_back_message_type_is_let_through_or_refused_on_purpose():
 
 
 def test_the_registry_is_small_and_every_entry_names_a_behaviour_canary_that_exists():
-    """At most 13 behaviours, each with its gain in one line and a test of the behaviour (not of a name)."""
-    assert len(seam.ENTRIES) <= 13
+    """At most 13 behaviours and 20 private names, each entry with its gain in one line and a test of the
+    behaviour (not of a name)."""
+    assert len(seam.ENTRIES) <= 13 and len(seam.PRIVATE_NAMES) <= 20
     assert len({e.name for e in seam.ENTRIES}) == len(seam.ENTRIES)
     for entry in seam.ENTRIES:
         assert entry.gain and "\n" not in entry.gain and entry.checked == seam.CHECKED_STREAMLIT, entry.name
@@ -154,82 +151,6 @@ def test_the_canary_can_fail():
     assert not _has("streamlit.runtime.app_session.AppSession", "self._no_such_state")
     assert not _has("streamlit.navigation.page.StreamlitPage", "_no_such_flag")
     assert not _has("streamlit/static *.js", "stNoSuchTestId")
-    assert not _has("plotly.graph_objects.Figure", "_no_such_dict")
-
-
-APP_CODE = sorted(
-    {
-        *ROOT.glob("core/**/*.py"),
-        *ROOT.glob("ui/**/*.py"),
-        *ROOT.glob("ui/**/*.js"),
-        *ROOT.glob("pages/*.py"),
-        *ROOT.glob("static/*.js"),
-        ROOT / "app.py",
-        ROOT / "serve.py",
-    }
-)
-# Names the app may use only inside ui/seam ("query_params" and "enqueue" are public words too: the private
-# route to them, get_session_state and _browser_queue, is checked).
-STREAMLIT_PRIVATE = (
-    "streamlit.runtime",
-    "streamlit.navigation",
-    "streamlit.web",
-    "PagesManager",
-    "data-testid",
-    *(
-        n.removeprefix("self.")
-        for w, n in seam.PRIVATE_NAMES
-        if w.startswith("streamlit.") and n not in ("query_params", "enqueue")
-    ),
-)
-# plotly's private figure attributes the app once read (retired, benchmarks/README.md): none may come back.
-PLOTLY_PRIVATE = {"_data", "_layout", "_grid_ref", "_validate"}
-PLOTLY_READERS: set[tuple[str, str]] = set()
-
-
-def test_private_streamlit_is_touched_only_in_the_seam():
-    outside = [p for p in APP_CODE if "seam" not in p.relative_to(ROOT).parts]
-    assert len(outside) > 20
-    found = [
-        (str(p.relative_to(ROOT)), name)
-        for p in outside
-        for name in STREAMLIT_PRIVATE
-        if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", p.read_text())
-    ]
-    assert found == [], "private Streamlit outside ui/seam: move it there and list it"
-    seam_code = "\n".join(p.read_text() for p in APP_CODE if "seam" in p.relative_to(ROOT).parts)
-    for name in (
-        "flush_browser_queue",
-        "_enqueue_forward_msg",
-        "_can_be_called",
-        "_initial_query_params",
-        "WebSocket.prototype",
-    ):
-        assert name in seam_code
-
-
-def test_no_plotly_private_attribute_is_read():
-    found = set()
-    for path in (p for p in APP_CODE if p.suffix == ".py"):
-        rel = str(path.relative_to(ROOT))
-        tree = ast.parse(path.read_text())
-        for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
-            for node in ast.walk(fn):
-                name = (
-                    node.attr
-                    if isinstance(node, ast.Attribute)
-                    else node.arg
-                    if isinstance(node, ast.keyword)
-                    else node.args[1].value
-                    if isinstance(node, ast.Call)
-                    and getattr(node.func, "id", "") == "getattr"
-                    and len(node.args) > 1
-                    and isinstance(node.args[1], ast.Constant)
-                    else None
-                )
-                if name in PLOTLY_PRIVATE:
-                    found.add((rel, fn.name))
-    assert found == PLOTLY_READERS, "a plotly private attribute is read again: list it in ui/seam/__init__.py"
 
 
 def test_one_switch_turns_it_all_off(monkeypatch):

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 import torch
 
-from core import limits
 from core.sizes import nbytes
+from lessons import limits as lesson_limits
 from lessons import why_heads as W
 
 
@@ -45,8 +45,8 @@ def test_the_shared_cache_is_bounded_by_bytes_and_evicts_the_oldest():
 def test_the_app_cache_budget_is_stated_and_used():
     from ui import cache
 
-    assert cache.CACHE.budget == limits.SHARED_CACHE_BYTES
-    assert limits.SHARED_CACHE_BYTES + limits.WHY_RESULTS_BYTES <= 200 * 2**20
+    assert cache.CACHE.budget == cache.SHARED_CACHE_BYTES
+    assert cache.SHARED_CACHE_BYTES + lesson_limits.WHY_RESULTS_BYTES <= 200 * 2**20
 
 
 def test_one_build_per_key_when_sessions_ask_at_once():

@@ -10,7 +10,7 @@ itself is not part of the hash.
 
 Bounded by bytes, not entries (a count of entries bounds nothing: a run at d_model 512 with its figures is
 several MB): every entry is measured (core/sizes.nbytes) and the least recently used go first when the total
-would pass core/limits.SHARED_CACHE_BYTES; an entry larger than the whole budget is returned, not kept.
+would pass SHARED_CACHE_BYTES; an entry larger than the whole budget is returned, not kept.
 Two sessions asking for the same missing key at once build it once (the second waits for the first).
 """
 
@@ -24,10 +24,18 @@ from functools import wraps
 from typing import Any, TypeVar
 
 from core.frozen import freeze
-from core.limits import SHARED_CACHE_BYTES
 from core.sizes import nbytes
 
 T = TypeVar("T")
+
+# The server's shared memory, measured with core/sizes.nbytes (tensor storages, arrays, text, ...); with
+# lessons/limits.WHY_RESULTS_BYTES 200 MB in all. (The pretrained model, ~90 MB, is loaded once per process:
+# not a cache, not in this sum.)
+SHARED_CACHE_BYTES = 176 * 2**20  # runs, checks, figures, scenes, quiz sets of every page
+# An entry nobody has asked for in this long is forgotten (ui/reclaim.py): the cache serves a class asking for the
+# same thing within seconds; after a quiet half minute the next asker rebuilds it. Without it the budget stays full
+# after the class has left.
+SHARED_CACHE_IDLE_SECONDS = 30
 
 
 class ByteBudgetCache:

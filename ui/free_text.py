@@ -16,7 +16,7 @@ from __future__ import annotations
 import streamlit as st
 
 import i18n
-from core.limits import TEXT_LIMITS, too_long
+from lessons.limits import TEXT_LIMITS, too_long
 from ui.shell import drop_url_value
 
 REFUSED = "free_text_refused"  # (key, limit) of the last refused text, until its notice is shown

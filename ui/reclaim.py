@@ -4,14 +4,12 @@ Why: config.toml turns Streamlit's full collection after every rerun off (too sl
 to pay on every step), so garbage in reference cycles (a run's trace, a figure, a closed session's state) waits for
 Python's own allocation-driven collection, which never comes once the class has gone quiet; and glibc
 keeps freed heap pages instead of returning them. Every PERIOD seconds this
-1. lets go of Streamlit sessions disconnected longer than server.disconnectedSessionTTL (ui/seam/sessions.py:
-   Streamlit 1.67 kept them for good once nobody disconnected any more, each with its pages' runs, models
-   and figures, reachable through its widgets' callbacks);
-2. forgets shared-cache entries nobody asked for in SHARED_CACHE_IDLE_SECONDS (ui/cache.py);
-3. runs gc.collect() and, where the C library is glibc, malloc_trim(0) (return free heap pages to the system).
-All three are needed: with step 3 alone, or 1 and 3, the server stayed hundreds of MB above its warm size a
-minute after the class left (benchmarks/bench_memory.py; benchmarks/README.md, "Memory after a class has
-left"). The cost is a fraction of one core's second per PERIOD.
+1. forgets shared-cache entries nobody asked for in SHARED_CACHE_IDLE_SECONDS (ui/cache.py);
+2. runs gc.collect() and, where the C library is glibc, malloc_trim(0) (return free heap pages to the system).
+(A disconnected session Streamlit keeps for a reconnect holds only its small state: ui/page_memory.py lets a
+page's runs go when the page's run ends.)
+What each step buys, measured: benchmarks/README.md ("Memory after a class has left", "Seam entries").
+The cost is a fraction of one core's second per PERIOD.
 """
 
 from __future__ import annotations
@@ -22,9 +20,7 @@ import logging
 import threading
 import time
 
-from core.limits import SHARED_CACHE_IDLE_SECONDS
-from ui import seam
-from ui.cache import CACHE
+from ui.cache import CACHE, SHARED_CACHE_IDLE_SECONDS
 
 PERIOD = 30.0  # seconds between collections
 _LOG = logging.getLogger(__name__)
@@ -58,15 +54,6 @@ _TRIM = _find_trim()
 def reclaim() -> None:
     """Let go of what a class that has left still holds, one full collection, then free heap pages back to
     the system (glibc)."""
-    # Disconnected sessions past their reconnect window (server.disconnectedSessionTTL): each one keeps its
-    # pages' whole namespaces (runs, models, figures) through its widgets' callbacks (ui/seam/sessions.py).
-    if seam.enabled():
-        try:
-            from ui.seam import sessions
-
-            sessions.reap()
-        except Exception:  # noqa: BLE001 - a Streamlit that changed its session storage (ui/seam, sessions entry)
-            _log_once("releasing disconnected sessions")
     # Shared runs and figures nobody asked for in SHARED_CACHE_IDLE_SECONDS.
     CACHE.drop_idle(SHARED_CACHE_IDLE_SECONDS)
     gc.collect()

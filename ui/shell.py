@@ -19,8 +19,9 @@ import streamlit as st
 import torch
 
 import i18n
-from core.limits import MAX_GRID_CHARS, too_long
+from core.limits import MAX_GRID_CHARS
 from lessons.export import GRID_PARAM  # the lab's URL parameter for the hand-drawn grid
+from lessons.limits import too_long
 from lessons.settings import SETTING_KEYS, Settings, sanitize
 from ui import page_memory, seam
 

@@ -11,7 +11,6 @@ from typing import Any
 
 from core import positions as P
 from core.limits import (
-    MAX_INT_CHARS,
     ROPE_BASE_MAX,
     ROPE_D_K_MAX,
     ROPE_D_K_MIN,
@@ -22,6 +21,7 @@ from core.limits import (
 )
 from core.pretrained import EXAMPLES
 from lessons import url
+from lessons.limits import MAX_INT_CHARS
 from lessons.positions.common import GRID_DEFAULT, MODELS, REAL_HEADS, SPANS, TABS
 from lessons.settings import Settings, clamp_int
 from lessons.url import Fix, UrlKey, shown

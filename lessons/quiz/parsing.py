@@ -11,11 +11,11 @@ import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from core.limits import QUIZ_ANSWER_CHARS
+from lessons.limits import QUIZ_ANSWER_CHARS
 from lessons.quiz.model import Question, iterable
 
 # ------------------------------------------------------------------ answer parsing limits
-MAX_ANSWER_CHARS = QUIZ_ANSWER_CHARS  # core/limits.py: longer text is refused before any parsing
+MAX_ANSWER_CHARS = QUIZ_ANSWER_CHARS  # lessons/limits.py: longer text is refused before any parsing
 MAX_NUMBER = 10**12  # no answer here comes close; larger numbers are refused, not rounded
 MAX_DIMS = 8
 NOT_ALLOWED_WORDS = frozenset(

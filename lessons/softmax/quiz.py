@@ -13,10 +13,10 @@ from dataclasses import dataclass
 
 import torch
 
-from core.limits import QUIZ_ANSWER_CHARS
 from core.softmax_numerics import DTYPES, SCALE_NAMES, overflow_threshold
 from core.tiled_attention import LONG_CONTEXTS, attention_memory, causal_tile_counts
 from lessons.heatmap import Text, text
+from lessons.limits import QUIZ_ANSWER_CHARS
 from lessons.scenario import Scenario
 from lessons.settings import Settings
 from lessons.softmax.keys import PAGE

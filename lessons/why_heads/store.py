@@ -9,9 +9,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from core.frozen import freeze
-from core.limits import MAX_TRAININGS_IN_FLIGHT, WHY_RESULTS_BYTES
 from core.sizes import nbytes
 from core.work_queue import Control, Ticket, WorkQueue
+from lessons.limits import MAX_TRAININGS_IN_FLIGHT, WHY_RESULTS_BYTES
 from lessons.why_heads.measure import RunResult
 from lessons.why_heads.task import TASK_VERSION
 from lessons.why_heads.training import Trainer

@@ -1,10 +1,11 @@
 """Every private Streamlit behaviour the app relies on, in one place: ENTRIES, one per behaviour.
 
-Each entry names the private names it touches, what a user gains, the Streamlit version it was checked
-against and its behaviour canary (a test that exercises the behaviour and fails if Streamlit changes it).
-`enabled()` is the one switch: with another Streamlit version, or ATTENTION_LAB_SEAM=off, nothing here touches
-a private name and the app runs on public Streamlit only (same pages, slower to redraw). Measurements, dates
-and issue numbers: benchmarks/README.md, "Seam entries".
+Why one place: each of these can change in any Streamlit release without notice. An entry names the private
+names it touches (none when the app only relies on how Streamlit behaves), what a user gains, and its canary: a
+test that exercises the behaviour and fails when Streamlit changes it. `enabled()` is the one switch: with
+another Streamlit version, or ATTENTION_LAB_SEAM=off, nothing here touches a private name and the app runs on
+public Streamlit only (the same pages, slower to redraw, less guarded). What each entry was measured to buy,
+and the entries let go: benchmarks/README.md, "Seam entries".
 """
 
 from __future__ import annotations
@@ -30,32 +31,17 @@ SELECTORS = (CAPTION_SELECTOR, LAYOUT_WRAPPER_SELECTOR, MAIN_BLOCK_SELECTOR, BUT
 @dataclass(frozen=True)
 class Entry:
     name: str
-    private: tuple[tuple[str, str], ...]  # (where, name) of every private name it touches
-    gain: str  # what a user gets, in one line (the measurement: benchmarks/README.md)
+    private: tuple[tuple[str, str], ...]  # (where, name) of every private name it touches; () for a behaviour only
+    gain: str  # what a user gets, in one line (how much, measured: benchmarks/README.md, "Seam entries")
     canary: str  # the behaviour test, "tests/file.py::test_name"
     checked: str = CHECKED_STREAMLIT
 
 
-_APP_SESSION = "streamlit.runtime.app_session.AppSession"
 _QP = "streamlit.runtime.state.query_params.QueryParams"
 _SS = "streamlit.runtime.state.session_state.SessionState"
 _STATIC = "streamlit/static *.js"
 
 ENTRIES = (
-    Entry(
-        "batching",
-        (
-            (_APP_SESSION, "flush_browser_queue"),
-            (_APP_SESSION, "_enqueue_forward_msg"),
-            (_APP_SESSION, "self._state"),
-            (_APP_SESSION, "self._browser_queue"),
-            (_APP_SESSION, "self._message_enqueued_callback"),
-            ("streamlit.runtime.app_session.AppSessionState", "APP_IS_RUNNING"),
-            ("streamlit.runtime.forward_msg_queue.ForwardMsgQueue", "enqueue"),
-        ),
-        "a slider step's messages reach the browser together when the run ends: one redraw, not one per 5 ms",
-        "tests/test_batching.py::test_batching_holds_a_real_sessions_messages_until_the_run_ends",
-    ),
     Entry(
         "client_batching",
         (("streamlit/static index.*.js", 'websocket.addEventListener("message")'),),
@@ -80,11 +66,8 @@ ENTRIES = (
             ("streamlit.runtime.state.session_state_proxy", "get_session_state"),
             (_SS, "query_params"),
             (_QP, "_initial_query_params"),
-            (_QP, "discard_param_no_forward_msg"),
-            (_QP, "set_with_no_forward_msg"),
-            (_QP, "_send_query_param_msg"),
         ),
-        "a bad link value is corrected before its widget reads it (no crash), and dropped in one small message",
+        "a bad link value is corrected before its widget reads it: no crash, the corrected value on the first run",
         "tests/test_seam.py::test_a_forgotten_url_value_no_longer_seeds_its_widget",
     ),
     Entry(
@@ -116,28 +99,15 @@ ENTRIES = (
             (_SS, "_old_state"),
             ("streamlit.runtime.state.session_state.WStates", "widget_metadata"),
             ("streamlit.runtime.state.common.WidgetMetadata", "formatted_options"),
-            ("streamlit.runtime.scriptrunner_utils.script_run_context", "get_script_run_ctx"),
         ),
         "a crafted widget value (NaN slider, unknown option) keeps the widget's last value, never breaks a session",
         "tests/test_widget_guard.py::test_a_crafted_value_keeps_the_widgets_last_value_with_a_notice",
     ),
     Entry(
         "origin_guard",
-        (("streamlit.net_util", "get_internal_ip"), ("streamlit.url_util", "get_hostname")),
-        "a foreign-Origin websocket is refused at once, without Streamlit's external-IP lookup (20 s offline)",
+        (),
+        "a foreign-Origin websocket is refused at once, without the external-IP lookup that held the server offline",
         "tests/test_origin_guard.py::test_the_guard_agrees_with_streamlits_own_origin_rule_but_for_the_external_ip",
-    ),
-    Entry(
-        "sessions",
-        (
-            ("streamlit.runtime.runtime.Runtime", "self._session_mgr"),
-            ("streamlit.runtime.websocket_session_manager.WebsocketSessionManager", "self._session_storage"),
-            ("streamlit.runtime.websocket_session_manager.WebsocketSessionManager", "self._storage_lock"),
-            ("streamlit.runtime.memory_session_storage.MemorySessionStorage", "self._cache"),
-        ),
-        "a class that has left gives its disconnected sessions' memory back after server.disconnectedSessionTTL "
-        "(the real server: test_memory_after_class.py::test_a_closed_session_is_released_by_the_server, slow)",
-        "tests/test_memory_after_class.py::test_reap_releases_a_disconnected_session_from_streamlits_own_storage",
     ),
     Entry(
         "backmsg_guard",
@@ -159,13 +129,12 @@ def enabled() -> bool:
 
 
 def install() -> bool:
-    """Entries `batching` and `widget_guard`, once per server process: True when the batching is in place."""
+    """Entry `widget_guard`, once per server process: True when it is in place."""
     if not enabled():
         return False
-    from ui.seam import batching, widget_guard
+    from ui.seam import widget_guard
 
-    widget_guard.install()
-    return batching.install()
+    return widget_guard.install()
 
 
 def middleware() -> list:
@@ -228,32 +197,29 @@ def run_page(page) -> None:
     try:
         with page_run():
             page.run()
-    finally:  # a session keeps no run through the page's callbacks (ui/page_memory.py, issue 30.3)
+    finally:  # a session keeps no run through the page's callbacks (ui/page_memory.py)
         if not getattr(_shell, "active", False):
             page_memory.release()
 
 
 def rewrite_url(drop, cut) -> bool:
     """Entry `url_values`: drop the keys `drop` and cut the keys of `cut` ((key, values kept) pairs) from the URL
-    and from the URL the page was loaded with, in ONE message to the browser (public `del st.query_params[key]`
-    sends the whole query string once per key: a link of many bad keys would make the reply grow with their square).
-    False when the seam is off or Streamlit lacks these names (the caller then uses the public calls)."""
-    if not enabled():
-        return False
-    try:
-        from streamlit.runtime.state.session_state_proxy import get_session_state
+    in ONE message to the browser, through the public st.query_params.from_dict (each public delete or set sends
+    the whole query string again, so a link of many bad keys would make the reply grow with their square), and
+    forget them in the URL the page was loaded with. False when a key the URL keeps is bound to a widget
+    (Streamlit refuses to rewrite it): the caller then uses one public call per key."""
+    import streamlit as st
+    from streamlit.errors import StreamlitAPIException
 
-        with get_session_state().query_params() as qp:
-            for key in drop:
-                qp.discard_param_no_forward_msg(key)
-                qp._initial_query_params.pop(key, None)
-            for key, values in cut:
-                qp.set_with_no_forward_msg(key, list(values))
-                qp._initial_query_params[key] = list(values)
-            qp._send_query_param_msg()
-        return True
-    except (AttributeError, ImportError, RuntimeError):
+    dropped, cuts = set(drop), dict(cut)
+    kept = {key: list(cuts.get(key, st.query_params.get_all(key))) for key in st.query_params if key not in dropped}
+    try:
+        st.query_params.from_dict(kept)
+    except StreamlitAPIException:
         return False
+    for key in (*dropped, *cuts):
+        forget_initial_url_value(key)
+    return True
 
 
 def forget_initial_url_value(key: str) -> None:

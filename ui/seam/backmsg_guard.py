@@ -1,20 +1,16 @@
-"""Entry `backmsg_guard` (ui/seam/__init__.py): a viewer's websocket carries only the back messages a viewer sends.
+"""A viewer's websocket carries only the back messages a viewer's page sends (entry `backmsg_guard`).
 
-Why: Streamlit 1.67 acts on every BackMsg type from any client, developer mode or not (AppSession.handle_backmsg).
-`clear_cache` empties every st.cache_resource and st.cache_data for the whole server: one student sending it
-10 times, each followed by a visit to /real-model, took the server from 498 to 1,526 MB (the model loaded again
-each time) and wiped the class's finished trainings (issue 30.1). The app keeps what it shares out of that
-reach anyway (ui.cache.process_wide); this refuses the developer-only messages themselves, so none reaches
-Streamlit: clear_cache, load_git_info (runs git), set_run_on_save (the file watcher's rerun), the debug_*
-messages, and the backend operations a viewer's page never asks for (install_skills writes files).
+Why: Streamlit acts on every back message from any client, developer mode or not. `clear_cache` empties every
+cache of the whole server: one student sending it makes the class wait for the model to load again and loses
+the finished trainings everyone shares. The app keeps what it shares out of that reach anyway
+(ui.cache.process_wide); this refuses the developer-only messages themselves: clear_cache, load_git_info (runs
+git), set_run_on_save, the debug_* messages and the backend operations a viewer's page never asks for.
 
-How: ASGI middleware on st.App's public `middleware` (serve.py), wrapping `receive` of the websocket
-/_stcore/stream: each binary frame is parsed as a BackMsg (Streamlit's wire format, streamlit.proto) and a
-refused one is dropped, as if never sent; the connection and the session go on. A frame that does not parse
-goes on to Streamlit, which closes the connection itself. What a viewer's page sends is let through: a rerun
-(a widget, the URL, a page), the Stop button, the heartbeat, upload URLs, a download built on click
-(deferred_file) and a data grid's rows (dataframe_chunk). tests/test_seam.py fails when Streamlit's BackMsg
-gains or loses a type, so a new message is looked at before it is let through or refused.
+How: ASGI middleware on st.App's public `middleware` (serve.py) wraps `receive` of the websocket
+/_stcore/stream: each binary frame is parsed as a BackMsg (Streamlit's wire format) and a refused one is
+dropped, as if never sent; the connection and the session go on. A frame that does not parse goes on to
+Streamlit, which closes the connection itself. tests/test_seam.py fails when BackMsg gains or loses a type,
+so a new message is looked at before it is let through or refused.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
-// Attention Lab: hand Streamlit's client a burst of websocket messages in one task (ui/seam/client_batching.py;
-// entry `client_batching` of ui/seam/__init__.py, checked against Streamlit 1.67.0).
+// Attention Lab: hand Streamlit's client a burst of websocket messages in one task (entry `client_batching` of
+// ui/seam/__init__.py; put first into every page by ui/seam/client_batching.py).
 //
-// Why: a slider step answers with ~30-50 messages that arrive within a millisecond or two. The browser
-// dispatches each as its own task, and Streamlit's client sets React state once per message, so React
-// renders the whole page once per message. Delivered together, the state updates of a burst fall into
-// one task and React renders once. Measured (benchmarks/README.md): a /heads step 95 -> 62 ms.
+// Why: a slider step answers with a few dozen messages that arrive within milliseconds. The browser dispatches
+// each as its own task, and Streamlit's client sets React state once per message, so React renders the whole
+// page once per message. Delivered together, the state updates of a burst fall into one task: one render.
 //
 // How: a WebSocket's "message" listeners get the events of a burst after QUIET_MS without a new message
 // (or after MAX_HOLD_MS of continuous messages, so a long stream still shows progress), in their order.

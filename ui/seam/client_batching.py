@@ -1,17 +1,15 @@
 """The server side of ui/seam/client_batching.js: put that script into every page the browser loads
 (entry `client_batching` of ui/seam/__init__.py).
 
-Why: Streamlit's client renders the page once per websocket message it gets, and a slider step is
-~30-50 messages; the script hands it each burst in one task, so the page is rendered once per step
-(ui/seam/batching.py already sends a quick rerun's messages together). It must run before Streamlit's
-own code opens the websocket, so it goes into the HTML page itself, first thing in <head>; an element
-a page draws (st.html) comes too late.
+Why: Streamlit's client renders the page once per websocket message it gets, and a slider step is a few
+dozen messages; the script hands it each burst in one task. It must run before Streamlit's own code opens
+the websocket, so it goes into the HTML page itself, first thing in <head>; an element a page draws (st.html)
+comes too late.
 
-How: serve.py runs app.py as a Streamlit `st.App` with `InjectClientScript` as ASGI middleware (the
-public way to add middleware; ui.seam.middleware() gives none when the seam is off). For a GET whose
-answer is HTML (Streamlit's index.html, for / and every deep link) it adds the script; everything else
-passes through untouched. HTML requests are asked for without compression, so the page can be edited;
-the page is ~9 KB.
+How: serve.py runs app.py as a Streamlit `st.App` with `InjectClientScript` as ASGI middleware (the public
+way to add middleware; ui.seam.middleware() gives none when the seam is off). For a GET whose answer is HTML
+(Streamlit's index.html, for / and every deep link) it adds the script; everything else passes through
+untouched. HTML requests are asked for without compression, so the page can be edited.
 """
 
 from __future__ import annotations

@@ -1,33 +1,48 @@
-"""Refuse a websocket from a foreign Origin at once, without Streamlit's external-IP lookup.
+"""Refuse a websocket from a foreign Origin at once, without Streamlit's external-IP lookup (entry `origin_guard`).
 
-Why: Streamlit 1.67 allows a cross-origin websocket when its Origin is localhost, the configured
-`browser.serverAddress`, the machine's internal IP, its *external* IP, or `server.corsAllowedOrigins`.
-Finding the external IP means an HTTP request to checkip.amazonaws.com, made inside the server's
-event loop and never remembered when it fails. On a classroom network whose DNS resolver never
-answers, each such connection held the whole server for 20 s (measured: a student's slider step took
-60 s while three foreign connections were refused; tests/test_offline_network.py). No setting skips
-that lookup for the websocket check, so serve.py puts this ASGI middleware (the public seam: st.App's
-`middleware`) in front: an Origin that the same list *without* the external IP does not allow is
-refused here (HTTP 403, as Streamlit refuses it), in microseconds and without any network call.
-An allowed Origin, and every other request, goes on to Streamlit unchanged (it checks again).
-(The startup banner's lookup is skipped by `browser.serverAddress` in .streamlit/config.toml.)
+Why: Streamlit allows a cross-origin websocket whose Origin is localhost, `browser.serverAddress`, the machine's
+internal IP, its *external* IP or one of `server.corsAllowedOrigins`. Finding the external IP is an HTTP request
+made inside the server's event loop and never remembered when it fails: on a network whose DNS never answers,
+every foreign connection held the whole server. No setting skips that lookup, so serve.py puts this ASGI
+middleware (st.App's public `middleware`) in front: an Origin the same list without the external IP does not
+allow is refused here, as Streamlit refuses it. Everything else goes on to Streamlit, which checks again.
+The rule is rebuilt from public config and the standard library only; tests/test_origin_guard.py compares it
+with Streamlit's own for many origins, so a change on Streamlit's side fails there.
 """
 
 from __future__ import annotations
 
+import socket
+from functools import cache
 from urllib.parse import urlparse
 
 LOOPBACK = {"localhost", "0.0.0.0", "127.0.0.1"}
 
 
+def hostname(url: str) -> str | None:
+    """The host of a URL, with or without its scheme (Streamlit's url_util.get_hostname)."""
+    return urlparse(url if "://" in url else f"http://{url}").hostname
+
+
+@cache
+def internal_ip() -> str:
+    """This machine's address on its default route: a UDP socket's own address, no packet is sent."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("8.8.8.8", 1))
+            return s.getsockname()[0]
+        except OSError:
+            return "127.0.0.1"
+
+
 def origin_allowed(origin: str | None, host: str | None) -> bool:
     """Streamlit's websocket Origin rule (starlette_websocket._is_origin_allowed), minus the external IP."""
-    from streamlit import config, net_util, url_util
+    from streamlit import config
 
     if origin is None:
         return True
     try:  # an Origin no URL parser reads ("http://[::1") is refused like a foreign one, not an HTTP 500
-        netloc, hostname = urlparse(origin).netloc, url_util.get_hostname(origin)
+        netloc, origin_host = urlparse(origin).netloc, hostname(origin)
     except ValueError:
         return False
     if netloc == host:  # same origin
@@ -36,10 +51,10 @@ def origin_allowed(origin: str | None, host: str | None) -> bool:
         return True
     allowed = set(LOOPBACK)
     if config.is_manually_set("browser.serverAddress"):
-        allowed.add(url_util.get_hostname(config.get_option("browser.serverAddress")))
-    allowed.add(net_util.get_internal_ip())  # a UDP socket's own address: no packet is sent
-    allowed.update(url_util.get_hostname(o.strip()) for o in config.get_option("server.corsAllowedOrigins"))
-    return hostname in allowed
+        allowed.add(hostname(config.get_option("browser.serverAddress")))
+    allowed.add(internal_ip())
+    allowed.update(hostname(o.strip()) for o in config.get_option("server.corsAllowedOrigins"))
+    return origin_host in allowed
 
 
 class RefuseForeignOrigins:

@@ -1,25 +1,24 @@
-"""A widget value a browser could never send is replaced by the widget's last good value, for every widget type.
+"""A widget value a browser could never send is replaced by the widget's last good value (entry `widget_guard`).
 
-Why: Streamlit 1.67 decodes a widget's value (its serde's `deserialize`) while it looks for changed widgets,
-before any of the app's code runs, and trusts the message: NaN for a slider or a text box, a list of floats for
-a selectbox, an unknown option for pills raised there or reached the page as a value of the wrong type, on that
-rerun and on every later one (the session was broken until a reload).
+Why: Streamlit decodes a widget's value while it looks for changed widgets, before any of the app's code runs,
+and trusts the message: NaN for a slider, a list of floats for a selectbox or an unknown option raised there,
+or reached the page as a value of the wrong type, on that rerun and every later one (the session was broken
+until a reload).
 
-What it does: wraps SessionState.set_widgets_from_proto (private, once per process). Right after a message's
-widget states are stored, each one of a widget this session has drawn is decoded and checked: the value field
-must be the widget's own (`WidgetMetadata.value_type`), every number finite, decoding and re-encoding must not
-raise, and a choice must be one of the widget's options (`formatted_options`). A value that fails is replaced by
-the value the widget had on the last run (its default if it had none) and noted for the session, so app.py can
-say so once (`notice.widget_reset`). Values of widgets not drawn yet are left to Streamlit.
+How: wraps SessionState.set_widgets_from_proto (private, once per process). Right after a message's widget
+states are stored, each one of a widget this session has drawn is decoded and checked: the value field must be
+the widget's own, every number finite, decoding and re-encoding must not raise, and a choice must be one of the
+widget's options. A value that fails is replaced by the widget's value on the last run (its default if it had
+none) and kept in the session's own state under REJECTED, so app.py can say so once. Values of widgets not
+drawn yet are left to Streamlit.
 """
 
 from __future__ import annotations
 
 import math
-import threading
 
-_lock = threading.Lock()
-_rejected: dict[str, list[str]] = {}  # session id -> values replaced since app.py last asked
+REJECTED = "_widget_guard_rejected"  # session-state key: the values replaced since app.py last asked
+SHOWN_VALUES = 5  # a notice names a few, never thousands
 # Decoding these consumes what they carry (uploaded files): left to Streamlit, never decoded twice.
 _NOT_DECODED_EARLY = ("file_uploader_state_value", "chat_input_value")
 # Plain values the widget re-encodes exactly (JSON and file states may be re-encoded with other spelling).
@@ -34,16 +33,6 @@ _ROUND_TRIP = (
     "string_array_value",
 )
 SHOWN_CHARS = 40  # of a rejected value, in the notice
-
-
-def _session_id() -> str | None:
-    try:
-        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
-
-        ctx = get_script_run_ctx(suppress_warning=True)
-        return ctx.session_id if ctx is not None else None
-    except Exception:  # noqa: BLE001
-        return None
 
 
 def _finite(value: object) -> bool:
@@ -138,12 +127,9 @@ def install() -> bool:
     def set_widgets_from_proto(self, widget_states):
         original(self, widget_states)
         rejected = check_incoming(self, widget_states)
-        sid = _session_id()
-        if rejected and sid is not None:
-            with _lock:
-                held = _rejected.setdefault(sid, [])
-                held.extend(rejected)
-                del held[5:]  # a notice names a few, never thousands
+        if rejected:  # kept in this session's own state (the same mapping as st.session_state)
+            held = list(self[REJECTED]) if REJECTED in self else []
+            self[REJECTED] = (held + rejected)[:SHOWN_VALUES]
 
     SessionState.set_widgets_from_proto = set_widgets_from_proto
     SessionState._al_guarded = True
@@ -152,6 +138,6 @@ def install() -> bool:
 
 def take_rejected() -> list[str]:
     """The values this session's widgets could not take since the last call (at most a few)."""
-    sid = _session_id()
-    with _lock:
-        return _rejected.pop(sid, []) if sid is not None else []
+    import streamlit as st
+
+    return list(st.session_state.pop(REJECTED, []))
