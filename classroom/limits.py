@@ -41,6 +41,12 @@ def clean_nickname(raw: object) -> tuple[str | None, str | None]:
     return (text or None), None
 
 
+def neutral_value(value: object) -> bool:
+    """A value a page state may hold (ui/url_state.page_state): text, a number, a bool, or a list of those."""
+    items = value if isinstance(value, list) else [value]
+    return all(isinstance(v, (str, int, float, bool)) for v in items)
+
+
 class RateLimiter:
     """Token buckets keyed by (class, student); at most `keys` buckets kept (the least recently used go)."""
 

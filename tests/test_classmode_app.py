@@ -90,3 +90,24 @@ def test_a_follower_takes_the_teachers_page_values_but_not_the_language(store):
     assert (
         at.session_state["d_model"] == 128 and at.session_state["num_heads"] == 8 and at.session_state["lang"] == "zh"
     )
+
+
+@pytest.mark.app
+def test_the_teachers_page_state_reaches_a_follower_without_the_key_language_or_display(store):
+    code, key = store.create_class()
+    m = store.join(code)
+    teacher = run_app(
+        "heads", lang="zh", d_model=128, num_heads=8, seq_len=6, palette="contrast", **{"class": code, "teacher": key}
+    )
+    assert not teacher.exception
+    view = store.view(code)[1]
+    assert view["page"] == "heads" and (view["d_model"], view["num_heads"], view["seq_len"]) == (128, 8, 6)
+    assert not {"teacher", "class", "member", "lang", "palette"} & set(view), view  # each one's own, or secret
+    from ui import classmode
+
+    student = run_app("class", lang="en", **{"class": code, "member": m.member_id})
+    student.session_state[classmode.PENDING] = view
+    student.run()
+    assert not student.exception
+    state = student.session_state
+    assert (state["d_model"], state["num_heads"], state["seq_len"], state["lang"]) == (128, 8, 6, "en")
