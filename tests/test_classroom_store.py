@@ -385,6 +385,28 @@ def test_ten_thousand_votes_from_one_student_are_rate_limited_and_count_once(sto
     assert store.vote_count(code, q.id, 1) == 2
 
 
+def test_a_flood_through_four_processes_counts_once_and_reaches_the_database_at_most_four_buckets(db_url, clock):
+    frozen = [0.0]  # the buckets' clock stands still: no token comes back during the flood
+    stores = [
+        ClassStore(make_engine(db_url), clock=clock, limiter=limits.RateLimiter(clock=lambda: frozen[0]))
+        for _ in range(4)
+    ]  # four app processes, each with its own buckets, one database
+    code, key = stores[0].create_class()
+    m = stores[0].join(code)
+    q = choice_question(stores[0], code, key)
+    counted = admitted = 0
+    for i in range(2_000):  # round-robin over the processes: the worst a client forging route cookies can do
+        try:
+            counted += stores[i % 4].vote(code, m.member_id, q.id, 1, '"' + "ABCD"[i % 4] + '"', False)
+            admitted += 1
+        except ClassError as e:
+            assert e.reason == "rate_limited"
+    assert counted == 1 and stores[3].vote_count(code, q.id, 1) == 1
+    assert admitted == 4 * limits.BURST  # each process's burst, then nothing
+    for s in stores:
+        s.engine.dispose()
+
+
 def test_an_answer_is_bounded_and_markup_is_only_text(store):
     code, key = teacher_class(store)
     m = store.join(code)
