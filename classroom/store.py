@@ -637,7 +637,33 @@ class ClassStore:
             return result is not None  # no row back: the conflict, this round's vote was already counted
 
     def my_votes(self, raw_code: object, member_id: object, question_id: object) -> dict[int, Bar]:
-        """This student's counted vote in each round of a question ({round: Bar with count 1})."""
+        """This student's counted vote in each round of a question ({round: Bar with count 1}).
+
+        Every redraw of every student's question panel asks this: one query finds the class (by code, not ended),
+        the student in it, the question in it and the student's votes on it; only when it finds no class, student
+        or question do the checks below run, to say which (a refusal)."""
+        code = codes.normalize_code(raw_code)
+        if code is not None and codes.valid_member_id(member_id) and type(question_id) is int:
+            found = select(members.c.id).join(classes, classes.c.id == members.c.class_id)
+            found = found.join(questions, questions.c.class_id == classes.c.id)
+            found = found.outerjoin(
+                votes, and_(votes.c.member == members.c.id, votes.c.question_id == questions.c.id)
+            ).where(
+                and_(
+                    classes.c.code == code,
+                    classes.c.expires_at > self.clock(),
+                    members.c.member_id == str(member_id),
+                    questions.c.id == question_id,
+                )
+            )
+            with self._read() as conn:
+                rows = conn.execute(
+                    found.with_only_columns(
+                        members.c.id, votes.c.round, votes.c.answer, votes.c.correct, votes.c.mistake
+                    )
+                ).all()
+            if rows:
+                return {r: Bar(a, bool(c), m, 1) for _, r, a, c, m in rows if r is not None}
         with self._read() as conn:
             info, _ = self._class(conn, raw_code)
             who = self._member(conn, info, member_id)

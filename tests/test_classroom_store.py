@@ -284,6 +284,24 @@ def test_the_question_a_status_names_is_read_once_per_process(store):
     assert store.current_question(code, store.status(code)).state == "revealed" and len(reads) == 2
 
 
+def test_my_votes_in_one_query_and_its_refusals(store):
+    code, key = teacher_class(store)
+    other, other_key = teacher_class(store)
+    a, b = store.join(code), store.join(code)
+    q = choice_question(store, code, key)
+    q_other = choice_question(store, other, other_key)
+    vote(store, code, a, q, "B")
+    assert store.my_votes(code, a.member_id, q.id) == {1: store.tally(code, q.id, 1)[0]}
+    assert store.my_votes(code, b.member_id, q.id) == {}  # in the class, not voted yet
+    with pytest.raises(ClassError, match="no_question"):
+        store.my_votes(code, a.member_id, q_other.id)  # another class's question
+    with pytest.raises(ClassError, match="not_member"):
+        store.my_votes(other, a.member_id, q_other.id)  # a student of another class
+    store.end_class(code, key)
+    with pytest.raises(ClassError, match="expired"):
+        store.my_votes(code, a.member_id, q.id)
+
+
 def test_a_class_is_full_at_its_limit(store, monkeypatch):
     monkeypatch.setattr(limits, "MAX_MEMBERS", 3)
     code, _ = teacher_class(store)

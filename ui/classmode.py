@@ -583,7 +583,10 @@ BIG_CSS = (
     "<style>.cm-code{font:700 clamp(64px,11vw,200px)/1 monospace;letter-spacing:.12em;color:#111}"
     ".cm-url{font:600 clamp(16px,2vw,32px) monospace;overflow-wrap:anywhere;color:#111}"
     ".cm-count{font:700 clamp(22px,3vw,48px) sans-serif;color:#111}.cm-qr svg{width:100%;height:auto;"
-    "max-width:420px;background:#fff}</style>"
+    "max-width:420px;background:#fff}.cm-join{font:600 clamp(16px,1.8vw,30px) sans-serif;color:#333}"
+    # The question, the right answer and the named mistakes on the projector: read from the back of the room.
+    ".st-key-cm_live [data-testid=stMarkdown] p{font-size:clamp(18px,1.9vw,34px);line-height:1.35}"
+    "</style>"
 )
 
 
@@ -635,7 +638,7 @@ def _projector(ctx) -> None:
     st.html(BIG_CSS)
     left, right = st.columns([3, 2], vertical_alignment="center")
     with left:
-        st.caption(t("class.big.join"))
+        st.html(f"<div class='cm-join'>{html.escape(t('class.big.join'))}</div>")
         st.html(f"<div class='cm-code' aria-label='{html.escape(code)}'>{html.escape(code)}</div>")
         st.html(f"<div class='cm-url'>{html.escape(join_url)}</div>")
         _live_counts(lang)
