@@ -312,6 +312,9 @@ async def teacher(base: str, n: int, duration: float, every: float, shared: dict
     shared["cpu_used"] = tuple(b - a for a, b in zip(cpu0, shared["cpu"]()))
     shared["seconds"] = time.monotonic() - start
     shared["votes"] = {qid: store.vote_count(code, qid, 1) for qid in asked}
+    if os.environ.get("BENCH_CLASS_DEBUG"):
+        for qid in asked:
+            print(qid, store.current_question(code).spec, [(b.answer, b.count) for b in store.tally(code, qid, 1)])
     shared["asked"] = asked
     await projector.close()
     await laptop.close()
