@@ -151,8 +151,8 @@ class Browser:
         kind = el.WhichOneof("type")
         if kind == "alert":
             self.alerts.append(el.alert.body)
-            if el.alert.body.startswith(CLOSED):  # a vote after the teacher moved on: refused, as it should be
-                self.stats["late_votes"] += 1
+            if CLOSED in el.alert.body:  # a vote after the teacher moved on: refused, as it should be
+                pass
             elif el.alert.format in (1, 2) and not el.alert.body.startswith(ALREADY):  # ERROR, WARNING
                 self.stats["errors"].append(f"{self.name}: warning {el.alert.body[:120]!r}")
         elif kind == "exception":
@@ -237,14 +237,17 @@ async def student(i: int, base: str, code: str, shared: dict, stop: asyncio.Even
                 continue
             form = "submit:cm_form_" + "_".join(qid_round)
             await b.run(widgets={key: "ABCD"[i % 4], form: True})  # a radio sends its option text
-            # Answered: sent and not refused (a run the teacher's next question or a follow interrupted may not
-            # draw the "counted" line, and the vote is counted all the same).
-            if not any(a.startswith(CLOSED) for a in b.alerts):
+            # Answered: sent and not refused "closed" (the refusal stays on the student's screen until the next vote;
+            # a run that a follow interrupted may not draw the "counted" line, and the vote is counted all the same).
+            if any(CLOSED in a for a in b.alerts):
+                stats["late_votes"] += 1
+            else:
                 stats["answered"][qid_round] = stats["answered"].get(qid_round, 0) + 1
             if any(a.startswith(COUNTED) for a in b.alerts):
                 stats["told"][qid_round] = stats["told"].get(qid_round, 0) + 1
             elif os.environ.get("BENCH_CLASS_DEBUG"):
-                print(f"student {i} {qid_round}: {b.alerts} widgets {sorted(k for k in b.widget_ids if 'cm_' in k)}")
+                member = link(b.query).get("member")
+                print(f"student {i} member {member} {qid_round}: no 'counted' in {b.alerts}")
         await follower
         if shared["changes"] and not seen:
             stats["errors"].append(f"student {i}: never showed the teacher's setting")

@@ -312,7 +312,10 @@ def _vote(question, input_key: str) -> None:
         graded.correct,
         graded.mistake,
     )
-    s["error"] = refusal
+    # Said by the question panel on every redraw until the next vote, not once at the top: the teacher's next
+    # question reruns the whole page at once, and a message drawn only in the run that the rerun stopped is never
+    # sent (seen with 120 students: votes refused "closed" without a word on the student's screen).
+    s["vote_refused"] = None if refusal is None else (question.number, refusal)
     if refusal is None and not counted:
         s["vote_note"] = (question.id, question.round)
 
@@ -528,6 +531,10 @@ def _student_question(lang: str) -> None:
     if refusal:
         _say_refusal(refusal, lang)
         return
+    refused = s.get("vote_refused")
+    if refused:
+        number, (reason, fmt) = refused
+        st.warning(f"{t('class.question', n=number)}: {t('class.error.' + reason, **fmt)}", icon=":material/block:")
     if question is None:
         return
     with st.container(border=True, key="cm_question"):
