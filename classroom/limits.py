@@ -4,7 +4,15 @@ A nickname is optional text shown to the class as inert text (never markup): con
 dropped, whitespace collapsed, and one longer than NICKNAME_MAX characters is refused (a 1 MB one is refused
 unread). A student's actions (join, vote, follow/explore) pass a token bucket per student and class: a burst of
 BURST, then RATE a second; beyond that the action is refused, not queued (10,000 votes a second from one student
-cost the database nothing). The buckets live in this process's memory: nginx keeps a student on one process.
+cost the database nothing).
+
+The buckets live in each process's memory, on purpose. What must hold across processes holds in the database:
+one vote per (question, round, student) is a unique constraint, so a vote is idempotent wherever it lands (a
+second one is "already counted" and changes nothing). The buckets only keep a flood off the database, and a bucket
+kept in the database would cost a write for every action of the flood: the cost it is there to avoid. Across P
+processes a student gets at most P buckets (nginx keeps a browser on one process; a client forging route cookies
+reaches at most all P), so the database sees at most P x (BURST + RATE a second) actions from one student, each
+a small transaction. tests/test_classroom_store.py checks this bound and the single count with four processes.
 """
 
 from __future__ import annotations
@@ -39,6 +47,12 @@ def clean_nickname(raw: object) -> tuple[str | None, str | None]:
     if len(text) > NICKNAME_MAX:
         return None, "nickname_too_long"
     return (text or None), None
+
+
+def neutral_value(value: object) -> bool:
+    """A value a page state may hold (ui/url_state.page_state): text, a number, a bool, or a list of those."""
+    items = value if isinstance(value, list) else [value]
+    return all(isinstance(v, (str, int, float, bool)) for v in items)
 
 
 class RateLimiter:

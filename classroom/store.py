@@ -38,6 +38,8 @@ DEFAULT_DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 CLASS_HOURS = 12.0  # a class code works this long after it was made (a teaching day)
 CONNECTED_SECONDS = 30.0  # a student seen within this many seconds counts as connected
 STATES = ("open", "closed", "revealed")
+SEEN_FLUSH_SECONDS = 5.0  # marked "still here" students are written this often (mark_seen)
+SHARED_CLASSES = 1_000  # classes whose last status and view a process keeps for its polls
 
 
 class ClassError(Exception):
@@ -188,6 +190,15 @@ class ClassStore:
         self.clock = clock
         self.class_seconds = class_hours * 3600
         self.limiter = limiter or limits.RateLimiter()
+        # Shared by the sessions of this process: the last status, view and question read per class, the students
+        # marked seen and not written yet (status(max_age=...), view(version=...), current_question(status=...),
+        # mark_seen).
+        self._shared_lock = threading.Lock()
+        self._statuses: dict[str, tuple[float, Status]] = {}
+        self._views: dict[str, tuple[int, dict[str, object]]] = {}
+        self._questions: dict[str, QuestionRow] = {}
+        self._seen: dict[str, set[str]] = {}
+        self._seen_flushed = time.monotonic()
         migrate(engine)
 
     # ------------------------------------------------------------------ transactions
@@ -228,7 +239,20 @@ class ClassStore:
         code = codes.normalize_code(raw_code)
         if code is None:
             raise ClassError("bad_code")
-        row = conn.execute(select(classes).where(classes.c.code == code)).mappings().first()
+        row = (
+            conn.execute(
+                select(
+                    classes.c.id,
+                    classes.c.code,
+                    classes.c.teacher_key_hash,
+                    classes.c.created_at,
+                    classes.c.expires_at,
+                    classes.c.view_version,
+                ).where(classes.c.code == code)
+            )
+            .mappings()
+            .first()
+        )
         if row is None:
             raise ClassError("not_found")
         if row["expires_at"] <= self.clock():
@@ -260,10 +284,13 @@ class ClassStore:
             conn.execute(update(classes).where(classes.c.id == info.id).values(expires_at=self.clock()))
 
     # ------------------------------------------------------------------ the teacher's view
-    def set_view(self, raw_code: object, key: object, view: Mapping[str, str]) -> int:
-        """Publish the teacher's view (neutral values); returns its version, raised only when it changed."""
+    def set_view(self, raw_code: object, key: object, view: Mapping[str, object]) -> int:
+        """Publish the teacher's view (neutral values: text, numbers, bools, lists of them); returns its version,
+        raised only when it changed."""
+        if not all(isinstance(k, str) and limits.neutral_value(v) for k, v in view.items()):
+            raise ClassError("view_too_large")
         text = json.dumps(dict(view), sort_keys=True, ensure_ascii=False)
-        if len(text) > limits.VIEW_MAX_CHARS or not all(isinstance(v, str) for v in view.values()):
+        if len(text) > limits.VIEW_MAX_CHARS:
             raise ClassError("view_too_large")
         with self._write() as conn:
             info = self._teacher(conn, raw_code, key)
@@ -277,13 +304,42 @@ class ClassStore:
             )
             return info.view_version + 1
 
-    def view(self, raw_code: object) -> tuple[int, dict[str, str]]:
+    def view(self, raw_code: object, version: int | None = None) -> tuple[int, dict[str, object]]:
+        """(version, the teacher's view). With `version` (the one a status read saw), a view of that version this
+        process has read already is returned unread: one read per change serves every follower of the process."""
+        code = codes.normalize_code(raw_code)
+        with self._shared_lock:
+            kept = self._views.get(code) if code else None
+        if kept is not None and version is not None and kept[0] == version:
+            return kept[0], dict(kept[1])
         with self._read() as conn:
             info, _ = self._class(conn, raw_code)
             text = conn.execute(select(classes.c.view).where(classes.c.id == info.id)).scalar_one()
-        return info.view_version, json.loads(text)
+        view = json.loads(text)
+        with self._shared_lock:
+            self._views[info.code] = (info.view_version, view)
+        return info.view_version, dict(view)
 
-    def status(self, raw_code: object) -> Status:
+    def status(self, raw_code: object, max_age: float = 0.0) -> Status:
+        """What a polling page compares. With `max_age` (seconds), a status this process read that recently is
+        returned unread: the once-a-second polls of every session in the process then share one read (a change
+        is seen at most `max_age` later). A refusal (no such class, ended) is never kept."""
+        code = codes.normalize_code(raw_code)
+        if max_age > 0 and code:
+            with self._shared_lock:
+                kept = self._statuses.get(code)
+            if kept is not None and time.monotonic() - kept[0] < max_age:
+                return kept[1]
+        status = self._read_status(raw_code)
+        if code:
+            with self._shared_lock:
+                self._statuses[code] = (time.monotonic(), status)
+                if len(self._statuses) > SHARED_CLASSES:
+                    self._statuses.pop(next(iter(self._statuses)))
+                    self._views.pop(next(iter(self._views)), None)
+        return status
+
+    def _read_status(self, raw_code: object) -> Status:
         with self._read() as conn:
             info, _ = self._class(conn, raw_code)
             q = conn.execute(
@@ -374,11 +430,45 @@ class ClassStore:
             )
 
     def touch(self, raw_code: object, member_id: object) -> None:
-        """The student is still here (a polling page calls it every few seconds, not every poll)."""
+        """The student is still here, written at once (a poll uses mark_seen, which writes for many at a time)."""
         with self._write() as conn:
             info, _ = self._class(conn, raw_code)
             row = self._member(conn, info, member_id)
             conn.execute(update(members).where(members.c.id == row.pk).values(last_seen=self.clock()))
+
+    def mark_seen(self, raw_code: object, member_id: object, every: float = SEEN_FLUSH_SECONDS) -> None:
+        """The student is still here, written later: a poll calls this each second, and every `every` seconds one
+        UPDATE writes the moment for every student this process has marked (200 students in 4 processes: under
+        one write a second, instead of one per student every few seconds, each a commit)."""
+        code = codes.normalize_code(raw_code)
+        if code is None or not codes.valid_member_id(member_id):
+            return
+        now = time.monotonic()
+        with self._shared_lock:
+            self._seen.setdefault(code, set()).add(str(member_id))
+            if now - self._seen_flushed < every:
+                return
+            self._seen_flushed = now
+            seen, self._seen = self._seen, {}
+        self.flush_seen(seen)
+
+    def flush_seen(self, seen: Mapping[str, set[str]] | None = None) -> None:
+        """Write the marked students' last_seen now (each filtered by its class: an id of another class is not
+        touched)."""
+        if seen is None:
+            with self._shared_lock:
+                seen, self._seen = self._seen, {}
+        if not seen:
+            return
+        now = self.clock()
+        with self._write() as conn:
+            for code, ids in seen.items():
+                class_id = select(classes.c.id).where(classes.c.code == code).scalar_subquery()
+                conn.execute(
+                    update(members)
+                    .where(and_(members.c.class_id == class_id, members.c.member_id.in_(sorted(ids))))
+                    .values(last_seen=now)
+                )
 
     def counts(self, raw_code: object, connected_within: float = CONNECTED_SECONDS) -> Counts:
         """Students in the class; connected (seen lately); of those, following and exploring."""
@@ -451,7 +541,27 @@ class ClassStore:
             raise ClassError("no_question")  # also a question of another class: never read through this code
         return self._question_row(row)
 
-    def current_question(self, raw_code: object) -> QuestionRow | None:
+    def current_question(self, raw_code: object, status: Status | None = None) -> QuestionRow | None:
+        """The class's latest question. With `status` (a poll's), none is read when the status says there is none,
+        and the one this process read last is returned unread while it is the question, round and state the
+        status names: every student of the process redrawing after a poll shares one read."""
+        code = codes.normalize_code(raw_code)
+        if status is not None and code:
+            if status.question is None:
+                return None
+            with self._shared_lock:
+                kept = self._questions.get(code)
+            if kept is not None and (kept.id, kept.round, kept.state) == (status.question, status.round, status.state):
+                return kept
+        question = self._read_question(raw_code)
+        if question is not None and code:
+            with self._shared_lock:
+                self._questions[code] = question
+                if len(self._questions) > SHARED_CLASSES:
+                    self._questions.pop(next(iter(self._questions)))
+        return question
+
+    def _read_question(self, raw_code: object) -> QuestionRow | None:
         with self._read() as conn:
             info, _ = self._class(conn, raw_code)
             row = (
@@ -527,7 +637,33 @@ class ClassStore:
             return result is not None  # no row back: the conflict, this round's vote was already counted
 
     def my_votes(self, raw_code: object, member_id: object, question_id: object) -> dict[int, Bar]:
-        """This student's counted vote in each round of a question ({round: Bar with count 1})."""
+        """This student's counted vote in each round of a question ({round: Bar with count 1}).
+
+        Every redraw of every student's question panel asks this: one query finds the class (by code, not ended),
+        the student in it, the question in it and the student's votes on it; only when it finds no class, student
+        or question do the checks below run, to say which (a refusal)."""
+        code = codes.normalize_code(raw_code)
+        if code is not None and codes.valid_member_id(member_id) and type(question_id) is int:
+            found = select(members.c.id).join(classes, classes.c.id == members.c.class_id)
+            found = found.join(questions, questions.c.class_id == classes.c.id)
+            found = found.outerjoin(
+                votes, and_(votes.c.member == members.c.id, votes.c.question_id == questions.c.id)
+            ).where(
+                and_(
+                    classes.c.code == code,
+                    classes.c.expires_at > self.clock(),
+                    members.c.member_id == str(member_id),
+                    questions.c.id == question_id,
+                )
+            )
+            with self._read() as conn:
+                rows = conn.execute(
+                    found.with_only_columns(
+                        members.c.id, votes.c.round, votes.c.answer, votes.c.correct, votes.c.mistake
+                    )
+                ).all()
+            if rows:
+                return {r: Bar(a, bool(c), m, 1) for _, r, a, c, m in rows if r is not None}
         with self._read() as conn:
             info, _ = self._class(conn, raw_code)
             who = self._member(conn, info, member_id)
@@ -659,9 +795,17 @@ _STORES: dict[str, ClassStore] = {}
 _LOCK = threading.Lock()
 
 
+_BY_ENV: dict[tuple[str, str], str] = {}
+
+
 def open_store(url: str | None = None) -> ClassStore:
-    """The process's store for `url` (default: database_url()), made and migrated once."""
-    url = url or database_url()
+    """The process's store for `url` (default: database_url()), made and migrated once. Called on every poll:
+    the default URL is worked out (a folder made) once per value of the two environment variables."""
+    if url is None:
+        env = (os.environ.get(DATABASE_URL_ENV, ""), os.environ.get(DATA_DIR_ENV, ""))
+        url = _BY_ENV.get(env)
+        if url is None:
+            url = _BY_ENV[env] = database_url()
     with _LOCK:
         if url not in _STORES:
             _STORES[url] = ClassStore(make_engine(url))

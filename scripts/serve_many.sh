@@ -3,6 +3,7 @@
 #
 #   bash scripts/serve_many.sh 4              # 4 processes, students open http://<this-machine>:8501
 #   PORT=9000 bash scripts/serve_many.sh 2    # another port
+#   ATTENTION_LAB_DATABASE_URL=postgresql://user@db-host/attention_lab bash scripts/serve_many.sh 4
 #
 # Why: one Streamlit process runs every session's script on one Python interpreter (one core at a
 # time). N processes use N cores. A session must stay on the process that holds its state: the
@@ -13,6 +14,11 @@
 # Runs in the foreground; Ctrl-C (or SIGTERM) stops nginx and every app process. nginx runs as a
 # normal process with its own config in RUN_DIR (default: a new temp dir): nothing under /etc is
 # changed. Env: PORT (8501), ADDRESS (0.0.0.0, where nginx listens), RUN_DIR.
+#
+# Class mode keeps its classes in one database shared by every process: ATTENTION_LAB_DATABASE_URL (PostgreSQL,
+# for several processes or machines) is passed to each app process; without it they share the SQLite file in
+# ATTENTION_LAB_DATA_DIR (default data/), which works on one machine (WAL) but queues every write on one lock.
+# benchmarks/bench_class.py measures a class through this script, with either.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,6 +65,7 @@ secret=$("$PY" -c "import secrets; print(secrets.token_hex(32))")
 upstreams=""
 for i in "${!ports[@]}"; do
   p=${ports[$i]}
+  # The environment (ATTENTION_LAB_DATABASE_URL included) is every app process's.
   STREAMLIT_SERVER_COOKIE_SECRET="$secret" \
     "$PY" -m streamlit run serve.py --server.port "$p" --server.address 127.0.0.1 --server.headless true \
     >"$RUN_DIR/app-$i.log" 2>&1 &
@@ -130,7 +137,9 @@ done
 
 "$NGINX" -p "$RUN_DIR" -c "$RUN_DIR/nginx.conf" &
 pids+=($!)
-echo "Attention Lab: $N processes (127.0.0.1:${ports[*]}) behind nginx on http://$ADDRESS:$PORT  (logs in $RUN_DIR)"
+db="SQLite in ${ATTENTION_LAB_DATA_DIR:-data/}"
+[ -z "${ATTENTION_LAB_DATABASE_URL:-}" ] || db="${ATTENTION_LAB_DATABASE_URL%%://*} (ATTENTION_LAB_DATABASE_URL)"
+echo "Attention Lab: $N processes (127.0.0.1:${ports[*]}) behind nginx on http://$ADDRESS:$PORT, classes in $db  (logs in $RUN_DIR)"
 wait -n "${pids[@]}"
 echo "a process stopped; shutting down (logs in $RUN_DIR)" >&2
 exit 1

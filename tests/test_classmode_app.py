@@ -90,3 +90,44 @@ def test_a_follower_takes_the_teachers_page_values_but_not_the_language(store):
     assert (
         at.session_state["d_model"] == 128 and at.session_state["num_heads"] == 8 and at.session_state["lang"] == "zh"
     )
+
+
+@pytest.mark.app
+def test_the_teachers_page_state_reaches_a_follower_without_the_key_language_or_display(store):
+    code, key = store.create_class()
+    m = store.join(code)
+    teacher = run_app(
+        "heads", lang="zh", d_model=128, num_heads=8, seq_len=6, palette="contrast", **{"class": code, "teacher": key}
+    )
+    assert not teacher.exception
+    view = store.view(code)[1]
+    assert view["page"] == "heads" and (view["d_model"], view["num_heads"], view["seq_len"]) == (128, 8, 6)
+    assert not {"teacher", "class", "member", "lang", "palette"} & set(view), view  # each one's own, or secret
+    from ui import classmode
+
+    student = run_app("class", lang="en", **{"class": code, "member": m.member_id})
+    student.session_state[classmode.PENDING] = view
+    student.run()
+    assert not student.exception
+    state = student.session_state
+    assert (state["d_model"], state["num_heads"], state["seq_len"], state["lang"]) == (128, 8, 6, "en")
+
+
+@pytest.mark.app
+def test_a_vote_refused_as_closed_is_said_on_every_redraw_until_the_next_vote(store):
+    from classroom import questions as CQ
+
+    code, key = store.create_class()
+    m = store.join(code)
+    spec, answer_key = CQ.choice_spec(4, "B")
+    q = store.ask(code, key, "choice", spec, answer_key)
+    at = run_app("heads", lang="en", **{"class": code, "member": m.member_id})
+    assert not at.exception
+    at.radio(key=f"cm_in_{q.id}_1").set_value("A")
+    store.set_state(code, key, q.id, "closed")  # the teacher closes the vote while the student chooses
+    at.button[[b.label for b in at.button].index("Send my answer")].click().run()
+    said = f"Question {q.number}: The vote on this question is closed"
+    assert any(w.value.startswith(said) for w in at.warning), [w.value for w in at.warning]
+    at.run()  # a rerun (the teacher's next move) does not lose it
+    assert any(w.value.startswith(said) for w in at.warning)
+    assert store.vote_count(code, q.id, 1) == 0

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 from pg_server import postgres_server
-from sqlalchemy import select, text
+from sqlalchemy import select, text, update
 
 from classroom import codes, limits
 from classroom import questions as CQ
@@ -236,6 +236,72 @@ def test_following_exploring_and_connected_counts(store, clock):
         store.touch(code, "not-a-member-id!")
 
 
+def test_marked_students_are_written_together_and_only_in_their_class(store, clock):
+    code, _ = teacher_class(store)
+    other, _ = teacher_class(store)
+    a, b = store.join(code), store.join(code)
+    stranger = store.join(other)
+    clock.now += 60
+    store.mark_seen(code, a.member_id, every=3600)  # marked, not written yet
+    store.mark_seen(code, stranger.member_id, every=3600)  # another class's id under this code: never touched
+    store.mark_seen(code, "not-a-member-id!", every=3600)
+    assert store.counts(code).connected == 0
+    store.mark_seen(code, b.member_id, every=0)  # due: one UPDATE writes every marked student
+    assert store.counts(code).connected == 2
+    assert store.counts(other).connected == 0
+
+
+def test_polls_share_one_status_read_and_one_view_read_per_change(store):
+    code, key = teacher_class(store)
+    store.set_view(code, key, {"page": "heads"})
+    reads = []
+    real = store._read_status
+    store._read_status = lambda raw: reads.append(raw) or real(raw)
+    first = store.status(code, max_age=60)
+    assert [store.status(code, max_age=60) for _ in range(5)] == [first] * 5 and len(reads) == 1
+    store.set_view(code, key, {"page": "masks"})
+    assert store.status(code, max_age=60).view_version == 1  # a shared copy is at most max_age old
+    assert store.status(code).view_version == 2 and len(reads) == 2  # max_age 0: always read
+    assert store.view(code, 2) == (2, {"page": "masks"})
+    store.engine.dispose()
+    with store.engine.connect() as conn:  # the copy serves the same version without reading the row again
+        conn.execute(update(classes).values(view='{"page": "changed behind"}'))
+        conn.commit()
+    assert store.view(code, 2) == (2, {"page": "masks"})
+    assert store.view(code) == (2, {"page": "changed behind"})  # no version given: read
+
+
+def test_the_question_a_status_names_is_read_once_per_process(store):
+    code, key = teacher_class(store)
+    assert store.current_question(code, store.status(code)) is None
+    q = choice_question(store, code, key)
+    reads = []
+    real = store._read_question
+    store._read_question = lambda raw: reads.append(raw) or real(raw)
+    status = store.status(code)
+    assert [store.current_question(code, status).id for _ in range(4)] == [q.id] * 4 and len(reads) == 1
+    store.set_state(code, key, q.id, "revealed")
+    assert store.current_question(code, store.status(code)).state == "revealed" and len(reads) == 2
+
+
+def test_my_votes_in_one_query_and_its_refusals(store):
+    code, key = teacher_class(store)
+    other, other_key = teacher_class(store)
+    a, b = store.join(code), store.join(code)
+    q = choice_question(store, code, key)
+    q_other = choice_question(store, other, other_key)
+    vote(store, code, a, q, "B")
+    assert store.my_votes(code, a.member_id, q.id) == {1: store.tally(code, q.id, 1)[0]}
+    assert store.my_votes(code, b.member_id, q.id) == {}  # in the class, not voted yet
+    with pytest.raises(ClassError, match="no_question"):
+        store.my_votes(code, a.member_id, q_other.id)  # another class's question
+    with pytest.raises(ClassError, match="not_member"):
+        store.my_votes(other, a.member_id, q_other.id)  # a student of another class
+    store.end_class(code, key)
+    with pytest.raises(ClassError, match="expired"):
+        store.my_votes(code, a.member_id, q.id)
+
+
 def test_a_class_is_full_at_its_limit(store, monkeypatch):
     monkeypatch.setattr(limits, "MAX_MEMBERS", 3)
     code, _ = teacher_class(store)
@@ -337,6 +403,28 @@ def test_ten_thousand_votes_from_one_student_are_rate_limited_and_count_once(sto
     assert store.vote_count(code, q.id, 1) == 2
 
 
+def test_a_flood_through_four_processes_counts_once_and_reaches_the_database_at_most_four_buckets(db_url, clock):
+    frozen = [0.0]  # the buckets' clock stands still: no token comes back during the flood
+    stores = [
+        ClassStore(make_engine(db_url), clock=clock, limiter=limits.RateLimiter(clock=lambda: frozen[0]))
+        for _ in range(4)
+    ]  # four app processes, each with its own buckets, one database
+    code, key = stores[0].create_class()
+    m = stores[0].join(code)
+    q = choice_question(stores[0], code, key)
+    counted = admitted = 0
+    for i in range(2_000):  # round-robin over the processes: the worst a client forging route cookies can do
+        try:
+            counted += stores[i % 4].vote(code, m.member_id, q.id, 1, '"' + "ABCD"[i % 4] + '"', False)
+            admitted += 1
+        except ClassError as e:
+            assert e.reason == "rate_limited"
+    assert counted == 1 and stores[3].vote_count(code, q.id, 1) == 1
+    assert admitted == 4 * limits.BURST  # each process's burst, then nothing
+    for s in stores:
+        s.engine.dispose()
+
+
 def test_an_answer_is_bounded_and_markup_is_only_text(store):
     code, key = teacher_class(store)
     m = store.join(code)
@@ -394,8 +482,11 @@ def test_the_teachers_view_has_a_version_that_moves_only_on_change(store):
     assert store.set_view(code, key, {"walk_step": "scores", "page": "walkthrough"}) == 1
     assert store.set_view(code, key, {"page": "walkthrough", "walk_step": "softmax"}) == 2
     assert store.status(code).view_version == 2
-    with pytest.raises(ClassError, match="view_too_large"):
-        store.set_view(code, key, {"masks_grid": "1" * 20_000})
+    assert store.set_view(code, key, {"page": "masks", "seq_len": 6, "masks_extra": ["causal"], "x": True}) == 3
+    assert store.view(code) == (3, {"page": "masks", "seq_len": 6, "masks_extra": ["causal"], "x": True})
+    for bad in ({"masks_grid": "1" * 20_000}, {"seq_len": {"nested": 1}}, {"seq_len": None}):
+        with pytest.raises(ClassError, match="view_too_large"):
+            store.set_view(code, key, bad)
 
 
 def test_history_csv_has_no_personal_data_beyond_the_nickname(store):

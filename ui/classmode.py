@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import html
 import io
-import time
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
@@ -33,7 +32,7 @@ from classroom.limits import CHOICES_MAX, CHOICES_MIN, NICKNAME_MAX
 from lessons import quiz as Q
 from lessons import url_keys as URL_KEYS
 from lessons.export import GRID_PARAM
-from lessons.settings import SETTING_KEYS
+from ui import url_state
 from ui.words import word
 
 CLASS_KEY, MEMBER_KEY, TEACHER_KEY = URL_KEYS.CLASS
@@ -41,10 +40,12 @@ CLASS_PAGE = "class"
 STATE = "_classmode"  # this session's class: code, teacher key or member id, following, what it has seen
 PENDING = "_classmode_view"  # the teacher's view a poll brought, applied at the start of the next run
 POLL_SECONDS = 1.0
-TOUCH_SECONDS = 10.0  # "still here" is written at most this often (200 students: 20 writes a second)
-FOLLOWED = tuple(k for k in SETTING_KEYS if k != "lang")  # each student keeps their own language
-INT_SETTINGS = ("d_model", "num_heads", "seq_len", "seed")
-MAX_VALUE_CHARS = 2_000
+# A poll reads the class's status through the process's shared copy, at most this old: the polls of all the
+# sessions of one process then cost one read every STATUS_MAX_AGE, not one per session each second.
+STATUS_MAX_AGE = 0.25
+# Each student keeps their own language and display options (a palette for colour blindness, a table view); the
+# class keys are who one is, never sent to the class.
+NOT_FOLLOWED = frozenset(("lang", *URL_KEYS.DISPLAY, *URL_KEYS.CLASS))
 
 
 def page_file(url_path: str) -> str:
@@ -91,75 +92,46 @@ def _call(fn, *args, given: object = ""):
 # ------------------------------------------------------------------ the view: read / apply (neutral values)
 
 
-def read_view(url_path: str) -> dict[str, str]:
-    """The current page and its neutral values, as the class should see them."""
-    view = {"page": url_path}
-    for key in FOLLOWED:
-        if st.session_state.get(key) is not None:
-            view[key] = str(st.session_state[key])
-    for key in URL_KEYS.PAGE_KEYS.get(url_path, ()):
-        value = st.query_params.get(key)
-        if value is not None and len(value) <= MAX_VALUE_CHARS:
-            view[key] = value
-    grid = st.query_params.get(GRID_PARAM)
-    if view.get("mask") == "custom" and grid and len(grid) <= MAX_VALUE_CHARS:
-        view[GRID_PARAM] = grid
-    return view
+def read_view(url_path: str) -> dict[str, object]:
+    """The current page and its state as the class should see them: ui/url_state.page_state (the one declarative
+    page state: the shared settings, the page's own keys, the hand-drawn grid while in use) without what stays
+    each student's own (NOT_FOLLOWED)."""
+    state = url_state.page_state(url_path)
+    return {"page": url_path, **{k: v for k, v in state.items() if k not in NOT_FOLLOWED}}
 
 
 def apply_view(view: dict, current_page: str | None) -> None:
-    """Make this session show `view` (before any widget is drawn): the settings into session state (app.py's
-    settle_settings checks them as it checks a link's), the page's keys into the URL, then the page."""
+    """Make this session show `view` (first in a run, before any widget is drawn): its state through
+    ui/url_state.request_page_state (checked as a link's values are, then settled by the page's one loop), and
+    its page. A key of the page that the view lacks (the teacher's page at that key's default) is forgotten, so
+    the follower's page falls back to the default too."""
     if not isinstance(view, dict):
         return
-    for key in FOLLOWED:
-        value = view.get(key)
-        if isinstance(value, str) and len(value) <= 40:
-            st.session_state[key] = int(value) if key in INT_SETTINGS and value.lstrip("-").isdigit() else value
     page = view.get("page")
     if page not in URL_KEYS.PAGE_KEYS:
         return
-    own = URL_KEYS.PAGE_KEYS[page]
-    # A page's own values also live in a "<page>_kept" dict (ui/url_state) that wins over the URL: forgotten.
+    state = {k: v for k, v in view.items() if k != "page" and k not in NOT_FOLLOWED}
+    for key in URL_KEYS.PAGE_KEYS[page]:
+        if key not in state:
+            _forget(key)
+    url_state.request_page_state(state)
+    if page != current_page:
+        # Applied at the top of the new page's run (apply_requested runs first in app.py).
+        st.switch_page(page_file(page), query_params=_class_params())
+    url_state.apply_requested()  # this run: app.py's own call has passed already
+
+
+def _forget(key: str) -> None:
+    """A page key back to its default: its widget state, any page's kept copy (ui/url_state.kept) and the link."""
+    st.session_state.pop(key, None)
     for name, value in list(st.session_state.items()):
         if str(name).endswith("_kept") and isinstance(value, dict):
-            for key in own:
-                value.pop(key, None)
-    params: dict[str, str] = {}
-    for key in own:
-        value = view.get(key)
-        if not isinstance(value, str):
-            st.session_state.pop(key, None)  # the teacher's page is at this key's default
-            try:
-                if key in st.query_params:
-                    del st.query_params[key]
-            except StreamlitAPIException:
-                pass
-            continue
-        try:
-            st.query_params[key] = value  # a key the page reads from the URL (a section tab)
-            st.session_state.pop(key, None)
-            params[key] = value
-        except StreamlitAPIException:  # bound to a widget: Streamlit takes the widget's value, set before it draws
-            st.session_state[key] = _typed(value)
-    if isinstance(view.get(GRID_PARAM), str) and view.get("mask") == "custom":
-        params[GRID_PARAM] = view[GRID_PARAM]
-        st.query_params[GRID_PARAM] = view[GRID_PARAM]
-    if page != current_page:
-        params.update(_class_params())
-        st.switch_page(page_file(page), query_params=params)
-
-
-def _typed(value: str) -> object:
-    """A URL value as the widget bound to it holds it (the pages' keys are ids and numbers)."""
+            value.pop(key, None)
     try:
-        return int(value)
-    except ValueError:
+        if key in st.query_params:
+            del st.query_params[key]
+    except StreamlitAPIException:
         pass
-    try:
-        return float(value)
-    except ValueError:
-        return value
 
 
 # ------------------------------------------------------------------ entering a class from the link
@@ -285,30 +257,32 @@ def _set_following(following: bool) -> None:
         s["seen"] = -1  # back to the teacher's view at once
 
 
-def _ask_quiz(index_key: str) -> None:
+def _ask(kind: str, build: Callable[[], tuple[dict, dict]]) -> None:
+    """Put a question to the class: `build()` makes its spec and answer key from the teacher's controls (a value
+    it cannot use is said, never asked)."""
     s = class_state()
-    number = st.session_state.get(index_key)
-    from ui.shell import current_settings  # the settings as app.py settled them in this run
-
-    settings = current_settings()
-    grid = st.query_params.get(GRID_PARAM) if settings.mask == "custom" else None
     try:
-        spec, answer_key = CQ.quiz_spec(settings, grid, int(number) - 1)
+        spec, answer_key = build()
     except (TypeError, ValueError):
         s["error"] = _refusal("bad_question")
         return
-    _, s["error"] = _call(_store().ask, s.get("code"), s.get("key"), "quiz", spec, answer_key)
+    _, s["error"] = _call(_store().ask, s.get("code"), s.get("key"), kind, spec, answer_key)
+
+
+def _ask_quiz(index_key: str) -> None:
+    def build():
+        from ui.shell import current_settings  # the settings as app.py settled them in this run
+
+        settings = current_settings()
+        grid = st.query_params.get(GRID_PARAM) if settings.mask == "custom" else None
+        return CQ.quiz_spec(settings, grid, int(st.session_state.get(index_key)) - 1)
+
+    _ask("quiz", build)
 
 
 def _ask_choice(count_key: str, right_key: str) -> None:
-    s = class_state()
     right = st.session_state.get(right_key)
-    try:
-        spec, answer_key = CQ.choice_spec(int(st.session_state.get(count_key)), right if right != "-" else None)
-    except (TypeError, ValueError):
-        s["error"] = _refusal("bad_question")
-        return
-    _, s["error"] = _call(_store().ask, s.get("code"), s.get("key"), "choice", spec, answer_key)
+    _ask("choice", lambda: CQ.choice_spec(int(st.session_state.get(count_key)), right if right != "-" else None))
 
 
 def _teacher_act(action: str, question_id: int) -> None:
@@ -338,7 +312,10 @@ def _vote(question, input_key: str) -> None:
         graded.correct,
         graded.mistake,
     )
-    s["error"] = refusal
+    # Said by the question panel on every redraw until the next vote, not once at the top: the teacher's next
+    # question reruns the whole page at once, and a message drawn only in the run that the rerun stopped is never
+    # sent (seen with 120 students: votes refused "closed" without a word on the student's screen).
+    s["vote_refused"] = None if refusal is None else (question.number, refusal)
     if refusal is None and not counted:
         s["vote_note"] = (question.id, question.round)
 
@@ -394,19 +371,16 @@ def _poll(lang: str) -> None:
     if not code:
         return
     store = _store()
-    status, refusal = _call(store.status, code, given=code)
+    status, refusal = _call(store.status, code, STATUS_MAX_AGE, given=code)
     if refusal:
         _leave()
         s["error"] = refusal
         st.rerun(scope="app")
     rerun = False
     if s.get("member"):
-        now = time.time()
-        if now - s.get("touched", 0.0) > TOUCH_SECONDS:
-            s["touched"] = now
-            _call(store.touch, code, s["member"])
+        _call(store.mark_seen, code, s["member"])
         if s.get("following") and status.view_version != s.get("seen"):
-            view = _call(store.view, code)[0]
+            view = _call(store.view, code, status.view_version)[0]
             if view is not None:
                 s["seen"] = view[0]
                 if view[1]:
@@ -552,10 +526,15 @@ def _student_question(lang: str) -> None:
     s = class_state()
     t = _t(lang)
     store, code, member = _store(), s.get("code"), s.get("member")
-    question, refusal = _call(store.current_question, code)
+    status, refusal = _call(store.status, code, STATUS_MAX_AGE)
+    question, refusal = (None, refusal) if refusal else _call(store.current_question, code, status)
     if refusal:
         _say_refusal(refusal, lang)
         return
+    refused = s.get("vote_refused")
+    if refused:
+        number, (reason, fmt) = refused
+        st.warning(f"{t('class.question', n=number)}: {t('class.error.' + reason, **fmt)}", icon=":material/block:")
     if question is None:
         return
     with st.container(border=True, key="cm_question"):
@@ -611,7 +590,10 @@ BIG_CSS = (
     "<style>.cm-code{font:700 clamp(64px,11vw,200px)/1 monospace;letter-spacing:.12em;color:#111}"
     ".cm-url{font:600 clamp(16px,2vw,32px) monospace;overflow-wrap:anywhere;color:#111}"
     ".cm-count{font:700 clamp(22px,3vw,48px) sans-serif;color:#111}.cm-qr svg{width:100%;height:auto;"
-    "max-width:420px;background:#fff}</style>"
+    "max-width:420px;background:#fff}.cm-join{font:600 clamp(16px,1.8vw,30px) sans-serif;color:#333}"
+    # The question, the right answer and the named mistakes on the projector: read from the back of the room.
+    ".st-key-cm_live [data-testid=stMarkdown] p{font-size:clamp(18px,1.9vw,34px);line-height:1.35}"
+    "</style>"
 )
 
 
@@ -663,7 +645,7 @@ def _projector(ctx) -> None:
     st.html(BIG_CSS)
     left, right = st.columns([3, 2], vertical_alignment="center")
     with left:
-        st.caption(t("class.big.join"))
+        st.html(f"<div class='cm-join'>{html.escape(t('class.big.join'))}</div>")
         st.html(f"<div class='cm-code' aria-label='{html.escape(code)}'>{html.escape(code)}</div>")
         st.html(f"<div class='cm-url'>{html.escape(join_url)}</div>")
         _live_counts(lang)
