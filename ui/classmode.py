@@ -592,7 +592,7 @@ BIG_CSS = (
     ".cm-count{font:700 clamp(22px,3vw,48px) sans-serif;color:#111}.cm-qr svg{width:100%;height:auto;"
     "max-width:420px;background:#fff}.cm-join{font:600 clamp(16px,1.8vw,30px) sans-serif;color:#333}"
     # The question, the right answer and the named mistakes on the projector: read from the back of the room.
-    ".st-key-cm_live [data-testid=stMarkdown] p{font-size:clamp(18px,1.9vw,34px);line-height:1.35}"
+    ".st-key-cm_live p{font-size:clamp(18px,1.9vw,34px);line-height:1.35}"
     "</style>"
 )
 
