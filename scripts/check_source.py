@@ -4,7 +4,9 @@ Each prints `file:line: rule` and the script fails if any broke:
 - raw HTML (st.html, unsafe_allow_html=True) is built only from literals, our own translations and escaping builders;
 - no st.cache_resource (any client's clear_cache empties it); every ui.cache.process_wide value is audited below;
 - no lesson writes markup (lessons return plain data; charts/diagrams.py draws);
-- each file of a lesson package stays readable in a sitting (at most 400 lines).
+- each file of a lesson package stays readable in a sitting (at most 400 lines);
+- private Streamlit (its runtime, its DOM test ids, the private names ui/seam lists) is touched only in ui/seam;
+- no plotly private attribute is read (the app once read some; they are gone and may not come back).
 """
 
 from __future__ import annotations
@@ -114,12 +116,75 @@ def lessons() -> list[str]:
     return found
 
 
+# Code that may name Streamlit's private parts only inside ui/seam (its JS and CSS too).
+SEAM_CHECKED = sorted(
+    {
+        *ROOT.glob("core/**/*.py"),
+        *ROOT.glob("ui/**/*.py"),
+        *ROOT.glob("ui/**/*.js"),
+        *ROOT.glob("pages/*.py"),
+        *ROOT.glob("static/*.js"),
+        ROOT / "app.py",
+        ROOT / "serve.py",
+    }
+)
+PLOTLY_PRIVATE = {"_data", "_layout", "_grid_ref", "_validate"}
+
+
+def private_streamlit() -> list[str]:
+    """Names of private Streamlit outside ui/seam ("query_params" and "enqueue" are public words too: the private
+    route to them, get_session_state and _browser_queue, is what counts)."""
+    sys.path.insert(0, str(ROOT))
+    from ui import seam
+
+    names = ["streamlit.runtime", "streamlit.navigation", "streamlit.web", "PagesManager", "data-testid"]
+    names += [
+        n.removeprefix("self.")
+        for where, n in seam.PRIVATE_NAMES
+        if where.startswith("streamlit.") and n not in ("query_params", "enqueue")
+    ]
+    found = []
+    for path in (p for p in SEAM_CHECKED if "seam" not in p.relative_to(ROOT).parts):
+        text = path.read_text(encoding="utf-8")
+        for name in names:
+            for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text):
+                line = text.count("\n", 0, m.start()) + 1
+                found.append(
+                    f"{rel(path)}:{line}: private Streamlit {name!r} outside ui/seam: move it there and list it"
+                )
+    return found
+
+
+def plotly_private(path: Path, tree: ast.AST) -> list[str]:
+    found = []
+    for node in ast.walk(tree):
+        name = (
+            node.attr
+            if isinstance(node, ast.Attribute)
+            else node.arg
+            if isinstance(node, ast.keyword)
+            else node.args[1].value
+            if isinstance(node, ast.Call)
+            and getattr(node.func, "id", "") == "getattr"
+            and len(node.args) > 1
+            and isinstance(node.args[1], ast.Constant)
+            else None
+        )
+        if name in PLOTLY_PRIVATE:
+            found.append(f"{rel(path)}:{node.lineno}: plotly's private {name!r} is read")
+    return found
+
+
 def main() -> int:
-    found = lessons()
+    found = lessons() + private_streamlit()
     for path in APP_FILES:
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        found += raw_html(path, tree) + caches(path, tree)
-    print("\n".join(found) if found else "source rules: raw HTML, shared caches, lessons' markup and sizes: ok")
+        found += raw_html(path, tree) + caches(path, tree) + plotly_private(path, tree)
+    print(
+        "\n".join(found)
+        if found
+        else "source rules: raw HTML, shared caches, lessons' markup and sizes, private Streamlit and plotly: ok"
+    )
     return 1 if found else 0
 
 

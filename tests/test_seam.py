@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import importlib
 import inspect
@@ -155,81 +154,6 @@ def test_the_canary_can_fail():
     assert not _has("streamlit.navigation.page.StreamlitPage", "_no_such_flag")
     assert not _has("streamlit/static *.js", "stNoSuchTestId")
     assert not _has("plotly.graph_objects.Figure", "_no_such_dict")
-
-
-APP_CODE = sorted(
-    {
-        *ROOT.glob("core/**/*.py"),
-        *ROOT.glob("ui/**/*.py"),
-        *ROOT.glob("ui/**/*.js"),
-        *ROOT.glob("pages/*.py"),
-        *ROOT.glob("static/*.js"),
-        ROOT / "app.py",
-        ROOT / "serve.py",
-    }
-)
-# Names the app may use only inside ui/seam ("query_params" and "enqueue" are public words too: the private
-# route to them, get_session_state and _browser_queue, is checked).
-STREAMLIT_PRIVATE = (
-    "streamlit.runtime",
-    "streamlit.navigation",
-    "streamlit.web",
-    "PagesManager",
-    "data-testid",
-    *(
-        n.removeprefix("self.")
-        for w, n in seam.PRIVATE_NAMES
-        if w.startswith("streamlit.") and n not in ("query_params", "enqueue")
-    ),
-)
-# plotly's private figure attributes the app once read (retired, benchmarks/README.md): none may come back.
-PLOTLY_PRIVATE = {"_data", "_layout", "_grid_ref", "_validate"}
-PLOTLY_READERS: set[tuple[str, str]] = set()
-
-
-def test_private_streamlit_is_touched_only_in_the_seam():
-    outside = [p for p in APP_CODE if "seam" not in p.relative_to(ROOT).parts]
-    assert len(outside) > 20
-    found = [
-        (str(p.relative_to(ROOT)), name)
-        for p in outside
-        for name in STREAMLIT_PRIVATE
-        if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", p.read_text())
-    ]
-    assert found == [], "private Streamlit outside ui/seam: move it there and list it"
-    seam_code = "\n".join(p.read_text() for p in APP_CODE if "seam" in p.relative_to(ROOT).parts)
-    for name in (
-        "flush_browser_queue",
-        "_enqueue_forward_msg",
-        "_can_be_called",
-        "_initial_query_params",
-        "WebSocket.prototype",
-    ):
-        assert name in seam_code
-
-
-def test_no_plotly_private_attribute_is_read():
-    found = set()
-    for path in (p for p in APP_CODE if p.suffix == ".py"):
-        rel = str(path.relative_to(ROOT))
-        tree = ast.parse(path.read_text())
-        for fn in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
-            for node in ast.walk(fn):
-                name = (
-                    node.attr
-                    if isinstance(node, ast.Attribute)
-                    else node.arg
-                    if isinstance(node, ast.keyword)
-                    else node.args[1].value
-                    if isinstance(node, ast.Call)
-                    and getattr(node.func, "id", "") == "getattr"
-                    and len(node.args) > 1
-                    and isinstance(node.args[1], ast.Constant)
-                    else None
-                )
-                if name in PLOTLY_PRIVATE:
-                    found.add((rel, fn.name))
-    assert found == PLOTLY_READERS, "a plotly private attribute is read again: list it in ui/seam/__init__.py"
 
 
 def test_one_switch_turns_it_all_off(monkeypatch):
