@@ -35,7 +35,8 @@ from lessons.settings import (
 from ui import classmode, reclaim, seam, url_state
 from ui.cache import process_wide
 from ui.choice import HIDDEN_CSS, labelled
-from ui.display import display_sidebar
+from ui.display import DISPLAY_URL_KEYS, display_sidebar
+from ui.display import KEPT as DISPLAY_KEPT
 from ui.navigation import PAGES, WHOLE_RUN_PAGES
 from ui.seam import widget_guard
 from ui.shell import SETTINGS_KEPT, keep_in_url, page_running_the_app, remember_settings
@@ -82,6 +83,13 @@ def settle_settings(skip: tuple[str, ...] = (), recreated: bool = False) -> list
     )
     remember_settings(settings_of(values))  # ui.shell.current_settings() returns it instead of parsing again
     return [fix for fix, _ in report]
+
+
+def relink_settings() -> None:
+    """The end of every run: the link carries every setting and display option that is not its default."""
+    env = {"default_lang": i18n.lang_from_locale(st.context.locale)}
+    url_state.relink([k for k in SETTING_URL_KEYS if k.name != "lang"], SETTINGS_KEPT, env)  # lang: keep_in_url
+    url_state.relink(DISPLAY_URL_KEYS, DISPLAY_KEPT, {})
 
 
 def show_widget_resets(lang: str) -> None:
@@ -226,6 +234,7 @@ def page_part() -> None:
     show_widget_resets(st.session_state["lang"])
     seam.run_page(_page)  # the same page object again on each fragment rerun (ui/seam entry `fragment_page`)
     keep_in_url()  # after the page: every widget bound to the URL is drawn by now
+    relink_settings()
     classmode.publish(_page.url_path)  # the teacher's view to the class; the class keys kept in the link
 
 
@@ -235,6 +244,7 @@ if _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page():
     show_fixes(_fixes, st.session_state["lang"], st.session_state["d_model"], _page.url_path)
     seam.run_page(_page)
     keep_in_url()
+    relink_settings()
     classmode.publish(_page.url_path)
 else:
     live()

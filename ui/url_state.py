@@ -171,7 +171,7 @@ def settle(
             # the page was loaded with (ui/seam entry `url_values`): from here on the session's value decides.
             seam.forget_initial_url_value(name)
         current = st.session_state.get(name)
-        if recreated or name not in st.session_state or current != value or type(current) is not type(value):
+        if recreated or current != value or type(current) is not type(value):
             st.session_state[name] = value  # a re-created widget takes it instead of its default
     if drops or sets:
         _write_url(drops, sets)
@@ -189,6 +189,23 @@ def widgets_recreated(script: str | None) -> bool:
     before = st.session_state.get(DRAWN_IN)
     st.session_state[DRAWN_IN] = script
     return first or before != script
+
+
+def relink(keys: Sequence[UrlKey], store: str, env: Env) -> None:
+    """The end of a run: put back in the link every value of `keys` (settled into `store`) that it lost. A page
+    change starts from the page's bare address; the value stays in its widget, and the link must carry it too
+    (never a default: Streamlit leaves those out). The link only: no widget is sent a value."""
+    values = kept(store)
+    lost = [
+        (key.name, (as_url(values[key.name]),))
+        for key in keys
+        if key.name in values
+        and not isinstance(values[key.name], (list, tuple))
+        and values[key.name] != key.resolved({**env, **values})["default"]
+        and not url_values(key.name)
+    ]
+    if lost:
+        _write_url([], lost)
 
 
 def _write_url(drops: list[str], sets: list[tuple[str, tuple[str, ...]]]) -> None:
