@@ -56,7 +56,9 @@ def test_a_long_run_is_sent_after_the_hold_and_the_send_loop_is_woken(monkeypatc
     session._state = AppSessionState.APP_IS_RUNNING
     session.queue = ["progress 1%"]
     assert flush(session) == []
-    time.sleep(0.15)
+    deadline = time.monotonic() + 10
+    while session.woken == 0 and time.monotonic() < deadline:  # until the hold's timer has fired
+        time.sleep(0.005)
     assert session.woken == 1  # the timer woke Streamlit's send loop: nothing waits for a later message
     assert flush(session) == ["progress 1%"]
     session.queue = ["progress 2%"]
