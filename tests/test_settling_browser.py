@@ -4,7 +4,8 @@ A run the server started before a key press must not send its older value back o
 just sent (a widget gets a value from the server only when the app changes it). The presses come as fast as
 the browser sends them: each one as soon as the last one's rerun request has left for the server, so runs are
 still going when the next key arrives. If a press is lost the slider never shows the target value, and the
-`expect` below times out.
+`expect` below times out. And since values are no longer written on every run: a page change keeps them all,
+in the widgets and in the link.
 """
 
 from __future__ import annotations
