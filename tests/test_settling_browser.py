@@ -49,7 +49,7 @@ def settling_page(browser):
 
 @pytest.mark.parametrize("path", ["heads", "walkthrough"])
 def test_slider_presses_during_the_first_runs_are_all_kept(settling_page, server, path):
-    page, start, presses = settling_page, 10, 12
+    page, start, presses = settling_page, 10, 20
     page.goto(f"{server.url}/{path}?{LINK.format(start=start)}", wait_until="commit")
     seq_len = sidebar_slider(page, 2)
     expect(seq_len).to_have_value(str(start), timeout=FIRST_RUN_MS)  # drawn by the first run, maybe still going
