@@ -35,10 +35,11 @@ from lessons.settings import (
 from ui import classmode, reclaim, seam, url_state
 from ui.cache import process_wide
 from ui.choice import HIDDEN_CSS, labelled
-from ui.display import display_sidebar
+from ui.display import DISPLAY_URL_KEYS, display_sidebar
+from ui.display import KEPT as DISPLAY_KEPT
 from ui.navigation import PAGES, WHOLE_RUN_PAGES
 from ui.seam import widget_guard
-from ui.shell import SETTINGS_KEPT, keep_in_url, remember_settings
+from ui.shell import SETTINGS_KEPT, keep_in_url, page_running_the_app, remember_settings
 from ui.tables import CSS as TABLE_CSS
 
 
@@ -65,21 +66,29 @@ def _tune_process() -> bool:
 process_wide("app.tune_process", _tune_process)
 
 
-def settle_settings(skip: tuple[str, ...] = ()) -> list:
+def settle_settings(skip: tuple[str, ...] = (), recreated: bool = False) -> list:
     """Make every shared setting valid in session state before its widget is drawn (ui.url_state.settle, the one
     loop every URL value goes through; declared in lessons.settings.SETTING_URL_KEYS).
 
     On the first run the values come from the URL; later, from the widgets (a user's change arrives in session
     state before the script runs, so writing it back keeps it). `skip`: keys whose widget this run has already
-    drawn (their state can no longer be written). Returns the corrections, for show_fixes.
+    drawn (their state can no longer be written). `recreated`: the widgets are new ones this run
+    (url_state.widgets_recreated). Returns the corrections, for show_fixes.
     """
     report: list = []
     env = {"default_lang": i18n.lang_from_locale(st.context.locale)}
-    # Written every run, even when unchanged: a page change re-creates the sidebar widgets, and without this
-    # they would come back at their defaults.
-    values = url_state.settle(SETTING_URL_KEYS, env, store=SETTINGS_KEPT, drawn=skip, report=report, always_write=True)
+    values = url_state.settle(
+        SETTING_URL_KEYS, env, store=SETTINGS_KEPT, drawn=skip, report=report, recreated=recreated
+    )
     remember_settings(settings_of(values))  # ui.shell.current_settings() returns it instead of parsing again
     return [fix for fix, _ in report]
+
+
+def relink_settings() -> None:
+    """The end of every run: the link carries every setting and display option that is not its default."""
+    env = {"default_lang": i18n.lang_from_locale(st.context.locale)}
+    url_state.relink([k for k in SETTING_URL_KEYS if k.name != "lang"], SETTINGS_KEPT, env)  # lang: keep_in_url
+    url_state.relink(DISPLAY_URL_KEYS, DISPLAY_KEPT, {})
 
 
 def show_widget_resets(lang: str) -> None:
@@ -113,9 +122,9 @@ def show_fixes(fixes, lang: str, d_model: int, url_path: str | None = None) -> N
             )
 
 
-def language_sidebar() -> list:
+def language_sidebar(recreated: bool) -> list:
     """The language control (outside the live fragment: a language change redraws everything)."""
-    fixes = settle_settings()
+    fixes = settle_settings(recreated=recreated)
     # Not bound to the URL: Streamlit drops a bound value equal to the widget's default, here the browser's
     # locale, so an en-US teacher's English link opened in Chinese for a zh-CN student. ui.shell.keep_in_url
     # writes it into the link at the end of every run instead.
@@ -183,11 +192,12 @@ st.html(
 url_state.apply_requested()  # a page state asked for, before any widget
 classmode.apply_pending()  # class mode: enter the link's class; a follower takes the teacher's view
 url_state.gate(None)  # one rule for every link value, before anything reads one (lessons/url_keys.py)
-_url_fixes = language_sidebar()
+_recreated = url_state.widgets_recreated(page_running_the_app())  # are the sidebar's widgets new this run?
+_url_fixes = language_sidebar(_recreated)
 _settled_now = [True]  # settled by this whole-app run; the first settings_sidebar() below uses it up
 _lang = st.session_state["lang"]
 _settings_box = st.sidebar.container()  # filled by the live fragment, above the display options
-display_sidebar(_lang, notices=st.container())  # its corrections at the top of the main area
+display_sidebar(_lang, notices=st.container(), recreated=_recreated)  # its corrections at the top of the main area
 _pages = [
     st.Page(path, title=i18n.t(f"page.{url or 'home'}", _lang), icon=icon, url_path=url or None, default=not url)
     for path, url, icon in PAGES
@@ -223,6 +233,7 @@ def page_part() -> None:
     show_widget_resets(st.session_state["lang"])
     seam.run_page(_page)  # the same page object again on each fragment rerun (ui/seam entry `fragment_page`)
     keep_in_url()  # after the page: every widget bound to the URL is drawn by now
+    relink_settings()
     classmode.publish(_page.url_path)  # the teacher's view to the class; the class keys kept in the link
 
 
@@ -232,6 +243,7 @@ if _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page():
     show_fixes(_fixes, st.session_state["lang"], st.session_state["d_model"], _page.url_path)
     seam.run_page(_page)
     keep_in_url()
+    relink_settings()
     classmode.publish(_page.url_path)
 else:
     live()

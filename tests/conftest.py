@@ -220,25 +220,12 @@ def open_app(page, server, path: str = "", **params) -> None:
     wait_idle(page)
 
 
-def pick_option(page, key: str, option: str, tries: int = 3) -> None:
-    """Open the select box with this widget key and click `option` in its list.
-
-    A list opened while the page is still drawing the last run's elements can close again before the option
-    is clicked (seen once in a CI run under load, never on a quiet machine): close it, wait, open it again.
-    """
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    box = page.locator(f".st-key-{key}").get_by_role("combobox")
-    for attempt in range(tries):
-        wait_idle(page)
-        box.click()
-        try:
-            page.get_by_role("option", name=option, exact=True).click(timeout=10_000)
-            return
-        except PlaywrightTimeout:
-            if attempt == tries - 1:
-                raise
-            page.keyboard.press("Escape")
+def pick_option(page, key: str, option: str) -> None:
+    """Open the select box with this widget key and click `option` in its list. Once, without retrying: a list
+    that closes under the click is a fault of the app to find, not one for the test to press through."""
+    wait_idle(page)
+    page.locator(f".st-key-{key}").get_by_role("combobox").click()
+    page.get_by_role("option", name=option, exact=True).click()
 
 
 def sidebar_slider(page, index: int):

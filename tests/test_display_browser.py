@@ -194,13 +194,22 @@ def painted_numbers(page, name: str) -> dict:
     """CELL_NUMBERS of the chart route's heatmap called `name` (its payload's header name)."""
     charts = page.locator(".al-chart")  # (in the components' shadow roots: Playwright's CSS reaches them)
     expect(charts.first).to_be_attached(timeout=60_000)
-    for _ in range(120):
-        for i in range(charts.count()):
-            chart = charts.nth(i)
-            if chart.evaluate("b => b.__alChart && b.__alChart.g ? b.__alChart.header.name : null") == name:
-                chart.scroll_into_view_if_needed()
-                return chart.evaluate(CELL_NUMBERS)
-        page.wait_for_timeout(500)
+    # Until a drawn chart of that name is on the page (a chart draws after the run that sends it).
+    drawn = "(b, name) => !!(b.__alChart && b.__alChart.g && b.__alChart.header.name === name)"
+    page.wait_for_function(
+        f"""name => {{
+            const all = root => [...root.querySelectorAll('*')]
+                .flatMap(e => [e, ...(e.shadowRoot ? all(e.shadowRoot) : [])]);
+            return all(document).some(b => b.classList.contains('al-chart') && ({drawn})(b, name));
+        }}""",
+        arg=name,
+        polling=200,
+    )
+    for i in range(charts.count()):
+        chart = charts.nth(i)
+        if chart.evaluate(drawn, name):
+            chart.scroll_into_view_if_needed()
+            return chart.evaluate(CELL_NUMBERS)
     raise AssertionError(f"no chart {name}")
 
 

@@ -1,9 +1,8 @@
 """Fuzz every page with mangled links: no traceback, settings always valid, work always bounded.
 
-Pages come from app.py's PAGES list and each page's URL keys from the one table of them,
-lessons/url_keys.py; a test here checks that table against the keys each source reads (every widget
-with bind="query-params", every st.query_params.get, every ui/sections tab), so a new page or a new
-URL key cannot be left unfuzzed. Each page gets N_QUERIES generated query strings (seeded, so a
+Pages come from ui/navigation's PAGES and each page's URL keys from the one table of them,
+lessons/url_keys.py; every fuzzed run checks that each widget the page drew bound to the URL has its key in
+that table, so a new URL key cannot be left unfuzzed. Each page gets N_QUERIES generated query strings (seeded, so a
 failure reproduces): wrong types, out-of-range and negative numbers, empty values, repeated keys,
 unicode, very long strings, HTML. Every query is a fresh AppTest session (a fresh browser tab),
 which is what a student with a mangled link gets.
@@ -11,7 +10,6 @@ which is what a student with a mangled link gets.
 
 from __future__ import annotations
 
-import ast
 import os
 import random
 import time
@@ -53,98 +51,50 @@ def _tab_ids() -> dict[str, tuple[str, ...]]:
 TAB_IDS: dict[str, tuple[str, ...]] = _tab_ids()
 
 
-def url_keys(path: Path) -> set[str]:
-    """The URL keys a source file reads: widgets bound to the URL, st.query_params.get(...) and the
-    section tabs of ui/sections.lazy_tabs and the choices of ui.choice.labelled."""
-    keys: set[str] = set()
-    tree = ast.parse(path.read_text())
-    names = {}  # GRID_KEY = "masks_grid", key = f"masks_len{b}": keys passed by name
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(("core", "lessons")):
-            import importlib
+def url_bound_keys(at) -> set[str]:
+    """The URL key of every widget the run drew bound to the link (bind="query-params": its proto names the key)."""
 
-            module = importlib.import_module(node.module)  # from lessons.export import GRID_PARAM
-            for alias in node.names:
-                value = getattr(module, alias.name, None)
-                if isinstance(value, str):
-                    names[alias.asname or alias.name] = ast.Constant(value)
-        if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Constant, ast.JoinedStr)):
-            for t in node.targets:
-                if isinstance(t, ast.Name):
-                    names[t.id] = node.value
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Subscript) and getattr(node.value, "attr", None) == "query_params":
-            target = names.get(node.slice.id) if isinstance(node.slice, ast.Name) else node.slice
-            if isinstance(target, ast.Constant) and isinstance(target.value, str):
-                keys.add(target.value)  # st.query_params["lang"] = ...: a key the code writes itself
-        if not isinstance(node, ast.Call):
-            continue
-        kw = {k.arg: k.value for k in node.keywords if k.arg}
-        bound = isinstance(kw.get("bind"), ast.Constant) and kw["bind"].value == "query-params"
-        target = kw.get("key") if bound else None
-        func = node.func
-        if (
-            getattr(func, "id", getattr(func, "attr", None)) == "lazy_tabs"
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-        ):
-            keys.add(node.args[0].value)
-        if getattr(func, "id", getattr(func, "attr", None)) == "labelled" and len(node.args) >= 2:
-            target = node.args[1]  # ui.choice.labelled(widget, key, ...): a URL-bound carrier under `key`
-        if (
-            isinstance(func, ast.Attribute)
-            and func.attr == "get"
-            and node.args
-            and isinstance(func.value, ast.Attribute)
-            and func.value.attr == "query_params"
-        ):
-            target = node.args[0]
-        if getattr(func, "id", getattr(func, "attr", None)) == "url_text" and node.args:  # ui/free_text.url_text
-            target = node.args[0]
-        if isinstance(target, ast.Name):
-            target = names.get(target.id)
-        if isinstance(target, ast.Constant) and isinstance(target.value, str):
-            keys.add(target.value)
-        elif isinstance(target, ast.JoinedStr):  # f"masks_len{b}": the constant part plus small indices
-            prefix = "".join(v.value for v in target.values if isinstance(v, ast.Constant))
-            keys.update(f"{prefix}{i}" for i in range(2))  # masks_len{b}: two sequences at most
+    def walk(node):
+        yield node
+        for child in getattr(node, "children", {}).values():
+            yield from walk(child)
+
+    keys = set()
+    for node in walk(at._tree):
+        proto = getattr(node, "proto", None)
+        fields = proto.DESCRIPTOR.fields_by_name if proto is not None else {}
+        if "query_param_key" in fields and proto.HasField("query_param_key"):
+            keys.add(proto.query_param_key)
     return keys
 
 
 PAGES = app_pages()
 SHARED_KEYS = tuple(SETTING_KEYS)
-# Keys the shell reads for every page (e.g. the hand-drawn grid, used by every page's custom mask).
-SHELL_KEYS = tuple(sorted(url_keys(ROOT / "ui/shell.py") - set(SHARED_KEYS)))
 
 
-def test_discovery_finds_every_page_and_its_keys():
-    files = {f for f, _ in PAGES}
-    assert files == {f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py")}
-    assert set(SHARED_KEYS) <= url_keys(APP) | url_keys(ROOT / "ui/shell.py")
-    assert {"masks_grid", "masks_tk", "masks_len0", "masks_tab"} <= url_keys(ROOT / "pages/masks.py")
-    assert {"real_text", "real_off", "real_tab"} <= url_keys(ROOT / "pages/real-model.py")
-    assert "masks_grid" in SHELL_KEYS
-    assert "heads_tab" in url_keys(ROOT / "pages/heads.py") and "cost" in TAB_IDS["heads_tab"]
-
-
-def test_the_url_key_table_names_every_key_the_source_reads():
-    """lessons/url_keys.py is the one table of URL keys: it must name every key the code reads, no more."""
+def test_the_url_key_table_has_every_page_and_every_setting():
+    """lessons/url_keys.py is the one table of URL keys (ui/url_state.gate drops from a link any key it does not
+    give the open page, so a page can read no other): every page of the navigation and every setting is in it."""
     from ui.display import KEYS as DISPLAY_KEYS
 
+    assert {f for f, _ in PAGES} == {f"pages/{p.name}" for p in (ROOT / "pages").glob("*.py")}
     assert {u for _, u in PAGES} == set(URL_KEYS.PAGE_KEYS)
-    assert (
-        set(URL_KEYS.SETTINGS)
-        == set(SHARED_KEYS)
-        == url_keys(APP) | (url_keys(ROOT / "ui/shell.py") & set(SHARED_KEYS))
-    )
-    assert set(URL_KEYS.DISPLAY) == set(DISPLAY_KEYS) == url_keys(ROOT / "ui/display.py")
-    assert set(SHELL_KEYS) == {URL_KEYS.GRID}
-    for file, url in PAGES:
-        read = url_keys(ROOT / file) - set(URL_KEYS.EVERY_PAGE)
-        if url in URL_KEYS.DECLARED:  # read through its lesson's table (ui/url_state): the source names only some
-            assert read <= set(URL_KEYS.PAGE_KEYS[url]), file
-        else:
-            assert read == set(URL_KEYS.PAGE_KEYS[url]), file
+    assert set(URL_KEYS.SETTINGS) == set(SHARED_KEYS)
+    assert set(URL_KEYS.DISPLAY) == set(DISPLAY_KEYS)
+    assert {"masks_grid", "masks_tk", "masks_len0", "masks_tab"} <= set(URL_KEYS.keys_of("masks"))
+    assert {"real_text", "real_off", "real_tab"} <= set(URL_KEYS.keys_of("real-model"))
+    assert "cost" in TAB_IDS["heads_tab"]
+
+
+@pytest.mark.app
+def test_a_widget_bound_to_the_link_has_its_key_in_the_table():
+    """What the page draws, not what its source says: a widget bound to the URL under a key the table does not
+    give its page would write a value the next link drops. (The fuzz below checks the same on every section.)"""
+    at = run_page("pages/masks.py", {})
+    assert not at.exception
+    bound = url_bound_keys(at)
+    assert {"seq_len", "palette", "masks_head"} <= bound  # the check sees the sidebar's and the page's widgets
+    assert bound <= set(URL_KEYS.keys_of("masks"))
 
 
 # ---------------------------------------------------------------- generation
@@ -291,8 +241,11 @@ def run_page(file: str, query: dict):
     return at
 
 
-def problems(at, query: dict) -> list[str]:
+def problems(at, query: dict, url: str) -> list[str]:
     out = [f"exception: {e.message[:200]} {''.join(e.stack_trace)[-700:]}" for e in at.exception]
+    unlisted = url_bound_keys(at) - set(URL_KEYS.keys_of(url))
+    if unlisted:  # its value would go into the link, and the next link drop it (ui/url_state.gate)
+        out.append(f"widgets bound to URL keys lessons/url_keys.py does not give the page: {sorted(unlisted)}")
     state = {k: at.session_state[k] for k in SHARED_KEYS if k in at.session_state}
     if set(state) != set(SHARED_KEYS):
         return out + [f"settings missing from the session: {sorted(set(SHARED_KEYS) - set(state))}"]
@@ -352,7 +305,7 @@ def fuzz_chunk(file: str, queries: list[tuple[int, dict]]) -> list[tuple[int, li
         start = time.perf_counter()
         at = run_page(file, query)
         seconds = time.perf_counter() - start
-        out.append((n, problems(at, query), seconds))
+        out.append((n, problems(at, query, dict(PAGES)[file]), seconds))
     return out
 
 

@@ -10,6 +10,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from conftest import IDLE, open_app, pick_option, wait_idle
 from playwright.sync_api import expect
+from waits import wait_quiet
 
 pytestmark = pytest.mark.browser
 
@@ -89,7 +90,7 @@ def test_presenter_view_fits_the_projector(browser, server, width, height, lang)
             chart = present.locator(".al-chart").last
             expect(chart).to_be_visible()
             page.wait_for_function("el => el.__alChart && el.__alChart.g", arg=chart.element_handle())
-            page.wait_for_timeout(1800)  # the chart re-fits while what is above it settles
+            wait_quiet(page)  # the chart re-fits while what is above it settles
             formula = present.locator(".katex-display").first
             shape = present.get_by_text(re.compile(r"\(B, h, T_q, [a-zA-Z_]+\) = \(1, 4, 8, \d+\)")).first
             for what, box in (

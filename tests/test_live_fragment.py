@@ -3,12 +3,12 @@ sidebar's language, display options and navigation (a language or display change
 
 from __future__ import annotations
 
-import time
 import types
 
 import pytest
 from conftest import open_app, run_app, sidebar_slider, wait_idle
 from playwright.sync_api import expect
+from waits import wait_quiet
 
 import i18n
 
@@ -87,8 +87,9 @@ def test_a_settings_step_resends_only_the_live_part(server, page):
     def messages(action) -> int:
         before = page.evaluate("window.__alBatching.messages")
         action()
+        page.wait_for_function("n => window.__alBatching.messages > n", arg=before)  # the answer has started
         wait_idle(page)
-        page.wait_for_timeout(150)
+        wait_quiet(page)  # and all of it is drawn
         return page.evaluate("window.__alBatching.messages") - before
 
     def step():
@@ -127,17 +128,12 @@ def test_a_page_widget_step_resends_no_shared_setting(server, page):
 
     def sidebar_deltas(thumb) -> tuple[int, int]:
         paths.clear()
+        before = page.evaluate("window.__alBatching.messages")
         thumb.focus()
         page.keyboard.press("ArrowRight")
-        page.wait_for_function("() => true")  # let the key's rerun request leave
-        deadline = time.monotonic() + 60
-        while not paths and time.monotonic() < deadline:  # until the answer starts to arrive
-            page.wait_for_timeout(20)
+        page.wait_for_function("n => window.__alBatching.messages > n", arg=before)  # the answer has started
         wait_idle(page)
-        seen = -1
-        while seen != len(paths) and time.monotonic() < deadline:  # until no frame has come for 300 ms
-            seen = len(paths)
-            page.wait_for_timeout(300)
+        wait_quiet(page)  # and all of it is drawn
         return sum(1 for p in paths if p and p[0] == 1), len(paths)  # delta_path[0]: 0 the main area, 1 the sidebar
 
     pair = page.locator("[data-testid=stMain] [data-testid=stSlider]").first.get_by_role("slider")

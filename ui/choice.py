@@ -72,10 +72,19 @@ def labelled(
         getattr(st, widget)(label, options, key=key, bind="query-params", label_visibility="collapsed", **carrier_kw)
     value = st.session_state.get(key)
     shown_key = key + SHOWN
-    if multi:
-        st.session_state[shown_key] = [labels[options.index(v)] for v in (value or []) if v in options]
-    elif value in options:
-        st.session_state[shown_key] = labels[options.index(value)]
+    # The shown widget follows the carrier; written only when it differs, since a write sends the value to the
+    # browser and would undo a choice the browser made while this run was going (ui/url_state.settle).
+    shown_value = (
+        [labels[options.index(v)] for v in (value or []) if v in options]
+        if multi
+        else labels[options.index(value)]
+        if value in options
+        else None
+    )
+    if (multi or value in options) and (
+        shown_key not in st.session_state or st.session_state[shown_key] != shown_value
+    ):
+        st.session_state[shown_key] = shown_value
 
     def picked() -> None:  # runs before the script: the carrier takes the neutral value, and the URL with it
         shown = st.session_state.get(shown_key)

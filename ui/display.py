@@ -72,13 +72,14 @@ def _choice_words(key: str, t: Callable[..., str], host) -> dict:
     }
 
 
-def display_sidebar(lang: str, notices=None) -> Display:
+def display_sidebar(lang: str, notices=None, recreated: bool = False) -> Display:
     """The options in the sidebar; their corrections go into `notices` (app.py: the top of the main area,
-    where a phone shows them; the sidebar when not given)."""
+    where a phone shows them; the sidebar when not given). `recreated`: its widgets are new ones this run
+    (ui/url_state.widgets_recreated)."""
     t = lambda key, **kw: i18n.t(key, lang, **kw)  # noqa: E731
     report: list = []
-    # Valid before the widgets are drawn (and kept when a page change re-creates them).
-    values = url_state.settle(DISPLAY_URL_KEYS, {}, store=KEPT, report=report, always_write=True)
+    # Valid before the widgets are drawn.
+    values = url_state.settle(DISPLAY_URL_KEYS, {}, store=KEPT, report=report, recreated=recreated)
     st.session_state[SETTLED] = Display(**values)
     sb = st.sidebar
     sb.header(t("display.header"))

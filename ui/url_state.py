@@ -107,7 +107,7 @@ def settle(
     drawn: Sequence[str] = (),
     notice: Callable[[Fix, bool], str | None] | None = None,
     report: list[tuple[Fix, bool]] | None = None,
-    always_write: bool = False,
+    recreated: bool = False,
 ) -> dict[str, Any]:
     """Every key's valid value (see the module's doc): the one loop that settles the shared settings (app.py),
     the display options (ui/display.py) and each page's keys.
@@ -117,8 +117,12 @@ def settle(
     `drawn`: keys whose widget this run has already drawn (their state can no longer be written).
     `notice(fix, from_link)`: the text of the notice a correction gets, or None for none (default: the common
     notice, for corrections a link caused); with `report`, nothing is shown and (fix, from_link) pairs are
-    appended there instead. `always_write`: put every value in session state even when unchanged (widgets a page
-    change re-creates would otherwise come back at their defaults)."""
+    appended there instead. `recreated`: this run draws these keys' widgets as new widgets (widgets_recreated).
+
+    A value is put in session state only when it differs from what the session holds, or when its widget is new:
+    writing a widget's key makes Streamlit send that value to the browser, and a run that started before the
+    user's last key press would send the older value back over the one the browser has just sent (the press was
+    lost). A new widget has no value the browser sent, and without the write it would start at its default."""
     first = set(url_first)
     store_values = kept(store)
     raw: dict[str, object] = {}
@@ -167,11 +171,41 @@ def settle(
             # the page was loaded with (ui/seam entry `url_values`): from here on the session's value decides.
             seam.forget_initial_url_value(name)
         current = st.session_state.get(name)
-        if always_write or current != value or type(current) is not type(value):
+        if recreated or current != value or type(current) is not type(value):
             st.session_state[name] = value  # a re-created widget takes it instead of its default
     if drops or sets:
         _write_url(drops, sets)
     return values
+
+
+DRAWN_IN = "_url_state_drawn_in"  # the script the last run drew the sidebar in (ui/shell.page_running_the_app)
+
+
+def widgets_recreated(script: str | None) -> bool:
+    """app.py, once a run before its first widget: will this run's sidebar widgets be new ones? On a session's first
+    run, and when app.py runs in another script than on the last run (`script`: ui/shell.page_running_the_app;
+    Streamlit's widget ids change with it)."""
+    first = DRAWN_IN not in st.session_state
+    before = st.session_state.get(DRAWN_IN)
+    st.session_state[DRAWN_IN] = script
+    return first or before != script
+
+
+def relink(keys: Sequence[UrlKey], store: str, env: Env) -> None:
+    """The end of a run: put back in the link every value of `keys` (settled into `store`) that it lost. A page
+    change starts from the page's bare address; the value stays in its widget, and the link must carry it too
+    (never a default: Streamlit leaves those out). The link only: no widget is sent a value."""
+    values = kept(store)
+    lost = [
+        (key.name, (as_url(values[key.name]),))
+        for key in keys
+        if key.name in values
+        and not isinstance(values[key.name], (list, tuple))
+        and values[key.name] != key.resolved({**env, **values})["default"]
+        and not url_values(key.name)
+    ]
+    if lost:
+        _write_url([], lost)
 
 
 def _write_url(drops: list[str], sets: list[tuple[str, tuple[str, ...]]]) -> None:
