@@ -197,15 +197,15 @@ def relink(keys: Sequence[UrlKey], store: str, env: Env) -> None:
     (never a default: Streamlit leaves those out). The link only: no widget is sent a value."""
     values = kept(store)
     lost = [
-        (key.name, (as_url(values[key.name]),))
+        (key.name, as_url(values[key.name]))
         for key in keys
         if key.name in values
         and not isinstance(values[key.name], (list, tuple))
         and values[key.name] != key.resolved({**env, **values})["default"]
         and not url_values(key.name)
     ]
-    if lost:
-        _write_url([], lost)
+    if lost and not seam.link_values(lost):
+        _write_url([], [(name, (text,)) for name, text in lost])
 
 
 def _write_url(drops: list[str], sets: list[tuple[str, tuple[str, ...]]]) -> None:

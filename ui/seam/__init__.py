@@ -66,6 +66,7 @@ ENTRIES = (
             ("streamlit.runtime.state.session_state_proxy", "get_session_state"),
             (_SS, "query_params"),
             (_QP, "_initial_query_params"),
+            (_QP, "set_corrected_value"),
         ),
         "a bad link value is corrected before its widget reads it: no crash, the corrected value on the first run",
         "tests/test_seam.py::test_a_forgotten_url_value_no_longer_seeds_its_widget",
@@ -220,6 +221,22 @@ def rewrite_url(drop, cut) -> bool:
     for key in (*dropped, *cuts):
         forget_initial_url_value(key)
     return True
+
+
+def link_values(pairs) -> bool:
+    """Entry `url_values`: write (key, text) pairs into the link even where a key is bound to a widget (public
+    writes refuse a bound key). The link only: no widget is sent a value. False when Streamlit lacks the names."""
+    if not enabled():
+        return False
+    try:
+        from streamlit.runtime.state.session_state_proxy import get_session_state
+
+        with get_session_state().query_params() as qp:
+            for key, text in pairs:
+                qp.set_corrected_value(key, text, "string_value")
+        return True
+    except (AttributeError, ImportError, RuntimeError):
+        return False
 
 
 def forget_initial_url_value(key: str) -> None:
