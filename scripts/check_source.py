@@ -63,9 +63,6 @@ def safe_value(node: ast.AST) -> bool:
     if isinstance(node, ast.Name):
         # walkthrough: where = t("walk.step_of", ...); ui.choice.HIDDEN_CSS; ui.tables.CSS
         return node.id in {"where", "HIDDEN_CSS", "TABLE_CSS", "BAR_CSS", "BIG_CSS"}  # our own style sheets
-    if isinstance(node, ast.Attribute):
-        name = ast.unparse(node)  # ui/seam's constants: Streamlit DOM names, never user text
-        return name.startswith("seam.") and name.endswith("_SELECTOR")
     return False
 
 
