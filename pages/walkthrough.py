@@ -13,6 +13,8 @@ built once per settings and choices for the whole server (ui.cache.shared) and d
 ui.heatmaps.show_heatmap (issue 18's chart route).
 """
 
+from html import escape
+
 import streamlit as st
 
 from core.frozen import freeze
@@ -22,7 +24,7 @@ from lessons import walkthrough as W
 from lessons.heatmap import Heatmap
 from lessons.settings import Settings
 from lessons.url import Fix
-from ui import seam, url_state  # seam: Streamlit's DOM names (not public), entry `test_ids`
+from ui import url_state
 from ui.cache import shared, shared_function
 from ui.choice import HIDDEN_SUFFIX, labelled
 from ui.downloads import scenario_downloads
@@ -101,6 +103,15 @@ def small(text: str) -> str:
     return f":small[:gray[{text}]]"
 
 
+def note(text: str, host=None) -> None:
+    """A caption; in the presenter view inside our own class `walk-note`, which the view's CSS keeps small."""
+    host = host or st
+    if PRESENT:  # blank lines around the text: the markdown inside the div is still markdown
+        host.caption(f"<div class='walk-note'>\n\n{escape(text, quote=False)}\n\n</div>", unsafe_allow_html=True)
+    else:
+        host.caption(text)
+
+
 def shape_markdown(step: W.Step, present: bool = False, where: bool = True) -> str:
     """Where the step's code comes from (in caption style) and its shapes under a bold title, ONE markdown element
     (every element a step re-sends costs the browser a render). `present`: the reshape chain of split / concat one
@@ -134,7 +145,7 @@ def step_figures(step: W.Step, big: bool) -> None:
     label = W.role_label(name, s.d_model)  # split: one role's heads; project: q, k, v one at a time when wide
     role = role_choice(label) if label else "q"
     if label == "walk.project.role":
-        st.caption(t("walk.project.one", d_model=s.d_model))
+        note(t("walk.project.one", d_model=s.d_model))
     charts = shared("walk.charts", SETTINGS_KEY + (name, heads, role), lambda: W.step_charts(run, name, heads, role))
     if name == "split":
         heads_map = " · ".join(word(part, t) for part in W.split_map(heads, d_k))
@@ -150,7 +161,7 @@ def step_figures(step: W.Step, big: bool) -> None:
     elif charts.mask is not None:
         left, right = st.columns([1, 2]) if not big or PRESENT else (st.container(), st.container())
         with left:
-            st.caption(t("walk.mask.grid"))
+            note(t("walk.mask.grid"))
             chart(charts.mask, "walk_mask")
         with right:
             chart(charts.main, "walk_chart", fit=300)
@@ -344,8 +355,9 @@ def head_pager() -> None:
     with row:
         st.pagination(N_PAGES, key="walk_hpage", bind="query-params", persist_state="page")
     heads = heads_for_page()
-    row.caption(
-        t("common.heads_range", first=heads[0], last=heads[-1], h=h) + " — " + t("walk.heads_capped", h=h, n=PER_PAGE)
+    note(
+        t("common.heads_range", first=heads[0], last=heads[-1], h=h) + " — " + t("walk.heads_capped", h=h, n=PER_PAGE),
+        row,
     )
 
 
@@ -365,7 +377,7 @@ def present_step(step: W.Step) -> None:
         source = W.step_source(step.name)
         with st.expander(t("walk.present.code"), icon=":material/code:"):
             st.code(source.code, language="python", wrap_lines=True)
-            st.caption(t("walk.code_where", where=source.where()))
+            note(t("walk.code_where", where=source.where()))
     with right:
         if step.per_head:
             head_pager()
@@ -398,16 +410,18 @@ PRESENT = view == "present"
 if PRESENT:
     # The projector gets the whole width: the sidebar starts collapsed (its arrow opens it again).
     st.set_page_config(initial_sidebar_state="collapsed")
-    st.html(f"""<style>
-            .st-key-walk_title, {seam.LAYOUT_WRAPPER_SELECTOR}:has(> .st-key-walk_title) {{ display: none !important; }}
-            {seam.MAIN_BLOCK_SELECTOR} {{ padding-top: 4.5rem !important; }}
-            .st-key-walk_present p, .st-key-walk_present li {{ font-size: 1.5rem !important; line-height: 1.5; }}
-            .st-key-walk_present .katex-display > .katex {{ font-size: 1.5em !important; }}
-            .st-key-walk_present code {{ font-size: 1.1rem !important; }}
-            .st-key-walk_present h2 {{ font-size: 2.4rem !important; padding-top: 0 !important; }}
-            .st-key-walk_present {seam.CAPTION_SELECTOR} p {{ font-size: 1.1rem !important; }}
-            .st-key-walk_present .walk-step-of {{ font-size: 1.5rem; }}
-            .st-key-walk_present {seam.BUTTON_GROUP_SELECTOR} button p {{ font-size: 1.05rem !important; }}
+    # Our keyed classes only; the main area's padded block is found as the <main> landmark's first child
+    # (ui/seam entry `keyed_css`: its canary measures what these rules give).
+    st.html("""<style>
+            .st-key-walk_title, :has(> .st-key-walk_title:only-child) { display: none !important; }
+            main > :first-child { padding-top: 4.5rem !important; }
+            .st-key-walk_present p, .st-key-walk_present li { font-size: 1.5rem !important; line-height: 1.5; }
+            .st-key-walk_present .katex-display > .katex { font-size: 1.5em !important; }
+            .st-key-walk_present code { font-size: 1.1rem !important; }
+            .st-key-walk_present h2 { font-size: 2.4rem !important; padding-top: 0 !important; }
+            .st-key-walk_present .walk-note p { font-size: 1.1rem !important; }
+            .st-key-walk_present .walk-step-of { font-size: 1.5rem; }
+            .st-key-walk_step_shown button p, .st-key-walk_role button p { font-size: 1.05rem !important; }
             </style>""")  # static CSS only: no space in the page
     with st.container(key="walk_keys" + HIDDEN_SUFFIX):  # no space either
         step_keys("walk_keys", go)  # ← → (and a clicker's Page Up / Page Down) step, like the buttons

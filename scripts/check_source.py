@@ -63,9 +63,6 @@ def safe_value(node: ast.AST) -> bool:
     if isinstance(node, ast.Name):
         # walkthrough: where = t("walk.step_of", ...); ui.choice.HIDDEN_CSS; ui.tables.CSS
         return node.id in {"where", "HIDDEN_CSS", "TABLE_CSS", "BAR_CSS", "BIG_CSS"}  # our own style sheets
-    if isinstance(node, ast.Attribute):
-        name = ast.unparse(node)  # ui/seam's constants: Streamlit DOM names, never user text
-        return name.startswith("seam.") and name.endswith("_SELECTOR")
     return False
 
 
@@ -126,11 +123,14 @@ def seam_private_names() -> set[str]:
     sys.path.insert(0, str(ROOT))
     from ui import seam
 
+    # Common words drop out: st.query_params is public, and "states" or "serializer" name other things too; the private
+    # route to them (get_session_state, widget_metadata) is what counts.
+    common = {"query_params", "states", "serializer", "deserializer"}
     return {
         name.removeprefix("self.")
         for where, name in seam.PRIVATE_NAMES
         if where.startswith("streamlit.") and name.removeprefix("self.").isidentifier()
-    } - {"query_params"}  # public as st.query_params: the private route to the seam's one is get_session_state
+    } - common
 
 
 def private_streamlit(path: Path, tree: ast.AST, names: set[str]) -> list[str]:

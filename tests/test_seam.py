@@ -93,9 +93,9 @@ def test_every_back_message_type_is_let_through_or_refused_on_purpose():
 
 
 def test_the_registry_is_small_and_every_entry_names_a_behaviour_canary_that_exists():
-    """At most 13 behaviours and 20 private names, each entry with its gain in one line and a test of the
-    behaviour (not of a name)."""
-    assert len(seam.ENTRIES) <= 13 and len(seam.PRIVATE_NAMES) <= 20
+    """At most 13 behaviours and 18 private names (today's count: one more fails), each entry with its gain in
+    one line and a test of the behaviour (not of a name)."""
+    assert len(seam.ENTRIES) <= 13 and len(seam.PRIVATE_NAMES) <= 18
     assert len({e.name for e in seam.ENTRIES}) == len(seam.ENTRIES)
     for entry in seam.ENTRIES:
         assert entry.gain and "\n" not in entry.gain and entry.checked == seam.CHECKED_STREAMLIT, entry.name

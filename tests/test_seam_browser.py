@@ -6,7 +6,6 @@ import re
 
 import pytest
 from conftest import ROOT, open_app, sidebar_slider, wait_idle
-from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 from servers import Server
 
@@ -40,32 +39,50 @@ def test_with_the_seam_off_pages_are_streamlits_own_and_still_work(page, server_
     expect(page.get_by_role("heading", name=i18n.t("page.walkthrough", "en"))).to_be_visible()
     # corrections are said at the top of the main area (a phone never shows the sidebar's)
     expect(page.locator("[data-testid=stMain] [data-testid=stAlert]").get_by_text("everything")).to_be_visible()
-    # Entry `test_ids` (on with any version): the presenter view's captions keep 1.1rem through CAPTION_SELECTOR.
-    open_app(page, server_seam_off, "walkthrough", walk_view="present", lang="en")
-    sizes = f"""() => [
-        '.st-key-walk_present {seam.CAPTION_SELECTOR} p', '.st-key-walk_present [data-testid=stMarkdownContainer] p']
-        .map(s => document.querySelector(s)).map(e => e && getComputedStyle(e).fontSize)"""
-    # The page's style element can land a moment after the script is idle: wait for the sizes it sets (1.1rem, the
-    # presenter's text 1.5rem), and say what was read if they never come.
-    try:
-        page.wait_for_function(f"() => ({sizes})().join() === '17.6px,24px'")
-    except PlaywrightTimeout:
-        raise AssertionError(f"presenter text sizes: {page.evaluate(sizes)}") from None
+    # Entry `keyed_css` (on with any version): the presenter view's captions keep 1.1rem through our own class.
+    open_app(page, server_seam_off, "walkthrough", walk_view="present", walk_step="project", d_model=512, lang="en")
+    expect(page.locator(".st-key-walk_present .walk-note p").first).to_have_css("font-size", "17.6px", timeout=30_000)
+    expect(present_text(page)).to_have_css("font-size", "24px")  # the presenter's text 1.5rem
 
 
-def test_every_test_id_the_css_aims_at_is_on_a_rendered_page(page, server):
-    """Behaviour canary (seam entry `test_ids`): each of the app's CSS rules built on a Streamlit test id
-    matches an element of a rendered page (the presenter view has them all). If Streamlit renames one, its rule
-    silently matches nothing; this says which."""
-    from ui.choice import HIDDEN_SUFFIX
+def present_text(page):
+    """A paragraph of the presenter view's step text (a markdown element, not a caption): the shapes'."""
+    return page.locator(".st-key-walk_present p").filter(has_text=i18n.t("walk.shape", "en")).first
 
-    rules = [
-        f".st-key-walk_present {seam.CAPTION_SELECTOR} p",  # pages/walkthrough.py
-        f".st-key-walk_present {seam.BUTTON_GROUP_SELECTOR} button p",
-        seam.MAIN_BLOCK_SELECTOR,
-        f"{seam.LAYOUT_WRAPPER_SELECTOR}:has(> [class*='{HIDDEN_SUFFIX}'])",  # ui/choice.py's hidden carrier
-    ]
-    assert {s for s in seam.SELECTORS if not any(s in r for r in rules)} == set()  # every test id is checked
-    open_app(page, server, "walkthrough", walk_view="present", lang="en")
-    for rule in rules:  # the page is drawn progressively: each rule's element may come a moment later
-        page.locator(rule).first.wait_for(state="attached", timeout=30_000)  # a timeout names the rule that failed
+
+def test_the_css_on_our_own_classes_gives_the_presenter_view_its_look(page, server):
+    """Behaviour canary (seam entry `keyed_css`): what the app's CSS, aimed at our st-key-<key> classes and at
+    the DOM around them, gives the presenter view. Fails when Streamlit changes that DOM (the wrapper around a
+    keyed block, the <main> landmark's padded first child, a pills group's ARIA role)."""
+    open_app(page, server, "walkthrough", walk_view="present", walk_step="softmax", lang="en")
+    page.wait_for_function("() => typeof window.__alStepKeys === 'function'")  # ui/keys.py is listening
+    probe = """() => {
+        const size = s => { const e = document.querySelector(s); return e && getComputedStyle(e).fontSize; };
+        const main = document.querySelector('main');
+        return {
+            top: main && getComputedStyle(main.firstElementChild).paddingTop,
+            pills: size('.st-key-walk_step_shown button p'),
+            carriers: document.querySelectorAll("[class*='_al_hidden']").length,
+            gaps: [...document.querySelectorAll("[class*='_al_hidden']")]
+                .filter(e => e.parentElement.getBoundingClientRect().height > 0 ||
+                             getComputedStyle(e.parentElement).display !== 'none').length,
+        };
+    }"""
+    page.wait_for_function(f"() => ({probe})().top === '72px'", timeout=30_000)  # the page's style can land late
+    look = page.evaluate(probe)
+    assert look["top"] == "72px", look  # 4.5rem above the view selector (Streamlit's own 6rem elsewhere)
+    assert look["pills"] == "16.8px", look  # 1.05rem
+    assert look["carriers"] >= 3 and look["gaps"] == 0, look  # each hidden carrier's wrapper hidden with it: no gap
+    # ← → inside the step pills move the focus there and do not step the walkthrough as well: after → in the
+    # pills and ← on the page, the step is the one before (a step from the pills too would end where it began)
+    page.locator(".st-key-walk_step_shown button[aria-checked=true]").focus()
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => document.activeElement && document.activeElement.textContent.includes('8 ·')")
+    page.locator(".st-key-walk_present h2").first.click()
+    page.keyboard.press("ArrowLeft")
+    expect(page).to_have_url(re.compile(r"walk_step=mask"))
+    wait_idle(page)
+    # a caption in the presenter view keeps 1.1rem (project at d_model 512 draws one beside its chart)
+    open_app(page, server, "walkthrough", walk_view="present", walk_step="project", d_model=512, lang="en")
+    expect(page.locator(".st-key-walk_present .walk-note p").first).to_have_css("font-size", "17.6px")
+    expect(present_text(page)).to_have_css("font-size", "24px")

@@ -76,6 +76,7 @@ def notices(at) -> list[str]:
         ("d_model", "double_value", math.inf),  # a select-slider
         ("num_heads", "string_array_value", ["7"]),  # not one of its options
         ("mask", "double_array_value", [0.5, 1.5]),  # a selectbox (the URL carrier)
+        ("mask", "string_value", "zz-unknown"),  # not one of its options (Streamlit would take it silently)
         ("palette", "double_value", math.nan),  # a button group
         ("seed", "double_value", math.nan),  # a number box
         ("seed", "string_value", "abc"),

@@ -21,16 +21,12 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from ui import seam
-
 SHOWN = "_shown"
 HIDDEN_SUFFIX = "_al_hidden"  # a container whose key ends so is hidden (HIDDEN_CSS)
-# One rule for every carrier: st.container(key=...) gives its block the class st-key-<key>.
-# (Streamlit wraps a container in a layout wrapper that keeps a flex gap even when empty: hide it too.)
-HIDDEN_CSS = (
-    f"[class*='{HIDDEN_SUFFIX}'],{seam.LAYOUT_WRAPPER_SELECTOR}:has(> [class*='{HIDDEN_SUFFIX}'])"
-    "{display:none !important}"
-)
+# One rule for every carrier: st.container(key=...) gives its block the class st-key-<key>. Streamlit wraps
+# the block in a wrapper of its own, which keeps a flex gap even when empty: the rule hides that parent too,
+# found by our class alone (only when the carrier is its one child, so no block with other content is hidden).
+HIDDEN_CSS = f"[class*='{HIDDEN_SUFFIX}'],:has(> [class*='{HIDDEN_SUFFIX}']:only-child){{display:none !important}}"
 
 
 def labelled(

@@ -12,8 +12,6 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from ui import seam
-
 _JS = """
 export default function (component) {
   const {parentElement, setTriggerValue} = component;
@@ -24,7 +22,7 @@ export default function (component) {
     if (e.defaultPrevented || e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || e.repeat) return;
     const t = e.target;
     if (t && t.closest && t.closest('input,textarea,select,[contenteditable=true],[role=slider],[role=listbox],' +
-                                    '[role=combobox],[role=tablist],[role=radiogroup],BUTTON_GROUP')) return;
+                                    '[role=combobox],[role=tablist],[role=radiogroup],[role=toolbar]')) return;
     const delta = {ArrowRight: 1, PageDown: 1, ArrowLeft: -1, PageUp: -1}[e.key];
     if (!delta) return;
     e.preventDefault();
@@ -34,7 +32,7 @@ export default function (component) {
   win.addEventListener("keydown", onKey);
   return () => { win.removeEventListener("keydown", onKey); if (win.__alStepKeys === onKey) win.__alStepKeys = null; };
 }
-""".replace("BUTTON_GROUP", seam.BUTTON_GROUP_SELECTOR)  # Streamlit's DOM name: ui/seam, entry `test_ids`
+"""  # st.pills / st.segmented_control: role radiogroup (one choice) or toolbar (several)
 KEYS = st.components.v2.component("attention_lab.step_keys", js=_JS)
 
 
