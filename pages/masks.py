@@ -78,8 +78,8 @@ st.code(
 url_state.settle(lab.URL_KEYS, {"settings": s}, t=t, store=grid.KEPT, notice=notice)
 
 with st.container(border=True):
-    st.markdown(f"**{t('masks.controls')}**")
-    st.caption(t("masks.kind_from_sidebar", kind=t(f"mask.{s.mask}")))
+    # the box's title and where it starts from: one element (each element a step re-sends costs a render)
+    st.markdown(f"**{t('masks.controls')}**\n\n:small[:gray[{t('masks.kind_from_sidebar', kind=t(f'mask.{s.mask}'))}]]")
     c1, c2, c3 = st.columns(3)
     with c1:
         # Translated labels, neutral names in the URL (ui/choice.py: Streamlit binds the shown text).

@@ -24,6 +24,13 @@ PINS = {
     ("walkthrough", (("walk_view", "all"),)): 76,  # ten steps' formula, text, code, shape and button
     ("walkthrough", (("walk_step", "softmax"), ("walk_drill", "true"))): 41,  # the cell's story open
     ("positions", (("pos_tab", "rope"),)): 36,
+    # each section's heading, intro and formula one element; widgets side by side in one row container
+    ("softmax", (("soft_tab", "tiles"),)): 31,
+    ("softmax", (("soft_tab", "max"),)): 24,
+    ("softmax", (("soft_tab", "scale"),)): 26,
+    ("heads", (("heads_tab", "cost"),)): 30,  # the four metrics in one row container
+    ("heads", (("heads_tab", "heads"),)): 13,
+    ("masks", (("masks_tab", "grid"),)): 38,
 }
 
 
