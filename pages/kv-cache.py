@@ -100,8 +100,8 @@ def sharing_section() -> None:
         return K.sharing_view(s, kv_heads, custom_text=ctx.custom_text, mha=mha)
 
     shown = K.sharing_shown(shared("kv_sharing", (*SK, kv_heads), build))
-    st.subheader(t("kv.share.title"))
-    st.write(t("kv.share.about"))
+    # heading and what it shows: one element (each element a step re-sends costs the browser a render)
+    st.markdown(f"### {t('kv.share.title')}\n\n{t('kv.share.about')}")
     if shown.groups is None:  # MHA: nothing is shared (a table of h rows "i | i" would say only that)
         st.caption(t("kv.share.none", h=h))
     else:
@@ -119,8 +119,7 @@ def sharing_section() -> None:
         st.caption(say(shown.q_caption))
         st.caption(say(*shown.k_caption))
         show_heatmap(shown.k, key="kv_k", t=t)
-    st.caption(t("kv.share.v_same"))
-    st.caption(say(shown.weights_caption))
+    st.caption(f"{t('kv.share.v_same')}\n\n{say(shown.weights_caption)}")  # two captions in a row: one element
     show_heatmap(shown.weights, key="kv_weights", t=t)
     st.markdown(t("kv.share.table", T=T))
     table(shown.table)
@@ -197,10 +196,9 @@ def decode_section() -> None:
 
 # ------------------------------------------------------------------ 3. memory against context length
 def memory_section() -> None:
-    st.subheader(t("kv.mem.title"))
-    st.latex(t("kv.mem.latex"))
-    st.caption(t("kv.mem.formula"))
-    c1, c2 = st.columns(2)
+    # heading, formula and what its letters are: one element; the two choices in one row container
+    st.markdown(f"### {t('kv.mem.title')}\n\n$${t('kv.mem.latex')}$$\n\n:small[:gray[{t('kv.mem.formula')}]]")
+    c1 = c2 = st.container(horizontal=True)
     # The model's published name and a context length with separators (ui/choice.py): the URL keeps the slug
     # and the number, the reader sees "Llama-3-8B" and "131,072".
     labelled(

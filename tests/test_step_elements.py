@@ -31,6 +31,11 @@ PINS = {
     ("heads", (("heads_tab", "cost"),)): 30,  # the four metrics in one row container
     ("heads", (("heads_tab", "heads"),)): 13,
     ("masks", (("masks_tab", "grid"),)): 38,
+    ("kv-cache", (("kv_tab", "sharing"),)): 26,
+    ("kv-cache", (("kv_tab", "memory"),)): 25,  # heading, formula and its letters one element; choices in a row
+    ("real-model", ()): 26,
+    ("why-heads", ()): 21,
+    ("quiz", ()): 18,
 }
 
 
