@@ -135,10 +135,9 @@ def next_token() -> None:
 
 
 def decode_section() -> None:
-    st.subheader(t("kv.dec.title"))
-    st.write(t("kv.dec.about"))
+    st.markdown(f"### {t('kv.dec.title')}\n\n{t('kv.dec.about')}")  # one element: each costs a render on a step
     step, head = v["kv_step"], v["kv_head"]  # the widgets show the settled values
-    c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
+    c1 = c2 = c3 = st.container(horizontal=True, vertical_alignment="bottom")  # one container, not four (columns)
     with c1:
         st.slider(t("kv.dec.step", T=T), 1, T, key="kv_step", bind="query-params", on_change=keep, args=("kv_step",))
     with c2:
@@ -148,18 +147,23 @@ def decode_section() -> None:
             on_click=next_token,
             icon=":material/skip_next:",
             disabled=step >= T,
-            width="stretch",
         )
     with c3:
         st.selectbox(
-            t("kv.dec.head"), list(range(h)), key="kv_head", bind="query-params", on_change=keep, args=("kv_head",)
+            t("kv.dec.head"),
+            list(range(h)),
+            key="kv_head",
+            bind="query-params",
+            on_change=keep,
+            args=("kv_head",),
+            width=160,  # a head number: the step slider takes the rest of the row
         )
     view = shared("kv_decode", (*SK, kv_heads, step, head), lambda: K.decode_view(s, kv_heads, step, head))
     shown = K.decode_shown(view)
     if view.shared_mask_differs:
         st.info(t("kv.dec.mask_note", mask=t(f"mask.{view.shared_mask}")), icon=":material/info:")
-    st.markdown(t(shown.now.key, tok=plain(view.new_token, 40), **shown.now.kw()))
-    st.caption(say(shown.q_row))
+    now = t(shown.now.key, tok=plain(view.new_token, 40), **shown.now.kw())  # a typed token: outside :small[]
+    st.markdown(f"{now}\n\n:small[:gray[{say(shown.q_row)}]]")  # the step and what the first chart shows: one
     show_heatmap(view.q_row, key="kv_q_row", t=t)
     left, right = st.columns(2)
     with left:
@@ -181,10 +185,10 @@ def decode_section() -> None:
     table(shown.output_table)
     check(view.equal, shown.equal)
     st.markdown(say(shown.cost_title))
-    for column, (label, value) in zip(st.columns(3), shown.costs):
-        column.metric(t(label), value, border=True)
-    st.caption(say(shown.so_far))
-    st.markdown(t("kv.dec.mask.title"))
+    costs = st.container(horizontal=True)  # one container, not four (columns)
+    for label, value in shown.costs:
+        costs.metric(t(label), value, border=True)
+    st.markdown(f":small[:gray[{say(shown.so_far)}]]\n\n{t('kv.dec.mask.title')}")  # two paragraphs, one element
     left, right = st.columns(2)
     with left:
         st.caption(say(shown.bottom_right))

@@ -33,6 +33,7 @@ PINS = {
     ("masks", (("masks_tab", "grid"),)): 38,
     ("kv-cache", (("kv_tab", "sharing"),)): 26,
     ("kv-cache", (("kv_tab", "memory"),)): 25,  # heading, formula and its letters one element; choices in a row
+    ("kv-cache", (("kv_tab", "decode"),)): 50,  # step/next/head and the three costs each in one row container
     ("real-model", ()): 26,
     ("why-heads", ()): 21,
     ("quiz", ()): 18,
