@@ -31,6 +31,8 @@ PINS = {
     ("heads", (("heads_tab", "cost"),)): 30,  # the four metrics in one row container
     ("heads", (("heads_tab", "heads"),)): 13,
     ("masks", (("masks_tab", "grid"),)): 38,
+    ("masks", (("masks_tab", "row"),)): 33,
+    ("masks", (("masks_tab", "polarity"),)): 40,
     ("kv-cache", (("kv_tab", "sharing"),)): 26,
     ("kv-cache", (("kv_tab", "memory"),)): 25,  # heading, formula and its letters one element; choices in a row
     ("kv-cache", (("kv_tab", "decode"),)): 50,  # step/next/head and the three costs each in one row container
