@@ -224,8 +224,8 @@ def timing_running(job) -> str:
 
 
 def timing_section() -> None:
-    st.subheader(t("heads.time.title"))
-    st.caption(t("heads.time.about", d_model=d, T=T, repeats=TIMING_REPEATS))
+    about = t("heads.time.about", d_model=d, T=T, repeats=TIMING_REPEATS)
+    st.markdown(f"### {t('heads.time.title')}\n\n:small[:gray[{about}]]")  # heading + what is timed: one element
     timing_key = (d, T, s.seed)
     over_h = totals_over_heads(1, T, T, d, masked=masked)
     # This session's timings by (d, T, seed), and this one once the queue has run it.
@@ -262,8 +262,7 @@ def timing_section() -> None:
 
 # ---------------------------------------------------------------- 5. one big projection = h small ones
 def slice_section() -> None:
-    st.subheader(t("heads.slice.title"))
-    st.write(t("heads.slice.about", d=d))
+    st.markdown(f"### {t('heads.slice.title')}\n\n{t('heads.slice.about', d=d)}")  # heading + text: one element
     head = st.selectbox(
         t("heads.slice.head"),
         list(range(h)),

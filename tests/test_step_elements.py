@@ -30,6 +30,8 @@ PINS = {
     ("softmax", (("soft_tab", "scale"),)): 26,
     ("heads", (("heads_tab", "cost"),)): 30,  # the four metrics in one row container
     ("heads", (("heads_tab", "heads"),)): 13,
+    ("heads", (("heads_tab", "slice"),)): 25,
+    ("heads", (("heads_tab", "timing"),)): 14,
     ("masks", (("masks_tab", "grid"),)): 38,
     ("masks", (("masks_tab", "row"),)): 33,
     ("masks", (("masks_tab", "polarity"),)): 40,
