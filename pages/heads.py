@@ -86,8 +86,8 @@ open_id, tabs = lazy_tabs("heads_tab", SECTIONS, lambda sid, lang: i18n.t(f"head
 
 # ---------------------------------------------------------------- 1. shape flow
 def shapes_section() -> None:
-    st.subheader(t("heads.flow.title"))
-    st.caption(t("heads.flow.about"))
+    # the heading and what the diagram shows: one element (each element a step re-sends costs the browser a render)
+    st.markdown(f"### {t('heads.flow.title')}\n\n:small[:gray[{t('heads.flow.about')}]]")
     boxes = H.shape_flow(d, h, T, prev_h=prev)
     titles = box_titles(boxes)
     if prev:
@@ -110,10 +110,10 @@ def shapes_section() -> None:
 
 # ---------------------------------------------------------------- 2. every head
 def heads_section() -> None:
-    st.subheader(t("heads.grid.title"))
     weights = run.trace.weights[0]  # (h, T, T)
     zrange = shared("heads_range", SK, lambda: H.data_range(weights))  # over all heads, even those not drawn
-    st.caption(t("heads.grid.about", lo=zrange[0], hi=zrange[1], h=h))
+    about = t("heads.grid.about", lo=zrange[0], hi=zrange[1], h=h)
+    st.markdown(f"### {t('heads.grid.title')}\n\n:small[:gray[{about}]]")  # one element
     if h > PER_PAGE:
 
         def page_label(p: int) -> str:
@@ -164,8 +164,9 @@ def cost_section() -> None:
     st.subheader(t("heads.cost.title"))
     titles = box_titles(H.shape_flow(d, h, T))
     with_help = ("elementwise", "memory")  # heads.cost.<name>.help
-    for col, m in zip(st.columns(4), H.cost_metrics(T, d, h, masked=masked)):
-        col.metric(
+    metrics = st.container(horizontal=True)  # one container, not five (columns: one a column more)
+    for m in H.cost_metrics(T, d, h, masked=masked):
+        metrics.metric(
             t(f"heads.cost.{m.name}"),
             m.shown,
             t("heads.cost.same") if m.same else t("heads.cost.vs_one", r=m.ratio),
@@ -223,8 +224,8 @@ def timing_running(job) -> str:
 
 
 def timing_section() -> None:
-    st.subheader(t("heads.time.title"))
-    st.caption(t("heads.time.about", d_model=d, T=T, repeats=TIMING_REPEATS))
+    about = t("heads.time.about", d_model=d, T=T, repeats=TIMING_REPEATS)
+    st.markdown(f"### {t('heads.time.title')}\n\n:small[:gray[{about}]]")  # heading + what is timed: one element
     timing_key = (d, T, s.seed)
     over_h = totals_over_heads(1, T, T, d, masked=masked)
     # This session's timings by (d, T, seed), and this one once the queue has run it.
@@ -261,8 +262,7 @@ def timing_section() -> None:
 
 # ---------------------------------------------------------------- 5. one big projection = h small ones
 def slice_section() -> None:
-    st.subheader(t("heads.slice.title"))
-    st.write(t("heads.slice.about", d=d))
+    st.markdown(f"### {t('heads.slice.title')}\n\n{t('heads.slice.about', d=d)}")  # heading + text: one element
     head = st.selectbox(
         t("heads.slice.head"),
         list(range(h)),

@@ -100,8 +100,8 @@ def sharing_section() -> None:
         return K.sharing_view(s, kv_heads, custom_text=ctx.custom_text, mha=mha)
 
     shown = K.sharing_shown(shared("kv_sharing", (*SK, kv_heads), build))
-    st.subheader(t("kv.share.title"))
-    st.write(t("kv.share.about"))
+    # heading and what it shows: one element (each element a step re-sends costs the browser a render)
+    st.markdown(f"### {t('kv.share.title')}\n\n{t('kv.share.about')}")
     if shown.groups is None:  # MHA: nothing is shared (a table of h rows "i | i" would say only that)
         st.caption(t("kv.share.none", h=h))
     else:
@@ -119,8 +119,7 @@ def sharing_section() -> None:
         st.caption(say(shown.q_caption))
         st.caption(say(*shown.k_caption))
         show_heatmap(shown.k, key="kv_k", t=t)
-    st.caption(t("kv.share.v_same"))
-    st.caption(say(shown.weights_caption))
+    st.caption(f"{t('kv.share.v_same')}\n\n{say(shown.weights_caption)}")  # two captions in a row: one element
     show_heatmap(shown.weights, key="kv_weights", t=t)
     st.markdown(t("kv.share.table", T=T))
     table(shown.table)
@@ -136,10 +135,9 @@ def next_token() -> None:
 
 
 def decode_section() -> None:
-    st.subheader(t("kv.dec.title"))
-    st.write(t("kv.dec.about"))
+    st.markdown(f"### {t('kv.dec.title')}\n\n{t('kv.dec.about')}")  # one element: each costs a render on a step
     step, head = v["kv_step"], v["kv_head"]  # the widgets show the settled values
-    c1, c2, c3 = st.columns([3, 1, 1], vertical_alignment="bottom")
+    c1 = c2 = c3 = st.container(horizontal=True, vertical_alignment="bottom")  # one container, not four (columns)
     with c1:
         st.slider(t("kv.dec.step", T=T), 1, T, key="kv_step", bind="query-params", on_change=keep, args=("kv_step",))
     with c2:
@@ -149,18 +147,23 @@ def decode_section() -> None:
             on_click=next_token,
             icon=":material/skip_next:",
             disabled=step >= T,
-            width="stretch",
         )
     with c3:
         st.selectbox(
-            t("kv.dec.head"), list(range(h)), key="kv_head", bind="query-params", on_change=keep, args=("kv_head",)
+            t("kv.dec.head"),
+            list(range(h)),
+            key="kv_head",
+            bind="query-params",
+            on_change=keep,
+            args=("kv_head",),
+            width=160,  # a head number: the step slider takes the rest of the row
         )
     view = shared("kv_decode", (*SK, kv_heads, step, head), lambda: K.decode_view(s, kv_heads, step, head))
     shown = K.decode_shown(view)
     if view.shared_mask_differs:
         st.info(t("kv.dec.mask_note", mask=t(f"mask.{view.shared_mask}")), icon=":material/info:")
-    st.markdown(t(shown.now.key, tok=plain(view.new_token, 40), **shown.now.kw()))
-    st.caption(say(shown.q_row))
+    now = t(shown.now.key, tok=plain(view.new_token, 40), **shown.now.kw())  # a typed token: outside :small[]
+    st.markdown(f"{now}\n\n:small[:gray[{say(shown.q_row)}]]")  # the step and what the first chart shows: one
     show_heatmap(view.q_row, key="kv_q_row", t=t)
     left, right = st.columns(2)
     with left:
@@ -182,10 +185,10 @@ def decode_section() -> None:
     table(shown.output_table)
     check(view.equal, shown.equal)
     st.markdown(say(shown.cost_title))
-    for column, (label, value) in zip(st.columns(3), shown.costs):
-        column.metric(t(label), value, border=True)
-    st.caption(say(shown.so_far))
-    st.markdown(t("kv.dec.mask.title"))
+    costs = st.container(horizontal=True)  # one container, not four (columns)
+    for label, value in shown.costs:
+        costs.metric(t(label), value, border=True)
+    st.markdown(f":small[:gray[{say(shown.so_far)}]]\n\n{t('kv.dec.mask.title')}")  # two paragraphs, one element
     left, right = st.columns(2)
     with left:
         st.caption(say(shown.bottom_right))
@@ -197,10 +200,9 @@ def decode_section() -> None:
 
 # ------------------------------------------------------------------ 3. memory against context length
 def memory_section() -> None:
-    st.subheader(t("kv.mem.title"))
-    st.latex(t("kv.mem.latex"))
-    st.caption(t("kv.mem.formula"))
-    c1, c2 = st.columns(2)
+    # heading, formula and what its letters are: one element; the two choices in one row container
+    st.markdown(f"### {t('kv.mem.title')}\n\n$${t('kv.mem.latex')}$$\n\n:small[:gray[{t('kv.mem.formula')}]]")
+    c1 = c2 = st.container(horizontal=True)
     # The model's published name and a context length with separators (ui/choice.py): the URL keeps the slug
     # and the number, the reader sees "Llama-3-8B" and "131,072".
     labelled(

@@ -78,8 +78,8 @@ st.code(
 url_state.settle(lab.URL_KEYS, {"settings": s}, t=t, store=grid.KEPT, notice=notice)
 
 with st.container(border=True):
-    st.markdown(f"**{t('masks.controls')}**")
-    st.caption(t("masks.kind_from_sidebar", kind=t(f"mask.{s.mask}")))
+    # the box's title and where it starts from: one element (each element a step re-sends costs a render)
+    st.markdown(f"**{t('masks.controls')}**\n\n:small[:gray[{t('masks.kind_from_sidebar', kind=t(f'mask.{s.mask}'))}]]")
     c1, c2, c3 = st.columns(3)
     with c1:
         # Translated labels, neutral names in the URL (ui/choice.py: Streamlit binds the shown text).
@@ -263,11 +263,13 @@ if open_id == "grid":
 if open_id == "row":
     with tabs["row"]:
         st.subheader(t("masks.row"))
-        r1, r2 = st.columns(2)
+        r1 = r2 = st.container(horizontal=True)  # one container, not three (columns)
         seq = 0
         if B > 1:
             seq = int(r2.segmented_control(t("masks.row.seq"), ("0", "1"), key="masks_seq", default="0", required=True))
-        row = int(r1.number_input(t("masks.row.query"), 0, T_q - 1, value=min(2, T_q - 1), step=1, key="masks_row"))
+        row = int(
+            r1.number_input(t("masks.row.query"), 0, T_q - 1, value=min(2, T_q - 1), step=1, key="masks_row", width=200)
+        )
         st.caption(t("masks.row.caption", i=row, tok=run.q_labels[seq][row], h=head))
         table = lab.row_table(run, seq, row, head, polarity)
         show_table(
@@ -300,8 +302,8 @@ if open_id == "full":
 # ------------------------------------------------------------------ polarity and its bug
 if open_id == "polarity":
     with tabs["polarity"]:
-        st.subheader(t("masks.pol"))
-        st.write(t("masks.pol.now", polarity=t(f"masks.polarity.{polarity}.label")))
+        # each heading with its text: one element (each element a step re-sends costs the browser a render)
+        st.markdown(f"### {t('masks.pol')}\n\n{t('masks.pol.now', polarity=t(f'masks.polarity.{polarity}.label'))}")
         p1, p2 = st.columns(2)
         p1.code(f"# keep: 1 = keep\nscores = scores.masked_fill(mask == 0, {fill})", language="python")
         p2.code(f"# block: True = blocked\nscores = scores.masked_fill(mask, {fill})", language="python")
@@ -310,16 +312,17 @@ if open_id == "polarity":
             diff = shared("masks_ref", SK + LK, lambda: lab.reference_diff(run))
             st.caption(t("masks.pol.check", diff=diff))
 
-        st.markdown(f"**{t('masks.bug')}**")
+        st.markdown(f"**{t('masks.bug')}**\n\n{t('masks.bug.setup', T=s.seq_len, fill=fill)}")
         bug = shared("masks_bug", SK + (fill,), lambda: lab.polarity_bug(s, fill, run.model))  # the same weights
-        st.write(t("masks.bug.setup", T=s.seq_len, fill=fill))
         bug_view = shared("masks_bug_view", SK + (fill, head), lambda: lab.bug_view(bug, head))
         show_heatmap(bug_view.masks, key="masks_bug_masks", t=t)
         show_heatmap(bug_view.weights, key="masks_bug_weights", t=t)
         summary = shared("masks_bug_summary", SK + (fill, head), lambda: bug.summary(head))
         first, last = summary[0], summary[-1]
-        st.write(t("masks.bug.first", tok=first["token"], future=first["bug_future"], self_w=first["bug_past"]))
-        st.write(t(f"masks.bug.last.{fill}", tok=last["token"], u=lab.uniform_weight(s.seq_len)))
+        said_first = t("masks.bug.first", tok=first["token"], future=first["bug_future"], self_w=first["bug_past"])
+        st.markdown(
+            f"{said_first}\n\n{t(f'masks.bug.last.{fill}', tok=last['token'], u=lab.uniform_weight(s.seq_len))}"
+        )
         st.caption(t("masks.bug.table", h=head))
         show_table(headed(lab.bug_table(summary), "masks.bug.col"))
 

@@ -86,8 +86,8 @@ def reset() -> None:
 
 # ------------------------------------------------------------------ the page
 st.title(t("page.quiz"))
-st.write(t("quiz.intro"))
-st.caption(t("quiz.set", seed=s.seed, d_model=s.d_model, h=s.num_heads, T=s.seq_len, mask_name=t(f"mask.{s.mask}")))
+question_set = t("quiz.set", seed=s.seed, d_model=s.d_model, h=s.num_heads, T=s.seq_len, mask_name=t(f"mask.{s.mask}"))
+st.markdown(f"{t('quiz.intro')}\n\n:small[:gray[{question_set}]]")  # one element: each costs a render on a step
 
 right, answered = Q.score(records)
 st.metric(t("quiz.score"), t("quiz.score.value", right=right, answered=answered), help=t("quiz.score.help"))
@@ -141,7 +141,7 @@ with st.container(border=True, key="quiz_card"):
         link = Q.see_it_link(q, s)  # the walkthrough step, or the lesson page's section
         st.page_link(link.page, label=say(link.label), icon=link.icon, query_params=link.params)
 
-b1, b2, b3 = st.columns(3)
+b1 = b2 = b3 = st.container(horizontal=True)  # one container, not four (columns)
 b1.button(
     t("quiz.prev"),
     icon=":material/arrow_back:",

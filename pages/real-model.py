@@ -66,8 +66,8 @@ def view_label(view: str, lang: str) -> str:
 
 
 st.title(t("page.real-model"))
-st.write(t("real.intro"))
-st.caption(t("real.sidebar_note"))
+# the intro and why the sidebar does not apply: one element (each element a step re-sends costs a render)
+st.markdown(f"{t('real.intro')}\n\n:small[:gray[{t('real.sidebar_note')}]]")
 
 try:
     with st.spinner(t("real.loading")):
@@ -145,7 +145,7 @@ st.header(t("real.maps.header"))
 # The layer, head and blanking (lessons.real_heads.HEAD_KEYS), valid before any widget is drawn: a link's bad value
 # gets a notice here and leaves the URL; the head is kept while its tab is closed.
 url_state.settle(R.HEAD_KEYS, {}, t=t, store=KEPT)
-c1, c2 = st.columns([3, 2])
+c1 = c2 = st.container(horizontal=True, vertical_alignment="center")  # one container, not three (columns)
 layer = c1.segmented_control(
     t("real.layer"), LAYERS, key="real_layer", bind="query-params", required=True, on_change=keep, args=("real_layer",)
 )
@@ -204,7 +204,7 @@ elif view == "link":
     tab.caption(t("real.link.about"))
     with tab:  # lessons.real_heads.LINK_KEYS: tokens of this sentence
         url_state.settle(R.LINK_KEYS, {"n_tokens": n, "link": reading.link}, t=t, store=KEPT)
-    c1, c2 = tab.columns(2)
+    c1 = c2 = tab.container(horizontal=True)  # one container, not three (columns)
     labels = R.token_labels(tokens, ": ")  # "3: animal"
     q = c1.selectbox(t("real.link.from"), list(range(n)), key="real_from", format_func=labels.__getitem__)
     k = c2.selectbox(t("real.link.to"), list(range(n)), key="real_to", format_func=labels.__getitem__)
@@ -228,7 +228,7 @@ elif view == "ablate":
             (model.sha256, encoded.text, L, heads_off),
             lambda: R.ablate(model, reading.batch, reading.run, L, heads_off),
         )
-        m1, m2 = tab.columns(2)
+        m1 = m2 = tab.container(horizontal=True)  # one container, not three (columns)
         m1.metric(t("real.ablate.embedding"), f"{result.embedding_cosine:.4f}")
         m2.metric(t("real.ablate.layer_change", layer=layer), f"{result.layer_change:.1%}")
         # Is that a big change? The same number of heads of this layer, not chosen (every single head, or

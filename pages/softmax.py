@@ -118,6 +118,17 @@ def note(text) -> None:
         getattr(st, kind)(word(text, t), icon=icon)
 
 
+def widget_row():
+    """Widgets side by side in ONE container (columns would be one container and one more per column, each
+    mounted anew on a step)."""
+    return st.container(horizontal=True, vertical_alignment="bottom")
+
+
+def small(text: str) -> str:
+    """Caption style inside a markdown element (one element instead of a markdown and a caption)."""
+    return f":small[:gray[{text}]]"
+
+
 def table(columns) -> None:
     """One of the lesson's tables (headers and cells: text keys or numbers), worded."""
     show_table({word(c.header, t): [word(x, t) for x in c.cells] for c in columns})
@@ -131,23 +142,25 @@ open_id, tabs = lazy_tabs("soft_tab", SECTIONS, lambda sid, lang: i18n.t(f"softm
 
 # ---------------------------------------------------------------- 1. why divide by sqrt(d_k)
 def scale_section() -> None:
-    st.subheader(t("softmax.scale.title"))
-    st.latex(
+    vc = shared("soft_variance", (s.d_k,), lambda: L.variance_curve(s))  # the same draws for every seed
+    # heading, formula and how the chart was drawn: one element (each element a step re-sends costs a render)
+    formula = (
         r"\operatorname{Var}(q\cdot k)=\sum_{i=1}^{d_k}\operatorname{Var}(q_i k_i)=d_k"
         r"\qquad\operatorname{Var}\!\left(\frac{q\cdot k}{\sqrt{d_k}}\right)=1"
     )
-    vc = shared("soft_variance", (s.d_k,), lambda: L.variance_curve(s))  # the same draws for every seed
-    st.caption(t("softmax.scale.variance", draws=vc.draws, seed=vc.seed))
+    st.markdown(
+        f"### {t('softmax.scale.title')}\n\n$${formula}$$\n\n"
+        + small(t("softmax.scale.variance", draws=vc.draws, seed=vc.seed))
+    )
     show_lines(lines.variance_chart(vc, t), name=f"qk-variance-seed{vc.seed}", key="soft_variance_chart", t=t)
-    st.caption(word(L.variance_now(vc), t))
-    st.markdown(t("softmax.scale.run"))
+    st.markdown(small(word(L.variance_now(vc), t)) + "\n\n" + t("softmax.scale.run"))
     rv = shared("soft_run_variance", SK, lambda: L.run_variance(s, run, ctx.custom_text))
     table(L.variance_table(rv))
     note(L.variance_note(rv, vc.draws))
     st.markdown(t("softmax.scale.row"))
-    left, right = st.columns(2)
-    head_control(left)
-    row_control(right)
+    widgets = widget_row()
+    head_control(widgets)
+    row_control(widgets)
     head, row = st.session_state["soft_head"], st.session_state["soft_row"]
     sr = shared("soft_scale_row", SK + (head, row), lambda: L.scale_row(s, head, row, run, ctx.custom_text))
     st.caption(t("softmax.ctl.row_token", row=row, token=plain(sr.token)))
@@ -165,10 +178,9 @@ def scale_section() -> None:
 
 # ---------------------------------------------------------------- 2. why subtract the max
 def max_section() -> None:
-    st.subheader(t("softmax.max.title"))
-    st.markdown(t("softmax.max.intro"))
-    st.markdown(
-        "\n".join(
+    st.markdown(  # heading, intro and the three formulas: one element
+        f"### {t('softmax.max.title')}\n\n{t('softmax.max.intro')}\n\n"
+        + "\n".join(
             [  # the words in the reader's language, the formulas in LaTeX
                 f"- **{t('softmax.max.col.naive')}**: " + r"$e^{s_j} \big/ \sum_k e^{s_k}$",
                 f"- **{t('softmax.max.col.safe')}**: " + r"$e^{s_j-m} \big/ \sum_k e^{s_k-m},\; m=\max_k s_k$",
@@ -177,10 +189,10 @@ def max_section() -> None:
             ]
         )
     )
-    left, mid, right = st.columns(3)
-    head_control(left)
-    row_control(mid)
-    right.select_slider(
+    widgets = widget_row()
+    head_control(widgets)
+    row_control(widgets)
+    widgets.select_slider(
         t("softmax.ctl.gain"),
         L.GAINS,
         key="soft_gain",
@@ -191,9 +203,8 @@ def max_section() -> None:
     )
     head, row, gain = st.session_state["soft_head"], st.session_state["soft_row"], st.session_state["soft_gain"]
     mr = shared("soft_max_row", SK + (head, row, gain), lambda: L.max_row(s, head, row, gain, run, ctx.custom_text))
-    st.caption(t("softmax.ctl.row_token", row=row, token=plain(mr.token)))
-    st.markdown(word(L.row_text(mr), t))
-    st.caption(word(L.breaks_from(mr), t))
+    st.caption(t("softmax.ctl.row_token", row=row, token=plain(mr.token)))  # a typed token: not inside :small[]
+    st.markdown(f"{word(L.row_text(mr), t)}\n\n" + small(word(L.breaks_from(mr), t)))  # one element
     if mr.row_blocked:
         st.warning(t("softmax.max.blocked"), icon=":material/block:")
     for dt in mr.dtypes:
@@ -206,28 +217,27 @@ def max_section() -> None:
 
 # ---------------------------------------------------------------- 3. tile by tile
 def tiles_section() -> None:
-    st.subheader(t("softmax.tiles.title"))
-    st.markdown(t("softmax.tiles.intro"))
-    st.latex(
+    formula = (
         r"\begin{gathered}m_{\text{new}}=\max\!\big(m_{\text{old}},\operatorname{rowmax}S\big),\quad "
         r"P=e^{S-m_{\text{new}}}\\ l\leftarrow e^{m_{\text{old}}-m_{\text{new}}}\,l+\operatorname{rowsum}P\\ "
         r"\text{acc}\leftarrow e^{m_{\text{old}}-m_{\text{new}}}\,\text{acc}+PV,\quad O=\text{acc}/l"
         r"\end{gathered}"
     )
-    a, b, c = st.columns(3)
-    head_control(a)
+    st.markdown(f"### {t('softmax.tiles.title')}\n\n{t('softmax.tiles.intro')}\n\n$${formula}$$")  # one element
+    widgets = widget_row()
+    head_control(widgets)
     blocks = {"min_value": TILE_BLOCK_MIN, "max_value": TILE_BLOCK_MAX, "help": t("softmax.ctl.blocks.help")}
-    b.slider(
+    widgets.slider(
         t("softmax.ctl.bq"), key="soft_bq", bind="query-params", on_change=blocks_changed, args=("soft_bq",), **blocks
     )
-    c.slider(
+    widgets.slider(
         t("softmax.ctl.bk"), key="soft_bk", bind="query-params", on_change=blocks_changed, args=("soft_bk",), **blocks
     )
     head, bq, bk = st.session_state["soft_head"], st.session_state["soft_bq"], st.session_state["soft_bk"]
     walk = shared("soft_walk", SK + (head, bq, bk), lambda: L.tile_walk(s, head, bq, bk, run, ctx.custom_text))
     n = walk.n_steps
     if n > 1:
-        prev, slider, nxt = st.columns([1, 6, 1], vertical_alignment="bottom")
+        prev = slider = nxt = widget_row()  # one container, not three columns
         step = int(st.session_state["soft_step"])
         prev.button(
             t("softmax.ctl.prev"),
@@ -236,7 +246,6 @@ def tiles_section() -> None:
             args=(-1, n),
             disabled=step <= 1,
             icon=":material/chevron_left:",
-            width="stretch",
         )
         slider.slider(
             t("softmax.ctl.step"), 1, n, key="soft_step", bind="query-params", on_change=keep_value, args=("soft_step",)
@@ -248,15 +257,13 @@ def tiles_section() -> None:
             args=(1, n),
             disabled=step >= n,
             icon=":material/chevron_right:",
-            width="stretch",
         )
     else:
         st.caption(t("softmax.ctl.one_step"))
     step = min(max(int(st.session_state["soft_step"]), 1), n)
     # The step's view (7 heatmaps' data), once per step for the server: a class steps through the same walk.
     v = shared("soft_step_view", SK + (head, bq, bk, step), lambda: L.tile_step(walk, step))
-    st.markdown(word(L.step_text(walk, v), t))
-    st.caption(t("softmax.tiles.scores_about"))
+    st.markdown(word(L.step_text(walk, v), t) + "\n\n" + small(t("softmax.tiles.scores_about")))
     show_heatmap(v.scores, key="soft_scores_hm", t=t)
     left, right = st.columns(2)
     with left:
@@ -268,16 +275,18 @@ def tiles_section() -> None:
             st.caption(t("softmax.tiles.writes", i=v.tile[0]))
     st.caption(t("softmax.tiles.output_about"))
     show_heatmap(v.output_so_far, key="soft_output_hm", t=t)
-    st.caption(t("softmax.tiles.traffic", **v.traffic_so_far))
+    traffic = t("softmax.tiles.traffic", **v.traffic_so_far)
     if v.is_last:
+        st.caption(traffic)
         res = shared("soft_result", SK + (head, bq, bk), lambda: L.tile_result(s, head, bq, bk, run, ctx.custom_text))
         show_heatmap(res.side_by_side, key="soft_result_hm", t=t)
         note(L.result_note(res, s.num_heads))
     else:
-        st.caption(t("softmax.tiles.result_later", n=n))
+        st.caption(f"{traffic} {t('softmax.tiles.result_later', n=n)}")  # two captions in a row: one element
 
-    st.subheader(t("softmax.mem.title"))
-    st.caption(t("softmax.mem.about", d_k=s.d_k, h=s.num_heads, bq=bq, bk=bk))
+    st.markdown(  # the heading and what the table counts: one element
+        f"### {t('softmax.mem.title')}\n\n" + small(t("softmax.mem.about", d_k=s.d_k, h=s.num_heads, bq=bq, bk=bk))
+    )
     rows = shared("soft_memory", (s.seq_len, s.d_k, s.num_heads, bq, bk), lambda: L.memory_table(s, bq, bk))
     table(L.memory_columns(rows, s.num_heads))
     st.markdown("\n\n".join(word(x, t) for x in L.traffic_notes(rows, s.d_k)))

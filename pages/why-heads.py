@@ -217,24 +217,24 @@ def heads_tab(finished: dict) -> None:
 st.title(t("page.why-heads"))
 st.write(t("why.intro"))
 
-st.subheader(t("why.task.header"))
-st.write(t("why.task.text", T=W.SEQ_LEN))
+# Each heading with its paragraphs: one markdown element (each element a step re-sends costs the browser a render).
 tokens, m = list(W.EXAMPLE_TOKENS), W.EXAMPLE_MARKER
 seq = " ".join(f"**{d}\\***" if i == m else str(d) for i, d in enumerate(tokens))
-st.write(t("why.task.example", seq=seq, marked=tokens[m], m=m, i=7, cur=tokens[7], prev=tokens[6]))
+example = t("why.task.example", seq=seq, marked=tokens[m], m=m, i=7, cur=tokens[7], prev=tokens[6])
+st.markdown(f"### {t('why.task.header')}\n\n{t('why.task.text', T=W.SEQ_LEN)}\n\n{example}")
 # Fixed text, once per language for the whole server (this page depends on none of the sidebar settings).
 st.markdown(shared("why-example", (ctx.lang,), lambda: example_table(ctx.lang)))
 
-st.subheader(t("why.model.header"))
 params = shared("why-params", (W.D_MODEL,), lambda: W.parameter_count(W.build_why_model(1, 0)))
-st.write(t("why.model.text", d_model=W.D_MODEL, dks=", ".join(map(str, W.head_widths())), params=params))
+model_text = t("why.model.text", d_model=W.D_MODEL, dks=", ".join(map(str, W.head_widths())), params=params)
+st.markdown(f"### {t('why.model.header')}\n\n{model_text}")
 st.info(t("why.model.own", d_model=W.D_MODEL, T=W.SEQ_LEN, batch=W.BATCH_SIZE), icon=":material/info:")
 
 # ---------------------------------------------------------------- settings and training
 # The seed and steps from the URL or the widgets, corrected with a notice before the widgets are drawn
 # (lessons.why_heads.URL_KEYS; the tab id is ui.sections.lazy_tabs' own).
 url_state.settle(tuple(k for k in W.URL_KEYS if k.name != "why_tab"), {"settings": ctx.settings}, t=t, store="why_kept")
-c_seed, c_steps = st.columns(2)
+c_seed = c_steps = st.container(horizontal=True)  # one container, not three (columns)
 seed = int(
     c_seed.number_input(
         t("why.seed"),
@@ -257,7 +257,7 @@ steps = int(
         help=t("why.steps.help", batch=W.BATCH_SIZE),
     )
 )
-b_train, b_stop = st.columns(2)
+b_train = b_stop = st.container(horizontal=True)
 train = b_train.button(t("why.train"), type="primary", key="why_train", icon=":material/play_arrow:", width="stretch")
 b_stop.button(t("why.stop"), key="why_stop", icon=":material/stop:", width="stretch")
 
@@ -289,12 +289,10 @@ if finished:
 
 # ---------------------------------------------------------------- what it means
 if finished:  # "what you just saw" only once something was trained
-    st.subheader(t("why.explain.header"))
-    st.write(t("why.explain.representations"))
-    st.write(t("why.explain.capacity"))
+    parts = [t("why.explain.header"), t("why.explain.representations"), t("why.explain.capacity")]
 else:
-    st.subheader(t("why.explain.header.before"))
-    st.write(t("why.explain.before"))
+    parts = [t("why.explain.header.before"), t("why.explain.before")]
+st.markdown("### " + "\n\n".join(parts))  # the heading and its paragraphs: one element
 long_run, survey = W.SINGLE_HEAD_LONG_RUN, W.SURVEY
 st.write(
     t(

@@ -68,7 +68,7 @@ def test_every_section_in_both_languages_at_the_extremes(tab, lang, d_model, h, 
         "max": ("2. 为什么要先减去最大值", "2. Why subtract the max"),
         "tiles": ("3. 一块一块地算：FlashAttention 的前向", "3. Tile by tile: FlashAttention's forward pass"),
     }[tab]
-    assert texts(at.main.subheader)[0] == heading[lang == "en"]
+    assert sum(m.startswith(f"### {heading[lang == 'en']}\n\n") for m in texts(at.main.markdown)) == 1
     if tab == "tiles":  # the last row of the memory table is 128k tokens
         mem = table(at, len(tables(at)) - 1)
         assert list(mem.values())[0][-1] == "131,072"
@@ -151,7 +151,8 @@ def test_the_scale_sections_numbers_are_the_lessons():
     assert shown[cols[4]] == [f"{v.gradient:.4f}" for v in r.variants]  # gradient size
     assert any(f"{r.model_diff:.2e}" in x for x in texts(at.success))
     vc = L.variance_curve(s)
-    assert any(f"{float(vc.variance[vc.current_index]):.2f}" in c for c in texts(at.caption))
+    now = in_language(L.variance_now(vc), "en").replace("\u2011", "-")  # said under the chart, in caption style
+    assert f"{float(vc.variance[vc.current_index]):.2f}" in now and any(now in m for m in texts(at.markdown))
     drawn = heatmaps(at)  # the weights under the three divisors, as the browser gets them
     assert len(drawn) == 1 and drawn[0].header["name"] == "scale_row"
     assert np.array_equal(drawn[0].values(0), np.stack([v.weights for v in r.variants]).astype(np.float32))

@@ -24,6 +24,23 @@ PINS = {
     ("walkthrough", (("walk_view", "all"),)): 76,  # ten steps' formula, text, code, shape and button
     ("walkthrough", (("walk_step", "softmax"), ("walk_drill", "true"))): 41,  # the cell's story open
     ("positions", (("pos_tab", "rope"),)): 36,
+    # each section's heading, intro and formula one element; widgets side by side in one row container
+    ("softmax", (("soft_tab", "tiles"),)): 31,
+    ("softmax", (("soft_tab", "max"),)): 24,
+    ("softmax", (("soft_tab", "scale"),)): 26,
+    ("heads", (("heads_tab", "cost"),)): 30,  # the four metrics in one row container
+    ("heads", (("heads_tab", "heads"),)): 13,
+    ("heads", (("heads_tab", "slice"),)): 25,
+    ("heads", (("heads_tab", "timing"),)): 14,
+    ("masks", (("masks_tab", "grid"),)): 38,
+    ("masks", (("masks_tab", "row"),)): 33,
+    ("masks", (("masks_tab", "polarity"),)): 40,
+    ("kv-cache", (("kv_tab", "sharing"),)): 26,
+    ("kv-cache", (("kv_tab", "memory"),)): 25,  # heading, formula and its letters one element; choices in a row
+    ("kv-cache", (("kv_tab", "decode"),)): 50,  # step/next/head and the three costs each in one row container
+    ("real-model", ()): 26,
+    ("why-heads", ()): 21,
+    ("quiz", ()): 18,
 }
 
 

@@ -17,6 +17,12 @@ def texts(elements) -> list[str]:
     return [e.value for e in elements]
 
 
+def headings(at) -> list[str]:
+    """The page's section headings in page order: the first line of each markdown element that says a heading
+    and its paragraphs in one."""
+    return [m.split("\n", 1)[0].removeprefix("### ") for m in texts(at.main.markdown) if m.startswith("### ")]
+
+
 def test_page_opens_in_chinese_without_training():
     start = time.perf_counter()
     at = run_app("why-heads", lang="zh", why_seed=90_001)
@@ -27,10 +33,8 @@ def test_page_opens_in_chinese_without_training():
     assert any("还没有训练过" in s for s in texts(at.info))
     assert at.button(key="why_train").label == "训练 h = 1、2、4"
     # nothing trained: no "what you just saw" (issue 20), what to look for instead
-    assert not any(m.startswith("**多种表示。**") for m in texts(at.markdown))
-    assert [h.value for h in at.main.subheader][-1] == "训练时看什么" and "刚才看到的是什么" not in [
-        h.value for h in at.main.subheader
-    ]
+    assert not any("**多种表示。**" in m for m in texts(at.markdown))
+    assert headings(at)[-1] == "训练时看什么" and "刚才看到的是什么" not in headings(at)
     example = next(m for m in texts(at.markdown) if m.startswith("| 位置 |"))  # the example, one row a position
     assert "| 5 | 9\\* | (5, 9) |" in example and "| 1 | 1 | (3, 9) |" in example
     assert "| **7** | **6** | **(2, 9)** |" in example  # the position the text explains, in bold
@@ -48,8 +52,9 @@ def test_train_button_trains_reports_and_shares_the_results():
     assert any(v.startswith("h = 2:") and "The effect shows" in v for v in verdicts), verdicts
     assert any(v.startswith("h = 4:") and "The effect shows" in v for v in verdicts), verdicts
     assert any(m.startswith("One head (d_k = 32)") for m in texts(at.markdown))
-    assert "What you just saw" in [h.value for h in at.main.subheader]  # now that something was trained
-    assert any(m.startswith("**Several representations.**") for m in texts(at.markdown))
+    assert "What you just saw" in headings(at)  # now that something was trained
+    said = next(m for m in texts(at.markdown) if m.startswith("### What you just saw\n\n"))
+    assert said.split("\n\n")[1].startswith("**Several representations.**")  # right under its heading
     stability = next(m for m in texts(at.markdown) if m.startswith("**Stability.**"))
     assert "not measured on this page" not in stability and "39 of 40" in stability
     drawn = charts(at)
