@@ -91,6 +91,25 @@ def one_torch_thread():
 
 
 # ---------------------------------------------------------------- AppTest
+def _scan_installed_components_once() -> None:
+    """Each new AppTest scans every installed distribution's metadata for component manifests (0.09 CPU-s, three
+    quarters of a cached page's whole run, ~1,400 times a suite); what is installed does not change while the
+    tests run, so the first scan's answer serves them all. Without the scanner where it is, the tests only run
+    slower."""
+    import functools
+
+    try:
+        from streamlit.components.v2 import manifest_scanner
+    except ImportError:
+        return
+    scan = getattr(manifest_scanner, "scan_component_manifests", None)
+    if scan is not None and not hasattr(scan, "cache_info"):
+        manifest_scanner.scan_component_manifests = functools.cache(scan)
+
+
+_scan_installed_components_once()
+
+
 def run_app(page: str | None = None, timeout: float = 60, **params):
     """Run app.py headless with URL query params, on pages/<page>.py when given (home otherwise).
 
@@ -104,6 +123,21 @@ def run_app(page: str | None = None, timeout: float = 60, **params):
         at.switch_page(f"pages/{page}.py")
     at.run()
     return at
+
+
+def in_both_languages(*dimensions) -> list[tuple]:
+    """Every combination of `dimensions`, each in one language, alternating ("zh", "en") like a chequerboard: each
+    value of each dimension still meets both languages (given two values or more of another dimension), and every
+    pair of values meets, in half the runs of crossing them with the language too. The text in a language comes
+    from the same code at any size or section (i18n/ checks every string has both), so the full cross repeated it.
+    """
+    import itertools
+
+    out = []
+    for combo in itertools.product(*(list(enumerate(d)) for d in dimensions)):
+        lang = ("zh", "en")[sum(i for i, _ in combo) % 2]
+        out.append((*(v for _, v in combo), lang))
+    return out
 
 
 class ShownTable:

@@ -38,6 +38,10 @@ def test_every_page_runs_with_default_settings(page, lang):
     at = run_app(page, lang=lang)
     assert not at.exception, at.exception
     assert at.session_state["lang"] == lang
+    # The expensive element kinds stay off every page at its defaults too (test_speed_guards checks each view at
+    # the largest settings): no st.table, st.tabs, data grid, plotly or Vega chart.
+    kinds = {name: len(at.get(name)) for name in ("table", "plotly_chart", "vega_lite_chart", "dataframe")}
+    assert not any(kinds.values()) and not at.tabs, kinds
 
 
 @pytest.mark.app

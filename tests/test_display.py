@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 from chart_reader import charts, heatmaps
-from conftest import heatmap_tables, run_app, tables
+from conftest import heatmap_tables, in_both_languages, run_app, tables
 
 import i18n
 from charts import palettes
@@ -279,10 +279,12 @@ OPTIONS = {
 
 
 @pytest.mark.app
-@pytest.mark.parametrize("view", list(VIEWS))
-@pytest.mark.parametrize("lang", ["zh", "en"])
-@pytest.mark.parametrize("option", list(OPTIONS))
-def test_every_page_with_every_display_option(view, lang, option):
+@pytest.mark.parametrize(
+    "view,option,lang",
+    in_both_languages(VIEWS, OPTIONS),
+    ids=[f"{o}-{lang}-{v}" for v, o, lang in in_both_languages(VIEWS, OPTIONS)],
+)
+def test_every_page_with_every_display_option(view, option, lang):
     params = OPTIONS[option]
     page, extra = VIEWS[view]
     at = run_app(page, lang=lang, seq_len=6, mask="custom", **params, **extra)

@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 from chart_reader import charts, heatmaps
-from conftest import run_app, tables
+from conftest import in_both_languages, run_app, tables
 
 import i18n
 from core.masks import MASK_KINDS
@@ -36,10 +36,15 @@ def ok(at) -> None:
 
 
 @pytest.mark.app
-@pytest.mark.parametrize("sizes", [SMALLEST, LARGEST], ids=["smallest", "largest"])
-@pytest.mark.parametrize("lang", ["zh", "en"])
-@pytest.mark.parametrize("tab", K.SECTIONS)
-def test_every_section_in_both_languages_at_the_extreme_settings(tab, lang, sizes):
+@pytest.mark.parametrize(
+    "tab,sizes,lang",
+    in_both_languages(K.SECTIONS, [SMALLEST, LARGEST]),
+    ids=[
+        f"{t}-{'smallest' if s is SMALLEST else 'largest'}-{lang}"
+        for t, s, lang in in_both_languages(K.SECTIONS, [SMALLEST, LARGEST])
+    ],
+)
+def test_every_section_in_both_languages_at_the_extreme_settings(tab, sizes, lang):
     at = run_app("kv-cache", kv_tab=tab, lang=lang, **sizes)
     ok(at)
     shown = texts(at)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from chart_reader import heatmaps
-from conftest import heatmap_tables, run_app, tables
+from conftest import heatmap_tables, in_both_languages, run_app, tables
 
 from core.pretrained import EXAMPLES
 from i18n import plain
@@ -64,9 +64,11 @@ def open_page(lang, d, h, T, mask, **params):
 
 
 @pytest.mark.app
-@pytest.mark.parametrize("lang", ("en", "zh"))
-@pytest.mark.parametrize("shared", SHARED, ids=lambda v: "-".join(map(str, v)))
-@pytest.mark.parametrize("section", SECTIONS)
+@pytest.mark.parametrize(
+    "section,shared,lang",
+    in_both_languages(SECTIONS, SHARED),
+    ids=[f"{s}-{'-'.join(map(str, v))}-{lang}" for s, v, lang in in_both_languages(SECTIONS, SHARED)],
+)
 def test_every_section_opens(section, shared, lang):
     d, h, T, mask = shared
     at = open_page(lang, d, h, T, mask, pos_tab=section)

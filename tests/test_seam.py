@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import streamlit
 import test_app as smoke  # the page smoke tests, run again below with the seam off
-from conftest import ROOT, run_app
+from conftest import ROOT, in_both_languages, run_app
 
 import i18n
 from ui import seam
@@ -195,21 +195,23 @@ def _shown(at, page, lang):
     assert [t.value for t in at.title] == [i18n.t("app.title" if page is None else f"page.{page}", lang)]
 
 
+SEAM_OFF_RUNS = in_both_languages(smoke.PAGES, [smoke.SMALLEST, smoke.LARGEST])
+
+
 @pytest.mark.app
-@pytest.mark.parametrize("page", smoke.PAGES)
-@pytest.mark.parametrize("lang", ["zh", "en"])
-def test_every_page_runs_with_the_seam_off(seam_off, page, lang):
-    at = run_app(page, lang=lang)  # test_app.test_every_page_runs_with_default_settings, and what it shows
+@pytest.mark.parametrize(
+    "page,settings,lang",
+    SEAM_OFF_RUNS,
+    ids=[f"{p or 'home'}-{'smallest' if s is smoke.SMALLEST else 'largest'}-{lang}" for p, s, lang in SEAM_OFF_RUNS],
+)
+def test_every_page_runs_at_the_extremes_in_both_languages_with_the_seam_off(seam_off, page, settings, lang):
+    """test_app's default and extreme runs of every page, with the seam off: each page at both extremes, each in
+    one language (the other extreme in the other), and what it shows."""
+    at = run_app(page, lang=lang, **settings)
     assert not at.exception, at.exception
     assert at.session_state["lang"] == lang
+    assert smoke.sidebar_values(at)["num_heads"] == settings["num_heads"]
     _shown(at, page, lang)
-
-
-@pytest.mark.app
-@pytest.mark.parametrize("page", smoke.PAGES)
-@pytest.mark.parametrize("settings", [smoke.SMALLEST, smoke.LARGEST], ids=["smallest", "largest"])
-def test_every_page_runs_at_the_extremes_with_the_seam_off(seam_off, page, settings):
-    smoke.test_every_page_runs_at_the_extremes(page, settings)
 
 
 @pytest.mark.app

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from chart_reader import heatmaps
-from conftest import run_app, tables
+from conftest import in_both_languages, run_app, tables
 
 from lessons import scenario
 from lessons import softmax as L
@@ -44,10 +44,13 @@ def settings_of(at) -> Settings:
 
 
 @pytest.mark.app
-@pytest.mark.parametrize("d_model, h, T", SIZES)
-@pytest.mark.parametrize("lang", ["zh", "en"])
-@pytest.mark.parametrize("tab", SECTIONS)
-def test_every_section_in_both_languages_at_the_extremes(tab, lang, d_model, h, T):
+@pytest.mark.parametrize(
+    "tab,size,lang",
+    in_both_languages(SECTIONS, SIZES),
+    ids=[f"{t}-{'-'.join(map(str, s))}-{lang}" for t, s, lang in in_both_languages(SECTIONS, SIZES)],
+)
+def test_every_section_in_both_languages_at_the_extremes(tab, size, lang):
+    d_model, h, T = size
     mask = "causal" if h > 1 else "padding"
     at = run_app(
         "softmax",
