@@ -39,7 +39,7 @@ from ui.display import DISPLAY_URL_KEYS, display_sidebar
 from ui.display import KEPT as DISPLAY_KEPT
 from ui.navigation import PAGES, WHOLE_RUN_PAGES
 from ui.seam import widget_guard
-from ui.shell import SETTINGS_KEPT, keep_in_url, page_running_the_app, remember_settings
+from ui.shell import SETTINGS_KEPT, keep_in_url, remember_settings
 from ui.tables import CSS as TABLE_CSS
 
 
@@ -73,7 +73,7 @@ def settle_settings(skip: tuple[str, ...] = (), recreated: bool = False) -> list
     On the first run the values come from the URL; later, from the widgets (a user's change arrives in session
     state before the script runs, so writing it back keeps it). `skip`: keys whose widget this run has already
     drawn (their state can no longer be written). `recreated`: the widgets are new ones this run
-    (url_state.widgets_recreated). Returns the corrections, for show_fixes.
+    (a whole-app run). Returns the corrections, for show_fixes.
     """
     report: list = []
     env = {"default_lang": i18n.lang_from_locale(st.context.locale)}
@@ -164,7 +164,13 @@ def settings_sidebar(earlier_fixes: list, settled: bool = False) -> list:
     )
     # Translated labels, the neutral kind in the URL (ui/choice.py: Streamlit binds the shown text).
     labelled(
-        "selectbox", "mask", MASK_KINDS, lambda kind: t(f"mask.{kind}"), t("settings.mask"), default=DEFAULTS["mask"]
+        "selectbox",
+        "mask",
+        MASK_KINDS,
+        lambda kind: t(f"mask.{kind}"),
+        t("settings.mask"),
+        default=DEFAULTS["mask"],
+        recreated=settled and _recreated,  # new widgets this whole-app run: the shown one needs its value
     )
     st.caption(t(f"mask.{st.session_state['mask']}.about"))
     st.number_input(
@@ -192,7 +198,11 @@ st.html(
 url_state.apply_requested()  # a page state asked for, before any widget
 classmode.apply_pending()  # class mode: enter the link's class; a follower takes the teacher's view
 url_state.gate(None)  # one rule for every link value, before anything reads one (lessons/url_keys.py)
-_recreated = url_state.widgets_recreated(page_running_the_app())  # are the sidebar's widgets new this run?
+# A whole-app run (a first visit, a page, language or display change) writes every setting into its widget: after a
+# page change the sidebar's widgets can be new ones that would start at their defaults (a link opened on one page,
+# then another: tests/test_grid_link_browser.py). A settings step is a fragment run (live()), which writes only what
+# changed, so a key press made meanwhile is never undone (tests/test_settling_browser.py).
+_recreated = True
 _url_fixes = language_sidebar(_recreated)
 _settled_now = [True]  # settled by this whole-app run; the first settings_sidebar() below uses it up
 _lang = st.session_state["lang"]

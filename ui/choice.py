@@ -41,6 +41,7 @@ def labelled(
     host=None,
     on_change: Callable[[], None] | None = None,
     carrier_kw: dict | None = None,
+    recreated: bool = False,
     **shown_kw,
 ):
     """Draw `st.<widget>` (selectbox, segmented_control or pills) with translated labels; return the value(s).
@@ -48,7 +49,8 @@ def labelled(
     `options` are the neutral values (the URL's); `label_of(value)` is what a reader sees; `default` the
     neutral default (a list for `multi` pills). `host` is where to draw (st, st.sidebar, a column);
     `carrier_kw` extra arguments only for the bound carrier (e.g. persist_state), `shown_kw` for the shown one
-    (help, required, wrap, width, label_visibility, ...).
+    (help, required, wrap, width, label_visibility, ...). `recreated`: the widgets are new ones this run
+    (app.py: a whole-app run): the shown one is given its value even when the session holds it already.
     """
     host = host or st
     options = list(options)
@@ -78,7 +80,7 @@ def labelled(
         else None
     )
     if (multi or value in options) and (
-        shown_key not in st.session_state or st.session_state[shown_key] != shown_value
+        recreated or shown_key not in st.session_state or st.session_state[shown_key] != shown_value
     ):
         st.session_state[shown_key] = shown_value
 

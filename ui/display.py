@@ -75,7 +75,7 @@ def _choice_words(key: str, t: Callable[..., str], host) -> dict:
 def display_sidebar(lang: str, notices=None, recreated: bool = False) -> Display:
     """The options in the sidebar; their corrections go into `notices` (app.py: the top of the main area,
     where a phone shows them; the sidebar when not given). `recreated`: its widgets are new ones this run
-    (ui/url_state.widgets_recreated)."""
+    (app.py: a whole-app run)."""
     t = lambda key, **kw: i18n.t(key, lang, **kw)  # noqa: E731
     report: list = []
     # Valid before the widgets are drawn.
@@ -84,8 +84,10 @@ def display_sidebar(lang: str, notices=None, recreated: bool = False) -> Display
     sb = st.sidebar
     sb.header(t("display.header"))
     # Translated labels, the neutral name in the URL (ui/choice.py: Streamlit binds the shown text).
-    labelled("segmented_control", "palette", PALETTES, **_choice_words("palette", t, sb))
-    labelled("segmented_control", "weight_scale", WEIGHT_SCALES, **_choice_words("weight_scale", t, sb))
+    labelled("segmented_control", "palette", PALETTES, recreated=recreated, **_choice_words("palette", t, sb))
+    labelled(
+        "segmented_control", "weight_scale", WEIGHT_SCALES, recreated=recreated, **_choice_words("weight_scale", t, sb)
+    )
     sb.toggle(
         t("display.cell_numbers"),
         key="cell_numbers",

@@ -117,7 +117,7 @@ def settle(
     `drawn`: keys whose widget this run has already drawn (their state can no longer be written).
     `notice(fix, from_link)`: the text of the notice a correction gets, or None for none (default: the common
     notice, for corrections a link caused); with `report`, nothing is shown and (fix, from_link) pairs are
-    appended there instead. `recreated`: this run draws these keys' widgets as new widgets (widgets_recreated).
+    appended there instead. `recreated`: this run may draw these keys' widgets as new widgets (app.py: a whole-app run).
 
     A value is put in session state only when it differs from what the session holds, or when its widget is new:
     writing a widget's key makes Streamlit send that value to the browser, and a run that started before the
@@ -176,19 +176,6 @@ def settle(
     if drops or sets:
         _write_url(drops, sets)
     return values
-
-
-DRAWN_IN = "_url_state_drawn_in"  # the script the last run drew the sidebar in (ui/shell.page_running_the_app)
-
-
-def widgets_recreated(script: str | None) -> bool:
-    """app.py, once a run before its first widget: will this run's sidebar widgets be new ones? On a session's first
-    run, and when app.py runs in another script than on the last run (`script`: ui/shell.page_running_the_app;
-    Streamlit's widget ids change with it)."""
-    first = DRAWN_IN not in st.session_state
-    before = st.session_state.get(DRAWN_IN)
-    st.session_state[DRAWN_IN] = script
-    return first or before != script
 
 
 def relink(keys: Sequence[UrlKey], store: str, env: Env) -> None:
