@@ -122,9 +122,9 @@ def show_fixes(fixes, lang: str, d_model: int, url_path: str | None = None) -> N
             )
 
 
-def language_sidebar(recreated: bool) -> list:
+def language_sidebar() -> list:
     """The language control (outside the live fragment: a language change redraws everything)."""
-    fixes = settle_settings(recreated=recreated)
+    fixes = settle_settings(recreated=True)  # a whole-app run: see below
     # Not bound to the URL: Streamlit drops a bound value equal to the widget's default, here the browser's
     # locale, so an en-US teacher's English link opened in Chinese for a zh-CN student. ui.shell.keep_in_url
     # writes it into the link at the end of every run instead.
@@ -170,7 +170,7 @@ def settings_sidebar(earlier_fixes: list, settled: bool = False) -> list:
         lambda kind: t(f"mask.{kind}"),
         t("settings.mask"),
         default=DEFAULTS["mask"],
-        recreated=settled and _recreated,  # new widgets this whole-app run: the shown one needs its value
+        recreated=settled,  # a whole-app run (settled above): the shown widget may be new and needs its value
     )
     st.caption(t(f"mask.{st.session_state['mask']}.about"))
     st.number_input(
@@ -202,12 +202,11 @@ url_state.gate(None)  # one rule for every link value, before anything reads one
 # page change the sidebar's widgets can be new ones that would start at their defaults (a link opened on one page,
 # then another: tests/test_grid_link_browser.py). A settings step is a fragment run (live()), which writes only what
 # changed, so a key press made meanwhile is never undone (tests/test_settling_browser.py).
-_recreated = True
-_url_fixes = language_sidebar(_recreated)
+_url_fixes = language_sidebar()
 _settled_now = [True]  # settled by this whole-app run; the first settings_sidebar() below uses it up
 _lang = st.session_state["lang"]
 _settings_box = st.sidebar.container()  # filled by the live fragment, above the display options
-display_sidebar(_lang, notices=st.container(), recreated=_recreated)  # its corrections at the top of the main area
+display_sidebar(_lang, notices=st.container(), recreated=True)  # its corrections at the top of the main area
 _pages = [
     st.Page(path, title=i18n.t(f"page.{url or 'home'}", _lang), icon=icon, url_path=url or None, default=not url)
     for path, url, icon in PAGES

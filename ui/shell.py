@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import runpy
 import sys
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +26,6 @@ from lessons.settings import SETTING_KEYS, Settings, sanitize
 from ui import page_memory, seam
 
 APP_PATH = Path(__file__).resolve().parent.parent / "app.py"
-_entry = threading.local()  # per script thread: the page file app.py is running inside right now (page_context)
 # The Masks lab's hand-drawn grid ('10.11' rows), kept for the other pages of the session.
 CUSTOM_MASK_KEY = "custom_mask_text"
 
@@ -128,21 +126,11 @@ def current_settings() -> Settings:
     return settings
 
 
-def page_running_the_app() -> str | None:
-    """The page file app.py runs inside (page_context below), or None when app.py runs as the entrypoint.
-    Streamlit gives app.py's widgets ids of the script it runs in: when this changes, every sidebar widget is new."""
-    return getattr(_entry, "page", None)
-
-
 def page_context() -> PageContext:
     """Call first in every page file."""
     if seam.shell_guard():
         # Run standalone by the pages-folder mode: run the real entrypoint, which renders this page.
-        _entry.page = sys._getframe(1).f_globals.get("__file__", "?")
-        try:
-            runpy.run_path(str(APP_PATH), run_name="__main__")
-        finally:
-            _entry.page = None
+        runpy.run_path(str(APP_PATH), run_name="__main__")
         st.stop()
     # Streamlit runs every rerun (a fragment's too) in a new thread, and torch applies app.py's one-thread
     # setting to a thread's OpenMP/MKL pools lazily, on its first parallel op. A page whose first torch op
