@@ -4,7 +4,9 @@ Each prints `file:line: rule` and the script fails if any broke:
 - raw HTML (st.html, unsafe_allow_html=True) is built only from literals, our own translations and escaping builders;
 - no st.cache_resource (any client's clear_cache empties it); every ui.cache.process_wide value is audited below;
 - no lesson writes markup (lessons return plain data; charts/diagrams.py draws);
-- each file of a lesson package stays readable in a sitting (at most 400 lines);
+- each file of a lesson package stays readable in a sitting (at most 400 lines), its package's docstring names
+  it (the map a newcomer reads first), and every lesson package is in import-linter's no-cycles contract;
+- every file in pages/ is a page of the navigation (ui/navigation.PAGES), so none is left unreachable;
 - private Streamlit (its runtime, web, navigation and proto modules, the private names ui/seam registers, its DOM
   test ids) is touched only in ui/seam, and no plotly private figure attribute is read anywhere.
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 import ast
 import re
 import sys
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -113,6 +116,38 @@ def lessons() -> list[str]:
     return found
 
 
+def lesson_packages() -> list[str]:
+    """Each lesson package's docstring names its files, and import-linter checks its modules for cycles."""
+    found = []
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    no_cycles = next(c for c in contracts["contracts"] if c["id"] == "no-cycles")["ancestors"]
+    for init in sorted((ROOT / "lessons").glob("*/__init__.py")):
+        package = init.parent
+        if f"lessons.{package.name}" not in no_cycles:
+            found.append(f"{rel(package)}: a lesson package missing from pyproject.toml's no-cycles contract")
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        found += [
+            f"{rel(init)}: its docstring does not name {path.name} (say what the file holds)"
+            for path in sorted(package.glob("*.py"))
+            if path.name != "__init__.py" and path.name not in doc
+        ]
+    return found
+
+
+def pages() -> list[str]:
+    """Every file in pages/ is in the navigation (app.py draws it from ui/navigation.PAGES)."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    from ui import navigation
+
+    listed = {file for file, *_ in navigation.PAGES}
+    return [
+        f"{rel(path)}: not in ui/navigation.PAGES (no link reaches it)"
+        for path in sorted((ROOT / "pages").glob("*.py"))
+        if rel(path) not in listed
+    ]
+
+
 # Streamlit modules only ui/seam may import (streamlit.errors, streamlit.components and the top level are public).
 PRIVATE_MODULES = ("streamlit.runtime", "streamlit.web", "streamlit.navigation", "streamlit.proto")
 PLOTLY_PRIVATE = {"_data", "_layout", "_grid_ref", "_validate"}  # retired reads of plotly's figure internals
@@ -160,7 +195,7 @@ def private_streamlit(path: Path, tree: ast.AST, names: set[str]) -> list[str]:
 
 
 def main() -> int:
-    found = lessons()
+    found = lessons() + lesson_packages() + pages()
     names = seam_private_names()
     for path in [*APP_FILES, ROOT / "serve.py"]:
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -171,7 +206,7 @@ def main() -> int:
     print(
         "\n".join(found)
         if found
-        else "source rules: raw HTML, shared caches, lessons' markup and sizes, private Streamlit: ok"
+        else "source rules: raw HTML, shared caches, lessons' markup, sizes and maps, pages, private Streamlit: ok"
     )
     return 1 if found else 0
 

@@ -1,5 +1,5 @@
-"""Limits enforced in core (not only by the widgets), read-only shared objects, and static safety rules:
-no user text as raw HTML, nothing unpickled."""
+"""Limits enforced in core (not only by the widgets), read-only shared objects, and the HTML builders escaping
+user text (scripts/check_source.py lets raw HTML come only from them)."""
 
 from __future__ import annotations
 
@@ -17,12 +17,6 @@ from lessons import why_heads as W
 from lessons.settings import Settings, sanitize
 
 ROOT = Path(__file__).resolve().parent.parent
-APP_FILES = [
-    ROOT / "app.py",
-    *sorted((ROOT / "pages").glob("*.py")),
-    *sorted((ROOT / "core").rglob("*.py")),
-    *sorted((ROOT / "ui").glob("*.py")),
-]
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 

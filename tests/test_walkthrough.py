@@ -3,12 +3,11 @@ heatmaps the lesson hands to the chart route (lessons/walkthrough/ -> ui.heatmap
 
 from __future__ import annotations
 
-import ast
 import math
 import re
 import subprocess
 import sys
-import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +18,7 @@ from conftest import ROOT, run_app, tables
 
 import i18n
 from charts import payload, table
-from core.attention import AttentionTrace, build_input
+from core.attention import AttentionTrace, MultiHeadAttention, build_input
 from core.masks import full_grid
 from core.validation import check_mask
 from i18n import plain
@@ -38,35 +37,51 @@ def settings(**kw):
 
 
 # ------------------------------------------------------------------ the source of each step
-def assigned(code: str) -> set[str]:
-    return {
-        t.id
-        for node in ast.walk(ast.parse(code))
-        if isinstance(node, ast.Assign)
-        for target in node.targets
-        for t in ast.walk(target)
-        if isinstance(t, ast.Name)
-    }
-
-
 def test_steps_cover_the_whole_trace_in_order():
     fields = [f for step in W.STEPS for f in step.fields]
     assert fields == ["x", *AttentionTrace.names()]
 
 
-@pytest.mark.parametrize("name", W.STEP_NAMES)
-def test_source_shown_is_the_file_text_and_assigns_the_step_tensor(name):
-    source = W.step_source(name)
-    lines = (ROOT / source.path).read_text(encoding="utf-8").splitlines()[source.start - 1 : source.end]
-    assert source.code == textwrap.dedent("\n".join(lines))  # the real lines, not a copy
-    step = W.STEP_BY_NAME[name]
-    assert set(step.fields) <= assigned(source.code)
-    assert assigned(source.code) <= set(step.fields) | {"x"}  # and nothing but this step's tensors
+def lines_run(work, code) -> set[int]:
+    """The line numbers of `code`'s file that run while `work()` runs (sys.settrace's line events)."""
+    ran: set[int] = set()
+
+    def trace(frame, event, arg):
+        if frame.f_code.co_filename != code.co_filename:
+            return None
+        if event == "line":
+            ran.add(frame.f_lineno)
+        return trace
+
+    sys.settrace(trace)
+    try:
+        work()
+    finally:
+        sys.settrace(None)
+    return ran
+
+
+@pytest.mark.parametrize("mask", ["none", "causal"])
+def test_the_lines_shown_are_the_lines_that_compute_the_trace(mask):
+    """Where each step says its code comes from is the file and the lines that run when the lesson computes its
+    tensors: every shown statement's first line runs, and no shown line lies outside the function that runs it."""
+    s = settings(d_model=16, num_heads=4, seq_len=5, mask=mask)
+    for step in W.STEPS:
+        func = scenario.run if step.fields == ("x",) else MultiHeadAttention._attend
+        shown = W.step_source(step.name)
+        code = func.__code__
+        assert (ROOT / shown.path).resolve() == Path(code.co_filename).resolve(), step.name
+        assert shown.function == func.__qualname__
+        ran = lines_run(lambda: scenario.run(s), code)
+        body = {line for _, _, line in code.co_lines() if line is not None}
+        assert shown.start in ran, (step.name, shown.start, sorted(ran))
+        assert code.co_firstlineno < shown.start <= shown.end <= max(body), step.name
 
 
 @pytest.mark.parametrize("mask", ["none", "causal"])
 def test_running_the_shown_source_reproduces_the_traced_tensor(mask):
-    """Execute each step's displayed code on the previous tensors: it must give the traced value."""
+    """Execute each step's displayed code on the previous tensors: it must give the traced value, and set nothing
+    but this step's tensors (the code shown under a step is that step's, all of it)."""
     s = settings(d_model=16, num_heads=4, seq_len=5, mask=mask)
     run = scenario.run(s)
     tr = run.trace
@@ -96,8 +111,11 @@ def test_running_the_shown_source_reproduces_the_traced_tensor(mask):
         local = dict(ns)
         for f in step.fields:
             local.pop(f, None)
+        before = dict(local)
         with torch.no_grad():
             exec(compile(W.step_source(step.name).code, step.name, "exec"), local)
+        written = {k for k, v in local.items() if k != "__builtins__" and (k not in before or v is not before[k])}
+        assert set(step.fields) <= written <= set(step.fields) | {"x"}, (step.name, written)
         for f in step.fields:
             expected = run.x if f == "x" else getattr(tr, f)
             assert torch.equal(local[f], expected), (step.name, f)
