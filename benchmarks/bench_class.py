@@ -37,7 +37,10 @@ from urllib.parse import parse_qs, urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "tests"))
+
+from backmsg import rerun_script
 
 import i18n
 
@@ -47,6 +50,19 @@ QUIET_S = 10.0
 COUNTED = i18n.t("class.vote.counted", "en", given="").strip()
 CLOSED = i18n.t("class.error.closed", "en").split(":")[0]
 ALREADY = i18n.t("class.vote.already", "en", given="").split("{")[0].strip()[:20]
+
+
+def widget_state(value: object) -> tuple[str, object]:
+    """(WidgetState field, value) a value of this client travels as."""
+    if value is True:
+        return "trigger_value", True  # a button, a form's submit
+    if isinstance(value, str):
+        return "string_value", value  # a text box, a radio's option text
+    if isinstance(value, tuple):
+        return "double_array_value", value[0]  # a slider
+    if isinstance(value, float):
+        return "double_value", value  # a number box
+    return "int_value", value  # a radio's index
 
 
 class Browser:
@@ -80,34 +96,18 @@ class Browser:
         )
 
     async def run(self, query: str | None = None, widgets: dict | None = None, fragment: str = "") -> None:
-        from streamlit.proto.BackMsg_pb2 import BackMsg
-
         async with self.lock:
-            msg = BackMsg()
-            state = msg.rerun_script
-            state.query_string = self.query if query is None else query
-            state.page_name = self.page
-            if fragment:
-                state.fragment_id = fragment
-                state.is_auto_rerun = True
-                state.page_script_hash = self.page_hash
-            else:
+            if not fragment:
                 self.auto = {}  # a whole run says again which fragments rerun themselves
-            for key, value in (widgets or {}).items():
-                w = state.widget_states.widgets.add()
-                w.id = self.widget_ids[key]
-                if value is True:
-                    w.trigger_value = True
-                elif isinstance(value, str):
-                    w.string_value = value
-                elif isinstance(value, tuple):
-                    w.double_array_value.data.append(value[0])  # a slider
-                elif isinstance(value, float):
-                    w.double_value = value  # a number box
-                else:
-                    w.int_value = value  # a radio's index
+            message = rerun_script(
+                self.page,
+                self.query if query is None else query,
+                [(self.widget_ids[key], *widget_state(value)) for key, value in (widgets or {}).items()],
+                fragment_id=fragment,
+                page_hash=self.page_hash,
+            )
             self.alerts = []
-            await self.ws.send(msg.SerializeToString())
+            await self.ws.send(message)
             try:
                 await self._read_until_finished(FRAGMENT_WAIT_S if fragment else 120)
             except TimeoutError:

@@ -56,11 +56,24 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(0, str(ROOT / "tests"))  # tests/servers.py: how the tests and benchmarks start the app
 
+from backmsg import rerun_script
+
 import i18n
 from lessons.settings import head_choices
 
 MAX_MEDIAN_STEP_S = 1.0
 MAX_MB_PER_SESSION = 8.0
+
+
+def widget_field(value: object) -> str:
+    """The WidgetState field a value of this client travels in."""
+    if isinstance(value, str):
+        return "string_array_value"  # select_slider values travel as their option text
+    if isinstance(value, bool):
+        return "trigger_value"  # a button
+    if isinstance(value, int):
+        return "double_array_value"  # a slider
+    return "double_value"  # number_input (the seed)
 
 
 class ProtocolSession:
@@ -97,33 +110,19 @@ class ProtocolSession:
         """Send rerun_script (of one fragment when `fragment_id`, as the browser does for a fragment's run_every).
         Widget values: str = a select_slider's option text, float = a number box, int = a slider, True = a
         button's click."""
-        from streamlit.proto.BackMsg_pb2 import BackMsg
-
-        msg = BackMsg()
-        state = msg.rerun_script
-        state.query_string = urlencode(query)
-        state.page_name = self.page
-        if fragment_id:
-            state.fragment_id = fragment_id
-            state.is_auto_rerun = True
-            state.page_script_hash = self.page_hash
-        else:
+        if not fragment_id:
             self.auto_reruns = {}  # a whole run says again which fragments rerun themselves
-        for key, value in (widgets or {}).items():
-            w = state.widget_states.widgets.add()
-            w.id = self.widget_ids[key]
-            if isinstance(value, str):
-                w.string_array_value.data.append(value)  # select_slider values travel as their option text
-            elif isinstance(value, bool):
-                w.trigger_value = value  # a button
-            elif isinstance(value, int):
-                w.double_array_value.data.append(value)  # a slider
-            else:
-                w.double_value = value  # number_input (the seed)
+        message = rerun_script(
+            self.page,
+            urlencode(query),
+            [(self.widget_ids[key], widget_field(value), value) for key, value in (widgets or {}).items()],
+            fragment_id=fragment_id,
+            page_hash=self.page_hash,
+        )
         self.texts = []
         self.numbers = {}
         self.metrics = []
-        await self.ws.send(msg.SerializeToString())
+        await self.ws.send(message)
 
     async def finished(self) -> None:
         """Read ForwardMsgs until this run's script_finished (a run stopped for a rerun is not the end)."""
