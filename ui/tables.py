@@ -4,6 +4,7 @@ holding charts.table.html's table (escaped; it scrolls inside its own box on a p
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import streamlit as st
 
@@ -25,19 +26,7 @@ CSS = (
 )
 
 
-def show_table(
-    columns: Mapping[str, Sequence],
-    *,
-    label: str = "",
-    index: Sequence | None = None,
-    index_name: str = "",
-    caption: str = "",
-    kind: str = "",
-    where=None,
-):
-    """Draw one table (inside `where`, e.g. a column, when given). `label`: what a screen reader calls it; the
-    other arguments: charts.table.html's."""
-    return (where or st).markdown(
-        table.html(columns, label=label, index=index, index_name=index_name, caption=caption, kind=kind),
-        unsafe_allow_html=True,
-    )
+def show_table(columns: Mapping[str, Sequence], *, where=None, **options: Any):
+    """Draw one table (inside `where`, e.g. a column, when given); `options` are charts.table.html's (label: what
+    a screen reader calls it, index, index_name, caption, kind)."""
+    return (where or st).markdown(table.html(columns, **options), unsafe_allow_html=True)
