@@ -1,4 +1,4 @@
-"""Run INSIDE a private network namespace (tests/test_offline_network.py starts it with `unshare -n -m`):
+"""Run INSIDE a private network namespace (tests/test_offline_network_browser.py starts it with `unshare -n -m`):
 a classroom network whose DNS resolver never answers.
 
 It puts a silent "resolver" on the loopback address /etc/resolv.conf names (a UDP socket that reads

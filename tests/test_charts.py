@@ -160,8 +160,8 @@ def test_alt_text_summarises_the_panels():
     assert out == "heatmap, 10 panel(s) of 2×3 (h0, h1, h2, h3, h4, h5, h6, h7 …)."
 
 
-# The palettes' scales as plotly named them when the charts were plotly's (core/figures.py, deleted with the old
-# route): Viridis for weights and masks; a colour-blind safe diverging scale (RdBu reversed) for signed values.
+# The palettes' scales as plotly names them: Viridis for weights and masks; a colour-blind safe diverging scale
+# (RdBu reversed) for signed values.
 VIRIDIS_ENDS = ("#440154", "#fde725")
 
 

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 @pytest.mark.browser
 def test_num_heads_slider_changes_the_diagram_labels(server, page):
     open_app(page, server, "heads", d_model=64, num_heads=4, seq_len=8)
-    flow = page.locator(".al-flow")  # the shape flow is HTML (lessons/heads.shape_flow_html), not a chart
+    flow = page.locator(".al-flow")  # the shape flow is HTML (charts/diagrams.shape_flow_html), not a chart
     expect(flow.locator("[data-name=q_heads]")).to_contain_text("(1, 4, 8, 16)")
     expect(flow.get_by_text("(1, 8, 8, 8)")).to_have_count(0)
 

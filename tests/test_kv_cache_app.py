@@ -244,7 +244,7 @@ def test_timing_runs_only_on_a_click():
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_quiz_wording_fills_from_the_lessons_params(lang):
-    """The quiz's wording (for the lead's join into core/quiz.py) formats with every question's params."""
+    """The quiz's wording (lessons/quiz asks these questions) formats with every question's params."""
     for q in K.quiz_questions(Settings(64, 8, 6, "causal", 3, lang), 2):
         name = q.key.split(".")[1]
         for key in (f"kv.quiz.{name}", f"kv.quiz.{name}.why"):

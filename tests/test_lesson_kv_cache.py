@@ -2,7 +2,7 @@
 
 References here are written from the formulas (or torch's own kernels), never by calling the lesson's
 code path again: F.scaled_dot_product_attention for the full causal pass, hand-written projections
-and softmax for the decode row, the cache-bytes formula by hand, core.quiz's parsers for the answers.
+and softmax for the decode row, the cache-bytes formula by hand, lessons.quiz's parsers for the answers.
 """
 
 from __future__ import annotations
@@ -56,11 +56,11 @@ def test_the_package_exports_what_exists():
     assert all(hasattr(K, name) for name in K.__all__) and len(set(K.__all__)) == len(K.__all__)
 
 
-def test_importing_it_loads_no_streamlit_plotly_or_figures():
+def test_importing_it_loads_no_streamlit_plotly_or_drawing():
     """Even through core (lessons.settings names the languages via i18n, which is not this module's import)."""
     code = (
         "import sys, lessons.kv_cache; "
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('streamlit', 'plotly') or m == 'core.figures'))"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('streamlit', 'plotly', 'charts', 'ui')))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code],
@@ -558,7 +558,7 @@ def test_the_preset_question_asks_only_for_a_cache_that_exists():
 
 
 @pytest.mark.parametrize("s", EVERY_SIZE, ids=lambda s: f"{s.d_model}-{s.num_heads}-{s.seq_len}")
-def test_quiz_answers_by_hand_and_through_core_quiz_parsers(s):
+def test_quiz_answers_by_hand_and_through_the_quiz_parsers(s):
     for seed in (0, 1, 7):
         s2 = Settings(s.d_model, s.num_heads, s.seq_len, s.mask, seed, s.lang)
         for kv in sorted({1, K.default_kv_heads(s.num_heads), s.num_heads}):

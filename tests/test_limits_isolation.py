@@ -184,7 +184,7 @@ def test_frozen_real_model_gives_the_same_numbers_and_refuses_writes():
 
 
 def test_a_table_escapes_every_header_and_cell():
-    """charts/table.html: a student's own words (a token, a custom sentence) in a header or a cell come out as text."""
+    """charts.table.html: a student's own words (a token, a custom sentence) in a header or a cell come out as text."""
     from charts import table
 
     evil = "<script>window.__xss=1</script>"

@@ -35,7 +35,7 @@ def test_the_memory_chart_is_the_lessons_bytes_with_the_download_options():
     assert chart.kind == "plots" and chart.image_format == "svg"
     assert chart.file == "attention-lab-kv-cache-memory-mistral-7b"
     assert chart.spec["download"] == "Download this chart (SVG)"
-    assert chart.alt == "3. KV-cache size against context length: chart."  # as ui.charts worded it
+    assert chart.alt == "3. KV-cache size against context length: chart."  # the chart's number, title, "chart."
     data = chart.series
     assert len(data) == len(view.lines)
     for trace, line in zip(data, view.lines):

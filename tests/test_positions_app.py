@@ -276,7 +276,7 @@ def test_every_bad_value_at_once_in_chinese():
 @pytest.mark.parametrize("lang", ("en", "zh"))
 def test_every_quiz_item_has_its_wording(lang):
     """The page's predict-then-reveal questions (lessons.positions.quiz_items) are worded in both languages with
-    exactly their own parameters, ready for core/quiz.py to show them."""
+    exactly their own parameters, as lessons/quiz shows them."""
     for shared in SHARED[:4]:
         s = settings_of(*shared, lang=lang)
         values = L.parse_url({}, s)

@@ -132,9 +132,9 @@ def test_nothing_is_cut_off_at_the_edges(browser, server, width):
 
 
 def test_a_packed_scene_hovers_exactly_at_the_largest_settings(page, server):
-    """d_model 512, T 32: X, with values beyond 3.2767, goes as int16 thousandths (lessons.walkthrough.as_printed,
-    charts/payload compact), and the split step's heads as panels naming Q's own columns: the hover prints
-    every value as Python does at the chart's decimals."""
+    """d_model 512, T 32: X, with values beyond 3.2767, goes as int16 thousandths
+    (lessons/walkthrough/heatmaps.as_printed, charts/payload compact), and the split step's heads as panels naming
+    Q's own columns: the hover prints every value as Python does at the chart's decimals."""
     run = scenario.run(Settings(512, 16, 32, "none", 0, "en"))
     x = W.step_tensor(run, "x")  # (T, d_model)
     big = (x.abs() >= 3.2767).nonzero()

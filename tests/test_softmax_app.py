@@ -329,8 +329,8 @@ def test_what_the_page_shares_between_sessions_is_read_only():
 @pytest.mark.parametrize("lang", ["zh", "en"])
 @pytest.mark.parametrize("sizes", [(8, 8, 2, "none"), (64, 4, 8, "causal"), (512, 1, 32, "padding")])
 def test_every_quiz_question_of_the_lesson_has_its_words(lang, sizes):
-    """What core/quiz.py needs to word the lesson's questions (the lead wires them in): a prompt and a why for
-    every kind, formatted with the question's own numbers, the answer in the why."""
+    """What lessons/quiz needs to word the lesson's questions: a prompt and a why for every kind, formatted with
+    the question's own numbers, the answer in the why."""
     import i18n
 
     s = Settings(*sizes, seed=11, lang=lang)
