@@ -13,31 +13,15 @@ plotly.js cost far more per step on the heaviest view).
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
-import streamlit as st
-
 from charts import alt, payload, table
 from charts.payload import Say, Words
 from lessons.heatmap import Heatmap, Selection, Text
 from ui import display
+from ui.renderers import renderer_component
 from ui.tables import show_table
 
-RENDERER = Path(__file__).resolve().parent.parent / "static" / "heatmaps.js"  # served at app/static/ (config.toml)
-# The component's own code only loads the renderer (Streamlit sends a component's code with every element it
-# draws): the browser fetches static/heatmaps.js once and keeps the module; the hash makes a changed one load anew.
-SHARED = RENDERER.with_name("chartkit.js")  # imported by the renderer with the same ?v= query
-_VERSION = hashlib.sha256(RENDERER.read_bytes() + SHARED.read_bytes()).hexdigest()[:12]
-_LOADER = (
-    "export default async function (component) {\n"
-    f"  const url = new URL('app/static/heatmaps.js?v={_VERSION}', document.baseURI).href;\n"
-    "  const renderer = await import(url);\n"
-    "  return renderer.render(component);\n"
-    "}\n"
-)
 COMPONENT = "attention_lab.heatmaps"
-HEATMAPS = st.components.v2.component(COMPONENT, js=_LOADER)
+HEATMAPS = renderer_component(COMPONENT, "heatmaps.js")
 
 
 def _word(t: Say, text: Text | None) -> str:

@@ -13,29 +13,17 @@ vega-embed's download actions off.
 from __future__ import annotations
 
 import contextlib
-import hashlib
-from pathlib import Path
 
 import streamlit as st
 
 from charts import lines
 from charts.payload import Say, file_name
 from ui import display
+from ui.renderers import renderer_component
 from ui.tables import show_table
 
-RENDERER = Path(__file__).resolve().parent.parent / "static" / "plots.js"  # served at app/static/ (config.toml)
-# As ui/heatmaps.py: the component's code only loads the renderer, fetched once; the hash loads a changed one anew.
-SHARED = RENDERER.with_name("chartkit.js")  # imported by the renderer with the same ?v= query
-_VERSION = hashlib.sha256(RENDERER.read_bytes() + SHARED.read_bytes()).hexdigest()[:12]
-_LOADER = (
-    "export default async function (component) {\n"
-    f"  const url = new URL('app/static/plots.js?v={_VERSION}', document.baseURI).href;\n"
-    "  const renderer = await import(url);\n"
-    "  return renderer.render(component);\n"
-    "}\n"
-)
 COMPONENT = "attention_lab.plots"
-PLOTS = st.components.v2.component(COMPONENT, js=_LOADER)
+PLOTS = renderer_component(COMPONENT, "plots.js")
 
 
 def table_columns(chart: lines.LineChart) -> dict[str, list]:
