@@ -14,6 +14,7 @@ for every new setting and thrown away once drawn; these are a few arrays.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -196,6 +197,13 @@ def head_grid(
     )
 
 
+def page_of_heads(h: int, page: int, per_page: int) -> list[int]:
+    """The heads on page `page` (from 0, clamped) of a head grid shown `per_page` heads at a time."""
+    pages = max(1, math.ceil(h / per_page))
+    page = min(max(0, int(page)), pages - 1)
+    return list(range(page * per_page, min(h, (page + 1) * per_page)))
+
+
 def value_range(role: str, arrays: Sequence[npt.ArrayLike]) -> tuple[float, float]:
     """The colour range a role implies: 0..1 for weights and masks, -1..1 for similarity, symmetric about
     0 over the finite values for signed, 0..max for state."""
@@ -224,6 +232,7 @@ __all__ = [
     "Text",
     "axis_labels",
     "head_grid",
+    "page_of_heads",
     "readonly",
     "text",
     "value_range",

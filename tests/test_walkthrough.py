@@ -370,7 +370,7 @@ def test_large_settings_page_the_heads_with_one_colour_scale():
     per_page = W.heads_per_page(32)
     assert per_page <= 8 and W.head_pages(16, 32) == math.ceil(16 / per_page)
     assert W.page_of_heads(16, 1, per_page) == list(range(8, 16)) and W.page_of_heads(16, 9, 8) == list(range(8, 16))
-    assert W.page_of_heads(3, 0) == [0, 1, 2] and W.page_of_heads(3, -2) == [0, 1, 2]
+    assert W.page_of_heads(3, 0, 8) == [0, 1, 2] and W.page_of_heads(3, -2, 8) == [0, 1, 2]
     zrange = W.step_zrange(run, "scores")
     hm = W.heads_heatmap(run, "scores", [4, 5, 6, 7], zrange=zrange)
     assert (hm.vmin, hm.vmax) == zrange and len(hm.panels) == 4  # one chart for the page of heads

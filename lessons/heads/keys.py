@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from lessons.heatmap import page_of_heads
 from lessons.url import Env, Fix, UrlKey, setting, shown
 
 # The page's sections, in order: the values of `heads_tab`.
@@ -43,20 +44,13 @@ def parse_pick(raw: object, env: Env) -> tuple[list[int], Fix | None]:
     if reason == "out_of_range" and all(0 <= i < h for i in heads if i is not None):
         if len(set(heads)) == len(heads) <= MAX_PICK:
             return [i for i in heads if i is not None], None
-    used = page_of_heads(h, env.get("heads_page", 0))
+    used = page_of_heads(h, env.get("heads_page", 0), PER_PAGE)
     return used, Fix("heads_pick", shown(raw), ",".join(map(str, used)), reason)
-
-
-def page_of_heads(h: int, page: int, per_page: int = PER_PAGE) -> list[int]:
-    """The heads on page `page` (from 0, clamped) of `per_page` heads each."""
-    pages = max(1, math.ceil(h / per_page))
-    page = min(max(0, int(page)), pages - 1)
-    return list(range(page * per_page, min(h, (page + 1) * per_page)))
 
 
 def heads_on_page(h: int, page: int) -> tuple[int, int]:
     """(first, last) head on page `page` of the grid's page selector."""
-    heads = page_of_heads(h, page)
+    heads = page_of_heads(h, page, PER_PAGE)
     return heads[0], heads[-1]
 
 
@@ -70,7 +64,7 @@ URL_KEYS: tuple[UrlKey, ...] = (
     UrlKey(
         "heads_pick",
         "choice",
-        lambda env: page_of_heads(_h(env), env.get("heads_page", 0)),
+        lambda env: page_of_heads(_h(env), env.get("heads_page", 0), PER_PAGE),
         rule=parse_pick,
         note="heads 0..h-1, at most MAX_PICK",
     ),

@@ -68,4 +68,4 @@ def single_heads(pick: Sequence[int], h: int) -> list[int]:
     """The heads the one-vs-many section draws: those picked in the grid (sorted, at most PER_PAGE), else the
     first page."""
     picks = sorted(i for i in pick if 0 <= i < h)
-    return (picks or page_of_heads(h, 0))[:PER_PAGE]
+    return (picks or page_of_heads(h, 0, PER_PAGE))[:PER_PAGE]

@@ -13,7 +13,7 @@ Which file holds what (each imports only the ones above it; `from lessons import
 - story.py: the drill-down, one cell's story (CellStory, story_parts, its charts, its table rows).
 """
 
-from lessons.heatmap import axis_labels
+from lessons.heatmap import axis_labels, page_of_heads  # page_of_heads: the head grid's paging (heads lesson too)
 from lessons.walkthrough.heatmaps import (
     StepCharts,
     drill_heatmap,
@@ -59,7 +59,6 @@ from lessons.walkthrough.steps import (
     Step,
     head_pages,
     heads_per_page,
-    page_of_heads,
     step_after,
     step_index,
     step_source,

@@ -89,10 +89,3 @@ def heads_per_page(seq_len: int) -> int:
 
 def head_pages(num_heads: int, seq_len: int) -> int:
     return max(1, math.ceil(num_heads / heads_per_page(seq_len)))
-
-
-def page_of_heads(num_heads: int, page: int, per_page: int = HEADS_PER_PAGE) -> list[int]:
-    """The heads shown on one page of a large head grid (page counts from 0, clamped)."""
-    pages = max(1, math.ceil(num_heads / per_page))
-    page = min(max(0, page), pages - 1)
-    return list(range(page * per_page, min(num_heads, (page + 1) * per_page)))
