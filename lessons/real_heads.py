@@ -24,7 +24,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 
 from core.accounting import weight_count
@@ -307,18 +306,13 @@ def ablation_baseline(model: Pretrained, batch: Batch, full: EncoderRun, layer: 
     return Baseline(k, tuple(draws), tuple(r.layer_change for r in results), tuple(r.embedding_cosine for r in results))
 
 
-def _numel(module: nn.Module) -> int:
-    """Weights of a module, trainable or frozen (core.frozen turns parameters into read-only buffers)."""
-    return weight_count(module)  # from the layer shapes
-
-
 def param_count(model: Pretrained) -> int:
-    return _numel(model.encoder)
+    return weight_count(model.encoder)
 
 
 def attention_param_share(model: Pretrained) -> float:
     """Share of the parameters that sit in the attention layers (W_q, W_k, W_v, W_o of every layer)."""
-    att = sum(_numel(layer.attention) for layer in encoder_layers(model))
+    att = sum(weight_count(layer.attention) for layer in encoder_layers(model))
     return att / param_count(model)
 
 

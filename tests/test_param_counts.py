@@ -65,7 +65,7 @@ def test_quiz_parameter_answers_are_the_same_from_a_frozen_run():
     live = {q.uid: q.answer for q in Q.build_quiz(run) if q.kind in ("params", "heads_change")}
     cold = {q.uid: q.answer for q in Q.build_quiz(frozen_run) if q.kind in ("params", "heads_change")}
     assert live == cold and live
-    assert Q.parameter_count(frozen_run.model) == 16640 and Q.parameter_count(frozen_run.model.W_q) == 4160
+    assert weight_count(frozen_run.model) == 16640 and weight_count(frozen_run.model.W_q) == 4160
 
 
 @pytest.mark.app

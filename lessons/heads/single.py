@@ -24,10 +24,6 @@ class SingleVsMulti:
     params_multi: int
 
 
-def _params(model: torch.nn.Module) -> int:
-    return weight_count(model)  # from the layer shapes: `model` may be a frozen shared one (no parameters())
-
-
 def single_vs_multi(
     model: MultiHeadAttention,
     x: torch.Tensor,
@@ -42,7 +38,7 @@ def single_vs_multi(
         if multi is None:
             _, multi = model.forward_with_trace(x, x, x, mask)
     same = all(torch.equal(a, b) for a, b in zip(one.state_dict().values(), model.state_dict().values()))
-    return SingleVsMulti(single, multi, same, _params(one), _params(model))
+    return SingleVsMulti(single, multi, same, weight_count(one), weight_count(model))  # frozen or not: the shapes
 
 
 def head_focus(weights: torch.Tensor) -> torch.Tensor:

@@ -33,7 +33,7 @@ Which file holds what (each imports only the ones above it; `from lessons import
 
 from __future__ import annotations
 
-from lessons.quiz.build import build_quiz, head_width, parameter_count
+from lessons.quiz.build import build_quiz, head_width
 from lessons.quiz.checking import d_k_mistakes, mistake_of, params_mistakes, shape_mistakes
 from lessons.quiz.dispatch import (
     answer_text,
@@ -74,7 +74,6 @@ __all__ = [
     "mistake_of",
     "mistake_text",
     "option_text",
-    "parameter_count",
     "params_mistakes",
     "parse_answer",
     "parse_cells",

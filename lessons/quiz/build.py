@@ -56,10 +56,6 @@ def head_width(d_model: int, h: int) -> int | None:
         return None
 
 
-def parameter_count(module: torch.nn.Module) -> int:
-    return weight_count(module)  # from the layer shapes, frozen or not
-
-
 def changed_head_count(d_model: int, h: int) -> int:
     """The h of the "what if h changes" question: 2h when the slider offers it, else h/2."""
     return 2 * h if 2 * h in head_choices(d_model) else h // 2
@@ -122,7 +118,7 @@ def build_quiz(run: Scenario, *, custom_text: str | None = None) -> list[Questio
         elif kind == "params":
             target = param_targets.pop(0)
             if target == "all":
-                count = parameter_count(run.model)
+                count = weight_count(run.model)
                 bias = sum(
                     getattr(run.model, n).bias.numel() for n in PARAM_LAYERS if getattr(run.model, n).bias is not None
                 )
@@ -134,7 +130,7 @@ def build_quiz(run: Scenario, *, custom_text: str | None = None) -> list[Questio
                 step = "split"
             else:
                 layer = getattr(run.model, target)
-                count = parameter_count(layer)
+                count = weight_count(layer)
                 bias = 0 if layer.bias is None else layer.bias.numel()
                 step = "output" if target == "W_o" else "project"
             q = Question(
@@ -155,7 +151,7 @@ def build_quiz(run: Scenario, *, custom_text: str | None = None) -> list[Questio
             )
         elif kind == "heads_change":
             h2 = changed_head_count(d_model, h)
-            before, after = parameter_count(meta_model(d_model, h)), parameter_count(meta_model(d_model, h2))
+            before, after = weight_count(meta_model(d_model, h)), weight_count(meta_model(d_model, h2))
             answer = "more" if after > before else "fewer" if after < before else "same"
             q = Question(
                 index, uid, kind, "choice", answer, "split", dict(base, h2=h2, before=before, after=after), CHANGES
