@@ -60,6 +60,7 @@ from lessons.walkthrough import STEP_NAMES as WALK_STEPS
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_script import views as all_views
+from bench_sessions import load_average
 from servers import CHROMIUM, CHROMIUM_ARGS, Server
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -337,10 +338,6 @@ def median(xs, part: str = "from_key"):
     """The median of numbers, or of Samples' `part` (from_key: issue 18's measure; from_send)."""
     values = [getattr(x, part) if isinstance(x, Sample) else x for x in xs]
     return statistics.median(values) if values else float("nan")
-
-
-def load_average() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def ratio(xs, fs, part: str = "from_key") -> float:
