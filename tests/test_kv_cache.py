@@ -15,6 +15,7 @@ import torch
 import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from llama_twin import llama_twin
 from torch.nn.attention.bias import causal_lower_right
 from torch.utils.flop_counter import FlopCounterMode
 
@@ -231,36 +232,6 @@ def test_repeat_kv_order_and_no_copy_for_mha():
 
 
 # ------------------------------------------------------------------ transformers' LlamaAttention
-def llama_twin(model: MultiHeadAttention):
-    from transformers import LlamaConfig
-    from transformers.models.llama.modeling_llama import LlamaAttention
-
-    bias = model.W_q.bias is not None
-    config = LlamaConfig(
-        hidden_size=model.d_model,
-        num_attention_heads=model.num_heads,
-        num_key_value_heads=model.num_kv_heads,
-        head_dim=model.d_k,
-        attention_bias=bias,
-        num_hidden_layers=1,
-        intermediate_size=8,
-        vocab_size=8,
-    )
-    config._attn_implementation = "eager"  # the readable path: repeat_kv, matmul, softmax
-    llama = LlamaAttention(config, layer_idx=0).eval()
-    with torch.no_grad():
-        for ours, theirs in (
-            (model.W_q, llama.q_proj),
-            (model.W_k, llama.k_proj),
-            (model.W_v, llama.v_proj),
-            (model.W_o, llama.o_proj),
-        ):
-            theirs.weight.copy_(ours.weight)
-            if bias:
-                theirs.bias.copy_(ours.bias)
-    return llama, config
-
-
 def identity_rotary(B: int, T: int, d_k: int):
     """cos = 1, sin = 0: apply_rotary_pos_emb(q, k) returns q and k unchanged."""
     return torch.ones(B, T, d_k), torch.zeros(B, T, d_k)

@@ -14,6 +14,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from llama_twin import llama_twin
 
 from core import limits
 from core import positions as P
@@ -283,23 +284,14 @@ def test_rope_equals_transformers_llama(d_k, base):
 @pytest.mark.parametrize("d_model, h", [(16, 4), (64, 8), (128, 2)])
 def test_rope_attention_equals_llama_attention(d_model, h):
     """Our whole RoPE attention (same W^Q, W^K, W^V, W^O) against transformers' eager LlamaAttention."""
-    from transformers.models.llama.modeling_llama import LlamaAttention, LlamaRotaryEmbedding
+    from transformers.models.llama.modeling_llama import LlamaRotaryEmbedding
 
     T = 12
     model = build_model(d_model, h, 11)
     x = build_input(1, T, d_model, 11)
-    config = llama_config(d_model // h, h, P.ROPE_BASE)
-    config._attn_implementation = "eager"
-    llama = LlamaAttention(config, layer_idx=0).eval()
+    assert model.W_q.bias is not None  # llama_config has attention_bias: the biases are copied too
+    llama, config = llama_twin(model, llama_config(d_model // h, h, P.ROPE_BASE))
     with torch.no_grad():
-        for ours, theirs in (
-            (model.W_q, llama.q_proj),
-            (model.W_k, llama.k_proj),
-            (model.W_v, llama.v_proj),
-            (model.W_o, llama.o_proj),
-        ):
-            theirs.weight.copy_(ours.weight)
-            theirs.bias.copy_(ours.bias)
         cos_sin = LlamaRotaryEmbedding(config)(x, torch.arange(T)[None])
         out_ref, weights_ref = llama(x, position_embeddings=cos_sin, attention_mask=None)
     run = P.rope_attention(model, x)
