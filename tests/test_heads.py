@@ -567,7 +567,7 @@ def test_the_cost_charts_put_each_h_and_its_d_k_under_its_bar_and_mark_the_curre
     assert timing.series[0].sizes[6] > timing.series[0].sizes[0]  # the current h's point larger
 
 
-# ---------------------------------------------------------------- the lesson package (issue 19: split by meaning)
+# ---------------------------------------------------------------- the lesson package (split by meaning)
 def test_the_package_exports_what_exists_and_what_the_page_uses():
     """`__all__` names what exists (the docstring's map of files and their sizes: scripts/check_source.py)."""
     assert all(hasattr(H, n) for n in H.__all__) and len(set(H.__all__)) == len(H.__all__)

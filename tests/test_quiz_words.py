@@ -1,4 +1,4 @@
-"""The lessons moved out of core/ for issue 19 (Why many heads, the quiz) are plain data: they import only core,
+"""The quiz and Why many heads are plain data outside core/: they import only core,
 lessons, numpy/torch and the standard library (no Streamlit, plotly, figures or strings), and the quiz hands out
 keys and values that the page words (ui/words.py), never one language's text."""
 
