@@ -1,6 +1,5 @@
-"""The quiz and Why many heads are plain data outside core/: they import only core,
-lessons, numpy/torch and the standard library (no Streamlit, plotly, figures or strings), and the quiz hands out
-keys and values that the page words (ui/words.py), never one language's text."""
+"""The quiz hands out keys and values that the page words (ui/words.py), never one language's text (what the
+lessons may import: tests/test_layers.py and the import contracts)."""
 
 from __future__ import annotations
 
