@@ -22,7 +22,7 @@ CJK = re.compile(r"[\u3400-\u9fff\uff00-\uffef]")
 def test_core_keeps_no_copy_of_the_moved_modules():
     root = Path(__file__).resolve().parent.parent
     assert not (root / "core" / "why_heads.py").exists() and not (root / "core" / "quiz.py").exists()
-    assert not (root / "core" / "live_curve.py").exists() and (root / "charts" / "live_curve.py").exists()
+    assert not (root / "core" / "live_curve.py").exists() and not (root / "charts" / "live_curve.py").exists()
     assert not (root / "core" / "heads.py").exists()  # lessons/heads/; core/pretrained.py keeps loading only
     assert not any(hasattr(__import__("core.pretrained").pretrained, f) for f in ("read", "ablate", "pattern_scores"))
 
