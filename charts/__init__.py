@@ -2,6 +2,6 @@
 
 Streamlit-free: imports core and lessons only (never pages or ui). `payload` writes the component's bytes,
 `table` the table view's rows, `alt` the accessible name, `palettes` the colours of each role; `lines` every
-line and bar chart, `diagrams` the HTML/SVG diagrams, `live_curve` the training curve. The Streamlit glue is
+line and bar chart (the live training curve too), `diagrams` the HTML/SVG diagrams. The Streamlit glue is
 ui/heatmaps.py and ui/linecharts.py; the renderers are static/heatmaps.js and static/plots.js.
 """

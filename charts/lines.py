@@ -254,7 +254,7 @@ def variance_chart(vc, t: Say) -> LineChart:
 def loss_chart(curves: Sequence, *, steps: int, chance: float, t: Say) -> LineChart:
     """Why many heads: the training loss of each run (lessons.why_heads.Curve, labels worded by the page) on one
     chart, with the guessing level ln(VOCAB) as a dotted line; y from 0 to the guessing level x 1.15 (or the first
-    steps' loss if higher), the live curve's scale (charts/live_curve.py)."""
+    steps' loss if higher): the live curve and the finished one share it."""
     series = [
         Series(
             t("why.loss.chance"), (1, steps), (chance, chance), dash="dot", color=CHANCE_COLOR, width=1, in_table=False

@@ -1,8 +1,8 @@
 """Why many heads: train one, two and four heads live on a task that needs two attention
 patterns at once, and show what each head learned (lessons/why_heads/ has the task, the model, the heatmaps,
-the tables and the verdicts as data; charts/lines.py the loss chart, charts/live_curve.py its live HTML while
-training)."""
+the tables and the verdicts as data; charts/lines.py the loss chart, live while training and when done)."""
 
+import itertools
 import time
 from dataclasses import replace
 
@@ -10,9 +10,8 @@ import streamlit as st
 
 import i18n
 from charts import lines
-from charts.live_curve import live_loss_html
 from lessons import why_heads as W
-from ui import url_state, work_queue
+from ui import display, url_state, work_queue
 from ui.cache import process_wide, shared
 from ui.heatmaps import show_heatmap
 from ui.linecharts import show_lines
@@ -24,7 +23,8 @@ ctx = page_context()
 t = ctx.t
 HS = W.HEAD_COUNTS
 UPDATES_PER_MODEL = 20  # live progress refreshes per model
-LIVE_EVERY_S = 0.25  # the live curve is redrawn at most this often (a few KB of HTML each time)
+LIVE_DRAWS = itertools.count()  # this run's live redraws (the page's code runs anew each run)
+LIVE_EVERY_S = 0.25  # the live curve is redrawn at most this often (a few KB of chart spec each time)
 # The trained results as two tabs: only the open one runs and draws (the head grids are 3 charts).
 VIEWS = W.view.VIEWS  # why_tab
 VIEW_LABELS = {"results": "why.results.header", "heads": "why.heatmaps.header"}
@@ -47,30 +47,30 @@ def worded(curves: list) -> list:
     return [replace(c, label=t("why.stopped_curve", h=c.num_heads)) if c.dashed else c for c in curves]
 
 
-def loss_chart(placeholder, curves, steps: int, key: str) -> None:
+def loss_chart(placeholder, curves, steps: int, key: str, live: bool = False) -> None:
     show_lines(
         lines.loss_chart(worded(curves), steps=steps, chance=W.chance_loss(), t=t),
         name="training-loss",
         key=key,
         t=t,
         where=placeholder,
+        live=live,
     )
 
 
-def live_chart(placeholder, curves, steps: int) -> None:
-    """The curves while training, as HTML (charts/live_curve.py): shown at once, where a plotly chart replaced
-    every fraction of a second was never seen (it needs a few frames to mount). No user text goes in."""
-    placeholder.html(
-        live_loss_html(
-            worded(curves),
-            steps=steps,
-            chance=W.chance_loss(),
-            title=t("why.loss.title"),
-            x_title=t("why.loss.x"),
-            y_title=t("why.loss.y"),
-            chance_label=t("why.loss.chance"),
-        )
-    )
+def live_places(chart) -> tuple:
+    """Two places in `chart` (an st.empty), one under the other without a gap, for the live curve's redraws."""
+    both = chart.container(gap=None)
+    return both.empty(), both.empty()
+
+
+def live_chart(places: tuple, curves, steps: int) -> None:
+    """The curves while training, by the same route as the finished chart. A key is used once a run, so each
+    redraw is a new chart under the next key, in the other place: the last one stays on screen until it is drawn
+    (ui/linecharts.show_lines(live=True)). The table view is redrawn in one place (it shows at once)."""
+    n = next(LIVE_DRAWS)
+    place = places[0] if display.current().table_view else places[n % 2]
+    loss_chart(place, curves, steps, key=f"why_live_{n}", live=True)
 
 
 def view_label(view: str, lang: str) -> str:
@@ -90,7 +90,7 @@ def example_table(lang: str, focus: int = 7) -> str:
 TICKET = "why_ticket"  # this session's place in the server's heavy-work queue (ui/work_queue.py)
 
 
-def train_missing(results: dict, seed: int, steps: int, status, progress, chart) -> None:
+def train_missing(results: dict, seed: int, steps: int, status, progress, places: tuple) -> None:
     """Train every h not in the store yet, drawing the place in the server's heavy-work queue, the progress and
     the live curve; a click stops it (Streamlit raises in the running script), and the run is then kept as
     stopped."""
@@ -98,13 +98,13 @@ def train_missing(results: dict, seed: int, steps: int, status, progress, chart)
     if not todo:
         status.success(t("why.cached"), icon=":material/cached:")
     for n, h in enumerate(todo):
-        if not train_one(results, h, (n, len(todo)), seed, steps, progress, chart):
+        if not train_one(results, h, (n, len(todo)), seed, steps, progress, places):
             return
     if todo:
         progress.progress(1.0, text=t("why.training_done"))
 
 
-def train_one(results: dict, h: int, nth: tuple[int, int], seed: int, steps: int, progress, chart) -> bool:
+def train_one(results: dict, h: int, nth: tuple[int, int], seed: int, steps: int, progress, places) -> bool:
     """Train h to the end in the queue (or share the training already there) and put it in `results`; False
     when it did not finish (cancelled, failed, the queue full: said on the page)."""
     store, key, chunk = result_store(), W.cache_key(h, seed, steps), max(1, steps // UPDATES_PER_MODEL)
@@ -124,7 +124,7 @@ def train_one(results: dict, h: int, nth: tuple[int, int], seed: int, steps: int
             (n * steps + trainer.step) / (of * steps), text=t("why.training", h=h, step=trainer.step, steps=steps)
         )
         if time.monotonic() - drawn >= LIVE_EVERY_S:
-            live_chart(chart, W.loss_curves(results, running=trainer), steps)
+            live_chart(places, W.loss_curves(results, running=trainer), steps)
             drawn = time.monotonic()
 
     try:
@@ -134,7 +134,7 @@ def train_one(results: dict, h: int, nth: tuple[int, int], seed: int, steps: int
         if not work_queue.ask(TICKET, lambda queue: store.train_queued(queue, key, make, chunk), t):
             state["status"] = "stopped"
             return False
-        live_chart(chart, W.loss_curves(results), steps)  # the axes at once
+        live_chart(places, W.loss_curves(results), steps)  # the axes at once
         # The queue's box while waiting or starting ("Running…"), then the page's own progress and live curve.
         job = work_queue.wait(
             TICKET,
@@ -270,12 +270,15 @@ progress = st.empty()
 chart = st.empty()
 if train:
     stopped = None
-    train_missing(results, seed, steps, status, progress, chart)
+    places = live_places(chart)
+    train_missing(results, seed, steps, status, progress, places)
 else:
     show_status(status, results, stopped, steps)
 curves = W.loss_curves(results, stopped=stopped)
-if curves:
-    loss_chart(chart, curves, steps, key="why_loss")
+if curves:  # after a training, in the live curve's first place, the second one emptied
+    loss_chart(places[0] if train else chart, curves, steps, key="why_loss")
+if train:
+    places[1].empty()
 
 # ---------------------------------------------------------------- results
 finished = {h: r for h, r in results.items() if r is not None}

@@ -36,7 +36,7 @@ PROCESS_WIDE_AUDIT = {
     "why-heads.results": "ResultStore: locked, put() stores frozen RunResults",
 }
 # Builders that html.escape every text part (tests/test_limits_isolation.py feeds them markup).
-SAFE_HTML_BUILDERS = {"token_chips_html", "shape_flow_html", "focus_html", "live_loss_html", "class_bars_html"}
+SAFE_HTML_BUILDERS = {"token_chips_html", "shape_flow_html", "focus_html", "class_bars_html"}
 
 
 def rel(path: Path) -> str:

@@ -11,6 +11,11 @@ const FONT = "'Source Sans', 'Source Sans Pro', 'Noto Sans CJK SC', 'Noto Sans',
 const MIN_FONT = 13;  // px: the smallest text of a chart (charts/lines.MIN_FONT)
 const PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
 
+// A live chart (ui/linecharts.show_lines(live=True): a curve redrawn many times within one run) is a new
+// component at each redraw, mounted beside the one before: the newest drawn hides the last, in the same frame, so
+// no frame shows neither.
+const LIVE = new Map();  // spec.file -> the live Plot drawn last
+
 const esc = s => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 // ------------------------------------------------------------------ numbers
@@ -231,6 +236,11 @@ class Plot {
     this.svgBox.innerHTML = this.svg(w);
     this.svgBox.firstChild.setAttribute("aria-hidden", "true");  // the box is the image (role img, its name)
     this.box.setAttribute("data-drawn", String(++this.draws));
+    if (this.spec.live) {
+      const before = LIVE.get(this.spec.file);
+      if (before && before !== this) before.box.style.display = "none";
+      LIVE.set(this.spec.file, this);
+    }
     window.__alPainted = performance.now();  // benchmarks/bench_browser.py: the end of a step's redraw
   }
 

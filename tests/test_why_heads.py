@@ -321,38 +321,6 @@ def test_strings_have_both_languages_and_matching_placeholders():
         assert term in zh, term
 
 
-def test_the_live_curve_draws_every_run_on_the_loss_charts_scale():
-    """Issue 20: the live curve is HTML (shown at once); its lines are the losses so far, on the final chart's
-    scale (0 at the bottom, the top at ln 10 x 1.15 or the first losses), one polyline per run."""
-    import math
-    import re
-
-    from charts.live_curve import live_loss_html
-
-    losses = [2.5, 2.0, 1.0, 0.5]
-    html = live_loss_html(
-        [W.Curve("h = 1", 1, losses), W.Curve("h = 2", 2, [2.3])],
-        steps=8,
-        chance=W.chance_loss(),
-        title="loss",
-        x_title="step",
-        y_title="loss",
-        chance_label="guessing",
-    )
-    import base64
-
-    assert re.search(r'<img class="al-live-lines" data-n="1:4 2:1"', html)
-    svg = base64.b64decode(re.search(r"data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)", html).group(1)).decode()
-    lines = re.findall(r'<polyline class="al-live-line" data-h="(\d)" data-n="(\d+)" points="([^"]+)"', svg)
-    assert [(h, n) for h, n, _ in lines] == [("1", "4"), ("2", "1")]
-    points = [tuple(map(float, p.split(","))) for p in lines[0][2].split()]
-    top = max(math.log(10) * 1.15, 2.5 * 1.05)
-    assert points[0] == (125.0, round(1000 * (1 - 2.5 / top), 1))  # step 1 of 8, loss 2.5
-    assert points[-1] == (500.0, round(1000 * (1 - 0.5 / top), 1))  # step 4 of 8: the latest loss
-    assert "#d62728" in svg and "#1f77b4" in svg  # the loss chart's colours per h
-    assert ">guessing<" in html and ">step<" in html
-
-
 def test_url_keys_are_declared_once_and_bad_values_are_corrected():
     """lessons.why_heads.URL_KEYS (lessons/url.py) is the page's one table: the names lessons/url_keys.py lists for
     the page, and every bad value moved onto a valid one with a Fix the page shows."""

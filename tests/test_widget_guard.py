@@ -95,6 +95,21 @@ def test_a_crafted_value_keeps_the_widgets_last_value_with_a_notice(key, field, 
 
 
 @pytest.mark.app
+@pytest.mark.parametrize("url,params", [(None, {}), ("heads", {"heads_tab": "heads"}), ("masks", {})])
+def test_the_values_a_browser_sends_back_pass_untouched(url, params):
+    """Every drawn widget's own value (slider, select-slider, pills, selectbox, number box, toggles) sent back as
+    the browser would: none is taken for crafted, and a changed valid value is taken."""
+    at = run_app(url, lang="en", seq_len=5, **params)
+    keys = ("seq_len", "d_model", "num_heads", "seed", "mask", "palette")
+    before = {k: at.session_state[k] for k in keys}
+    at._run(crafted(at))
+    assert not at.exception and not any("cannot take" in n for n in notices(at)), notices(at)
+    assert {k: at.session_state[k] for k in keys} == before
+    at._run(crafted(at, {"seq_len": ("double_array_value", [6.0])}))
+    assert at.session_state["seq_len"] == 6 and not any("cannot take" in n for n in notices(at))
+
+
+@pytest.mark.app
 def test_an_unknown_heads_page_reaches_no_page_code():
     at = run_app("heads", lang="en", d_model=512, num_heads=64, heads_tab="heads")
     page = at.session_state["heads_page"]

@@ -31,8 +31,8 @@ class Reply:
 
 
 class Tab:
-    def __init__(self, base_url: str):
-        self.ws_url = base_url.replace("http://", "ws://") + "/_stcore/stream"
+    def __init__(self, base_url: str, path: str = "/_stcore/stream"):  # Streamlit's websocket for a session
+        self.ws_url = base_url.replace("http://", "ws://") + path
         self.ws = None
 
     async def __aenter__(self) -> Tab:

@@ -32,13 +32,19 @@ def table_columns(chart: lines.LineChart) -> dict[str, list]:
     return {x_title or "x": xs, **columns}
 
 
-def show_lines(chart: lines.LineChart, *, name: str, key: str, t: Say, title: str | None = None, where=None):
+def show_lines(
+    chart: lines.LineChart, *, name: str, key: str, t: Say, title: str | None = None, where=None, live: bool = False
+):
     """Draw `chart` with the session's display options, inside `where` (e.g. an st.empty or a column) when given.
-    `title` is its accessible name when the chart shows no title of its own."""
+    `title` is its accessible name when the chart shows no title of its own. `live`: one of many redraws within a
+    run, each under its own key in one of two places taken in turn; the browser shows the newest drawn of them
+    (static/plots.js), so the curve never blinks out between two."""
     options = display.current()
     spoken = chart.title or title
-    # an st.empty holds one element: the table view's caption and table go into one container in it
-    with where.container() if where is not None else contextlib.nullcontext():
+    # an st.empty holds one element: the table view's caption and table go into one container in it; a live
+    # chart straight in (a container put where a container was would keep the old one's other children)
+    holder = where if where is None or (live and not options.table_view) else where.container()
+    with holder if holder is not None else contextlib.nullcontext():
         if options.table_view:
             caption = " · ".join(x for x in (spoken, chart.y_title) if x)  # what, and in which unit
             if caption:
@@ -51,7 +57,7 @@ def show_lines(chart: lines.LineChart, *, name: str, key: str, t: Say, title: st
             image_format=options.image_format,
             download=t("display.download", fmt=options.image_format.upper()),
         )
-        return PLOTS(data=spec, key=key)
+        return PLOTS(data={**spec, "live": True} if live else spec, key=key)
 
 
 __all__ = ["COMPONENT", "show_lines", "table_columns"]

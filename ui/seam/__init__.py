@@ -32,7 +32,7 @@ class Entry:
 
 _QP = "streamlit.runtime.state.query_params.QueryParams"
 _SS = "streamlit.runtime.state.session_state.SessionState"
-_STATIC = "streamlit/static *.js"
+_WM = "streamlit.runtime.state.common.WidgetMetadata"
 
 ENTRIES = (
     Entry(
@@ -90,17 +90,13 @@ ENTRIES = (
     Entry(
         "widget_guard",
         (
-            (_SS, "set_widgets_from_proto"),
-            (_SS, "_new_widget_state"),
-            (_SS, "_old_state"),
-            ("streamlit.runtime.state.session_state.WStates", "widget_metadata"),
-            ("streamlit.runtime.state.common.WidgetMetadata", "formatted_options"),
-            # what the guard calls to decode and put back a value, beside the checks above
-            ("streamlit.runtime.state.session_state.WStates", "states"),
-            ("streamlit.runtime.state.session_state.WStates", "set_from_value"),
-            ("streamlit.runtime.state.common", "unpack_widget_state_value"),
-            ("streamlit.runtime.state.common.WidgetMetadata", "serializer"),
-            ("streamlit.runtime.state.common.WidgetMetadata", "deserializer"),
+            (_SS, "set_widgets_from_proto"),  # wrapped: a message's widget states before they are stored
+            (_SS, "get_widget_metadata"),
+            # what a drawn widget takes: its value field, its decoding and encoding, its options
+            (_WM, "value_type"),
+            (_WM, "deserializer"),
+            (_WM, "serializer"),
+            (_WM, "formatted_options"),
         ),
         "a crafted widget value (NaN slider, unknown option) keeps the widget's last value, never breaks a session",
         "tests/test_widget_guard.py::test_a_crafted_value_keeps_the_widgets_last_value_with_a_notice",
@@ -111,9 +107,10 @@ ENTRIES = (
         "a foreign-Origin websocket is refused at once, without the external-IP lookup that held the server offline",
         "tests/test_origin_guard.py::test_the_guard_agrees_with_streamlits_own_origin_rule_but_for_the_external_ip",
     ),
+    # No private name: the guard reads the websocket path Streamlit's browser client connects to.
     Entry(
         "backmsg_guard",
-        (("streamlit.web.server.starlette.starlette_websocket", "_ROUTE_WEBSOCKET_STREAM"),),
+        (),
         "no student's clear_cache (or other developer message) empties what the class shares",
         "tests/test_server_safety.py::test_no_client_message_clears_what_the_class_shares",
     ),

@@ -5,16 +5,17 @@ and trusts the message: NaN for a slider, a list of floats for a selectbox or an
 or reached the page as a value of the wrong type, on that rerun and every later one (the session was broken
 until a reload).
 
-How: wraps SessionState.set_widgets_from_proto (private, once per process). Right after a message's widget
-states are stored, each one of a widget this session has drawn is decoded and checked: the value field must be
-the widget's own, every number finite, decoding and re-encoding must not raise, and a choice must be one of the
-widget's options. A value that fails is replaced by the widget's value on the last run (its default if it had
-none) and kept in the session's own state under REJECTED, so app.py can say so once. Values of widgets not
-drawn yet are left to Streamlit.
+How: wraps SessionState.set_widgets_from_proto (private, once per process). Before a message's widget states
+are stored, each one of a widget this session has drawn is decoded with its own metadata and checked: the value
+field must be the widget's own, every number finite, decoding and re-encoding must not raise, and a choice must
+be one of the widget's options. A value that fails is left out of the message, as if the browser had not sent
+it: the widget keeps its value of the last run (its default if it had none). The value is kept in the session's
+own state under REJECTED, so app.py can say so once. Values of widgets not drawn yet are left to Streamlit.
 """
 
 from __future__ import annotations
 
+import json
 import math
 
 REJECTED = "_widget_guard_rejected"  # session-state key: the values replaced since app.py last asked
@@ -85,34 +86,35 @@ def problem(state, metadata, decode) -> str | None:
     return None
 
 
-def check_incoming(session_state, widget_states) -> list[str]:
-    """Replace every bad value of `widget_states` (just stored in `session_state`) by the widget's last good
-    value; returns the rejected values as shown."""
-    from streamlit.runtime.state.common import unpack_widget_state_value
+def _unpack(state) -> object:
+    """What a widget's deserializer receives for a WidgetState: the set value field, the data of an array (or of
+    a string trigger), JSON text parsed (the WidgetState wire format, as Streamlit reads it)."""
+    field = state.WhichOneof("value")
+    raw = getattr(state, field)
+    if field.endswith("_array_value") or field == "string_trigger_value":
+        return raw.data
+    return json.loads(raw) if field == "json_value" else raw
 
-    widgets = session_state._new_widget_state
-    rejected = []
-    for state in widget_states.widgets:
-        wid = state.id
-        metadata = widgets.widget_metadata.get(wid)
+
+def screened(metadata_of, widget_states):
+    """`widget_states` without the values their widgets cannot take, and those values as shown. `metadata_of(id)`
+    gives a drawn widget's metadata (None: not drawn yet, left to Streamlit)."""
+    rejected = []  # positions in widget_states.widgets
+    for i, state in enumerate(widget_states.widgets):
+        metadata = metadata_of(state.id)
         if metadata is None or state.WhichOneof("value") in _NOT_DECODED_EARLY:
             continue
 
         def decode(state=state, metadata=metadata):
-            return metadata.deserializer(unpack_widget_state_value(state))
+            return metadata.deserializer(_unpack(state))
 
-        why = problem(state, metadata, decode)
-        if why is None:
-            continue
-        rejected.append(_shown(state))
-        old = session_state._old_state
-        try:
-            good = old[wid] if wid in old else metadata.deserializer(None)
-        except Exception:  # noqa: BLE001
-            widgets.states.pop(wid, None)  # no good value at all: as if the browser had sent nothing
-            continue
-        widgets.set_from_value(wid, good)
-    return rejected
+        if problem(state, metadata, decode) is not None:
+            rejected.append(i)
+    if not rejected:
+        return widget_states, []
+    kept = type(widget_states)()
+    kept.widgets.extend(state for i, state in enumerate(widget_states.widgets) if i not in rejected)
+    return kept, [_shown(widget_states.widgets[i]) for i in rejected]
 
 
 def install() -> bool:
@@ -125,8 +127,10 @@ def install() -> bool:
     original = SessionState.set_widgets_from_proto
 
     def set_widgets_from_proto(self, widget_states):
-        original(self, widget_states)
-        rejected = check_incoming(self, widget_states)
+        # A value left out is one the browser never sent: the widget keeps its value of the last run (Streamlit
+        # moved it there just before), or its default when it had none.
+        kept, rejected = screened(self.get_widget_metadata, widget_states)
+        original(self, kept)
         if rejected:  # kept in this session's own state (the same mapping as st.session_state)
             held = list(self[REJECTED]) if REJECTED in self else []
             self[REJECTED] = (held + rejected)[:SHOWN_VALUES]
