@@ -353,22 +353,27 @@ def step_nav(all_steps: bool = False) -> W.Step:
     return W.STEP_BY_NAME[name]
 
 
-def head_pager() -> None:
+def pages_note() -> str:
+    heads = heads_for_page()
+    shown = t("common.heads_range", first=heads[0], last=heads[-1], h=h)
+    return shown + " — " + t("walk.heads_capped", h=h, n=PER_PAGE)
+
+
+def head_pager(with_note: bool = True) -> None:
+    """The pager of heads, its note above it (`with_note` off: the pipeline strip says it). No row container
+    around them: a container is mounted anew on every step, with all it holds."""
     if N_PAGES <= 1:
         return
-    row = st.container(horizontal=True, vertical_alignment="center")  # one container, not three columns
-    with row:
-        st.pagination(N_PAGES, key="walk_hpage", bind="query-params", persist_state="page")
-    heads = heads_for_page()
-    note(
-        t("common.heads_range", first=heads[0], last=heads[-1], h=h) + " — " + t("walk.heads_capped", h=h, n=PER_PAGE),
-        row,
-    )
+    if with_note:
+        note(pages_note())
+    st.pagination(N_PAGES, key="walk_hpage", bind="query-params", persist_state="page")
 
 
-def pipeline_strip() -> None:
+def pipeline_strip(step: W.Step) -> None:
+    """The shapes from step to step, and which heads the pager below shows: one caption."""
     parts = [f"{step_label(n)} `{sizes}`" for n, sizes in W.pipeline(run)]
-    st.caption(f"{t('walk.pipeline')}: " + " → ".join(parts))
+    heads = f"\n\n{pages_note()}" if step.per_head and N_PAGES > 1 else ""
+    st.caption(f"{t('walk.pipeline')}: " + " → ".join(parts) + heads)
 
 
 # ------------------------------------------------------------------ the page
@@ -441,9 +446,9 @@ else:
     # The selector's legend, the intro and the hover hint: one element, the hints in caption style.
     st.markdown(f"{small(t('walk.view.legend'))}\n\n{t('walk.intro')}\n\n{small(t('walk.hover'))}")
     step = step_nav(all_steps=view == "all")
-    pipeline_strip()
+    pipeline_strip(step)
     if step.per_head:
-        head_pager()
+        head_pager(with_note=False)
     if view == "step":
         render_step(step)
         if step.name in W.DRILL_STEPS:
