@@ -103,14 +103,14 @@ BYTE_VIEWS = list(PINS) + [
 ]
 
 
-# Drawn outside app.py's live fragment: a slider step never sends them again (the language, the display options).
+# Drawn outside app.py's two fragments: a slider step never sends them again (the language, the display options).
 NOT_ON_A_STEP = {"lang", *U.DISPLAY}
 
 
 def page_bytes(at) -> tuple[int, list[tuple[str, int]]]:
     """What the page's elements weigh as Streamlit sends them (serialised protos, plus ~128 bytes of
     envelope each), and the biggest ones: an upper bound on any one step's bytes, which sends at most
-    every element of the live fragment once (unchanged large ones go as a hash)."""
+    every element of app.py's fragments once (unchanged large ones go as a hash)."""
     total, big = 0, []
 
     def walk(node):
