@@ -302,17 +302,21 @@ if open_id == "full":
 # ------------------------------------------------------------------ polarity and its bug
 if open_id == "polarity":
     with tabs["polarity"]:
-        # each heading with its text: one element (each element a step re-sends costs the browser a render)
-        st.markdown(f"### {t('masks.pol')}\n\n{t('masks.pol.now', polarity=t(f'masks.polarity.{polarity}.label'))}")
-        p1, p2 = st.columns(2)
-        p1.code(f"# keep: 1 = keep\nscores = scores.masked_fill(mask == 0, {fill})", language="python")
-        p2.code(f"# block: True = blocked\nscores = scores.masked_fill(mask, {fill})", language="python")
-        st.caption(t("masks.pol.libs"))
+        # The heading, its text, both ways to write the fill, the libraries' trap, the check and the bug's setup: one
+        # markdown element (each element and container a step re-sends costs the browser a render; the two code
+        # blocks stack as fenced code instead of sitting in two columns, as they do on a phone).
+        said = [
+            f"### {t('masks.pol')}",
+            t("masks.pol.now", polarity=t(f"masks.polarity.{polarity}.label")),
+            f"```python\n# keep: 1 = keep\nscores = scores.masked_fill(mask == 0, {fill})\n```",
+            f"```python\n# block: True = blocked\nscores = scores.masked_fill(mask, {fill})\n```",
+            f":small[:gray[{t('masks.pol.libs')}]]",
+        ]
         if run.mask is not None and not run.blocked_rows.any():
             diff = shared("masks_ref", SK + LK, lambda: lab.reference_diff(run))
-            st.caption(t("masks.pol.check", diff=diff))
-
-        st.markdown(f"**{t('masks.bug')}**\n\n{t('masks.bug.setup', T=s.seq_len, fill=fill)}")
+            said.append(f":small[:gray[{t('masks.pol.check', diff=diff)}]]")
+        said += [f"**{t('masks.bug')}**", t("masks.bug.setup", T=s.seq_len, fill=fill)]
+        st.markdown("\n\n".join(said))
         bug = shared("masks_bug", SK + (fill,), lambda: lab.polarity_bug(s, fill, run.model))  # the same weights
         bug_view = shared("masks_bug_view", SK + (fill, head), lambda: lab.bug_view(bug, head))
         show_heatmap(bug_view.masks, key="masks_bug_masks", t=t)
@@ -323,7 +327,6 @@ if open_id == "polarity":
         st.markdown(
             f"{said_first}\n\n{t(f'masks.bug.last.{fill}', tok=last['token'], u=lab.uniform_weight(s.seq_len))}"
         )
-        st.caption(t("masks.bug.table", h=head))
-        show_table(headed(lab.bug_table(summary), "masks.bug.col"))
+        show_table(headed(lab.bug_table(summary), "masks.bug.col"), caption=t("masks.bug.table", h=head))
 
 lab_downloads(ctx, run)

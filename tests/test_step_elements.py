@@ -24,6 +24,8 @@ PINS = {
     ("walkthrough", (("walk_view", "all"),)): 76,  # ten steps' formula, text, code, shape and button
     ("walkthrough", (("walk_step", "softmax"), ("walk_drill", "true"))): 41,  # the cell's story open
     ("positions", (("pos_tab", "rope"),)): 36,
+    ("positions", (("pos_tab", "add"),)): 18,  # widgets in one row container; the table with its notes one element
+    ("home", ()): 33,  # the page cards: three bordered columns, not a container per page
     # each section's heading, intro and formula one element; widgets side by side in one row container
     ("softmax", (("soft_tab", "tiles"),)): 31,
     ("softmax", (("soft_tab", "max"),)): 24,
@@ -34,8 +36,9 @@ PINS = {
     ("heads", (("heads_tab", "timing"),)): 14,
     ("masks", (("masks_tab", "grid"),)): 38,
     ("masks", (("masks_tab", "row"),)): 33,
-    ("masks", (("masks_tab", "polarity"),)): 40,
-    ("kv-cache", (("kv_tab", "sharing"),)): 26,
+    # its heading, sentences, both ways to write the fill and the bug's setup one element; the table titled
+    ("masks", (("masks_tab", "polarity"),)): 32,
+    ("kv-cache", (("kv_tab", "sharing"),)): 22,  # heading + groups table + shapes one element, the checks one box
     ("kv-cache", (("kv_tab", "memory"),)): 25,  # heading, formula and its letters one element; choices in a row
     ("kv-cache", (("kv_tab", "decode"),)): 50,  # step/next/head and the three costs each in one row container
     ("real-model", ()): 26,
