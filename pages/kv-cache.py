@@ -189,8 +189,7 @@ def decode_section() -> None:
     with right:
         st.caption(say(shown.full_weights))
         show_heatmap(view.full_weights_row, key="kv_full_weights_row", t=t)
-    st.caption(say(shown.output))
-    table(shown.output_table)
+    show_table_in_text(f":small[:gray[{say(shown.output)}]]", worded(shown.output_table))  # one element
     check(view.equal, shown.equal)
     st.markdown(say(shown.cost_title))
     costs = st.container(horizontal=True)  # one container, not four (columns)

@@ -80,7 +80,9 @@ url_state.settle(lab.URL_KEYS, {"settings": s}, t=t, store=grid.KEPT, notice=not
 with st.container(border=True):
     # the box's title and where it starts from: one element (each element a step re-sends costs a render)
     st.markdown(f"**{t('masks.controls')}**\n\n:small[:gray[{t('masks.kind_from_sidebar', kind=t(f'mask.{s.mask}'))}]]")
-    c1, c2, c3 = st.columns(3)
+    # The widgets in one wrapping row container, not three columns: every container is mounted anew on each step
+    # of every section (a column costs one more each), the widgets do not.
+    c1 = c2 = c3 = st.container(horizontal=True, vertical_alignment="bottom")
     with c1:
         # Translated labels, neutral names in the URL (ui/choice.py: Streamlit binds the shown text).
         extra = (
@@ -144,7 +146,6 @@ with st.container(border=True):
             )
             or "keep"
         )
-        st.caption(t(f"masks.polarity.{polarity}"))
         fill = st.segmented_control(
             t("masks.fill"),
             lab.FILLS,
@@ -166,12 +167,12 @@ with st.container(border=True):
                 bind="query-params",
                 help=t("masks.head.help"),
                 disabled=h_max == 0,
+                width=200,  # a head number: the row's sliders take the rest
             )
         )
-    if parts:
-        st.caption(t("masks.in_use", parts=" ∧ ".join(t(f"mask.{p}") for p in parts)))
-    else:
-        st.caption(t("masks.in_use.none"))
+    # what the polarity means and which mask is in use: one element
+    in_use = t("masks.in_use", parts=" ∧ ".join(t(f"mask.{p}") for p in parts)) if parts else t("masks.in_use.none")
+    st.caption(f"{t(f'masks.polarity.{polarity}')}\n\n{in_use}")
 
 custom_grid, grid_text = None, ""
 if "custom" in parts:
