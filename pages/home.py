@@ -33,14 +33,21 @@ st.markdown(
         ]
     )
 )
-# Three columns of three pages each, rather than a card per page: every container is mounted anew on each settings
-# step (elements are mostly reused), so nine cards in a wrapping row cost the browser far more than three columns.
-# A phone stacks the columns, so each column holds pages that follow each other in the course.
-PAGES = ("walkthrough", "heads", "masks", "real-model", "why-heads", "softmax", "positions", "kv-cache", "quiz")
-for column, pages in zip(st.columns(3, border=True), (PAGES[0:3], PAGES[3:6], PAGES[6:9])):
-    for page in pages:
-        column.page_link(f"pages/{page}.py", label=f"**{t(f'page.{page}')}**")
-        column.caption(t(f"page.{page}.blurb"))
+with st.container(horizontal=True, gap="small"):  # the page cards wrap: two or three a row, one on a phone
+    for page in (
+        "walkthrough",
+        "heads",
+        "masks",
+        "real-model",
+        "why-heads",
+        "softmax",
+        "positions",
+        "kv-cache",
+        "quiz",
+    ):
+        with st.container(border=True, width=360):
+            st.page_link(f"pages/{page}.py", label=f"**{t(f'page.{page}')}**")
+            st.caption(t(f"page.{page}.blurb"))
 
 st.info(
     t("home.current", d_model=s.d_model, h=s.num_heads, d_k=s.d_k, T=s.seq_len, mask=t(f"mask.{s.mask}"), seed=s.seed),
