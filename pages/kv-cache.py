@@ -25,7 +25,7 @@ from ui.heatmaps import show_heatmap
 from ui.linecharts import show_lines
 from ui.sections import lazy_tabs
 from ui.shell import page_context
-from ui.tables import show_table
+from ui.tables import show_table, show_table_in_text
 from ui.words import word
 
 ctx = page_context()
@@ -51,12 +51,17 @@ def say(*words) -> str:
     return "".join(word(w, t) for w in words)
 
 
+def worded(columns: K.Table) -> dict:
+    return {say(c.header): [say(x) if isinstance(x, Text) else x for x in c.cells] for c in columns}
+
+
 def table(columns: K.Table) -> None:
-    show_table({say(c.header): [say(x) if isinstance(x, Text) else x for x in c.cells] for c in columns})
+    show_table(worded(columns))
 
 
-def check(ok: bool, words: Text) -> None:
-    (st.success if ok else st.error)(say(words), icon=CHECKED)
+def check(ok: bool, *words: Text) -> None:
+    """One box for checks that came out alike (each a paragraph)."""
+    (st.success if ok else st.error)("\n\n".join(say(w) for w in words), icon=CHECKED)
 
 
 st.title(t("page.kv-cache"))
@@ -100,13 +105,14 @@ def sharing_section() -> None:
         return K.sharing_view(s, kv_heads, custom_text=ctx.custom_text, mha=mha)
 
     shown = K.sharing_shown(shared("kv_sharing", (*SK, kv_heads), build))
-    # heading and what it shows: one element (each element a step re-sends costs the browser a render)
-    st.markdown(f"### {t('kv.share.title')}\n\n{t('kv.share.about')}")
+    # heading, what it shows, the groups and the shapes: one element (each element a step re-sends costs the browser
+    # a render)
+    heading = f"### {t('kv.share.title')}\n\n{t('kv.share.about')}"
+    shapes = f":small[:gray[{say(shown.shapes)}]]"
     if shown.groups is None:  # MHA: nothing is shared (a table of h rows "i | i" would say only that)
-        st.caption(t("kv.share.none", h=h))
+        st.markdown(f"{heading}\n\n:small[:gray[{t('kv.share.none', h=h)}]]\n\n{shapes}")
     else:
-        table(shown.groups)
-    st.caption(say(shown.shapes))
+        show_table_in_text(heading, worded(shown.groups), shapes)
     if shown.q is not None:
         left, right = st.columns(list(shown.widths))
         with left:
@@ -121,11 +127,13 @@ def sharing_section() -> None:
         show_heatmap(shown.k, key="kv_k", t=t)
     st.caption(f"{t('kv.share.v_same')}\n\n{say(shown.weights_caption)}")  # two captions in a row: one element
     show_heatmap(shown.weights, key="kv_weights", t=t)
-    st.markdown(t("kv.share.table", T=T))
-    table(shown.table)
-    check(shown.sdpa_ok, shown.sdpa)
-    if shown.leaders is not None:
-        check(shown.leaders_ok, shown.leaders)
+    show_table_in_text(t("kv.share.table", T=T), worded(shown.table))
+    if shown.leaders is not None and shown.leaders_ok == shown.sdpa_ok:  # both checks in one box: one element
+        check(shown.sdpa_ok, shown.sdpa, shown.leaders)
+    else:
+        check(shown.sdpa_ok, shown.sdpa)
+        if shown.leaders is not None:
+            check(shown.leaders_ok, shown.leaders)
 
 
 # ------------------------------------------------------------------ 2. decoding one token at a time
@@ -181,8 +189,7 @@ def decode_section() -> None:
     with right:
         st.caption(say(shown.full_weights))
         show_heatmap(view.full_weights_row, key="kv_full_weights_row", t=t)
-    st.caption(say(shown.output))
-    table(shown.output_table)
+    show_table_in_text(f":small[:gray[{say(shown.output)}]]", worded(shown.output_table))  # one element
     check(view.equal, shown.equal)
     st.markdown(say(shown.cost_title))
     costs = st.container(horizontal=True)  # one container, not four (columns)

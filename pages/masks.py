@@ -80,7 +80,9 @@ url_state.settle(lab.URL_KEYS, {"settings": s}, t=t, store=grid.KEPT, notice=not
 with st.container(border=True):
     # the box's title and where it starts from: one element (each element a step re-sends costs a render)
     st.markdown(f"**{t('masks.controls')}**\n\n:small[:gray[{t('masks.kind_from_sidebar', kind=t(f'mask.{s.mask}'))}]]")
-    c1, c2, c3 = st.columns(3)
+    # The widgets in one wrapping row container, not three columns: every container is mounted anew on each step
+    # of every section (a column costs one more each), the widgets do not.
+    c1 = c2 = c3 = st.container(horizontal=True, vertical_alignment="bottom")
     with c1:
         # Translated labels, neutral names in the URL (ui/choice.py: Streamlit binds the shown text).
         extra = (
@@ -144,7 +146,6 @@ with st.container(border=True):
             )
             or "keep"
         )
-        st.caption(t(f"masks.polarity.{polarity}"))
         fill = st.segmented_control(
             t("masks.fill"),
             lab.FILLS,
@@ -166,12 +167,12 @@ with st.container(border=True):
                 bind="query-params",
                 help=t("masks.head.help"),
                 disabled=h_max == 0,
+                width=200,  # a head number: the row's sliders take the rest
             )
         )
-    if parts:
-        st.caption(t("masks.in_use", parts=" ∧ ".join(t(f"mask.{p}") for p in parts)))
-    else:
-        st.caption(t("masks.in_use.none"))
+    # what the polarity means and which mask is in use: one element
+    in_use = t("masks.in_use", parts=" ∧ ".join(t(f"mask.{p}") for p in parts)) if parts else t("masks.in_use.none")
+    st.caption(f"{t(f'masks.polarity.{polarity}')}\n\n{in_use}")
 
 custom_grid, grid_text = None, ""
 if "custom" in parts:
@@ -302,17 +303,21 @@ if open_id == "full":
 # ------------------------------------------------------------------ polarity and its bug
 if open_id == "polarity":
     with tabs["polarity"]:
-        # each heading with its text: one element (each element a step re-sends costs the browser a render)
-        st.markdown(f"### {t('masks.pol')}\n\n{t('masks.pol.now', polarity=t(f'masks.polarity.{polarity}.label'))}")
-        p1, p2 = st.columns(2)
-        p1.code(f"# keep: 1 = keep\nscores = scores.masked_fill(mask == 0, {fill})", language="python")
-        p2.code(f"# block: True = blocked\nscores = scores.masked_fill(mask, {fill})", language="python")
-        st.caption(t("masks.pol.libs"))
+        # The heading, its text, both ways to write the fill, the libraries' trap, the check and the bug's setup: one
+        # markdown element (each element and container a step re-sends costs the browser a render; the two code
+        # blocks stack as fenced code instead of sitting in two columns, as they do on a phone).
+        said = [
+            f"### {t('masks.pol')}",
+            t("masks.pol.now", polarity=t(f"masks.polarity.{polarity}.label")),
+            f"```python\n# keep: 1 = keep\nscores = scores.masked_fill(mask == 0, {fill})\n```",
+            f"```python\n# block: True = blocked\nscores = scores.masked_fill(mask, {fill})\n```",
+            f":small[:gray[{t('masks.pol.libs')}]]",
+        ]
         if run.mask is not None and not run.blocked_rows.any():
             diff = shared("masks_ref", SK + LK, lambda: lab.reference_diff(run))
-            st.caption(t("masks.pol.check", diff=diff))
-
-        st.markdown(f"**{t('masks.bug')}**\n\n{t('masks.bug.setup', T=s.seq_len, fill=fill)}")
+            said.append(f":small[:gray[{t('masks.pol.check', diff=diff)}]]")
+        said += [f"**{t('masks.bug')}**", t("masks.bug.setup", T=s.seq_len, fill=fill)]
+        st.markdown("\n\n".join(said))
         bug = shared("masks_bug", SK + (fill,), lambda: lab.polarity_bug(s, fill, run.model))  # the same weights
         bug_view = shared("masks_bug_view", SK + (fill, head), lambda: lab.bug_view(bug, head))
         show_heatmap(bug_view.masks, key="masks_bug_masks", t=t)
@@ -323,7 +328,6 @@ if open_id == "polarity":
         st.markdown(
             f"{said_first}\n\n{t(f'masks.bug.last.{fill}', tok=last['token'], u=lab.uniform_weight(s.seq_len))}"
         )
-        st.caption(t("masks.bug.table", h=head))
-        show_table(headed(lab.bug_table(summary), "masks.bug.col"))
+        show_table(headed(lab.bug_table(summary), "masks.bug.col"), caption=t("masks.bug.table", h=head))
 
 lab_downloads(ctx, run)

@@ -196,13 +196,13 @@ def shuffle_section() -> None:
 def add_section() -> None:
     section_head("add")
     model = choose("pos_model", L.MODELS, lambda m: t(f"pos.model.{m}"), t("pos.model"))
-    c1, c2 = st.columns(2)
-    with c1:
+    widgets = row()  # side by side in one container (columns: one more container per column)
+    with widgets:
         if model == "real":
             examples = tuple(range(len(pretrained.EXAMPLES)))
             choose("pos_example", examples, lambda i: pretrained.EXAMPLES[i][0], t("pos.example"), widget="selectbox")
         head = head_slider(L.heads_of(s, model))
-    base_input(c2)
+        base_input(widgets)
     base = values.base
     if model == "real":
         real = real_model()
@@ -220,19 +220,25 @@ def add_section() -> None:
             lambda: L.add_view(s, "random", head, base, values.shuffle, run=run),
         )
     n = L.add_numbers(v)
-    st.caption(t(f"pos.add.model.{model}", **n["model"]))
-    for note in v.notes:
-        st.caption(t(f"pos.note.{note}", mask=t(f"mask.{s.mask}")))
-    for k in v.kinds:
-        if not k.available:
-            st.info(t(f"pos.reason.{k.reason}", **n["reason"]), icon=":material/info:")
-    st.caption(t("pos.add.heatmap", **n["heatmap"]))
+    # Captions that follow each other are one element, and the table with what follows it one more (each element a
+    # step re-sends costs the browser a render).
+    about = [t(f"pos.add.model.{model}", **n["model"])]
+    about += [t(f"pos.note.{note}", mask=t(f"mask.{s.mask}")) for note in v.notes]
+    reasons = [t(f"pos.reason.{k.reason}", **n["reason"]) for k in v.kinds if not k.available]
+    if reasons:
+        st.caption("\n\n".join(about))
+        for reason in reasons:
+            st.info(reason, icon=":material/info:")
+        about = []
+    st.caption("\n\n".join([*about, t("pos.add.heatmap", **n["heatmap"])]))
     show_heatmap(v.side_by_side, key="pos_side", t=t)
-    show_table(L.add_table(v))
-    st.caption(t("pos.add.table", **n["table"]))
-    if model == "real":
-        st.caption(t("pos.add.trained"))
-    st.markdown(t("pos.add.kinds"))
+    after = [t("pos.add.table", **n["table"])] + ([t("pos.add.trained")] if model == "real" else [])
+    table = L.add_table(v)
+    tables.show_table_in_text(
+        "",
+        {word(title, t): [word(cell, t) for cell in cells] for title, cells in table.columns},
+        "\n\n".join([*(f":small[:gray[{a}]]" for a in after), t("pos.add.kinds")]),
+    )
 
 
 # ---------------------------------------------------------------- 3. RoPE is about distance

@@ -22,7 +22,7 @@ from ui.heatmaps import show_heatmap
 from ui.linecharts import show_lines
 from ui.sections import lazy_tabs
 from ui.shell import page_context
-from ui.tables import show_table
+from ui.tables import show_table, show_table_in_text
 from ui.words import word
 
 ctx = page_context()
@@ -129,9 +129,13 @@ def small(text: str) -> str:
     return f":small[:gray[{text}]]"
 
 
+def worded(columns) -> dict:
+    """One of the lesson's tables (headers and cells: text keys or numbers) in the reader's language."""
+    return {word(c.header, t): [word(x, t) for x in c.cells] for c in columns}
+
+
 def table(columns) -> None:
-    """One of the lesson's tables (headers and cells: text keys or numbers), worded."""
-    show_table({word(c.header, t): [word(x, t) for x in c.cells] for c in columns})
+    show_table(worded(columns))
 
 
 st.title(t("page.softmax"))
@@ -269,10 +273,9 @@ def tiles_section() -> None:
     with left:
         show_heatmap(v.tile_p, key="soft_tile_p_hm", t=t)
     with right:
-        st.markdown(f"**{t('softmax.tiles.rows_title')}**")
-        table(L.tile_rows_table(walk, v))
-        if v.current.writes_o:
-            st.caption(t("softmax.tiles.writes", i=v.tile[0]))
+        # title, table and what the step writes: one element (each element a step re-sends costs a render)
+        writes = small(t("softmax.tiles.writes", i=v.tile[0])) if v.current.writes_o else ""
+        show_table_in_text(f"**{t('softmax.tiles.rows_title')}**", worded(L.tile_rows_table(walk, v)), writes)
     st.caption(t("softmax.tiles.output_about"))
     show_heatmap(v.output_so_far, key="soft_output_hm", t=t)
     traffic = t("softmax.tiles.traffic", **v.traffic_so_far)
@@ -284,12 +287,12 @@ def tiles_section() -> None:
     else:
         st.caption(f"{traffic} {t('softmax.tiles.result_later', n=n)}")  # two captions in a row: one element
 
-    st.markdown(  # the heading and what the table counts: one element
-        f"### {t('softmax.mem.title')}\n\n" + small(t("softmax.mem.about", d_k=s.d_k, h=s.num_heads, bq=bq, bk=bk))
-    )
     rows = shared("soft_memory", (s.seq_len, s.d_k, s.num_heads, bq, bk), lambda: L.memory_table(s, bq, bk))
-    table(L.memory_columns(rows, s.num_heads))
-    st.markdown("\n\n".join(word(x, t) for x in L.traffic_notes(rows, s.d_k)))
+    show_table_in_text(  # the heading, what the table counts, the table and what it shows: one element
+        f"### {t('softmax.mem.title')}\n\n" + small(t("softmax.mem.about", d_k=s.d_k, h=s.num_heads, bq=bq, bk=bk)),
+        worded(L.memory_columns(rows, s.num_heads)),
+        "\n\n".join(word(x, t) for x in L.traffic_notes(rows, s.d_k)),
+    )
 
 
 SECTION_BODIES = {"scale": scale_section, "max": max_section, "tiles": tiles_section}

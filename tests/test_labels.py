@@ -174,7 +174,8 @@ def test_masks_lab_polarity_and_combine_are_translated_and_the_url_stays_neutral
     shown(at, "masks_extra").set_value([i18n.t("mask.padding", lang)]).run()
     assert not at.exception and list(at.session_state["masks_extra"]) == ["padding"]
     assert at.query_params.get("masks_extra") in ("padding", ["padding"])
-    assert in_use in [c.value for c in at.caption]
+    # the mask in use is a paragraph of its own in the box's caption (after what the polarity means)
+    assert in_use in [para for c in at.caption for para in c.value.split("\n\n")]
 
 
 # ------------------------------------------------------------------ one notation

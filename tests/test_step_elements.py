@@ -27,20 +27,24 @@ PINS = {
     ("walkthrough", (("walk_view", "all"),)): 62,
     ("walkthrough", (("walk_step", "softmax"), ("walk_drill", "true"))): 37,  # the cell's story open
     ("positions", (("pos_tab", "rope"),)): 36,
+    ("positions", (("pos_tab", "add"),)): 18,  # widgets in one row container; the table with its notes one element
+    ("home", ()): 39,  # a card per page (three bordered columns measured slower: see the commit)
     # each section's heading, intro and formula one element; widgets side by side in one row container
-    ("softmax", (("soft_tab", "tiles"),)): 31,
+    ("softmax", (("soft_tab", "tiles"),)): 28,  # each table with its title and notes one element
     ("softmax", (("soft_tab", "max"),)): 24,
     ("softmax", (("soft_tab", "scale"),)): 26,
     ("heads", (("heads_tab", "cost"),)): 30,  # the four metrics in one row container
     ("heads", (("heads_tab", "heads"),)): 13,
     ("heads", (("heads_tab", "slice"),)): 25,
     ("heads", (("heads_tab", "timing"),)): 14,
-    ("masks", (("masks_tab", "grid"),)): 38,
-    ("masks", (("masks_tab", "row"),)): 33,
-    ("masks", (("masks_tab", "polarity"),)): 40,
-    ("kv-cache", (("kv_tab", "sharing"),)): 26,
+    ("masks", (("masks_tab", "grid"),)): 34,  # the controls in one wrapping row container
+    ("masks", (("masks_tab", "row"),)): 29,
+    ("masks", (("masks_tab", "full"),)): 32,
+    # its heading, sentences, both ways to write the fill and the bug's setup one element; the table titled
+    ("masks", (("masks_tab", "polarity"),)): 28,
+    ("kv-cache", (("kv_tab", "sharing"),)): 22,  # heading + groups table + shapes one element, the checks one box
     ("kv-cache", (("kv_tab", "memory"),)): 25,  # heading, formula and its letters one element; choices in a row
-    ("kv-cache", (("kv_tab", "decode"),)): 50,  # step/next/head and the three costs each in one row container
+    ("kv-cache", (("kv_tab", "decode"),)): 49,  # step/next/head and the three costs each in one row container
     ("real-model", ()): 26,
     ("why-heads", ()): 21,
     ("quiz", ()): 18,

@@ -4,6 +4,7 @@ holding charts.table.html's table (escaped; it scrolls inside its own box on a p
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from html import escape
 from typing import Any
 
 import streamlit as st
@@ -30,3 +31,17 @@ def show_table(columns: Mapping[str, Sequence], *, where=None, **options: Any):
     """Draw one table (inside `where`, e.g. a column, when given); `options` are charts.table.html's (label: what
     a screen reader calls it, index, index_name, caption, kind)."""
     return (where or st).markdown(table.html(columns, **options), unsafe_allow_html=True)
+
+
+def show_table_in_text(
+    before: str, columns: Mapping[str, Sequence], after: str = "", *, label: str = "", caption: str = "", where=None
+):
+    """The markdown `before` (e.g. a heading and its sentences), the table, then the markdown `after`, in ONE
+    element: each element a step re-sends costs the browser a render. The element allows HTML for the table, so
+    the texts are escaped (`<`, `>`, `&` print as they are; inside a markdown code span they would print escaped:
+    keep them out of code spans)."""
+    return (where or st).markdown(
+        f"{escape(before, quote=False)}\n\n{table.html(columns, label=label, caption=caption)}\n\n"
+        f"{escape(after, quote=False)}",
+        unsafe_allow_html=True,
+    )
