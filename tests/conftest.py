@@ -22,18 +22,19 @@ if str(ROOT) not in sys.path:
 
 
 # ---------------------------------------------------------------- class mode's store
-def pytest_configure(config):
-    """Class mode's SQLite store (classroom/store.py) in a folder of this process's own, not the repository's
-    data/: the tests leave nothing behind, and parallel workers (pytest-xdist) never share a database. The
-    servers the tests start inherit it."""
+@pytest.fixture(scope="session", autouse=True)
+def _class_store_in_a_temp_folder(tmp_path_factory):
+    """Class mode's SQLite store (classroom/store.py) in pytest's temp folder, not the repository's data/: the tests
+    write nothing there, and parallel workers (pytest-xdist) never share a database. The servers the tests start
+    inherit it."""
     import os
-    import tempfile
 
-    xdist_controller = not hasattr(config, "workerinput") and config.getoption("dist", "no") != "no"
-    if "ATTENTION_LAB_DATA_DIR" not in os.environ and not xdist_controller:  # a worker makes its own
-        folder = tempfile.mkdtemp(prefix="al-data-")
-        os.environ["ATTENTION_LAB_DATA_DIR"] = folder
-        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+    if "ATTENTION_LAB_DATA_DIR" in os.environ:
+        yield
+        return
+    os.environ["ATTENTION_LAB_DATA_DIR"] = str(tmp_path_factory.mktemp("classes"))
+    yield
+    os.environ.pop("ATTENTION_LAB_DATA_DIR", None)
 
 
 # ---------------------------------------------------------------- test tiers (pytest.ini)
