@@ -4,6 +4,8 @@
 #   bash scripts/test.sh            the full suite
 #   bash scripts/test.sh --fast     the checks, the unit tier and one AppTest run of each page (pytest -m "unit or smoke")
 # Other arguments go to pytest (e.g. `bash scripts/test.sh -m browser`, `bash scripts/test.sh tests/test_heads.py`).
+# TEST_WORKERS=2 runs the tests on two pytest-xdist workers (`--dist loadgroup`: the tests of a module with a costly
+# module-scoped fixture run on one worker, tests/conftest.py); unset or 0, in one process.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fast=()
@@ -14,4 +16,8 @@ fi
 bash scripts/setup.sh --test
 bash scripts/check.sh
 mkdir -p test-results
-exec .venv/bin/python -m pytest "${fast[@]}" "$@"
+workers=()
+if [ "${TEST_WORKERS:-0}" != 0 ]; then
+  workers=(-n "$TEST_WORKERS" --dist loadgroup)
+fi
+exec .venv/bin/python -m pytest "${workers[@]}" "${fast[@]}" "$@"

@@ -21,6 +21,22 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+# ---------------------------------------------------------------- class mode's store
+@pytest.fixture(scope="session", autouse=True)
+def _class_store_in_a_temp_folder(tmp_path_factory):
+    """Class mode's SQLite store (classroom/store.py) in pytest's temp folder, not the repository's data/: the tests
+    write nothing there, and parallel workers (pytest-xdist) never share a database. The servers the tests start
+    inherit it."""
+    import os
+
+    if "ATTENTION_LAB_DATA_DIR" in os.environ:
+        yield
+        return
+    os.environ["ATTENTION_LAB_DATA_DIR"] = str(tmp_path_factory.mktemp("classes"))
+    yield
+    os.environ.pop("ATTENTION_LAB_DATA_DIR", None)
+
+
 # ---------------------------------------------------------------- test tiers (pytest.ini)
 # Every test is in exactly one tier: `unit` (the default), `app` (AppTest), `browser` (Chromium; any test that
 # uses a real server or the browser fixtures is one) or `slow`. `bash scripts/test.sh --fast` runs
@@ -30,8 +46,12 @@ TIERS = ("unit", "app", "browser", "slow")
 _BROWSER_FIXTURES = {"page", "browser", "server", "fresh_server"}
 
 
+@pytest.hookimpl(tryfirst=True)  # the tiers before `-m` deselects, the groups before xdist reads them
 def pytest_collection_modifyitems(config, items):
+    parallel = config.pluginmanager.hasplugin("xdist") and config.getoption("dist", "no") != "no"
     for item in items:
+        if parallel:
+            _group_by_module_fixture(item)
         tiers = {m.name for m in item.iter_markers() if m.name in TIERS}
         if not tiers:
             callspec = getattr(item, "callspec", None)  # a parametrized argument named `page` is no fixture
@@ -40,6 +60,26 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(next(iter(tiers)))
         if len(tiers) > 1:
             raise pytest.UsageError(f"{item.nodeid}: in tiers {sorted(tiers)}; a test is in exactly one of {TIERS}")
+
+
+def _group_by_module_fixture(item) -> None:
+    """Under pytest-xdist (`--dist loadgroup`, scripts/test.sh) the tests of a module that shares a costly
+    module-scoped fixture of its own (a trained model, a PostgreSQL server, a server of its own, the fuzz run)
+    go to one worker, so that fixture is built once, not once per worker; every other test goes to whichever
+    worker is free."""
+    module = item.getparent(pytest.Module).nodeid
+    if module in _modules_with_module_fixtures(item.session):
+        item.add_marker(pytest.mark.xdist_group(module))
+
+
+def _modules_with_module_fixtures(session) -> set[str]:
+    """The test modules that define a module-scoped fixture (requested by name or by getfixturevalue)."""
+    found = getattr(session, "_modules_with_module_fixtures", None)
+    if found is None:
+        every = session._fixturemanager._arg2fixturedefs.values()
+        found = {d.baseid for defs in every for d in defs if d.scope == "module" and d.baseid.endswith(".py")}
+        session._modules_with_module_fixtures = found
+    return found
 
 
 def _tier(item) -> str:
