@@ -79,6 +79,15 @@ def _say_refusal(refusal: tuple[str, dict] | None, lang: str) -> None:
         st.warning(i18n.t(f"class.error.{reason}", lang, **fmt), icon=":material/block:")
 
 
+def _acting() -> dict:
+    """The session's class state as an action (a click, a new link) starts: the last action's refusal is dropped.
+    A refusal is said at the top of every whole-page run until then, not once: a whole-page rerun (the teacher's
+    next move, a new question) can stop the run that drew it, and a message of a stopped run is never sent."""
+    s = class_state()
+    s.pop("error", None)
+    return s
+
+
 def _call(fn, *args, given: object = ""):
     """(result, None) or (None, refusal): a ClassError's reason, or "database" when the store is unreachable."""
     try:
@@ -156,6 +165,7 @@ def _adopt_link() -> None:
     link = tuple(st.query_params.get(k) for k in URL_KEYS.CLASS)
     raw_code, raw_member, raw_key = link
     if raw_code is None and link != s.get("link") and (raw_member is not None or raw_key is not None):
+        s = _acting()
         s["link"] = link  # a student id or a teacher key without a class: said, and dropped from the link
         s["error"] = _refusal("no_class", raw_member if raw_member is not None else raw_key)
         for key in (MEMBER_KEY, TEACHER_KEY):
@@ -164,6 +174,7 @@ def _adopt_link() -> None:
         return
     if raw_code is None or link == s.get("link") or raw_code == s.get("code") and (s.get("key") or s.get("member")):
         return
+    s = _acting()
     s["link"] = link
     info, refusal = _call(_store().find, raw_code, given=raw_code)
     if refusal:
@@ -209,7 +220,7 @@ def apply_pending() -> None:
 
 
 def _start() -> None:
-    s = class_state()
+    s = _acting()
     made, refusal = _call(_store().create_class)
     if refusal:
         s["error"] = refusal
@@ -220,7 +231,7 @@ def _start() -> None:
 
 
 def _join(code_key: str, nick_key: str) -> None:
-    s = class_state()
+    s = _acting()
     raw_code, nickname = st.session_state.get(code_key), st.session_state.get(nick_key) or None
     member, refusal = _call(_store().join, raw_code, s.get("member"), nickname, given=raw_code)
     if refusal:
@@ -238,7 +249,7 @@ def _leave() -> None:
 
 
 def _end() -> None:
-    s = class_state()
+    s = _acting()
     _, refusal = _call(_store().end_class, s.get("code"), s.get("key"))
     s["error"] = refusal
     if refusal is None:
@@ -246,7 +257,7 @@ def _end() -> None:
 
 
 def _set_following(following: bool) -> None:
-    s = class_state()
+    s = _acting()
     _, refusal = _call(_store().set_following, s.get("code"), s.get("member"), following)
     if refusal:
         s["error"] = refusal
@@ -260,7 +271,7 @@ def _set_following(following: bool) -> None:
 def _ask(kind: str, build: Callable[[], tuple[dict, dict]]) -> None:
     """Put a question to the class: `build()` makes its spec and answer key from the teacher's controls (a value
     it cannot use is said, never asked)."""
-    s = class_state()
+    s = _acting()
     try:
         spec, answer_key = build()
     except (TypeError, ValueError):
@@ -286,7 +297,7 @@ def _ask_choice(count_key: str, right_key: str) -> None:
 
 
 def _teacher_act(action: str, question_id: int) -> None:
-    s = class_state()
+    s = _acting()
     s["rerun_app"] = True  # the whole page again: the export's record and the controls follow the action
     store = _store()
     if action == "second":
@@ -296,7 +307,7 @@ def _teacher_act(action: str, question_id: int) -> None:
 
 
 def _vote(question, input_key: str) -> None:
-    s = class_state()
+    s = _acting()
     graded = CQ.grade(question.kind, question.spec, question.answer_key, st.session_state.get(input_key))
     if not graded.ok:
         s["vote_error"] = (question.id, graded.error)
@@ -332,7 +343,7 @@ def panel(url_path: str, lang: str) -> None:
     t = _t(lang)
     main = st.container()  # above the page, in the main area: a phone shows the sidebar collapsed
     with main:
-        _say_refusal(s.pop("error", None), lang)
+        _say_refusal(s.get("error"), lang)  # until the next action (_acting)
     with st.sidebar:
         st.subheader(t("class.sidebar.header"))
         if s.get("key"):
