@@ -99,7 +99,7 @@ def show_widget_resets(lang: str) -> None:
 
 def show_fixes(fixes, lang: str, d_model: int, url_path: str | None = None) -> None:
     """The corrections of the shared settings, in the main area at the top of the page (a phone shows the
-    sidebar collapsed: a notice there is never seen). Once: the live fragment forgets the URL's fixes."""
+    sidebar collapsed: a notice there is never seen). Once: a fragment rerun forgets the URL's fixes."""
     url_state.show_gate_notices(lang, url_path)  # link values dropped before anything read them
     show_widget_resets(lang)
     for fix in fixes:
@@ -123,7 +123,7 @@ def show_fixes(fixes, lang: str, d_model: int, url_path: str | None = None) -> N
 
 
 def language_sidebar() -> list:
-    """The language control (outside the live fragment: a language change redraws everything)."""
+    """The language control (outside the fragments: a language change redraws everything)."""
     fixes = settle_settings(recreated=True)  # a whole-app run: see below
     # Not bound to the URL: Streamlit drops a bound value equal to the widget's default, here the browser's
     # locale, so an en-US teacher's English link opened in Chinese for a zh-CN student. ui.shell.keep_in_url
@@ -134,18 +134,27 @@ def language_sidebar() -> list:
     return fixes
 
 
-def settings_sidebar(earlier_fixes: list, settled: bool = False) -> list:
-    """The shared settings, drawn inside the live fragment (into the sidebar box app.py keeps for them).
+def settings_sidebar(earlier_fixes: list, settled: bool = False, fragments: bool = False) -> list:
+    """The shared settings, drawn into the sidebar box app.py keeps for them (in the settings fragment).
     Returns the corrections made, for show_fixes to say in the main area.
 
     `settled`: language_sidebar() has just settled them in this same run (a whole-app run); only a
-    fragment rerun, which starts here with the widgets' new values, settles them again."""
+    fragment rerun, which starts here with the widgets' new values, settles them again. `fragments`: the settings
+    and the page are the fragments "settings" and "page" (a step reruns only what it changes, see steps_rerun)."""
     fixes = earlier_fixes + ([] if settled else settle_settings(skip=("lang",)))
     lang = st.session_state["lang"]
     t = lambda key, **kw: i18n.t(key, lang, **kw)  # noqa: E731
     st.header(t("settings.header"))
+    # d_model, h and the mask change what the sidebar says (the heads offered, d_k, the mask's line): both parts rerun;
+    # seq_len and the seed change only the page.
+    both, page_only = (_rerun_settings_and_page, _rerun_page) if fragments else (None, None)
     st.select_slider(
-        t("settings.d_model"), D_MODEL_CHOICES, key="d_model", bind="query-params", value=DEFAULTS["d_model"]
+        t("settings.d_model"),
+        D_MODEL_CHOICES,
+        key="d_model",
+        bind="query-params",
+        value=DEFAULTS["d_model"],
+        on_change=both,
     )
     d_model = st.session_state["d_model"]
     heads = head_choices(d_model)  # settle_settings already moved num_heads onto one of these
@@ -156,11 +165,18 @@ def settings_sidebar(earlier_fixes: list, settled: bool = False) -> list:
         bind="query-params",
         value=DEFAULTS["num_heads"] if DEFAULTS["num_heads"] in heads else heads[0],
         help=t("settings.num_heads.help"),
+        on_change=both,
     )
     h = st.session_state["num_heads"]
     st.caption(t("settings.d_k", d_model=d_model, h=h, d_k=d_model // h))
     st.slider(
-        t("settings.seq_len"), SEQ_LEN_MIN, SEQ_LEN_MAX, key="seq_len", bind="query-params", value=DEFAULTS["seq_len"]
+        t("settings.seq_len"),
+        SEQ_LEN_MIN,
+        SEQ_LEN_MAX,
+        key="seq_len",
+        bind="query-params",
+        value=DEFAULTS["seq_len"],
+        on_change=page_only,
     )
     # Translated labels, the neutral kind in the URL (ui/choice.py: Streamlit binds the shown text).
     labelled(
@@ -171,6 +187,7 @@ def settings_sidebar(earlier_fixes: list, settled: bool = False) -> list:
         t("settings.mask"),
         default=DEFAULTS["mask"],
         recreated=settled,  # a whole-app run (settled above): the shown widget may be new and needs its value
+        on_change=both,
     )
     st.caption(t(f"mask.{st.session_state['mask']}.about"))
     st.number_input(
@@ -182,6 +199,7 @@ def settings_sidebar(earlier_fixes: list, settled: bool = False) -> list:
         step=1,
         value=DEFAULTS["seed"],
         help=t("settings.seed.help"),
+        on_change=page_only,
     )
     st.caption(t("settings.share"))
     return fixes
@@ -200,12 +218,12 @@ classmode.apply_pending()  # class mode: enter the link's class; a follower take
 url_state.gate(None)  # one rule for every link value, before anything reads one (lessons/url_keys.py)
 # A whole-app run (a first visit, a page, language or display change) writes every setting into its widget: after a
 # page change the sidebar's widgets can be new ones that would start at their defaults (a link opened on one page,
-# then another: tests/test_grid_link_browser.py). A settings step is a fragment run (live()), which writes only what
-# changed, so a key press made meanwhile is never undone (tests/test_settling_browser.py).
+# then another: tests/test_grid_link_browser.py). A settings step is a fragment run (settings_part, page_part), which
+# writes only what changed, so a key press made meanwhile is never undone (tests/test_settling_browser.py).
 _url_fixes = language_sidebar()
 _settled_now = [True]  # settled by this whole-app run; the first settings_sidebar() below uses it up
 _lang = st.session_state["lang"]
-_settings_box = st.sidebar.container()  # filled by the live fragment, above the display options
+_settings_box = st.sidebar.container()  # filled by the settings fragment, above the display options
 display_sidebar(_lang, notices=st.container(), recreated=True)  # its corrections at the top of the main area
 _pages = [
     st.Page(path, title=i18n.t(f"page.{url or 'home'}", _lang), icon=icon, url_path=url or None, default=not url)
@@ -216,30 +234,51 @@ url_state.gate(_page.url_path)  # and the keys this page does not own
 classmode.panel(_page.url_path, _lang)  # the sidebar's class section and a student's current question
 
 
-@st.fragment
-def live() -> None:
-    """The shared settings and the page: a settings step reruns only this (a widget on a page: only page_part).
+SETTINGS_PART, PAGE_PART = "settings", "page"  # the two fragments' keys (st.rerun names them)
 
-    Why: the browser then redraws only what can change (the sidebar's language, display options and
-    navigation stay as they are), and the server runs only this part; a step of the shared settings
-    costs a frame or more less (benchmarks/README.md). The language, the display options and the
-    navigation are outside: a change there reruns the whole app, this fragment included.
-    """
+
+def _rerun(*parts: str) -> None:
+    """From a setting's callback: rerun only `parts`, in this order. A session with no browser (streamlit.testing's
+    AppTest: no URL) reruns the whole app instead, since its pages are registered anew on every run and a page
+    run alone would not find them (st.page_link)."""
+    st.rerun(list(parts) if st.context.url else "app")
+
+
+def _rerun_page() -> None:
+    """A step of seq_len or the seed changes nothing the sidebar shows: only the page reruns, and none of the
+    sidebar's elements is sent to the browser again (each one it re-sends costs a render)."""
+    _rerun(PAGE_PART)
+
+
+def _rerun_settings_and_page() -> None:
+    """A step of d_model, h or the mask: the settings (the heads offered, d_k, the mask's line), then the page."""
+    _rerun(SETTINGS_PART, PAGE_PART)
+
+
+_pending_fixes: list = []  # the settings fragment's corrections, for the page fragment to show in the main area
+
+
+@st.fragment(key=SETTINGS_PART)
+def settings_part() -> None:
+    """The shared settings in the sidebar. Its own widgets' callbacks choose what reruns (steps_rerun above); it
+    always runs before the page, which shows its corrections."""
     url_state.gate(_page.url_path)  # a fragment rerun brings the browser's query string again
-    with _settings_box:
-        fixes = settings_sidebar(_url_fixes, settled=bool(_settled_now))
+    _pending_fixes.extend(settings_sidebar(_url_fixes, settled=bool(_settled_now), fragments=True))
     _url_fixes.clear()  # URL corrections are shown once, not again on every fragment rerun
-    _settled_now.clear()  # a fragment rerun settles the widgets' new values itself
-    show_fixes(fixes, st.session_state["lang"], st.session_state["d_model"], _page.url_path)  # main area, on top
-    page_part()
+    _settled_now[:] = [True]  # settled in this run: the page's part need not settle again
 
 
-@st.fragment
+@st.fragment(key=PAGE_PART)
 def page_part() -> None:
-    """The page alone: a widget on the page reruns only this, so the shared settings are not re-sent (a settings
-    step reruns live(), and this with it)."""
+    """The page: a widget on the page, or a step of seq_len or the seed, reruns only this (the shared settings are
+    not re-sent); a step of d_model, h or the mask reruns the settings first."""
     url_state.gate(_page.url_path)  # a page widget's rerun brings the browser's query string too
-    show_widget_resets(st.session_state["lang"])
+    if not _settled_now:  # the settings' part did not run before this one: settle the values its widgets sent
+        _pending_fixes.extend(settle_settings(skip=("lang",)))
+    _settled_now.clear()
+    fixes = list(_pending_fixes)
+    _pending_fixes.clear()
+    show_fixes(fixes, st.session_state["lang"], st.session_state["d_model"], _page.url_path)  # main area, on top
     seam.run_page(_page)  # the same page object again on each fragment rerun (ui/seam entry `fragment_page`)
     keep_in_url()  # after the page: every widget bound to the URL is drawn by now
     relink_settings()
@@ -255,4 +294,7 @@ if _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page():
     relink_settings()
     classmode.publish(_page.url_path)
 else:
-    live()
+    # Two fragments, not one: a step that changes only the page re-sends only the page (benchmarks/README.md).
+    with _settings_box:  # the settings fragment lives in the sidebar
+        settings_part()
+    page_part()

@@ -68,15 +68,17 @@ def notice(fix: Fix, from_link: bool) -> str | None:
     return t("walk.bad_url", param=fix.key, given=plain(fix.given), used=fix.used) if from_link else None
 
 
-def settle() -> None:
+def settle() -> list[str]:
     """Every page key (lessons.walkthrough.URL_KEYS), valid for these settings, in session state before any
     widget is drawn (ui.url_state.settle). A link to a cell (or to its charts) opens the cell's story, the first
-    time this session sees the page."""
+    time this session sees the page. Returns the notices to show (under the view selector, drawn after this)."""
     first_visit = "walk_drill" not in st.session_state and "walk_drill" not in url_state.kept(KEPT)
     opens = first_visit and W.link_opens_drill({k: url_values(k) for k in (*W.CELL_KEYS, "walk_drill")})
-    url_state.settle(W.URL_KEYS, {"settings": s}, t=t, store=KEPT, notice=notice)
+    report: list[tuple[Fix, bool]] = []
+    url_state.settle(W.URL_KEYS, {"settings": s}, t=t, store=KEPT, notice=notice, report=report)
     if opens:
         st.session_state["walk_drill"] = url_state.kept(KEPT)["walk_drill"] = True
+    return [text for text in (notice(fix, from_link) for fix, from_link in report) if text]
 
 
 def go(delta: int) -> None:
@@ -184,10 +186,12 @@ def select_step(name: str) -> None:
     st.session_state["walk_step"] = name
 
 
-def render_step(step: W.Step, big: bool = False, draw: bool = True) -> None:
+def render_step(step: W.Step, big: bool = False, draw: bool = True, rule: bool = False) -> None:
     """A step's title, formula, text, code and shape, then its charts. With `draw` off (the all-steps
     view's other steps) the same teaching in fewer elements (the server pays ~0.5 ms per element and
-    the all-steps view has ten steps), and a button that draws this step's tensors instead."""
+    the all-steps view has ten steps), and a button that draws this step's tensors instead. `rule`: a horizontal
+    rule above the step, inside its first (unchanging) element rather than a divider element of its own."""
+    top = "---\n\n" if rule else ""
     n = W.step_index(step.name) + 1
     source = W.step_source(step.name)
     mistake = f"\n\n{mistake_markdown()}" if step.name == "split" else ""
@@ -195,7 +199,7 @@ def render_step(step: W.Step, big: bool = False, draw: bool = True) -> None:
         # Title, formula and text in ONE markdown element, the source and shapes in another: few elements (each
         # costs the browser a render), and a slider step that changes only the shapes leaves the first unchanged,
         # so the browser does not typeset its formula again (KaTeX: ~2 ms a formula).
-        st.markdown(f"{title_markdown(step)}\n\n" + step_text(step) + mistake)
+        st.markdown(f"{top}{title_markdown(step)}\n\n" + step_text(step) + mistake)
         st.markdown(shape_markdown(step))
         st.code(source.code, language="python", wrap_lines=True)
         st.button(
@@ -208,7 +212,7 @@ def render_step(step: W.Step, big: bool = False, draw: bool = True) -> None:
         return
     # Heading and formula (unchanged by a slider step), the text, the code, its source and the shapes: four
     # elements and no columns (each element and container a step re-sends costs the browser a render).
-    st.markdown(title_markdown(step, "##" if big else "###"))
+    st.markdown(top + title_markdown(step, "##" if big else "###"))
     st.markdown(step_text(step) + mistake)
     st.code(source.code, language="python", wrap_lines=True)
     st.markdown(shape_markdown(step))
@@ -315,6 +319,7 @@ def step_nav(all_steps: bool = False) -> W.Step:
             t("walk.step"),
             default=W.STEP_NAMES[0],
             carrier_kw=dict(persist_state="page"),
+            carrier_host=HIDDEN,
             required=True,
             label_visibility="collapsed",
             wrap=True,
@@ -388,23 +393,28 @@ def view_label(view: str) -> str:
     return t(f"walk.view.{view}")
 
 
-title_box = st.container(key="walk_title")  # the page title above the view selector (drawn once the view is known)
-view_box = st.container()  # the view selector, above the notices of settle()
-settle()
-with view_box:
-    view = (
-        labelled(
-            "segmented_control",
-            "walk_view",
-            W.VIEWS,
-            view_label,
-            t("walk.view"),
-            default="step",
-            required=True,
-            label_visibility="collapsed",
-        )
-        or "step"
+notices = settle()  # the view is valid in session state now: the title above its selector needs no box of its own
+if st.session_state.get("walk_view") != "present":
+    st.title(t("page.walkthrough"))
+# The choices' URL carriers (ui/choice.py), and the presenter's key listener, in ONE hidden container: every
+# container a step re-sends is mounted anew by the browser, an element left as it was is not.
+HIDDEN = st.container(key="walk" + HIDDEN_SUFFIX)
+view = (
+    labelled(
+        "segmented_control",
+        "walk_view",
+        W.VIEWS,
+        view_label,
+        t("walk.view"),
+        default="step",
+        required=True,
+        label_visibility="collapsed",
+        carrier_host=HIDDEN,
     )
+    or "step"
+)
+for text in notices:  # a link's bad value, named under the view selector
+    st.warning(text, icon=":material/build:")
 PRESENT = view == "present"
 
 if PRESENT:
@@ -413,7 +423,6 @@ if PRESENT:
     # Our keyed classes only; the main area's padded block is found as the <main> landmark's first child
     # (ui/seam entry `keyed_css`: its canary measures what these rules give).
     st.html("""<style>
-            .st-key-walk_title, :has(> .st-key-walk_title:only-child) { display: none !important; }
             main > :first-child { padding-top: 4.5rem !important; }
             .st-key-walk_present p, .st-key-walk_present li { font-size: 1.5rem !important; line-height: 1.5; }
             .st-key-walk_present .katex-display > .katex { font-size: 1.5em !important; }
@@ -423,14 +432,12 @@ if PRESENT:
             .st-key-walk_present .walk-step-of { font-size: 1.5rem; }
             .st-key-walk_step_shown button p, .st-key-walk_role button p { font-size: 1.05rem !important; }
             </style>""")  # static CSS only: no space in the page
-    with st.container(key="walk_keys" + HIDDEN_SUFFIX):  # no space either
+    with HIDDEN:  # no space either
         step_keys("walk_keys", go)  # ← → (and a clicker's Page Up / Page Down) step, like the buttons
     with st.container(key="walk_present"):
         step = step_nav()
         present_step(step)
 else:
-    with title_box:
-        st.title(t("page.walkthrough"))
     # The selector's legend, the intro and the hover hint: one element, the hints in caption style.
     st.markdown(f"{small(t('walk.view.legend'))}\n\n{t('walk.intro')}\n\n{small(t('walk.hover'))}")
     step = step_nav(all_steps=view == "all")
@@ -446,13 +453,12 @@ else:
         else:  # one caption, not two
             st.caption(f"{t('walk.drill.in_steps')}\n\n{t('walk.link')}")
     else:  # all steps: every formula, code line and shape; the tensors of the chosen step
-        for other in W.STEPS:
-            render_step(other, draw=other is step)
+        for index, other in enumerate(W.STEPS):  # the rule between two steps opens the next one's first element
+            render_step(other, draw=other is step, rule=index > 0)
             if other.name == "mix":
                 st.divider()
                 drill_down()
-            st.divider()
-        st.caption(t("walk.link"))
+        st.markdown(f"---\n\n{small(t('walk.link'))}")
 
 if check.equal:
     st.success(word(W.reference_text(check), t), icon=":material/verified:")

@@ -1,5 +1,6 @@
-"""app.py's live fragment: a step of the shared settings reruns the settings and the page, not the
-sidebar's language, display options and navigation (a language or display change still reruns all)."""
+"""app.py's two fragments: a step of the shared settings reruns the settings and the page (seq_len and the seed:
+the page alone), not the sidebar's language, display options and navigation (a language or display change still
+reruns all)."""
 
 from __future__ import annotations
 
@@ -141,3 +142,48 @@ def test_a_page_widget_step_resends_no_shared_setting(server, page):
     assert sent > 0 and in_sidebar == 0, (in_sidebar, sent)
     in_sidebar, sent = sidebar_deltas(sidebar_slider(page, 1))
     assert in_sidebar > 0, (in_sidebar, sent)
+
+
+@pytest.mark.browser
+def test_a_seq_len_or_seed_step_resends_the_page_and_no_sidebar_element(server, page):
+    """seq_len and the seed change nothing the sidebar shows: their step reruns only the page fragment (app.py
+    _rerun_page). The sidebar keeps every setting and its values; the page shows the new value; d_model, which
+    changes the heads offered and d_k, still re-sends the sidebar."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    paths: list[list[int]] = []
+
+    def frame(payload) -> None:
+        if isinstance(payload, bytes):
+            msg = ForwardMsg.FromString(payload)
+            if msg.WhichOneof("type") in ("delta", "ref_hash"):
+                paths.append(list(msg.metadata.delta_path))
+
+    page.on("websocket", lambda ws: ws.on("framereceived", frame))
+    open_app(page, server, "walkthrough", lang="en", seq_len=5)
+
+    def deltas(action) -> tuple[int, int]:
+        paths.clear()
+        before = page.evaluate("window.__alBatching.messages")
+        action()
+        page.wait_for_function("n => window.__alBatching.messages > n", arg=before)  # the answer has started
+        wait_idle(page)
+        wait_quiet(page)  # and all of it is drawn
+        return sum(1 for p in paths if p and p[0] == 1), len(paths)  # delta_path[0]: 0 the main area, 1 the sidebar
+
+    def key_on(thumb, key: str):
+        return lambda: (thumb.focus(), page.keyboard.press(key))
+
+    in_sidebar, sent = deltas(key_on(sidebar_slider(page, 2), "ArrowRight"))  # seq_len 5 -> 6
+    assert sent > 0 and in_sidebar == 0, (in_sidebar, sent)
+    expect(sidebar_slider(page, 2)).to_have_value("6")
+    expect(page.get_by_text("(1, 6, 64)").first).to_be_visible()  # the page's shapes follow the new length
+    seed = page.locator("[data-testid=stSidebar] [data-testid=stNumberInput] input")
+    in_sidebar, sent = deltas(lambda: (seed.fill("7"), seed.press("Enter")))
+    assert sent > 0 and in_sidebar == 0, (in_sidebar, sent)
+    assert "seed=7" in page.url and "seq_len=6" in page.url
+    d_k = i18n.t("settings.d_k", "en", d_model=128, h=4, d_k=32)
+    in_sidebar, sent = deltas(key_on(sidebar_slider(page, 0), "ArrowRight"))  # d_model 64 -> 128: d_k changes
+    assert in_sidebar > 0, (in_sidebar, sent)
+    expect(page.locator("[data-testid=stSidebar]").get_by_text(d_k)).to_be_visible()
+    expect(page.locator("[data-testid=stSidebar] [data-testid=stSlider]")).to_have_count(3)

@@ -4,7 +4,8 @@ Every element a step re-sends costs the browser a render and every container (co
 containers) is mounted anew on each step, so a walkthrough step that said its sentences in many small elements,
 or laid them out in columns, cost several times a merged one (benchmarks/README.md). Counted here on
 the main area of one AppTest run per view at the defaults: what the page itself sends on a step (the browser's
-count adds the sidebar's shared settings, which a settings step re-sends too). A change that adds elements must
+count adds the sidebar's shared settings, which a step of d_model, h or the mask re-sends too; a step of seq_len or the
+seed does not: app.py). A change that adds elements must
 raise a pin on purpose, and be measured with benchmarks/bench_browser.py.
 """
 
@@ -16,13 +17,15 @@ from conftest import run_app
 from lessons import walkthrough as W
 
 # (page, extra URL params) -> elements + containers at most, in the main area, at the defaults.
-STEP_PINS = {("walkthrough", (("walk_step", name),)): 30 for name in W.STEP_NAMES}
-STEP_PINS[("walkthrough", (("walk_step", "split"),))] = 32  # + the role choice, the heads' band and the check
+# The choices' URL carriers share one hidden container, the title and the view selector need no box of their own.
+STEP_PINS = {("walkthrough", (("walk_step", name),)): 25 for name in W.STEP_NAMES}
+STEP_PINS[("walkthrough", (("walk_step", "split"),))] = 27  # + the role choice, the heads' band and the check
 PINS = {
     **STEP_PINS,
-    ("walkthrough", (("walk_view", "present"), ("walk_step", "scores"))): 30,
-    ("walkthrough", (("walk_view", "all"),)): 76,  # ten steps' formula, text, code, shape and button
-    ("walkthrough", (("walk_step", "softmax"), ("walk_drill", "true"))): 41,  # the cell's story open
+    ("walkthrough", (("walk_view", "present"), ("walk_step", "scores"))): 25,
+    # ten steps' formula, text, code, shape and button; the rule between two steps inside the next one's markdown
+    ("walkthrough", (("walk_view", "all"),)): 62,
+    ("walkthrough", (("walk_step", "softmax"), ("walk_drill", "true"))): 37,  # the cell's story open
     ("positions", (("pos_tab", "rope"),)): 36,
     # each section's heading, intro and formula one element; widgets side by side in one row container
     ("softmax", (("soft_tab", "tiles"),)): 31,

@@ -39,6 +39,7 @@ def labelled(
     default=None,
     multi: bool = False,
     host=None,
+    carrier_host=None,
     on_change: Callable[[], None] | None = None,
     carrier_kw: dict | None = None,
     recreated: bool = False,
@@ -48,6 +49,8 @@ def labelled(
 
     `options` are the neutral values (the URL's); `label_of(value)` is what a reader sees; `default` the
     neutral default (a list for `multi` pills). `host` is where to draw (st, st.sidebar, a column);
+    `carrier_host` a hidden container (its key ending HIDDEN_SUFFIX) that holds this carrier with others: without
+    it the carrier gets a hidden container of its own, one more container for the browser to mount on every run;
     `carrier_kw` extra arguments only for the bound carrier (e.g. persist_state), `shown_kw` for the shown one
     (help, required, wrap, width, label_visibility, ...). `recreated`: the widgets are new ones this run
     (app.py: a whole-app run): the shown one is given its value even when the session holds it already.
@@ -66,7 +69,7 @@ def labelled(
         carrier_kw.setdefault("default", default)
         if "required" in shown_kw:
             carrier_kw.setdefault("required", shown_kw["required"])
-    with host.container(key=f"{key}{HIDDEN_SUFFIX}"):
+    with carrier_host if carrier_host is not None else host.container(key=f"{key}{HIDDEN_SUFFIX}"):
         getattr(st, widget)(label, options, key=key, bind="query-params", label_visibility="collapsed", **carrier_kw)
     value = st.session_state.get(key)
     shown_key = key + SHOWN

@@ -616,7 +616,7 @@ def _base_url() -> str:
 def class_page(ctx) -> None:
     s = class_state()
     if s.pop("rerun_app", False):
-        # A class was entered or left from a button of this page, which runs inside app.py's live fragment: the
+        # A class was entered or left from a button of this page, which runs inside app.py's page fragment: the
         # sidebar's class section and its poll are outside it, so the whole app runs once more.
         st.rerun(scope="app")
     t = ctx.t

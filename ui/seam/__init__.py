@@ -44,7 +44,7 @@ ENTRIES = (
     Entry(
         "fragment_page",
         (("streamlit.navigation.page.StreamlitPage", "_can_be_called"),),
-        "a settings step reruns only the settings and the page (the live fragment), not the whole sidebar",
+        "a settings step reruns only the settings and the page (app.py's two fragments), not the whole sidebar",
         "tests/test_live_fragment.py::test_streamlits_page_runs_once_a_run_and_the_seam_runs_it_again",
     ),
     Entry(
@@ -167,7 +167,7 @@ def before_sessions() -> bool:
 
 
 def fragment_reruns_page() -> bool:
-    """Entry `fragment_page`: may app.py run its page inside the live fragment (False: whole-app runs only)."""
+    """Entry `fragment_page`: may app.py run its page inside its page fragment (False: whole-app runs only)."""
     return enabled()
 
 
