@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import secrets
@@ -49,6 +50,7 @@ import i18n
 P95_TARGET_S = 2.0
 FRAGMENT_WAIT_S = 30.0
 QUIET_S = 10.0
+POLL_KEY, POLL_SECONDS = "cm_poll", 1.0  # ui/classmode.py's poll component and its interval
 COUNTED = i18n.t("class.vote.counted", "en", given="").strip()
 CLOSED = i18n.t("class.error.closed", "en").split(":")[0]
 ALREADY = i18n.t("class.vote.already", "en", given="").split("{")[0].strip()[:20]
@@ -67,6 +69,10 @@ class Browser:
         self.pages: dict[str, str] = {}  # page script hash -> url path
         self.auto: dict[str, float] = {}  # fragment id -> interval
         self.due: dict[str, float] = {}  # fragment id -> when to rerun it next
+        # The class poll is a component whose script sets a trigger every second (ui/classmode.py): fragment id ->
+        # the trigger's widget id, sent as the browser sends it (json_trigger_value, a list of events).
+        self.triggers: dict[str, str] = {}
+        self.ticks = 0
         self.alerts: list[str] = []
         self.seq_len: int | None = None  # the seq_len slider's value as the server last drew it
         self.lock = asyncio.Lock()
@@ -95,8 +101,15 @@ class Browser:
             state.page_name = self.page
             if fragment:
                 state.fragment_id = fragment
-                state.is_auto_rerun = True
                 state.page_script_hash = self.page_hash
+                trigger = self.triggers.get(fragment)
+                if trigger:  # the poll's tick, a widget interaction as the browser's
+                    self.ticks += 1
+                    w = state.widget_states.widgets.add()
+                    w.id = trigger
+                    w.json_trigger_value = json.dumps([{"event": "tick", "value": self.ticks}])
+                else:
+                    state.is_auto_rerun = True
             else:
                 self.auto = {}  # a whole run says again which fragments rerun themselves
             for key, value in (widgets or {}).items():
@@ -135,7 +148,7 @@ class Browser:
             fwd.ParseFromString(data)
             kind = fwd.WhichOneof("type")
             if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
-                self._element(fwd.delta.new_element)
+                self._element(fwd.delta.new_element, fwd.delta.fragment_id)
             elif kind == "page_info_changed":
                 self.query = fwd.page_info_changed.query_string
             elif kind == "navigation":
@@ -153,8 +166,12 @@ class Browser:
                     continue
                 return
 
-    def _element(self, el) -> None:
+    def _element(self, el, fragment_id: str = "") -> None:
         kind = el.WhichOneof("type")
+        if kind == "bidi_component" and el.bidi_component.id.endswith("-" + POLL_KEY) and fragment_id:
+            self.auto[fragment_id] = POLL_SECONDS  # the browser's component ticks while it is drawn
+            self.triggers[fragment_id] = el.bidi_component.id + "__events"
+            return
         if kind == "alert":
             self.alerts.append(el.alert.body)
             if CLOSED in el.alert.body:  # a vote after the teacher moved on: refused, as it should be

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import io
+import json
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
@@ -39,6 +40,7 @@ CLASS_KEY, MEMBER_KEY, TEACHER_KEY = URL_KEYS.CLASS
 CLASS_PAGE = "class"
 STATE = "_classmode"  # this session's class: code, teacher key or member id, following, what it has seen
 PENDING = "_classmode_view"  # the teacher's view a poll brought, applied at the start of the next run
+FOLLOWED = "_classmode_followed"  # the same, on the page the student is on: applied by the first fragment that runs
 POLL_SECONDS = 1.0
 # A poll reads the class's status through the process's shared copy, at most this old: the polls of all the
 # sessions of one process then cost one read every STATUS_MAX_AGE, not one per session each second.
@@ -373,10 +375,55 @@ def _follow_buttons(t, where: str) -> None:
         st.button(t("class.follow"), on_click=_set_following, args=(True,), key=f"cm_follow_{where}", type="primary")
 
 
-@st.fragment(run_every=POLL_SECONDS)
+# The poll: a component with nothing to show whose script sets a trigger every POLL_SECONDS, so the check runs in
+# its callback, where a keyed st.rerun may name what reruns (a fragment's body may not): a follow on the same page
+# reruns the settings and the page fragments only, not the whole app.
+_POLL_JS = """
+export default function (component) {
+  const {parentElement, setTriggerValue, data} = component;
+  const win = (parentElement.ownerDocument || document).defaultView || window;
+  if (win.__alPoll) win.clearInterval(win.__alPoll);
+  let n = 0;
+  const timer = win.setInterval(() => {
+    if (!parentElement.isConnected) { win.clearInterval(timer); return; }
+    setTriggerValue("tick", ++n);
+  }, 1000 * ((data && data.seconds) || 1));
+  win.__alPoll = timer;
+  return () => { win.clearInterval(timer); if (win.__alPoll === timer) win.__alPoll = null; };
+}
+"""
+POLL = st.components.v2.component("attention_lab.class_poll", js=_POLL_JS)
+POLL_KEY = "cm_poll"
+# A follow that changes one of these reruns the settings fragment too (its widgets must show the new value); a
+# follow that changes only the page's own keys (a walkthrough step) reruns the page alone.
+_SIDEBAR_KEYS = frozenset((*URL_KEYS.SETTINGS, URL_KEYS.GRID))
+
+
+def fragment_parts(parts: tuple[str, ...] | None) -> None:
+    """app.py, each whole-app run: the keys of its settings and page fragments when this page runs in them (None:
+    a page that runs whole, or no fragments), for a same-page follow to rerun just those."""
+    class_state()["parts"] = parts
+
+
+@st.fragment
 def _poll(lang: str) -> None:
-    """Once a second: has the teacher moved, or the question changed? Then the whole page runs again (a
-    follower's page, step and settings become the teacher's; the question panel redraws)."""
+    """The poll's component (its callback, _polled, is the check) and, for the teacher, the class's counts: the
+    component's trigger reruns this fragment once a second, drawing nothing new unless the counts changed."""
+    s = class_state()
+    if s.get("key"):
+        counts = _call(_store().counts, s.get("code"))[0]
+        if counts is not None:
+            st.caption(i18n.t("class.counts", lang, **counts.__dict__))
+    if not st.context.url:  # no browser (streamlit.testing's AppTest): nothing sends the trigger; check each run
+        _polled()
+    POLL(key=POLL_KEY, data={"seconds": POLL_SECONDS}, on_tick_change=_polled)
+
+
+def _polled() -> None:
+    """Has the teacher moved, or the question changed? A follow on the page the student is on reruns only the settings
+    and page fragments (the page alone when no shared setting changed), which take the teacher's values before their
+    widgets are drawn (apply_followed). A new page, a new question or round, a refusal: the whole app runs again.
+    Nothing new: only the poll fragment reruns."""
     s = class_state()
     code = s.get("code")
     if not code:
@@ -386,27 +433,44 @@ def _poll(lang: str) -> None:
     if refusal:
         _leave()
         s["error"] = refusal
-        st.rerun(scope="app")
-    rerun = False
-    if s.get("member"):
-        _call(store.mark_seen, code, s["member"])
-        if s.get("following") and status.view_version != s.get("seen"):
-            view = _call(store.view, code, status.view_version)[0]
-            if view is not None:
-                s["seen"] = view[0]
-                if view[1]:
-                    st.session_state[PENDING] = view[1]
-                    rerun = True
-        sig = (status.question, status.round, status.state)
-        if sig != s.get("sig"):
-            rerun = rerun or s.get("sig") is not None
-            s["sig"] = sig
-    else:
-        counts = _call(store.counts, code)[0]
-        if counts is not None:
-            st.caption(i18n.t("class.counts", lang, **counts.__dict__))
-    if rerun:
-        st.rerun(scope="app")
+        st.rerun()
+    if not s.get("member"):
+        return  # the teacher: the fragment's body draws the counts
+    _call(store.mark_seen, code, s["member"])
+    whole = False
+    sig = (status.question, status.round, status.state)
+    if sig != s.get("sig"):
+        whole = s.get("sig") is not None
+        s["sig"] = sig
+    view = None
+    if s.get("following") and status.view_version != s.get("seen"):
+        got = _call(store.view, code, status.view_version)[0]
+        if got is not None:
+            s["seen"] = got[0]
+            view = got[1] or None
+    if view is None and not whole:
+        return
+    parts = s.get("parts")
+    if whole or not isinstance(view, dict) or view.get("page") != s.get("page") or not parts or not st.context.url:
+        if view is not None:
+            st.session_state[PENDING] = view
+        st.rerun()
+    mine = json.loads(json.dumps(read_view(s["page"])))  # as the store keeps a view: tuples are lists
+    changed = {k for k in set(view) | set(mine) if k != "page" and k not in NOT_FOLLOWED and view.get(k) != mine.get(k)}
+    if not changed:
+        return
+    # Applied by the first fragment that runs (apply_followed), not here: a widget value set in a callback does not
+    # reach a bound widget's URL parameter, and the follower's link must say the teacher's step (a reload keeps it).
+    st.session_state[FOLLOWED] = view
+    st.rerun(list(parts) if changed & _SIDEBAR_KEYS else [parts[-1]])
+
+
+def apply_followed() -> None:
+    """app.py, first in its settings and page fragments: the teacher's view the poll's callback found on this page."""
+    view = st.session_state.pop(FOLLOWED, None)
+    s = class_state()
+    if view is not None and s.get("member") and s.get("following"):
+        apply_view(view, s.get("page"))
 
 
 def publish(url_path: str) -> None:
@@ -542,6 +606,8 @@ def _student_question(lang: str) -> None:
     if refusal:
         _say_refusal(refusal, lang)
         return
+    # What this screen shows: the poll's check (a callback, a second or so later) reruns the page when it changes.
+    s["sig"] = (status.question, status.round, status.state)
     refused = s.get("vote_refused")
     if refused:
         number, (reason, fmt) = refused
