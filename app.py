@@ -231,10 +231,10 @@ _pages = [
 ]
 _page = st.navigation(_pages)
 url_state.gate(_page.url_path)  # and the keys this page does not own
-classmode.panel(_page.url_path, _lang)  # the sidebar's class section and a student's current question
-
-
 SETTINGS_PART, PAGE_PART = "settings", "page"  # the two fragments' keys (st.rerun names them)
+_whole_page = _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page()
+classmode.fragment_parts(None if _whole_page else (SETTINGS_PART, PAGE_PART))  # what a same-page follow reruns
+classmode.panel(_page.url_path, _lang)  # the sidebar's class section and a student's current question
 
 
 def _rerun(*parts: str) -> None:
@@ -263,6 +263,7 @@ def settings_part() -> None:
     """The shared settings in the sidebar. Its own widgets' callbacks choose what reruns (steps_rerun above); it
     always runs before the page, which shows its corrections."""
     url_state.gate(_page.url_path)  # a fragment rerun brings the browser's query string again
+    classmode.apply_followed()  # a follow on this page: the teacher's values, before any widget is drawn
     _pending_fixes.extend(settings_sidebar(_url_fixes, settled=bool(_settled_now), fragments=True))
     _url_fixes.clear()  # URL corrections are shown once, not again on every fragment rerun
     _settled_now[:] = [True]  # settled in this run: the page's part need not settle again
@@ -273,6 +274,7 @@ def page_part() -> None:
     """The page: a widget on the page, or a step of seq_len or the seed, reruns only this (the shared settings are
     not re-sent); a step of d_model, h or the mask reruns the settings first."""
     url_state.gate(_page.url_path)  # a page widget's rerun brings the browser's query string too
+    classmode.apply_followed()  # a follow that changed only the page's own keys (the settings part did not run)
     if not _settled_now:  # the settings' part did not run before this one: settle the values its widgets sent
         _pending_fixes.extend(settle_settings(skip=("lang",)))
     _settled_now.clear()
@@ -285,7 +287,7 @@ def page_part() -> None:
     classmode.publish(_page.url_path)  # the teacher's view to the class; the class keys kept in the link
 
 
-if _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page():
+if _whole_page:
     with _settings_box:
         _fixes = settings_sidebar(_url_fixes, settled=True)
     show_fixes(_fixes, st.session_state["lang"], st.session_state["d_model"], _page.url_path)

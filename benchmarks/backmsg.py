@@ -16,10 +16,12 @@ def rerun_script(
     *,
     fragment_id: str = "",
     page_hash: str = "",
+    auto_rerun: bool = True,
 ) -> bytes:
     """The serialized BackMsg that reruns `page` (one fragment of it when `fragment_id`, as a fragment's run_every
-    does: then `page_hash` names the page's script). `widgets`: (widget id, WidgetState field, value), e.g.
-    (id, "double_array_value", 8) for a slider; an *_array_value field gets the value as its one item."""
+    does: then `page_hash` names the page's script; `auto_rerun=False` for a fragment run that a widget in it asks
+    for). `widgets`: (widget id, WidgetState field, value), e.g. (id, "double_array_value", 8) for a slider; an
+    *_array_value field gets the value as its one item."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
 
     msg = BackMsg()
@@ -28,7 +30,7 @@ def rerun_script(
     state.page_name = page
     if fragment_id:
         state.fragment_id = fragment_id
-        state.is_auto_rerun = True
+        state.is_auto_rerun = auto_rerun
         state.page_script_hash = page_hash
     for widget_id, kind, value in widgets:
         w = state.widget_states.widgets.add()

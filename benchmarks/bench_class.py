@@ -14,6 +14,11 @@ the database counted against the students who answered (sent a vote that was not
 drawn, warnings, dropped connections, a follower that never arrived).
 The load average, and the CPU seconds of the app processes, the database and this client, are printed beside.
 
+The students' clients run on the server's machine here, where a real class's run on 200 other devices: with
+`--nice N` this client lowers its own priority by N once the servers have started (they keep theirs), so it
+takes the cores the servers leave. Its clock stays the measure: a client that waits for a core reads a reply
+late and so counts a lag longer, never shorter, than the servers' share.
+
     .venv/bin/python benchmarks/bench_class.py --db postgresql --procs 4 --students 200
     .venv/bin/python benchmarks/bench_class.py --db sqlite --procs 1 --students 60
 """
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import secrets
@@ -47,6 +53,7 @@ import i18n
 P95_TARGET_S = 2.0
 FRAGMENT_WAIT_S = 30.0
 QUIET_S = 10.0
+POLL_KEY, POLL_SECONDS = "cm_poll", 1.0  # ui/classmode.py's poll component and its interval
 COUNTED = i18n.t("class.vote.counted", "en", given="").strip()
 CLOSED = i18n.t("class.error.closed", "en").split(":")[0]
 ALREADY = i18n.t("class.vote.already", "en", given="").split("{")[0].strip()[:20]
@@ -68,7 +75,8 @@ def widget_state(value: object) -> tuple[str, object]:
 class Browser:
     """One tab on the wire: reruns of the page and of the fragments that rerun themselves, one at a time."""
 
-    def __init__(self, base_url: str, page: str, name: str, stats: dict):
+    def __init__(self, base_url: str, page: str, name: str, stats: dict, route: str = ""):
+        self.route = route or secrets.token_hex(8)  # nginx's sticky key (a browser's al_route cookie)
         self.ws_url = base_url.replace("http://", "ws://") + "/_stcore/stream"
         self.page, self.name, self.stats = page, name, stats
         self.query = ""  # the address bar's query string, as the server last set it
@@ -77,6 +85,10 @@ class Browser:
         self.pages: dict[str, str] = {}  # page script hash -> url path
         self.auto: dict[str, float] = {}  # fragment id -> interval
         self.due: dict[str, float] = {}  # fragment id -> when to rerun it next
+        # The class poll is a component whose script sets a trigger every second (ui/classmode.py): fragment id ->
+        # the trigger's widget id, sent as the browser sends it (json_trigger_value, a list of events).
+        self.triggers: dict[str, str] = {}
+        self.ticks = 0
         self.alerts: list[str] = []
         self.seq_len: int | None = None  # the seq_len slider's value as the server last drew it
         self.lock = asyncio.Lock()
@@ -92,19 +104,27 @@ class Browser:
             max_size=None,
             open_timeout=120,
             ping_interval=None,
-            additional_headers={"Cookie": "al_route=" + secrets.token_hex(8)},  # nginx's sticky key
+            additional_headers={"Cookie": "al_route=" + self.route},
         )
 
     async def run(self, query: str | None = None, widgets: dict | None = None, fragment: str = "") -> None:
         async with self.lock:
+            widget_states = [(self.widget_ids[key], *widget_state(value)) for key, value in (widgets or {}).items()]
+            trigger = self.triggers.get(fragment) if fragment else None
+            if trigger:  # the poll's tick: a widget interaction, as the browser sends it
+                self.ticks += 1
+                widget_states.append(
+                    (trigger, "json_trigger_value", json.dumps([{"event": "tick", "value": self.ticks}]))
+                )
             if not fragment:
                 self.auto = {}  # a whole run says again which fragments rerun themselves
             message = rerun_script(
                 self.page,
                 self.query if query is None else query,
-                [(self.widget_ids[key], *widget_state(value)) for key, value in (widgets or {}).items()],
+                widget_states,
                 fragment_id=fragment,
                 page_hash=self.page_hash,
+                auto_rerun=not trigger,
             )
             self.alerts = []
             await self.ws.send(message)
@@ -129,7 +149,7 @@ class Browser:
             fwd.ParseFromString(data)
             kind = fwd.WhichOneof("type")
             if kind == "delta" and fwd.delta.WhichOneof("type") == "new_element":
-                self._element(fwd.delta.new_element)
+                self._element(fwd.delta.new_element, fwd.delta.fragment_id)
             elif kind == "page_info_changed":
                 self.query = fwd.page_info_changed.query_string
             elif kind == "navigation":
@@ -147,8 +167,12 @@ class Browser:
                     continue
                 return
 
-    def _element(self, el) -> None:
+    def _element(self, el, fragment_id: str = "") -> None:
         kind = el.WhichOneof("type")
+        if kind == "bidi_component" and el.bidi_component.id.endswith("-" + POLL_KEY) and fragment_id:
+            self.auto[fragment_id] = POLL_SECONDS  # the browser's component ticks while it is drawn
+            self.triggers[fragment_id] = el.bidi_component.id + "__events"
+            return
         if kind == "alert":
             self.alerts.append(el.alert.body)
             if CLOSED in el.alert.body:  # a vote after the teacher moved on: refused, as it should be
@@ -190,6 +214,16 @@ class Browser:
     async def close(self) -> None:
         if self.ws is not None:
             await self.ws.close()
+
+
+def route_of(base: str, path: str) -> str:
+    """The sticky key nginx gives a browser that opens `path` (scripts/serve_many.sh: a teacher's link gets a
+    teacher's key, and with 3 processes or more a process no student shares)."""
+    import re
+    import urllib.request
+
+    with urllib.request.urlopen(base + path, timeout=120) as response:
+        return re.search(r"al_route=([^;]+)", response.headers["Set-Cookie"])[1]
 
 
 def link(query: str) -> dict[str, str]:
@@ -269,10 +303,18 @@ async def teacher(base: str, n: int, duration: float, every: float, shared: dict
     keys = link(projector.query)
     code, key = keys["class"], keys["teacher"]
     shared["code"] = code
-    laptop = Browser(base, "heads", "teacher's laptop", stats)
-    await laptop.connect()
+    # The teacher opens their link (the address bar's, with the key) on the laptop, and reloads the projector with
+    # it: both tabs then carry the teacher's route key, as the teacher's browser does after the link's first load.
     value = 3
-    await laptop.run(urlencode({"class": code, "teacher": key, "lang": "en", "seq_len": value}))
+    laptop_query = urlencode({"class": code, "teacher": key, "lang": "en", "seq_len": value})
+    route = await asyncio.to_thread(route_of, base, "/heads?" + laptop_query)
+    await projector.close()
+    projector = Browser(base, "class", "projector", stats, route)
+    await projector.connect()
+    await projector.run(urlencode({"class": code, "teacher": key, "lang": "en"}))
+    laptop = Browser(base, "heads", "teacher's laptop", stats, route)
+    await laptop.connect()
+    await laptop.run(laptop_query)
     stop = asyncio.Event()
     shared["stop"] = stop
     students = [asyncio.create_task(student(i, base, code, shared, stop)) for i in range(n)]
@@ -287,7 +329,7 @@ async def teacher(base: str, n: int, duration: float, every: float, shared: dict
     await asyncio.sleep(QUIET_S)
     shared["quiet"] = (shared["cpu"]()[0] - quiet0[0]) / (time.monotonic() - quiet_t)
     store = ClassStore(make_engine(store_url))
-    cpu0 = shared["cpu"]()
+    cpu0, each0 = shared["cpu"](), shared["cpu_each"]()
     start = time.monotonic()
     asked: list[int] = []
     k = 0
@@ -313,6 +355,7 @@ async def teacher(base: str, n: int, duration: float, every: float, shared: dict
     stop.set()
     await asyncio.gather(*students, proj_follow)
     shared["cpu_used"] = tuple(b - a for a, b in zip(cpu0, shared["cpu"]()))
+    shared["cpu_each"] = [b - a for a, b in zip(each0, shared["cpu_each"]())]
     shared["seconds"] = time.monotonic() - start
     shared["votes"] = {qid: store.vote_count(code, qid, 1) for qid in asked}
     if os.environ.get("BENCH_CLASS_DEBUG"):
@@ -382,7 +425,7 @@ def serve_many(procs: int, env: dict[str, str]):
     url = f"http://127.0.0.1:{port}"
     try:
         wait_healthy(url, proc, timeout=300, what="serve_many.sh", poll=0.5)
-        apps = [p for p in descendants(proc.pid) if "streamlit" in Path(f"/proc/{p}/cmdline").read_text()]
+        apps = sorted(p for p in descendants(proc.pid) if "streamlit" in Path(f"/proc/{p}/cmdline").read_text())
         yield url, apps, run_dir
     finally:
         proc.send_signal(signal.SIGTERM)  # its trap stops nginx and every app process
@@ -406,7 +449,7 @@ def warm_up(base: str) -> None:
     asyncio.run(go())
 
 
-def run(db: str, procs: int, students: int, duration: float, every: float, py_spy: str = "") -> int:
+def run(db: str, procs: int, students: int, duration: float, every: float, py_spy: str = "", nice: int = 0) -> int:
     stats = {"errors": [], "lags": [], "joined": 0, "missed": 0, "told": {}, "answered": {}, "dropped": 0}
     stats["publish"] = []
     stats["late_votes"] = 0
@@ -423,9 +466,12 @@ def run(db: str, procs: int, students: int, duration: float, every: float, py_sp
             env = {"ATTENTION_LAB_DATA_DIR": data, "ATTENTION_LAB_DATABASE_URL": ""}
         base, apps, run_dir = stack.enter_context(serve_many(procs, env))
         warm_up(base)
+        if nice:
+            os.nice(nice)  # this process only: the servers started above keep their priority
         load0 = os.getloadavg()
         client0 = time.process_time()
         # The database's backends come and go with the pools' connections: looked up at each reading.
+        shared["cpu_each"] = lambda: [proc_cpu([pid]) for pid in apps]  # the first: the teachers' (3 or more)
         shared["cpu"] = lambda: (proc_cpu(apps), proc_cpu(postgres_pids()) if db == "postgresql" else 0.0)
         spies = [
             subprocess.Popen(
@@ -489,6 +535,7 @@ def run(db: str, procs: int, students: int, duration: float, every: float, py_sp
         f"  CPU during the class: app processes {app_cpu:.0f} s, database {db_cpu:.0f} s, this client {client:.0f} s"
         f" (of {shared['seconds']:.0f} s x 2 cores)"
     )
+    print("  app CPU per process during the class: " + ", ".join(f"{c:.0f} s" for c in shared["cpu_each"]))
     polls = stats["joined"] * 1.0  # each student polls once a second
     follows = len(lags)
     extra = app_cpu - shared["quiet"] * shared["seconds"]
@@ -498,7 +545,7 @@ def run(db: str, procs: int, students: int, duration: float, every: float, py_sp
         " follow (its whole-app rerun, the teacher's runs and the votes included)"
     )
     loads = [" ".join(f"{x:.1f}" for x in load) for load in (load0, load1)]
-    print(f"  load average at start {loads[0]}, at end {loads[1]}")
+    print(f"  load average at start {loads[0]}, at end {loads[1]}; this client's nice {os.nice(0)}")
     ok = bool(lags) and p95 <= P95_TARGET_S and exact and not stats["errors"] and len(shared["asked"]) == 3
     print("  targets met" if ok else "  targets MISSED")
     return 0 if ok else 1
@@ -512,8 +559,9 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=60, help="how long the teacher teaches")
     ap.add_argument("--every", type=float, default=5, help="seconds between the teacher's setting changes")
     ap.add_argument("--py-spy", default="", help="path of py-spy: profile every app process while the class runs")
+    ap.add_argument("--nice", type=int, default=0, help="lower this client's priority by N (the servers' stays)")
     args = ap.parse_args()
-    sys.exit(run(args.db, args.procs, args.students, args.seconds, args.every, args.py_spy))
+    sys.exit(run(args.db, args.procs, args.students, args.seconds, args.every, args.py_spy, args.nice))
 
 
 if __name__ == "__main__":

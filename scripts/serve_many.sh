@@ -15,6 +15,12 @@
 # normal process with its own config in RUN_DIR (default: a new temp dir): nothing under /etc is
 # changed. Env: PORT (8501), ADDRESS (0.0.0.0, where nginx listens), RUN_DIR.
 #
+# A teacher's tabs get a process of their own when N >= 3: a request whose link has `teacher=` (the teacher's own
+# link) gets a route key "teacher-..." and every route key so named goes to the first process, which no student's
+# key reaches. The teacher's run, which publishes each move to the class, then never waits behind 50 students'
+# runs on a shared process (benchmarks/README.md, class mode). With N < 3 the teacher shares the processes.
+# A student who forges such a cookie only lands on that process; the class's controls still need the key.
+#
 # Class mode keeps its classes in one database shared by every process: ATTENTION_LAB_DATABASE_URL (PostgreSQL,
 # for several processes or machines) is passed to each app process; without it they share the SQLite file in
 # ATTENTION_LAB_DATA_DIR (default data/), which works on one machine (WAL) but queues every write on one lock.
@@ -63,6 +69,7 @@ EOF
 secret=$("$PY" -c "import secrets; print(secrets.token_hex(32))")
 
 upstreams=""
+teacher_upstreams=""
 for i in "${!ports[@]}"; do
   p=${ports[$i]}
   # The environment (ATTENTION_LAB_DATABASE_URL included) is every app process's.
@@ -70,8 +77,14 @@ for i in "${!ports[@]}"; do
     "$PY" -m streamlit run serve.py --server.port "$p" --server.address 127.0.0.1 --server.headless true \
     >"$RUN_DIR/app-$i.log" 2>&1 &
   pids+=($!)
-  upstreams+="    server 127.0.0.1:$p max_fails=0;"$'\n'
+  line="    server 127.0.0.1:$p max_fails=0;"$'\n'
+  if [ "$N" -ge 3 ] && [ "$i" = 0 ]; then
+    teacher_upstreams+=$line
+  else
+    upstreams+=$line
+  fi
 done
+[ -n "$teacher_upstreams" ] || teacher_upstreams=$upstreams
 
 mkdir -p "$RUN_DIR/tmp"
 user_line=""
@@ -98,17 +111,27 @@ http {
 
   map \$http_upgrade \$connection_upgrade { default upgrade; '' close; }
   # Sticky sessions: a browser without the cookie gets a fresh random key; the key is sent back as
-  # a cookie, so all its later requests (and its websocket) hash to the same app process.
-  map \$cookie_al_route \$route_key { "" \$request_id; default \$cookie_al_route; }
+  # a cookie, so all its later requests (and its websocket) hash to the same app process. The teacher's
+  # link (an argument teacher=) gets a teacher's key, kept as long as the browser keeps the cookie.
+  map "\$arg_teacher|\$cookie_al_route" \$route_key {
+    "~^[|]\$" \$request_id;
+    "~^[|](?<kept>.+)\$" \$kept;
+    "~^[^|]+[|](?<kept_teacher>teacher-.+)\$" \$kept_teacher;
+    default teacher-\$request_id;
+  }
+  map \$route_key \$app_group { "~^teacher-" attention_lab_teachers; default attention_lab; }
 
   upstream attention_lab {
     hash \$route_key consistent;
 $upstreams  }
+  upstream attention_lab_teachers {
+    hash \$route_key consistent;
+$teacher_upstreams  }
 
   server {
     listen $ADDRESS:$PORT;
     location / {
-      proxy_pass http://attention_lab;
+      proxy_pass http://\$app_group;
       proxy_http_version 1.1;
       proxy_set_header Host \$http_host;
       proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
@@ -139,7 +162,9 @@ done
 pids+=($!)
 db="SQLite in ${ATTENTION_LAB_DATA_DIR:-data/}"
 [ -z "${ATTENTION_LAB_DATABASE_URL:-}" ] || db="${ATTENTION_LAB_DATABASE_URL%%://*} (ATTENTION_LAB_DATABASE_URL)"
-echo "Attention Lab: $N processes (127.0.0.1:${ports[*]}) behind nginx on http://$ADDRESS:$PORT, classes in $db  (logs in $RUN_DIR)"
+teachers=""
+[ "$N" -lt 3 ] || teachers=", the first one for teachers' links"
+echo "Attention Lab: $N processes (127.0.0.1:${ports[*]})$teachers behind nginx on http://$ADDRESS:$PORT, classes in $db  (logs in $RUN_DIR)"
 wait -n "${pids[@]}"
 echo "a process stopped; shutting down (logs in $RUN_DIR)" >&2
 exit 1

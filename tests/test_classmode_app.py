@@ -131,3 +131,24 @@ def test_a_vote_refused_as_closed_is_said_on_every_redraw_until_the_next_vote(st
     at.run()  # a rerun (the teacher's next move) does not lose it
     assert any(w.value.startswith(said) for w in at.warning)
     assert store.vote_count(code, q.id, 1) == 0
+
+
+@pytest.mark.app
+def test_a_refused_action_is_said_on_every_redraw_until_the_next_action(store, monkeypatch):
+    from classroom.limits import RateLimiter
+
+    code, _ = store.create_class()
+    m = store.join(code)
+    at = run_app("heads", lang="en", **{"class": code, "member": m.member_id})
+    assert not at.exception
+    monkeypatch.setattr(store, "limiter", RateLimiter(burst=0, rate=0.0))  # every action of a student refused
+    at.button(key="cm_explore_side").click().run()
+    said = "Too fast: please wait"
+    assert any(said in w.value for w in at.warning), [w.value for w in at.warning]
+    # A whole-page rerun (the teacher's next move) can stop the run that drew it: the next run says it again.
+    at.run()
+    assert any(said in w.value for w in at.warning), [w.value for w in at.warning]
+    monkeypatch.setattr(store, "limiter", RateLimiter())
+    at.button(key="cm_explore_side").click().run()  # the next action: the old refusal is gone
+    assert not any(said in w.value for w in at.warning), [w.value for w in at.warning]
+    assert not store.member(code, m.member_id).following

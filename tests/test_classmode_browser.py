@@ -8,8 +8,10 @@ import csv
 import io
 import os
 import re
+import time
 
 import pytest
+from conftest import sidebar_slider
 from playwright.sync_api import expect
 from servers import Server
 
@@ -176,3 +178,81 @@ def test_a_whole_class(browser, class_server, teacher_lang, student_lang):
     assert not any(m in text for m in re.findall(r"member=([\w-]+)", " ".join(sp.url for sp in students)))
     for ctx in contexts:
         ctx.close()
+
+
+def wait_for(condition, p, timeout: float = 30) -> None:
+    """Until `condition()` holds, letting Playwright deliver the page's events meanwhile."""
+    end = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < end, "timed out"
+        p.wait_for_timeout(100)
+
+
+def test_a_follow_on_the_same_page_resends_no_sidebar_element(browser, class_server):
+    """The poll's check runs in its component's callback: a teacher's step on the page the student is on reruns the
+    student's page fragment only (no sidebar element is re-sent but the poll's own), and the student shows the
+    teacher's step; a followed setting reruns the settings too, and the sidebar shows the teacher's value."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    base = class_server.url
+    T = WORDS["en"]
+    teacher_ctx = browser.new_context(viewport={"width": 1440, "height": 900})
+    student_ctx = browser.new_context(viewport={"width": 1200, "height": 844})
+    try:
+        tp = teacher_ctx.new_page()
+        tp.set_default_timeout(60_000)
+        tp.goto(f"{base}/class?lang=en")
+        idle(tp)
+        tp.get_by_role("button", name=T["start"]).first.click()
+        tp.wait_for_selector(".cm-code")
+        idle(tp)
+        code = tp.locator(".cm-code").inner_text().strip()
+        walk = tp.url.replace("/class?", "/walkthrough?")
+        sp = student_ctx.new_page()
+        sp.set_default_timeout(60_000)
+        sidebar_paths: list[tuple[int, ...]] = []
+        main_deltas = [0]
+
+        def frame(payload) -> None:
+            if isinstance(payload, bytes):
+                msg = ForwardMsg.FromString(payload)
+                if msg.WhichOneof("type") in ("delta", "ref_hash"):
+                    path = tuple(msg.metadata.delta_path)
+                    if path and path[0] == 1:  # delta_path[0]: 0 the main area, 1 the sidebar
+                        sidebar_paths.append(path)
+                    else:
+                        main_deltas[0] += 1
+
+        sp.on("websocket", lambda ws: ws.on("framereceived", frame))
+        sp.goto(f"{base}/class?lang=en")
+        idle(sp)
+        sp.get_by_role("textbox", name=T["code"]).fill(code)
+        sp.get_by_role("button", name=T["join"], exact=True).click()
+        sp.wait_for_function("location.search.includes('member=')")
+        tp.goto(walk + "&walk_step=split&seq_len=6")
+        idle(tp)
+        at_step(sp, "split")  # a new page: the whole app, as before
+        idle(sp)
+        # The polls alone, the class quiet: what the poll fragment re-sends in the sidebar each second.
+        sidebar_paths.clear()
+        wait_for(lambda: len(sidebar_paths) >= 3, sp)  # a few polls
+        polls_own = set(sidebar_paths)
+        sidebar_paths.clear()
+        main_deltas[0] = 0
+        tp.goto(walk + "&walk_step=scores&seq_len=6")
+        idle(tp)
+        at_step(sp, "scores")
+        expect(sp.get_by_text("Scores qᵢkᵢᵀ").first).to_be_visible()  # the teacher's step, drawn
+        assert main_deltas[0] > 0
+        assert set(sidebar_paths) <= polls_own, sorted(set(sidebar_paths) - polls_own)
+        # A followed setting: the settings rerun too; the sidebar shows the teacher's seq_len.
+        sidebar_paths.clear()
+        tp.goto(walk + "&walk_step=scores&seq_len=7")
+        idle(tp)
+        sp.wait_for_function("new URLSearchParams(location.search).get('seq_len') === '7'", timeout=30_000)
+        expect(sidebar_slider(sp, 2)).to_have_value("7")
+        assert set(sidebar_paths) - polls_own  # the settings' elements were re-sent
+        at_step(sp, "scores")
+    finally:
+        student_ctx.close()
+        teacher_ctx.close()

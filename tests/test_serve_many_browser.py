@@ -27,15 +27,28 @@ LINE = re.compile(r'"(?P<method>\S+) (?P<path>\S+) [^"]*" (?P<status>\d+) upstre
 
 @pytest.fixture
 def two_processes(tmp_path):
+    yield from serve_many(tmp_path, 2)
+
+
+@pytest.fixture
+def three_processes(tmp_path):
+    yield from serve_many(tmp_path, 3)
+
+
+def serve_many(tmp_path, n: int):
     port = free_port()
     env = dict(os.environ, PORT=str(port), ADDRESS="127.0.0.1", RUN_DIR=str(tmp_path))
     log = open(tmp_path / "serve_many.out", "w")
     proc = subprocess.Popen(
-        ["bash", str(ROOT / "scripts" / "serve_many.sh"), "2"], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT
+        ["bash", str(ROOT / "scripts" / "serve_many.sh"), str(n)],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
     try:  # may include apt-get install nginx on a bare machine
-        wait_healthy(url, proc, timeout=300, what="serve_many.sh (nginx + 2 app processes)", poll=0.5)
+        wait_healthy(url, proc, timeout=300, what=f"serve_many.sh (nginx + {n} app processes)", poll=0.5)
     except RuntimeError as e:
         proc.terminate()
         pytest.fail(f"{e}: {(tmp_path / 'serve_many.out').read_text()}")
@@ -110,3 +123,27 @@ def test_sessions_spread_over_both_processes_and_stay_put(browser, two_processes
     for key in cookies:
         assert key in served, f"no websocket logged for route {key}"
         assert served[key] == routes(run_dir)[key], "the websocket went to the same process as the page"
+
+
+def test_a_teachers_link_gets_a_process_that_no_student_shares(three_processes):
+    """With 3 processes or more, the teacher's link (teacher=...) goes to the first process and every student's to
+    the others: the teacher's runs, which publish each move to the class, never wait behind the students'."""
+    import urllib.request
+
+    url, run_dir = three_processes
+
+    def get(path: str, cookie: str | None = None) -> str:
+        request = urllib.request.Request(url + path, headers={"Cookie": f"al_route={cookie}"} if cookie else {})
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return re.search(r"al_route=([^;]+)", response.headers["Set-Cookie"])[1]
+
+    teachers = [get("/heads?class=ABCDE&teacher=k" + str(k)) for k in range(4)]
+    students = [get("/heads?class=ABCDE&member=m" + str(k)) for k in range(12)]
+    assert all(key.startswith("teacher-") for key in teachers) and not any(k.startswith("teacher-") for k in students)
+    assert get("/class", teachers[0]) == teachers[0], "the teacher's browser keeps its key on its other pages"
+    assert get("/class?teacher=k", students[0]).startswith("teacher-"), "a student's browser opening a teacher link"
+    served = routes(run_dir)
+    teacher_process = {u for key in teachers for u in served[key]}
+    student_processes = {u for key in students for u in served[key]}
+    assert len(teacher_process) == 1, teacher_process
+    assert student_processes and not student_processes & teacher_process, (student_processes, teacher_process)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import io
+import json
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
@@ -39,6 +40,7 @@ CLASS_KEY, MEMBER_KEY, TEACHER_KEY = URL_KEYS.CLASS
 CLASS_PAGE = "class"
 STATE = "_classmode"  # this session's class: code, teacher key or member id, following, what it has seen
 PENDING = "_classmode_view"  # the teacher's view a poll brought, applied at the start of the next run
+FOLLOWED = "_classmode_followed"  # the same, on the page the student is on: applied by the first fragment that runs
 POLL_SECONDS = 1.0
 # A poll reads the class's status through the process's shared copy, at most this old: the polls of all the
 # sessions of one process then cost one read every STATUS_MAX_AGE, not one per session each second.
@@ -77,6 +79,15 @@ def _say_refusal(refusal: tuple[str, dict] | None, lang: str) -> None:
     if refusal:
         reason, fmt = refusal
         st.warning(i18n.t(f"class.error.{reason}", lang, **fmt), icon=":material/block:")
+
+
+def _acting() -> dict:
+    """The session's class state as an action (a click, a new link) starts: the last action's refusal is dropped.
+    A refusal is said at the top of every whole-page run until then, not once: a whole-page rerun (the teacher's
+    next move, a new question) can stop the run that drew it, and a message of a stopped run is never sent."""
+    s = class_state()
+    s.pop("error", None)
+    return s
 
 
 def _call(fn, *args, given: object = ""):
@@ -156,6 +167,7 @@ def _adopt_link() -> None:
     link = tuple(st.query_params.get(k) for k in URL_KEYS.CLASS)
     raw_code, raw_member, raw_key = link
     if raw_code is None and link != s.get("link") and (raw_member is not None or raw_key is not None):
+        s = _acting()
         s["link"] = link  # a student id or a teacher key without a class: said, and dropped from the link
         s["error"] = _refusal("no_class", raw_member if raw_member is not None else raw_key)
         for key in (MEMBER_KEY, TEACHER_KEY):
@@ -164,6 +176,7 @@ def _adopt_link() -> None:
         return
     if raw_code is None or link == s.get("link") or raw_code == s.get("code") and (s.get("key") or s.get("member")):
         return
+    s = _acting()
     s["link"] = link
     info, refusal = _call(_store().find, raw_code, given=raw_code)
     if refusal:
@@ -209,7 +222,7 @@ def apply_pending() -> None:
 
 
 def _start() -> None:
-    s = class_state()
+    s = _acting()
     made, refusal = _call(_store().create_class)
     if refusal:
         s["error"] = refusal
@@ -220,7 +233,7 @@ def _start() -> None:
 
 
 def _join(code_key: str, nick_key: str) -> None:
-    s = class_state()
+    s = _acting()
     raw_code, nickname = st.session_state.get(code_key), st.session_state.get(nick_key) or None
     member, refusal = _call(_store().join, raw_code, s.get("member"), nickname, given=raw_code)
     if refusal:
@@ -238,7 +251,7 @@ def _leave() -> None:
 
 
 def _end() -> None:
-    s = class_state()
+    s = _acting()
     _, refusal = _call(_store().end_class, s.get("code"), s.get("key"))
     s["error"] = refusal
     if refusal is None:
@@ -246,7 +259,7 @@ def _end() -> None:
 
 
 def _set_following(following: bool) -> None:
-    s = class_state()
+    s = _acting()
     _, refusal = _call(_store().set_following, s.get("code"), s.get("member"), following)
     if refusal:
         s["error"] = refusal
@@ -260,7 +273,7 @@ def _set_following(following: bool) -> None:
 def _ask(kind: str, build: Callable[[], tuple[dict, dict]]) -> None:
     """Put a question to the class: `build()` makes its spec and answer key from the teacher's controls (a value
     it cannot use is said, never asked)."""
-    s = class_state()
+    s = _acting()
     try:
         spec, answer_key = build()
     except (TypeError, ValueError):
@@ -286,7 +299,7 @@ def _ask_choice(count_key: str, right_key: str) -> None:
 
 
 def _teacher_act(action: str, question_id: int) -> None:
-    s = class_state()
+    s = _acting()
     s["rerun_app"] = True  # the whole page again: the export's record and the controls follow the action
     store = _store()
     if action == "second":
@@ -296,7 +309,7 @@ def _teacher_act(action: str, question_id: int) -> None:
 
 
 def _vote(question, input_key: str) -> None:
-    s = class_state()
+    s = _acting()
     graded = CQ.grade(question.kind, question.spec, question.answer_key, st.session_state.get(input_key))
     if not graded.ok:
         s["vote_error"] = (question.id, graded.error)
@@ -332,7 +345,7 @@ def panel(url_path: str, lang: str) -> None:
     t = _t(lang)
     main = st.container()  # above the page, in the main area: a phone shows the sidebar collapsed
     with main:
-        _say_refusal(s.pop("error", None), lang)
+        _say_refusal(s.get("error"), lang)  # until the next action (_acting)
     with st.sidebar:
         st.subheader(t("class.sidebar.header"))
         if s.get("key"):
@@ -362,10 +375,55 @@ def _follow_buttons(t, where: str) -> None:
         st.button(t("class.follow"), on_click=_set_following, args=(True,), key=f"cm_follow_{where}", type="primary")
 
 
-@st.fragment(run_every=POLL_SECONDS)
+# The poll: a component with nothing to show whose script sets a trigger every POLL_SECONDS, so the check runs in
+# its callback, where a keyed st.rerun may name what reruns (a fragment's body may not): a follow on the same page
+# reruns the settings and the page fragments only, not the whole app.
+_POLL_JS = """
+export default function (component) {
+  const {parentElement, setTriggerValue, data} = component;
+  const win = (parentElement.ownerDocument || document).defaultView || window;
+  if (win.__alPoll) win.clearInterval(win.__alPoll);
+  let n = 0;
+  const timer = win.setInterval(() => {
+    if (!parentElement.isConnected) { win.clearInterval(timer); return; }
+    setTriggerValue("tick", ++n);
+  }, 1000 * ((data && data.seconds) || 1));
+  win.__alPoll = timer;
+  return () => { win.clearInterval(timer); if (win.__alPoll === timer) win.__alPoll = null; };
+}
+"""
+POLL = st.components.v2.component("attention_lab.class_poll", js=_POLL_JS)
+POLL_KEY = "cm_poll"
+# A follow that changes one of these reruns the settings fragment too (its widgets must show the new value); a
+# follow that changes only the page's own keys (a walkthrough step) reruns the page alone.
+_SIDEBAR_KEYS = frozenset((*URL_KEYS.SETTINGS, URL_KEYS.GRID))
+
+
+def fragment_parts(parts: tuple[str, ...] | None) -> None:
+    """app.py, each whole-app run: the keys of its settings and page fragments when this page runs in them (None:
+    a page that runs whole, or no fragments), for a same-page follow to rerun just those."""
+    class_state()["parts"] = parts
+
+
+@st.fragment
 def _poll(lang: str) -> None:
-    """Once a second: has the teacher moved, or the question changed? Then the whole page runs again (a
-    follower's page, step and settings become the teacher's; the question panel redraws)."""
+    """The poll's component (its callback, _polled, is the check) and, for the teacher, the class's counts: the
+    component's trigger reruns this fragment once a second, drawing nothing new unless the counts changed."""
+    s = class_state()
+    if s.get("key"):
+        counts = _call(_store().counts, s.get("code"))[0]
+        if counts is not None:
+            st.caption(i18n.t("class.counts", lang, **counts.__dict__))
+    if not st.context.url:  # no browser (streamlit.testing's AppTest): nothing sends the trigger; check each run
+        _polled()
+    POLL(key=POLL_KEY, data={"seconds": POLL_SECONDS}, on_tick_change=_polled)
+
+
+def _polled() -> None:
+    """Has the teacher moved, or the question changed? A follow on the page the student is on reruns only the settings
+    and page fragments (the page alone when no shared setting changed), which take the teacher's values before their
+    widgets are drawn (apply_followed). A new page, a new question or round, a refusal: the whole app runs again.
+    Nothing new: only the poll fragment reruns."""
     s = class_state()
     code = s.get("code")
     if not code:
@@ -375,27 +433,44 @@ def _poll(lang: str) -> None:
     if refusal:
         _leave()
         s["error"] = refusal
-        st.rerun(scope="app")
-    rerun = False
-    if s.get("member"):
-        _call(store.mark_seen, code, s["member"])
-        if s.get("following") and status.view_version != s.get("seen"):
-            view = _call(store.view, code, status.view_version)[0]
-            if view is not None:
-                s["seen"] = view[0]
-                if view[1]:
-                    st.session_state[PENDING] = view[1]
-                    rerun = True
-        sig = (status.question, status.round, status.state)
-        if sig != s.get("sig"):
-            rerun = rerun or s.get("sig") is not None
-            s["sig"] = sig
-    else:
-        counts = _call(store.counts, code)[0]
-        if counts is not None:
-            st.caption(i18n.t("class.counts", lang, **counts.__dict__))
-    if rerun:
-        st.rerun(scope="app")
+        st.rerun()
+    if not s.get("member"):
+        return  # the teacher: the fragment's body draws the counts
+    _call(store.mark_seen, code, s["member"])
+    whole = False
+    sig = (status.question, status.round, status.state)
+    if sig != s.get("sig"):
+        whole = s.get("sig") is not None
+        s["sig"] = sig
+    view = None
+    if s.get("following") and status.view_version != s.get("seen"):
+        got = _call(store.view, code, status.view_version)[0]
+        if got is not None:
+            s["seen"] = got[0]
+            view = got[1] or None
+    if view is None and not whole:
+        return
+    parts = s.get("parts")
+    if whole or not isinstance(view, dict) or view.get("page") != s.get("page") or not parts or not st.context.url:
+        if view is not None:
+            st.session_state[PENDING] = view
+        st.rerun()
+    mine = json.loads(json.dumps(read_view(s["page"])))  # as the store keeps a view: tuples are lists
+    changed = {k for k in set(view) | set(mine) if k != "page" and k not in NOT_FOLLOWED and view.get(k) != mine.get(k)}
+    if not changed:
+        return
+    # Applied by the first fragment that runs (apply_followed), not here: a widget value set in a callback does not
+    # reach a bound widget's URL parameter, and the follower's link must say the teacher's step (a reload keeps it).
+    st.session_state[FOLLOWED] = view
+    st.rerun(list(parts) if changed & _SIDEBAR_KEYS else [parts[-1]])
+
+
+def apply_followed() -> None:
+    """app.py, first in its settings and page fragments: the teacher's view the poll's callback found on this page."""
+    view = st.session_state.pop(FOLLOWED, None)
+    s = class_state()
+    if view is not None and s.get("member") and s.get("following"):
+        apply_view(view, s.get("page"))
 
 
 def publish(url_path: str) -> None:
@@ -531,6 +606,8 @@ def _student_question(lang: str) -> None:
     if refusal:
         _say_refusal(refusal, lang)
         return
+    # What this screen shows: the poll's check (a callback, a second or so later) reruns the page when it changes.
+    s["sig"] = (status.question, status.round, status.state)
     refused = s.get("vote_refused")
     if refused:
         number, (reason, fmt) = refused
