@@ -17,17 +17,21 @@ def rerun_script(
     fragment_id: str = "",
     page_hash: str = "",
     auto_rerun: bool = True,
+    url: str = "",
 ) -> bytes:
     """The serialized BackMsg that reruns `page` (one fragment of it when `fragment_id`, as a fragment's run_every
-    does: then `page_hash` names the page's script; `auto_rerun=False` for a fragment run that a widget in it asks
-    for). `widgets`: (widget id, WidgetState field, value), e.g. (id, "double_array_value", 8) for a slider; an
-    *_array_value field gets the value as its one item."""
+    does; `auto_rerun=False` for a fragment run that a widget in it asks for: then `page_hash` names the page's
+    script). `url`: the page's address, as a browser states it (st.context.url). `widgets`: (widget id, WidgetState
+    field, value), e.g. (id, "double_array_value", 8) for a slider; an *_array_value field gets the value as its
+    one item."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
 
     msg = BackMsg()
     state = msg.rerun_script
     state.query_string = query_string
     state.page_name = page
+    if url:
+        state.context_info.url = url
     if fragment_id:
         state.fragment_id = fragment_id
         state.is_auto_rerun = auto_rerun

@@ -77,6 +77,7 @@ class Browser:
 
     def __init__(self, base_url: str, page: str, name: str, stats: dict, route: str = ""):
         self.route = route or secrets.token_hex(8)  # nginx's sticky key (a browser's al_route cookie)
+        self.base_url = base_url
         self.ws_url = base_url.replace("http://", "ws://") + "/_stcore/stream"
         self.page, self.name, self.stats = page, name, stats
         self.query = ""  # the address bar's query string, as the server last set it
@@ -125,6 +126,7 @@ class Browser:
                 fragment_id=fragment,
                 page_hash=self.page_hash,
                 auto_rerun=not trigger,
+                url=f"{self.base_url}/{self.page}",
             )
             self.alerts = []
             await self.ws.send(message)
@@ -171,7 +173,8 @@ class Browser:
         kind = el.WhichOneof("type")
         if kind == "bidi_component" and el.bidi_component.id.endswith("-" + POLL_KEY) and fragment_id:
             self.auto[fragment_id] = POLL_SECONDS  # the browser's component ticks while it is drawn
-            self.triggers[fragment_id] = el.bidi_component.id + "__events"
+            # the component's trigger widget: Streamlit's internal-key prefix + the element id + "__events"
+            self.triggers[fragment_id] = f"$$STREAMLIT_INTERNAL_KEY_{el.bidi_component.id}__events"
             return
         if kind == "alert":
             self.alerts.append(el.alert.body)
