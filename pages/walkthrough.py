@@ -191,14 +191,20 @@ def select_step(name: str) -> None:
 
 
 def render_step(
-    step: W.Step, big: bool = False, draw: bool = True, rule: bool = False, pipeline: str | None = None
+    step: W.Step,
+    big: bool = False,
+    draw: bool = True,
+    rule: bool = False,
+    pipeline: str | None = None,
+    checked: str = "",
 ) -> None:
     """A step's title, formula, text, code and shape, then its charts. With `draw` off (the all-steps
     view's other steps) the same teaching in fewer elements (the server pays ~0.5 ms per element and
     the all-steps view has ten steps), and a button that draws this step's tensors instead. `rule`: a horizontal
     rule above the step, inside its first (unchanging) element rather than a divider element of its own.
-    `pipeline` (the one-step view): the shape pipeline, said under the step's shapes, and the pager of heads
-    under it, just above the charts whose heads it pages."""
+    `pipeline` (the one-step view): the shape pipeline, said under the step's shapes, then `checked` (the live
+    check against PyTorch, which changes with the same settings), and the pager of heads under them, just above the
+    charts whose heads it pages."""
     top = "---\n\n" if rule else ""
     n = W.step_index(step.name) + 1
     source = W.step_source(step.name)
@@ -224,7 +230,8 @@ def render_step(
     st.markdown(f"{top}{title_markdown(step, '##' if big else '###')}\n\n{code_where(step)}")
     st.code(source.code, language="python", wrap_lines=True)
     below = "".join(f"\n\n{small(line)}" for line in (pipeline or "").split("\n\n") if line)
-    st.markdown(f"{step_text(step)}{mistake}\n\n{shape_markdown(step, where=False)}{below}")
+    checked = f"\n\n{checked}" if checked else ""
+    st.markdown(f"{step_text(step)}{mistake}\n\n{shape_markdown(step, where=False)}{below}{checked}")
     if pipeline is not None and step.per_head:
         head_pager(with_note=False)
     step_figures(step, big)
@@ -409,6 +416,16 @@ def present_step(step: W.Step) -> None:
         step_figures(step, big=True)
 
 
+def check_markdown() -> str:
+    """The live check against torch.nn.MultiheadAttention as a line of the step's text (its numbers change with
+    the same settings as the text, so one element re-sent instead of two): green and small when equal, a red
+    line at full size when not."""
+    said = word(W.reference_text(check), t)
+    if check.equal:
+        return f":small[:green[:material/verified: {said}]]"
+    return f":red-background[:material/error: {said}]"
+
+
 def view_label(view: str) -> str:
     return t(f"walk.view.{view}")
 
@@ -464,7 +481,7 @@ else:
     st.markdown(f"{small(t('walk.view.legend'))}\n\n{t('walk.intro')}\n\n{hints}")
     step = step_nav(all_steps=view == "all")
     if view == "step":
-        render_step(step, pipeline=pipeline_text(step))
+        render_step(step, pipeline=pipeline_text(step), checked=check_markdown())
         if step.name in W.DRILL_STEPS:  # the expander's own border sets it apart: no divider
             drill_down()
         else:
@@ -479,8 +496,9 @@ else:
                 st.divider()
                 drill_down()
 
-if check.equal:
-    st.success(word(W.reference_text(check), t), icon=":material/verified:")
-else:
-    st.error(word(W.reference_text(check), t), icon=":material/error:")
+if view != "step":  # the one-step view says it in the step's text (check_markdown)
+    if check.equal:
+        st.success(word(W.reference_text(check), t), icon=":material/verified:")
+    else:
+        st.error(word(W.reference_text(check), t), icon=":material/error:")
 scenario_downloads(ctx, run, page="walkthrough")
