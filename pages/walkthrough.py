@@ -432,7 +432,10 @@ def view_label(view: str) -> str:
 
 notices = settle()  # the view is valid in session state now: the title above its selector needs no box of its own
 if st.session_state.get("walk_view") != "present":
-    st.title(t("page.walkthrough"))
+    # The title, the intro, the hover hint, what the address bar links to and the legend of the view selector just
+    # below: one element that no step changes (the hints in caption style).
+    hints = small(("" if ctx.lang == "zh" else " ").join((t("walk.hover"), t("walk.link"))))
+    st.markdown(f"# {t('page.walkthrough')}\n\n{t('walk.intro')}\n\n{hints}\n\n{small(t('walk.view.legend'))}")
 # The choices' URL carriers (ui/choice.py), and the presenter's key listener, in ONE hidden container: every
 # container a step re-sends is mounted anew by the browser, an element left as it was is not.
 HIDDEN = st.container(key="walk" + HIDDEN_SUFFIX)
@@ -475,10 +478,6 @@ if PRESENT:
         step = step_nav(step_of=True)
         present_step(step)
 else:
-    # The selector's legend, the intro, the hover hint and what the address bar links to: one element that no step
-    # changes, the hints in caption style.
-    hints = small(("" if ctx.lang == "zh" else " ").join((t("walk.hover"), t("walk.link"))))
-    st.markdown(f"{small(t('walk.view.legend'))}\n\n{t('walk.intro')}\n\n{hints}")
     step = step_nav(all_steps=view == "all")
     if view == "step":
         render_step(step, pipeline=pipeline_text(step), checked=check_markdown())
