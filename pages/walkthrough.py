@@ -118,8 +118,12 @@ def shape_markdown(step: W.Step, present: bool = False, where: bool = True) -> s
     """Where the step's code comes from (in caption style) and its shapes under a bold title, ONE markdown element
     (every element a step re-sends costs the browser a render). `present`: the reshape chain of split / concat one
     operation a line, without the repeated k, v shapes."""
-    source = small(t("walk.code_where", where=W.step_source(step.name).where())) + "\n\n" if where else ""
+    source = code_where(step) + "\n\n" if where else ""
     return source + "  \n".join([f"**{t('walk.shape')}**", *W.shape_lines(run, step.name, present)])
+
+
+def code_where(step: W.Step) -> str:
+    return small(t("walk.code_where", where=W.step_source(step.name).where()))
 
 
 def title_markdown(step: W.Step, level: str = "###") -> str:
@@ -186,11 +190,21 @@ def select_step(name: str) -> None:
     st.session_state["walk_step"] = name
 
 
-def render_step(step: W.Step, big: bool = False, draw: bool = True, rule: bool = False) -> None:
+def render_step(
+    step: W.Step,
+    big: bool = False,
+    draw: bool = True,
+    rule: bool = False,
+    pipeline: str | None = None,
+    checked: str = "",
+) -> None:
     """A step's title, formula, text, code and shape, then its charts. With `draw` off (the all-steps
     view's other steps) the same teaching in fewer elements (the server pays ~0.5 ms per element and
     the all-steps view has ten steps), and a button that draws this step's tensors instead. `rule`: a horizontal
-    rule above the step, inside its first (unchanging) element rather than a divider element of its own."""
+    rule above the step, inside its first (unchanging) element rather than a divider element of its own.
+    `pipeline` (the one-step view): the shape pipeline, said under the step's shapes, then `checked` (the live
+    check against PyTorch, which changes with the same settings), and the pager of heads under them, just above the
+    charts whose heads it pages."""
     top = "---\n\n" if rule else ""
     n = W.step_index(step.name) + 1
     source = W.step_source(step.name)
@@ -210,12 +224,16 @@ def render_step(step: W.Step, big: bool = False, draw: bool = True, rule: bool =
             icon=":material/grid_on:",
         )
         return
-    # Heading and formula (unchanged by a slider step), the text, the code, its source and the shapes: four
-    # elements and no columns (each element and container a step re-sends costs the browser a render).
-    st.markdown(top + title_markdown(step, "##" if big else "###"))
-    st.markdown(step_text(step) + mistake)
+    # Heading, formula and where the code comes from (none changes with the settings, so a slider step leaves the
+    # element as it was); the code; then the text, the shapes and the pipeline, which change together, in one
+    # element: three elements and no columns (each element and container a step re-sends costs the browser a render).
+    st.markdown(f"{top}{title_markdown(step, '##' if big else '###')}\n\n{code_where(step)}")
     st.code(source.code, language="python", wrap_lines=True)
-    st.markdown(shape_markdown(step))
+    below = "".join(f"\n\n{small(line)}" for line in (pipeline or "").split("\n\n") if line)
+    checked = f"\n\n{checked}" if checked else ""
+    st.markdown(f"{step_text(step)}{mistake}\n\n{shape_markdown(step, where=False)}{below}{checked}")
+    if pipeline is not None and step.per_head:
+        head_pager(with_note=False)
     step_figures(step, big)
 
 
@@ -304,10 +322,11 @@ def step_label(name: str) -> str:
     return f"{W.step_index(name) + 1} · {t(f'walk.{name}.short')}"
 
 
-def step_nav(all_steps: bool = False) -> W.Step:
+def step_nav(all_steps: bool = False, step_of: bool = False) -> W.Step:
     """The step chooser (bound to the URL as walk_step, the step's neutral name; the pills show the step in the
     reader's language: ui/choice.py) with previous / next under it. In the all-steps view it picks the step whose
-    tensors are drawn."""
+    tensors are drawn. `step_of`: "Step n of 10" between the buttons (the presenter view, whose room has no pills
+    in sight from the back; elsewhere the chosen pill, numbered, says it without one more element)."""
     if all_steps:
         st.caption(t("walk.all.open"))
     name = (
@@ -337,10 +356,13 @@ def step_nav(all_steps: bool = False) -> W.Step:
         disabled=index == 0,
         key="walk_prev",
     )
-    where = t("walk.step_of", n=index + 1, total=len(W.STEPS))
-    row.markdown(
-        f"<div class='walk-step-of' style='text-align:center'>{where}</div>", unsafe_allow_html=True, width="content"
-    )
+    if step_of:
+        where = t("walk.step_of", n=index + 1, total=len(W.STEPS))
+        row.markdown(
+            f"<div class='walk-step-of' style='text-align:center'>{where}</div>",
+            unsafe_allow_html=True,
+            width="content",
+        )
     row.button(
         t("walk.next"),
         icon=":material/arrow_forward:",
@@ -369,11 +391,11 @@ def head_pager(with_note: bool = True) -> None:
     st.pagination(N_PAGES, key="walk_hpage", bind="query-params", persist_state="page")
 
 
-def pipeline_strip(step: W.Step) -> None:
-    """The shapes from step to step, and which heads the pager below shows: one caption."""
+def pipeline_text(step: W.Step) -> str:
+    """The shapes from step to step, and which heads the pager below shows."""
     parts = [f"{step_label(n)} `{sizes}`" for n, sizes in W.pipeline(run)]
     heads = f"\n\n{pages_note()}" if step.per_head and N_PAGES > 1 else ""
-    st.caption(f"{t('walk.pipeline')}: " + " → ".join(parts) + heads)
+    return f"{t('walk.pipeline')}: " + " → ".join(parts) + heads
 
 
 # ------------------------------------------------------------------ the page
@@ -394,13 +416,26 @@ def present_step(step: W.Step) -> None:
         step_figures(step, big=True)
 
 
+def check_markdown() -> str:
+    """The live check against torch.nn.MultiheadAttention as a line of the step's text (its numbers change with
+    the same settings as the text, so one element re-sent instead of two): green and small when equal, a red
+    line at full size when not."""
+    said = word(W.reference_text(check), t)
+    if check.equal:
+        return f":small[:green[:material/verified: {said}]]"
+    return f":red-background[:material/error: {said}]"
+
+
 def view_label(view: str) -> str:
     return t(f"walk.view.{view}")
 
 
 notices = settle()  # the view is valid in session state now: the title above its selector needs no box of its own
 if st.session_state.get("walk_view") != "present":
-    st.title(t("page.walkthrough"))
+    # The title, the intro, the hover hint, what the address bar links to and the legend of the view selector just
+    # below: one element that no step changes (the hints in caption style).
+    hints = small(("" if ctx.lang == "zh" else " ").join((t("walk.hover"), t("walk.link"))))
+    st.markdown(f"# {t('page.walkthrough')}\n\n{t('walk.intro')}\n\n{hints}\n\n{small(t('walk.view.legend'))}")
 # The choices' URL carriers (ui/choice.py), and the presenter's key listener, in ONE hidden container: every
 # container a step re-sends is mounted anew by the browser, an element left as it was is not.
 HIDDEN = st.container(key="walk" + HIDDEN_SUFFIX)
@@ -440,33 +475,29 @@ if PRESENT:
     with HIDDEN:  # no space either
         step_keys("walk_keys", go)  # ← → (and a clicker's Page Up / Page Down) step, like the buttons
     with st.container(key="walk_present"):
-        step = step_nav()
+        step = step_nav(step_of=True)
         present_step(step)
 else:
-    # The selector's legend, the intro and the hover hint: one element, the hints in caption style.
-    st.markdown(f"{small(t('walk.view.legend'))}\n\n{t('walk.intro')}\n\n{small(t('walk.hover'))}")
     step = step_nav(all_steps=view == "all")
-    pipeline_strip(step)
-    if step.per_head:
-        head_pager(with_note=False)
     if view == "step":
-        render_step(step)
-        if step.name in W.DRILL_STEPS:
-            st.divider()
+        render_step(step, pipeline=pipeline_text(step), checked=check_markdown())
+        if step.name in W.DRILL_STEPS:  # the expander's own border sets it apart: no divider
             drill_down()
-            st.caption(t("walk.link"))
-        else:  # one caption, not two
-            st.caption(f"{t('walk.drill.in_steps')}\n\n{t('walk.link')}")
+        else:
+            st.caption(t("walk.drill.in_steps"))
     else:  # all steps: every formula, code line and shape; the tensors of the chosen step
+        st.caption(pipeline_text(step))
+        if step.per_head:
+            head_pager(with_note=False)
         for index, other in enumerate(W.STEPS):  # the rule between two steps opens the next one's first element
             render_step(other, draw=other is step, rule=index > 0)
             if other.name == "mix":
                 st.divider()
                 drill_down()
-        st.markdown(f"---\n\n{small(t('walk.link'))}")
 
-if check.equal:
-    st.success(word(W.reference_text(check), t), icon=":material/verified:")
-else:
-    st.error(word(W.reference_text(check), t), icon=":material/error:")
+if view != "step":  # the one-step view says it in the step's text (check_markdown)
+    if check.equal:
+        st.success(word(W.reference_text(check), t), icon=":material/verified:")
+    else:
+        st.error(word(W.reference_text(check), t), icon=":material/error:")
 scenario_downloads(ctx, run, page="walkthrough")

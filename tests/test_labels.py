@@ -111,8 +111,8 @@ def test_walkthrough_view_and_step_labels_are_translated_and_links_stay_neutral(
     view, pills = shown(at, "walk_view"), shown(at, "walk_step")
     assert list(view.options) == views and view.value == views[0]
     assert [list(pills.options)[i] for i in (0, 4, 7)] == steps and pills.value == steps[1]
-    legend = i18n.t("walk.view.legend", lang)  # under the selector: the first text, in caption style
-    assert at.markdown[0].value.startswith(f":small[:gray[{legend}]]"), at.markdown[0].value
+    legend = i18n.t("walk.view.legend", lang)  # just above the selector: the first text's last line, caption style
+    assert at.markdown[0].value.endswith(f":small[:gray[{legend}]]"), at.markdown[0].value
     pills.set_value(steps[2]).run()
     assert at.query_params["walk_step"] == "mix" and at.session_state["walk_step"] == "mix"
     shown(at, "walk_view").set_value(views[2]).run()
@@ -126,8 +126,10 @@ def test_walkthrough_view_and_step_labels_are_translated_and_links_stay_neutral(
 
 @pytest.mark.app
 def test_the_walkthrough_title_comes_before_the_view_selector():
+    """The title heads the page's one unchanging markdown element (with the intro and the selector's legend)."""
     at = run_app("walkthrough", lang="zh")
-    assert at.title[0].value == i18n.t("page.walkthrough", "zh")
+    heading = f"# {i18n.t('page.walkthrough', 'zh')}\n\n"
+    assert [m.value for m in at.main.markdown if m.value.startswith(heading)], "no title"
 
     def in_order(node):
         children = getattr(node, "children", None)
@@ -138,7 +140,7 @@ def test_the_walkthrough_title_comes_before_the_view_selector():
             yield node
 
     order = [(type(e).__name__, getattr(e, "key", None)) for e in in_order(at.main)]
-    title = next(i for i, (kind, _) in enumerate(order) if kind == "Title")
+    title = next(i for i, e in enumerate(in_order(at.main)) if str(getattr(e, "value", "")).startswith(heading))
     selector = next(i for i, (_, key) in enumerate(order) if key and key.startswith("walk_view"))
     assert title < selector, order[: selector + 1]
 

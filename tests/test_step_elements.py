@@ -18,14 +18,18 @@ from lessons import walkthrough as W
 
 # (page, extra URL params) -> elements + containers at most, in the main area, at the defaults.
 # The choices' URL carriers share one hidden container, the title and the view selector need no box of their own.
-STEP_PINS = {("walkthrough", (("walk_step", name),)): 25 for name in W.STEP_NAMES}
-STEP_PINS[("walkthrough", (("walk_step", "split"),))] = 27  # + the role choice, the heads' band and the check
+# The title, intro, hints and the view selector's legend: one markdown element. A drawn step: heading, formula and
+# the code's source in one markdown element, the code, then its text, shapes, the shape pipeline and the live check
+# against PyTorch in one more; prev / next with no "step n of 10" between them (the chosen pill says it).
+STEP_PINS = {("walkthrough", (("walk_step", name),)): 18 for name in W.STEP_NAMES}
+STEP_PINS[("walkthrough", (("walk_step", "concat"),))] = 19  # + its check
+STEP_PINS[("walkthrough", (("walk_step", "split"),))] = 22  # + the role choice, the heads' band and the check
 PINS = {
     **STEP_PINS,
     ("walkthrough", (("walk_view", "present"), ("walk_step", "scores"))): 25,
     # ten steps' formula, text, code, shape and button; the rule between two steps inside the next one's markdown
-    ("walkthrough", (("walk_view", "all"),)): 62,
-    ("walkthrough", (("walk_step", "softmax"), ("walk_drill", "true"))): 37,  # the cell's story open
+    ("walkthrough", (("walk_view", "all"),)): 58,
+    ("walkthrough", (("walk_step", "softmax"), ("walk_drill", "true"))): 30,  # the cell's story open
     ("positions", (("pos_tab", "rope"),)): 36,
     ("positions", (("pos_tab", "add"),)): 18,  # widgets in one row container; the table with its notes one element
     ("home", ()): 39,  # a card per page (three bordered columns measured slower: see the commit)

@@ -551,13 +551,15 @@ def test_the_story_parts_are_the_cells_numbers_in_page_order():
 
 
 @pytest.mark.app
-def test_many_heads_the_pipeline_caption_says_which_heads_the_pager_shows():
-    """At h = 16, T = 32 a step draws a page of heads: the caption above the pager (the shape pipeline's) names
-    them, one element with the pipeline, and the pager follows it."""
+def test_many_heads_the_pipeline_says_which_heads_the_pager_shows():
+    """At h = 16, T = 32 a step draws a page of heads: the step's text ends with the shape pipeline and which heads
+    the pager below it shows, one element with the text and shapes, and the pager follows it."""
     at = run_app("walkthrough", walk_step="scores", d_model=512, num_heads=16, seq_len=32, lang="en")
     assert not at.exception
     n = W.heads_per_page(32)
     shown = i18n.t("common.heads_range", "en", first=0, last=n - 1, h=16)
-    captions = [c.value for c in at.main.caption if shown in c.value]
-    assert len(captions) == 1 and captions[0].startswith(i18n.t("walk.pipeline", "en")), captions
-    assert i18n.t("walk.heads_capped", "en", h=16, n=n) in captions[0]
+    said = [m.value for m in at.main.markdown if shown in m.value]
+    assert len(said) == 1 and f"**{i18n.t('walk.shape', 'en')}**" in said[0], said
+    assert said[0].index(i18n.t("walk.pipeline", "en")) < said[0].index(shown)
+    assert i18n.t("walk.heads_capped", "en", h=16, n=n) in said[0]
+    assert not [c for c in at.main.caption if shown in c.value]  # said once
