@@ -4,20 +4,24 @@
 #   bash scripts/test.sh            the full suite
 #   bash scripts/test.sh --fast     the checks, the unit tier and one AppTest run of each page (pytest -m "unit or smoke")
 # Other arguments go to pytest (e.g. `bash scripts/test.sh -m browser`, `bash scripts/test.sh tests/test_heads.py`).
-# TEST_WORKERS=2 runs the tests on two pytest-xdist workers (`--dist loadgroup`: the tests of a module with a costly
-# module-scoped fixture run on one worker, tests/conftest.py); unset or 0, in one process.
+# The whole suite runs on two pytest-xdist workers (`--dist loadgroup`: the tests of a module with a costly
+# module-scoped fixture run on one worker, tests/conftest.py): measured faster on 2 cores (benchmarks/README.md).
+# --fast runs in one process (a second worker's start, collecting every test, costs more than it saves there).
+# TEST_WORKERS=N overrides either (0: one process).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fast=()
+default_workers=2
 if [ "${1:-}" = "--fast" ]; then
   shift
   fast=(-m "unit or smoke")
+  default_workers=0
 fi
 bash scripts/setup.sh --test
 bash scripts/check.sh
 mkdir -p test-results
 workers=()
-if [ "${TEST_WORKERS:-0}" != 0 ]; then
-  workers=(-n "$TEST_WORKERS" --dist loadgroup)
+if [ "${TEST_WORKERS:-$default_workers}" != 0 ]; then
+  workers=(-n "${TEST_WORKERS:-$default_workers}" --dist loadgroup)
 fi
 exec .venv/bin/python -m pytest "${workers[@]}" "${fast[@]}" "$@"
