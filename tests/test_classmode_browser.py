@@ -14,6 +14,7 @@ import pytest
 from conftest import sidebar_slider
 from playwright.sync_api import expect
 from servers import Server
+from wire import SIDEBAR, delta_paths
 
 pytestmark = pytest.mark.browser
 
@@ -74,6 +75,18 @@ def idle(p) -> None:
     p.wait_for_selector(IDLE, timeout=60_000)
 
 
+def start_class(ctx, base: str, lang: str):
+    """The teacher's tab on the class page starts a class: (that tab, the class code on its projector)."""
+    tp = ctx.new_page()
+    tp.set_default_timeout(60_000)
+    tp.goto(f"{base}/class?lang={lang}")
+    idle(tp)
+    tp.get_by_role("button", name=WORDS[lang]["start"]).first.click()
+    tp.wait_for_selector(".cm-code")
+    idle(tp)
+    return tp, tp.locator(".cm-code").inner_text().strip()
+
+
 def at_step(p, step: str) -> None:
     p.wait_for_function(f"new URLSearchParams(location.search).get('walk_step') === '{step}'", timeout=30_000)
 
@@ -83,14 +96,7 @@ def test_a_whole_class(browser, class_server, teacher_lang, student_lang):
     T, S = WORDS[teacher_lang], WORDS[student_lang]
     base = class_server.url
     teacher_ctx = browser.new_context(viewport={"width": 1440, "height": 900}, accept_downloads=True)
-    tp = teacher_ctx.new_page()
-    tp.set_default_timeout(60_000)
-    tp.goto(f"{base}/class?lang={teacher_lang}")
-    idle(tp)
-    tp.get_by_role("button", name=T["start"]).first.click()
-    tp.wait_for_selector(".cm-code")
-    idle(tp)
-    code = tp.locator(".cm-code").inner_text().strip()
+    tp, code = start_class(teacher_ctx, base, teacher_lang)
     teacher_url = tp.url
     assert re.fullmatch(r"[A-Z0-9]{5}", code) and "teacher=" in teacher_url
 
@@ -192,38 +198,20 @@ def test_a_follow_on_the_same_page_resends_no_sidebar_element(browser, class_ser
     """The poll's check runs in its component's callback: a teacher's step on the page the student is on reruns the
     student's page fragment only (no sidebar element is re-sent but the poll's own), and the student shows the
     teacher's step; a followed setting reruns the settings too, and the sidebar shows the teacher's value."""
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
     base = class_server.url
     T = WORDS["en"]
     teacher_ctx = browser.new_context(viewport={"width": 1440, "height": 900})
     student_ctx = browser.new_context(viewport={"width": 1200, "height": 844})
     try:
-        tp = teacher_ctx.new_page()
-        tp.set_default_timeout(60_000)
-        tp.goto(f"{base}/class?lang=en")
-        idle(tp)
-        tp.get_by_role("button", name=T["start"]).first.click()
-        tp.wait_for_selector(".cm-code")
-        idle(tp)
-        code = tp.locator(".cm-code").inner_text().strip()
+        tp, code = start_class(teacher_ctx, base, "en")
         walk = tp.url.replace("/class?", "/walkthrough?")
         sp = student_ctx.new_page()
         sp.set_default_timeout(60_000)
-        sidebar_paths: list[tuple[int, ...]] = []
-        main_deltas = [0]
+        paths = delta_paths(sp)
 
-        def frame(payload) -> None:
-            if isinstance(payload, bytes):
-                msg = ForwardMsg.FromString(payload)
-                if msg.WhichOneof("type") in ("delta", "ref_hash"):
-                    path = tuple(msg.metadata.delta_path)
-                    if path and path[0] == 1:  # delta_path[0]: 0 the main area, 1 the sidebar
-                        sidebar_paths.append(path)
-                    else:
-                        main_deltas[0] += 1
+        def in_sidebar() -> list[tuple[int, ...]]:
+            return [p for p in paths if p and p[0] == SIDEBAR]
 
-        sp.on("websocket", lambda ws: ws.on("framereceived", frame))
         sp.goto(f"{base}/class?lang=en")
         idle(sp)
         sp.get_by_role("textbox", name=T["code"]).fill(code)
@@ -234,24 +222,23 @@ def test_a_follow_on_the_same_page_resends_no_sidebar_element(browser, class_ser
         at_step(sp, "split")  # a new page: the whole app, as before
         idle(sp)
         # The polls alone, the class quiet: what the poll fragment re-sends in the sidebar each second.
-        sidebar_paths.clear()
-        wait_for(lambda: len(sidebar_paths) >= 3, sp)  # a few polls
-        polls_own = set(sidebar_paths)
-        sidebar_paths.clear()
-        main_deltas[0] = 0
+        paths.clear()
+        wait_for(lambda: len(in_sidebar()) >= 3, sp)  # a few polls
+        polls_own = set(in_sidebar())
+        paths.clear()
         tp.goto(walk + "&walk_step=scores&seq_len=6")
         idle(tp)
         at_step(sp, "scores")
         expect(sp.get_by_text("Scores qᵢkᵢᵀ").first).to_be_visible()  # the teacher's step, drawn
-        assert main_deltas[0] > 0
-        assert set(sidebar_paths) <= polls_own, sorted(set(sidebar_paths) - polls_own)
+        assert len(paths) > len(in_sidebar())  # the page's deltas came
+        assert set(in_sidebar()) <= polls_own, sorted(set(in_sidebar()) - polls_own)
         # A followed setting: the settings rerun too; the sidebar shows the teacher's seq_len.
-        sidebar_paths.clear()
+        paths.clear()
         tp.goto(walk + "&walk_step=scores&seq_len=7")
         idle(tp)
         sp.wait_for_function("new URLSearchParams(location.search).get('seq_len') === '7'", timeout=30_000)
         expect(sidebar_slider(sp, 2)).to_have_value("7")
-        assert set(sidebar_paths) - polls_own  # the settings' elements were re-sent
+        assert set(in_sidebar()) - polls_own  # the settings' elements were re-sent
         at_step(sp, "scores")
     finally:
         student_ctx.close()

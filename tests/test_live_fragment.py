@@ -10,6 +10,7 @@ import pytest
 from conftest import open_app, run_app, sidebar_slider, wait_idle
 from playwright.sync_api import expect
 from waits import wait_quiet
+from wire import SIDEBAR, delta_paths
 
 import i18n
 
@@ -80,6 +81,21 @@ def test_every_setting_still_reaches_the_page(page):
     assert i18n.t("settings.d_k", "en", d_model=128, h=8, d_k=16) in [c.value for c in at.sidebar.caption]
 
 
+def _deltas_of(page, paths: list, action) -> tuple[int, int]:
+    """(deltas drawn in the sidebar, deltas in all) of the answer to `action`, once all of it is drawn."""
+    paths.clear()
+    before = page.evaluate("window.__alBatching.messages")
+    action()
+    page.wait_for_function("n => window.__alBatching.messages > n", arg=before)  # the answer has started
+    wait_idle(page)
+    wait_quiet(page)  # and all of it is drawn
+    return sum(1 for p in paths if p and p[0] == SIDEBAR), len(paths)
+
+
+def _key_on(page, thumb, key: str):
+    return lambda: (thumb.focus(), page.keyboard.press(key))
+
+
 @pytest.mark.browser
 def test_a_settings_step_resends_only_the_live_part(server, page):
     open_app(page, server, "heads")
@@ -114,33 +130,13 @@ def test_a_settings_step_resends_only_the_live_part(server, page):
 def test_a_page_widget_step_resends_no_shared_setting(server, page):
     """A widget on the page reruns only the page's fragment (app.py page_part): no element of the sidebar (the
     shared settings) is sent again; a settings step, the control, does send them."""
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-    paths: list[list[int]] = []
-
-    def frame(payload) -> None:
-        if isinstance(payload, bytes):
-            msg = ForwardMsg.FromString(payload)
-            if msg.WhichOneof("type") in ("delta", "ref_hash"):
-                paths.append(list(msg.metadata.delta_path))
-
-    page.on("websocket", lambda ws: ws.on("framereceived", frame))
+    paths = delta_paths(page)
     open_app(page, server, "positions", lang="en", pos_tab="rope", pos_pair=0)
 
-    def sidebar_deltas(thumb) -> tuple[int, int]:
-        paths.clear()
-        before = page.evaluate("window.__alBatching.messages")
-        thumb.focus()
-        page.keyboard.press("ArrowRight")
-        page.wait_for_function("n => window.__alBatching.messages > n", arg=before)  # the answer has started
-        wait_idle(page)
-        wait_quiet(page)  # and all of it is drawn
-        return sum(1 for p in paths if p and p[0] == 1), len(paths)  # delta_path[0]: 0 the main area, 1 the sidebar
-
     pair = page.locator("[data-testid=stMain] [data-testid=stSlider]").first.get_by_role("slider")
-    in_sidebar, sent = sidebar_deltas(pair)
+    in_sidebar, sent = _deltas_of(page, paths, _key_on(page, pair, "ArrowRight"))
     assert sent > 0 and in_sidebar == 0, (in_sidebar, sent)
-    in_sidebar, sent = sidebar_deltas(sidebar_slider(page, 1))
+    in_sidebar, sent = _deltas_of(page, paths, _key_on(page, sidebar_slider(page, 1), "ArrowRight"))
     assert in_sidebar > 0, (in_sidebar, sent)
 
 
@@ -149,41 +145,21 @@ def test_a_seq_len_or_seed_step_resends_the_page_and_no_sidebar_element(server, 
     """seq_len and the seed change nothing the sidebar shows: their step reruns only the page fragment (app.py
     _rerun_page). The sidebar keeps every setting and its values; the page shows the new value; d_model, which
     changes the heads offered and d_k, still re-sends the sidebar."""
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-    paths: list[list[int]] = []
-
-    def frame(payload) -> None:
-        if isinstance(payload, bytes):
-            msg = ForwardMsg.FromString(payload)
-            if msg.WhichOneof("type") in ("delta", "ref_hash"):
-                paths.append(list(msg.metadata.delta_path))
-
-    page.on("websocket", lambda ws: ws.on("framereceived", frame))
+    paths = delta_paths(page)
     open_app(page, server, "walkthrough", lang="en", seq_len=5)
 
-    def deltas(action) -> tuple[int, int]:
-        paths.clear()
-        before = page.evaluate("window.__alBatching.messages")
-        action()
-        page.wait_for_function("n => window.__alBatching.messages > n", arg=before)  # the answer has started
-        wait_idle(page)
-        wait_quiet(page)  # and all of it is drawn
-        return sum(1 for p in paths if p and p[0] == 1), len(paths)  # delta_path[0]: 0 the main area, 1 the sidebar
-
-    def key_on(thumb, key: str):
-        return lambda: (thumb.focus(), page.keyboard.press(key))
-
-    in_sidebar, sent = deltas(key_on(sidebar_slider(page, 2), "ArrowRight"))  # seq_len 5 -> 6
+    in_sidebar, sent = _deltas_of(page, paths, _key_on(page, sidebar_slider(page, 2), "ArrowRight"))  # seq_len 5 -> 6
     assert sent > 0 and in_sidebar == 0, (in_sidebar, sent)
     expect(sidebar_slider(page, 2)).to_have_value("6")
     expect(page.get_by_text("(1, 6, 64)").first).to_be_visible()  # the page's shapes follow the new length
     seed = page.locator("[data-testid=stSidebar] [data-testid=stNumberInput] input")
-    in_sidebar, sent = deltas(lambda: (seed.fill("7"), seed.press("Enter")))
+    in_sidebar, sent = _deltas_of(page, paths, lambda: (seed.fill("7"), seed.press("Enter")))
     assert sent > 0 and in_sidebar == 0, (in_sidebar, sent)
     assert "seed=7" in page.url and "seq_len=6" in page.url
     d_k = i18n.t("settings.d_k", "en", d_model=128, h=4, d_k=32)
-    in_sidebar, sent = deltas(key_on(sidebar_slider(page, 0), "ArrowRight"))  # d_model 64 -> 128: d_k changes
+    in_sidebar, sent = _deltas_of(
+        page, paths, _key_on(page, sidebar_slider(page, 0), "ArrowRight")
+    )  # d_model 64 -> 128: d_k changes
     assert in_sidebar > 0, (in_sidebar, sent)
     expect(page.locator("[data-testid=stSidebar]").get_by_text(d_k)).to_be_visible()
     expect(page.locator("[data-testid=stSidebar] [data-testid=stSlider]")).to_have_count(3)

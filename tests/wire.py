@@ -91,3 +91,23 @@ def open_link(base_url: str, page: str, query_string: str) -> Reply:
             return await tab.rerun(page, query_string)
 
     return run_async(go())
+
+
+SIDEBAR = 1  # a delta's path starts with its root: 0 the main area, 1 the sidebar
+
+
+def delta_paths(page) -> list[tuple[int, ...]]:
+    """From now on, the path of every element delta (new or reused, `ref_hash`) a real browser page receives over its
+    websocket, in order: a test clears the list before an action and reads where the answer drew."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    paths: list[tuple[int, ...]] = []
+
+    def frame(payload) -> None:
+        if isinstance(payload, bytes):
+            msg = ForwardMsg.FromString(payload)
+            if msg.WhichOneof("type") in ("delta", "ref_hash"):
+                paths.append(tuple(msg.metadata.delta_path))
+
+    page.on("websocket", lambda ws: ws.on("framereceived", frame))
+    return paths
