@@ -6,11 +6,11 @@ per head. URL: walk_view (step | all | present), walk_step (a step name or 1..10
 heads), walk_head / walk_i / walk_j (the followed cell), walk_cellcharts (the cell's charts on/off),
 walk_drill (the cell's story open): lessons.walkthrough.URL_KEYS.
 
-Speed (issue #10): a view draws the charts of ONE step (the chosen one; in the all-steps view the others
+Speed: a view draws the charts of ONE step (the chosen one; in the all-steps view the others
 keep their formula, code and shape, and draw their tensors on a click), and the drill-down tells its story
 in text and a table, its charts one toggle away. The heatmaps are plain data (lessons.heatmap.Heatmap)
 built once per settings and choices for the whole server (ui.cache.shared) and drawn by
-ui.heatmaps.show_heatmap (issue 18's chart route).
+ui.heatmaps.show_heatmap, the one heatmap route.
 """
 
 from html import escape
