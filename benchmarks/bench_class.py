@@ -53,7 +53,7 @@ import i18n
 P95_TARGET_S = 2.0
 FRAGMENT_WAIT_S = 30.0
 QUIET_S = 10.0
-POLL_KEY, POLL_SECONDS = "cm_poll", 1.0  # ui/classmode.py's poll component and its interval
+POLL_KEY, POLL_SECONDS = "cm_poll", 1.0  # ui/classmode.py's poll component and the teacher's interval
 COUNTED = i18n.t("class.vote.counted", "en", given="").strip()
 CLOSED = i18n.t("class.error.closed", "en").split(":")[0]
 ALREADY = i18n.t("class.vote.already", "en", given="").split("{")[0].strip()[:20]
@@ -90,6 +90,12 @@ class Browser:
         # the trigger's widget id, sent as the browser sends it (json_trigger_value, a list of events).
         self.triggers: dict[str, str] = {}
         self.ticks = 0
+        # A student's poll script fetches the class's version file (its data: url, every, seconds, last) and sets the
+        # trigger, with the file's text, only when the text changed; and with a count every `seconds` regardless.
+        self.beacon: dict | None = None
+        self.beacon_fragment = ""
+        self.beacon_last: object = None
+        self.fetcher: Fetcher | None = None
         self.alerts: list[str] = []
         self.seq_len: int | None = None  # the seq_len slider's value as the server last drew it
         self.lock = asyncio.Lock()
@@ -108,15 +114,17 @@ class Browser:
             additional_headers={"Cookie": "al_route=" + self.route},
         )
 
-    async def run(self, query: str | None = None, widgets: dict | None = None, fragment: str = "") -> None:
+    async def run(
+        self, query: str | None = None, widgets: dict | None = None, fragment: str = "", tick: object = None
+    ) -> None:
         async with self.lock:
             widget_states = [(self.widget_ids[key], *widget_state(value)) for key, value in (widgets or {}).items()]
             trigger = self.triggers.get(fragment) if fragment else None
             if trigger:  # the poll's tick: a widget interaction, as the browser sends it
                 self.ticks += 1
-                widget_states.append(
-                    (trigger, "json_trigger_value", json.dumps([{"event": "tick", "value": self.ticks}]))
-                )
+                self.stats["ticks"] = self.stats.get("ticks", 0) + 1
+                value = self.ticks if tick is None else tick
+                widget_states.append((trigger, "json_trigger_value", json.dumps([{"event": "tick", "value": value}])))
             if not fragment:
                 self.auto = {}  # a whole run says again which fragments rerun themselves
             message = rerun_script(
@@ -172,9 +180,14 @@ class Browser:
     def _element(self, el, fragment_id: str = "") -> None:
         kind = el.WhichOneof("type")
         if kind == "bidi_component" and el.bidi_component.id.endswith("-" + POLL_KEY) and fragment_id:
-            self.auto[fragment_id] = POLL_SECONDS  # the browser's component ticks while it is drawn
+            data = json.loads(el.bidi_component.json or "{}")
+            # the browser's component ticks while it is drawn: every `seconds` (a student's: the slow fallback)
+            self.auto[fragment_id] = float(data.get("seconds") or POLL_SECONDS)
+            self.due.pop(fragment_id, None)  # drawn again: the script starts again (its fallback timer too)
             # the component's trigger widget: Streamlit's internal-key prefix + the element id + "__events"
             self.triggers[fragment_id] = f"$$STREAMLIT_INTERNAL_KEY_{el.bidi_component.id}__events"
+            if data.get("url"):
+                self.beacon, self.beacon_fragment, self.beacon_last = data, fragment_id, data.get("last")
             return
         if kind == "alert":
             self.alerts.append(el.alert.body)
@@ -214,9 +227,76 @@ class Browser:
             self.due[fragment] = now + self.auto[fragment]
             await self.run(fragment=fragment)
 
+    async def watch_beacon(self, stop: asyncio.Event) -> None:
+        """What a student's poll script does besides its fallback tick: fetch the version file every `every` s
+        (through nginx, with this browser's cookie) and tick, with the text, when it changed."""
+        while not stop.is_set():
+            data = self.beacon
+            await asyncio.sleep(float(data["every"]) if data else 0.2)
+            if not data or stop.is_set():
+                continue
+            if self.fetcher is None:
+                self.fetcher = Fetcher(self.base_url, self.route)
+            try:
+                text = await self.fetcher.get(data["url"])
+            except (OSError, asyncio.IncompleteReadError, ValueError):
+                self.stats["fetch_errors"] = self.stats.get("fetch_errors", 0) + 1
+                continue
+            self.stats["fetches"] = self.stats.get("fetches", 0) + 1
+            if text != self.beacon_last and self.beacon_fragment in self.triggers:
+                self.beacon_last = text
+                fragment = self.beacon_fragment
+                if fragment in self.auto:
+                    self.due[fragment] = time.monotonic() + self.auto[fragment]  # the script's fallback timer restarts
+                await self.run(fragment=fragment, tick=text)
+
     async def close(self) -> None:
+        if self.fetcher is not None:
+            self.fetcher.close()
         if self.ws is not None:
             await self.ws.close()
+
+
+class Fetcher:
+    """A browser's GET of a small file on one kept-alive HTTP/1.1 connection (its cookie sent): the text, or
+    "status N" as the poll script words a refusal."""
+
+    def __init__(self, base_url: str, route: str) -> None:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(base_url)
+        self.host, self.port = parts.hostname or "127.0.0.1", parts.port or 80
+        self.route = route
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def get(self, path: str) -> str:
+        for attempt in (0, 1):
+            try:
+                if self.writer is None:
+                    self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+                assert self.reader is not None
+                self.writer.write(
+                    f"GET /{path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nCookie: al_route={self.route}\r\n"
+                    "Cache-Control: no-store\r\n\r\n".encode()
+                )
+                head = (await self.reader.readuntil(b"\r\n\r\n")).decode("latin-1").lower()
+                status = int(head.split(" ", 2)[1])
+                length = int(head.split("content-length:", 1)[1].split("\r\n", 1)[0])
+                body = await self.reader.readexactly(length)
+                if "connection: close" in head:
+                    self.close()
+                return body.decode() if status == 200 else f"status {status}"
+            except (OSError, asyncio.IncompleteReadError, IndexError):
+                self.close()
+                if attempt:
+                    raise
+        raise OSError("unreachable")
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        self.reader = self.writer = None
 
 
 def route_of(base: str, path: str) -> str:
@@ -260,6 +340,7 @@ async def student(i: int, base: str, code: str, shared: dict, stop: asyncio.Even
         pending: list[str] = []
         b.on_finished = finished
         follower = asyncio.create_task(b.follow(stop))
+        beacon = asyncio.create_task(b.watch_beacon(stop))
         while not stop.is_set():
             if not pending:
                 await asyncio.sleep(0.2)
@@ -286,6 +367,7 @@ async def student(i: int, base: str, code: str, shared: dict, stop: asyncio.Even
                 member = link(b.query).get("member")
                 print(f"student {i} member {member} {qid_round}: no 'counted' in {b.alerts}")
         await follower
+        await beacon
         if shared["changes"] and not seen:
             stats["errors"].append(f"student {i}: never showed the teacher's setting")
         stats["missed"] += len(set(shared["changes"]) - seen)
@@ -328,9 +410,17 @@ async def teacher(base: str, n: int, duration: float, every: float, shared: dict
     stats["join_s"] = time.monotonic() - t0
     await asyncio.sleep(3)  # every student's first poll has brought the teacher's page
     # The class listening, nobody moving: what the once-a-second polls alone cost the app processes.
-    quiet0, quiet_t = shared["cpu"](), time.monotonic()
+    quiet0, quiet_t, ticks0, fetches0 = (
+        shared["cpu"](),
+        time.monotonic(),
+        stats.get("ticks", 0),
+        stats.get("fetches", 0),
+    )
     await asyncio.sleep(QUIET_S)
-    shared["quiet"] = (shared["cpu"]()[0] - quiet0[0]) / (time.monotonic() - quiet_t)
+    quiet_s = time.monotonic() - quiet_t
+    shared["quiet"] = (shared["cpu"]()[0] - quiet0[0]) / quiet_s
+    shared["quiet_polls"] = (stats.get("ticks", 0) - ticks0) / quiet_s  # the projector's included
+    shared["quiet_fetches"] = (stats.get("fetches", 0) - fetches0) / quiet_s
     store = ClassStore(make_engine(store_url))
     cpu0, each0 = shared["cpu"](), shared["cpu_each"]()
     start = time.monotonic()
@@ -539,13 +629,21 @@ def run(db: str, procs: int, students: int, duration: float, every: float, py_sp
         f" (of {shared['seconds']:.0f} s x 2 cores)"
     )
     print("  app CPU per process during the class: " + ", ".join(f"{c:.0f} s" for c in shared["cpu_each"]))
-    polls = stats["joined"] * 1.0  # each student polls once a second
+    polls = max(shared["quiet_polls"], 1e-9)  # the polls (trigger reruns) sent a second while nobody moved
     follows = len(lags)
     extra = app_cpu - shared["quiet"] * shared["seconds"]
     print(
-        f"  app CPU while the class only polls: {shared['quiet']:.2f} s a second = {shared['quiet'] / polls * 1000:.1f}"
-        f" ms a poll; beyond the polls during the class: {extra:.0f} s = {extra / max(follows, 1) * 1000:.0f} ms a"
-        " follow (its whole-app rerun, the teacher's runs and the votes included)"
+        f"  while the class only listens: {shared['quiet_polls']:.1f} polls (fragment reruns) and"
+        f" {shared['quiet_fetches']:.1f} version-file fetches a second; app CPU {shared['quiet']:.2f} s a second ="
+        f" {shared['quiet'] / polls * 1000:.1f} ms a poll"
+    )
+    print(
+        f"  app CPU beyond that during the class: {extra:.0f} s = {extra / max(follows, 1) * 1000:.0f} ms a follow"
+        " (its rerun, the teacher's runs and the votes included)"
+    )
+    print(
+        f"  during the class: {stats.get('ticks', 0)} polls sent, {stats.get('fetches', 0)} version-file fetches,"
+        f" {stats.get('fetch_errors', 0)} failed"
     )
     loads = [" ".join(f"{x:.1f}" for x in load) for load in (load0, load1)]
     print(f"  load average at start {loads[0]}, at end {loads[1]}; this client's nice {os.nice(0)}")

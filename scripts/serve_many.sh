@@ -68,6 +68,7 @@ EOF
 )"
 secret=$("$PY" -c "import secrets; print(secrets.token_hex(32))")
 
+mkdir -p static/class  # class mode's version files (classroom/beacon.py), served by nginx below
 upstreams=""
 teacher_upstreams=""
 for i in "${!ports[@]}"; do
@@ -130,6 +131,15 @@ $teacher_upstreams  }
 
   server {
     listen $ADDRESS:$PORT;
+    # Class mode's version files (classroom/beacon.py), fetched by every student's browser twice a second: served
+    # from the folder, so a poll that finds nothing new reaches no app process. The app processes all run here and
+    # write this folder (each keeps the files of its own members' classes in sync with the database).
+    location /app/static/class/ {
+      alias $PWD/static/class/;
+      default_type application/json;
+      add_header Cache-Control "no-store" always;
+      access_log off;
+    }
     location / {
       proxy_pass http://\$app_group;
       proxy_http_version 1.1;

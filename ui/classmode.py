@@ -29,6 +29,8 @@ import i18n
 from charts.diagrams import class_bars_html
 from classroom import ClassError, open_store
 from classroom import questions as CQ
+from classroom.beacon import Beacons, beacons_for
+from classroom.beacon import content as beacon_content
 from classroom.limits import CHOICES_MAX, CHOICES_MIN, NICKNAME_MAX
 from lessons import quiz as Q
 from lessons import url_keys as URL_KEYS
@@ -41,7 +43,9 @@ CLASS_PAGE = "class"
 STATE = "_classmode"  # this session's class: code, teacher key or member id, following, what it has seen
 PENDING = "_classmode_view"  # the teacher's view a poll brought, applied at the start of the next run
 FOLLOWED = "_classmode_followed"  # the same, on the page the student is on: applied by the first fragment that runs
-POLL_SECONDS = 1.0
+POLL_SECONDS = 1.0  # the teacher's poll (its counts), and every poll without a browser (AppTest)
+FILE_SECONDS = 0.5  # a student's browser fetches the class's version file this often (free: nginx serves it)
+FALLBACK_SECONDS = 10.0  # and checks with the server at least this often (the "still here" mark, a stale file)
 # A poll reads the class's status through the process's shared copy, at most this old: the polls of all the
 # sessions of one process then cost one read every STATUS_MAX_AGE, not one per session each second.
 STATUS_MAX_AGE = 0.25
@@ -252,9 +256,13 @@ def _leave() -> None:
 
 def _end() -> None:
     s = _acting()
-    _, refusal = _call(_store().end_class, s.get("code"), s.get("key"))
+    code = s.get("code")
+    _, refusal = _call(_store().end_class, code, s.get("key"))
     s["error"] = refusal
     if refusal is None:
+        beacons = _beacons() if code and st.context.url else None
+        if beacons is not None:
+            beacons.gone(code)  # the members' next fetch is refused: their check says the class ended
         _leave()
 
 
@@ -280,6 +288,7 @@ def _ask(kind: str, build: Callable[[], tuple[dict, dict]]) -> None:
         s["error"] = _refusal("bad_question")
         return
     _, s["error"] = _call(_store().ask, s.get("code"), s.get("key"), kind, spec, answer_key)
+    _signal(s.get("code"))
 
 
 def _ask_quiz(index_key: str) -> None:
@@ -306,6 +315,7 @@ def _teacher_act(action: str, question_id: int) -> None:
         _, s["error"] = _call(store.second_round, s.get("code"), s.get("key"), question_id)
     else:
         _, s["error"] = _call(store.set_state, s.get("code"), s.get("key"), question_id, action)
+    _signal(s.get("code"))
 
 
 def _vote(question, input_key: str) -> None:
@@ -375,21 +385,41 @@ def _follow_buttons(t, where: str) -> None:
         st.button(t("class.follow"), on_click=_set_following, args=(True,), key=f"cm_follow_{where}", type="primary")
 
 
-# The poll: a component with nothing to show whose script sets a trigger every POLL_SECONDS, so the check runs in
-# its callback, where a keyed st.rerun may name what reruns (a fragment's body may not): a follow on the same page
-# reruns the settings and the page fragments only, not the whole app.
+# The poll: a component with nothing to show whose script sets a trigger, so the check runs in its callback, where
+# a keyed st.rerun may name what reruns (a fragment's body may not): a follow on the same page reruns the settings
+# and page fragments only, not the whole app. A student's script fetches the class's version file
+# (classroom/beacon.py) every FILE_SECONDS and sets the trigger only when its text changed, with the text: a check
+# that would find nothing new costs the app nothing (nginx serves the file). It also sets it every FALLBACK_SECONDS
+# whatever the file says: a file missing or stale, a fetch that fails, the "still here" mark. The teacher's sets it
+# every POLL_SECONDS (its counts).
 _POLL_JS = """
 export default function (component) {
   const {parentElement, setTriggerValue, data} = component;
   const win = (parentElement.ownerDocument || document).defaultView || window;
-  if (win.__alPoll) win.clearInterval(win.__alPoll);
-  let n = 0;
-  const timer = win.setInterval(() => {
-    if (!parentElement.isConnected) { win.clearInterval(timer); return; }
-    setTriggerValue("tick", ++n);
-  }, 1000 * ((data && data.seconds) || 1));
-  win.__alPoll = timer;
-  return () => { win.clearInterval(timer); if (win.__alPoll === timer) win.__alPoll = null; };
+  if (win.__alPoll) win.__alPoll();
+  const d = data || {};
+  const every = 1000 * (d.url ? d.every : d.seconds || 1);
+  let n = 0, last = d.last, busy = false, ticked = Date.now(), stopped = false;
+  const tick = (value) => { ticked = Date.now(); setTriggerValue("tick", value); };
+  const timer = win.setInterval(async () => {
+    if (!parentElement.isConnected) { stop(); return; }
+    if (!d.url) { tick(++n); return; }
+    if (Date.now() - ticked >= 1000 * d.seconds) tick(++n);
+    if (busy) return;
+    busy = true;
+    try {
+      const r = await win.fetch(d.url, {cache: "no-store", credentials: "same-origin"});
+      const text = r.ok ? await r.text() : "status " + r.status;
+      if (!stopped && text !== last) { last = text; tick(text); }
+    } catch (e) {
+      // the fallback tick covers it
+    } finally {
+      busy = false;
+    }
+  }, every);
+  const stop = () => { stopped = true; win.clearInterval(timer); if (win.__alPoll === stop) win.__alPoll = null; };
+  win.__alPoll = stop;
+  return stop;
 }
 """
 POLL = st.components.v2.component("attention_lab.class_poll", js=_POLL_JS)
@@ -416,7 +446,43 @@ def _poll(lang: str) -> None:
             st.caption(i18n.t("class.counts", lang, **counts.__dict__))
     if not st.context.url:  # no browser (streamlit.testing's AppTest): nothing sends the trigger; check each run
         _polled()
-    POLL(key=POLL_KEY, data={"seconds": POLL_SECONDS}, on_tick_change=_polled)
+    data: dict[str, object] = {"seconds": POLL_SECONDS}
+    if s.get("member") and st.context.url:
+        beacons = _beacons()
+        if beacons is not None:
+            beacons.watch(s["code"])
+            data = {"seconds": FALLBACK_SECONDS, "every": FILE_SECONDS, "url": beacons.url_of(s["code"])}
+            data["last"] = s.get("beacon")
+    POLL(key=POLL_KEY, data=data, on_tick_change=_polled)
+
+
+def _beacons() -> Beacons | None:
+    """The process's class version files (classroom/beacon.py); None when they cannot be written (a read-only
+    checkout): the browser then falls back to the slow poll, and a missing file is refetched each time."""
+    try:
+        return beacons_for(_store())
+    except OSError:
+        return None
+
+
+def _signal(code: str | None) -> None:
+    """The teacher moved: the class's version file says so now, from this process (the other processes' threads
+    write the same within WATCH_EVERY). Browser sessions only: AppTest's students check each run."""
+    beacons = _beacons() if code and st.context.url else None
+    if beacons is not None:
+        try:
+            beacons.seen(code, _store().status(code))
+        except (ClassError, SQLAlchemyError):
+            pass
+
+
+def _tick() -> object:
+    """The value the poll's script sent: the version file's text when it changed (a str), else a count."""
+    value = st.session_state.get(POLL_KEY)
+    try:
+        return value["tick"] if value is not None else None
+    except (KeyError, TypeError):
+        return getattr(value, "tick", None)
 
 
 def _polled() -> None:
@@ -436,6 +502,19 @@ def _polled() -> None:
         st.rerun()
     if not s.get("member"):
         return  # the teacher: the fragment's body draws the counts
+    if st.context.url:
+        tick = _tick()
+        if isinstance(tick, str) and tick != beacon_content(status):
+            # The file says more than this process's shared status (read up to STATUS_MAX_AGE ago): read it now.
+            status, refusal = _call(store.status, code, given=code)
+            if refusal:
+                _leave()
+                s["error"] = refusal
+                st.rerun()
+        s["beacon"] = beacon_content(status)
+        beacons = _beacons()
+        if beacons is not None:
+            beacons.watch(code, status)
     _call(store.mark_seen, code, s["member"])
     whole = False
     sig = (status.question, status.round, status.state)
@@ -488,6 +567,7 @@ def publish(url_path: str) -> None:
             _, refusal = _call(_store().set_view, s["code"], s["key"], view)
             if refusal is None:
                 s["published"] = view
+                _signal(s["code"])
 
 
 # ------------------------------------------------------------------ questions and results
