@@ -69,8 +69,11 @@ class Beacons:
     """This process's version files: name_of(code), seen(code, status) from any poll, and the thread that keeps the
     watched classes in sync (started by the first watch)."""
 
-    def __init__(self, store: ClassStore, folder: Path = BEACON_DIR, secret: bytes | None = None) -> None:
+    def __init__(
+        self, store: ClassStore, folder: Path = BEACON_DIR, secret: bytes | None = None, thread: bool = True
+    ) -> None:
         self.store = store
+        self.thread = thread  # False: rounds only when sync() is called (the tests)
         self.folder = folder
         self.secret = (
             secret if secret is not None else load_secret(Path(os.environ.get(DATA_DIR_ENV) or DEFAULT_DATA_DIR))
@@ -94,7 +97,7 @@ class Beacons:
         with self._lock:
             self._watched[code] = time.monotonic()
             first = code not in self._written
-            if self._thread is None:
+            if self._thread is None and self.thread:
                 self._thread = threading.Thread(target=self._run, name="class-beacons", daemon=True)
                 self._thread.start()
         if first and status is not None:

@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import os
 import re
 import time
+import urllib.request
 
 import pytest
 from conftest import sidebar_slider
 from playwright.sync_api import expect
 from servers import Server
 from wire import SIDEBAR, delta_paths
+
+from ui.classmode import FALLBACK_SECONDS
 
 pytestmark = pytest.mark.browser
 
@@ -221,9 +225,9 @@ def test_a_follow_on_the_same_page_resends_no_sidebar_element(browser, class_ser
         idle(tp)
         at_step(sp, "split")  # a new page: the whole app, as before
         idle(sp)
-        # The polls alone, the class quiet: what the poll fragment re-sends in the sidebar each second.
+        # The polls alone, the class quiet: what the poll fragment re-sends in the sidebar at its slow fallback.
         paths.clear()
-        wait_for(lambda: len(in_sidebar()) >= 3, sp)  # a few polls
+        wait_for(lambda: len(in_sidebar()) >= 1, sp, timeout=3 * FALLBACK_SECONDS)
         polls_own = set(in_sidebar())
         paths.clear()
         tp.goto(walk + "&walk_step=scores&seq_len=6")
@@ -240,6 +244,59 @@ def test_a_follow_on_the_same_page_resends_no_sidebar_element(browser, class_ser
         expect(sidebar_slider(sp, 2)).to_have_value("7")
         assert set(in_sidebar()) - polls_own  # the settings' elements were re-sent
         at_step(sp, "scores")
+    finally:
+        student_ctx.close()
+        teacher_ctx.close()
+
+
+def test_a_quiet_class_sends_no_poll_and_a_move_arrives_through_the_version_file(browser, class_server):
+    """A student's poll script fetches the class's version file and reruns nothing while it is unchanged: the page
+    sends the server no message at all while the class is quiet. The teacher's move changes the file (whose name
+    is not the code's), and the student shows the teacher's step within 2 s of the teacher's run."""
+    base = class_server.url
+    T = WORDS["en"]
+    teacher_ctx = browser.new_context(viewport={"width": 1440, "height": 900})
+    student_ctx = browser.new_context(viewport={"width": 1200, "height": 844})
+    try:
+        tp, code = start_class(teacher_ctx, base, "en")
+        walk = tp.url.replace("/class?", "/walkthrough?")
+        sp = student_ctx.new_page()
+        sp.set_default_timeout(60_000)
+        sent: list[float] = []  # the student's messages to the server (a poll's rerun is one)
+        fetched: list[str] = []  # the version files the student's page fetched
+        sp.on("websocket", lambda ws: ws.on("framesent", lambda _payload: sent.append(time.monotonic())))
+        sp.on("request", lambda r: fetched.append(r.url) if "/app/static/class/" in r.url else None)
+        sp.goto(f"{base}/class?lang=en")
+        idle(sp)
+        sp.get_by_role("textbox", name=T["code"]).fill(code)
+        sp.get_by_role("button", name=T["join"], exact=True).click()
+        sp.wait_for_function("location.search.includes('member=')")
+        tp.goto(walk + "&walk_step=split&seq_len=6")
+        idle(tp)
+        at_step(sp, "split")
+        idle(sp)
+        sp.wait_for_timeout(1500)  # the first fetches after the new page
+        # Quiet: the file is fetched twice a second, the server hears nothing (the old poll sent a rerun a second).
+        sent.clear()
+        n0 = len(fetched)
+        sp.wait_for_timeout(4000)
+        assert len(fetched) - n0 >= 5, fetched[n0:]
+        assert len(sent) <= 1, len(sent)  # at most the slow fallback's one
+        url = fetched[-1]
+        assert code.lower() not in url.lower()
+        with urllib.request.urlopen(url, timeout=10) as r:
+            before = r.read().decode()
+        # The teacher moves: the file changes, and the student follows within 2 s of the teacher's run.
+        tp.goto(walk + "&walk_step=scores&seq_len=6")
+        idle(tp)
+        moved = time.monotonic()
+        at_step(sp, "scores")
+        lag = time.monotonic() - moved
+        with urllib.request.urlopen(url, timeout=10) as r:
+            after = r.read().decode()
+        assert after != before and json.loads(after)[0] > json.loads(before)[0]
+        assert lag < 2.0, lag
+        expect(sp.get_by_text("Scores qᵢkᵢᵀ").first).to_be_visible()
     finally:
         student_ctx.close()
         teacher_ctx.close()
