@@ -3,8 +3,10 @@
 Each student is what a phone's browser does on the wire (benchmarks/bench_sessions.py's approach, without the
 drawing): one websocket to /_stcore/stream through nginx (its own sticky cookie), Streamlit's BackMsg rerun_script
 for a page or a fragment. A student opens /class?class=CODE, submits the join form, and from then on does what the
-browser does: it reruns every fragment the server asked to rerun itself (the class poll, once a second), so the
-teacher's view arrives as it would in a browser. The teacher has two tabs: the projector (/class with the teacher
+browser does: it reruns every fragment the server asked to rerun itself, and does what the class poll's script does
+(ui/classmode.py): fetches the class's version file through nginx every 0.5 s and sends the poll's trigger, with the
+file's text, only when it changed, plus the slow fallback trigger every 10 s; so the teacher's view arrives as it
+would in a browser. The teacher has two tabs: the projector (/class with the teacher
 key: starts the class, asks questions, its counts rerun every second) and a laptop tab on the page being taught,
 where it moves the seq_len slider every `--every` seconds (a new value each time).
 
@@ -409,7 +411,7 @@ async def teacher(base: str, n: int, duration: float, every: float, shared: dict
         await asyncio.sleep(0.5)
     stats["join_s"] = time.monotonic() - t0
     await asyncio.sleep(3)  # every student's first poll has brought the teacher's page
-    # The class listening, nobody moving: what the once-a-second polls alone cost the app processes.
+    # The class listening, nobody moving: what the polls alone cost the app processes.
     quiet0, quiet_t, ticks0, fetches0 = (
         shared["cpu"](),
         time.monotonic(),

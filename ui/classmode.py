@@ -5,7 +5,7 @@ that slept or a server restart comes back to the same class with its answers.
 The link carries who you are: `class` (the code), `member` (a student's random id: a reload rejoins) or `teacher`
 (the teacher key: only the teacher's own link has it). app.py calls four functions:
 - apply_pending()  first in a run: enter the class the link names; apply the teacher's view a poll brought
-- panel(url_path)  after st.navigation: the sidebar's class section, the once-a-second poll, a student's question
+- panel(url_path)  after st.navigation: the sidebar's class section, the poll, a student's question
 - publish(url_path) at the end of a run: the teacher's view to the class; the class keys kept in the address bar
 
 Following works through two functions only, read_view() and apply_view(): the page and its neutral values as a
@@ -438,7 +438,8 @@ def fragment_parts(parts: tuple[str, ...] | None) -> None:
 @st.fragment
 def _poll(lang: str) -> None:
     """The poll's component (its callback, _polled, is the check) and, for the teacher, the class's counts: the
-    component's trigger reruns this fragment once a second, drawing nothing new unless the counts changed."""
+    component's trigger reruns this fragment (the teacher's once a second; a student's when the class's version file
+    changed, or at the slow fallback), drawing nothing new unless the counts changed."""
     s = class_state()
     if s.get("key"):
         counts = _call(_store().counts, s.get("code"))[0]
