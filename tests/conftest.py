@@ -48,7 +48,8 @@ _BROWSER_FIXTURES = {"page", "browser", "server", "fresh_server"}
 
 @pytest.hookimpl(tryfirst=True)  # the tiers before `-m` deselects, the groups before xdist reads them
 def pytest_collection_modifyitems(config, items):
-    parallel = config.pluginmanager.hasplugin("xdist") and config.getoption("dist", "no") != "no"
+    # Asked in each xdist worker, where the groups are made (its own `dist` option reads "no" there).
+    parallel = hasattr(config, "workerinput")
     for item in items:
         if parallel:
             _group_by_module_fixture(item)
@@ -76,8 +77,15 @@ def _modules_with_module_fixtures(session) -> set[str]:
     """The test modules that define a module-scoped fixture (requested by name or by getfixturevalue)."""
     found = getattr(session, "_modules_with_module_fixtures", None)
     if found is None:
-        every = session._fixturemanager._arg2fixturedefs.values()
-        found = {d.baseid for defs in every for d in defs if d.scope == "module" and d.baseid.endswith(".py")}
+        # pytest's registry of fixture definitions by the node that defines them (private: checked on pytest 9.2; a
+        # missing name fails the run here rather than leaving every module fixture built once per worker).
+        every = session._fixturemanager._arg2node2fixturedefs.values()
+        found = {
+            node.nodeid
+            for by_node in every
+            for node, defs in by_node.items()
+            if node.nodeid.endswith(".py") and any(d.scope == "module" for d in defs)
+        }
         session._modules_with_module_fixtures = found
     return found
 
