@@ -4,8 +4,8 @@
 #   bash scripts/test.sh            the full suite
 #   bash scripts/test.sh --fast     the checks, the unit tier and one AppTest run of each page (pytest -m "unit or smoke")
 # Other arguments go to pytest (e.g. `bash scripts/test.sh -m browser`, `bash scripts/test.sh tests/test_heads.py`).
-# The whole suite runs on two pytest-xdist workers (`--dist loadgroup`: the tests of a module with a costly
-# module-scoped fixture run on one worker, tests/conftest.py): measured faster on 2 cores (benchmarks/README.md).
+# The whole suite runs on two pytest-xdist workers (`--dist loadfile`: a test file runs on one worker, so a
+# module-scoped fixture such as the fuzz run is built once): measured faster on 2 cores (benchmarks/README.md).
 # --fast runs in one process (a second worker's start, collecting every test, costs more than it saves there).
 # TEST_WORKERS=N overrides either (0: one process).
 set -euo pipefail
@@ -22,6 +22,6 @@ bash scripts/check.sh
 mkdir -p test-results
 workers=()
 if [ "${TEST_WORKERS:-$default_workers}" != 0 ]; then
-  workers=(-n "${TEST_WORKERS:-$default_workers}" --dist loadgroup)
+  workers=(-n "${TEST_WORKERS:-$default_workers}" --dist loadfile)
 fi
 exec .venv/bin/python -m pytest "${workers[@]}" "${fast[@]}" "$@"

@@ -46,13 +46,9 @@ TIERS = ("unit", "app", "browser", "slow")
 _BROWSER_FIXTURES = {"page", "browser", "server", "fresh_server"}
 
 
-@pytest.hookimpl(tryfirst=True)  # the tiers before `-m` deselects, the groups before xdist reads them
+@pytest.hookimpl(tryfirst=True)  # the tiers before `-m` deselects them
 def pytest_collection_modifyitems(config, items):
-    # Asked in each xdist worker, where the groups are made (its own `dist` option reads "no" there).
-    parallel = hasattr(config, "workerinput")
     for item in items:
-        if parallel:
-            _group_by_module_fixture(item)
         tiers = {m.name for m in item.iter_markers() if m.name in TIERS}
         if not tiers:
             callspec = getattr(item, "callspec", None)  # a parametrized argument named `page` is no fixture
@@ -61,33 +57,6 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(next(iter(tiers)))
         if len(tiers) > 1:
             raise pytest.UsageError(f"{item.nodeid}: in tiers {sorted(tiers)}; a test is in exactly one of {TIERS}")
-
-
-def _group_by_module_fixture(item) -> None:
-    """Under pytest-xdist (`--dist loadgroup`, scripts/test.sh) the tests of a module that shares a costly
-    module-scoped fixture of its own (a trained model, a PostgreSQL server, a server of its own, the fuzz run)
-    go to one worker, so that fixture is built once, not once per worker; every other test goes to whichever
-    worker is free."""
-    module = item.getparent(pytest.Module).nodeid
-    if module in _modules_with_module_fixtures(item.session):
-        item.add_marker(pytest.mark.xdist_group(module))
-
-
-def _modules_with_module_fixtures(session) -> set[str]:
-    """The test modules that define a module-scoped fixture (requested by name or by getfixturevalue)."""
-    found = getattr(session, "_modules_with_module_fixtures", None)
-    if found is None:
-        # pytest's registry of fixture definitions by the node that defines them (private: checked on pytest 9.2; a
-        # missing name fails the run here rather than leaving every module fixture built once per worker).
-        every = session._fixturemanager._arg2node2fixturedefs.values()
-        found = {
-            node.nodeid
-            for by_node in every
-            for node, defs in by_node.items()
-            if node.nodeid.endswith(".py") and any(d.scope == "module" for d in defs)
-        }
-        session._modules_with_module_fixtures = found
-    return found
 
 
 def _tier(item) -> str:
