@@ -95,22 +95,25 @@ def at_step(p, step: str) -> None:
     p.wait_for_function(f"new URLSearchParams(location.search).get('walk_step') === '{step}'", timeout=30_000)
 
 
-@pytest.mark.parametrize("teacher_lang,student_lang", [("en", "zh"), ("zh", "en")])
-def test_a_whole_class(browser, class_server, teacher_lang, student_lang):
-    T, S = WORDS[teacher_lang], WORDS[student_lang]
+def test_a_whole_class(browser, class_server):
+    """One class in both languages: a Chinese teacher (the English one starts the classes of the tests below) and
+    students in English, Chinese and English, each seeing their own language's words."""
+    T = WORDS["zh"]
+    langs = ("en", "zh", "en")
     base = class_server.url
     teacher_ctx = browser.new_context(viewport={"width": 1440, "height": 900}, accept_downloads=True)
-    tp, code = start_class(teacher_ctx, base, teacher_lang)
+    tp, code = start_class(teacher_ctx, base, "zh")
     teacher_url = tp.url
     assert re.fullmatch(r"[A-Z0-9]{5}", code) and "teacher=" in teacher_url
 
     students, contexts = [], [teacher_ctx]
     for i, width in enumerate((390, 1200, 1200)):
+        S = WORDS[langs[i]]
         ctx = browser.new_context(viewport={"width": width, "height": 844})
         contexts.append(ctx)
         sp = ctx.new_page()
         sp.set_default_timeout(60_000)
-        sp.goto(f"{base}/class?lang={student_lang}")
+        sp.goto(f"{base}/class?lang={langs[i]}")
         idle(sp)
         sp.get_by_role("textbox", name=S["code"]).fill(code.lower() if i == 0 else code)
         sp.get_by_role("textbox", name=S["nick"]).fill(["<b>Li</b>", "", "Ann"][i])
@@ -130,7 +133,7 @@ def test_a_whole_class(browser, class_server, teacher_lang, student_lang):
     assert all("seq_len=6" in sp.url for sp in students)
 
     # One student explores: the teacher's move leaves them; "Follow the teacher" brings them back.
-    explorer = students[1]
+    explorer, S = students[1], WORDS[langs[1]]
     explorer.get_by_role("button", name=S["explore"]).click()
     explorer.get_by_role("button", name=S["follow"]).wait_for()
     tp.goto(teacher_url.replace("/class?", "/walkthrough?") + "&walk_step=mix")
@@ -147,17 +150,17 @@ def test_a_whole_class(browser, class_server, teacher_lang, student_lang):
     expect(tp.locator(".st-key-cm_choice_right").get_by_role("radio", name="B")).to_be_checked()
     idle(tp)
     tp.get_by_role("button", name=T["ask"]).click()
-    for sp in students:
-        sp.get_by_role("button", name=S["send"]).wait_for()
+    for sp, lang in zip(students, langs):
+        sp.get_by_role("button", name=WORDS[lang]["send"]).wait_for()
     students[2].reload()  # a reload mid-vote: back in the class, the question still there
     idle(students[2])
-    students[2].get_by_role("button", name=S["send"]).wait_for()
-    for sp, answer in zip(students, "BAB"):
+    students[2].get_by_role("button", name=WORDS[langs[2]]["send"]).wait_for()
+    for sp, lang, answer in zip(students, langs, "BAB"):
         sp.get_by_test_id("stRadioGroup").get_by_text(answer, exact=True).click()
-        sp.get_by_role("button", name=S["send"]).click()
-        sp.get_by_text(S["counted"]).wait_for()
+        sp.get_by_role("button", name=WORDS[lang]["send"]).click()
+        sp.get_by_text(WORDS[lang]["counted"]).wait_for()
     students[0].reload()  # after voting: the vote is still counted
-    students[0].get_by_text(S["counted"]).wait_for()
+    students[0].get_by_text(WORDS[langs[0]]["counted"]).wait_for()
     tp.get_by_text(re.compile("3 answers received|已收到 3 个答案")).wait_for()
     tp.get_by_role("button", name=T["reveal"]).click()
     tp.wait_for_selector(".cm-bars")
@@ -167,12 +170,12 @@ def test_a_whole_class(browser, class_server, teacher_lang, student_lang):
 
     # The second vote, both distributions side by side.
     tp.get_by_role("button", name=T["second"]).click()
-    for sp in students:
-        sp.get_by_role("button", name=S["send"]).wait_for()
-    for sp in students:
+    for sp, lang in zip(students, langs):
+        sp.get_by_role("button", name=WORDS[lang]["send"]).wait_for()
+    for sp, lang in zip(students, langs):
         sp.get_by_test_id("stRadioGroup").get_by_text("B", exact=True).click()
-        sp.get_by_role("button", name=S["send"]).click()
-        sp.get_by_text(S["counted"]).wait_for()
+        sp.get_by_role("button", name=WORDS[lang]["send"]).click()
+        sp.get_by_text(WORDS[lang]["counted"]).wait_for()
     tp.get_by_text(re.compile("3 answers received|已收到 3 个答案")).wait_for()
     tp.get_by_role("button", name=T["reveal"]).click()
     tp.wait_for_function("document.querySelectorAll('.cm-bars').length === 2")
