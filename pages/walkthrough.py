@@ -386,7 +386,8 @@ if PRESENT:
             .st-key-walk_present .walk-note p { font-size: 1.1rem !important; }
             .st-key-walk_nav_row p { font-size: 1.5rem !important; line-height: 1.5; }
             .st-key-walk_nav_row .walk-step-of { font-size: 1.5rem; }
-            .st-key-walk_step_shown button p, .st-key-walk_role button p { font-size: 1.05rem !important; }
+            .st-key-walk_step_shown button p { font-size: 1.05rem !important; line-height: 1.5; }
+            .st-key-walk_role button p { font-size: 1.05rem !important; }
             </style>""")  # static CSS only: no space in the page
     with st.container(key="walk_present"):
         present_step(step)
