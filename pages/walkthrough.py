@@ -70,7 +70,7 @@ def notice(fix: Fix, from_link: bool) -> str | None:
 def settle() -> list[str]:
     """Every page key (lessons.walkthrough.URL_KEYS), valid for these settings, in session state before any
     widget is drawn (ui.url_state.settle). A link to a cell (or to its charts) opens the cell's story, the first
-    time this session sees the page. Returns the notices to show (under the view selector, drawn after this)."""
+    time this session sees the page. Returns the notices to show (at the top of the page)."""
     first_visit = "walk_drill" not in st.session_state and "walk_drill" not in url_state.kept(KEPT)
     opens = first_visit and W.link_opens_drill({k: url_values(k) for k in (*W.CELL_KEYS, "walk_drill")})
     report: list[tuple[Fix, bool]] = []
