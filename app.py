@@ -32,7 +32,7 @@ from lessons.settings import (
     head_choices,
     settings_of,
 )
-from ui import classmode, reclaim, seam, url_state
+from ui import classmode, reclaim, seam, url_state, walk_nav
 from ui.cache import process_wide
 from ui.choice import HIDDEN_CSS, labelled
 from ui.display import DISPLAY_URL_KEYS, display_sidebar
@@ -231,9 +231,14 @@ _pages = [
 ]
 _page = st.navigation(_pages)
 url_state.gate(_page.url_path)  # and the keys this page does not own
-SETTINGS_PART, PAGE_PART = "settings", "page"  # the two fragments' keys (st.rerun names them)
+SETTINGS_PART, PAGE_PART, NAV_PART = "settings", "page", "nav"  # the fragments' keys (st.rerun names them)
+# A page's navigation that no shared setting changes (its choosers): drawn above the page, in a fragment of its own.
+_NAVS = {"walkthrough": walk_nav.draw}
+_nav = _NAVS.get(_page.url_path)
 _whole_page = _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page()
-classmode.fragment_parts(None if _whole_page else (SETTINGS_PART, PAGE_PART))  # what a same-page follow reruns
+_page_parts = (PAGE_PART, NAV_PART) if _nav else (PAGE_PART,)  # in the order they run: the page settles first
+walk_nav.set_parts(None if _whole_page or not _nav else _page_parts)  # what its choices rerun
+classmode.fragment_parts(None if _whole_page else (SETTINGS_PART, *_page_parts))  # what a same-page follow reruns
 classmode.panel(_page.url_path, _lang)  # the sidebar's class section and a student's current question
 
 
@@ -287,16 +292,36 @@ def page_part() -> None:
     classmode.publish(_page.url_path)  # the teacher's view to the class; the class keys kept in the link
 
 
+@st.fragment(key=NAV_PART)
+def nav_part() -> None:
+    """The page's navigation (its choosers), above the page, drawn after it: the page has settled the values it
+    shows. Its choices rerun the page, then this (walk_nav.rerun); a step of seq_len or the seed reruns neither this
+    nor the settings, so none of the choosers is sent again."""
+    if _nav is not None:
+        _nav(st.session_state["lang"])
+    keep_in_url()  # again: the navigation's choosers are bound to the URL too
+    relink_settings()
+
+
+# The navigation's place, above the page: a placeholder, which the navigation's own container replaces (no box more).
+_nav_box = st.empty() if _nav else None
 if _whole_page:
     with _settings_box:
         _fixes = settings_sidebar(_url_fixes, settled=True)
     show_fixes(_fixes, st.session_state["lang"], st.session_state["d_model"], _page.url_path)
     seam.run_page(_page)
+    if _nav is not None and _nav_box is not None:
+        with _nav_box.container():
+            _nav(st.session_state["lang"])
     keep_in_url()
     relink_settings()
     classmode.publish(_page.url_path)
 else:
-    # Two fragments, not one: a step that changes only the page re-sends only the page (benchmarks/README.md).
+    # Two fragments, not one: a step that changes only the page re-sends only the page (benchmarks/README.md); the
+    # page's navigation is a third, so that such a step does not send it again either.
     with _settings_box:  # the settings fragment lives in the sidebar
         settings_part()
     page_part()
+    if _nav_box is not None:
+        with _nav_box:
+            nav_part()

@@ -24,12 +24,10 @@ from lessons import walkthrough as W
 from lessons.heatmap import Heatmap
 from lessons.settings import Settings
 from lessons.url import Fix
-from ui import url_state
+from ui import url_state, walk_nav
 from ui.cache import shared, shared_function
-from ui.choice import HIDDEN_SUFFIX, labelled
 from ui.downloads import scenario_downloads
 from ui.heatmaps import show_heatmap
-from ui.keys import step_keys
 from ui.shell import page_context, url_values
 from ui.tables import show_table
 from ui.words import word
@@ -53,6 +51,7 @@ PER_PAGE = W.heads_per_page(T)
 N_PAGES = W.head_pages(h, T)
 FOLLOW = "walk_follow"  # the cell a click on the weights chose, applied before the cell's selectboxes exist
 
+walk_nav.apply_chosen()  # a view or step chosen in a callback (ui/walk_nav.py), before settle() and any widget
 # A click on the drill-down's weights (show_heatmap's Selection, seen after the selectboxes were drawn) is kept
 # here and the page run again: now, before any widget, it becomes the followed cell.
 if FOLLOW in st.session_state:
@@ -71,7 +70,7 @@ def notice(fix: Fix, from_link: bool) -> str | None:
 def settle() -> list[str]:
     """Every page key (lessons.walkthrough.URL_KEYS), valid for these settings, in session state before any
     widget is drawn (ui.url_state.settle). A link to a cell (or to its charts) opens the cell's story, the first
-    time this session sees the page. Returns the notices to show (under the view selector, drawn after this)."""
+    time this session sees the page. Returns the notices to show (at the top of the page)."""
     first_visit = "walk_drill" not in st.session_state and "walk_drill" not in url_state.kept(KEPT)
     opens = first_visit and W.link_opens_drill({k: url_values(k) for k in (*W.CELL_KEYS, "walk_drill")})
     report: list[tuple[Fix, bool]] = []
@@ -79,10 +78,6 @@ def settle() -> list[str]:
     if opens:
         st.session_state["walk_drill"] = url_state.kept(KEPT)["walk_drill"] = True
     return [text for text in (notice(fix, from_link) for fix, from_link in report) if text]
-
-
-def go(delta: int) -> None:
-    st.session_state["walk_step"] = W.step_after(st.session_state.get("walk_step"), delta)
 
 
 # ------------------------------------------------------------------ drawing helpers
@@ -186,10 +181,6 @@ def step_text(step: W.Step, present: bool = False) -> str:
     return sep.join(word(part, t) for part in W.step_text(run, step.name, present))
 
 
-def select_step(name: str) -> None:
-    st.session_state["walk_step"] = name
-
-
 def render_step(
     step: W.Step,
     big: bool = False,
@@ -219,7 +210,7 @@ def render_step(
         st.button(
             t("walk.all.show", n=n),
             key=f"walk_show_{step.name}",
-            on_click=select_step,
+            on_click=walk_nav.select_step,
             args=(step.name,),
             icon=":material/grid_on:",
         )
@@ -319,60 +310,7 @@ def drill_down_inside() -> None:
 
 
 def step_label(name: str) -> str:
-    return f"{W.step_index(name) + 1} · {t(f'walk.{name}.short')}"
-
-
-def step_nav(all_steps: bool = False, step_of: bool = False) -> W.Step:
-    """The step chooser (bound to the URL as walk_step, the step's neutral name; the pills show the step in the
-    reader's language: ui/choice.py) with previous / next under it. In the all-steps view it picks the step whose
-    tensors are drawn. `step_of`: "Step n of 10" between the buttons (the presenter view, whose room has no pills
-    in sight from the back; elsewhere the chosen pill, numbered, says it without one more element)."""
-    if all_steps:
-        st.caption(t("walk.all.open"))
-    name = (
-        labelled(
-            "pills",
-            "walk_step",
-            W.STEP_NAMES,
-            step_label,
-            t("walk.step"),
-            default=W.STEP_NAMES[0],
-            carrier_kw=dict(persist_state="page"),
-            carrier_host=HIDDEN,
-            required=True,
-            label_visibility="collapsed",
-            wrap=True,
-        )
-        or W.STEP_NAMES[0]
-    )
-    index = W.step_index(name)
-    # One row container, not three columns: one container a step re-sends instead of four.
-    row = st.container(horizontal=True, horizontal_alignment="distribute", vertical_alignment="center")
-    row.button(
-        t("walk.prev"),
-        icon=":material/arrow_back:",
-        on_click=go,
-        args=(-1,),
-        disabled=index == 0,
-        key="walk_prev",
-    )
-    if step_of:
-        where = t("walk.step_of", n=index + 1, total=len(W.STEPS))
-        row.markdown(
-            f"<div class='walk-step-of' style='text-align:center'>{where}</div>",
-            unsafe_allow_html=True,
-            width="content",
-        )
-    row.button(
-        t("walk.next"),
-        icon=":material/arrow_forward:",
-        icon_position="right",
-        on_click=go,
-        args=(1,),
-        disabled=index == len(W.STEPS) - 1,
-        key="walk_next",
-    )
-    return W.STEP_BY_NAME[name]
+    return walk_nav.step_label(name, ctx.lang)
 
 
 def pages_note() -> str:
@@ -426,34 +364,11 @@ def check_markdown() -> str:
     return f":red-background[:material/error: {said}]"
 
 
-def view_label(view: str) -> str:
-    return t(f"walk.view.{view}")
-
-
-notices = settle()  # the view is valid in session state now: the title above its selector needs no box of its own
-if st.session_state.get("walk_view") != "present":
-    # The title, the intro, the hover hint, what the address bar links to and the legend of the view selector just
-    # below: one element that no step changes (the hints in caption style).
-    hints = small(("" if ctx.lang == "zh" else " ").join((t("walk.hover"), t("walk.link"))))
-    st.markdown(f"# {t('page.walkthrough')}\n\n{t('walk.intro')}\n\n{hints}\n\n{small(t('walk.view.legend'))}")
-# The choices' URL carriers (ui/choice.py), and the presenter's key listener, in ONE hidden container: every
-# container a step re-sends is mounted anew by the browser, an element left as it was is not.
-HIDDEN = st.container(key="walk" + HIDDEN_SUFFIX)
-view = (
-    labelled(
-        "segmented_control",
-        "walk_view",
-        W.VIEWS,
-        view_label,
-        t("walk.view"),
-        default="step",
-        required=True,
-        label_visibility="collapsed",
-        carrier_host=HIDDEN,
-    )
-    or "step"
-)
-for text in notices:  # a link's bad value, named under the view selector
+notices = settle()  # every page key valid in session state, before the navigation (app.py, after) shows them
+# The title, the view and step choosers and prev / next are ui/walk_nav.py's, drawn by app.py above this page in a
+# fragment of their own: a step of seq_len or the seed reruns this page alone and sends none of them again.
+view, step = walk_nav.view(), walk_nav.step()
+for text in notices:  # a link's bad value, named at the top of the page, under the choosers
     st.warning(text, icon=":material/build:")
 PRESENT = view == "present"
 
@@ -469,31 +384,28 @@ if PRESENT:
             .st-key-walk_present code { font-size: 1.1rem !important; }
             .st-key-walk_present h2 { font-size: 2.4rem !important; padding-top: 0 !important; }
             .st-key-walk_present .walk-note p { font-size: 1.1rem !important; }
-            .st-key-walk_present .walk-step-of { font-size: 1.5rem; }
-            .st-key-walk_step_shown button p, .st-key-walk_role button p { font-size: 1.05rem !important; }
+            .st-key-walk_nav_row p { font-size: 1.5rem !important; line-height: 1.5; }
+            .st-key-walk_nav_row .walk-step-of { font-size: 1.5rem; }
+            .st-key-walk_step_shown button p { font-size: 1.05rem !important; line-height: 1.5; }
+            .st-key-walk_role button p { font-size: 1.05rem !important; }
             </style>""")  # static CSS only: no space in the page
-    with HIDDEN:  # no space either
-        step_keys("walk_keys", go)  # ← → (and a clicker's Page Up / Page Down) step, like the buttons
     with st.container(key="walk_present"):
-        step = step_nav(step_of=True)
         present_step(step)
-else:
-    step = step_nav(all_steps=view == "all")
-    if view == "step":
-        render_step(step, pipeline=pipeline_text(step), checked=check_markdown())
-        if step.name in W.DRILL_STEPS:  # the expander's own border sets it apart: no divider
+elif view == "step":
+    render_step(step, pipeline=pipeline_text(step), checked=check_markdown())
+    if step.name in W.DRILL_STEPS:  # the expander's own border sets it apart: no divider
+        drill_down()
+    else:
+        st.caption(t("walk.drill.in_steps"))
+else:  # all steps: every formula, code line and shape; the tensors of the chosen step
+    st.caption(pipeline_text(step))
+    if step.per_head:
+        head_pager(with_note=False)
+    for index, other in enumerate(W.STEPS):  # the rule between two steps opens the next one's first element
+        render_step(other, draw=other is step, rule=index > 0)
+        if other.name == "mix":
+            st.divider()
             drill_down()
-        else:
-            st.caption(t("walk.drill.in_steps"))
-    else:  # all steps: every formula, code line and shape; the tensors of the chosen step
-        st.caption(pipeline_text(step))
-        if step.per_head:
-            head_pager(with_note=False)
-        for index, other in enumerate(W.STEPS):  # the rule between two steps opens the next one's first element
-            render_step(other, draw=other is step, rule=index > 0)
-            if other.name == "mix":
-                st.divider()
-                drill_down()
 
 if view != "step":  # the one-step view says it in the step's text (check_markdown)
     if check.equal:

@@ -4,6 +4,7 @@ reruns all)."""
 
 from __future__ import annotations
 
+import re
 import types
 
 import pytest
@@ -163,3 +164,40 @@ def test_a_seq_len_or_seed_step_resends_the_page_and_no_sidebar_element(server, 
     assert in_sidebar > 0, (in_sidebar, sent)
     expect(page.locator("[data-testid=stSidebar]").get_by_text(d_k)).to_be_visible()
     expect(page.locator("[data-testid=stSidebar] [data-testid=stSlider]")).to_have_count(3)
+
+
+@pytest.mark.browser
+def test_a_seq_len_or_seed_step_resends_none_of_the_walkthroughs_choosers(server, page):
+    """The walkthrough's title, view and step choosers and prev / next (ui/walk_nav.py) are a fragment of their own
+    above the page (app.py nav_part): a step of seq_len or the seed reruns the page alone and sends none of them
+    again, while a choice among them reruns the page below too. They keep working after such a step."""
+    paths = delta_paths(page)
+    open_app(page, server, "walkthrough", lang="en", seq_len=5, walk_step="input")
+
+    def main_blocks(action) -> set[int]:
+        """The main area's top-level blocks the answer to `action` drew into."""
+        in_sidebar, sent = _deltas_of(page, paths, action)
+        assert sent > 0 and in_sidebar == 0, (in_sidebar, sent)
+        return {p[1] for p in paths if len(p) > 1 and p[0] == 0}
+
+    nav = page.locator(".st-key-walk_nav_row")
+    chose = main_blocks(lambda: nav.get_by_role("button", name="Next").click())  # the choosers, then the page
+    expect(page).to_have_url(re.compile(r"walk_step=project"))
+    assert len(chose) == 2, chose
+    nav_block, page_block = sorted(chose)  # the choosers are drawn above the page
+    seed = page.locator("[data-testid=stSidebar] [data-testid=stNumberInput] input")
+    for action in (
+        _key_on(page, sidebar_slider(page, 2), "ArrowRight"),  # seq_len 5 -> 6
+        lambda: (seed.fill("7"), seed.press("Enter")),
+    ):
+        assert main_blocks(action) == {page_block}
+    assert "seed=7" in page.url and "seq_len=6" in page.url and "walk_step=project" in page.url
+    expect(page.get_by_text("(1, 6, 64)").first).to_be_visible()  # the page follows the new length
+    # The choosers still choose, and their choice still redraws the page below them.
+    assert main_blocks(lambda: nav.get_by_role("button", name="Next").click()) == {nav_block, page_block}
+    expect(page).to_have_url(re.compile(r"walk_step=split"))
+    expect(page.get_by_text(i18n.t("walk.split.title", "en")).first).to_be_visible()
+    pill = page.locator(".st-key-walk_step_shown").get_by_text(re.compile(r"^4 · "))
+    assert main_blocks(lambda: pill.click()) == {nav_block, page_block}
+    expect(page).to_have_url(re.compile(r"walk_step=scores"))
+    expect(page.get_by_text(i18n.t("walk.scores.title", "en")).first).to_be_visible()

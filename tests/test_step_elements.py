@@ -7,6 +7,10 @@ the main area of one AppTest run per view at the defaults: what the page itself 
 count adds the sidebar's shared settings, which a step of d_model, h or the mask re-sends too; a step of seq_len or the
 seed does not: app.py). A change that adds elements must
 raise a pin on purpose, and be measured with benchmarks/bench_browser.py.
+
+The walkthrough's title and choosers (ui/walk_nav.py) are a fragment of their own above the page's: its views are
+pinned twice, the whole main area (a first visit, or a choice of view or step: the choosers' fragment, its container
+included, and the page's) and the page's fragment alone, which is all a step of seq_len or the seed sends.
 """
 
 from __future__ import annotations
@@ -17,19 +21,28 @@ from conftest import run_app
 from lessons import walkthrough as W
 
 # (page, extra URL params) -> elements + containers at most, in the main area, at the defaults.
-# The choices' URL carriers share one hidden container, the title and the view selector need no box of their own.
-# The title, intro, hints and the view selector's legend: one markdown element. A drawn step: heading, formula and
+# The walkthrough's choosers: the title, intro, hints and the view selector's legend in one markdown element; the
+# choices' URL carriers in one hidden container; prev / next in one row with no "step n of 10" between them (the
+# chosen pill says it); the fragment's own container: 7 elements and 3 containers. A drawn step: heading, formula and
 # the code's source in one markdown element, the code, then its text, shapes, the shape pipeline and the live check
-# against PyTorch in one more; prev / next with no "step n of 10" between them (the chosen pill says it).
-STEP_PINS = {("walkthrough", (("walk_step", name),)): 18 for name in W.STEP_NAMES}
-STEP_PINS[("walkthrough", (("walk_step", "concat"),))] = 19  # + its check
-STEP_PINS[("walkthrough", (("walk_step", "split"),))] = 22  # + the role choice, the heads' band and the check
+# against PyTorch in one more.
+WALK_VIEWS = {(("walk_step", name),): 7 for name in W.STEP_NAMES}  # the page's fragment: see STEP_SENT below
+WALK_VIEWS[(("walk_step", "concat"),)] = 8  # + its check
+WALK_VIEWS[(("walk_step", "split"),)] = 11  # + the role choice, the heads' band and the check
+WALK_VIEWS[(("walk_view", "present"), ("walk_step", "scores"))] = 13
+# ten steps' formula, text, code, shape and button; the rule between two steps inside the next one's markdown
+WALK_VIEWS[(("walk_view", "all"),)] = 46
+WALK_VIEWS[(("walk_step", "softmax"), ("walk_drill", "true"))] = 19  # the cell's story open
+# What a step of seq_len or the seed sends on each walkthrough view: the page's fragment alone (the choosers'
+# fragment is not rerun).
+STEP_SENT = {("walkthrough", extra): pin for extra, pin in WALK_VIEWS.items()}
+# The choosers' fragment: 7 elements and 3 boxes (its own, the hidden carriers', the row); the presenter view has no
+# title but "step n of 10" and the key listener, the all-steps view says what a click on a step does. Above both,
+# app.py's two notice boxes (display options, class mode).
+CHOOSERS = {"step": 10, "present": 11, "all": 11}
+NOTICES = 2
 PINS = {
-    **STEP_PINS,
-    ("walkthrough", (("walk_view", "present"), ("walk_step", "scores"))): 25,
-    # ten steps' formula, text, code, shape and button; the rule between two steps inside the next one's markdown
-    ("walkthrough", (("walk_view", "all"),)): 58,
-    ("walkthrough", (("walk_step", "softmax"), ("walk_drill", "true"))): 30,  # the cell's story open
+    **{key: pin + CHOOSERS[dict(key[1]).get("walk_view", "step")] + NOTICES for key, pin in STEP_SENT.items()},
     ("positions", (("pos_tab", "rope"),)): 36,
     ("positions", (("pos_tab", "add"),)): 18,  # widgets in one row container; the table with its notes one element
     ("home", ()): 39,  # a card per page (three bordered columns measured slower: see the commit)
@@ -84,6 +97,45 @@ def test_a_view_sends_few_elements_and_containers(page, extra):
     assert not at.exception
     elements, containers = sent(at)
     assert elements + containers <= PINS[(page, extra)], f"{page} {extra}: {elements} elements + {containers} boxes"
+
+
+def page_part_sent(at) -> tuple[int, int]:
+    """(elements, containers) of the page's fragment, the last block of the main area (app.py draws it last; the
+    choosers' fragment, drawn after it, takes a place kept above it): what a step of seq_len or the seed sends."""
+    from streamlit.testing.v1.element_tree import Block
+
+    main = at._tree.children[0]
+    elements = containers = 0
+    stack = [main.children[max(main.children)]]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Block):
+            containers += 1
+            stack += node.children.values()
+        else:
+            elements += 1
+    return elements, containers
+
+
+@pytest.mark.app
+@pytest.mark.parametrize(
+    "page,extra", list(STEP_SENT), ids=[f"{p}{''.join('-' + v for _, v in e)}" for p, e in STEP_SENT]
+)
+def test_a_walkthrough_step_of_seq_len_sends_the_page_and_none_of_its_choosers(page, extra):
+    at = run_app(page, **dict(extra))
+    assert not at.exception
+    elements, containers = page_part_sent(at)
+    assert elements + containers <= STEP_SENT[(page, extra)], f"{extra}: {elements} elements + {containers} boxes"
+    chooser_keys = {"walk_view", "walk_view_shown", "walk_step", "walk_step_shown", "walk_prev", "walk_next"}
+    assert chooser_keys <= {str(w.key) for w in (*at.button_group, *at.button)}  # drawn, and
+    main = at._tree.children[0]
+    in_page = set()
+    stack = [main.children[max(main.children)]]
+    while stack:
+        node = stack.pop()
+        in_page.add(str(getattr(node, "key", None)))
+        stack += getattr(node, "children", {}).values()
+    assert not chooser_keys & in_page  # the choosers are drawn, above the page, in a fragment of their own
 
 
 @pytest.mark.app

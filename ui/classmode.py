@@ -430,8 +430,9 @@ _SIDEBAR_KEYS = frozenset((*URL_KEYS.SETTINGS, URL_KEYS.GRID))
 
 
 def fragment_parts(parts: tuple[str, ...] | None) -> None:
-    """app.py, each whole-app run: the keys of its settings and page fragments when this page runs in them (None:
-    a page that runs whole, or no fragments), for a same-page follow to rerun just those."""
+    """app.py, each whole-app run: the keys of its settings fragment, then the page's (the page, and its navigation
+    when it has one), when this page runs in them (None: a page that runs whole, or no fragments), for a same-page
+    follow to rerun just those."""
     class_state()["parts"] = parts
 
 
@@ -542,7 +543,7 @@ def _polled() -> None:
     # Applied by the first fragment that runs (apply_followed), not here: a widget value set in a callback does not
     # reach a bound widget's URL parameter, and the follower's link must say the teacher's step (a reload keeps it).
     st.session_state[FOLLOWED] = view
-    st.rerun(list(parts) if changed & _SIDEBAR_KEYS else [parts[-1]])
+    st.rerun(list(parts) if changed & _SIDEBAR_KEYS else list(parts[1:]))
 
 
 def apply_followed() -> None:
