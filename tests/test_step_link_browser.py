@@ -62,12 +62,13 @@ def open_link(page, server, path: str, seq_len: int, seed: int):
     return slider, page.locator("[data-testid=stSidebar]").get_by_role("spinbutton")
 
 
-def settled_link_says(page, key: str, value: int) -> None:
+def settled_link_says(page, key: str, value: int, d_model: int | None = 128) -> None:
     """The link says `value` now, and still after the last run has ended (no late message takes it back)."""
     expect(page).to_have_url(link_says(key, value))
     page.wait_for_selector(IDLE)
     expect(page).to_have_url(link_says(key, value))
-    expect(page).to_have_url(re.compile(r"[?&]d_model=128(&|$)"))  # a bound setting stays in the link too
+    if d_model is not None:
+        expect(page).to_have_url(re.compile(rf"[?&]d_model={d_model}(&|$)"))  # a bound setting stays in the link
 
 
 @pytest.mark.parametrize("path", ["heads", "walkthrough"])
@@ -123,3 +124,28 @@ def test_a_step_back_sent_before_the_last_steps_link_arrived_is_not_lost(step_pa
         press(page, slider, "ArrowLeft")  # sent before the run for value + 1 has written its link
         expect(slider).to_have_value(str(value))
         settled_link_says(page, "seq_len", value)
+
+
+def test_steps_add_no_history_entry_and_back_goes_to_the_previous_page(step_page, server):
+    """The server's writes of the link replace the browser's history entry (ui/seam entry `link_in_place`): a step
+    adds none, so Back goes to the page before, not to an older seq_len the next run would write over again."""
+    import i18n
+
+    page = step_page
+    page.goto(f"{server.url}/walkthrough?seed=3", wait_until="commit")
+    page.wait_for_selector(IDLE, timeout=FIRST_RUN_MS)
+    page.locator("[data-testid=stSidebar]").get_by_role("link", name=i18n.t("page.heads", "en")).click()
+    expect(page).to_have_url(re.compile(r"/heads\?"))
+    page.wait_for_selector(IDLE)
+    slider = sidebar_slider(page, 2)
+    expect(slider).to_have_value(str(DEFAULTS["seq_len"]))
+    entries = page.evaluate("history.length")
+    for key, value in (("ArrowRight", 9), ("ArrowRight", 10), ("ArrowLeft", 9)):
+        press(page, slider, key)
+        expect(slider).to_have_value(str(value))
+        settled_link_says(page, "seq_len", value, d_model=None)
+    assert page.evaluate("history.length") == entries
+    page.go_back()
+    expect(page).to_have_url(re.compile(r"/walkthrough\?"))
+    page.wait_for_selector(IDLE)
+    expect(page).to_have_url(link_says("seed", 3))
