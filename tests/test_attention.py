@@ -715,11 +715,14 @@ def test_projections_give_unit_variance_q_and_k_so_scores_spread_like_sqrt_d_k(d
     var = {"q": 0.0, "k": 0.0, "v": 0.0, "dots": 0.0}
     for seed in seeds:
         model = build_model(d_model, h, seed=seed)
+        # The model's own projections, q from x, k and v from y (independent pairs), without the (h, 2000, 2000)
+        # attention a forward pass would add: only the weights' spread is asked about here.
         with torch.no_grad():
-            _, trace = model.forward_with_trace(x, y, y)  # q from x, k and v from y: independent pairs
+            qkv = {"q": model.W_q(x), "k": model.W_k(y), "v": model.W_v(y)}
         for name in ("q", "k", "v"):
-            var[name] += float(getattr(trace, name).var(dim=1).mean()) / len(seeds)  # per component, then mean
-        dots = (trace.q_heads[0] * trace.k_heads[0]).sum(-1)  # (h, 2000) q_i·k_i of independent rows
+            var[name] += float(qkv[name].var(dim=1).mean()) / len(seeds)  # per component, then mean
+        q_heads, k_heads = (qkv[n][0].view(2000, h, d_model // h).transpose(0, 1) for n in ("q", "k"))
+        dots = (q_heads * k_heads).sum(-1)  # (h, 2000) q_i·k_i of independent rows
         var["dots"] += float(dots.var()) / (d_model // h) / len(seeds)
     bias_var = 1.0 / (3 * d_model)  # U(-1/sqrt(d), 1/sqrt(d)) biases add their spread to each component
     for name in ("q", "k", "v"):

@@ -297,7 +297,9 @@ def problems(at, query: dict, url: str) -> list[str]:
 def fuzz_chunk(file: str, queries: list[tuple[int, dict]]) -> list[tuple[int, list[str], float]]:
     """Run some queries on one page (in a worker process): (query number, problems, seconds) each."""
     import torch
+    from conftest import _scan_installed_components_once
 
+    _scan_installed_components_once()  # a spawned worker imports this module, not conftest: once per process too
     torch.set_num_threads(1)
     out = []
     for n, query in queries:
@@ -317,31 +319,43 @@ def page_queries(file: str) -> list[tuple[int, dict]]:
 
 @pytest.fixture(scope="module")
 def fuzz_results():
-    """Every page's queries, spread over the machine's cores (each query is still its own fresh session).
+    """Every page's queries, in this process (each query is still its own fresh session); FUZZ_WORKERS=N spreads
+    them over N processes for a long local run (FUZZ_QUERIES=300).
 
-    Several processes because one fresh AppTest session costs ~0.1-0.5 s of plain CPU (script run,
-    plotly figures, protobuf): serially, 300 queries x every page is far over the suite's budget.
+    One process by default: the suite's other pytest-xdist worker has the other core, and a process started here
+    imports torch, Streamlit and the app again and warms its own caches, for the same queries (benchmarks/README.md,
+    "The test suite's time").
     """
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    workers = max(1, min(int(os.environ.get("FUZZ_WORKERS", os.cpu_count() or 1)), 4))
+    import torch
+
+    workers = max(1, min(int(os.environ.get("FUZZ_WORKERS", "1")), 4))
     chunk = 25
     jobs = [
         (file, qs[i : i + chunk]) for file, _ in PAGES for qs in [page_queries(file)] for i in range(0, len(qs), chunk)
     ]
     results: dict[str, list] = {file: [] for file, _ in PAGES}
     started = time.perf_counter()
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = [(file, pool.submit(fuzz_chunk, file, qs)) for file, qs in jobs]
-        for file, future in futures:
-            results[file].extend(future.result())
+    if workers == 1:
+        threads = torch.get_num_threads()
+        try:
+            for file, qs in jobs:
+                results[file].extend(fuzz_chunk(file, qs))
+        finally:
+            torch.set_num_threads(threads)
+    else:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = [(file, pool.submit(fuzz_chunk, file, qs)) for file, qs in jobs]
+            for file, future in futures:
+                results[file].extend(future.result())
     results["_wall"] = time.perf_counter() - started
     results["_workers"] = workers
     return results
 
 
-@pytest.mark.slow  # 300 fresh sessions a page, over several processes
+@pytest.mark.slow  # 40 fresh sessions a page
 @pytest.mark.parametrize("file,url", PAGES, ids=[u or "home" for _, u in PAGES])
 def test_fuzzed_links_never_break_a_page(file, url, fuzz_results, record_property):
     queries = dict(page_queries(file))

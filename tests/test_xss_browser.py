@@ -67,6 +67,17 @@ def test_payloads_in_every_url_parameter(file, url, server, xss_page):
         expect(page.locator("[data-testid=stMain] [data-testid=stAlert]").filter(has_text=given).first).to_be_visible()
 
 
+# The sidebar's boxes (app.py's settings: the mask's select box) are the same widgets, drawn by the same code, on
+# every page, and a select box's search text never reaches the server (Escape closes it): once attacked on one
+# page, attacking them again on each other page repeats it. A sidebar box is attacked on the first page this run
+# shows it (a test run alone attacks all of its own); a box only one page draws is attacked there, every time.
+_ATTACKED_SIDEBAR_BOXES: set[str] = set()
+# A box's place and widget key: (in the sidebar, its st-key-... class or None).
+_BOX_ID = """e => { const k = e.closest('[class*="st-key-"]');
+    const key = k ? [...k.classList].find(c => c.startsWith('st-key-')) : null;
+    return [!!e.closest('[data-testid=stSidebar]'), key]; }"""
+
+
 @pytest.mark.parametrize("file,url", PAGES, ids=[u or "home" for _, u in PAGES])
 def test_payloads_in_every_text_box(file, url, server, xss_page):
     page = xss_page
@@ -86,14 +97,22 @@ def test_payloads_in_every_text_box(file, url, server, xss_page):
     count = boxes.count()
     if url in ("masks", "real-model"):
         assert count >= 1, f"{url}: its text box was not found"
+    quiet = False  # nothing has changed the page since it last stopped changing
     for i in range(count):
+        in_sidebar, key = boxes.nth(i).evaluate(_BOX_ID)
+        if in_sidebar and key is not None:
+            if key in _ATTACKED_SIDEBAR_BOXES:
+                continue
+            _ATTACKED_SIDEBAR_BOXES.add(key)
         for payload in PAYLOADS:
             box = boxes.nth(i)
             wait_idle(page)
-            wait_quiet(page)  # the previous payload's rerun has redrawn its section before this box is looked at
+            if not quiet:
+                wait_quiet(page)  # the previous payload's rerun has redrawn its section before this box is looked at
             if not box.is_visible() or not box.is_editable():
                 continue
             combo = box.get_attribute("role") == "combobox"  # a select's search box: typed text only filters
+            quiet = combo  # Escape in a select's search sends nothing: no rerun to wait for before the next payload
             box.fill(payload)
             box.press(
                 "Escape" if combo else "Control+Enter" if box.evaluate("e => e.tagName") == "TEXTAREA" else "Enter"
