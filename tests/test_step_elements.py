@@ -23,16 +23,16 @@ from lessons import walkthrough as W
 # (page, extra URL params) -> elements + containers at most, in the main area, at the defaults.
 # The walkthrough's choosers: the title, intro, hints and the view selector's legend in one markdown element; the
 # choices' URL carriers in one hidden container; prev / next in one row with no "step n of 10" between them (the
-# chosen pill says it); the fragment's own container: 7 elements and 3 containers. A drawn step: heading, formula and
-# the code's source in one markdown element, the code, then its text, shapes, the shape pipeline and the live check
-# against PyTorch in one more.
-WALK_VIEWS = {(("walk_step", name),): 7 for name in W.STEP_NAMES}  # the page's fragment: see STEP_SENT below
-WALK_VIEWS[(("walk_step", "concat"),)] = 8  # + its check
-WALK_VIEWS[(("walk_step", "split"),)] = 11  # + the role choice, the heads' band and the check
+# chosen pill says it); the fragment's own container: 7 elements and 3 containers. A drawn step: heading, formula,
+# where the code comes from and the code (a fenced block) in one markdown element, then its text, shapes, the shape
+# pipeline and the live check against PyTorch in one more.
+WALK_VIEWS = {(("walk_step", name),): 6 for name in W.STEP_NAMES}  # the page's fragment: see STEP_SENT below
+WALK_VIEWS[(("walk_step", "concat"),)] = 7  # + its check
+WALK_VIEWS[(("walk_step", "split"),)] = 10  # + the role choice, the heads' band and the check
 WALK_VIEWS[(("walk_view", "present"), ("walk_step", "scores"))] = 13
-# ten steps' formula, text, code, shape and button; the rule between two steps inside the next one's markdown
-WALK_VIEWS[(("walk_view", "all"),)] = 46
-WALK_VIEWS[(("walk_step", "softmax"), ("walk_drill", "true"))] = 19  # the cell's story open
+# ten steps' formula, code, text, shape and button; the rule between two steps inside the next one's markdown
+WALK_VIEWS[(("walk_view", "all"),)] = 36
+WALK_VIEWS[(("walk_step", "softmax"), ("walk_drill", "true"))] = 18  # the cell's story open
 # What a step of seq_len or the seed sends on each walkthrough view: the page's fragment alone (the choosers'
 # fragment is not rerun).
 STEP_SENT = {("walkthrough", extra): pin for extra, pin in WALK_VIEWS.items()}
