@@ -59,9 +59,11 @@ PINS = {
     ("masks", (("masks_tab", "full"),)): 32,
     # its heading, sentences, both ways to write the fill and the bug's setup one element; the table titled
     ("masks", (("masks_tab", "polarity"),)): 28,
-    ("kv-cache", (("kv_tab", "sharing"),)): 22,  # heading + groups table + shapes one element, the checks one box
-    ("kv-cache", (("kv_tab", "memory"),)): 25,  # heading, formula and its letters one element; choices in a row
-    ("kv-cache", (("kv_tab", "decode"),)): 49,  # step/next/head and the three costs each in one row container
+    # kv-cache: the title and intro one markdown element
+    ("kv-cache", (("kv_tab", "sharing"),)): 20,  # heading + groups table + shapes one element, the checks one box
+    ("kv-cache", (("kv_tab", "memory"),)): 23,  # heading, formula and its letters one element; choices in a row
+    ("kv-cache", (("kv_tab", "decode"),)): 37,  # step/next/head and the three costs each in one row container, charts
+    # one under the other (no columns)
     ("real-model", ()): 26,
     ("why-heads", ()): 21,
     ("quiz", ()): 18,
