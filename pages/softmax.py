@@ -111,11 +111,24 @@ def row_control(where=st) -> None:
 
 def note(text) -> None:
     """One of the lesson's notes (a text key and its numbers), worded and shown as NOTES says."""
-    kind, icon = NOTES[text.key]
-    if kind == "caption":
-        st.caption(word(text, t))
-    else:
+    notes([text])
+
+
+def notes(texts, lead: tuple[str, ...] = ()) -> None:
+    """The lesson's notes in order, each as NOTES says; captions in a row (`lead`, worded, first) go out as ONE
+    caption element, a paragraph each (each element a step re-sends costs the browser a render)."""
+    captions = list(lead)
+    for text in texts:
+        kind, icon = NOTES[text.key]
+        if kind == "caption":
+            captions.append(word(text, t))
+            continue
+        if captions:
+            st.caption("\n\n".join(captions))
+            captions = []
         getattr(st, kind)(word(text, t), icon=icon)
+    if captions:
+        st.caption("\n\n".join(captions))
 
 
 def widget_row():
@@ -138,8 +151,7 @@ def table(columns) -> None:
     show_table(worded(columns))
 
 
-st.title(t("page.softmax"))
-st.markdown(t("softmax.intro"))
+st.markdown(f"# {t('page.softmax')}\n\n{t('softmax.intro')}")  # title and intro: one element, which no step changes
 settle()
 open_id, tabs = lazy_tabs("soft_tab", SECTIONS, lambda sid, lang: i18n.t(f"softmax.tab.{sid}", lang), ctx.lang)
 
@@ -170,14 +182,13 @@ def scale_section() -> None:
     st.caption(t("softmax.ctl.row_token", row=row, token=plain(sr.token)))
     show_heatmap(sr.heatmap, key="soft_scale_hm", t=t)
     table(L.scale_table(sr))
-    st.caption(t("softmax.scale.table_about", max_entropy=sr.max_entropy))
     hint = None
     if L.wants_hint(s, sr):  # d_k 512 at the same T, mask and seed: one run more, shared by the whole server
         hint = shared(
             "soft_big_hint", (s.seq_len, s.mask, s.seed, ctx.custom_text), lambda: L.big_hint(s, ctx.custom_text)
         )
-    for text in L.scale_notes(sr, hint):
-        note(text)
+    # what the table shows, then the notes (the captions among them with it, one element)
+    notes(L.scale_notes(sr, hint), lead=(t("softmax.scale.table_about", max_entropy=sr.max_entropy),))
 
 
 # ---------------------------------------------------------------- 2. why subtract the max
@@ -269,13 +280,12 @@ def tiles_section() -> None:
     v = shared("soft_step_view", SK + (head, bq, bk, step), lambda: L.tile_step(walk, step))
     st.markdown(word(L.step_text(walk, v), t) + "\n\n" + small(t("softmax.tiles.scores_about")))
     show_heatmap(v.scores, key="soft_scores_hm", t=t)
-    left, right = st.columns(2)
-    with left:
-        show_heatmap(v.tile_p, key="soft_tile_p_hm", t=t)
-    with right:
-        # title, table and what the step writes: one element (each element a step re-sends costs a render)
-        writes = small(t("softmax.tiles.writes", i=v.tile[0])) if v.current.writes_o else ""
-        show_table_in_text(f"**{t('softmax.tiles.rows_title')}**", worded(L.tile_rows_table(walk, v)), writes)
+    # the tile's P, then its rows' table, one under the other: no columns (each container a step re-sends is
+    # mounted anew; a phone stacks them anyway)
+    show_heatmap(v.tile_p, key="soft_tile_p_hm", t=t)
+    # title, table and what the step writes: one element (each element a step re-sends costs a render)
+    writes = small(t("softmax.tiles.writes", i=v.tile[0])) if v.current.writes_o else ""
+    show_table_in_text(f"**{t('softmax.tiles.rows_title')}**", worded(L.tile_rows_table(walk, v)), writes)
     st.caption(t("softmax.tiles.output_about"))
     show_heatmap(v.output_so_far, key="soft_output_hm", t=t)
     traffic = t("softmax.tiles.traffic", **v.traffic_so_far)

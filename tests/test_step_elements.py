@@ -43,13 +43,17 @@ CHOOSERS = {"step": 10, "present": 11, "all": 11}
 NOTICES = 2
 PINS = {
     **{key: pin + CHOOSERS[dict(key[1]).get("walk_view", "step")] + NOTICES for key, pin in STEP_SENT.items()},
-    ("positions", (("pos_tab", "rope"),)): 36,
-    ("positions", (("pos_tab", "add"),)): 18,  # widgets in one row container; the table with its notes one element
+    # positions: the title and intro one markdown element
+    ("positions", (("pos_tab", "rope"),)): 34,
+    ("positions", (("pos_tab", "add"),)): 16,  # widgets in one row container; the table with its notes one element
+    ("positions", (("pos_tab", "shuffle"),)): 20,  # the notes and the permutation one element
     ("home", ()): 39,  # a card per page (three bordered columns measured slower: see the commit)
     # each section's heading, intro and formula one element; widgets side by side in one row container
-    ("softmax", (("soft_tab", "tiles"),)): 28,  # each table with its title and notes one element
-    ("softmax", (("soft_tab", "max"),)): 24,
-    ("softmax", (("soft_tab", "scale"),)): 26,
+    # softmax: the title and intro one markdown element; the tile's P above its rows' table (no columns); the captions
+    # in a row among the notes one element
+    ("softmax", (("soft_tab", "tiles"),)): 23,  # each table with its title and notes one element
+    ("softmax", (("soft_tab", "max"),)): 22,
+    ("softmax", (("soft_tab", "scale"),)): 22,
     ("heads", (("heads_tab", "cost"),)): 30,  # the four metrics in one row container
     ("heads", (("heads_tab", "heads"),)): 13,
     ("heads", (("heads_tab", "slice"),)): 25,
