@@ -58,11 +58,13 @@ PINS = {
     ("heads", (("heads_tab", "heads"),)): 13,
     ("heads", (("heads_tab", "slice"),)): 25,
     ("heads", (("heads_tab", "timing"),)): 14,
-    ("masks", (("masks_tab", "grid"),)): 34,  # the controls in one wrapping row container
-    ("masks", (("masks_tab", "row"),)): 29,
-    ("masks", (("masks_tab", "full"),)): 32,
-    # its heading, sentences, both ways to write the fill and the bug's setup one element; the table titled
-    ("masks", (("masks_tab", "polarity"),)): 28,
+    # masks: the title, intro and the two lines of code one markdown element
+    ("masks", (("masks_tab", "grid"),)): 31,  # the controls in one wrapping row container
+    ("masks", (("masks_tab", "row"),)): 26,
+    ("masks", (("masks_tab", "full"),)): 29,
+    # its heading, sentences, both ways to write the fill and the bug's setup one element; the table titled, with the
+    # two sentences it sums up
+    ("masks", (("masks_tab", "polarity"),)): 24,
     # kv-cache: the title and intro one markdown element
     ("kv-cache", (("kv_tab", "sharing"),)): 20,  # heading + groups table + shapes one element, the checks one box
     ("kv-cache", (("kv_tab", "memory"),)): 23,  # heading, formula and its letters one element; choices in a row
