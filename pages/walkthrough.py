@@ -408,8 +408,7 @@ else:  # all steps: every formula, code line and shape; the tensors of the chose
         head_pager(with_note=False)
     for index, other in enumerate(W.STEPS):  # the rule between two steps opens the next one's first element
         render_step(other, draw=other is step, rule=index > 0)
-        if other.name == "mix":
-            st.divider()
+        if other.name == "mix":  # the expander's own border sets it apart, and the next step opens with a rule
             drill_down()
 
 if view != "step":  # the one-step view says it in the step's text (check_markdown)

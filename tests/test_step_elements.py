@@ -30,8 +30,9 @@ WALK_VIEWS = {(("walk_step", name),): 6 for name in W.STEP_NAMES}  # the page's 
 WALK_VIEWS[(("walk_step", "concat"),)] = 7  # + its check
 WALK_VIEWS[(("walk_step", "split"),)] = 10  # + the role choice, the heads' band and the check
 WALK_VIEWS[(("walk_view", "present"), ("walk_step", "scores"))] = 13
-# ten steps' formula, code, text, shape and button; the rule between two steps inside the next one's markdown
-WALK_VIEWS[(("walk_view", "all"),)] = 36
+# ten steps' formula, code, text, shape and button; the rule between two steps inside the next one's markdown (the
+# cell's story after step 8 set apart by its expander's border)
+WALK_VIEWS[(("walk_view", "all"),)] = 35
 WALK_VIEWS[(("walk_step", "softmax"), ("walk_drill", "true"))] = 18  # the cell's story open
 # What a step of seq_len or the seed sends on each walkthrough view: the page's fragment alone (the choosers'
 # fragment is not rerun).
@@ -71,7 +72,8 @@ PINS = {
     ("kv-cache", (("kv_tab", "decode"),)): 37,  # step/next/head and the three costs each in one row container, charts
     # one under the other (no columns)
     ("real-model", ()): 26,
-    ("why-heads", ()): 21,
+    # why-heads: title and intro, the task and its example, the closing heading and stability: each one element
+    ("why-heads", ()): 18,
     ("quiz", ()): 18,
 }
 
