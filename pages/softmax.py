@@ -169,9 +169,10 @@ def scale_section() -> None:
         + small(t("softmax.scale.variance", draws=vc.draws, seed=vc.seed))
     )
     show_lines(lines.variance_chart(vc, t), name=f"qk-variance-seed{vc.seed}", key="soft_variance_chart", t=t)
-    st.markdown(small(word(L.variance_now(vc), t)) + "\n\n" + t("softmax.scale.run"))
     rv = shared("soft_run_variance", SK, lambda: L.run_variance(s, run, ctx.custom_text))
-    table(L.variance_table(rv))
+    # what the chart measured at this d_k, what this run's variances are and their table: one element
+    before = small(word(L.variance_now(vc), t)) + "\n\n" + t("softmax.scale.run")
+    show_table_in_text(before, worded(L.variance_table(rv)))
     note(L.variance_note(rv, vc.draws))
     st.markdown(t("softmax.scale.row"))
     widgets = widget_row()
@@ -181,14 +182,18 @@ def scale_section() -> None:
     sr = shared("soft_scale_row", SK + (head, row), lambda: L.scale_row(s, head, row, run, ctx.custom_text))
     st.caption(t("softmax.ctl.row_token", row=row, token=plain(sr.token)))
     show_heatmap(sr.heatmap, key="soft_scale_hm", t=t)
-    table(L.scale_table(sr))
     hint = None
     if L.wants_hint(s, sr):  # d_k 512 at the same T, mask and seed: one run more, shared by the whole server
         hint = shared(
             "soft_big_hint", (s.seq_len, s.mask, s.seed, ctx.custom_text), lambda: L.big_hint(s, ctx.custom_text)
         )
-    # what the table shows, then the notes (the captions among them with it, one element)
-    notes(L.scale_notes(sr, hint), lead=(t("softmax.scale.table_about", max_entropy=sr.max_entropy),))
+    # the table, what it shows and the captions among the notes that follow it: one element; then the other notes
+    rest = list(L.scale_notes(sr, hint))
+    said = [t("softmax.scale.table_about", max_entropy=sr.max_entropy)]
+    while rest and NOTES[rest[0].key][0] == "caption":
+        said.append(word(rest.pop(0), t))
+    show_table_in_text("", worded(L.scale_table(sr)), "\n\n".join(small(x) for x in said))
+    notes(rest)
 
 
 # ---------------------------------------------------------------- 2. why subtract the max

@@ -50,11 +50,11 @@ PINS = {
     ("positions", (("pos_tab", "shuffle"),)): 20,  # the notes and the permutation one element
     ("home", ()): 39,  # a card per page (three bordered columns measured slower: see the commit)
     # each section's heading, intro and formula one element; widgets side by side in one row container
-    # softmax: the title and intro one markdown element; the tile's P above its rows' table (no columns); the captions
-    # in a row among the notes one element
+    # softmax: the title and intro one markdown element; the tile's P above its rows' table (no columns); scale: each
+    # table with the text before it and the captions after it one element
     ("softmax", (("soft_tab", "tiles"),)): 23,  # each table with its title and notes one element
     ("softmax", (("soft_tab", "max"),)): 22,
-    ("softmax", (("soft_tab", "scale"),)): 22,
+    ("softmax", (("soft_tab", "scale"),)): 20,
     ("heads", (("heads_tab", "cost"),)): 30,  # the four metrics in one row container
     ("heads", (("heads_tab", "heads"),)): 13,
     ("heads", (("heads_tab", "slice"),)): 25,
