@@ -580,3 +580,16 @@ def test_many_heads_the_pipeline_says_which_heads_the_pager_shows():
     assert said[0].index(i18n.t("walk.pipeline", "en")) < said[0].index(shown)
     assert i18n.t("walk.heads_capped", "en", h=16, n=n) in said[0]
     assert not [c for c in at.main.caption if shown in c.value]  # said once
+
+
+def test_a_fenced_listing_outlasts_any_run_of_backticks_in_its_code():
+    """ui.code.fenced: the code comes back whole from the markdown it is put in, whatever backticks it holds, inside
+    the div whose class the app's CSS wraps."""
+    from ui.code import CLASS, fenced
+
+    for code in ("x = 1", "s = '```'\nt = '````'", "a = `b`"):
+        block = fenced(code)
+        assert block.startswith(f"<div class='{CLASS}'>\n\n") and block.endswith("\n\n</div>")
+        fence = block.split("\n")[2].removesuffix("python")
+        assert set(fence) == {"`"} and len(fence) > max(len(r) for r in re.findall("`+", code + "`"))
+        assert block.split("\n", 3)[3].rsplit("\n", 3)[0] == code
