@@ -35,6 +35,7 @@ from lessons.settings import (
 from ui import classmode, reclaim, seam, url_state, walk_nav
 from ui.cache import process_wide
 from ui.choice import HIDDEN_CSS, labelled
+from ui.code import WRAP_CSS
 from ui.display import DISPLAY_URL_KEYS, display_sidebar
 from ui.display import KEPT as DISPLAY_KEPT
 from ui.navigation import PAGES, WHOLE_RUN_PAGES
@@ -218,8 +219,8 @@ st.set_page_config(page_icon="🔦", layout="wide")
 # Long formulas scroll sideways on a phone instead of being cut off.
 st.html(
     "<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:2px}"
-    "@media (max-width:640px){.katex-display>.katex{font-size:1em}}" + HIDDEN_CSS + TABLE_CSS + "</style>"
-)  # hidden URL carriers (ui/choice.py), the pages' tables (ui/tables.py)
+    "@media (max-width:640px){.katex-display>.katex{font-size:1em}}" + HIDDEN_CSS + TABLE_CSS + WRAP_CSS + "</style>"
+)  # hidden URL carriers (ui/choice.py), the pages' tables (ui/tables.py), code listings in markdown (ui/code.py)
 url_state.apply_requested()  # a page state asked for, before any widget
 classmode.apply_pending()  # class mode: enter the link's class; a follower takes the teacher's view
 url_state.gate(None)  # one rule for every link value, before anything reads one (lessons/url_keys.py)

@@ -64,8 +64,7 @@ def check(ok: bool, *words: Text) -> None:
     (st.success if ok else st.error)("\n\n".join(say(w) for w in words), icon=CHECKED)
 
 
-st.title(t("page.kv-cache"))
-st.write(t("kv.intro"))
+st.markdown(f"# {t('page.kv-cache')}\n\n{t('kv.intro')}")  # title and intro: one element, which no step changes
 # Every page key (lessons.kv_cache.URL_KEYS), valid for these settings, in session state before its widget is drawn.
 v = url_state.settle(WIDGET_KEYS, {"settings": s}, t=t, store=KEPT, notice=notice)
 
@@ -113,7 +112,7 @@ def sharing_section() -> None:
         st.markdown(f"{heading}\n\n:small[:gray[{t('kv.share.none', h=h)}]]\n\n{shapes}")
     else:
         show_table_in_text(heading, worded(shown.groups), shapes)
-    if shown.q is not None:
+    if shown.q is not None:  # side by side, widths in proportion: K is narrower than Q by the group size
         left, right = st.columns(list(shown.widths))
         with left:
             st.caption(say(shown.q_caption))
@@ -122,8 +121,7 @@ def sharing_section() -> None:
             st.caption(say(*shown.k_caption))
             show_heatmap(shown.k, key="kv_k", t=t)
     else:
-        st.caption(say(shown.q_caption))
-        st.caption(say(*shown.k_caption))
+        st.caption(f"{say(shown.q_caption)}\n\n{say(*shown.k_caption)}")  # two captions in a row: one element
         show_heatmap(shown.k, key="kv_k", t=t)
     st.caption(f"{t('kv.share.v_same')}\n\n{say(shown.weights_caption)}")  # two captions in a row: one element
     show_heatmap(shown.weights, key="kv_weights", t=t)
@@ -173,36 +171,31 @@ def decode_section() -> None:
     now = t(shown.now.key, tok=plain(view.new_token, 40), **shown.now.kw())  # a typed token: outside :small[]
     st.markdown(f"{now}\n\n:small[:gray[{say(shown.q_row)}]]")  # the step and what the first chart shows: one
     show_heatmap(view.q_row, key="kv_q_row", t=t)
-    left, right = st.columns(2)
-    with left:
-        st.caption(say(*shown.k_caption))
-        show_heatmap(shown.k_cache, key="kv_k_cache", t=t)
-    with right:
-        st.caption(say(*shown.v_caption))
-        show_heatmap(shown.v_cache, key="kv_v_cache", t=t)
+    # The charts one under the other, no columns (each container a step re-sends is mounted anew; a phone stacks
+    # them anyway): the cached row and the full pass's row, the two masks' rows, meet column under column.
+    st.caption(say(*shown.k_caption))
+    show_heatmap(shown.k_cache, key="kv_k_cache", t=t)
+    st.caption(say(*shown.v_caption))
+    show_heatmap(shown.v_cache, key="kv_v_cache", t=t)
     st.caption(say(shown.scores))
     show_heatmap(view.scores_row, key="kv_scores_row", t=t)
-    left, right = st.columns(2)
-    with left:
-        st.caption(say(shown.weights))
-        show_heatmap(view.weights_row, key="kv_weights_row", t=t)
-    with right:
-        st.caption(say(shown.full_weights))
-        show_heatmap(view.full_weights_row, key="kv_full_weights_row", t=t)
+    st.caption(say(shown.weights))
+    show_heatmap(view.weights_row, key="kv_weights_row", t=t)
+    st.caption(say(shown.full_weights))
+    show_heatmap(view.full_weights_row, key="kv_full_weights_row", t=t)
     show_table_in_text(f":small[:gray[{say(shown.output)}]]", worded(shown.output_table))  # one element
     check(view.equal, shown.equal)
     st.markdown(say(shown.cost_title))
     costs = st.container(horizontal=True)  # one container, not four (columns)
     for label, value in shown.costs:
         costs.metric(t(label), value, border=True)
-    st.markdown(f":small[:gray[{say(shown.so_far)}]]\n\n{t('kv.dec.mask.title')}")  # two paragraphs, one element
-    left, right = st.columns(2)
-    with left:
-        st.caption(say(shown.bottom_right))
-        show_heatmap(view.mask_row, key="kv_mask_row", t=t)
-    with right:
-        st.caption(t("kv.dec.mask.top_left"))
-        show_heatmap(view.top_left_row, key="kv_top_left_row", t=t)
+    # two paragraphs and the first mask's caption, one element
+    st.markdown(
+        f":small[:gray[{say(shown.so_far)}]]\n\n{t('kv.dec.mask.title')}\n\n:small[:gray[{say(shown.bottom_right)}]]"
+    )
+    show_heatmap(view.mask_row, key="kv_mask_row", t=t)
+    st.caption(t("kv.dec.mask.top_left"))
+    show_heatmap(view.top_left_row, key="kv_top_left_row", t=t)
 
 
 # ------------------------------------------------------------------ 3. memory against context length

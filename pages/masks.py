@@ -25,7 +25,7 @@ from ui.downloads import lab_downloads
 from ui.heatmaps import show_heatmap
 from ui.sections import lazy_tabs
 from ui.shell import CUSTOM_MASK_KEY, page_context
-from ui.tables import show_table
+from ui.tables import show_table, show_table_in_text
 
 ctx = page_context()
 t, s = ctx.t, ctx.settings
@@ -66,11 +66,11 @@ def headed(table: dict, prefix: str = "masks.col", **params) -> dict:
 
 
 # ------------------------------------------------------------------ header
-st.title(t("page.masks"))
-st.write(t("masks.intro"))
-st.code(
-    "attn_scores = attn_scores.masked_fill(mask == 0, -1e9)\nattn_probs = F.softmax(attn_scores, dim=-1)",
-    language="python",
+# The title, the intro and the two lines every mask ends in (a fenced block: the same highlighter and copy button as
+# a code element), one element that no step changes.
+st.markdown(
+    f"# {t('page.masks')}\n\n{t('masks.intro')}\n\n```python\n"
+    "attn_scores = attn_scores.masked_fill(mask == 0, -1e9)\nattn_probs = F.softmax(attn_scores, dim=-1)\n```"
 )
 
 # ------------------------------------------------------------------ controls (every section uses them)
@@ -325,9 +325,11 @@ if open_id == "polarity":
         summary = shared("masks_bug_summary", SK + (fill, head), lambda: bug.summary(head))
         first, last = summary[0], summary[-1]
         said_first = t("masks.bug.first", tok=first["token"], future=first["bug_future"], self_w=first["bug_past"])
-        st.markdown(
-            f"{said_first}\n\n{t(f'masks.bug.last.{fill}', tok=last['token'], u=lab.uniform_weight(s.seq_len))}"
+        said_last = t(f"masks.bug.last.{fill}", tok=last["token"], u=lab.uniform_weight(s.seq_len))
+        show_table_in_text(  # the two sentences and the table they sum up: one element
+            f"{said_first}\n\n{said_last}",
+            headed(lab.bug_table(summary), "masks.bug.col"),
+            caption=t("masks.bug.table", h=head),
         )
-        show_table(headed(lab.bug_table(summary), "masks.bug.col"), caption=t("masks.bug.table", h=head))
 
 lab_downloads(ctx, run)

@@ -139,8 +139,7 @@ def distance_lines(name: str, x, series: dict, height: int) -> None:
 
 
 # ---------------------------------------------------------------- the page
-st.title(t("page.positions"))
-st.markdown(t("pos.intro"))
+st.markdown(f"# {t('page.positions')}\n\n{t('pos.intro')}")  # title and intro: one element, which no step changes
 values = settle()
 run = shared("run", SK, lambda: scenario.run(s, custom_text=ctx.custom_text))
 
@@ -176,9 +175,9 @@ def shuffle_section() -> None:
         lambda: L.shuffle_view(s, values.shuffle, causal, head, run),
     )
     n = L.shuffle_numbers(v)
-    for note in v.notes:
-        st.caption(t(f"pos.note.{note}", mask=t(f"mask.{s.mask}")))
-    st.markdown(t("pos.shuffle.perm", **n["perm"]))
+    # the notes (in caption style) and the permutation: one element
+    notes = [f":small[:gray[{t(f'pos.note.{note}', mask=t(f'mask.{s.mask}'))}]]" for note in v.notes]
+    st.markdown("\n\n".join([*notes, t("pos.shuffle.perm", **n["perm"])]))
     if v.equal:
         st.success(t("pos.shuffle.equal", **n["equal"]), icon=":material/check_circle:")
     else:
@@ -266,7 +265,7 @@ def rope_section() -> None:
         st.success(t("pos.rope.equal", **n["equal"]), icon=":material/check_circle:")
     else:
         st.error(t("pos.rope.not_equal", **n["not_equal"]), icon=":material/block:")
-    left, right = st.columns(2)
+    left, right = st.columns(2)  # side by side: the contrast is seen at a glance
     with left:
         st.caption(t("pos.rope.grid", **n["grid"]))
         show_heatmap(v.grid, key="pos_rope_grid", t=t)

@@ -111,11 +111,24 @@ def row_control(where=st) -> None:
 
 def note(text) -> None:
     """One of the lesson's notes (a text key and its numbers), worded and shown as NOTES says."""
-    kind, icon = NOTES[text.key]
-    if kind == "caption":
-        st.caption(word(text, t))
-    else:
+    notes([text])
+
+
+def notes(texts, lead: tuple[str, ...] = ()) -> None:
+    """The lesson's notes in order, each as NOTES says; captions in a row (`lead`, worded, first) go out as ONE
+    caption element, a paragraph each (each element a step re-sends costs the browser a render)."""
+    captions = list(lead)
+    for text in texts:
+        kind, icon = NOTES[text.key]
+        if kind == "caption":
+            captions.append(word(text, t))
+            continue
+        if captions:
+            st.caption("\n\n".join(captions))
+            captions = []
         getattr(st, kind)(word(text, t), icon=icon)
+    if captions:
+        st.caption("\n\n".join(captions))
 
 
 def widget_row():
@@ -138,8 +151,7 @@ def table(columns) -> None:
     show_table(worded(columns))
 
 
-st.title(t("page.softmax"))
-st.markdown(t("softmax.intro"))
+st.markdown(f"# {t('page.softmax')}\n\n{t('softmax.intro')}")  # title and intro: one element, which no step changes
 settle()
 open_id, tabs = lazy_tabs("soft_tab", SECTIONS, lambda sid, lang: i18n.t(f"softmax.tab.{sid}", lang), ctx.lang)
 
@@ -157,9 +169,10 @@ def scale_section() -> None:
         + small(t("softmax.scale.variance", draws=vc.draws, seed=vc.seed))
     )
     show_lines(lines.variance_chart(vc, t), name=f"qk-variance-seed{vc.seed}", key="soft_variance_chart", t=t)
-    st.markdown(small(word(L.variance_now(vc), t)) + "\n\n" + t("softmax.scale.run"))
     rv = shared("soft_run_variance", SK, lambda: L.run_variance(s, run, ctx.custom_text))
-    table(L.variance_table(rv))
+    # what the chart measured at this d_k, what this run's variances are and their table: one element
+    before = small(word(L.variance_now(vc), t)) + "\n\n" + t("softmax.scale.run")
+    show_table_in_text(before, worded(L.variance_table(rv)))
     note(L.variance_note(rv, vc.draws))
     st.markdown(t("softmax.scale.row"))
     widgets = widget_row()
@@ -169,15 +182,18 @@ def scale_section() -> None:
     sr = shared("soft_scale_row", SK + (head, row), lambda: L.scale_row(s, head, row, run, ctx.custom_text))
     st.caption(t("softmax.ctl.row_token", row=row, token=plain(sr.token)))
     show_heatmap(sr.heatmap, key="soft_scale_hm", t=t)
-    table(L.scale_table(sr))
-    st.caption(t("softmax.scale.table_about", max_entropy=sr.max_entropy))
     hint = None
     if L.wants_hint(s, sr):  # d_k 512 at the same T, mask and seed: one run more, shared by the whole server
         hint = shared(
             "soft_big_hint", (s.seq_len, s.mask, s.seed, ctx.custom_text), lambda: L.big_hint(s, ctx.custom_text)
         )
-    for text in L.scale_notes(sr, hint):
-        note(text)
+    # the table, what it shows and the captions among the notes that follow it: one element; then the other notes
+    rest = list(L.scale_notes(sr, hint))
+    said = [t("softmax.scale.table_about", max_entropy=sr.max_entropy)]
+    while rest and NOTES[rest[0].key][0] == "caption":
+        said.append(word(rest.pop(0), t))
+    show_table_in_text("", worded(L.scale_table(sr)), "\n\n".join(small(x) for x in said))
+    notes(rest)
 
 
 # ---------------------------------------------------------------- 2. why subtract the max
@@ -269,13 +285,12 @@ def tiles_section() -> None:
     v = shared("soft_step_view", SK + (head, bq, bk, step), lambda: L.tile_step(walk, step))
     st.markdown(word(L.step_text(walk, v), t) + "\n\n" + small(t("softmax.tiles.scores_about")))
     show_heatmap(v.scores, key="soft_scores_hm", t=t)
-    left, right = st.columns(2)
-    with left:
-        show_heatmap(v.tile_p, key="soft_tile_p_hm", t=t)
-    with right:
-        # title, table and what the step writes: one element (each element a step re-sends costs a render)
-        writes = small(t("softmax.tiles.writes", i=v.tile[0])) if v.current.writes_o else ""
-        show_table_in_text(f"**{t('softmax.tiles.rows_title')}**", worded(L.tile_rows_table(walk, v)), writes)
+    # the tile's P, then its rows' table, one under the other: no columns (each container a step re-sends is
+    # mounted anew; a phone stacks them anyway)
+    show_heatmap(v.tile_p, key="soft_tile_p_hm", t=t)
+    # title, table and what the step writes: one element (each element a step re-sends costs a render)
+    writes = small(t("softmax.tiles.writes", i=v.tile[0])) if v.current.writes_o else ""
+    show_table_in_text(f"**{t('softmax.tiles.rows_title')}**", worded(L.tile_rows_table(walk, v)), writes)
     st.caption(t("softmax.tiles.output_about"))
     show_heatmap(v.output_so_far, key="soft_output_hm", t=t)
     traffic = t("softmax.tiles.traffic", **v.traffic_so_far)

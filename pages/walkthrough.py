@@ -26,6 +26,7 @@ from lessons.settings import Settings
 from lessons.url import Fix
 from ui import url_state, walk_nav
 from ui.cache import shared, shared_function
+from ui.code import fenced
 from ui.downloads import scenario_downloads
 from ui.heatmaps import show_heatmap
 from ui.shell import page_context, url_values
@@ -127,6 +128,13 @@ def title_markdown(step: W.Step, level: str = "###") -> str:
     return f"{level} {step_title(step)}\n\n$$\n{t(f'walk.{step.name}.latex')}\n$$"
 
 
+def listing_markdown(step: W.Step, rule: bool, level: str = "###") -> str:
+    """A step's heading, formula, where its code comes from and the code, our own text only (the strings of i18n/,
+    core's source): a rule above it on request."""
+    top = "---\n\n" if rule else ""
+    return f"{top}{title_markdown(step, level)}\n\n{code_where(step)}\n\n{fenced(W.step_source(step.name).code)}"
+
+
 def mistake_markdown() -> str:
     return f":blue-background[:material/lightbulb: {t('walk.split.mistake', T=T)}]"
 
@@ -196,17 +204,15 @@ def render_step(
     `pipeline` (the one-step view): the shape pipeline, said under the step's shapes, then `checked` (the live
     check against PyTorch, which changes with the same settings), and the pager of heads under them, just above the
     charts whose heads it pages."""
-    top = "---\n\n" if rule else ""
     n = W.step_index(step.name) + 1
-    source = W.step_source(step.name)
     mistake = f"\n\n{mistake_markdown()}" if step.name == "split" else ""
     if not draw:
-        # Title, formula and text in ONE markdown element, the source and shapes in another: few elements (each
-        # costs the browser a render), and a slider step that changes only the shapes leaves the first unchanged,
-        # so the browser does not typeset its formula again (KaTeX: ~2 ms a formula).
-        st.markdown(f"{top}{title_markdown(step)}\n\n" + step_text(step) + mistake)
-        st.markdown(shape_markdown(step))
-        st.code(source.code, language="python", wrap_lines=True)
+        # Two elements and the button: title, formula, where the code comes from and the code itself (a fenced
+        # block, which the browser draws with the same highlighter and copy button as a code element) in one
+        # markdown element that no setting changes, so a slider step leaves it as it was (no formula typeset
+        # again, no code highlighted again); then the text and the shapes, which change together, in one more.
+        st.markdown(listing_markdown(step, rule), unsafe_allow_html=True)  # the code's wrapper is a div
+        st.markdown(f"{step_text(step)}{mistake}\n\n{shape_markdown(step, where=False)}")
         st.button(
             t("walk.all.show", n=n),
             key=f"walk_show_{step.name}",
@@ -215,11 +221,10 @@ def render_step(
             icon=":material/grid_on:",
         )
         return
-    # Heading, formula and where the code comes from (none changes with the settings, so a slider step leaves the
-    # element as it was); the code; then the text, the shapes and the pipeline, which change together, in one
-    # element: three elements and no columns (each element and container a step re-sends costs the browser a render).
-    st.markdown(f"{top}{title_markdown(step, '##' if big else '###')}\n\n{code_where(step)}")
-    st.code(source.code, language="python", wrap_lines=True)
+    # Heading, formula, where the code comes from and the code (none changes with the settings, so a slider step
+    # leaves the element as it was); then the text, the shapes and the pipeline, which change together, in one
+    # element: two elements and no columns (each element and container a step re-sends costs the browser a render).
+    st.markdown(listing_markdown(step, rule, "##" if big else "###"), unsafe_allow_html=True)
     below = "".join(f"\n\n{small(line)}" for line in (pipeline or "").split("\n\n") if line)
     checked = f"\n\n{checked}" if checked else ""
     st.markdown(f"{step_text(step)}{mistake}\n\n{shape_markdown(step, where=False)}{below}{checked}")
@@ -403,8 +408,7 @@ else:  # all steps: every formula, code line and shape; the tensors of the chose
         head_pager(with_note=False)
     for index, other in enumerate(W.STEPS):  # the rule between two steps opens the next one's first element
         render_step(other, draw=other is step, rule=index > 0)
-        if other.name == "mix":
-            st.divider()
+        if other.name == "mix":  # the expander's own border sets it apart, and the next step opens with a rule
             drill_down()
 
 if view != "step":  # the one-step view says it in the step's text (check_markdown)

@@ -17,7 +17,7 @@ from ui.heatmaps import show_heatmap
 from ui.linecharts import show_lines
 from ui.sections import lazy_tabs
 from ui.shell import page_context
-from ui.tables import show_table
+from ui.tables import show_table, show_table_in_text
 
 ctx = page_context()
 t = ctx.t
@@ -177,15 +177,18 @@ def show_status(status, results: dict, stopped: dict | None, steps: int) -> None
 
 
 def results_tab(finished: dict) -> None:
-    st.caption(t("why.results.caption", n=W.EVAL_SIZE))
+    # what the table measured and the table: one element (each element a step re-sends costs the browser a render)
     table = W.results_table(finished)
-    show_table({t(f"why.col.{c}"): table[c] for c in W.RESULT_COLUMNS})
+    caption = f":small[:gray[{t('why.results.caption', n=W.EVAL_SIZE)}]]"
+    show_table_in_text(caption, {t(f"why.col.{c}"): table[c] for c in W.RESULT_COLUMNS})
 
-    st.subheader(t("why.verdict.header"))
     single = finished.get(1)
+    said = [f"### {t('why.verdict.header')}"]  # the heading and what the single head did: one element
     if single is not None:
         story, facts = W.single_head_facts(single)
-        st.write(t(f"why.single.{story}", **facts))
+        said.append(t(f"why.single.{story}", **facts))
+    st.markdown("\n\n".join(said))
+    if single is not None:
         for v in W.verdicts(finished):
             if v.verdict == "effect":
                 st.success(say("why.verdict.effect", v.facts), icon=":material/check_circle:")
@@ -214,16 +217,16 @@ def heads_tab(finished: dict) -> None:
 
 
 # ---------------------------------------------------------------- the claim and the task
-st.title(t("page.why-heads"))
-st.write(t("why.intro"))
+st.markdown(f"# {t('page.why-heads')}\n\n{t('why.intro')}")  # title and intro: one element
 
 # Each heading with its paragraphs: one markdown element (each element a step re-sends costs the browser a render).
 tokens, m = list(W.EXAMPLE_TOKENS), W.EXAMPLE_MARKER
 seq = " ".join(f"**{d}\\***" if i == m else str(d) for i, d in enumerate(tokens))
 example = t("why.task.example", seq=seq, marked=tokens[m], m=m, i=7, cur=tokens[7], prev=tokens[6])
-st.markdown(f"### {t('why.task.header')}\n\n{t('why.task.text', T=W.SEQ_LEN)}\n\n{example}")
-# Fixed text, once per language for the whole server (this page depends on none of the sidebar settings).
-st.markdown(shared("why-example", (ctx.lang,), lambda: example_table(ctx.lang)))
+# The example's table: fixed text, once per language for the whole server (this page depends on none of the sidebar
+# settings), in the same element as the heading and the text that explains it.
+table_md = shared("why-example", (ctx.lang,), lambda: example_table(ctx.lang))
+st.markdown(f"### {t('why.task.header')}\n\n{t('why.task.text', T=W.SEQ_LEN)}\n\n{example}\n\n{table_md}")
 
 params = shared("why-params", (W.D_MODEL,), lambda: W.parameter_count(W.build_why_model(1, 0)))
 model_text = t("why.model.text", d_model=W.D_MODEL, dks=", ".join(map(str, W.head_widths())), params=params)
@@ -295,9 +298,8 @@ if finished:  # "what you just saw" only once something was trained
     parts = [t("why.explain.header"), t("why.explain.representations"), t("why.explain.capacity")]
 else:
     parts = [t("why.explain.header.before"), t("why.explain.before")]
-st.markdown("### " + "\n\n".join(parts))  # the heading and its paragraphs: one element
 long_run, survey = W.SINGLE_HEAD_LONG_RUN, W.SURVEY
-st.write(
+parts.append(
     t(
         "why.explain.stability",
         seeds=survey["seeds"],
@@ -310,6 +312,7 @@ st.write(
         long_best=long_run["best_accuracy"],
     )
 )
+st.markdown("### " + "\n\n".join(parts))  # the heading, its paragraphs and how stable it is: one element
 with st.expander(t("why.fine.header")):
     accs = W.full_values_accuracy()
     st.markdown(say("why.fine.text", dict(acc400=accs[400], acc1600=accs[1600])))

@@ -37,6 +37,9 @@ PROCESS_WIDE_AUDIT = {
 }
 # Builders that html.escape every text part (tests/test_limits_isolation.py feeds them markup).
 SAFE_HTML_BUILDERS = {"token_chips_html", "shape_flow_html", "focus_html", "class_bars_html"}
+# Builders of our own text only (no user text reaches them): the walkthrough's step listing (i18n/'s titles and
+# formulas, core's source in a fenced block inside our div).
+OWN_TEXT_BUILDERS = {"listing_markdown"}
 
 
 def rel(path: Path) -> str:
@@ -62,10 +65,10 @@ def safe_value(node: ast.AST) -> bool:
         if ast.unparse(node.func) == "table.html":  # charts/table.py escapes every header and cell
             return True
         name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-        return name in {"t", "escape", "len", "int", "float"} | SAFE_HTML_BUILDERS
+        return name in {"t", "escape", "len", "int", "float"} | SAFE_HTML_BUILDERS | OWN_TEXT_BUILDERS
     if isinstance(node, ast.Name):
-        # walkthrough: where = t("walk.step_of", ...); ui.choice.HIDDEN_CSS; ui.tables.CSS
-        return node.id in {"where", "HIDDEN_CSS", "TABLE_CSS", "BAR_CSS", "BIG_CSS"}  # our own style sheets
+        # walkthrough: where = t("walk.step_of", ...); ui.choice.HIDDEN_CSS; ui.tables.CSS; ui.code.WRAP_CSS
+        return node.id in {"where", "HIDDEN_CSS", "TABLE_CSS", "BAR_CSS", "BIG_CSS", "WRAP_CSS"}  # our style sheets
     return False
 
 

@@ -72,7 +72,7 @@ def open_page(lang, d, h, T, mask, **params):
 def test_every_section_opens(section, shared, lang):
     d, h, T, mask = shared
     at = open_page(lang, d, h, T, mask, pos_tab=section)
-    assert at.title[0].value == tr("page.positions", lang)
+    assert texts(at.markdown)[0].startswith(f"# {tr('page.positions', lang)}\n\n")  # the page's title, then its intro
     # the section's heading opens the markdown element that says what it is about
     assert any(m.startswith(f"### {tr(f'pos.{section}.title', lang)}\n\n") for m in texts(at.markdown))
     assert not at.warning  # a clean link corrects nothing
@@ -230,7 +230,7 @@ def test_bad_url_value_is_corrected_with_a_notice(key, raw, used, tab):
     assert len(fixes) == 1 and fixes[0].used == shown  # the lesson's correction ...
     expected = tr(f"pos.fix.{fixes[0].reason}", "en", param=key, given=plain(fixes[0].given), used=shown)
     assert expected in notices, notices  # ... is the notice in the main area
-    assert at.title[0].value == "Positions" and any(m.startswith("### ") for m in texts(at.markdown))  # a section
+    assert texts(at.markdown)[0].startswith("# Positions\n\n") and any(m.startswith("### ") for m in texts(at.markdown))
     widget = {
         "pos_shuffle": "number_input",
         "pos_causal": "toggle",

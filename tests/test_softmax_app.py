@@ -64,7 +64,8 @@ def test_every_section_in_both_languages_at_the_extremes(tab, size, lang):
         soft_bk=3,
     )
     assert not at.exception, at.exception[0].message
-    assert at.title[0].value == ("Softmax 细看" if lang == "zh" else "Softmax up close")
+    title = "Softmax 细看" if lang == "zh" else "Softmax up close"
+    assert at.markdown[0].value.startswith(f"# {title}\n\n")  # the page's title, then its intro
     assert not at.main.warning  # nothing to correct
     heading = {
         "scale": ("1. 为什么要除以 √d_k", "1. Why divide by √d_k"),

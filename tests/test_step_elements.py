@@ -23,16 +23,17 @@ from lessons import walkthrough as W
 # (page, extra URL params) -> elements + containers at most, in the main area, at the defaults.
 # The walkthrough's choosers: the title, intro, hints and the view selector's legend in one markdown element; the
 # choices' URL carriers in one hidden container; prev / next in one row with no "step n of 10" between them (the
-# chosen pill says it); the fragment's own container: 7 elements and 3 containers. A drawn step: heading, formula and
-# the code's source in one markdown element, the code, then its text, shapes, the shape pipeline and the live check
-# against PyTorch in one more.
-WALK_VIEWS = {(("walk_step", name),): 7 for name in W.STEP_NAMES}  # the page's fragment: see STEP_SENT below
-WALK_VIEWS[(("walk_step", "concat"),)] = 8  # + its check
-WALK_VIEWS[(("walk_step", "split"),)] = 11  # + the role choice, the heads' band and the check
+# chosen pill says it); the fragment's own container: 7 elements and 3 containers. A drawn step: heading, formula,
+# where the code comes from and the code (a fenced block) in one markdown element, then its text, shapes, the shape
+# pipeline and the live check against PyTorch in one more.
+WALK_VIEWS = {(("walk_step", name),): 6 for name in W.STEP_NAMES}  # the page's fragment: see STEP_SENT below
+WALK_VIEWS[(("walk_step", "concat"),)] = 7  # + its check
+WALK_VIEWS[(("walk_step", "split"),)] = 10  # + the role choice, the heads' band and the check
 WALK_VIEWS[(("walk_view", "present"), ("walk_step", "scores"))] = 13
-# ten steps' formula, text, code, shape and button; the rule between two steps inside the next one's markdown
-WALK_VIEWS[(("walk_view", "all"),)] = 46
-WALK_VIEWS[(("walk_step", "softmax"), ("walk_drill", "true"))] = 19  # the cell's story open
+# ten steps' formula, code, text, shape and button; the rule between two steps inside the next one's markdown (the
+# cell's story after step 8 set apart by its expander's border)
+WALK_VIEWS[(("walk_view", "all"),)] = 35
+WALK_VIEWS[(("walk_step", "softmax"), ("walk_drill", "true"))] = 18  # the cell's story open
 # What a step of seq_len or the seed sends on each walkthrough view: the page's fragment alone (the choosers'
 # fragment is not rerun).
 STEP_SENT = {("walkthrough", extra): pin for extra, pin in WALK_VIEWS.items()}
@@ -43,27 +44,36 @@ CHOOSERS = {"step": 10, "present": 11, "all": 11}
 NOTICES = 2
 PINS = {
     **{key: pin + CHOOSERS[dict(key[1]).get("walk_view", "step")] + NOTICES for key, pin in STEP_SENT.items()},
-    ("positions", (("pos_tab", "rope"),)): 36,
-    ("positions", (("pos_tab", "add"),)): 18,  # widgets in one row container; the table with its notes one element
+    # positions: the title and intro one markdown element
+    ("positions", (("pos_tab", "rope"),)): 34,
+    ("positions", (("pos_tab", "add"),)): 16,  # widgets in one row container; the table with its notes one element
+    ("positions", (("pos_tab", "shuffle"),)): 20,  # the notes and the permutation one element
     ("home", ()): 39,  # a card per page (three bordered columns measured slower: see the commit)
     # each section's heading, intro and formula one element; widgets side by side in one row container
-    ("softmax", (("soft_tab", "tiles"),)): 28,  # each table with its title and notes one element
-    ("softmax", (("soft_tab", "max"),)): 24,
-    ("softmax", (("soft_tab", "scale"),)): 26,
+    # softmax: the title and intro one markdown element; the tile's P above its rows' table (no columns); scale: each
+    # table with the text before it and the captions after it one element
+    ("softmax", (("soft_tab", "tiles"),)): 23,  # each table with its title and notes one element
+    ("softmax", (("soft_tab", "max"),)): 22,
+    ("softmax", (("soft_tab", "scale"),)): 20,
     ("heads", (("heads_tab", "cost"),)): 30,  # the four metrics in one row container
     ("heads", (("heads_tab", "heads"),)): 13,
     ("heads", (("heads_tab", "slice"),)): 25,
     ("heads", (("heads_tab", "timing"),)): 14,
-    ("masks", (("masks_tab", "grid"),)): 34,  # the controls in one wrapping row container
-    ("masks", (("masks_tab", "row"),)): 29,
-    ("masks", (("masks_tab", "full"),)): 32,
-    # its heading, sentences, both ways to write the fill and the bug's setup one element; the table titled
-    ("masks", (("masks_tab", "polarity"),)): 28,
-    ("kv-cache", (("kv_tab", "sharing"),)): 22,  # heading + groups table + shapes one element, the checks one box
-    ("kv-cache", (("kv_tab", "memory"),)): 25,  # heading, formula and its letters one element; choices in a row
-    ("kv-cache", (("kv_tab", "decode"),)): 49,  # step/next/head and the three costs each in one row container
+    # masks: the title, intro and the two lines of code one markdown element
+    ("masks", (("masks_tab", "grid"),)): 31,  # the controls in one wrapping row container
+    ("masks", (("masks_tab", "row"),)): 26,
+    ("masks", (("masks_tab", "full"),)): 29,
+    # its heading, sentences, both ways to write the fill and the bug's setup one element; the table titled, with the
+    # two sentences it sums up
+    ("masks", (("masks_tab", "polarity"),)): 24,
+    # kv-cache: the title and intro one markdown element
+    ("kv-cache", (("kv_tab", "sharing"),)): 20,  # heading + groups table + shapes one element, the checks one box
+    ("kv-cache", (("kv_tab", "memory"),)): 23,  # heading, formula and its letters one element; choices in a row
+    ("kv-cache", (("kv_tab", "decode"),)): 37,  # step/next/head and the three costs each in one row container, charts
+    # one under the other (no columns)
     ("real-model", ()): 26,
-    ("why-heads", ()): 21,
+    # why-heads: title and intro, the task and its example, the closing heading and stability: each one element
+    ("why-heads", ()): 18,
     ("quiz", ()): 18,
 }
 

@@ -127,6 +127,23 @@ def texts(at, kind):
     return [e.value for e in getattr(at, kind)]
 
 
+def listings(at) -> list[str]:
+    """The code listings in page order: a code element's source, or a fenced python block inside a markdown element
+    (the browser draws both with the same highlighter)."""
+    out: list[str] = []
+
+    def visit(node) -> None:
+        if node.type == "code":
+            out.append(node.value)
+        elif node.type == "markdown":
+            out.extend(m.group(2) for m in re.finditer(r"(`{3,})python\n(.*?)\n\1", str(node.value), re.S))
+        for key in sorted(getattr(node, "children", {})):
+            visit(node.children[key])
+
+    visit(at.main)
+    return out
+
+
 def headings(at) -> list[str]:
     """The steps' headings: each the first line of a markdown element that also holds the step's formula."""
     return [m.split("\n", 1)[0].lstrip("#").strip() for m in texts(at, "markdown") if re.match(r"#{2,3} \d+\. ", m)]
@@ -149,7 +166,7 @@ def test_all_steps_view_shows_every_step_with_its_shape(d_model, num_heads, seq_
             assert f"`{field}` &nbsp; `{shape.text()}`" in markdown, (field, shape.text())
     d_k = d_model // num_heads
     assert f"(B, h, T_q, d_k) = (1, {num_heads}, {seq_len}, {d_k})" in markdown
-    assert texts(at, "code") == [W.step_source(name).code for name in W.STEP_NAMES]  # shown = extracted
+    assert listings(at) == [W.step_source(name).code for name in W.STEP_NAMES]  # shown = extracted
     assert any("torch.nn.MultiheadAttention" in x for x in texts(at, "success"))
     assert i18n.t("walk.drill.title", "en") in [e.label for e in at.expander]  # the cell's story, one click away
 
@@ -231,7 +248,7 @@ def test_all_steps_view_draws_the_chosen_steps_tensors_and_a_button_for_every_ot
     buttons = {b.key: b for b in at.button if b.key and b.key.startswith("walk_show_")}
     assert set(buttons) == {f"walk_show_{n}" for n in W.STEP_NAMES if n != "scores"}
     assert buttons["walk_show_mix"].label == i18n.t("walk.all.show", lang, n=8)
-    assert len(at.code) == len(W.STEPS)
+    assert len(listings(at)) == len(W.STEPS)
     assert any(i18n.t("walk.split.mistake", lang, T=6) in m for m in texts(at, "markdown"))  # kept when compact
     at.button(key="walk_show_mix").click().run()
     assert not at.exception and at.session_state["walk_step"] == "mix"
@@ -563,3 +580,16 @@ def test_many_heads_the_pipeline_says_which_heads_the_pager_shows():
     assert said[0].index(i18n.t("walk.pipeline", "en")) < said[0].index(shown)
     assert i18n.t("walk.heads_capped", "en", h=16, n=n) in said[0]
     assert not [c for c in at.main.caption if shown in c.value]  # said once
+
+
+def test_a_fenced_listing_outlasts_any_run_of_backticks_in_its_code():
+    """ui.code.fenced: the code comes back whole from the markdown it is put in, whatever backticks it holds, inside
+    the div whose class the app's CSS wraps."""
+    from ui.code import CLASS, fenced
+
+    for code in ("x = 1", "s = '```'\nt = '````'", "a = `b`"):
+        block = fenced(code)
+        assert block.startswith(f"<div class='{CLASS}'>\n\n") and block.endswith("\n\n</div>")
+        fence = block.split("\n")[2].removesuffix("python")
+        assert set(fence) == {"`"} and len(fence) > max(len(r) for r in re.findall("`+", code + "`"))
+        assert block.split("\n", 3)[3].rsplit("\n", 3)[0] == code

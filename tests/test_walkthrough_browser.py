@@ -71,3 +71,20 @@ def test_all_steps_view_draws_a_steps_tensors_on_a_click(page, server):
         arg=charts.first.element_handle(),
     )
     expect(page.get_by_role("button", name="画出第 1 步的张量")).to_be_visible()  # step 1 now offers its button
+
+
+def test_a_steps_code_wraps_its_long_line_on_a_phone_and_can_be_copied(page, server):
+    """The step's code is a fenced block inside its markdown (ui/code.py): on a phone its 100-character line wraps
+    inside the box, as the code element it replaced did, instead of running out of it, and it keeps a copy button."""
+    page.set_viewport_size({"width": 390, "height": 900})
+    open_app(page, server, "walkthrough", walk_step="scores", d_model=64, num_heads=4, seq_len=8)
+    code = page.locator(".al-code [data-testid=stCode]")
+    expect(code).to_have_count(1)
+    expect(code).to_contain_text("torch.matmul(q_heads, k_heads_expanded.transpose(-2, -1))")
+    code.scroll_into_view_if_needed()
+    page.wait_for_function(
+        "el => el.scrollWidth <= el.clientWidth + 1 && el.getBoundingClientRect().height > 60",
+        arg=code.locator("pre, code").first.element_handle(),
+    )
+    code.hover()
+    expect(code.get_by_role("button")).to_have_count(1)  # copy

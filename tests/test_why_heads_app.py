@@ -17,6 +17,11 @@ def texts(elements) -> list[str]:
     return [e.value for e in elements]
 
 
+def paragraphs(at) -> list[str]:
+    """Every paragraph of the main area's markdown elements (an element may say a heading and several)."""
+    return [p for m in texts(at.main.markdown) for p in m.split("\n\n")]
+
+
 def headings(at) -> list[str]:
     """The page's section headings in page order: the first line of each markdown element that says a heading
     and its paragraphs in one."""
@@ -28,18 +33,19 @@ def test_page_opens_in_chinese_without_training():
     at = run_app("why-heads", lang="zh", why_seed=90_001)
     assert not at.exception
     assert time.perf_counter() - start < 30
-    assert at.title[0].value == "为什么要多头"
+    assert texts(at.markdown)[0].startswith("# 为什么要多头\n\n")  # the page's title, then its intro
     assert "why_run" not in at.session_state  # nothing was trained
     assert any("还没有训练过" in s for s in texts(at.info))
     assert at.button(key="why_train").label == "训练 h = 1、2、4"
     # nothing trained: no "what you just saw" (issue 20), what to look for instead
     assert not any("**多种表示。**" in m for m in texts(at.markdown))
     assert headings(at)[-1] == "训练时看什么" and "刚才看到的是什么" not in headings(at)
-    example = next(m for m in texts(at.markdown) if m.startswith("| 位置 |"))  # the example, one row a position
+    # the example, one row a position, closing the element of the heading and the text that explain it
+    example = next(m[m.index("\n| 位置 |") + 1 :] for m in texts(at.markdown) if "\n| 位置 |" in m)
     assert "| 5 | 9\\* | (5, 9) |" in example and "| 1 | 1 | (3, 9) |" in example
     assert "| **7** | **6** | **(2, 9)** |" in example  # the position the text explains, in bold
     assert max(len(line.split("|")) - 2 for line in example.splitlines()) == 3  # three columns: fits 390 px
-    stability = next(m for m in texts(at.markdown) if m.startswith("**稳定性。**"))
+    stability = next(p for p in paragraphs(at) if p.startswith("**稳定性。**"))
     assert "没有测量" not in stability and "39" in stability
 
 
@@ -51,11 +57,11 @@ def test_train_button_trains_reports_and_shares_the_results():
     verdicts = texts(at.success)
     assert any(v.startswith("h = 2:") and "The effect shows" in v for v in verdicts), verdicts
     assert any(v.startswith("h = 4:") and "The effect shows" in v for v in verdicts), verdicts
-    assert any(m.startswith("One head (d_k = 32)") for m in texts(at.markdown))
+    assert any(p.startswith("One head (d_k = 32)") for p in paragraphs(at))
     assert "What you just saw" in headings(at)  # now that something was trained
     said = next(m for m in texts(at.markdown) if m.startswith("### What you just saw\n\n"))
     assert said.split("\n\n")[1].startswith("**Several representations.**")  # right under its heading
-    stability = next(m for m in texts(at.markdown) if m.startswith("**Stability.**"))
+    stability = next(p for p in paragraphs(at) if p.startswith("**Stability.**"))
     assert "not measured on this page" not in stability and "39 of 40" in stability
     drawn = charts(at)
     assert len(drawn) == 1  # the loss curves; the head grids are one tab away
