@@ -87,12 +87,14 @@ ENTRIES = (
         "tests/test_browser_app.py::test_the_first_visit_to_a_fresh_server_keeps_every_choice_in_the_link",
     ),
     # No DOM name: the CSS aims at our st-key-<key> classes, at the parent of a keyed block (Streamlit's wrapper,
-    # its one child), at the <main> landmark's first child (the padded block), at a pills group's ARIA role.
+    # its one child), at the <main> landmark's first child (the padded block), at a pills group's ARIA role, and
+    # at the <pre>/<code> inside our al-code div (ui/code.py: it overrides the highlighter's inline white-space;
+    # its second canary is tests/test_walkthrough_browser.py::test_a_steps_code_wraps_its_long_line_on_a_phone...).
     Entry(
         "keyed_css",
         (),
         "small captions and sized pills in the presenter view, no gap for a hidden URL carrier, no double "
-        "step from arrows in a pills group",
+        "step from arrows in a pills group, code listings inside markdown wrapped on a phone",
         "tests/test_seam_browser.py::test_the_css_on_our_own_classes_gives_the_presenter_view_its_look",
     ),
     Entry(
