@@ -78,12 +78,12 @@ PINS = {
 }
 
 
-def sent(at) -> tuple[int, int]:
-    """(elements, containers) under the main area of a run: every leaf of the tree, every block."""
+def counted(nodes) -> tuple[int, int]:
+    """(elements, containers) under `nodes`: every leaf of the tree, every block."""
     from streamlit.testing.v1.element_tree import Block
 
     elements = containers = 0
-    stack = list(at._tree.children[0].children.values())  # the main area (children[1] is the sidebar)
+    stack = list(nodes)
     while stack:
         node = stack.pop()
         if isinstance(node, Block):
@@ -92,6 +92,11 @@ def sent(at) -> tuple[int, int]:
         else:
             elements += 1
     return elements, containers
+
+
+def sent(at) -> tuple[int, int]:
+    """(elements, containers) under the main area of a run (children[1] is the sidebar)."""
+    return counted(at._tree.children[0].children.values())
 
 
 @pytest.mark.app
@@ -112,19 +117,8 @@ def test_a_view_sends_few_elements_and_containers(page, extra):
 def page_part_sent(at) -> tuple[int, int]:
     """(elements, containers) of the page's fragment, the last block of the main area (app.py draws it last; the
     choosers' fragment, drawn after it, takes a place kept above it): what a step of seq_len or the seed sends."""
-    from streamlit.testing.v1.element_tree import Block
-
     main = at._tree.children[0]
-    elements = containers = 0
-    stack = [main.children[max(main.children)]]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, Block):
-            containers += 1
-            stack += node.children.values()
-        else:
-            elements += 1
-    return elements, containers
+    return counted([main.children[max(main.children)]])
 
 
 @pytest.mark.app
