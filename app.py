@@ -40,7 +40,7 @@ from ui.display import DISPLAY_URL_KEYS, display_sidebar
 from ui.display import KEPT as DISPLAY_KEPT
 from ui.navigation import PAGES, WHOLE_RUN_PAGES
 from ui.seam import widget_guard
-from ui.shell import SETTINGS_KEPT, keep_in_url, remember_settings
+from ui.shell import SETTINGS_KEPT, keep_in_url, remember_settings, rerun_parts
 from ui.tables import CSS as TABLE_CSS
 
 
@@ -244,10 +244,8 @@ classmode.panel(_page.url_path, _lang)  # the sidebar's class section and a stud
 
 
 def _rerun(*parts: str) -> None:
-    """From a setting's callback: rerun only `parts`, in this order. A session with no browser (streamlit.testing's
-    AppTest: no URL) reruns the whole app instead, since its pages are registered anew on every run and a page
-    run alone would not find them (st.page_link)."""
-    st.rerun(list(parts) if st.context.url else "app")
+    """From a setting's callback: rerun only `parts`, in this order (ui.shell.rerun_parts)."""
+    rerun_parts(parts)
 
 
 def _rerun_page() -> None:

@@ -126,6 +126,13 @@ def current_settings() -> Settings:
     return settings
 
 
+def rerun_parts(parts) -> None:
+    """From a callback: rerun only the fragments `parts`, in this order. A session with no browser (streamlit.testing's
+    AppTest: no URL) reruns the whole app instead, since its pages are registered anew on every run and a page
+    run alone would not find them (st.page_link)."""
+    st.rerun(list(parts) if st.context.url else "app")
+
+
 def page_context() -> PageContext:
     """Call first in every page file."""
     if seam.shell_guard():

@@ -16,6 +16,7 @@ import i18n
 from lessons import walkthrough as W
 from ui.choice import HIDDEN_SUFFIX, labelled
 from ui.keys import step_keys
+from ui.shell import rerun_parts
 
 _PARTS = "_al_walk_nav_parts"  # session state: the fragments a choice reruns (app.py, each whole-app run)
 _CHOSEN = "_al_walk_nav_chosen"  # session state: a choice made in a callback, for the page to apply (apply_chosen)
@@ -29,11 +30,10 @@ def set_parts(parts: tuple[str, ...] | None) -> None:
 
 
 def rerun() -> None:
-    """From a callback that changed the view or the step: the page, then the navigation. A session with no browser
-    (AppTest: no URL) reruns the whole app, as app.py's settings do."""
+    """From a callback that changed the view or the step: the page, then the navigation (ui.shell.rerun_parts)."""
     parts = st.session_state.get(_PARTS)
     if parts:
-        st.rerun(list(parts) if st.context.url else "app")
+        rerun_parts(parts)
 
 
 def choose(key: str, value: str) -> None:
