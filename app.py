@@ -40,7 +40,7 @@ from ui.display import DISPLAY_URL_KEYS, display_sidebar
 from ui.display import KEPT as DISPLAY_KEPT
 from ui.navigation import PAGES, WHOLE_RUN_PAGES
 from ui.seam import widget_guard
-from ui.shell import SETTINGS_KEPT, keep_in_url, remember_settings, rerun_parts
+from ui.shell import SETTINGS_KEPT, keep_in_url, remember_page, remember_settings, rerun_parts
 from ui.tables import CSS as TABLE_CSS
 
 
@@ -231,6 +231,7 @@ _pages = [
     for path, url, icon in PAGES
 ]
 _page = st.navigation(_pages)
+remember_page()  # the page shown, so that a setting's callback can tell a page change (ui.shell.rerun_parts)
 url_state.gate(_page.url_path)  # and the keys this page does not own
 SETTINGS_PART, PAGE_PART, NAV_PART = "settings", "page", "nav"  # the fragments' keys (st.rerun names them)
 # A page's navigation that no shared setting changes (its choosers): drawn above the page, in a fragment of its own.

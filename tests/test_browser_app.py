@@ -62,6 +62,23 @@ def test_copied_url_restores_the_settings_on_another_page(page, server, browser)
         other.context.close()
 
 
+def test_a_seed_typed_and_not_yet_sent_goes_with_a_page_link_clicked_at_once(page, server):
+    """The typed seed goes to the server with the click, and its callback runs in the page change's interaction:
+    it must not replace the page change with a rerun of the old page's parts (the click was lost, every time)."""
+    open_app(page, server, d_model=32, seq_len=5, mask="causal", seed=7)
+    box = sidebar(page).get_by_role("spinbutton")
+    expect(box).to_have_value("7")
+    box.fill("9")  # no Enter: the value is sent with the next message
+    sidebar(page).get_by_role("link", name=i18n.t("page.heads", "en")).click()
+    expect(page).to_have_title(re.compile(i18n.t("page.heads", "en")))
+    wait_idle(page)
+    expect(page).to_have_url(re.compile(r"/heads\?.*seed=9"))
+    expect(sidebar(page).get_by_role("spinbutton")).to_have_value("9")
+    expect(sidebar(page).locator(".st-key-mask_shown").get_by_role("combobox")).to_have_value(
+        i18n.t("mask.causal", "en")
+    )
+
+
 def test_switching_language_changes_the_visible_text(page, server):
     open_app(page, server, lang="en")
     expect(page.get_by_role("heading", name="Attention Lab")).to_be_visible()

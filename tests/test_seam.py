@@ -159,6 +159,28 @@ def test_streamlit_writes_a_bound_widgets_displayed_label_into_the_url():
     assert _url_app(LABELLED, {"m": "none"}).session_state["m"] == "causal"
 
 
+KEYED = """
+import streamlit as st
+st.number_input("n", key="seed")
+st.selectbox("m", ["a", "b"], key="mask-shown")
+st.slider("s")
+"""
+
+
+@pytest.mark.app
+def test_a_keyed_widgets_id_carries_its_key():
+    """Behaviour canary (entry `held_values`): widget_guard reads a widget's key out of the id in a message (the
+    browser sends ids, not keys). If the id's form changes, nothing is noted as held and every run writes every
+    shared setting again, which can undo a key press made meanwhile (tests/test_settling_browser.py)."""
+    from streamlit.testing.v1 import AppTest
+
+    from ui.seam import widget_guard
+
+    at = AppTest.from_string(KEYED).run()
+    ids = [at.number_input[0].id, at.selectbox[0].id, at.slider[0].id]
+    assert [widget_guard.user_key(i) for i in ids] == ["seed", "mask-shown", None], ids
+
+
 def test_the_canary_can_fail():
     assert not _has("streamlit.runtime.app_session.AppSession", "self._no_such_state")
     assert not _has("streamlit.navigation.page.StreamlitPage", "_no_such_flag")

@@ -193,3 +193,31 @@ def test_a_whole_number_from_an_int_number_box_is_a_valid_value():
     sent = WidgetState(id="seed", int_value=12)
     assert widget_guard.problem(sent, box, lambda: 12) is None
     assert widget_guard.problem(WidgetState(id="seed", string_value="12"), box, lambda: "12") is not None
+
+
+HELD_SCRIPT = """
+import streamlit as st
+from ui.seam import widget_guard
+widget_guard.install()
+st.number_input("n", key="seed")
+st.slider("s", key="s")
+st.json(sorted(st.session_state.get(widget_guard.HELD, ())))
+"""
+
+
+@pytest.mark.app
+def test_the_keys_of_the_values_a_browser_sent_are_noted_and_a_made_up_id_is_not():
+    """Entry `held_values`: the keys whose widget value a message carried are noted for the session (a first run
+    carries none); an id the session never drew, however many a message names, is not."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_string(HELD_SCRIPT).run()
+    assert at.json[0].value == "[]"
+    at.slider[0].set_value(5).run()
+    assert at.json[0].value == '["s", "seed"]'
+    forged = WidgetStates()
+    forged.CopyFrom(at._tree.get_widget_states())
+    for i in range(1000):
+        forged.widgets.add(id=f"$$ID-0-made_up_{i}", int_value=1)
+    at._run(forged)
+    assert not at.exception and at.json[0].value == '["s", "seed"]'

@@ -21,6 +21,8 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
+from ui import seam
+
 SHOWN = "_shown"
 HIDDEN_SUFFIX = "_al_hidden"  # a container whose key ends so is hidden (HIDDEN_CSS)
 # One rule for every carrier: st.container(key=...) gives its block the class st-key-<key>. Streamlit wraps
@@ -83,7 +85,10 @@ def labelled(
         else None
     )
     if (multi or value in options) and (
-        recreated or shown_key not in st.session_state or st.session_state[shown_key] != shown_value
+        recreated
+        or shown_key not in st.session_state
+        or st.session_state[shown_key] != shown_value
+        or not seam.browser_holds(shown_key)  # not mounted yet: it would start at its first option
     ):
         st.session_state[shown_key] = shown_value
 

@@ -126,11 +126,29 @@ def current_settings() -> Settings:
     return settings
 
 
+SHOWN_URL = "_shell_shown_url"  # st.context.url as the last whole-app run left it: the page shown
+
+
+def remember_page() -> None:
+    """app.py, after st.navigation: the page this session shows, for rerun_parts to tell a page change."""
+    st.session_state[SHOWN_URL] = st.context.url
+
+
 def rerun_parts(parts) -> None:
-    """From a callback: rerun only the fragments `parts`, in this order. A session with no browser (streamlit.testing's
-    AppTest: no URL) reruns the whole app instead, since its pages are registered anew on every run and a page
-    run alone would not find them (st.page_link)."""
-    st.rerun(list(parts) if st.context.url else "app")
+    """From a callback: rerun only the fragments `parts`, in this order.
+
+    Not when the interaction is a page change: a value typed and not yet sent goes with the click on a page link, so
+    its callback runs in the page change's interaction, and a narrower rerun would replace the page change (the
+    click was lost; tests/test_browser_app.py). The page change's own whole-app run reruns everything anyway.
+    (st.context.url names the page the interaction asks for.) A session with no browser (streamlit.testing's AppTest:
+    no URL) reruns the whole app, since its pages are registered anew on every run and a page run alone would not
+    find them (st.page_link)."""
+    url = st.context.url
+    if not url:
+        st.rerun("app")
+    if url != st.session_state.get(SHOWN_URL):
+        return  # a page change: its whole-app run goes on
+    st.rerun(list(parts))
 
 
 def page_context() -> PageContext:

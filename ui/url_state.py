@@ -122,7 +122,8 @@ def settle(
     A value is put in session state only when it differs from what the session holds, or when its widget is new:
     writing a widget's key makes Streamlit send that value to the browser, and a run that started before the
     user's last key press would send the older value back over the one the browser has just sent (the press was
-    lost). A new widget has no value the browser sent, and without the write it would start at its default."""
+    lost). A new widget has no value the browser sent, and without the write it would start at its default; nor has
+    a widget whose code the browser was still loading when it was last sent (ui/seam entry `held_values`)."""
     first = set(url_first)
     store_values = kept(store)
     raw: dict[str, object] = {}
@@ -171,8 +172,8 @@ def settle(
             # the page was loaded with (ui/seam entry `url_values`): from here on the session's value decides.
             seam.forget_initial_url_value(name)
         current = st.session_state.get(name)
-        if recreated or current != value or type(current) is not type(value):
-            st.session_state[name] = value  # a re-created widget takes it instead of its default
+        if recreated or current != value or type(current) is not type(value) or not seam.browser_holds(name):
+            st.session_state[name] = value  # a re-created widget, or one the browser has not mounted, takes it
     if drops or sets:
         _write_url(drops, sets)
     return values

@@ -103,6 +103,15 @@ ENTRIES = (
         "a crafted widget value (NaN slider, unknown option) keeps the widget's last value, never breaks a session",
         "tests/test_widget_guard.py::test_a_crafted_value_keeps_the_widgets_last_value_with_a_notice",
     ),
+    # No private name: widget_guard's wrapper (above) also notes which keyed widgets a message holds a value of,
+    # reading the key out of the widget's id ("$$ID-<hash>-<key>": that format is its second canary, in test_seam.py).
+    Entry(
+        "held_values",
+        (),
+        "a widget whose code was still loading when a step re-sent it starts at the session's value, not its "
+        "default: a step right after loading resets no seed or mask of the link and loses no page link click",
+        "tests/test_held_values_browser.py::test_a_widget_mounted_late_keeps_the_links_value",
+    ),
     Entry(
         "origin_guard",
         (),
@@ -237,6 +246,18 @@ def link_values(pairs) -> bool:
         return True
     except (AttributeError, ImportError, RuntimeError):
         return False
+
+
+def browser_holds(key: str) -> bool:
+    """Entry `held_values`: has the browser sent a value of `key`'s widget (as last drawn)? Until it has, a run that
+    draws the widget again must give it its value (a write to session state): its component may mount only now,
+    from this run's element, and would take the widget's default and send that back as the user's choice.
+    True when the seam is off (nothing more is written than without it)."""
+    if not enabled():
+        return True
+    from ui.seam import widget_guard
+
+    return widget_guard.browser_holds(key)
 
 
 def forget_initial_url_value(key: str) -> None:

@@ -19,6 +19,7 @@ import json
 import math
 
 REJECTED = "_widget_guard_rejected"  # session-state key: the values replaced since app.py last asked
+HELD = "_widget_guard_held"  # session-state key: the user keys of the widgets whose value the browser has sent
 SHOWN_VALUES = 5  # a notice names a few, never thousands
 # Decoding these consumes what they carry (uploaded files): left to Streamlit, never decoded twice.
 _NOT_DECODED_EARLY = ("file_uploader_state_value", "chat_input_value")
@@ -131,6 +132,7 @@ def install() -> bool:
         # moved it there just before), or its default when it had none.
         kept, rejected = screened(self.get_widget_metadata, widget_states)
         original(self, kept)
+        _note_held(self, kept)  # entry `held_values`
         if rejected:  # kept in this session's own state (the same mapping as st.session_state)
             held = list(self[REJECTED]) if REJECTED in self else []
             self[REJECTED] = (held + rejected)[:SHOWN_VALUES]
@@ -138,6 +140,34 @@ def install() -> bool:
     SessionState.set_widgets_from_proto = set_widgets_from_proto
     SessionState._al_guarded = True
     return True
+
+
+ID_PREFIX = "$$ID-"  # a keyed widget's id is "$$ID-<hash>-<user key>" (Streamlit 1.67; canary in tests/test_seam.py)
+
+
+def user_key(widget_id: str) -> str | None:
+    """The user key in a widget's id, or None for a widget without one."""
+    if not widget_id.startswith(ID_PREFIX):
+        return None
+    parts = widget_id.split("-", 2)
+    return parts[2] if len(parts) == 3 and parts[2] != "None" else None
+
+
+def _note_held(state, widget_states) -> None:
+    """Remember the keys of the widgets the browser holds a value of (entry `held_values`): it sends every value it
+    holds with each message, so a widget whose component has not mounted yet (its code still loading) is missing."""
+    # Only widgets this session has drawn: a forged message naming made-up ids cannot make the set grow.
+    keys = {user_key(w.id) for w in widget_states.widgets if state.get_widget_metadata(w.id) is not None} - {None}
+    held = state[HELD] if HELD in state else frozenset()
+    if not keys <= held:
+        state[HELD] = frozenset(held | keys)
+
+
+def browser_holds(key: str) -> bool:
+    """True when the browser has sent a value of `key`'s widget in this session."""
+    import streamlit as st
+
+    return key in st.session_state.get(HELD, ())
 
 
 def take_rejected() -> list[str]:
