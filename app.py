@@ -1,4 +1,4 @@
-"""Attention Lab entrypoint: the shared settings in the sidebar (bound to the URL) and the navigation.
+"""Attention Lab entrypoint: the shared settings in the sidebar (kept in the URL) and the navigation.
 
 Served by `streamlit run serve.py` (scripts/start.sh; `streamlit run app.py` works too, without the browser-side
 batching of ui/seam/client_batching.js). Every page reads the settings through ui.shell.page_context().
@@ -85,10 +85,19 @@ def settle_settings(skip: tuple[str, ...] = (), recreated: bool = False) -> list
     return [fix for fix, _ in report]
 
 
+# The settings a step changes most (seq_len, the seed) are not bound to the URL: a bound widget's change makes
+# Streamlit's browser client rewrite the address and re-render the whole app before it sends the step
+# (benchmarks/README.md, "One step profiled"). Their values come from the link on a first visit (settle_settings,
+# like every key), and the server writes them into the link at the end of every run (relink_settings).
+SERVER_LINKED = ("seq_len", "seed")
+
+
 def relink_settings() -> None:
-    """The end of every run: the link carries every setting and display option that is not its default."""
+    """The end of every run: the link carries every setting and display option that is not its default (and
+    exactly the current seq_len and seed, which no widget writes there)."""
     env = {"default_lang": i18n.lang_from_locale(st.context.locale)}
-    url_state.relink([k for k in SETTING_URL_KEYS if k.name != "lang"], SETTINGS_KEPT, env)  # lang: keep_in_url
+    settings = [k for k in SETTING_URL_KEYS if k.name != "lang"]  # lang: keep_in_url
+    url_state.relink(settings, SETTINGS_KEPT, env, exact=SERVER_LINKED)
     url_state.relink(DISPLAY_URL_KEYS, DISPLAY_KEPT, {})
 
 
@@ -174,8 +183,7 @@ def settings_sidebar(earlier_fixes: list, settled: bool = False, fragments: bool
         t("settings.seq_len"),
         SEQ_LEN_MIN,
         SEQ_LEN_MAX,
-        key="seq_len",
-        bind="query-params",
+        key="seq_len",  # not bound to the URL: SERVER_LINKED
         value=DEFAULTS["seq_len"],
         on_change=page_only,
     )
@@ -195,8 +203,7 @@ def settings_sidebar(earlier_fixes: list, settled: bool = False, fragments: bool
         t("settings.seed"),
         SEED_MIN,
         SEED_MAX,
-        key="seed",
-        bind="query-params",
+        key="seed",  # not bound to the URL: SERVER_LINKED
         step=1,
         value=DEFAULTS["seed"],
         help=t("settings.seed.help"),

@@ -92,7 +92,7 @@ def test_a_widget_bound_to_the_link_has_its_key_in_the_table():
     at = run_page("pages/masks.py", {})
     assert not at.exception
     bound = url_bound_keys(at)
-    assert {"seq_len", "palette", "masks_head"} <= bound  # the check sees the sidebar's and the page's widgets
+    assert {"d_model", "palette", "masks_head"} <= bound  # the check sees the sidebar's and the page's widgets
     assert bound <= set(URL_KEYS.keys_of("masks"))
 
 

@@ -179,21 +179,63 @@ def settle(
     return values
 
 
-def relink(keys: Sequence[UrlKey], store: str, env: Env) -> None:
+def relink(keys: Sequence[UrlKey], store: str, env: Env, exact: Sequence[str] = ()) -> None:
     """The end of a run: put back in the link every value of `keys` (settled into `store`) that it lost. A page
     change starts from the page's bare address; the value stays in its widget, and the link must carry it too
-    (never a default: Streamlit leaves those out). The link only: no widget is sent a value."""
+    (never a default: Streamlit leaves those out). The link only: no widget is sent a value.
+
+    `exact`: keys no widget writes into the link (not bound to it): the link is made to carry exactly their
+    current value, and to leave them out at their default (_keep_exact)."""
     values = kept(store)
     lost = [
         (key.name, as_url(values[key.name]))
         for key in keys
         if key.name in values
+        and key.name not in exact
         and not isinstance(values[key.name], (list, tuple))
         and values[key.name] != key.resolved({**env, **values})["default"]
         and not url_values(key.name)
     ]
     if lost and not seam.link_values(lost):
         _write_url([], [(name, (text,)) for name, text in lost])
+    wanted = {
+        key.name: None if values[key.name] == key.resolved({**env, **values})["default"] else as_url(values[key.name])
+        for key in keys
+        if key.name in exact and key.name in values
+    }
+    if wanted:
+        _keep_exact(wanted)
+
+
+WRITTEN = "_url_written"  # relink's `exact` keys: what this session's last message to the browser put in its link
+
+
+def _keep_exact(wanted: Mapping[str, str | None]) -> None:
+    """Make the browser's link carry `wanted` (key -> text, None: not in the link), in one message when it can.
+
+    st.query_params holds the query string the browser sent with this run's request, and that can be older
+    than the link: runs overlap, and a run the server finished after the request left has written a newer
+    value since (6 -> 7 -> 8 -> 7 fast: the last run's request still says 7, while the link says 8). So a key is
+    written when that query string differs from the wanted value, or when the last value this session sent
+    the browser does. Each message carries the whole query string, so after one the link is what
+    st.query_params holds."""
+    written = st.session_state.setdefault(WRITTEN, {})
+    stale = [
+        name
+        for name, text in wanted.items()
+        if url_values(name) != ([] if text is None else [text]) or written.get(name, text) != text
+    ]
+    if not stale:
+        return
+    sets = {name: text for name, text in wanted.items() if text is not None and url_values(name) != [text]}
+    sent = False
+    for name in wanted:
+        if wanted[name] is None and name in st.query_params:
+            del st.query_params[name]  # one message each (rare: a step back to the default)
+            sent = True
+    if sets or not sent:
+        st.query_params.update(sets)  # one message, the whole query string (also when only the browser's is stale)
+    written.update(wanted)
 
 
 def _write_url(drops: list[str], sets: list[tuple[str, tuple[str, ...]]]) -> None:

@@ -41,6 +41,14 @@ ENTRIES = (
         "a burst of websocket messages reaches Streamlit's client in one task: React renders a step once",
         "tests/test_client_batching_browser.py::test_the_app_loads_with_it_and_a_slider_step_is_one_delivery",
     ),
+    # No private name: it relies on Streamlit's client writing a link the server sets with history.pushState.
+    Entry(
+        "link_in_place",
+        (),
+        "a step of seq_len or the seed adds no back-button entry: the link the server writes on the same page "
+        "replaces the current one, as a bound widget's change does (Back goes to the previous page)",
+        "tests/test_step_link_browser.py::test_steps_add_no_history_entry_and_back_goes_to_the_previous_page",
+    ),
     Entry(
         "fragment_page",
         (("streamlit.navigation.page.StreamlitPage", "_can_be_called"),),
@@ -148,7 +156,8 @@ def install() -> bool:
 
 
 def middleware() -> list:
-    """Entries `origin_guard`, `backmsg_guard`, `client_batching`: serve.py's ASGI middleware (none: seam off)."""
+    """Entries `origin_guard`, `backmsg_guard`, `client_batching` (and `link_in_place`, in the same script):
+    serve.py's ASGI middleware (none: seam off)."""
     if not enabled():
         return []
     from starlette.middleware import Middleware

@@ -17,11 +17,13 @@ from __future__ import annotations
 from pathlib import Path
 
 SCRIPT_FILE = Path(__file__).with_name("client_batching.js")
+# Entry `link_in_place`: must run before Streamlit's client writes its first link; it rides in the same tag.
+LINK_SCRIPT_FILE = Path(__file__).with_name("link_in_place.js")
 MARKER = b"<head>"
 
 
 def script_tag() -> bytes:
-    return b"<script>" + SCRIPT_FILE.read_bytes() + b"</script>"
+    return b"<script>" + SCRIPT_FILE.read_bytes() + b"\n" + LINK_SCRIPT_FILE.read_bytes() + b"</script>"
 
 
 def inject(html: bytes, tag: bytes) -> bytes:
@@ -32,7 +34,7 @@ def inject(html: bytes, tag: bytes) -> bytes:
 
 
 class InjectClientScript:
-    """ASGI middleware: client_batching.js as the first script of every HTML page."""
+    """ASGI middleware: client_batching.js (and link_in_place.js) as the first script of every HTML page."""
 
     def __init__(self, app) -> None:
         self.app = app
