@@ -74,6 +74,36 @@ def test_a_fragment_rerun_never_preempts_a_running_script():
     assert request is not None and request.type == ScriptRequestType.RERUN  # ... stops it at once
 
 
+def test_a_page_change_waiting_is_kept_when_a_callbacks_rerun_comes_after_it():
+    """Behaviour canary (seam entry `page_change`): Streamlit folds the two into one whole-app run, and takes the
+    page and link from the newer request, the page being left; with the seam's rule the click's page and link stay.
+    (tests/test_browser_app.py::test_a_seed_typed_and_not_yet_sent_goes_with_a_page_link_clicked_at_once is the
+    browser's side.)"""
+    from streamlit.runtime.scriptrunner_utils.script_requests import RerunData, ScriptRequests
+
+    from ui.seam import page_change
+
+    assert page_change.install()
+    heads = RerunData(page_script_hash="heads", query_string="seed=9")  # the page link's request, waiting
+    keyed = RerunData(page_script_hash="home", fragment_id_queue=["page"], is_fragment_scoped_rerun=True)
+
+    requests = ScriptRequests()
+    assert requests.request_rerun(heads) and requests.request_rerun_batch([keyed])
+    run = requests.on_scriptrunner_yield().rerun_data
+    assert (run.page_script_hash, run.query_string, run.fragment_id_queue) == ("heads", "seed=9", [])
+
+    requests = ScriptRequests()  # Streamlit's own rule, which the entry corrects: the newer request's page and link
+    assert requests.request_rerun(heads)
+    with requests._lock:
+        page_change.STREAMLIT_RULE(requests, keyed)
+    run = requests.on_scriptrunner_yield().rerun_data
+    assert (run.page_script_hash, run.fragment_id_queue) == ("home", []), "Streamlit keeps the page now: drop the entry"
+
+    requests = ScriptRequests()  # a second page link clicked: the newer page change wins, as in Streamlit
+    assert requests.request_rerun(heads) and requests.request_rerun(RerunData(page_script_hash="walk"))
+    assert requests.on_scriptrunner_yield().rerun_data.page_script_hash == "walk"
+
+
 @pytest.mark.app
 @pytest.mark.parametrize("page", ["heads", "why-heads"])
 def test_every_setting_still_reaches_the_page(page):

@@ -88,7 +88,7 @@ def labelled(
         recreated
         or shown_key not in st.session_state
         or st.session_state[shown_key] != shown_value
-        or not seam.browser_holds(shown_key)  # not mounted yet: it would start at its first option
+        or (not seam.browser_holds(shown_key) and value != default)  # not mounted yet: it would start at the default
     ):
         st.session_state[shown_key] = shown_value
 

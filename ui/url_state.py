@@ -172,11 +172,23 @@ def settle(
             # the page was loaded with (ui/seam entry `url_values`): from here on the session's value decides.
             seam.forget_initial_url_value(name)
         current = st.session_state.get(name)
-        if recreated or current != value or type(current) is not type(value) or not seam.browser_holds(name):
+        if (
+            recreated
+            or current != value
+            or type(current) is not type(value)
+            or _unmounted_off_default(key, value, env, values)
+        ):
             st.session_state[name] = value  # a re-created widget, or one the browser has not mounted, takes it
     if drops or sets:
         _write_url(drops, sets)
     return values
+
+
+def _unmounted_off_default(key: UrlKey, value, env: Env, values: Mapping[str, Any]) -> bool:
+    """Has the browser never sent this widget's value (its code may still be loading), while the value is not the
+    widget's default, which it would mount at? Only then is a write needed: a write also resets what a user is
+    typing into the widget, so none is made where the widget would show the right value anyway."""
+    return not seam.browser_holds(key.name) and value != key.resolved({**env, **values})["default"]
 
 
 def relink(keys: Sequence[UrlKey], store: str, env: Env, exact: Sequence[str] = ()) -> None:

@@ -62,6 +62,16 @@ ENTRIES = (
         "tests/test_live_fragment.py::test_a_fragment_rerun_never_preempts_a_running_script",
     ),
     Entry(
+        "page_change",
+        (
+            ("streamlit.runtime.scriptrunner_utils.script_requests.ScriptRequests", "_request_rerun_locked"),
+            ("streamlit.runtime.scriptrunner_utils.script_requests.ScriptRequests", "self._state"),
+            ("streamlit.runtime.scriptrunner_utils.script_requests.ScriptRequests", "self._rerun_data"),
+        ),
+        "a page link clicked while a step's callbacks run is not folded into a rerun of the page being left",
+        "tests/test_live_fragment.py::test_a_page_change_waiting_is_kept_when_a_callbacks_rerun_comes_after_it",
+    ),
+    Entry(
         "url_values",
         (
             ("streamlit.runtime.state.session_state_proxy", "get_session_state"),
@@ -147,12 +157,12 @@ def enabled() -> bool:
 
 
 def install() -> bool:
-    """Entry `widget_guard`, once per server process: True when it is in place."""
+    """Entries `widget_guard` and `page_change`, once per server process: True when they are in place."""
     if not enabled():
         return False
-    from ui.seam import widget_guard
+    from ui.seam import page_change, widget_guard
 
-    return widget_guard.install()
+    return widget_guard.install() and page_change.install()
 
 
 def middleware() -> list:
