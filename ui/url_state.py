@@ -188,7 +188,12 @@ def _unmounted_off_default(key: UrlKey, value, env: Env, values: Mapping[str, An
     """Has the browser never sent this widget's value (its code may still be loading), while the value is not the
     widget's default, which it would mount at? Only then is a write needed: a write also resets what a user is
     typing into the widget, so none is made where the widget would show the right value anyway."""
-    return not seam.browser_holds(key.name) and value != key.resolved({**env, **values})["default"]
+    return not seam.browser_holds(key.name) and value != _default(key, env, values)
+
+
+def _default(key: UrlKey, env: Env, values: Mapping[str, Any]) -> Any:
+    """`key`'s default with the settled `values` (a default may be a function of the other values)."""
+    return key.resolved({**env, **values})["default"]
 
 
 def relink(keys: Sequence[UrlKey], store: str, env: Env, exact: Sequence[str] = ()) -> None:
@@ -205,13 +210,13 @@ def relink(keys: Sequence[UrlKey], store: str, env: Env, exact: Sequence[str] = 
         if key.name in values
         and key.name not in exact
         and not isinstance(values[key.name], (list, tuple))
-        and values[key.name] != key.resolved({**env, **values})["default"]
+        and values[key.name] != _default(key, env, values)
         and not url_values(key.name)
     ]
     if lost and not seam.link_values(lost):
         _write_url([], [(name, (text,)) for name, text in lost])
     wanted = {
-        key.name: None if values[key.name] == key.resolved({**env, **values})["default"] else as_url(values[key.name])
+        key.name: None if values[key.name] == _default(key, env, values) else as_url(values[key.name])
         for key in keys
         if key.name in exact and key.name in values
     }
