@@ -1,10 +1,11 @@
-"""A page change the browser asked for is not undone by a rerun of fragments queued after it (entry `page_change`).
+"""A page change the browser asked for is not undone by a rerun of fragments folded into it (entry `page_change`).
 
-Why: a setting's callback reruns only the settings and the page (st.rerun(["settings", "page"]), public). Streamlit
-queues that request when the callbacks end, and folds it into any request already waiting: the waiting whole-app
-request wins the scope (a whole-app rerun covers the fragments), but the page and the link are taken from the newer
-request. So a page link clicked while a step's callbacks ran (a value typed and a link clicked at once, on a busy
-server) was folded into a whole-app run of the page being left: the click was lost.
+Why: Streamlit folds a request into one already waiting: a waiting whole-app request wins the scope (it reruns the
+fragments too), but the page and the link are taken from the newer request. The browser sends a page link's click,
+then a value typed just before it as a rerun of the settings fragment of the page being left; a setting's callback
+likewise queues a rerun of fragments (st.rerun(["settings", "page"]), public) with the page it ran on. When the
+script thread took the click late (a busy server), the two became one whole-app run of the page being left: the
+click was lost.
 
 How: wraps ScriptRequests._request_rerun_locked (private, once per process): when a whole-app request for another page
 is waiting and a request of fragments comes, the fragments' request takes the waiting one's page, link and browser
