@@ -37,6 +37,7 @@ mkdir -p "$RUN_DIR"
 RUN_DIR=$(cd "$RUN_DIR" && pwd)
 PY=.venv/bin/python
 [ -x "$PY" ] || bash scripts/setup.sh
+unset PYTHONDONTWRITEBYTECODE  # the first process writes the .pyc files (setup.sh compiles none)
 
 NGINX=$(command -v nginx || true)
 [ -n "$NGINX" ] || [ ! -x /usr/sbin/nginx ] || NGINX=/usr/sbin/nginx

@@ -4,6 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "${SETUP:-1}" = 0 ] || bash scripts/setup.sh
+# setup.sh compiles no bytecode: the first process to import a module writes its .pyc into .venv once. Where
+# PYTHONDONTWRITEBYTECODE is set (as on this machine), every process would compile torch again instead.
+unset PYTHONDONTWRITEBYTECODE
 # The address students open (this machine's LAN address), for Streamlit's startup banner. Given, so
 # Streamlit does not look up an external IP on the internet (it froze startup where DNS never answers).
 # Finding it sends no packet (a UDP socket's own address after connect); without a network: localhost.

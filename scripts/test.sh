@@ -18,6 +18,9 @@ if [ "${1:-}" = "--fast" ]; then
   default_workers=0
 fi
 bash scripts/setup.sh --test
+# setup.sh compiles no bytecode: the first process to import a module writes its .pyc into .venv once. Where
+# PYTHONDONTWRITEBYTECODE is set (as on this machine), every process would compile torch again instead.
+unset PYTHONDONTWRITEBYTECODE
 bash scripts/check.sh
 mkdir -p test-results
 workers=()
