@@ -1,6 +1,7 @@
 """The app shell in a real browser: settings in the URL, language, deep links on a fresh server."""
 
 import re
+import time
 
 import pytest
 from conftest import open_app, pick_option, sidebar_slider, wait_idle
@@ -79,6 +80,59 @@ def test_a_seed_typed_and_not_yet_sent_goes_with_a_page_link_clicked_at_once(pag
     expect(sidebar(page).locator(".st-key-mask_shown").get_by_role("combobox")).to_have_value(
         i18n.t("mask.causal", "en")
     )
+
+
+def test_a_typed_value_that_reaches_the_server_after_a_page_change_is_applied_on_the_new_page(page, server):
+    """A typed seed's rerun of the settings' fragment is sent from the page being left; the network can deliver it
+    after the page change's run has ended. It still names the old page: run as it is, it cleared the new page's main
+    area (Streamlit's client drops what another page drew) and the seed reached the sidebar only. Made
+    deterministic by holding that message back until the new page is shown."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    held: list = []  # the fragment reruns sent while `hold` is on
+    hold = [False]
+    to_server: list = []
+
+    def route(ws):
+        server_side = ws.connect_to_server()
+        to_server.append(server_side)
+
+        def from_page(message):
+            if hold[0] and isinstance(message, bytes):
+                msg = BackMsg()
+                msg.ParseFromString(message)
+                if msg.WhichOneof("type") == "rerun_script" and msg.rerun_script.fragment_id:
+                    held.append(message)
+                    return
+            server_side.send(message)
+
+        ws.on_message(from_page)
+
+    page.route_web_socket(re.compile(r"/_stcore/stream"), route)
+    open_app(page, server, d_model=32, seq_len=5, mask="causal", seed=7)
+    box = sidebar(page).get_by_role("spinbutton")
+    expect(box).to_have_value("7")
+    hold[0] = True
+    box.fill("9")
+    box.press("Enter")  # the settings' fragment rerun: held back
+    deadline = time.monotonic() + 10
+    while not held and time.monotonic() < deadline:  # the route sees the message while Playwright is called
+        page.wait_for_timeout(20)
+    assert held, "the typed seed was not sent as a rerun of the settings' fragment"
+    hold[0] = False
+    sidebar(page).get_by_role("link", name=i18n.t("page.heads", "en")).click()
+    expect(page).to_have_title(re.compile(i18n.t("page.heads", "en")))
+    wait_idle(page)
+    main = page.locator("[data-testid=stMain]")
+    expect(main.get_by_role("heading", level=1)).to_be_visible()
+    for message in held:  # now it arrives, late
+        to_server[-1].send(message)
+    wait_idle(page)
+    expect(main.get_by_role("heading", level=1)).to_be_visible()
+    expect(main.locator(".st-key-heads_tab_tabs")).to_be_visible()  # the page's sections, not only its title
+    expect(page).to_have_title(re.compile(i18n.t("page.heads", "en")))
+    expect(sidebar(page).get_by_role("spinbutton")).to_have_value("9")
+    expect(page).to_have_url(re.compile(r"/heads\?.*seed=9"))
 
 
 def test_switching_language_changes_the_visible_text(page, server):

@@ -104,6 +104,39 @@ def test_a_page_change_waiting_is_kept_when_a_callbacks_rerun_comes_after_it():
     assert requests.on_scriptrunner_yield().rerun_data.page_script_hash == "walk"
 
 
+def test_a_rerun_of_fragments_sent_from_the_page_left_runs_on_the_page_shown():
+    """Seam entry `page_change`, its second rule: a request of fragments naming another page than the session's latest
+    run takes that page, and the link and context of the request that asked for it; any other is left as sent.
+    (tests/test_browser_app.py::test_a_typed_value_that_reaches_the_server_after_a_page_change_is_applied_on_the_new_page
+    is the browser's side: the new page's main area was blank.)"""
+    from streamlit.proto.ClientState_pb2 import ClientState
+
+    from ui.seam.page_change import on_page_shown
+
+    click = ClientState(page_script_hash="heads", query_string="d_model=32")
+    click.context_info.url = "http://x/heads?d_model=32"
+    late = ClientState(page_script_hash="home", page_name="", fragment_id="settings", query_string="seed=7")
+    late.context_info.url = "http://x/?seed=7"
+    late.widget_states.widgets.add(id="$$ID-1-seed", int_value=9)
+
+    run = on_page_shown(late, "heads", click)
+    assert (run.page_script_hash, run.query_string, run.context_info.url) == (
+        "heads",
+        "d_model=32",
+        click.context_info.url,
+    )
+    assert (run.fragment_id, run.widget_states.widgets[0].int_value) == ("settings", 9)  # the typed value goes on
+    assert late.page_script_hash == "home"  # a copy: the message itself is not changed
+
+    # The page shown came from the server (a follow's st.switch_page): the page, not a link of another page.
+    assert on_page_shown(late, "walk", click).query_string == "seed=7"
+    same = ClientState(page_script_hash="heads", fragment_id="page", query_string="seed=8")
+    assert on_page_shown(same, "heads", click) is same  # a step on the page shown
+    whole = ClientState(page_script_hash="home")
+    assert on_page_shown(whole, "heads", click) is whole  # a whole-app request is Streamlit's (a page change)
+    assert on_page_shown(late, "", None) is late  # no run yet
+
+
 @pytest.mark.app
 @pytest.mark.parametrize("page", ["heads", "why-heads"])
 def test_every_setting_still_reaches_the_page(page):
