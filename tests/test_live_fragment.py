@@ -105,8 +105,9 @@ def test_a_page_change_waiting_is_kept_when_a_callbacks_rerun_comes_after_it():
 
 
 def test_a_rerun_of_fragments_sent_from_the_page_left_runs_on_the_page_shown():
-    """Seam entry `page_change`, its second rule: a request of fragments naming another page than the session's latest
-    run takes that page, and the link and context of the request that asked for it; any other is left as sent.
+    """Seam entry `page_change`, its wire rule: a request of fragments naming another page than the one asked for (or
+    the one a later run is on) takes that page, and the link and context of the request that asked for it; any other
+    is left as sent.
     (tests/test_browser_app.py::test_a_typed_value_that_reaches_the_server_after_a_page_change_is_applied_on_the_new_page
     is the browser's side: the new page's main area was blank.)"""
     from streamlit.proto.ClientState_pb2 import ClientState
@@ -125,7 +126,7 @@ def test_a_rerun_of_fragments_sent_from_the_page_left_runs_on_the_page_shown():
         "d_model=32",
         click.context_info.url,
     )
-    assert (run.fragment_id, run.widget_states.widgets[0].int_value) == ("settings", 9)  # the typed value goes on
+    assert (run.fragment_id, run.widget_states.widgets[0].int_value) == ("", 9)  # a whole-app run; the value goes on
     assert late.page_script_hash == "home"  # a copy: the message itself is not changed
 
     # The page shown came from the server (a follow's st.switch_page): the page, not a link of another page.
@@ -135,6 +136,43 @@ def test_a_rerun_of_fragments_sent_from_the_page_left_runs_on_the_page_shown():
     whole = ClientState(page_script_hash="home")
     assert on_page_shown(whole, "heads", click) is whole  # a whole-app request is Streamlit's (a page change)
     assert on_page_shown(late, "", None) is late  # no run yet
+
+
+def test_a_websockets_pages_in_the_order_the_browser_and_the_server_move():
+    """The wire part of entry `page_change` (ui/seam/page_change.RerunOnThePageAsked): the browser's whole-app request
+    names the page to come; a whole-app run names the page it is on (its st.navigation message, read from Streamlit's
+    wire format: a delta is not parsed, a message that is no ForwardMsg is left alone)."""
+    from streamlit.proto.ClientState_pb2 import ClientState
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    from ui.seam.page_change import Pages, started_page
+
+    start = ForwardMsg(hash="h")
+    start.metadata.delta_path.extend([0])
+    start.navigation.page_script_hash = "heads"
+    assert started_page(start.SerializeToString()) == "heads"
+    session = ForwardMsg(hash="s")
+    session.new_session.page_script_hash = "app"  # a run's start names the entrypoint before st.navigation chose
+    assert started_page(session.SerializeToString()) is None
+    delta = ForwardMsg(hash="d")
+    delta.delta.new_element.markdown.body = "x" * 10_000
+    assert started_page(delta.SerializeToString()) is None
+    assert started_page(b"\xff\xff\xff") is None
+
+    pages = Pages()
+    first = ClientState(page_name="")  # a first visit: its page is known once its run starts
+    assert pages.request(first) is first
+    pages.run_started("home")
+    step = ClientState(page_script_hash="home", fragment_id="page")
+    assert pages.request(step) is step
+    click = ClientState(page_script_hash="heads", query_string="d_model=32")
+    assert pages.request(click) is click
+    late = ClientState(page_script_hash="home", fragment_id="settings")
+    assert pages.request(late).page_script_hash == "heads"  # before the click's run started ...
+    pages.run_started("heads")
+    assert pages.request(late).query_string == "d_model=32"  # ... and after
+    pages.run_started("home")  # the server moved the page itself (a follow's st.switch_page)
+    assert pages.request(late) is late
 
 
 @pytest.mark.app

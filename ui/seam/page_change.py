@@ -11,13 +11,17 @@ The same message can come later still, after the page change's run has started o
 page's fragment and told the browser the old page was shown again: Streamlit's client then dropped everything the new
 page had drawn (a blank main area) and the typed value reached the sidebar only.
 
-How, once per process:
-- ScriptRequests._request_rerun_locked (private): when a whole-app request for another page is waiting and a request
-  of fragments comes, the fragments' request takes the waiting one's page, link and browser context before Streamlit
-  folds them.
-- AppSession.request_rerun: a request of fragments that names a page other than the one the session's latest run
-  is on (AppSession.page_script_hash) was sent before the browser learned of the page change; it takes that page,
-  and the link and browser context of the whole-app request that asked for it.
+How:
+- ScriptRequests._request_rerun_locked (private, wrapped once per process): when a whole-app request for another page
+  is waiting and a request of fragments comes, the fragments' request takes the waiting one's page, link and browser
+  context before Streamlit folds them (this also covers a callback's st.rerun of fragments, which never crosses the
+  wire).
+- RerunOnThePageAsked, ASGI middleware on st.App's public `middleware` (serve.py), reads Streamlit's wire format as
+  backmsg_guard does: per websocket, the browser's latest whole-app request and the page each whole-app run of the
+  server is on (the ForwardMsg st.navigation sends). A request of fragments naming another page than the one the
+  browser asked for last (or, once a run has chosen its page since, that one: a follow's st.switch_page) becomes a
+  whole-app request of that page, with the link and context of the request that asked for it and the values it
+  carries.
 Every other case is Streamlit's own rule.
 """
 
@@ -48,8 +52,9 @@ def keep_page_change(pending, new):
 
 def on_page_shown(client_state, shown_page: str, page_request):
     """The ClientState to run in place of `client_state`: a request of fragments for a page other than `shown_page`
-    (the session's latest run) takes that page, and the link and browser context of `page_request` (the latest
-    whole-app ClientState, when it asked for that page). Any other request is left as it is."""
+    (the page the browser asked for last, or the one a later run is on) becomes a whole-app request of that page, with
+    the link and browser context of `page_request` (the latest whole-app ClientState, when it asked for that page).
+    Any other request is left as it is."""
     if client_state is None or not client_state.fragment_id or not shown_page:
         return client_state
     if client_state.page_script_hash == shown_page:
@@ -58,6 +63,10 @@ def on_page_shown(client_state, shown_page: str, page_request):
     fixed.CopyFrom(client_state)
     fixed.page_script_hash = shown_page
     fixed.page_name = ""  # the hash names the page
+    # A whole-app run, not the fragment's: Streamlit's client compares a run's page with the page its state holds,
+    # which can still be the page left while the page change's messages are being rendered; on a mismatch it drops the
+    # page's elements, and a fragment run would not draw them again.
+    fixed.ClearField("fragment_id")
     if page_request is not None and page_request.page_script_hash == shown_page:
         fixed.query_string = page_request.query_string
         if page_request.HasField("context_info"):
@@ -67,7 +76,6 @@ def on_page_shown(client_state, shown_page: str, page_request):
 
 def install() -> bool:
     try:
-        from streamlit.runtime.app_session import AppSession
         from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequests, ScriptRequestType
     except ImportError:
         return False
@@ -83,18 +91,123 @@ def install() -> bool:
 
     ScriptRequests._request_rerun_locked = _request_rerun_locked
 
-    request_rerun = AppSession.request_rerun
-
-    def request_rerun_on_page_shown(self, client_state):
-        if client_state is not None and not client_state.fragment_id:
-            page_request = type(client_state)()
-            page_request.CopyFrom(client_state)
-            page_request.ClearField("widget_states")  # only its page, link and context are read again
-            self._al_page_request = page_request
-        else:
-            client_state = on_page_shown(client_state, self.page_script_hash, getattr(self, "_al_page_request", None))
-        return request_rerun(self, client_state)
-
-    AppSession.request_rerun = request_rerun_on_page_shown
     ScriptRequests._al_page_change_kept = True
     return True
+
+
+_NAVIGATION = 23  # ForwardMsg.navigation's field number: a whole-app run has chosen its page (st.navigation)
+_HEADER_FIELDS = (1, 2)  # ForwardMsg.hash and .metadata, which come first in the serialized message
+
+
+def _varint(data: bytes, i: int) -> tuple[int, int]:
+    value = shift = 0
+    while i < len(data):
+        byte = data[i]
+        i += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, i
+        shift += 7
+    raise ValueError("truncated")
+
+
+def started_page(data: bytes) -> str | None:
+    """The page a whole-app run is on, from the ForwardMsg its st.navigation sends, or None for any other message (a
+    run's new_session names the page it was asked for, or the entrypoint's before st.navigation has chosen): only the
+    field after the header is looked at, so a large delta costs a few bytes' read."""
+    try:
+        i = 0
+        while i < len(data):
+            tag, i = _varint(data, i)
+            if tag >> 3 in _HEADER_FIELDS and tag & 7 == 2:
+                length, i = _varint(data, i)
+                i += length
+                continue
+            if tag >> 3 != _NAVIGATION:
+                return None
+            from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+            msg = ForwardMsg()
+            msg.ParseFromString(data)
+            return msg.navigation.page_script_hash
+    except Exception:  # noqa: BLE001 - not a ForwardMsg: not ours to read
+        return None
+    return None
+
+
+class Pages:
+    """One websocket's view of the page: the browser's latest whole-app request and the page the server's latest run
+    started on, in the order they happened."""
+
+    def __init__(self) -> None:
+        self.asked = None  # ClientState of the latest whole-app request (its widget states dropped)
+        self.target = ""  # the page the next run is on: the one asked for, or the one a later run started on
+
+    def run_started(self, page: str) -> None:
+        if page:
+            self.target = page
+
+    def request(self, client_state):
+        """The ClientState to hand Streamlit for one the browser sent."""
+        if not client_state.fragment_id:
+            asked = type(client_state)()
+            asked.CopyFrom(client_state)
+            asked.ClearField("widget_states")
+            self.asked = asked
+            self.target = client_state.page_script_hash  # "" (a first visit by name): unknown until its run starts
+            return client_state
+        return on_page_shown(client_state, self.target, self.asked)
+
+
+class RerunOnThePageAsked:
+    """ASGI middleware: a rerun of fragments the browser sent from the page it was leaving runs on the page it asked
+    for (entry `page_change`)."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        from ui.seam.backmsg_guard import STREAM_PATH
+
+        if scope["type"] != "websocket" or not scope.get("path", "").endswith(STREAM_PATH):
+            await self.app(scope, receive, send)
+            return
+        pages = Pages()
+
+        async def receive_rewritten():
+            message = await receive()
+            data = message.get("bytes") if message.get("type") == "websocket.receive" else None
+            if data:
+                edited = _rewritten(pages, data)
+                if edited is not None:
+                    return dict(message, bytes=edited)
+            return message
+
+        async def send_noted(message) -> None:
+            data = message.get("bytes") if message.get("type") == "websocket.send" else None
+            if data:
+                page = started_page(data)
+                if page is not None:
+                    pages.run_started(page)
+            await send(message)
+
+        await self.app(scope, receive_rewritten, send_noted)
+
+
+def _rewritten(pages: Pages, data: bytes) -> bytes | None:
+    """The rerun request to hand on in place of `data`, or None to hand on `data` itself."""
+    from google.protobuf.message import DecodeError
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    msg = BackMsg()
+    try:
+        msg.ParseFromString(data)
+    except (DecodeError, ValueError, TypeError):
+        return None  # Streamlit answers a message it cannot read
+    if msg.WhichOneof("type") != "rerun_script":
+        return None
+    state = pages.request(msg.rerun_script)
+    if state is msg.rerun_script:
+        return None
+    msg.rerun_script.CopyFrom(state)
+    return msg.SerializeToString()

@@ -1,0 +1,61 @@
+"""A seed typed and a page link clicked at once, N times: how often the new page comes up blank or loses the value.
+
+    PYTHONPATH=. .venv/bin/python benchmarks/typed_then_link.py [N]
+
+Each try opens Home with seed 7 in a new browser context, types 9 into the seed box without Enter and clicks the Heads
+page link at once; the try is bad when the Heads page's sections, seed=9 in the link or 9 in the seed box are not there
+within 8 s (a screenshot of it goes to /tmp/typed_bad_<i>.png). Run it beside two busy loops
+(`python3 -c "while True: pass"`) to see the race a slow laptop sees. Figures: benchmarks/README.md, entry page_change.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
+
+import conftest
+from playwright.sync_api import expect, sync_playwright
+from servers import CHROMIUM, Server
+
+import i18n
+
+
+def main(n: int) -> int:
+    server = Server()
+    bad = 0
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=conftest.CHROMIUM_ARGS)
+            for i in range(n):
+                context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
+                page = context.new_page()
+                page.goto(server.url + "/?d_model=32&seq_len=5&mask=causal&seed=7")
+                conftest.wait_idle(page)
+                sidebar = page.locator("[data-testid=stSidebar]")
+                expect(sidebar.get_by_role("spinbutton")).to_have_value("7")
+                sidebar.get_by_role("spinbutton").fill("9")
+                sidebar.get_by_role("link", name=i18n.t("page.heads", "en")).click()
+                expect(page).to_have_title(re.compile(i18n.t("page.heads", "en")))
+                conftest.wait_idle(page)
+                try:
+                    expect(page.locator("[data-testid=stMain] .st-key-heads_tab_tabs")).to_be_visible(timeout=8000)
+                    expect(page).to_have_url(re.compile(r"/heads\?.*seed=9"), timeout=8000)
+                    expect(sidebar.get_by_role("spinbutton")).to_have_value("9", timeout=8000)
+                except AssertionError as e:
+                    bad += 1
+                    page.screenshot(path=f"/tmp/typed_bad_{i}.png")
+                    print(f"try {i}: {str(e).splitlines()[0]} ({page.url})", flush=True)
+                context.close()
+    finally:
+        server.stop()
+    print(f"bad {bad} of {n}")
+    return bad
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20)
