@@ -116,10 +116,16 @@ def test_serve_py_runs_app_py_as_st_app_with_the_middleware():
     from ui import seam
     from ui.seam.backmsg_guard import RefuseDeveloperMessages
     from ui.seam.origin_guard import RefuseForeignOrigins
+    from ui.seam.page_change import RerunOnThePageAsked
 
-    # on Streamlit 1.67.0, the seam on: foreign Origins refused first, developer-only messages dropped, then the
-    # client script injected
-    assert [m.cls for m in seam.middleware()] == [RefuseForeignOrigins, RefuseDeveloperMessages, InjectClientScript]
+    # on Streamlit 1.67.0, the seam on: foreign Origins refused first, developer-only messages dropped, a rerun sent
+    # from the page being left put on the page asked for, then the client script injected
+    assert [m.cls for m in seam.middleware()] == [
+        RefuseForeignOrigins,
+        RefuseDeveloperMessages,
+        RerunOnThePageAsked,
+        InjectClientScript,
+    ]
     from streamlit.web.server.app_discovery import discover_asgi_app
 
     assert discover_asgi_app(ROOT / "serve.py").is_asgi_app
