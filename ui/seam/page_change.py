@@ -136,12 +136,12 @@ def started_page(data: bytes) -> str | None:
 
 
 class Pages:
-    """One websocket's view of the page: the browser's latest whole-app request and the page the server's latest run
-    started on, in the order they happened."""
+    """One websocket's view of the page: the browser's latest whole-app request and the page the server's latest
+    whole-app run chose (st.navigation), whichever happened last."""
 
     def __init__(self) -> None:
         self.asked = None  # ClientState of the latest whole-app request (its widget states dropped)
-        self.target = ""  # the page the next run is on: the one asked for, or the one a later run started on
+        self.target = ""  # the page the next run is on: the one asked for, or the one a later run chose
 
     def run_started(self, page: str) -> None:
         if page:
