@@ -21,8 +21,8 @@ files="requirements.txt requirements-model.txt"
 [ $want_tests = 1 ] && files="$files requirements-test.txt"
 stamp=".venv/.installed-$(cat $files | sha256sum | cut -c1-16)"
 if [ ! -f "$stamp" ]; then
-  # uv installs the same pinned files as pip, several times faster (a fresh clone's install 28 -> 11 s on this
-  # 2-core machine); pip stays the fallback. uv reads no pip configuration, so pip's own (find-links, indexes,
+  # uv installs the same pinned files as pip, several times faster (benchmarks/README.md, "The install with uv");
+  # pip stays the fallback. uv reads no pip configuration, so pip's own (find-links, indexes,
   # constraints: where a machine keeps its CPU torch wheel) is handed over; with extra indexes, uv takes the best
   # match across all of them, as pip does. No bytecode is compiled here: the first process to import a module
   # writes its .pyc (scripts/test.sh and start.sh allow that even where PYTHONDONTWRITEBYTECODE is set).

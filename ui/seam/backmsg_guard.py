@@ -27,8 +27,18 @@ STREAM_PATH = "/_stcore/stream"  # Streamlit's websocket route (after any server
 _LOG = logging.getLogger(__name__)
 
 
-def refused(data: bytes) -> str | None:
-    """The type of a back message a viewer may not send, or None (let it through)."""
+def on_stream(scope) -> bool:
+    """Is this ASGI connection Streamlit's websocket (the only one the wire-reading middleware reads)?"""
+    return scope["type"] == "websocket" and scope.get("path", "").endswith(STREAM_PATH)
+
+
+def frame(message, kind: str) -> bytes | None:
+    """The binary payload of an ASGI websocket message of `kind` ("websocket.receive" or "websocket.send"), or None."""
+    return message.get("bytes") if message.get("type") == kind else None
+
+
+def parse(data: bytes):
+    """The BackMsg in `data`, or None when it is none (Streamlit answers that itself: it closes the connection)."""
     from google.protobuf.message import DecodeError
     from streamlit.proto.BackMsg_pb2 import BackMsg
 
@@ -36,6 +46,14 @@ def refused(data: bytes) -> str | None:
     try:
         msg.ParseFromString(data)
     except (DecodeError, ValueError, TypeError):
+        return None
+    return msg
+
+
+def refused(data: bytes) -> str | None:
+    """The type of a back message a viewer may not send, or None (let it through)."""
+    msg = parse(data)
+    if msg is None:
         return None  # not a BackMsg: Streamlit closes the connection (protocol error)
     kind = msg.WhichOneof("type")
     if kind not in ALLOWED:
@@ -54,7 +72,7 @@ class RefuseDeveloperMessages:
         self.app = app
 
     async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "websocket" or not scope.get("path", "").endswith(STREAM_PATH):
+        if not on_stream(scope):
             await self.app(scope, receive, send)
             return
         said: set[str] = set()
@@ -62,7 +80,7 @@ class RefuseDeveloperMessages:
         async def guarded_receive():
             while True:
                 message = await receive()
-                data = message.get("bytes") if message.get("type") == "websocket.receive" else None
+                data = frame(message, "websocket.receive")
                 kind = refused(data) if data else None
                 if kind is None:
                     return message

@@ -167,16 +167,16 @@ class RerunOnThePageAsked:
         self.app = app
 
     async def __call__(self, scope, receive, send) -> None:
-        from ui.seam.backmsg_guard import STREAM_PATH
+        from ui.seam.backmsg_guard import frame, on_stream
 
-        if scope["type"] != "websocket" or not scope.get("path", "").endswith(STREAM_PATH):
+        if not on_stream(scope):
             await self.app(scope, receive, send)
             return
         pages = Pages()
 
         async def receive_rewritten():
             message = await receive()
-            data = message.get("bytes") if message.get("type") == "websocket.receive" else None
+            data = frame(message, "websocket.receive")
             if data:
                 edited = _rewritten(pages, data)
                 if edited is not None:
@@ -184,7 +184,7 @@ class RerunOnThePageAsked:
             return message
 
         async def send_noted(message) -> None:
-            data = message.get("bytes") if message.get("type") == "websocket.send" else None
+            data = frame(message, "websocket.send")
             if data:
                 page = started_page(data)
                 if page is not None:
@@ -196,15 +196,10 @@ class RerunOnThePageAsked:
 
 def _rewritten(pages: Pages, data: bytes) -> bytes | None:
     """The rerun request to hand on in place of `data`, or None to hand on `data` itself."""
-    from google.protobuf.message import DecodeError
-    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from ui.seam.backmsg_guard import parse
 
-    msg = BackMsg()
-    try:
-        msg.ParseFromString(data)
-    except (DecodeError, ValueError, TypeError):
-        return None  # Streamlit answers a message it cannot read
-    if msg.WhichOneof("type") != "rerun_script":
+    msg = parse(data)
+    if msg is None or msg.WhichOneof("type") != "rerun_script":
         return None
     state = pages.request(msg.rerun_script)
     if state is msg.rerun_script:
