@@ -57,6 +57,16 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(next(iter(tiers)))
         if len(tiers) > 1:
             raise pytest.UsageError(f"{item.nodeid}: in tiers {sorted(tiers)}; a test is in exactly one of {TIERS}")
+    # The longest files first: xdist hands out whole files (`--dist loadfile`) in this order, so the suite's last
+    # minute is short unit files on both workers, not one browser file on one worker while the other waits.
+    heaviest = {}
+    for item in items:
+        rank = _RUN_FIRST[_tier(item)]
+        heaviest[item.path] = min(rank, heaviest.get(item.path, rank))
+    items.sort(key=lambda item: heaviest[item.path])  # stable: each file's own order is kept
+
+
+_RUN_FIRST = {"browser": 0, "slow": 0, "app": 1, "unit": 2}
 
 
 def _tier(item) -> str:

@@ -1,13 +1,13 @@
 """Class mode end to end in Chromium: a teacher and three students in four browser contexts, in zh and en: start
 a class, join by code, follow three walkthrough steps, one student explores and comes back, a vote, a reload
-mid-vote, the reveal, a second vote, the export. The class store is a SQLite file in a temp folder."""
+mid-vote, the reveal, a second vote, the export. The class store is the session's SQLite file in a temp folder
+(conftest.py)."""
 
 from __future__ import annotations
 
 import csv
 import io
 import json
-import os
 import re
 import time
 import urllib.request
@@ -15,7 +15,6 @@ import urllib.request
 import pytest
 from conftest import sidebar_slider
 from playwright.sync_api import expect
-from servers import Server
 from wire import SIDEBAR, delta_paths
 
 from ui.classmode import FALLBACK_SECONDS
@@ -60,21 +59,6 @@ IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
 STEPS = ("split", "scores", "softmax")
 
 
-@pytest.fixture(scope="module")
-def class_server(tmp_path_factory):
-    old = os.environ.get("ATTENTION_LAB_DATA_DIR")
-    os.environ["ATTENTION_LAB_DATA_DIR"] = str(tmp_path_factory.mktemp("classes"))
-    try:
-        s = Server()
-    finally:
-        if old is None:
-            os.environ.pop("ATTENTION_LAB_DATA_DIR")
-        else:
-            os.environ["ATTENTION_LAB_DATA_DIR"] = old
-    yield s
-    s.stop()
-
-
 def idle(p) -> None:
     p.wait_for_selector(IDLE, timeout=60_000)
 
@@ -95,12 +79,12 @@ def at_step(p, step: str) -> None:
     p.wait_for_function(f"new URLSearchParams(location.search).get('walk_step') === '{step}'", timeout=30_000)
 
 
-def test_a_whole_class(browser, class_server):
+def test_a_whole_class(browser, server):
     """One class in both languages: a Chinese teacher (the English one starts the classes of the tests below) and
     students in English, Chinese and English, each seeing their own language's words."""
     T = WORDS["zh"]
     langs = ("en", "zh", "en")
-    base = class_server.url
+    base = server.url
     teacher_ctx = browser.new_context(viewport={"width": 1440, "height": 900}, accept_downloads=True)
     tp, code = start_class(teacher_ctx, base, "zh")
     teacher_url = tp.url
@@ -204,11 +188,11 @@ def wait_for(condition, p, timeout: float = 30) -> None:
         p.wait_for_timeout(100)
 
 
-def test_a_follow_on_the_same_page_resends_no_sidebar_element(browser, class_server):
+def test_a_follow_on_the_same_page_resends_no_sidebar_element(browser, server):
     """The poll's check runs in its component's callback: a teacher's step on the page the student is on reruns the
     student's page fragment only (no sidebar element is re-sent but the poll's own), and the student shows the
     teacher's step; a followed setting reruns the settings too, and the sidebar shows the teacher's value."""
-    base = class_server.url
+    base = server.url
     T = WORDS["en"]
     teacher_ctx = browser.new_context(viewport={"width": 1440, "height": 900})
     student_ctx = browser.new_context(viewport={"width": 1200, "height": 844})
@@ -255,11 +239,11 @@ def test_a_follow_on_the_same_page_resends_no_sidebar_element(browser, class_ser
         teacher_ctx.close()
 
 
-def test_a_quiet_class_sends_no_poll_and_a_move_arrives_through_the_version_file(browser, class_server):
+def test_a_quiet_class_sends_no_poll_and_a_move_arrives_through_the_version_file(browser, server):
     """A student's poll script fetches the class's version file and reruns nothing while it is unchanged: the page
     sends the server no message at all while the class is quiet. The teacher's move changes the file (whose name
     is not the code's), and the student shows the teacher's step within 2 s of the teacher's run."""
-    base = class_server.url
+    base = server.url
     T = WORDS["en"]
     teacher_ctx = browser.new_context(viewport={"width": 1440, "height": 900})
     student_ctx = browser.new_context(viewport={"width": 1200, "height": 844})

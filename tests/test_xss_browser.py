@@ -47,24 +47,27 @@ def xss_page(browser):
 def test_payloads_in_every_url_parameter(file, url, server, xss_page):
     page = xss_page
     keys = sorted(set(SHARED_KEYS) | {URL_KEYS.GRID} | set(URL_KEYS.PAGE_KEYS[url]))  # the keys the page reads
-    for n, payload in enumerate(PAYLOADS[:3]):
-        query = {k: payload if (i + n) % 2 == 0 else PAYLOADS[(i + n) % len(PAYLOADS)] for i, k in enumerate(keys)}
-        page.goto(f"{server.url}/{url}?{urlencode(query)}")
-        page.wait_for_selector("[data-testid=stMain] [data-testid=stAlert]")
-        wait_idle(page)
-        page.mouse.move(200, 300)
-        page.mouse.move(700, 500)  # hover-triggered handlers would fire now
-        assert not attacked(page), (file, payload)
-        assert not page.dialogs
-        # Echoed as text: the notice (top of the main area) quotes the bad value literally (shortened to 21
-        # characters); a value longer than the key can hold is not quoted, only named.
-        fits = len(query["seed"]) <= URL_KEYS.max_chars("seed")
-        given = (
-            query["seed"][:21]
-            if fits
-            else i18n.t("notice.url_too_long", "en", key="seed", limit=URL_KEYS.max_chars("seed"))
-        )
-        expect(page.locator("[data-testid=stMain] [data-testid=stAlert]").filter(has_text=given).first).to_be_visible()
+    assert len(keys) >= len(PAYLOADS)  # so one link carries every payload
+    # One link a page, each key with another payload; the pairing turns with the page, so a key every page reads
+    # (the shared settings) meets a different payload on each.
+    turn = [u for _, u in PAGES].index(url)
+    query = {k: PAYLOADS[(i + turn) % len(PAYLOADS)] for i, k in enumerate(keys)}
+    page.goto(f"{server.url}/{url}?{urlencode(query)}")
+    page.wait_for_selector("[data-testid=stMain] [data-testid=stAlert]")
+    wait_idle(page)
+    page.mouse.move(200, 300)
+    page.mouse.move(700, 500)  # hover-triggered handlers would fire now
+    assert not attacked(page), (file, query)
+    assert not page.dialogs
+    # Echoed as text: the notice (top of the main area) quotes the bad value literally (shortened to 21
+    # characters); a value longer than the key can hold is not quoted, only named.
+    fits = len(query["seed"]) <= URL_KEYS.max_chars("seed")
+    given = (
+        query["seed"][:21]
+        if fits
+        else i18n.t("notice.url_too_long", "en", key="seed", limit=URL_KEYS.max_chars("seed"))
+    )
+    expect(page.locator("[data-testid=stMain] [data-testid=stAlert]").filter(has_text=given).first).to_be_visible()
 
 
 # The sidebar's boxes (app.py's settings: the mask's select box) are the same widgets, drawn by the same code, on
