@@ -6,6 +6,8 @@
 # Other arguments go to pytest (e.g. `bash scripts/test.sh -m browser`, `bash scripts/test.sh tests/test_heads.py`).
 # The whole suite runs on two pytest-xdist workers (`--dist loadfile`: a test file runs on one worker, so a
 # module-scoped fixture such as the fuzz run is built once): measured faster on 2 cores (benchmarks/README.md).
+# `--no-loadscope-reorder` keeps the files in the order tests/conftest.py gives them (the longest tiers first);
+# xdist's own order, the files with most tests first, left one-test browser files for the last minutes.
 # --fast runs in one process (a second worker's start, collecting every test, costs more than it saves there).
 # TEST_WORKERS=N overrides either (0: one process).
 set -euo pipefail
@@ -25,6 +27,6 @@ bash scripts/check.sh
 mkdir -p test-results
 workers=()
 if [ "${TEST_WORKERS:-$default_workers}" != 0 ]; then
-  workers=(-n "${TEST_WORKERS:-$default_workers}" --dist loadfile)
+  workers=(-n "${TEST_WORKERS:-$default_workers}" --dist loadfile --no-loadscope-reorder)
 fi
 exec .venv/bin/python -m pytest "${workers[@]}" "${fast[@]}" "$@"
