@@ -259,13 +259,27 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser):
+@pytest.fixture(scope="session")
+def _pages_context(browser):
+    """The context of the `page` fixture's pages, one per test process: its HTTP cache, and the compiled scripts V8
+    keeps beside it, are shared, so a test's first load does not fetch and compile Streamlit's scripts again (0.4-0.6
+    s a load, benchmarks/README.md). A test that needs a browser of its own (another student, a copied link opened
+    elsewhere, a blocked network) makes its own context."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
-    pg = context.new_page()
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(_pages_context):
+    pg = _pages_context.new_page()
     pg.set_default_timeout(60_000)
     yield pg
-    context.close()
+    # What a page leaves for the next test's: Streamlit's frontend keeps the sidebar's state in localStorage.
+    if not pg.is_closed() and pg.url.startswith("http"):
+        pg.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+    pg.close()
+    _pages_context.clear_cookies()
 
 
 def wait_idle(page) -> None:

@@ -32,15 +32,13 @@ def attacked(page) -> bool:
 
 
 @pytest.fixture
-def xss_page(browser):
-    context = browser.new_context(viewport={"width": 1300, "height": 1000}, locale="en-US")
-    page = context.new_page()
+def xss_page(page):
+    page.set_viewport_size({"width": 1300, "height": 1000})
     page.set_default_timeout(90_000)
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
     page.dialogs = dialogs
-    yield page
-    context.close()
+    return page
 
 
 @pytest.mark.parametrize("file,url", PAGES, ids=[u or "home" for _, u in PAGES])
