@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 import conftest
 from playwright.sync_api import expect, sync_playwright
-from servers import CHROMIUM, Server
+from servers import CHROMIUM, CHROMIUM_ARGS, Server
 
 import i18n
 
@@ -30,7 +30,7 @@ def main(n: int) -> int:
     bad = 0
     try:
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=conftest.CHROMIUM_ARGS)
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, "--disable-quic"])
             for i in range(n):
                 context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US")
                 page = context.new_page()

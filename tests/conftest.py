@@ -15,7 +15,10 @@ from servers import CHROMIUM, Server
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
-CHROMIUM_ARGS = [*servers.CHROMIUM_ARGS, "--disable-quic"]
+# The tests' pages live seconds: V8's optimizing compilers (TurboFan, Maglev) spend the renderer's CPU on code that
+# is gone before it pays back; without them a browser test file takes ~13 % less time and its renderer ~24 % less
+# CPU (benchmarks/README.md). The benchmarks keep servers.CHROMIUM_ARGS, V8 as a student's browser runs it.
+CHROMIUM_ARGS = [*servers.CHROMIUM_ARGS, "--disable-quic", "--js-flags=--no-opt --no-maglev"]
 IDLE = "[data-testid=stApp][data-test-script-state=notRunning]"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
