@@ -155,6 +155,14 @@ def run_app(page: str | None = None, timeout: float = 60, **params):
     return at
 
 
+def before_any_training() -> None:
+    """The why-heads page as a new process shows it, before any training: its results are kept for the whole process,
+    so a test file that trained earlier in the same worker would add the results' chart and tabs (seen in CI)."""
+    from ui.cache import forget_process_wide
+
+    forget_process_wide("why-heads.results")
+
+
 def in_both_languages(*dimensions) -> list[tuple]:
     """Every combination of `dimensions`, each in one language, alternating ("zh", "en") like a chequerboard: each
     value of each dimension still meets both languages (given two values or more of another dimension), and every

@@ -13,7 +13,7 @@ import tomllib
 
 import pytest
 from chart_reader import charts, heatmaps
-from conftest import ROOT, run_app
+from conftest import ROOT, before_any_training, run_app
 
 from lessons import url_keys as U
 from lessons import walkthrough as W
@@ -142,6 +142,8 @@ def test_each_view_draws_few_charts_of_cheap_kinds_and_stays_under_the_step_byte
     A plotly heatmap costs the browser a newly mounted chart per step (3-6 frames); the chart route's canvas
     (ui/heatmaps.py, static/heatmaps.js) repaints in place. And each plotly chart, trace or subplot costs every
     redraw: their numbers are pinned."""
+    if page == "why-heads":
+        before_any_training()  # the pin is the page before any training
     at = run_app(page, **LARGEST, num_heads=h, **dict(extra))
     assert not at.exception
     total, big = page_bytes(at)

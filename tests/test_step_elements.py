@@ -16,7 +16,7 @@ included, and the page's) and the page's fragment alone, which is all a step of 
 from __future__ import annotations
 
 import pytest
-from conftest import run_app
+from conftest import before_any_training, run_app
 
 from lessons import walkthrough as W
 
@@ -103,11 +103,7 @@ def sent(at) -> tuple[int, int]:
 @pytest.mark.parametrize("page,extra", list(PINS), ids=[f"{p}{''.join('-' + v for _, v in e)}" for p, e in PINS])
 def test_a_view_sends_few_elements_and_containers(page, extra):
     if page == "why-heads":
-        # The pin is the page before any training. Its results are kept for the whole process, so a test file
-        # that trained earlier in the same worker would add the results' tabs to the count (seen in CI).
-        from ui.cache import forget_process_wide
-
-        forget_process_wide("why-heads.results")
+        before_any_training()  # the pin is the page before any training
     at = run_app(page, **dict(extra))
     assert not at.exception
     elements, containers = sent(at)
