@@ -8,7 +8,7 @@ import re
 import types
 
 import pytest
-from conftest import open_app, run_app, sidebar_slider, wait_idle
+from conftest import open_app, run_app, run_async, sidebar_slider, wait_idle
 from playwright.sync_api import expect
 from waits import wait_quiet
 from wire import SIDEBAR, delta_paths
@@ -74,34 +74,64 @@ def test_a_fragment_rerun_never_preempts_a_running_script():
     assert request is not None and request.type == ScriptRequestType.RERUN  # ... stops it at once
 
 
-def test_a_page_change_waiting_is_kept_when_a_callbacks_rerun_comes_after_it():
-    """Behaviour canary (seam entry `page_change`): Streamlit folds the two into one whole-app run, and takes the
-    page and link from the newer request, the page being left; with the seam's rule the click's page and link stay.
+def test_a_page_change_is_not_folded_into_a_rerun_of_fragments_sent_after_it():
+    """Behaviour canary (seam entry `page_change`). Streamlit folds a waiting page link click and a later rerun of
+    fragments into one whole-app run with the page and link of the newer request, the page being left; so the seam's
+    middleware hands Streamlit such a rerun as a whole-app request of the page asked for, with the value it carries.
+    A setting's callback's rerun of fragments never crosses the wire, and needs nothing: the click's request stops the
+    runner it is asked of (runner.fastReruns), which then takes no request.
     (tests/test_browser_app.py::test_a_seed_typed_and_not_yet_sent_goes_with_a_page_link_clicked_at_once is the
     browser's side.)"""
+    from streamlit import config
+    from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.runtime.scriptrunner_utils.script_requests import RerunData, ScriptRequests
 
-    from ui.seam import page_change
+    from ui.seam.page_change import RerunOnThePageAsked
 
-    assert page_change.install()
-    heads = RerunData(page_script_hash="heads", query_string="seed=9")  # the page link's request, waiting
-    keyed = RerunData(page_script_hash="home", fragment_id_queue=["page"], is_fragment_scoped_rerun=True)
-
+    heads = RerunData(page_script_hash="heads", query_string="seed=9")  # the click, its runner not started yet
+    keyed = RerunData(page_script_hash="home", fragment_id_queue=["settings"])  # the typed value, sent after it
     requests = ScriptRequests()
-    assert requests.request_rerun(heads) and requests.request_rerun_batch([keyed])
+    assert requests.request_rerun(heads) and requests.request_rerun(keyed)
     run = requests.on_scriptrunner_yield().rerun_data
-    assert (run.page_script_hash, run.query_string, run.fragment_id_queue) == ("heads", "seed=9", [])
+    assert (run.page_script_hash, run.fragment_id_queue) == ("home", []), "Streamlit keeps the click now: drop the rule"
 
-    requests = ScriptRequests()  # Streamlit's own rule, which the entry corrects: the newer request's page and link
-    assert requests.request_rerun(heads)
-    with requests._lock:
-        page_change.STREAMLIT_RULE(requests, keyed)
-    run = requests.on_scriptrunner_yield().rerun_data
-    assert (run.page_script_hash, run.fragment_id_queue) == ("home", []), "Streamlit keeps the page now: drop the entry"
+    assert config.get_option("runner.fastReruns")  # a whole-app request from the browser gets a runner of its own
+    requests = ScriptRequests()  # the runner a callback runs in, once the click has stopped it
+    requests.request_stop()
+    assert not requests.request_rerun(RerunData(page_script_hash="home", fragment_id_queue=["page"]))
 
-    requests = ScriptRequests()  # a second page link clicked: the newer page change wins, as in Streamlit
-    assert requests.request_rerun(heads) and requests.request_rerun(RerunData(page_script_hash="walk"))
-    assert requests.on_scriptrunner_yield().rerun_data.page_script_hash == "walk"
+    def rerun(page: str, fragment: str = "") -> dict:
+        msg = BackMsg()
+        msg.rerun_script.page_script_hash = page
+        msg.rerun_script.query_string = f"to={page}"
+        msg.rerun_script.fragment_id = fragment
+        if fragment:
+            msg.rerun_script.widget_states.widgets.add(id="$$ID-1-seed", int_value=9)
+        return {"type": "websocket.receive", "bytes": msg.SerializeToString()}
+
+    browser = [rerun("home"), rerun("heads"), rerun("home", fragment="settings"), rerun("heads", fragment="page")]
+    handed = []
+
+    async def streamlit(scope, receive, send):
+        for _ in range(4):
+            handed.append(BackMsg.FromString((await receive())["bytes"]).rerun_script)
+
+    async def browser_receive():
+        return browser.pop(0)
+
+    async def browser_send(message):
+        pass
+
+    run_async(
+        RerunOnThePageAsked(streamlit)({"type": "websocket", "path": "/_stcore/stream"}, browser_receive, browser_send)
+    )
+    assert [(h.page_script_hash, h.fragment_id, h.query_string) for h in handed] == [
+        ("home", "", "to=home"),
+        ("heads", "", "to=heads"),
+        ("heads", "", "to=heads"),  # the value typed on Home goes to a whole-app run of Heads ...
+        ("heads", "page", "to=heads"),  # ... and a step on Heads is left as sent
+    ]
+    assert handed[2].widget_states.widgets[0].int_value == 9
 
 
 def test_a_rerun_of_fragments_sent_from_the_page_left_runs_on_the_page_shown():

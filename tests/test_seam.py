@@ -106,9 +106,8 @@ def test_a_session_speaks_over_the_websocket_the_back_message_guard_reads(server
 
 def test_the_registry_is_small_and_every_entry_names_a_behaviour_canary_that_exists():
     """At most 13 behaviours, each entry with its gain in one line and a test of the behaviour (not of a name); at
-    most 16 private names: 13 (half of the 26 the seam once had) and the 3 of `page_change`, which keeps a page link
-    click from being lost (benchmarks/README.md, "Seam entries")."""
-    assert len(seam.ENTRIES) <= 13 and len(seam.PRIVATE_NAMES) <= 16
+    most 13 private names, half of the 26 the seam once had (benchmarks/README.md, "Seam entries")."""
+    assert len(seam.ENTRIES) <= 13 and len(seam.PRIVATE_NAMES) <= 13
     assert len({e.name for e in seam.ENTRIES}) == len(seam.ENTRIES)
     for entry in seam.ENTRIES:
         assert entry.gain and "\n" not in entry.gain and entry.checked == seam.CHECKED_STREAMLIT, entry.name

@@ -1,53 +1,24 @@
-"""A page change the browser asked for is not undone by a rerun of fragments folded into it (entry `page_change`).
+"""A page change the browser asked for is not undone by a rerun of fragments sent after it (entry `page_change`).
 
-Why: Streamlit folds a request into one already waiting: a waiting whole-app request wins the scope (it reruns the
-fragments too), but the page and the link are taken from the newer request. The browser sends a page link's click,
-then a value typed just before it as a rerun of the settings fragment of the page being left; a setting's callback
-likewise queues a rerun of fragments (st.rerun(["settings", "page"]), public) with the page it ran on. When the
-script thread took the click late (a busy server), the two became one whole-app run of the page being left: the
-click was lost.
+Why: the browser sends a page link's click, then a value typed just before it as a rerun of the settings fragment of
+the page being left. Streamlit starts a new script runner for the click (runner.fastReruns, its default) and folds
+the rerun of fragments into the click's request while that runner has not taken it yet (a busy server): a waiting
+whole-app request wins the scope, but the page and the link are taken from the newer request, so the two became one
+whole-app run of the page being left and the click was lost. The same message can come later still, after the page
+change's run has started or ended. Run as sent, it ran the old page's fragment and told the browser the old page was
+shown again: Streamlit's client then dropped everything the new page had drawn (a blank main area) and the typed
+value reached the sidebar only. (A setting's callback asks for its rerun of fragments in the old runner, which the
+click has stopped: that request is dropped and never folds into the click.)
 
-The same message can come later still, after the page change's run has started or ended. Run as sent, it ran the old
-page's fragment and told the browser the old page was shown again: Streamlit's client then dropped everything the new
-page had drawn (a blank main area) and the typed value reached the sidebar only.
-
-How:
-- ScriptRequests._request_rerun_locked (private, wrapped once per process): when a whole-app request for another page
-  is waiting and a request of fragments comes, the fragments' request takes the waiting one's page, link and browser
-  context before Streamlit folds them (this also covers a callback's st.rerun of fragments, which never crosses the
-  wire).
-- RerunOnThePageAsked, ASGI middleware on st.App's public `middleware` (serve.py), reads Streamlit's wire format as
-  backmsg_guard does: per websocket, the browser's latest whole-app request and the page each whole-app run of the
-  server is on (the ForwardMsg st.navigation sends). A request of fragments naming another page than the one the
-  browser asked for last (or, once a run has chosen its page since, that one: a follow's st.switch_page) becomes a
-  whole-app request of that page, with the link and context of the request that asked for it and the values it
-  carries.
-Every other case is Streamlit's own rule.
+How: RerunOnThePageAsked, ASGI middleware on st.App's public `middleware` (serve.py), reads Streamlit's wire format as
+backmsg_guard does: per websocket, the browser's latest whole-app request and the page each whole-app run of the
+server is on (the ForwardMsg st.navigation sends). A request of fragments naming another page than the one the
+browser asked for last (or, once a run has chosen its page since, that one: a follow's st.switch_page) becomes a
+whole-app request of that page, with the link and context of the request that asked for it and the values it
+carries. Every other case is Streamlit's own rule.
 """
 
 from __future__ import annotations
-
-from dataclasses import replace
-
-STREAMLIT_RULE = None  # ScriptRequests._request_rerun_locked as Streamlit has it (for the canary), once installed
-
-
-def _whole_app(data) -> bool:
-    return not data.fragment_id and not data.fragment_id_queue and not data.is_fragment_scoped_rerun
-
-
-def keep_page_change(pending, new):
-    """The request to fold in place of `new` when `pending` waits (both RerunData)."""
-    if not _whole_app(pending) or _whole_app(new) or new.page_script_hash == pending.page_script_hash:
-        return new
-    return replace(
-        new,
-        page_script_hash=pending.page_script_hash,
-        page_name=pending.page_name,
-        query_string=pending.query_string,
-        is_history_navigation=pending.is_history_navigation or new.is_history_navigation,
-        context_info=pending.context_info if pending.context_info is not None else new.context_info,
-    )
 
 
 def on_page_shown(client_state, shown_page: str, page_request):
@@ -72,27 +43,6 @@ def on_page_shown(client_state, shown_page: str, page_request):
         if page_request.HasField("context_info"):
             fixed.context_info.CopyFrom(page_request.context_info)
     return fixed
-
-
-def install() -> bool:
-    try:
-        from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequests, ScriptRequestType
-    except ImportError:
-        return False
-    if getattr(ScriptRequests, "_al_page_change_kept", False):
-        return True  # STREAMLIT_RULE was set by the first install
-    global STREAMLIT_RULE
-    original = STREAMLIT_RULE = ScriptRequests._request_rerun_locked
-
-    def _request_rerun_locked(self, new_data):  # called with the queue's lock held
-        if self._state == ScriptRequestType.RERUN:
-            new_data = keep_page_change(self._rerun_data, new_data)
-        return original(self, new_data)
-
-    ScriptRequests._request_rerun_locked = _request_rerun_locked
-
-    ScriptRequests._al_page_change_kept = True
-    return True
 
 
 _NAVIGATION = 23  # ForwardMsg.navigation's field number: a whole-app run has chosen its page (st.navigation)
