@@ -265,7 +265,8 @@ def test_a_quiet_class_sends_no_poll_and_a_move_arrives_through_the_version_file
         idle(tp)
         at_step(sp, "split")
         idle(sp)
-        sp.wait_for_timeout(1500)  # the first fetches after the new page
+        settled = len(fetched)
+        wait_for(lambda: len(fetched) >= settled + 2, sp)  # the page's own fetches have begun: its first run is over
         # Quiet: the file is fetched twice a second, the server hears nothing (the old poll sent a rerun a second).
         sent.clear()
         n0 = len(fetched)
