@@ -65,16 +65,27 @@ def refused(data: bytes) -> str | None:
     return None
 
 
-class RefuseDeveloperMessages:
-    """ASGI middleware: drop the developer-only back messages of every /_stcore/stream websocket."""
+class StreamMiddleware:
+    """ASGI middleware that reads Streamlit's websocket only: `stream` is called for each /_stcore/stream connection,
+    every other request goes on untouched."""
 
     def __init__(self, app) -> None:
         self.app = app
 
     async def __call__(self, scope, receive, send) -> None:
-        if not on_stream(scope):
+        if on_stream(scope):
+            await self.stream(scope, receive, send)
+        else:
             await self.app(scope, receive, send)
-            return
+
+    async def stream(self, scope, receive, send) -> None:
+        await self.app(scope, receive, send)
+
+
+class RefuseDeveloperMessages(StreamMiddleware):
+    """ASGI middleware: drop the developer-only back messages of every /_stcore/stream websocket."""
+
+    async def stream(self, scope, receive, send) -> None:
         said: set[str] = set()
 
         async def guarded_receive():

@@ -20,6 +20,8 @@ carries. Every other case is Streamlit's own rule.
 
 from __future__ import annotations
 
+from ui.seam.backmsg_guard import StreamMiddleware, frame, parse
+
 
 def on_page_shown(client_state, shown_page: str, page_request):
     """The ClientState to run in place of `client_state`: a request of fragments for a page other than `shown_page`
@@ -109,19 +111,11 @@ class Pages:
         return on_page_shown(client_state, self.target, self.asked)
 
 
-class RerunOnThePageAsked:
+class RerunOnThePageAsked(StreamMiddleware):
     """ASGI middleware: a rerun of fragments the browser sent from the page it was leaving runs on the page it asked
     for (entry `page_change`)."""
 
-    def __init__(self, app) -> None:
-        self.app = app
-
-    async def __call__(self, scope, receive, send) -> None:
-        from ui.seam.backmsg_guard import frame, on_stream
-
-        if not on_stream(scope):
-            await self.app(scope, receive, send)
-            return
+    async def stream(self, scope, receive, send) -> None:
         pages = Pages()
 
         async def receive_rewritten():
@@ -146,8 +140,6 @@ class RerunOnThePageAsked:
 
 def _rewritten(pages: Pages, data: bytes) -> bytes | None:
     """The rerun request to hand on in place of `data`, or None to hand on `data` itself."""
-    from ui.seam.backmsg_guard import parse
-
     msg = parse(data)
     if msg is None or msg.WhichOneof("type") != "rerun_script":
         return None
