@@ -115,20 +115,22 @@ def read_view(url_path: str) -> dict[str, object]:
     return {"page": url_path, **{k: v for k, v in state.items() if k not in NOT_FOLLOWED}}
 
 
-def apply_view(view: dict, current_page: str | None) -> None:
+def apply_view(view: dict, current_page: str | None, only: frozenset[str] | None = None) -> None:
     """Make this session show `view` (first in a run, before any widget is drawn): its state through
     ui/url_state.request_page_state (checked as a link's values are, then settled by the page's one loop), and
     its page. A key of the page that the view lacks (the teacher's page at that key's default) is forgotten, so
-    the follower's page falls back to the default too."""
+    the follower's page falls back to the default too. `only`: the keys in which the view differs from this
+    session's page state (a follow on the same page): the others already hold the view's values and are left alone,
+    so a follow writes no value and no link parameter it does not change."""
     if not isinstance(view, dict):
         return
     page = view.get("page")
     if page not in URL_KEYS.PAGE_KEYS:
         return
-    state = {k: v for k, v in view.items() if k != "page" and k not in NOT_FOLLOWED}
-    for key in URL_KEYS.PAGE_KEYS[page]:
-        if key not in state:
-            _forget(key)
+    state = {k: v for k, v in view.items() if k != "page" and k not in NOT_FOLLOWED and (only is None or k in only)}
+    gone = [k for k in URL_KEYS.PAGE_KEYS[page] if k not in state and (only is None or k in only)]
+    if gone:
+        _forget(gone)
     url_state.request_page_state(state)
     if page != current_page:
         # Applied at the top of the new page's run (apply_requested runs first in app.py).
@@ -136,17 +138,23 @@ def apply_view(view: dict, current_page: str | None) -> None:
     url_state.apply_requested()  # this run: app.py's own call has passed already
 
 
-def _forget(key: str) -> None:
-    """A page key back to its default: its widget state, any page's kept copy (ui/url_state.kept) and the link."""
-    st.session_state.pop(key, None)
-    for name, value in list(st.session_state.items()):
-        if str(name).endswith("_kept") and isinstance(value, dict):
-            value.pop(key, None)
-    try:
-        if key in st.query_params:
-            del st.query_params[key]
-    except StreamlitAPIException:
-        pass
+def _forget(keys: list[str]) -> None:
+    """Page keys back to their defaults: their widget state, any page's kept copy (ui/url_state.kept) and the
+    link. (One pass over session state for all of them: each pass presents every value the session holds.)"""
+    stores = [
+        value
+        for name, value in st.session_state.to_dict().items()
+        if str(name).endswith("_kept") and isinstance(value, dict)
+    ]
+    for key in keys:
+        st.session_state.pop(key, None)
+        for store in stores:
+            store.pop(key, None)
+        try:
+            if key in st.query_params:
+                del st.query_params[key]
+        except StreamlitAPIException:
+            pass
 
 
 # ------------------------------------------------------------------ entering a class from the link
@@ -542,16 +550,17 @@ def _polled() -> None:
         return
     # Applied by the first fragment that runs (apply_followed), not here: a widget value set in a callback does not
     # reach a bound widget's URL parameter, and the follower's link must say the teacher's step (a reload keeps it).
-    st.session_state[FOLLOWED] = view
+    st.session_state[FOLLOWED] = (view, frozenset(changed))
     st.rerun(list(parts) if changed & _SIDEBAR_KEYS else list(parts[1:]))
 
 
 def apply_followed() -> None:
     """app.py, first in its settings and page fragments: the teacher's view the poll's callback found on this page."""
-    view = st.session_state.pop(FOLLOWED, None)
+    followed = st.session_state.pop(FOLLOWED, None)
     s = class_state()
-    if view is not None and s.get("member") and s.get("following"):
-        apply_view(view, s.get("page"))
+    if followed is not None and s.get("member") and s.get("following"):
+        view, changed = followed
+        apply_view(view, s.get("page"), only=changed)
 
 
 def publish(url_path: str) -> None:
