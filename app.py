@@ -243,11 +243,14 @@ url_state.gate(_page.url_path)  # and the keys this page does not own
 SETTINGS_PART, PAGE_PART, NAV_PART = "settings", "page", "nav"  # the fragments' keys (st.rerun names them)
 # A page's navigation that no shared setting changes (its choosers): drawn above the page, in a fragment of its own.
 _NAVS = {"walkthrough": walk_nav.draw}
+_NAV_KEYS = {"walkthrough": walk_nav.SHOWN_KEYS}  # the URL keys each navigation shows
 _nav = _NAVS.get(_page.url_path)
 _whole_page = _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page()
 _page_parts = (PAGE_PART, NAV_PART) if _nav else (PAGE_PART,)  # in the order they run: the page settles first
 walk_nav.set_parts(None if _whole_page or not _nav else _page_parts)  # what its choices rerun
-classmode.fragment_parts(None if _whole_page else (SETTINGS_PART, *_page_parts))  # what a same-page follow reruns
+classmode.fragment_parts(  # what a same-page follow reruns
+    None if _whole_page else (SETTINGS_PART, *_page_parts), _NAV_KEYS.get(_page.url_path, frozenset())
+)
 classmode.panel(_page.url_path, _lang)  # the sidebar's class section and a student's current question
 
 

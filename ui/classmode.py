@@ -433,15 +433,17 @@ export default function (component) {
 POLL = st.components.v2.component("attention_lab.class_poll", js=_POLL_JS)
 POLL_KEY = "cm_poll"
 # A follow that changes one of these reruns the settings fragment too (its widgets must show the new value); a
-# follow that changes only the page's own keys (a walkthrough step) reruns the page alone.
+# follow that changes only the page's own keys (a walkthrough step) reruns the page (and its navigation, when it
+# shows one of them) alone.
 _SIDEBAR_KEYS = frozenset((*URL_KEYS.SETTINGS, URL_KEYS.GRID))
 
 
-def fragment_parts(parts: tuple[str, ...] | None) -> None:
+def fragment_parts(parts: tuple[str, ...] | None, nav_keys: frozenset[str] = frozenset()) -> None:
     """app.py, each whole-app run: the keys of its settings fragment, then the page's (the page, and its navigation
     when it has one), when this page runs in them (None: a page that runs whole, or no fragments), for a same-page
-    follow to rerun just those."""
-    class_state()["parts"] = parts
+    follow to rerun just those; `nav_keys`, the URL keys the navigation shows (it shows no shared setting)."""
+    s = class_state()
+    s["parts"], s["nav_keys"] = parts, nav_keys
 
 
 @st.fragment
@@ -551,7 +553,12 @@ def _polled() -> None:
     # Applied by the first fragment that runs (apply_followed), not here: a widget value set in a callback does not
     # reach a bound widget's URL parameter, and the follower's link must say the teacher's step (a reload keeps it).
     st.session_state[FOLLOWED] = (view, frozenset(changed))
-    st.rerun(list(parts) if changed & _SIDEBAR_KEYS else list(parts[1:]))
+    # What a student's own change of the same keys would rerun: the settings only for a shared setting, the page's
+    # navigation (drawn after the page) only for a key it shows.
+    settings, page, *after = parts
+    st.rerun(
+        [settings] * bool(changed & _SIDEBAR_KEYS) + [page] + after * bool(changed & s.get("nav_keys", frozenset()))
+    )
 
 
 def apply_followed() -> None:
