@@ -438,12 +438,16 @@ POLL_KEY = "cm_poll"
 _SIDEBAR_KEYS = frozenset((*URL_KEYS.SETTINGS, URL_KEYS.GRID))
 
 
-def fragment_parts(parts: tuple[str, ...] | None, nav_keys: frozenset[str] = frozenset()) -> None:
+def fragment_parts(
+    parts: tuple[str, ...] | None, nav_keys: frozenset[str] = frozenset(), step_parts: dict[str, str] | None = None
+) -> None:
     """app.py, each whole-app run: the keys of its settings fragment, then the page's (the page, and its navigation
     when it has one), when this page runs in them (None: a page that runs whole, or no fragments), for a same-page
-    follow to rerun just those; `nav_keys`, the URL keys the navigation shows (it shows no shared setting)."""
+    follow to rerun just those; `nav_keys`, the URL keys the navigation shows (it shows no shared setting);
+    `step_parts`, the settings that have a fragment of their own inside the settings' (key -> the fragment's key,
+    in the order they are drawn): a follow that changes only those reruns them instead of all the settings."""
     s = class_state()
-    s["parts"], s["nav_keys"] = parts, nav_keys
+    s["parts"], s["nav_keys"], s["step_parts"] = parts, nav_keys, dict(step_parts or {})
 
 
 @st.fragment
@@ -556,9 +560,9 @@ def _polled() -> None:
     # What a student's own change of the same keys would rerun: the settings only for a shared setting, the page's
     # navigation (drawn after the page) only for a key it shows.
     settings, page, *after = parts
-    st.rerun(
-        [settings] * bool(changed & _SIDEBAR_KEYS) + [page] + after * bool(changed & s.get("nav_keys", frozenset()))
-    )
+    sidebar, steps = changed & _SIDEBAR_KEYS, s.get("step_parts") or {}
+    first = [part for key, part in steps.items() if key in sidebar] if sidebar <= steps.keys() else [settings]
+    st.rerun(first + [page] + after * bool(changed & s.get("nav_keys", frozenset())))
 
 
 def apply_followed() -> None:
