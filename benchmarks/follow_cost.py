@@ -7,7 +7,8 @@ poll script does: fetches the class's version file and sends the poll's trigger 
 check, `_polled`, and the rerun of the settings and page fragments it asks for) is one follow. Measured around it,
 nothing else running in that process: the app process's CPU time (its process CPU clock, every thread, ns
 resolution), the wall time until the run finished, and the elements and bytes the server sent. Every follow is
-checked: the student's seq_len slider must show the teacher's new value.
+checked: the student's seq_len slider must show the teacher's value, and the student's link the teacher's step and
+seed. `--move seed` or `--move step` (the walkthrough's Next / Previous) moves those instead.
 
 With several trees (`--tree A --tree B`, or `--base COMMIT`: that commit, exported, against this tree) each tree
 gets its own server and class, and the moves alternate between them (A B B A ...), so a busy moment slows both.
@@ -79,8 +80,8 @@ def export(commit: str) -> Path:
 class Class:
     """One tree's server, its class, the teacher's laptop on `page` and `students` followers."""
 
-    def __init__(self, tree: Path, name: str, page: str, students: int, stack: ExitStack):
-        self.tree, self.name, self.page, self.n = tree, name, page, students
+    def __init__(self, tree: Path, name: str, page: str, students: int, stack: ExitStack, what: str = "seq_len"):
+        self.tree, self.name, self.page, self.n, self.what = tree, name, page, students, what
         data = stack.enter_context(tempfile.TemporaryDirectory())
         env = {
             "ATTENTION_LAB_DATA_DIR": data,
@@ -132,15 +133,24 @@ class Class:
         return cpu_seconds(self.pid) - cpu0, time.perf_counter() - wall0, b.elements - elements, b.received - received
 
     async def move(self, k: int) -> None:
-        """The teacher moves seq_len to a value it has not shown for a while; each student follows, one at a time."""
-        self.value = 4 + k % 28
-        await self.laptop.run(widgets={"seq_len": (self.value,)})
+        """The teacher moves seq_len to a value it has not shown for a while (`--move seed`: the seed; `--move step`:
+        the walkthrough's next step, back from the last); each student follows, one at a time."""
+        if self.what == "step":
+            button = "walk_next" if k % 18 < 9 else "walk_prev"
+            await self.laptop.run(widgets={button: True})
+        elif self.what == "seed":
+            await self.laptop.run(widgets={"seed": 1 + k % 1000})
+        else:
+            self.value = 4 + k % 28
+            await self.laptop.run(widgets={"seq_len": (self.value,)})
+        shown = {key: link(self.laptop.query).get(key) for key in ("walk_step", "seed")}
         for b in self.students:
             sample = await self.check(b)
+            mine = {key: link(b.query).get(key) for key in shown}
             if sample is None:
                 self.stats["errors"].append(f"{b.name}: the version file did not change after move {k}")
-            elif b.seq_len != self.value:
-                self.stats["errors"].append(f"{b.name}: shows seq_len {b.seq_len}, the teacher {self.value}")
+            elif b.seq_len != self.value or mine != shown:
+                self.stats["errors"].append(f"{b.name}: shows {b.seq_len} {mine}, the teacher {self.value} {shown}")
             else:
                 self.samples.append(sample)
 
@@ -174,6 +184,7 @@ def main() -> int:
     ap.add_argument("--tree", action="append", type=Path, default=[], help="a source tree (default: this one)")
     ap.add_argument("--base", default="", help="a commit of this repository, exported, as tree A (this tree B)")
     ap.add_argument("--page", default="heads")
+    ap.add_argument("--move", choices=("seq_len", "seed", "step"), default="seq_len", help="what the teacher moves")
     ap.add_argument("--students", type=int, default=5)
     ap.add_argument("--moves", type=int, default=30, help="the teacher's moves measured (each followed by all)")
     ap.add_argument("--warm", type=int, default=3, help="moves before the measured ones (not counted)")
@@ -184,11 +195,12 @@ def main() -> int:
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, load average {load}"
-        f"; /{args.page}, {args.students} students, {args.moves} moves (+{args.warm} warm), one app process, SQLite"
+        f"; /{args.page}, the teacher moves {args.move}, {args.students} students, {args.moves} moves"
+        f" (+{args.warm} warm), one app process, SQLite"
     )
     with ExitStack() as stack:
         classes = [
-            Class(tree, "AB"[i] if len(trees) > 1 else "", args.page, args.students, stack)
+            Class(tree, "AB"[i] if len(trees) > 1 else "", args.page, args.students, stack, args.move)
             for i, tree in enumerate(trees)
         ]
         spies: list[subprocess.Popen] = []
