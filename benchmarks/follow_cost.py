@@ -37,6 +37,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_class import Browser, Fetcher, link, route_of, serve_many, warm_up
 
+from lessons.settings import DEFAULTS
+from lessons.walkthrough import STEP_NAMES
+
+# A follow is checked on these keys of the link too (a link without one means its default, as the page reads it).
+SHOWN = {"walk_step": STEP_NAMES[0], "seed": str(DEFAULTS["seed"])}
+
 
 def cpu_seconds(pid: int) -> float:
     """The process CPU clock of another process (Linux: clock id (~pid << 3) | CPUCLOCK_SCHED): all its threads,
@@ -143,10 +149,10 @@ class Class:
         else:
             self.value = 4 + k % 28
             await self.laptop.run(widgets={"seq_len": (self.value,)})
-        shown = {key: link(self.laptop.query).get(key) for key in ("walk_step", "seed")}
+        shown = {key: link(self.laptop.query).get(key, default) for key, default in SHOWN.items()}
         for b in self.students:
             sample = await self.check(b)
-            mine = {key: link(b.query).get(key) for key in shown}
+            mine = {key: link(b.query).get(key, default) for key, default in SHOWN.items()}
             if sample is None:
                 self.stats["errors"].append(f"{b.name}: the version file did not change after move {k}")
             elif b.seq_len != self.value or mine != shown:
