@@ -69,6 +69,8 @@ def widget_state(value: object) -> tuple[str, object]:
         return "string_value", value  # a text box, a radio's option text
     if isinstance(value, tuple):
         return "double_array_value", value[0]  # a slider
+    if isinstance(value, list):
+        return "string_array_value", value[0]  # a select slider's option text
     if isinstance(value, float):
         return "double_value", value  # a number box
     return "int_value", value  # a radio's index

@@ -8,7 +8,7 @@ check, `_polled`, and the rerun of the settings and page fragments it asks for) 
 nothing else running in that process: the app process's CPU time (its process CPU clock, every thread, ns
 resolution), the wall time until the run finished, and the elements and bytes the server sent. Every follow is
 checked: the student's seq_len slider must show the teacher's value, and the student's link the teacher's step and
-seed. `--move seed` or `--move step` (the walkthrough's Next / Previous) moves those instead.
+seed. `--move seed`, `--move d_model` or `--move step` (the walkthrough's Next / Previous) moves those instead.
 
 With several trees (`--tree A --tree B`, or `--base COMMIT`: that commit, exported, against this tree) each tree
 gets its own server and class, and the moves alternate between them (A B B A ...), so a busy moment slows both.
@@ -41,7 +41,7 @@ from lessons.settings import DEFAULTS
 from lessons.walkthrough import STEP_NAMES
 
 # A follow is checked on these keys of the link too (a link without one means its default, as the page reads it).
-SHOWN = {"walk_step": STEP_NAMES[0], "seed": str(DEFAULTS["seed"])}
+SHOWN = {"walk_step": STEP_NAMES[0], "seed": str(DEFAULTS["seed"]), "d_model": str(DEFAULTS["d_model"])}
 
 
 def cpu_seconds(pid: int) -> float:
@@ -139,11 +139,14 @@ class Class:
         return cpu_seconds(self.pid) - cpu0, time.perf_counter() - wall0, b.elements - elements, b.received - received
 
     async def move(self, k: int) -> None:
-        """The teacher moves seq_len to a value it has not shown for a while (`--move seed`: the seed; `--move step`:
-        the walkthrough's next step, back from the last); each student follows, one at a time."""
+        """The teacher moves seq_len to a value it has not shown for a while (`--move seed`: the seed; `--move
+        d_model`: 32, 64, 128, 64, ...; `--move step`: the walkthrough's next step, back from the last); each student
+        follows, one at a time."""
         if self.what == "step":
             button = "walk_next" if k % 18 < 9 else "walk_prev"
             await self.laptop.run(widgets={button: True})
+        elif self.what == "d_model":  # 32, 64, 128 and back
+            await self.laptop.run(widgets={"d_model": [("32", "64", "128", "64")[k % 4]]})
         elif self.what == "seed":
             await self.laptop.run(widgets={"seed": 1 + k % 1000})
         else:
@@ -190,7 +193,9 @@ def main() -> int:
     ap.add_argument("--tree", action="append", type=Path, default=[], help="a source tree (default: this one)")
     ap.add_argument("--base", default="", help="a commit of this repository, exported, as tree A (this tree B)")
     ap.add_argument("--page", default="heads")
-    ap.add_argument("--move", choices=("seq_len", "seed", "step"), default="seq_len", help="what the teacher moves")
+    ap.add_argument(
+        "--move", choices=("seq_len", "seed", "d_model", "step"), default="seq_len", help="what the teacher moves"
+    )
     ap.add_argument("--students", type=int, default=5)
     ap.add_argument("--moves", type=int, default=30, help="the teacher's moves measured (each followed by all)")
     ap.add_argument("--warm", type=int, default=3, help="moves before the measured ones (not counted)")
