@@ -157,7 +157,7 @@ def settings_sidebar(earlier_fixes: list, settled: bool = False, fragments: bool
     st.header(t("settings.header"))
     # d_model, h and the mask change what the sidebar says (the heads offered, d_k, the mask's line): both parts rerun;
     # seq_len and the seed change only the page.
-    both, page_only = (_rerun_settings_and_page, _rerun_page) if fragments else (None, None)
+    both = _rerun_settings_and_page if fragments else None
     st.select_slider(
         t("settings.d_model"),
         D_MODEL_CHOICES,
@@ -179,14 +179,9 @@ def settings_sidebar(earlier_fixes: list, settled: bool = False, fragments: bool
     )
     h = st.session_state["num_heads"]
     st.caption(t("settings.d_k", d_model=d_model, h=h, d_k=d_model // h))
-    st.slider(
-        t("settings.seq_len"),
-        SEQ_LEN_MIN,
-        SEQ_LEN_MAX,
-        key="seq_len",  # not bound to the URL: SERVER_LINKED
-        value=DEFAULTS["seq_len"],
-        on_change=page_only,
-    )
+    # seq_len and the seed each in a fragment of their own inside this one (fragments): a class's follow of the
+    # teacher's step of one of them re-sends that widget alone (classmode.fragment_parts).
+    seq_len_part(lang) if fragments else seq_len_slider(lang)
     # Translated labels, the neutral kind in the URL (ui/choice.py: Streamlit binds the shown text).
     labelled(
         "selectbox",
@@ -199,18 +194,33 @@ def settings_sidebar(earlier_fixes: list, settled: bool = False, fragments: bool
         on_change=both,
     )
     st.caption(t(f"mask.{st.session_state['mask']}.about"))
+    seed_part(lang) if fragments else seed_input(lang)
+    st.caption(t("settings.share"))
+    return fixes
+
+
+def seq_len_slider(lang: str, on_change=None) -> None:
+    st.slider(
+        i18n.t("settings.seq_len", lang),
+        SEQ_LEN_MIN,
+        SEQ_LEN_MAX,
+        key="seq_len",  # not bound to the URL: SERVER_LINKED
+        value=DEFAULTS["seq_len"],
+        on_change=on_change,
+    )
+
+
+def seed_input(lang: str, on_change=None) -> None:
     st.number_input(
-        t("settings.seed"),
+        i18n.t("settings.seed", lang),
         SEED_MIN,
         SEED_MAX,
         key="seed",  # not bound to the URL: SERVER_LINKED
         step=1,
         value=DEFAULTS["seed"],
-        help=t("settings.seed.help"),
-        on_change=page_only,
+        help=i18n.t("settings.seed.help", lang),
+        on_change=on_change,
     )
-    st.caption(t("settings.share"))
-    return fixes
 
 
 # An emoji, not a ":material/...:" icon: Streamlit fetches a material favicon from fonts.gstatic.com,
@@ -241,13 +251,19 @@ _page = st.navigation(_pages)
 remember_page()  # the page shown, so that a setting's callback can tell a page change (ui.shell.rerun_parts)
 url_state.gate(_page.url_path)  # and the keys this page does not own
 SETTINGS_PART, PAGE_PART, NAV_PART = "settings", "page", "nav"  # the fragments' keys (st.rerun names them)
+# Inside the settings' fragment, a fragment for each setting a step changes most (a class's follow of it reruns it
+# alone, with the page): the setting's key -> the fragment's key.
+STEP_PARTS = {"seq_len": "settings_seq_len", "seed": "settings_seed"}
 # A page's navigation that no shared setting changes (its choosers): drawn above the page, in a fragment of its own.
 _NAVS = {"walkthrough": walk_nav.draw}
+_NAV_KEYS = {"walkthrough": walk_nav.SHOWN_KEYS}  # the URL keys each navigation shows
 _nav = _NAVS.get(_page.url_path)
 _whole_page = _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page()
 _page_parts = (PAGE_PART, NAV_PART) if _nav else (PAGE_PART,)  # in the order they run: the page settles first
 walk_nav.set_parts(None if _whole_page or not _nav else _page_parts)  # what its choices rerun
-classmode.fragment_parts(None if _whole_page else (SETTINGS_PART, *_page_parts))  # what a same-page follow reruns
+classmode.fragment_parts(  # what a same-page follow reruns
+    None if _whole_page else (SETTINGS_PART, *_page_parts), _NAV_KEYS.get(_page.url_path, frozenset()), STEP_PARTS
+)
 classmode.panel(_page.url_path, _lang)  # the sidebar's class section and a student's current question
 
 
@@ -270,15 +286,48 @@ def _rerun_settings_and_page() -> None:
 _pending_fixes: list = []  # the settings fragment's corrections, for the page fragment to show in the main area
 
 
+_in_settings: list = []  # the settings fragment is running (its step fragments run inside it)
+
+
 @st.fragment(key=SETTINGS_PART)
 def settings_part() -> None:
     """The shared settings in the sidebar. Its own widgets' callbacks choose what reruns (steps_rerun above); it
     always runs before the page, which shows its corrections."""
     url_state.gate(_page.url_path)  # a fragment rerun brings the browser's query string again
     classmode.apply_followed()  # a follow on this page: the teacher's values, before any widget is drawn
-    _pending_fixes.extend(settings_sidebar(_url_fixes, settled=bool(_settled_now), fragments=True))
+    _in_settings[:] = [True]
+    try:
+        _pending_fixes.extend(settings_sidebar(_url_fixes, settled=bool(_settled_now), fragments=True))
+    finally:
+        _in_settings.clear()
     _url_fixes.clear()  # URL corrections are shown once, not again on every fragment rerun
     _settled_now[:] = [True]  # settled in this run: the page's part need not settle again
+
+
+def _step_part_alone() -> None:
+    """A step setting's fragment rerun without the settings' (a class's follow of that setting alone): what the
+    settings fragment does first, before the widget is drawn."""
+    if _in_settings:
+        return
+    url_state.gate(_page.url_path)
+    classmode.apply_followed()
+    if not _settled_now:
+        _pending_fixes.extend(settle_settings(skip=("lang",)))
+        _settled_now[:] = [True]
+
+
+@st.fragment(key=STEP_PARTS["seq_len"])
+def seq_len_part(lang: str) -> None:
+    """The seq_len slider; its step reruns the page alone (the sidebar shows nothing else it changes)."""
+    _step_part_alone()
+    seq_len_slider(lang, on_change=_rerun_page)
+
+
+@st.fragment(key=STEP_PARTS["seed"])
+def seed_part(lang: str) -> None:
+    """The seed's box; its step reruns the page alone."""
+    _step_part_alone()
+    seed_input(lang, on_change=_rerun_page)
 
 
 @st.fragment(key=PAGE_PART)

@@ -69,6 +69,8 @@ def widget_state(value: object) -> tuple[str, object]:
         return "string_value", value  # a text box, a radio's option text
     if isinstance(value, tuple):
         return "double_array_value", value[0]  # a slider
+    if isinstance(value, list):
+        return "string_array_value", value[0]  # a select slider's option text
     if isinstance(value, float):
         return "double_value", value  # a number box
     return "int_value", value  # a radio's index
@@ -503,15 +505,16 @@ def postgres_pids() -> list[int]:
 
 
 @contextmanager
-def serve_many(procs: int, env: dict[str, str]):
-    """scripts/serve_many.sh on a free loopback port; yields (base url, the app processes' pids)."""
+def serve_many(procs: int, env: dict[str, str], root: Path = ROOT):
+    """scripts/serve_many.sh of the tree `root` on a free loopback port; yields (base url, the app processes' pids,
+    the run folder)."""
     from servers import free_port, wait_healthy
 
     port = free_port()
     run_dir = tempfile.mkdtemp(prefix="al-bench-class-")
     proc = subprocess.Popen(
         ["bash", "scripts/serve_many.sh", str(procs)],
-        cwd=ROOT,
+        cwd=root,
         env={**os.environ, **env, "PORT": str(port), "ADDRESS": "127.0.0.1", "RUN_DIR": run_dir},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

@@ -191,7 +191,8 @@ def wait_for(condition, p, timeout: float = 30) -> None:
 def test_a_follow_on_the_same_page_resends_no_sidebar_element(browser, server):
     """The poll's check runs in its component's callback: a teacher's step on the page the student is on reruns the
     student's page fragment only (no sidebar element is re-sent but the poll's own), and the student shows the
-    teacher's step; a followed setting reruns the settings too, and the sidebar shows the teacher's value."""
+    teacher's step; a followed setting reruns the sidebar too, and it shows the teacher's value (seq_len or the seed:
+    that widget alone; d_model: all the settings), but not the walkthrough's choosers, which show no setting."""
     base = server.url
     T = WORDS["en"]
     teacher_ctx = browser.new_context(viewport={"width": 1440, "height": 900})
@@ -205,6 +206,9 @@ def test_a_follow_on_the_same_page_resends_no_sidebar_element(browser, server):
 
         def in_sidebar() -> list[tuple[int, ...]]:
             return [p for p in paths if p and p[0] == SIDEBAR]
+
+        def main_blocks() -> set[int]:  # the main area's top-level blocks that were re-sent (fragments, containers)
+            return {p[1] for p in paths if len(p) > 1 and p[0] != SIDEBAR}
 
         sp.goto(f"{base}/class?lang=en")
         idle(sp)
@@ -226,14 +230,40 @@ def test_a_follow_on_the_same_page_resends_no_sidebar_element(browser, server):
         expect(sp.get_by_text("Scores qᵢkᵢᵀ").first).to_be_visible()  # the teacher's step, drawn
         assert len(paths) > len(in_sidebar())  # the page's deltas came
         assert set(in_sidebar()) <= polls_own, sorted(set(in_sidebar()) - polls_own)
-        # A followed setting: the settings rerun too; the sidebar shows the teacher's seq_len.
+        step_blocks = main_blocks()
+        assert len(step_blocks) == 2, step_blocks  # the page and its choosers (the chosen step's pill)
+        # A followed seq_len: its slider is re-sent (in a fragment of its own), no other setting; the sidebar shows
+        # the teacher's value. The choosers show nothing a setting changes: not re-sent, as on a student's own step.
         paths.clear()
         tp.goto(walk + "&walk_step=scores&seq_len=7")
         idle(tp)
         sp.wait_for_function("new URLSearchParams(location.search).get('seq_len') === '7'", timeout=30_000)
         expect(sidebar_slider(sp, 2)).to_have_value("7")
-        assert set(in_sidebar()) - polls_own  # the settings' elements were re-sent
+        resent = set(in_sidebar()) - polls_own
+        assert 0 < len(resent) <= 2, sorted(resent)  # the slider and its fragment's box
+        assert len(main_blocks()) == 1 and main_blocks() < step_blocks, (main_blocks(), step_blocks)  # the page's
         at_step(sp, "scores")
+        expect(sp.get_by_role("button", name="Next")).to_be_visible()  # the choosers stay drawn
+        # A followed seed: its box alone, likewise.
+        paths.clear()
+        tp.goto(walk + "&walk_step=scores&seq_len=7&seed=5")
+        idle(tp)
+        sp.wait_for_function("new URLSearchParams(location.search).get('seed') === '5'", timeout=30_000)
+        seed_box = sp.locator("[data-testid=stSidebar] [data-testid=stNumberInput] input")
+        expect(seed_box).to_have_value("5")
+        resent = set(in_sidebar()) - polls_own
+        assert 0 < len(resent) <= 2, sorted(resent)
+        # A followed d_model: every setting is re-sent (the heads offered, d_k), the others keep the teacher's values.
+        paths.clear()
+        tp.goto(walk + "&walk_step=scores&seq_len=7&seed=5&d_model=128")
+        idle(tp)
+        sp.wait_for_function("new URLSearchParams(location.search).get('d_model') === '128'", timeout=30_000)
+        idle(sp)
+        assert len(set(in_sidebar()) - polls_own) > 4
+        expect(sidebar_slider(sp, 2)).to_have_value("7")
+        expect(seed_box).to_have_value("5")
+        expect(sp.locator("[data-testid=stSidebar] [data-testid=stSlider]")).to_have_count(3)
+        expect(seed_box).to_have_count(1)
     finally:
         student_ctx.close()
         teacher_ctx.close()

@@ -115,20 +115,22 @@ def read_view(url_path: str) -> dict[str, object]:
     return {"page": url_path, **{k: v for k, v in state.items() if k not in NOT_FOLLOWED}}
 
 
-def apply_view(view: dict, current_page: str | None) -> None:
+def apply_view(view: dict, current_page: str | None, only: frozenset[str] | None = None) -> None:
     """Make this session show `view` (first in a run, before any widget is drawn): its state through
     ui/url_state.request_page_state (checked as a link's values are, then settled by the page's one loop), and
     its page. A key of the page that the view lacks (the teacher's page at that key's default) is forgotten, so
-    the follower's page falls back to the default too."""
+    the follower's page falls back to the default too. `only`: the keys in which the view differs from this
+    session's page state (a follow on the same page): the others already hold the view's values and are left alone,
+    so a follow writes no value and no link parameter it does not change."""
     if not isinstance(view, dict):
         return
     page = view.get("page")
     if page not in URL_KEYS.PAGE_KEYS:
         return
-    state = {k: v for k, v in view.items() if k != "page" and k not in NOT_FOLLOWED}
-    for key in URL_KEYS.PAGE_KEYS[page]:
-        if key not in state:
-            _forget(key)
+    state = {k: v for k, v in view.items() if k != "page" and k not in NOT_FOLLOWED and (only is None or k in only)}
+    gone = [k for k in URL_KEYS.PAGE_KEYS[page] if k not in state and (only is None or k in only)]
+    if gone:
+        _forget(gone)
     url_state.request_page_state(state)
     if page != current_page:
         # Applied at the top of the new page's run (apply_requested runs first in app.py).
@@ -136,17 +138,23 @@ def apply_view(view: dict, current_page: str | None) -> None:
     url_state.apply_requested()  # this run: app.py's own call has passed already
 
 
-def _forget(key: str) -> None:
-    """A page key back to its default: its widget state, any page's kept copy (ui/url_state.kept) and the link."""
-    st.session_state.pop(key, None)
-    for name, value in list(st.session_state.items()):
-        if str(name).endswith("_kept") and isinstance(value, dict):
-            value.pop(key, None)
-    try:
-        if key in st.query_params:
-            del st.query_params[key]
-    except StreamlitAPIException:
-        pass
+def _forget(keys: list[str]) -> None:
+    """Page keys back to their defaults: their widget state, any page's kept copy (ui/url_state.kept) and the
+    link. (One pass over session state for all of them: each pass presents every value the session holds.)"""
+    stores = [
+        value
+        for name, value in st.session_state.to_dict().items()
+        if str(name).endswith("_kept") and isinstance(value, dict)
+    ]
+    for key in keys:
+        st.session_state.pop(key, None)
+        for store in stores:
+            store.pop(key, None)
+        try:
+            if key in st.query_params:
+                del st.query_params[key]
+        except StreamlitAPIException:
+            pass
 
 
 # ------------------------------------------------------------------ entering a class from the link
@@ -425,15 +433,21 @@ export default function (component) {
 POLL = st.components.v2.component("attention_lab.class_poll", js=_POLL_JS)
 POLL_KEY = "cm_poll"
 # A follow that changes one of these reruns the settings fragment too (its widgets must show the new value); a
-# follow that changes only the page's own keys (a walkthrough step) reruns the page alone.
+# follow that changes only the page's own keys (a walkthrough step) reruns the page (and its navigation, when it
+# shows one of them) alone.
 _SIDEBAR_KEYS = frozenset((*URL_KEYS.SETTINGS, URL_KEYS.GRID))
 
 
-def fragment_parts(parts: tuple[str, ...] | None) -> None:
+def fragment_parts(
+    parts: tuple[str, ...] | None, nav_keys: frozenset[str] = frozenset(), step_parts: dict[str, str] | None = None
+) -> None:
     """app.py, each whole-app run: the keys of its settings fragment, then the page's (the page, and its navigation
     when it has one), when this page runs in them (None: a page that runs whole, or no fragments), for a same-page
-    follow to rerun just those."""
-    class_state()["parts"] = parts
+    follow to rerun just those; `nav_keys`, the URL keys the navigation shows (it shows no shared setting);
+    `step_parts`, the settings that have a fragment of their own inside the settings' (key -> the fragment's key,
+    in the order they are drawn): a follow that changes only those reruns them instead of all the settings."""
+    s = class_state()
+    s["parts"], s["nav_keys"], s["step_parts"] = parts, nav_keys, dict(step_parts or {})
 
 
 @st.fragment
@@ -542,16 +556,22 @@ def _polled() -> None:
         return
     # Applied by the first fragment that runs (apply_followed), not here: a widget value set in a callback does not
     # reach a bound widget's URL parameter, and the follower's link must say the teacher's step (a reload keeps it).
-    st.session_state[FOLLOWED] = view
-    st.rerun(list(parts) if changed & _SIDEBAR_KEYS else list(parts[1:]))
+    st.session_state[FOLLOWED] = (view, frozenset(changed))
+    # What a student's own change of the same keys would rerun: the settings only for a shared setting, the page's
+    # navigation (drawn after the page) only for a key it shows.
+    settings, page, *after = parts
+    sidebar, steps = changed & _SIDEBAR_KEYS, s.get("step_parts") or {}
+    first = [part for key, part in steps.items() if key in sidebar] if sidebar <= steps.keys() else [settings]
+    st.rerun(first + [page] + after * bool(changed & s.get("nav_keys", frozenset())))
 
 
 def apply_followed() -> None:
     """app.py, first in its settings and page fragments: the teacher's view the poll's callback found on this page."""
-    view = st.session_state.pop(FOLLOWED, None)
+    followed = st.session_state.pop(FOLLOWED, None)
     s = class_state()
-    if view is not None and s.get("member") and s.get("following"):
-        apply_view(view, s.get("page"))
+    if followed is not None and s.get("member") and s.get("following"):
+        view, changed = followed
+        apply_view(view, s.get("page"), only=changed)
 
 
 def publish(url_path: str) -> None:

@@ -20,6 +20,8 @@ from ui.shell import rerun_parts
 
 _PARTS = "_al_walk_nav_parts"  # session state: the fragments a choice reruns (app.py, each whole-app run)
 _CHOSEN = "_al_walk_nav_chosen"  # session state: a choice made in a callback, for the page to apply (apply_chosen)
+# The URL keys its choosers show (with the language): a class's follow that changes neither does not rerun this part.
+SHOWN_KEYS = frozenset(("walk_view", "walk_step"))
 ROW_KEY = "walk_nav_row"  # prev / next (and "step n of 10"): the presenter view's CSS enlarges them
 
 
