@@ -336,6 +336,7 @@ async def student(i: int, base: str, code: str, shared: dict, stop: asyncio.Even
             if value is not None and change is not None and value not in seen:
                 seen.add(value)
                 stats["lags"].append(time.monotonic() - change)
+                stats["lags_by"].setdefault(change, []).append(stats["lags"][-1])
             for key in me.widget_ids:
                 if key.startswith("cm_in_") and tuple(key.split("_")[2:4]) not in voted:
                     pending.append(key)
@@ -446,6 +447,7 @@ async def teacher(base: str, n: int, duration: float, every: float, shared: dict
                 stats["errors"].append("the projector's ask made no question")
             else:
                 asked.append(q.id)
+                shared.setdefault("asked_with", set()).add(shared["changes"][value])
         await asyncio.sleep(max(0.0, every - (time.monotonic() - start - (k - 1) * every) % every))
     last = max(shared["changes"].values())
     await asyncio.sleep(max(0.0, 6 - (time.monotonic() - last)))  # the last change has time to arrive
@@ -548,7 +550,16 @@ def warm_up(base: str) -> None:
 
 
 def run(db: str, procs: int, students: int, duration: float, every: float, py_spy: str = "", nice: int = 0) -> int:
-    stats = {"errors": [], "lags": [], "joined": 0, "missed": 0, "told": {}, "answered": {}, "dropped": 0}
+    stats = {
+        "errors": [],
+        "lags": [],
+        "lags_by": {},
+        "joined": 0,
+        "missed": 0,
+        "told": {},
+        "answered": {},
+        "dropped": 0,
+    }
     stats["publish"] = []
     stats["late_votes"] = 0
     shared: dict = {"stats": stats, "changes": {}}
@@ -610,6 +621,12 @@ def run(db: str, procs: int, students: int, duration: float, every: float, py_sp
             f"  follow lag median / p95 / max {statistics.median(lags):.2f} / {p95:.2f} / {lags[-1]:.2f} s"
             f"   (target p95 <= {P95_TARGET_S:.0f} s); changes never shown by a student: {stats['missed']}"
         )
+        by_change = []
+        for at in sorted(stats["lags_by"]):
+            each = sorted(stats["lags_by"][at])
+            mark = "*" if at in shared.get("asked_with", ()) else ""
+            by_change.append(f"{statistics.median(each):.1f}/{each[-1]:.1f}{mark}")
+        print(f"  each change's median/max lag, s (* a question asked with it): {' '.join(by_change)}")
         pub = sorted(stats["publish"])
         print(
             f"  of which the teacher's own run until its view was published: median {statistics.median(pub):.2f} s,"

@@ -192,13 +192,15 @@ def test_a_follow_on_the_same_page_resends_no_sidebar_element(browser, server):
     """The poll's check runs in its component's callback: a teacher's step on the page the student is on reruns the
     student's page fragment only (no sidebar element is re-sent but the poll's own), and the student shows the
     teacher's step; a followed setting reruns the sidebar too, and it shows the teacher's value (seq_len or the seed:
-    that widget alone; d_model: all the settings), but not the walkthrough's choosers, which show no setting."""
+    that widget alone; d_model: all the settings), but not the walkthrough's choosers, which show no setting. A new
+    question, and the student's vote, re-send the question alone."""
     base = server.url
     T = WORDS["en"]
     teacher_ctx = browser.new_context(viewport={"width": 1440, "height": 900})
     student_ctx = browser.new_context(viewport={"width": 1200, "height": 844})
     try:
         tp, code = start_class(teacher_ctx, base, "en")
+        projector = tp.url
         walk = tp.url.replace("/class?", "/walkthrough?")
         sp = student_ctx.new_page()
         sp.set_default_timeout(60_000)
@@ -264,6 +266,25 @@ def test_a_follow_on_the_same_page_resends_no_sidebar_element(browser, server):
         expect(seed_box).to_have_value("5")
         expect(sp.locator("[data-testid=stSidebar] [data-testid=stSlider]")).to_have_count(3)
         expect(seed_box).to_have_count(1)
+        # A question asked from the projector: the student's question above the page is re-sent, nothing else (no
+        # setting, not the page); the vote likewise.
+        idle(sp)
+        paths.clear()
+        tp.goto(projector)
+        idle(tp)
+        tp.get_by_role("button", name=T["ask"]).click()
+        sp.get_by_role("button", name=T["send"]).wait_for()
+        idle(sp)
+        assert set(in_sidebar()) <= polls_own, sorted(set(in_sidebar()) - polls_own)
+        question_blocks = main_blocks()
+        assert len(question_blocks) == 1 and question_blocks.isdisjoint(step_blocks), (question_blocks, step_blocks)
+        at_step(sp, "scores")  # the page stays drawn
+        paths.clear()
+        sp.get_by_test_id("stRadioGroup").get_by_text("B", exact=True).click()
+        sp.get_by_role("button", name=T["send"]).click()
+        sp.get_by_text(T["counted"]).wait_for()
+        idle(sp)
+        assert set(in_sidebar()) <= polls_own and main_blocks() == question_blocks, (in_sidebar(), main_blocks())
     finally:
         student_ctx.close()
         teacher_ctx.close()

@@ -380,7 +380,15 @@ def panel(url_path: str, lang: str) -> None:
             st.page_link(page_file(CLASS_PAGE), label=t("class.join"), icon=":material/group_add:")
     if s.get("member") and url_path != CLASS_PAGE:
         with main:
-            _student_question(lang)
+            _question_part(lang)
+
+
+QUESTION_PART = "class_question"  # the student's question: a fragment, so a new question or a reveal reruns it alone
+
+
+@st.fragment(key=QUESTION_PART)
+def _question_part(lang: str) -> None:
+    _student_question(lang)
 
 
 def _follow_buttons(t, where: str) -> None:
@@ -504,8 +512,9 @@ def _tick() -> object:
 def _polled() -> None:
     """Has the teacher moved, or the question changed? A follow on the page the student is on reruns only the settings
     and page fragments (the page alone when no shared setting changed), which take the teacher's values before their
-    widgets are drawn (apply_followed). A new page, a new question or round, a refusal: the whole app runs again.
-    Nothing new: only the poll fragment reruns."""
+    widgets are drawn (apply_followed); a new question, round or reveal reruns the question's fragment (with them).
+    A new page, a refusal, a page that runs whole: the whole app runs again. Nothing new: only the poll fragment
+    reruns."""
     s = class_state()
     code = s.get("code")
     if not code:
@@ -546,13 +555,22 @@ def _polled() -> None:
     if view is None and not whole:
         return
     parts = s.get("parts")
-    if whole or not isinstance(view, dict) or view.get("page") != s.get("page") or not parts or not st.context.url:
+    # A new question, round or state changes only the question's fragment (above the page, off the class page).
+    question = [QUESTION_PART] if whole and s.get("page") != CLASS_PAGE else None
+    if (whole and not question) or not parts or not st.context.url:
         if view is not None:
             st.session_state[PENDING] = view
         st.rerun()
+    if view is not None and (not isinstance(view, dict) or view.get("page") != s.get("page")):
+        st.session_state[PENDING] = view
+        st.rerun()
+    if view is None:
+        st.rerun(question)
     mine = json.loads(json.dumps(read_view(s["page"])))  # as the store keeps a view: tuples are lists
     changed = {k for k in set(view) | set(mine) if k != "page" and k not in NOT_FOLLOWED and view.get(k) != mine.get(k)}
     if not changed:
+        if question:
+            st.rerun(question)
         return
     # Applied by the first fragment that runs (apply_followed), not here: a widget value set in a callback does not
     # reach a bound widget's URL parameter, and the follower's link must say the teacher's step (a reload keeps it).
@@ -562,7 +580,7 @@ def _polled() -> None:
     settings, page, *after = parts
     sidebar, steps = changed & _SIDEBAR_KEYS, s.get("step_parts") or {}
     first = [part for key, part in steps.items() if key in sidebar] if sidebar <= steps.keys() else [settings]
-    st.rerun(first + [page] + after * bool(changed & s.get("nav_keys", frozenset())))
+    st.rerun((question or []) + first + [page] + after * bool(changed & s.get("nav_keys", frozenset())))
 
 
 def apply_followed() -> None:
