@@ -15,6 +15,9 @@ Each case says what happened, with numbers:
   waiting for a run to finish (a reader drains the replies), while `--students` others follow the teacher's
   seq_len changes; their follow lag and the app process's CPU against a baseline phase of the same length without
   the flood. The flooder's votes in the database must be 1.
+- a restart mid-vote: one Streamlit process (no nginx: serve_many.sh stops all when one exits) SIGKILLed while the
+  students vote, then started again; each student reopens their own link: every vote acknowledged ("counted") must
+  be kept, the others vote again, none is counted twice.
 
     .venv/bin/python benchmarks/bench_class_faults.py --students 20 --flood 10
 """
@@ -479,6 +482,91 @@ async def scenario(base, store, apps, students, flood_s, every, out: list[str]) 
     await projector.close()
 
 
+# ------------------------------------------------------------------ case 5: the app process killed mid-vote
+
+
+async def restart_case(students: int, out: list[str]) -> None:
+    """One Streamlit process (no nginx: serve_many.sh stops everything when a process exits), SQLite; `students`
+    vote within ~2 s while the process is SIGKILLed 1 s in; a new process starts and each student reopens their own
+    link: a vote acknowledged ("counted") must be there, none twice; the others vote again."""
+    import random
+    import signal
+
+    from bench_class import COUNTED
+    from servers import Server
+    from sqlalchemy import func, select
+
+    from classroom.schema import votes
+    from classroom.store import ClassStore, make_engine
+
+    out.append(f"5. the app process SIGKILLed while {students} students vote, then started again")
+    data = tempfile.mkdtemp(prefix="al-faults-")
+    os.environ.update({"ATTENTION_LAB_DATA_DIR": data, "ATTENTION_LAB_DATABASE_URL": ""})
+    store = ClassStore(make_engine(f"sqlite:///{data}/classes.sqlite3"))
+    srv = await asyncio.to_thread(Server)
+    p = await tab(srv.url, "class", "projector", urlencode({"lang": "en"}))
+    await p.run(widgets={"cm_start_page": True})
+    keys = link(p.query)
+    code = keys["class"]
+    qid = await ask(p, store, code)
+    tabs = [(await join(srv.url, code, None, f"voter {i}"))[0] for i in range(students)]
+    acked: set[str] = set()
+    failed = 0
+
+    async def vote(b: Reading) -> None:
+        nonlocal failed
+        await asyncio.sleep(random.uniform(0.0, 2.0))
+        try:
+            await asyncio.wait_for(b.run(widgets={f"cm_in_{qid}_1": "B", f"submit:cm_form_{qid}_1": True}), 10)
+            if any(a.startswith(COUNTED) for a in b.alerts):
+                acked.add(link(b.query)["member"])
+        except Exception:  # noqa: BLE001 - the process is gone: not acknowledged
+            failed += 1
+
+    members_of = [link(b.query)["member"] for b in tabs]
+    voting = [asyncio.create_task(vote(b)) for b in tabs]
+    await asyncio.sleep(1.0)
+    srv.proc.send_signal(signal.SIGKILL)
+    srv.proc.wait()
+    await asyncio.gather(*voting)
+    for b in tabs:
+        try:
+            await b.close()
+        except Exception:  # noqa: BLE001
+            pass
+    before = store.vote_count(code, qid, 1)
+    t0 = time.monotonic()
+    srv = await asyncio.to_thread(Server)
+    restart_s = time.monotonic() - t0
+    shown_counted, revoted, lost = 0, 0, 0
+    for member in members_of:
+        b = await tab(srv.url, "class", "back", urlencode({"class": code, "member": member, "lang": "en"}))
+        if f"cm_in_{qid}_1" in b.widget_ids:
+            lost += member in acked
+            await b.run(widgets={f"cm_in_{qid}_1": "B", f"submit:cm_form_{qid}_1": True})
+            revoted += 1
+        elif any(a.startswith(COUNTED) for a in b.alerts):
+            shown_counted += 1
+        await b.close()
+    with store.engine.connect() as conn:
+        most = conn.execute(
+            select(func.count()).select_from(votes).where(votes.c.question_id == qid).group_by(votes.c.member)
+        ).all()
+    srv.stop()
+    out.append(
+        f"  before the kill: {len(acked)} votes acknowledged ('counted' seen), {failed} sends unanswered;"
+        f" in the database after it: {before}"
+    )
+    out.append(
+        f"  a new process answered {restart_s:.1f} s after it was started; each student's own link then showed"
+        f" 'counted' for {shown_counted}, the form for {revoted} (of them acknowledged before: {lost})"
+    )
+    out.append(
+        f"  after those re-voted: {store.vote_count(code, qid, 1)} votes for {students} students, at most"
+        f" {max((n for (n,) in most), default=0)} per student"
+    )
+
+
 def run(students: int, flood_s: float, every: float) -> int:
     from classroom.store import ClassStore, make_engine
 
@@ -492,8 +580,9 @@ def run(students: int, flood_s: float, every: float) -> int:
         load0 = os.getloadavg()
         t0 = time.monotonic()
         asyncio.run(scenario(base, ClassStore(make_engine(url)), apps, students, flood_s, every, out))
-        took = time.monotonic() - t0
-        load1 = os.getloadavg()
+    asyncio.run(restart_case(students, out))
+    took = time.monotonic() - t0
+    load1 = os.getloadavg()
     print("\nclass mode under hostile clients: 1 app process, SQLite, behind nginx (protocol level)")
     print("\n".join(out))
     loads = [" ".join(f"{x:.1f}" for x in load) for load in (load0, load1)]
