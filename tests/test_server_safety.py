@@ -355,3 +355,55 @@ def test_a_session_holds_no_run_and_its_callbacks_still_work(page, params):
     held = sum(size for size, _ in buffers)
     assert buffers == [], f"{held / 2**20:.1f} MB held by the session, e.g. {max(buffers)[1][-300:]}"
     assert _missing_globals(functions) == []
+
+
+def test_a_flood_of_messages_is_read_at_the_budgets_pace_and_none_is_lost():
+    """One viewer's connection: a burst is read at once, then messages at Budget's rate; the event loop is free
+    meanwhile (the guard sleeps), and every message goes on, in order."""
+    import asyncio
+
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+
+    from ui.seam.backmsg_guard import BURST, RATE, Budget, RefuseDeveloperMessages
+
+    now = [0.0]
+    budget = Budget(burst=3, rate=10, clock=lambda: now[0])
+    assert [budget.wait() for _ in range(3)] == [0, 0, 0]
+    assert budget.wait() == pytest.approx(0.1) and budget.wait() == pytest.approx(0.2)
+    now[0] = 10.0  # quiet for a while: the whole burst is back, no more
+    assert [budget.wait() for _ in range(3)] == [0, 0, 0] and budget.wait() > 0
+
+    msg = BackMsg()
+    msg.rerun_script.query_string = "x"
+    n = BURST + 15
+    frames = [{"type": "websocket.receive", "bytes": msg.SerializeToString()} for _ in range(n)]
+    got: list = []
+    other_ticks: list = []
+
+    async def streamlit(scope, receive, send):
+        for _ in range(n):
+            got.append(await receive())
+
+    async def browser_receive():
+        return frames.pop(0)
+
+    async def browser_send(message):
+        pass
+
+    async def another_session():  # another session's work on the same event loop
+        while len(got) < n:
+            other_ticks.append(len(got))
+            await asyncio.sleep(0.01)
+
+    async def both():
+        scope = {"type": "websocket", "path": "/_stcore/stream"}
+        t0 = asyncio.get_running_loop().time()
+        await asyncio.gather(
+            RefuseDeveloperMessages(streamlit)(scope, browser_receive, browser_send), another_session()
+        )
+        return asyncio.get_running_loop().time() - t0
+
+    took = run_async(both())
+    assert len(got) == n  # none lost
+    assert took >= 14 / RATE * 0.9  # the burst at once, the other 15 at RATE a second
+    assert len(other_ticks) > 50  # the loop served the other session meanwhile

@@ -138,7 +138,7 @@ ENTRIES = (
     Entry(
         "backmsg_guard",
         (),
-        "no student's clear_cache (or other developer message) empties what the class shares",
+        "no student's clear_cache (or other developer message) empties what the class shares, no flood stalls it",
         "tests/test_server_safety.py::test_no_client_message_clears_what_the_class_shares",
     ),
 )

@@ -10,7 +10,9 @@ How: ASGI middleware on st.App's public `middleware` (serve.py) wraps `receive` 
 /_stcore/stream: each binary frame is parsed as a BackMsg (Streamlit's wire format) and a refused one is
 dropped, as if never sent; the connection and the session go on. A frame that does not parse goes on to
 Streamlit, which closes the connection itself. tests/test_seam.py fails when BackMsg gains or loses a type,
-so a new message is looked at before it is let through or refused.
+so a new message is looked at before it is let through or refused. The same wrapper reads each connection's
+messages no faster than its Budget: a script flooding messages waits in its own socket, not in the event loop
+every session shares.
 """
 
 from __future__ import annotations
@@ -82,14 +84,50 @@ class StreamMiddleware:
         await self.app(scope, receive, send)
 
 
+# A viewer's messages per connection: a burst of BURST, then RATE a second. A browser sends one per interaction (an
+# arrow key held on a slider: ~30 a second, a 3 s hold fits the burst); a script flooding votes sent ~2,500 a second,
+# and the one event loop of the process read them ahead of every other session's work (bench_class_faults.py).
+# Beyond the budget the guard waits before it reads the next message: the flood waits in its own socket, in order,
+# and no message is lost.
+BURST, RATE = 100, 10.0
+
+
+class Budget:
+    """A token bucket: `wait()` is how long to wait before the next message may be read (0: at once)."""
+
+    def __init__(self, burst: float = BURST, rate: float = RATE, clock=None) -> None:
+        import time
+
+        self.clock = clock or time.monotonic
+        self.burst, self.rate = burst, rate
+        self.tokens, self.at = float(burst), self.clock()
+
+    def wait(self) -> float:
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        self.tokens -= 1
+        return 0.0 if self.tokens >= 0 else -self.tokens / self.rate
+
+
 class RefuseDeveloperMessages(StreamMiddleware):
-    """ASGI middleware: drop the developer-only back messages of every /_stcore/stream websocket."""
+    """ASGI middleware: drop the developer-only back messages of every /_stcore/stream websocket, and read a
+    connection's messages no faster than its Budget."""
 
     async def stream(self, scope, receive, send) -> None:
+        import asyncio
+
         said: set[str] = set()
+        budget = Budget()
 
         async def guarded_receive():
             while True:
+                pause = budget.wait()
+                if pause:
+                    if "flood" not in said:
+                        said.add("flood")
+                        _LOG.warning("A viewer sends messages faster than %s a second: read at that pace", RATE)
+                    await asyncio.sleep(pause)
                 message = await receive()
                 data = frame(message, "websocket.receive")
                 kind = refused(data) if data else None
