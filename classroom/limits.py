@@ -1,10 +1,10 @@
 """What a client may send to a class, bounded before anything is parsed or stored.
 
 A nickname is optional text shown to the class as inert text (never markup): control and bidi characters are
-dropped, whitespace collapsed, and one longer than NICKNAME_MAX characters is refused (a 1 MB one is refused
-unread). A student's actions (join, vote, follow/explore) pass a token bucket per student and class: a burst of
-BURST, then RATE a second; beyond that the action is refused, not queued (10,000 votes a second from one student
-cost the database nothing).
+dropped, whitespace collapsed, and one longer than NICKNAME_MAX characters is refused by the store (a 1 MB one
+unread; through the page, Streamlit cuts the text box's value to its max_chars first). A student's actions (join,
+vote, follow/explore) pass a token bucket per student and class: a burst of BURST, then RATE a second; beyond that
+the action is refused, not queued (10,000 votes a second from one student cost the database nothing).
 
 The buckets live in each process's memory, on purpose. What must hold across processes holds in the database:
 one vote per (question, round, student) is a unique constraint, so a vote is idempotent wherever it lands (a
