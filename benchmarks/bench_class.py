@@ -549,8 +549,9 @@ def warm_up(base: str) -> None:
     asyncio.run(go())
 
 
-def run(db: str, procs: int, students: int, duration: float, every: float, py_spy: str = "", nice: int = 0) -> int:
-    stats = {
+def new_stats() -> dict:
+    """What a run of students and a teacher counts (student(), teacher(), Browser)."""
+    return {
         "errors": [],
         "lags": [],
         "lags_by": {},
@@ -559,9 +560,13 @@ def run(db: str, procs: int, students: int, duration: float, every: float, py_sp
         "told": {},
         "answered": {},
         "dropped": 0,
+        "publish": [],
+        "late_votes": 0,
     }
-    stats["publish"] = []
-    stats["late_votes"] = 0
+
+
+def run(db: str, procs: int, students: int, duration: float, every: float, py_spy: str = "", nice: int = 0) -> int:
+    stats = new_stats()
     shared: dict = {"stats": stats, "changes": {}}
     with ExitStack() as stack:
         if db == "postgresql":

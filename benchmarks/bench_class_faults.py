@@ -43,6 +43,7 @@ from backmsg import rerun_script
 from bench_class import (
     Browser,
     link,
+    new_stats,
     proc_cpu,
     route_of,
     serve_many,
@@ -342,18 +343,7 @@ async def flooder(base: str, code: str, seconds: float) -> None:
 
 async def flood_case(base, store, code, key, route, students, flood_s, every, apps, out: list[str]) -> None:
     out.append(f"1. a vote flood: 1 flooder, {students} students following seq_len changes every {every:g} s")
-    stats = {
-        "errors": [],
-        "lags": [],
-        "lags_by": {},
-        "joined": 0,
-        "missed": 0,
-        "told": {},
-        "answered": {},
-        "dropped": 0,
-        "publish": [],
-        "late_votes": 0,
-    }
+    stats = new_stats()
     shared: dict = {"stats": stats, "changes": {}}
     laptop_query = urlencode({"class": code, "teacher": key, "lang": "en", "seq_len": 3})
     laptop = await tab(base, "heads", "teacher's laptop", laptop_query, route)

@@ -17,7 +17,9 @@ every session shares.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 
 ALLOWED = frozenset({"rerun_script", "stop_script", "app_heartbeat", "file_urls_request", "backend_operation_request"})
 ALLOWED_OPERATIONS = frozenset({"deferred_file", "dataframe_chunk"})  # BackendOperationRequest.payload
@@ -96,8 +98,6 @@ class Budget:
     """A token bucket: `wait()` is how long to wait before the next message may be read (0: at once)."""
 
     def __init__(self, burst: float = BURST, rate: float = RATE, clock=None) -> None:
-        import time
-
         self.clock = clock or time.monotonic
         self.burst, self.rate = burst, rate
         self.tokens, self.at = float(burst), self.clock()
@@ -115,8 +115,6 @@ class RefuseDeveloperMessages(StreamMiddleware):
     connection's messages no faster than its Budget."""
 
     async def stream(self, scope, receive, send) -> None:
-        import asyncio
-
         said: set[str] = set()
         budget = Budget()
 
