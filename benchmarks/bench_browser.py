@@ -192,6 +192,7 @@ class View:
     before_url: str = ""
     floor_new: list[Sample] = field(default_factory=list)
     floor_back: list[Sample] = field(default_factory=list)
+    page_floor: list[Sample] = field(default_factory=list)  # --page-floor: its step, interleaved with the floor's
     retries: int = 0
 
 
@@ -359,6 +360,12 @@ def main(argv=None) -> int:
         " each new-setting sample interleaved floor / before / this code",
     )
     ap.add_argument("--no-back", action="store_true", help="skip the back-and-forth column")
+    ap.add_argument(
+        "--page-floor",
+        type=Path,
+        help="a floor as big as a page (e.g. benchmarks/step_floors/floor_page.py, the walkthrough's elements with"
+        " no computation): its step is sampled beside each view's, to price Streamlit's own cost of a page that size",
+    )
     args = ap.parse_args(argv)
     n_steps = args.steps or (1 if args.quick else 4)
     n_cold = args.cold or (2 if args.quick else 3)
@@ -380,6 +387,7 @@ def main(argv=None) -> int:
             " window.__alPainted after each paint in Chart.draw() (as this checkout's does), then run again"
         )
     before = Server(args.before.resolve() / "serve.py", timeout=120) if args.before else None
+    big_floor = Server(args.page_floor.resolve(), timeout=120) if args.page_floor else None
     failures: list[str] = []
     started = time.perf_counter()
     try:
@@ -389,6 +397,10 @@ def main(argv=None) -> int:
             floor_tab = Tab(browser, floor.url, "floor value = 50")
             floor_step = lambda: floor_tab.slider(0, "[data-testid=stSlider]")  # noqa: E731
             floor_tab.sample(floor_step)  # unmeasured: the first step of a page loads lazy code
+            big_tab = Tab(browser, big_floor.url, "floor value = 50") if big_floor else None
+            big_step = lambda: big_tab.slider(0, "[data-testid=stSlider]")  # noqa: E731
+            if big_tab:
+                big_tab.sample(big_step)
             chosen = views(app, pages, args.only, before)
             for v in chosen:
                 tab = Tab(browser, v.url, dk_caption(v.d_model, v.num_heads))
@@ -404,6 +416,8 @@ def main(argv=None) -> int:
                         old = None
                 for _ in range(n_steps):  # floor, (before), app, ...: each ratio pairs samples in time
                     v.floor_new.append(floor_tab.sample(floor_step))
+                    if big_tab:
+                        v.page_floor.append(big_tab.sample(big_step))
                     if old:
                         v.before.append(old.sample(old.new_setting, v))
                     v.new.append(tab.sample(tab.new_setting, v))
@@ -428,10 +442,13 @@ def main(argv=None) -> int:
                     + f" renderer CPU {median(v.new, 'cpu'):.0f} ms (floor {median(v.floor_new, 'cpu'):.0f}"
                     + (f", before {median(v.before, 'cpu'):.0f}" if v.before else "")
                     + ");"
-                    f" back and forth {median(v.back):.0f} ms (floor {median(v.floor_back):.0f})",
+                    + (f" page floor {median(v.page_floor):.0f} ms;" if v.page_floor else "")
+                    + f" back and forth {median(v.back):.0f} ms (floor {median(v.floor_back):.0f})",
                     flush=True,
                 )
             floor_tab.close()
+            if big_tab:
+                big_tab.close()
 
             # Cold loads and the first visit's transfer, interleaved with the floor's.
             cold: dict[str, list[tuple[float, int]]] = {"floor": []}
@@ -528,6 +545,12 @@ def main(argv=None) -> int:
                 + f"   cpu {median(v.floor_new, 'cpu'):3.0f}"
                 + (f"/{median(v.before, 'cpu'):3.0f}" if v.before else "/  -" if old else "")
                 + f"/{median(v.new, 'cpu'):3.0f}ms"
+                + (
+                    f"   page floor {median(v.page_floor):4.0f}ms {ratio(v.page_floor, v.floor_new):4.2f}x,"
+                    f" app/page floor {ratio(v.new, v.page_floor):4.2f}x"
+                    if v.page_floor
+                    else ""
+                )
                 + f" {' '.join(flags) or 'ok'}"
                 + (f" ({v.retries} retried)" if v.retries else "")
             )
@@ -537,6 +560,10 @@ def main(argv=None) -> int:
             if old:
                 line += f"; before: {statistics.median(ratio(v.before, v.floor_new) for v in chosen if v.before):.2f}x"
             print(line)
+            if big_tab:
+                big = statistics.median(ratio(v.page_floor, v.floor_new) for v in chosen)
+                app_big = statistics.median(ratio(v.new, v.page_floor) for v in chosen)
+                print(f"page floor ({args.page_floor.name}): {big:.2f}x the floor; median view {app_big:.2f}x it")
             if not mid <= NEW_TARGETS["median"]:
                 failures.append(f"median view {mid:.2f}x floor (target {NEW_TARGETS['median']}x)")
         if cold_pages:
@@ -586,6 +613,8 @@ def main(argv=None) -> int:
         floor.stop()
         if before:
             before.stop()
+        if big_floor:
+            big_floor.stop()
 
     if args.sessions:
         from bench_sessions import run_new_settings_benchmark, run_sessions_benchmark
