@@ -361,6 +361,19 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--no-back", action="store_true", help="skip the back-and-forth column")
     ap.add_argument(
+        "--fresh-floor",
+        action="store_true",
+        help="a new floor tab (and page floor tab) for each view, warmed as the view's tab: the same JavaScript"
+        " warmth on both sides (without it the floor's one tab grows warmer than any view's over the run)",
+    )
+    ap.add_argument(
+        "--warm",
+        type=int,
+        default=1,
+        help="unmeasured steps on each view's new tab before its samples (default 1: the first loads lazy code);"
+        " the floor's tab, open for the whole run, is warm after its first few views",
+    )
+    ap.add_argument(
         "--page-floor",
         type=Path,
         help="a floor as big as a page (e.g. benchmarks/step_floors/floor_page.py, the walkthrough's elements with"
@@ -394,17 +407,31 @@ def main(argv=None) -> int:
         executable = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-            floor_tab = Tab(browser, floor.url, "floor value = 50")
             floor_step = lambda: floor_tab.slider(0, "[data-testid=stSlider]")  # noqa: E731
-            floor_tab.sample(floor_step)  # unmeasured: the first step of a page loads lazy code
-            big_tab = Tab(browser, big_floor.url, "floor value = 50") if big_floor else None
             big_step = lambda: big_tab.slider(0, "[data-testid=stSlider]")  # noqa: E731
-            if big_tab:
-                big_tab.sample(big_step)
+
+            def open_floors():
+                """The floor's tab (and the page floor's), each warmed as a view's tab is (--warm)."""
+                f = Tab(browser, floor.url, "floor value = 50")
+                b = Tab(browser, big_floor.url, "floor value = 50") if big_floor else None
+                for _ in range(args.warm):  # the first step of a page loads lazy code; then JavaScript warms up
+                    f.sample(lambda: f.slider(0, "[data-testid=stSlider]"))
+                    if b:
+                        b.sample(lambda: b.slider(0, "[data-testid=stSlider]"))
+                return f, b
+
+            floor_tab, big_tab = open_floors()
             chosen = views(app, pages, args.only, before)
             for v in chosen:
+                if args.fresh_floor and v is not chosen[0]:  # as cold as the view's new tab
+                    floor_tab.close()
+                    if big_tab:
+                        big_tab.close()
+                    floor_tab, big_tab = open_floors()
                 tab = Tab(browser, v.url, dk_caption(v.d_model, v.num_heads))
                 tab.sample(tab.new_seed, v)  # unmeasured: the page's first step loads lazy code
+                for _ in range(args.warm - 1):  # unmeasured: steps that let the tab's JavaScript warm up
+                    tab.sample(tab.new_setting, v)
                 old = None
                 if before:
                     old = Tab(browser, v.before_url, dk_caption(v.d_model, v.num_heads))
