@@ -295,6 +295,10 @@ class Tab:
         thumb.focus()
         return self._timed(lambda: self.page.keyboard.press(key))
 
+    def first_slider(self) -> Sample:
+        """A floor's step: one key on the page's first slider."""
+        return self.slider(0, "[data-testid=stSlider]")
+
     def sample(self, what, view: View | None = None) -> Sample:
         """what(); a step whose redraw never comes (seen under heavy load) reopens the page and tries once more."""
         try:
@@ -407,17 +411,15 @@ def main(argv=None) -> int:
         executable = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-            floor_step = lambda: floor_tab.slider(0, "[data-testid=stSlider]")  # noqa: E731
-            big_step = lambda: big_tab.slider(0, "[data-testid=stSlider]")  # noqa: E731
 
             def open_floors():
                 """The floor's tab (and the page floor's), each warmed as a view's tab is (--warm)."""
                 f = Tab(browser, floor.url, "floor value = 50")
                 b = Tab(browser, big_floor.url, "floor value = 50") if big_floor else None
                 for _ in range(args.warm):  # the first step of a page loads lazy code; then JavaScript warms up
-                    f.sample(lambda: f.slider(0, "[data-testid=stSlider]"))
+                    f.sample(f.first_slider)
                     if b:
-                        b.sample(lambda: b.slider(0, "[data-testid=stSlider]"))
+                        b.sample(b.first_slider)
                 return f, b
 
             floor_tab, big_tab = open_floors()
@@ -442,9 +444,9 @@ def main(argv=None) -> int:
                         old.close()
                         old = None
                 for _ in range(n_steps):  # floor, (before), app, ...: each ratio pairs samples in time
-                    v.floor_new.append(floor_tab.sample(floor_step))
+                    v.floor_new.append(floor_tab.sample(floor_tab.first_slider))
                     if big_tab:
-                        v.page_floor.append(big_tab.sample(big_step))
+                        v.page_floor.append(big_tab.sample(big_tab.first_slider))
                     if old:
                         v.before.append(old.sample(old.new_setting, v))
                     v.new.append(tab.sample(tab.new_setting, v))
@@ -454,7 +456,7 @@ def main(argv=None) -> int:
                     tab.sample(tab.slider, v)  # T -> T-1 with this seed: new, unmeasured; from now on both are drawn
                     tab.sample(tab.slider, v)
                     for _ in range(n_steps):
-                        v.floor_back.append(floor_tab.sample(floor_step))
+                        v.floor_back.append(floor_tab.sample(floor_tab.first_slider))
                         v.back.append(tab.sample(tab.slider, v))
                 tab.close()
                 print(

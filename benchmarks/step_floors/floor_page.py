@@ -77,31 +77,40 @@ def page() -> None:
         st.markdown(f"{n} rows")
 
 
-st.set_page_config(layout="wide")
-pages = [st.Page(walkthrough, title="Walkthrough", url_path="walkthrough", default=True)] + [
-    st.Page(lambda: None, title=f"Page {i}", url_path=f"page{i}") for i in range(10)
-]
-nav = st.navigation(pages)
-with st.sidebar:
-    st.segmented_control("语言 · Language", ["en", "zh"], default="en", key="lang")
-    st.header("Settings")
-    settings()
-    st.select_slider("d_model", [16, 32, 64, 128, 256, 512], value=64, key="d_model")
-    st.select_slider("Heads", [1, 2, 4, 8, 16], value=4, key="num_heads")
-    st.caption("d_k = d_model / h = 64 / 4 = 16")
-    st.selectbox("Mask", ["none", "causal", "padding"], key="mask")
-    st.caption("No mask: every token sees every token.")
-    st.number_input("Seed", 0, 10_000, 0, key="seed")
-    st.caption("Share this link: it keeps every setting.")
-    st.header("Display")
-    st.segmented_control("Numbers", ["values", "colour"], default="values", key="numbers")
-    st.segmented_control("Colours", ["blue", "red", "grey", "green"], default="blue", key="colours")
-    st.segmented_control("Size", ["small", "medium"], default="small", key="size")
-    st.segmented_control("Theme", ["light", "dark", "auto", "print"], default="light", key="theme")
-    st.checkbox("Large text", key="large")
-    st.checkbox("High contrast", key="contrast")
-    st.segmented_control("Motion", ["on", "off", "auto", "slow"], default="on", key="motion")
-    st.header("Class")
-    st.button("Start a class", key="class")
-    st.page_link(pages[1], label="Join a class")
-nav.run()
+def draw(sidebar: bool = True) -> None:
+    """The page; without `sidebar` only the step's slider is in the sidebar and the navigation is hidden
+    (floor_page_main.py: what the sidebar costs)."""
+    st.set_page_config(layout="wide")
+    pages = [st.Page(walkthrough, title="Walkthrough", url_path="walkthrough", default=True)] + [
+        st.Page(lambda: None, title=f"Page {i}", url_path=f"page{i}") for i in range(10)
+    ]
+    nav = st.navigation(pages, position="sidebar" if sidebar else "hidden")
+    with st.sidebar:
+        if sidebar:
+            st.segmented_control("语言 · Language", ["en", "zh"], default="en", key="lang")
+        st.header("Settings")
+        settings()
+        if sidebar:
+            st.select_slider("d_model", [16, 32, 64, 128, 256, 512], value=64, key="d_model")
+            st.select_slider("Heads", [1, 2, 4, 8, 16], value=4, key="num_heads")
+            st.caption("d_k = d_model / h = 64 / 4 = 16")
+            st.selectbox("Mask", ["none", "causal", "padding"], key="mask")
+            st.caption("No mask: every token sees every token.")
+            st.number_input("Seed", 0, 10_000, 0, key="seed")
+            st.caption("Share this link: it keeps every setting.")
+            st.header("Display")
+            st.segmented_control("Numbers", ["values", "colour"], default="values", key="numbers")
+            st.segmented_control("Colours", ["blue", "red", "grey", "green"], default="blue", key="colours")
+            st.segmented_control("Size", ["small", "medium"], default="small", key="size")
+            st.segmented_control("Theme", ["light", "dark", "auto", "print"], default="light", key="theme")
+            st.checkbox("Large text", key="large")
+            st.checkbox("High contrast", key="contrast")
+            st.segmented_control("Motion", ["on", "off", "auto", "slow"], default="on", key="motion")
+            st.header("Class")
+            st.button("Start a class", key="class")
+            st.page_link(pages[1], label="Join a class")
+    nav.run()
+
+
+if __name__ == "__main__":
+    draw()
