@@ -113,11 +113,21 @@ def test_every_chart_on_the_page_offers_the_download(page, server, path, params,
         expect(chart.locator(DOWNLOAD)).to_have_count(1, timeout=30_000)
 
 
+# Resolves once nothing on the page has scrolled for 150 ms (at most 5 s).
+SCROLL_SETTLED = """() => new Promise(done => { let quiet;
+  const again = () => { clearTimeout(quiet); quiet = setTimeout(stop, 150); };
+  const stop = () => { document.removeEventListener('scroll', again, true); done(); };
+  document.addEventListener('scroll', again, true); again(); setTimeout(stop, 5000); })"""
+
+
 def tab_to(page, key: str, limit: int = 150) -> None:
-    """Press Tab until the focus is in the widget with this key (fails if Tab never gets there)."""
+    """Press Tab until the focus is in the widget with this key (fails if Tab never gets there), then wait until the
+    scroll that brings it into view has ended, as a person's eyes would: react-aria closes an open list when its
+    page scrolls, and on a loaded machine that scroll event can come after the next key has opened the list."""
     for _ in range(limit):
         page.keyboard.press("Tab")
         if page.evaluate(FOCUSED_KEY) == key:
+            page.evaluate(SCROLL_SETTLED)
             return
     raise AssertionError(f"Tab never reached {key}")
 
