@@ -29,6 +29,28 @@ CODE = "\n".join(
 )
 
 
+LISTING_IN_PAGE = False  # draw(listing_in_page=True): the step's heading, formula and code re-sent every step
+# The walkthrough's input step's text as the app sends it on a seq_len step (English, the defaults; {n} = T).
+APP_TEXT = (
+    "Self-attention: the query, key and value inputs are all the same matrix X, one row of d_model numbers per token."
+    " Here X comes from the random seed; the tokens only name the rows. In the formula, query, key and value are"
+    " forward's three arguments (the seed text calls them Q, K, V); their projections q, k, v are step 2.\n\n"
+    "**Shape**  \n`x` &nbsp; `(B, T_q, d_model) = (1, {n}, 64)`\n\n:small[:gray[Shape pipeline: 1 · input `1×{n}×64`"
+    " → 2 · project `1×{n}×64` → 3 · split `1×4×{n}×16` → 4 · scores `1×4×{n}×{n}` → 5 · scale `1×4×{n}×{n}` → 6 ·"
+    " mask `1×4×{n}×{n}` → 7 · softmax `1×4×{n}×{n}` → 8 · weighted sum `1×4×{n}×16` → 9 · concat `1×{n}×64` → 10 ·"
+    " output `1×{n}×64`]]\n\n:small[:green[:material/verified: Checked live: this page's result equals"
+    " torch.nn.MultiheadAttention with the same weights. Max abs difference: 0.00e+00 for the output, 0.00e+00 for"
+    " the attention weights.]]"
+)
+
+
+def listing() -> None:
+    st.markdown(
+        "#### 1. Input\n$$X \\in \\mathbb{R}^{B \\times T \\times d_{model}}$$\n\n```python\n" + CODE + "\n```",
+        unsafe_allow_html=False,
+    )
+
+
 def walkthrough() -> None:
     st.markdown("### Walkthrough\nOne step of multi-head attention at a time, with every tensor's shape.")
     st.segmented_control("View", ["One step", "All steps", "Presenter"], default="One step", key="view")
@@ -38,10 +60,8 @@ def walkthrough() -> None:
     left, right = st.columns(2)
     left.button("Previous", key="prev")
     right.button("Next", key="next")
-    st.markdown(
-        "#### 1. Input\n$$X \\in \\mathbb{R}^{B \\times T \\times d_{model}}$$\n\n```python\n" + CODE + "\n```",
-        unsafe_allow_html=False,
-    )
+    if not LISTING_IN_PAGE:
+        listing()
     page()
 
 
@@ -53,8 +73,13 @@ def settings() -> None:
 @st.fragment(key="page")
 def page() -> None:
     v = st.session_state.floor
+    if LISTING_IN_PAGE:  # as the app's page fragment does: the listing is part of the step it shows
+        listing()
     n = 4 + v % 8  # tokens: the app's default seq_len is 8
-    st.markdown(f"floor value = {v}\n\nThe input X has shape (1, {n}, 64): {n} tokens of 64 numbers each.")
+    if LISTING_IN_PAGE:  # the app's own text of the step, its directives and icon included
+        st.markdown(f"floor value = {v}\n\n" + APP_TEXT.replace("{n}", str(n)))
+    else:
+        st.markdown(f"floor value = {v}\n\nThe input X has shape (1, {n}, 64): {n} tokens of 64 numbers each.")
     x = np.random.default_rng(n).standard_normal((n, 64)).astype(np.float32)
     lo, hi = value_range("signed", [x])
     tokens = tuple(f"t{i}" for i in range(n))
@@ -77,9 +102,12 @@ def page() -> None:
         st.markdown(f"{n} rows")
 
 
-def draw(sidebar: bool = True) -> None:
+def draw(sidebar: bool = True, listing_in_page: bool = False) -> None:
     """The page; without `sidebar` only the step's slider is in the sidebar and the navigation is hidden
-    (floor_page_main.py: what the sidebar costs)."""
+    (floor_page_main.py: what the sidebar costs); `listing_in_page` (floor_page_listing.py): the step's formula and
+    code are re-sent with every step and its text is the app's, as the app's step sends them."""
+    global LISTING_IN_PAGE
+    LISTING_IN_PAGE = listing_in_page
     st.set_page_config(layout="wide")
     pages = [st.Page(walkthrough, title="Walkthrough", url_path="walkthrough", default=True)] + [
         st.Page(lambda: None, title=f"Page {i}", url_path=f"page{i}") for i in range(10)
