@@ -124,7 +124,7 @@ def tab_to(page, key: str, limit: int = 150) -> None:
     """Press Tab until the focus is in the widget with this key (fails if Tab never gets there), then wait until the
     scroll that brings it into view has ended, as a person's eyes would: react-aria closes an open list when its
     page scrolls, and on a loaded machine that scroll event can come after the next key has opened the list."""
-    expect(page.locator(f".st-key-{key}")).to_be_visible()  # drawn: a run that is still drawing the page is over
+    expect(page.locator(f".st-key-{key}")).to_be_visible()  # Tab cannot reach a widget the run has not drawn yet
     passed = []
     for _ in range(limit):
         page.keyboard.press("Tab")
