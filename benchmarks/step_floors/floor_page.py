@@ -73,10 +73,9 @@ def settings() -> None:
 @st.fragment(key="page")
 def page() -> None:
     v = st.session_state.floor
-    if LISTING_IN_PAGE:  # as the app's page fragment does: the listing is part of the step it shows
-        listing()
     n = 4 + v % 8  # tokens: the app's default seq_len is 8
-    if LISTING_IN_PAGE:  # the app's own text of the step, its directives and icon included
+    if LISTING_IN_PAGE:  # as the app's page fragment does: the step's listing, then its own text of the step
+        listing()
         st.markdown(f"floor value = {v}\n\n" + APP_TEXT.replace("{n}", str(n)))
     else:
         st.markdown(f"floor value = {v}\n\nThe input X has shape (1, {n}, 64): {n} tokens of 64 numbers each.")
