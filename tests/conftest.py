@@ -155,6 +155,18 @@ def run_app(page: str | None = None, timeout: float = 60, **params):
     return at
 
 
+def finish_queued_job(at, ticket_key: str, results_key: str, timeout: float = 120) -> None:
+    """After a click that asked the server's heavy-work queue (ui/work_queue.py) for a job: wait until the job has
+    finished, then rerun so the page draws it. A short job may finish before the click's own run reaches the page's
+    `collect`, which then takes the result at once and gives the ticket back: no ticket is left to wait for (a CI
+    failure on a busy machine), and the result is already under `results_key`."""
+    if ticket_key in at.session_state:
+        assert at.session_state[ticket_key].job.finished.wait(timeout)
+    else:
+        assert at.session_state[results_key], f"no ticket under {ticket_key!r} and no result under {results_key!r}"
+    at.run(timeout=timeout)
+
+
 def before_any_training() -> None:
     """The why-heads page as a new process shows it, before any training: its results are kept for the whole process,
     so a test file that trained earlier in the same worker would add the results' chart and tabs (seen in CI)."""

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 from chart_reader import charts, heatmaps
-from conftest import run_app, sections, tables
+from conftest import finish_queued_job, run_app, sections, tables
 
 from charts import diagrams
 from core.attention import AttentionTrace, build_input, build_model
@@ -271,8 +271,7 @@ def test_page_runs_and_survives_bad_state():
     at.button(key="heads_time_run").click().run()
     assert not at.exception
     # The timing waits its turn in the server's queue (ui/work_queue.py); the page then draws it.
-    assert at.session_state["heads_time_ticket"].job.finished.wait(120)
-    at.run()
+    finish_queued_job(at, "heads_time_ticket", "heads_timings")
     assert not at.exception
     assert [r.h for r in at.session_state["heads_timings"][(8, 2, 0)]] == [1, 2, 4, 8]
     assert any('"ms"' in c.text for c in charts(at))

@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 from chart_reader import charts, heatmaps
-from conftest import in_both_languages, run_app, tables
+from conftest import finish_queued_job, in_both_languages, run_app, tables
 
 import i18n
 from core.masks import MASK_KINDS
@@ -226,8 +226,7 @@ def test_timing_runs_only_on_a_click():
     at.button(key="kv_time_run").click().run(timeout=120)
     ok(at)
     # The timing waits its turn in the server's queue (ui/work_queue.py); the page then draws it.
-    assert at.session_state["kv_time_ticket"].job.finished.wait(120)
-    at.run(timeout=120)
+    finish_queued_job(at, "kv_time_ticket", "kv_timings")
     ok(at)
     assert at.button(key="kv_time_run").label == i18n.t("kv.time.again", "en")
     labels = [m.label for m in at.metric]
