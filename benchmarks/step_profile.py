@@ -315,6 +315,13 @@ def main(argv=None) -> int:
     ap.add_argument("--url", default="/walkthrough?walk_view=step&walk_step=input&lang=en")
     ap.add_argument("--top", type=int, default=25)
     ap.add_argument("--app", type=Path, default=SERVE, help="the app's serve.py (e.g. another checkout's)")
+    ap.add_argument(
+        "--compare",
+        type=Path,
+        action="append",
+        default=[],
+        help="another checkout's serve.py, profiled at the same URL interleaved with the app (an A/B in one run)",
+    )
     ap.add_argument("--no-floor", action="store_true")
     ap.add_argument("--timeline", action="store_true", help="print the last step's frames and tasks")
     ap.add_argument(
@@ -345,6 +352,13 @@ def main(argv=None) -> int:
                     True,
                 )
             }
+            for serve in args.compare:
+                srv = Server(serve.resolve(), timeout=120)
+                extra_servers.append(srv)
+                name = serve.resolve().parent.name
+                probes[name] = Probe(
+                    browser, srv.url + args.url, dk_caption(64, 4), "[data-testid=stSidebar] [data-testid=stSlider]", 2, True
+                )
             if floor:
                 probes["floor"] = Probe(browser, floor.url, "floor value = 50", "[data-testid=stSlider]", 0, False)
             for script in args.variant:

@@ -16,6 +16,14 @@ FAKE = """
 window.WebSocket = class WebSocket extends EventTarget {};
 window.msg = i => new MessageEvent('message', {data: i});
 window.sleep = ms => new Promise(r => setTimeout(r, ms));
+// ForwardMsgs on the wire, reduced to the one top-level field the script reads (protobuf: tag, then a varint or
+// an empty message): a new run, a delta, the link, a run's end (its status), the session's status.
+const fm = bytes => new MessageEvent('message', {data: new Uint8Array(bytes).buffer});
+window.run = () => fm([0x22, 0]);  // new_session (field 4)
+window.delta = () => fm([0x2a, 0]);  // delta (field 5)
+window.link = () => fm([0x62, 0]);  // page_info_changed (field 12)
+window.finished = status => fm([0x30, status]);  // script_finished (field 6): 2 early for a rerun, 3 a fragment's
+window.statusChanged = () => fm([0x4a, 0]);  // session_status_changed (field 9)
 """
 
 
@@ -53,6 +61,72 @@ def test_a_long_stream_still_arrives_while_it_lasts(blank):
     }""")
     assert got["order"] == list(range(40))
     assert got["during"] > 0 and got["flushes"] >= 2  # at most MAX_HOLD_MS (20 ms) behind, not after the stream
+
+
+def test_a_script_run_is_one_delivery_even_with_a_gap_inside_it(blank):
+    """The run's end came a few ms after its last delta: delivered apart, the page rendered twice a step."""
+    got = blank.evaluate("""async () => {
+        const ws = new WebSocket(), seen = [];
+        ws.addEventListener('message', e => seen.push(new Uint8Array(e.data)[0]));
+        const t0 = performance.now();
+        ws.dispatchEvent(run()); ws.dispatchEvent(statusChanged()); ws.dispatchEvent(delta());
+        await sleep(12);  // quiet for longer than QUIET_MS: the run is still open
+        const inGap = seen.length, gap = performance.now() - t0;
+        ws.dispatchEvent(delta()); ws.dispatchEvent(link()); ws.dispatchEvent(finished(3));
+        const beforeEnd = seen.length;
+        ws.dispatchEvent(statusChanged());  // the run's last message: delivered at once
+        return {inGap, gap, beforeEnd, seen, flushes: window.__alBatching.flushes};
+    }""")
+    if got["gap"] < 40:  # RUN_HOLD_MS: a machine that stalled longer than it delivers what it holds (as it should)
+        assert got["inGap"] == 0 and got["flushes"] == 1
+    assert got["beforeEnd"] == got["inGap"]  # nothing delivered between the gap and the run's end
+    assert got["seen"] == [0x22, 0x4A, 0x2A, 0x2A, 0x62, 0x30, 0x4A]  # all of it, in order
+
+
+def test_a_run_stopped_for_a_rerun_is_delivered_with_the_rerun(blank):
+    """A step's callback reruns the page's fragment: the first run ends early for that rerun, which follows."""
+    got = blank.evaluate("""async () => {
+        const ws = new WebSocket(), seen = [];
+        ws.addEventListener('message', e => seen.push(new Uint8Array(e.data)[0]));
+        const t0 = performance.now();
+        ws.dispatchEvent(run()); ws.dispatchEvent(statusChanged()); ws.dispatchEvent(finished(2)); ws.dispatchEvent(statusChanged());
+        await sleep(8);
+        const afterFirst = seen.length, gap = performance.now() - t0;
+        ws.dispatchEvent(run()); ws.dispatchEvent(statusChanged()); ws.dispatchEvent(delta());
+        ws.dispatchEvent(finished(3)); ws.dispatchEvent(statusChanged());
+        return {afterFirst, gap, n: seen.length, flushes: window.__alBatching.flushes};
+    }""")
+    if got["gap"] < 40:
+        assert got["afterFirst"] == 0 and got["flushes"] == 1
+    assert got["n"] == 9
+
+
+def test_a_long_run_still_shows_its_deltas_while_it_lasts(blank):
+    got = blank.evaluate("""async () => {
+        const ws = new WebSocket(), at = [];
+        ws.addEventListener('message', e => at.push(performance.now()));
+        ws.dispatchEvent(run());
+        const t0 = performance.now();
+        while (performance.now() - t0 < 150) { ws.dispatchEvent(delta()); await sleep(5); }
+        const during = at.length;
+        ws.dispatchEvent(finished(0)); ws.dispatchEvent(statusChanged());
+        return {during, n: at.length, flushes: window.__alBatching.flushes};
+    }""")
+    assert got["during"] > 0 and got["flushes"] >= 2  # at most RUN_HOLD_MS (40 ms) behind, not after the run
+
+
+def test_a_finished_run_with_no_status_after_it_and_unreadable_bytes_fall_back_to_the_quiet_rule(blank):
+    got = blank.evaluate("""async () => {
+        const ws = new WebSocket(), seen = [];
+        ws.addEventListener('message', e => seen.push(1));
+        ws.dispatchEvent(run()); ws.dispatchEvent(delta()); ws.dispatchEvent(finished(3));
+        await sleep(15);  // ended: no hold for the run any more
+        const ended = seen.length;
+        ws.dispatchEvent(new MessageEvent('message', {data: new Uint8Array([0x2f, 1, 2]).buffer}));  // wire type 7
+        await sleep(15);
+        return {ended, n: seen.length};
+    }""")
+    assert got == {"ended": 3, "n": 4}
 
 
 def test_close_and_error_listeners_run_after_the_messages_before_them(blank):

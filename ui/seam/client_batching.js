@@ -4,16 +4,45 @@
 // Why: a slider step answers with a few dozen messages that arrive within milliseconds. The browser dispatches
 // each as its own task, and Streamlit's client sets React state once per message, so React renders the whole
 // page once per message. Delivered together, the state updates of a burst fall into one task: one render.
+// A script run's messages are one burst even with gaps inside it: the run's end (script_finished, then
+// session_status_changed) came a few ms after its last delta, so the page rendered twice a step, and a run
+// stopped for a rerun (a step reruns the page's fragment from a callback) added a third render (~9 ms each).
 //
 // How: a WebSocket's "message" listeners get the events of a burst after QUIET_MS without a new message
 // (or after MAX_HOLD_MS of continuous messages, so a long stream still shows progress), in their order.
-// Pending messages are delivered before the socket's "close"/"error" listeners run, and at once in a
-// hidden tab (timers there are throttled to a second or more). Without WebSocket nothing is patched.
+// While a script run is open (its new_session or a delta came, its script_finished has not), the burst is
+// held until that run ends, at most RUN_HOLD_MS after the burst's first message; a run stopped early for a
+// rerun does not end it (the rerun follows at once). The script reads only the top-level field numbers of each
+// ForwardMsg (protobuf wire format); a message it cannot read falls back to the quiet rule. Pending messages
+// are delivered before the socket's "close"/"error" listeners run, and at once in a hidden tab (timers there
+// are throttled to a second or more). Without WebSocket nothing is patched.
 (() => {
   const proto = window.WebSocket && window.WebSocket.prototype;
   if (!proto || proto.__alBatched) return;
   Object.defineProperty(proto, "__alBatched", {value: true});
-  const QUIET_MS = 3, MAX_HOLD_MS = 20;
+  const QUIET_MS = 3, MAX_HOLD_MS = 20, RUN_HOLD_MS = 40;
+  const NEW_SESSION = 4, DELTA = 5, FINISHED = 6, STATUS = 9;  // ForwardMsg's field numbers (Streamlit 1.67)
+  const EARLY_FOR_RERUN = 2;  // ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
+  // A ForwardMsg's top-level fields: number -> its value (a varint) or true; empty for anything but bytes.
+  const fields = data => {
+    const out = new Map();
+    if (!(data instanceof ArrayBuffer)) return out;
+    const b = new Uint8Array(data);
+    let i = 0;
+    const varint = () => {
+      let v = 0, m = 1, c;
+      do { c = b[i++]; v += (c & 127) * m; m *= 128; } while (c & 128 && i < b.length);
+      return v;
+    };
+    while (i < b.length) {
+      const tag = varint(), wire = tag % 8;
+      if (wire === 0) { out.set(Math.floor(tag / 8), varint()); continue; }
+      out.set(Math.floor(tag / 8), true);
+      if (wire === 2) { const n = varint(); i += n; } else if (wire === 1) i += 8; else if (wire === 5) i += 4;
+      else return new Map();  // not a message this script can read: the quiet rule
+    }
+    return out;
+  };
   const add = proto.addEventListener, remove = proto.removeEventListener;
   const stats = window.__alBatching = {flushes: 0, messages: 0, largest: 0};
   const wrappers = new WeakMap();  // socket -> Map(listener -> its batching wrapper), for removeEventListener
@@ -23,6 +52,7 @@
     const ws = this, queue = [];
     if (wrappers.get(ws)?.has(listener)) return undefined;  // added twice: once, as without batching
     let timer = null, first = 0;
+    let open = false, ended = false;  // the queue holds a script run's messages / that run's end
     const flush = () => {
       if (timer !== null) { clearTimeout(timer); timer = null; }
       if (!queue.length) return;
@@ -34,8 +64,13 @@
       queue.push(event);
       if (document.hidden) { flush(); return; }
       const now = performance.now();
-      if (queue.length === 1) first = now;
+      if (queue.length === 1) { first = now; open = false; ended = false; }
+      const f = fields(event.data);
+      if (f.has(NEW_SESSION) || f.has(DELTA)) open = true;
+      if (f.has(FINISHED) && f.get(FINISHED) !== EARLY_FOR_RERUN) ended = true;
       if (timer !== null) clearTimeout(timer);
+      if (ended && f.has(STATUS)) { flush(); return; }  // the run's last message: one render for the whole run
+      if (open && !ended) { timer = setTimeout(flush, Math.max(0, first + RUN_HOLD_MS - now)); return; }
       timer = setTimeout(flush, now - first >= MAX_HOLD_MS ? 0 : QUIET_MS);
     };
     if (!wrappers.has(ws)) wrappers.set(ws, new Map());
