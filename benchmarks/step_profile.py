@@ -309,6 +309,9 @@ def report(name: str, rows: list[dict], scripts: dict, fns: list, top: int) -> N
         print(f"    {ms:7.2f}  {fn[:140]}")
 
 
+SEQ_LEN_SLIDER = "[data-testid=stSidebar] [data-testid=stSlider]"  # the app's sliders; seq_len is the third
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--steps", type=int, default=8)
@@ -342,23 +345,12 @@ def main(argv=None) -> int:
         executable = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-            probes = {
-                "app": Probe(
-                    browser,
-                    app.url + args.url,
-                    dk_caption(64, 4),
-                    "[data-testid=stSidebar] [data-testid=stSlider]",
-                    2,
-                    True,
-                )
-            }
+            probes = {"app": Probe(browser, app.url + args.url, dk_caption(64, 4), SEQ_LEN_SLIDER, 2, True)}
             for serve in args.compare:
                 srv = Server(serve.resolve(), timeout=120)
                 extra_servers.append(srv)
                 name = serve.resolve().parent.name
-                probes[name] = Probe(
-                    browser, srv.url + args.url, dk_caption(64, 4), "[data-testid=stSidebar] [data-testid=stSlider]", 2, True
-                )
+                probes[name] = Probe(browser, srv.url + args.url, dk_caption(64, 4), SEQ_LEN_SLIDER, 2, True)
             if floor:
                 probes["floor"] = Probe(browser, floor.url, "floor value = 50", "[data-testid=stSlider]", 0, False)
             for script in args.variant:

@@ -89,7 +89,8 @@ def test_a_run_stopped_for_a_rerun_is_delivered_with_the_rerun(blank):
         const ws = new WebSocket(), seen = [];
         ws.addEventListener('message', e => seen.push(new Uint8Array(e.data)[0]));
         const t0 = performance.now();
-        ws.dispatchEvent(run()); ws.dispatchEvent(statusChanged()); ws.dispatchEvent(finished(2)); ws.dispatchEvent(statusChanged());
+        ws.dispatchEvent(run()); ws.dispatchEvent(statusChanged());
+        ws.dispatchEvent(finished(2)); ws.dispatchEvent(statusChanged());
         await sleep(8);
         const afterFirst = seen.length, gap = performance.now() - t0;
         ws.dispatchEvent(run()); ws.dispatchEvent(statusChanged()); ws.dispatchEvent(delta());
