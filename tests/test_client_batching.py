@@ -131,3 +131,21 @@ def test_serve_py_runs_app_py_as_st_app_with_the_middleware():
     assert discover_asgi_app(ROOT / "serve.py").is_asgi_app
     for script in ("scripts/start.sh", "scripts/serve_many.sh"):
         assert "streamlit run serve.py" in (ROOT / script).read_text()
+
+
+def test_the_scripts_forwardmsg_numbers_are_streamlits():
+    """client_batching.js tells a script run's messages apart by ForwardMsg's field numbers (protobuf wire format)
+    and the status of a run stopped for a rerun: the canary for an upgrade that renumbers them."""
+    import re
+
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    text = SCRIPT_FILE.read_text()
+    consts = dict(re.findall(r"\b([A-Z_]+) = (\d+)\b", text))
+    number = {f.name: f.number for f in ForwardMsg.DESCRIPTOR.fields}
+    assert int(consts["NEW_SESSION"]) == number["new_session"]
+    assert int(consts["DELTA"]) == number["delta"]
+    assert int(consts["FINISHED"]) == number["script_finished"]
+    assert int(consts["STATUS"]) == number["session_status_changed"]
+    assert int(consts["EARLY_FOR_RERUN"]) == ForwardMsg.FINISHED_EARLY_FOR_RERUN
+    assert ForwardMsg.DESCRIPTOR.fields_by_name["script_finished"].type == 14  # an enum: a varint on the wire

@@ -38,7 +38,8 @@ ENTRIES = (
     Entry(
         "client_batching",
         (("streamlit/static index.*.js", 'websocket.addEventListener("message")'),),
-        "a burst of websocket messages reaches Streamlit's client in one task: React renders a step once",
+        "a burst of websocket messages, and a script run's messages with gaps inside them (read from ForwardMsg's "
+        "field numbers), reach Streamlit's client in one task: React renders a step once",
         "tests/test_client_batching_browser.py::test_the_app_loads_with_it_and_a_slider_step_is_one_delivery",
     ),
     # No private name: it relies on Streamlit's client writing a link the server sets with history.pushState.
