@@ -350,6 +350,8 @@ def main(argv=None) -> int:
                 srv = Server(serve.resolve(), timeout=120)
                 extra_servers.append(srv)
                 name = serve.resolve().parent.name
+                while name in probes:  # two checkouts in folders of the same name (or named app): both reported
+                    name += "'"
                 probes[name] = Probe(browser, srv.url + args.url, dk_caption(64, 4), SEQ_LEN_SLIDER, 2, True)
             if floor:
                 probes["floor"] = Probe(browser, floor.url, "floor value = 50", "[data-testid=stSlider]", 0, False)
