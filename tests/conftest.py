@@ -305,9 +305,21 @@ def page(_pages_context):
     _pages_context.clear_cookies()
 
 
+LINK_WRITTEN = "() => !window.__alLinkPending"  # ui/seam/client_batching.js delivers the server's link after the paint
+
+
 def wait_idle(page) -> None:
-    """Wait until Streamlit has finished the current run (then `expect` the new content)."""
+    """Wait until Streamlit has finished the current run and the link it wrote is in the address bar (then
+    `expect` the new content)."""
     page.wait_for_selector(IDLE, timeout=60_000)
+    page.wait_for_function(LINK_WRITTEN, timeout=60_000)
+
+
+def current_link(page) -> str:
+    """The address bar, once the link the server last wrote is in it (ui/seam/client_batching.js hands it to
+    Streamlit's client after the step has been painted)."""
+    page.wait_for_function(LINK_WRITTEN, timeout=60_000)
+    return page.url
 
 
 def open_app(page, server, path: str = "", **params) -> None:

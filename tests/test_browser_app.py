@@ -4,7 +4,7 @@ import re
 import time
 
 import pytest
-from conftest import open_app, pick_option, sidebar_slider, wait_idle
+from conftest import current_link, open_app, pick_option, sidebar_slider, wait_idle
 from playwright.sync_api import expect
 from waits import wait_quiet
 
@@ -48,7 +48,7 @@ def test_copied_url_restores_the_settings_on_another_page(page, server, browser)
     # are written back by the new page's run when it ends: the link is copied once it has them.
     for part in ("d_model=32", "num_heads=32", "seq_len=5", "mask=causal", "seed=7", "lang=en"):
         expect(page).to_have_url(re.compile(rf"[?&]{part}(&|$)"))
-    copied = page.url
+    copied = current_link(page)
 
     other = browser.new_context(viewport={"width": 1200, "height": 900}, locale="en-US").new_page()
     try:

@@ -147,5 +147,6 @@ def test_the_scripts_forwardmsg_numbers_are_streamlits():
     assert int(consts["DELTA"]) == number["delta"]
     assert int(consts["FINISHED"]) == number["script_finished"]
     assert int(consts["STATUS"]) == number["session_status_changed"]
+    assert int(consts["PAGE_INFO"]) == number["page_info_changed"]  # the link, handed over after the paint
     assert int(consts["EARLY_FOR_RERUN"]) == ForwardMsg.FINISHED_EARLY_FOR_RERUN
     assert ForwardMsg.DESCRIPTOR.fields_by_name["script_finished"].type == 14  # an enum: a varint on the wire

@@ -75,12 +75,15 @@ def test_a_script_run_is_one_delivery_even_with_a_gap_inside_it(blank):
         ws.dispatchEvent(delta()); ws.dispatchEvent(link()); ws.dispatchEvent(finished(3));
         const beforeEnd = seen.length;
         ws.dispatchEvent(statusChanged());  // the run's last message: delivered at once
-        return {inGap, gap, beforeEnd, seen, flushes: window.__alBatching.flushes};
+        const atEnd = seen.slice();
+        await sleep(60);
+        return {inGap, gap, beforeEnd, atEnd, seen, flushes: window.__alBatching.flushes};
     }""")
     if got["gap"] < 40:  # RUN_HOLD_MS: a machine that stalled longer than it delivers what it holds (as it should)
         assert got["inGap"] == 0 and got["flushes"] == 1
     assert got["beforeEnd"] == got["inGap"]  # nothing delivered between the gap and the run's end
-    assert got["seen"] == [0x22, 0x4A, 0x2A, 0x2A, 0x62, 0x30, 0x4A]  # all of it, in order
+    assert got["atEnd"] == [0x22, 0x4A, 0x2A, 0x2A, 0x30, 0x4A]  # all of it, in order, but the link...
+    assert got["seen"] == got["atEnd"] + [0x62]  # ...which comes after the paint
 
 
 def test_a_run_stopped_for_a_rerun_is_delivered_with_the_rerun(blank):
@@ -100,6 +103,69 @@ def test_a_run_stopped_for_a_rerun_is_delivered_with_the_rerun(blank):
     if got["gap"] < 40:
         assert got["afterFirst"] == 0 and got["flushes"] == 1
     assert got["n"] == 9
+
+
+def test_the_link_is_handed_over_after_the_paint_and_before_anything_that_reads_it(blank):
+    """page_info_changed (Streamlit's client writes it into the address bar at once) waits for the paint: handled
+    in the middle of a step's delivery, it cost the step 8-13 ms. It is handed over before the
+    socket's next delivery, on a key or pointer press (before the press's own handlers), and a Back or Forward
+    (popstate) drops it."""
+    got = blank.evaluate("""async () => {
+        const ws = new WebSocket(), seen = [];
+        ws.addEventListener('message', e => seen.push(new Uint8Array(e.data)[0]));
+        const frame = async () => {  // until the held link is handed over (the renderer idle), at most 1 s
+            for (let i = 0; i < 100 && window.__alLinkPending; i++) await sleep(10);
+        };
+        const step = () => { ws.dispatchEvent(run()); ws.dispatchEvent(delta()); ws.dispatchEvent(link());
+                             ws.dispatchEvent(finished(0)); ws.dispatchEvent(statusChanged()); };
+        const out = {};
+        step();
+        out.held = [seen.slice(), window.__alLinkPending];
+        let painted = false;
+        requestAnimationFrame(() => { painted = seen.length; });  // what had been delivered when the frame began
+        await frame(); await frame();
+        out.painted = painted; out.after = [seen.slice(), window.__alLinkPending];
+        seen.length = 0;
+        step();
+        let inKey = null;
+        window.addEventListener('keydown', () => { inKey = seen.slice(); });
+        window.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight'}));
+        out.onKey = [inKey, window.__alLinkPending];
+        seen.length = 0;
+        step(); step();  // the next delivery hands the older link over first
+        out.next = [seen.slice(), window.__alLinkPending];
+        await frame(); await frame();
+        seen.length = 0;
+        step();
+        window.dispatchEvent(new PopStateEvent('popstate'));
+        await frame(); await frame();
+        out.dropped = [seen.slice(), window.__alLinkPending];
+        return out;
+    }""")
+    run = [0x22, 0x2A, 0x30, 0x4A]
+    assert got["held"] == [run, True]
+    assert got["painted"] == 4  # the frame was drawn before the link came
+    assert got["after"] == [run + [0x62], False]
+    assert got["onKey"] == [run + [0x62], False]  # the key's own handlers read the new link
+    assert got["next"] == [run + [0x62] + run, True]
+    assert got["dropped"] == [run, False]
+
+
+def test_without_requestidlecallback_the_link_follows_the_next_frame(page):
+    """Safari has no requestIdleCallback: the link waits for the next frame instead (or LINK_WAIT_MS)."""
+    page.set_content("<html><head></head><body></body></html>")
+    page.add_script_tag(content=FAKE + "window.requestIdleCallback = undefined;")
+    page.add_script_tag(content=SCRIPT_FILE.read_text())
+    got = page.evaluate("""async () => {
+        const ws = new WebSocket(), seen = [];
+        ws.addEventListener('message', e => seen.push(new Uint8Array(e.data)[0]));
+        ws.dispatchEvent(run()); ws.dispatchEvent(link()); ws.dispatchEvent(finished(0));
+        ws.dispatchEvent(statusChanged());
+        const held = seen.slice();
+        await sleep(150);
+        return {held, seen, pending: window.__alLinkPending};
+    }""")
+    assert got == {"held": [0x22, 0x30, 0x4A], "seen": [0x22, 0x30, 0x4A, 0x62], "pending": False}
 
 
 def test_a_long_run_still_shows_its_deltas_while_it_lasts(blank):

@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 import torch
-from conftest import click_mask_cell, open_app, wait_idle
+from conftest import click_mask_cell, current_link, open_app, wait_idle
 from playwright.sync_api import expect
 
 import i18n
@@ -37,7 +37,7 @@ def test_a_link_copied_from_any_page_carries_the_hand_drawn_grid(server, page, b
     for name in ("walkthrough", "heads", "quiz", "home", "masks"):
         go(page, name)
         expect(page).to_have_url(re.compile(rf"masks_grid={re.escape(DRAWN)}"))
-        copied[name] = page.url
+        copied[name] = current_link(page)
     query = parse_qs(urlparse(copied["walkthrough"]).query)
     assert query["masks_grid"] == [DRAWN] and query["mask"] == ["custom"] and query["seed"] == ["3"]
 

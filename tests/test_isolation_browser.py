@@ -8,7 +8,7 @@ import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from conftest import IDLE, click_mask_cell, wait_idle
+from conftest import IDLE, click_mask_cell, current_link, wait_idle
 from playwright.sync_api import expect
 
 import i18n
@@ -46,7 +46,7 @@ def started(page) -> None:
 
 
 def query(page) -> dict:
-    return {k: v[-1] for k, v in parse_qs(urlparse(page.url).query).items()}
+    return {k: v[-1] for k, v in parse_qs(urlparse(current_link(page)).query).items()}
 
 
 def check_own_settings(page, s) -> None:

@@ -8,7 +8,7 @@ import re
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from conftest import IDLE, open_app, pick_option, wait_idle
+from conftest import IDLE, current_link, open_app, pick_option, wait_idle
 from playwright.sync_api import expect
 from waits import wait_quiet
 
@@ -16,12 +16,12 @@ pytestmark = pytest.mark.browser
 
 
 def query(page) -> dict:
-    return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
+    return {k: v[0] for k, v in parse_qs(urlparse(current_link(page)).query).items()}
 
 
 def neutral(page) -> None:
     """Nothing but ASCII in the address bar's query (a Chinese label would be percent-encoded UTF-8)."""
-    q = urlparse(page.url).query
+    q = urlparse(current_link(page)).query
     assert "%E" not in q.upper() and all(ord(ch) < 128 for ch in q), page.url
 
 
@@ -40,7 +40,7 @@ def test_chinese_walkthrough_labels_write_neutral_values_into_the_link(page, ser
     wait_idle(page)
     expect(page).to_have_url(re.compile(r"walk_view=present"))
     neutral(page)
-    page.goto(page.url)  # the same link opened fresh shows the Chinese labels again
+    page.goto(current_link(page))  # the same link opened fresh shows the Chinese labels again
     wait_idle(page)
     expect(page.locator(".st-key-walk_step_shown").get_by_role("radio", name="8 · 加权求和")).to_be_checked()
     expect(page.locator(".st-key-walk_view_shown").get_by_role("radio", name="演示模式")).to_be_checked()
@@ -57,7 +57,7 @@ def test_chinese_sidebar_labels_write_neutral_values_into_the_link(page, server)
     wait_idle(page)
     expect(page).to_have_url(re.compile(r"palette=contrast"))
     neutral(page)
-    page.goto(page.url)
+    page.goto(current_link(page))
     wait_idle(page)
     expect(page.locator(".st-key-mask_shown").get_by_role("combobox")).to_have_value("填充掩码")
     expect(page.locator(".st-key-palette_shown").get_by_role("radio", name="高对比度")).to_be_checked()
@@ -84,7 +84,7 @@ def test_presenter_view_fits_the_projector(browser, server, width, height, lang)
         assert sidebar.bounding_box() is None or sidebar.bounding_box()["x"] + sidebar.bounding_box()["width"] <= 0
         for step in ("split", "mask", "softmax"):  # softmax last: the keys below step on from it
             if step != "split":
-                page.goto(re.sub(r"walk_step=\w+", f"walk_step={step}", page.url))
+                page.goto(re.sub(r"walk_step=\w+", f"walk_step={step}", current_link(page)))
                 wait_idle(page)
             present = page.locator(".st-key-walk_present")
             chart = present.locator(".al-chart").last

@@ -10,7 +10,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from conftest import IDLE, open_app, wait_idle
+from conftest import IDLE, current_link, open_app, wait_idle
 from playwright.sync_api import expect
 from waits import wait_quiet
 
@@ -34,7 +34,7 @@ def _link_settles(page, key: str) -> dict[str, list[str]]:
     """The address bar once it holds `key` (Streamlit writes it at the end of the run)."""
     page.wait_for_function(f"new URLSearchParams(location.search).has({key!r})", timeout=30_000)
     wait_idle(page)
-    return parse_qs(urlparse(page.url).query)
+    return parse_qs(urlparse(current_link(page)).query)
 
 
 @pytest.mark.parametrize("teacher,student,lang", [("en-US", "zh-CN", "en"), ("zh-CN", "en-US", "zh")])
@@ -48,7 +48,7 @@ def test_the_teachers_link_opens_the_same_page_in_a_browser_of_the_other_locale(
         query = _link_settles(t_page, "lang")
         assert query["lang"] == [lang]
         assert "walk_step" in query  # step 7 stays in the link, as the name the page shows
-        s_page.goto(t_page.url)  # the link the teacher shares
+        s_page.goto(current_link(t_page))  # the link the teacher shares
         s_page.wait_for_selector(IDLE, timeout=60_000)
         wait_idle(s_page)
         assert parse_qs(urlparse(s_page.url).query)["lang"] == [lang]

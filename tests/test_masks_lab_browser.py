@@ -7,7 +7,7 @@ import re
 
 import pytest
 from chart_reader import BROWSER_CHART as CHART
-from conftest import click_mask_cell, open_app, wait_idle
+from conftest import click_mask_cell, current_link, open_app, wait_idle
 from playwright.sync_api import expect
 
 import i18n
@@ -45,7 +45,7 @@ def test_clicking_a_cell_blocks_it_and_the_link_keeps_it(server, page):
     expect(weight_cell(page, 0)).not_to_have_text("0")
 
     # The shared link opens the same section with the same mask for the next person.
-    page.goto(page.url)
+    page.goto(current_link(page))
     wait_idle(page)
     expect(weight_cell(page, 1)).to_have_text("0")
 

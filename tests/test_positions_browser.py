@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import open_app, wait_idle
+from conftest import current_link, open_app, wait_idle
 from playwright.sync_api import expect
 
 import i18n
@@ -75,7 +75,7 @@ def test_shuffle_button_redraws_and_the_link_reproduces_it(server, page, browser
     expect(page.get_by_text(moves, exact=False)).to_be_visible()
     assert hover(page, 1, 1, 2, 4).split("\n")[-1] == f"{float(v6.weights.panels[1].values[2, 4]):.4f}"
     # the address bar, opened by another student, shows the same shuffle
-    link = page.url
+    link = current_link(page)
     other = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="en-US").new_page()
     other.goto(link)
     wait_idle(other)

@@ -39,7 +39,8 @@ ENTRIES = (
         "client_batching",
         (("streamlit/static index.*.js", 'websocket.addEventListener("message")'),),
         "a burst of websocket messages, and a script run's messages with gaps inside them (read from ForwardMsg's "
-        "field numbers), reach Streamlit's client in one task: React renders a step once",
+        "field numbers), reach Streamlit's client in one task: React renders a step once; the run's link "
+        "(page_info_changed) follows after the paint, so the address change no longer slows that render",
         "tests/test_client_batching_browser.py::test_the_app_loads_with_it_and_a_slider_step_is_one_delivery",
     ),
     # No private name: it relies on Streamlit's client writing a link the server sets with history.pushState.

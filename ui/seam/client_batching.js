@@ -16,12 +16,22 @@
 // ForwardMsg (protobuf wire format); a message it cannot read falls back to the quiet rule. Pending messages
 // are delivered before the socket's "close"/"error" listeners run, and at once in a hidden tab (timers there
 // are throttled to a second or more). Without WebSocket nothing is patched.
+// The link (page_info_changed) is handed over once the step has been painted: Streamlit's client writes it into
+// the address bar at once, and that handled in the middle of the step's delivery cost the step 8-13 ms
+// (benchmarks/README.md, "The link handed over after the paint"). It waits until the renderer is idle (at most
+// LINK_WAIT_MS: a window behind others gets no frames and may not know it is hidden); it is handed over at once
+// before the socket's next delivery, on the user's next key or pointer press (capture: before the press's own
+// handlers read the address), on pagehide and in a hidden tab; a popstate (Back or Forward) drops it, as it
+// belongs to the entry being left. It is held here, not by deferring the history call, because Streamlit's
+// client compares the link with the address bar before it writes one: a write it thinks done must be done.
+// window.__alLinkPending says one waits.
 (() => {
   const proto = window.WebSocket && window.WebSocket.prototype;
   if (!proto || proto.__alBatched) return;
   Object.defineProperty(proto, "__alBatched", {value: true});
-  const QUIET_MS = 3, MAX_HOLD_MS = 20, RUN_HOLD_MS = 40;
-  const NEW_SESSION = 4, DELTA = 5, FINISHED = 6, STATUS = 9;  // ForwardMsg's field numbers (Streamlit 1.67)
+  const QUIET_MS = 3, MAX_HOLD_MS = 20, RUN_HOLD_MS = 40, LINK_WAIT_MS = 100;
+  // ForwardMsg's field numbers (Streamlit 1.67)
+  const NEW_SESSION = 4, DELTA = 5, FINISHED = 6, STATUS = 9, PAGE_INFO = 12;
   const EARLY_FOR_RERUN = 2;  // ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
   // A ForwardMsg's top-level fields: number -> its value (a varint) or true; empty for anything but bytes.
   const fields = data => {
@@ -46,6 +56,14 @@
   const add = proto.addEventListener, remove = proto.removeEventListener;
   const stats = window.__alBatching = {flushes: 0, messages: 0, largest: 0};
   const wrappers = new WeakMap();  // socket -> Map(listener -> its batching wrapper), for removeEventListener
+  const waiting = new Map();  // the links waiting for the paint: hand them over -> drop them (one per listener)
+  Object.defineProperty(window, "__alLinkPending", {get: () => waiting.size > 0, configurable: true});
+  const handOver = () => { for (const give of [...waiting.keys()]) give(); };
+  // When the renderer is next idle (the step painted), at most LINK_WAIT_MS later; without requestIdleCallback
+  // (Safari) after the next frame, or LINK_WAIT_MS where no frame comes.
+  const frame = window.requestIdleCallback
+    ? fn => { window.requestIdleCallback(fn, {timeout: LINK_WAIT_MS}); }
+    : fn => { setTimeout(fn, LINK_WAIT_MS); requestAnimationFrame(() => setTimeout(fn, 0)); };
 
   proto.addEventListener = function (type, listener, options) {
     if (type !== "message" || typeof listener !== "function") return add.call(this, type, listener, options);
@@ -53,12 +71,29 @@
     if (wrappers.get(ws)?.has(listener)) return undefined;  // added twice: once, as without batching
     let timer = null, first = 0;
     let open = false, ended = false;  // the queue holds a script run's messages / that run's end
+    const links = [];  // this listener's page_info_changed events, held until after the paint
+    let turn = 0;  // a handover's timers hand over only the links they were set for
+    const giveLinks = () => {
+      turn += 1;
+      waiting.delete(giveLinks);
+      for (const event of links.splice(0)) listener.call(ws, event);
+    };
+    const dropLinks = () => { turn += 1; waiting.delete(giveLinks); links.length = 0; };
     const flush = () => {
       if (timer !== null) { clearTimeout(timer); timer = null; }
+      giveLinks();  // an older link first: messages keep their order
       if (!queue.length) return;
       const batch = queue.splice(0);
       stats.flushes += 1; stats.messages += batch.length; stats.largest = Math.max(stats.largest, batch.length);
-      for (const event of batch) listener.call(ws, event);
+      for (const event of batch) {
+        if (!document.hidden && fields(event.data).has(PAGE_INFO)) links.push(event);
+        else listener.call(ws, event);
+      }
+      if (links.length && !waiting.has(giveLinks)) {
+        waiting.set(giveLinks, dropLinks);
+        const mine = turn;
+        frame(() => { if (turn === mine) giveLinks(); });
+      }
     };
     const onMessage = event => {
       queue.push(event);
@@ -74,7 +109,7 @@
       timer = setTimeout(flush, now - first >= MAX_HOLD_MS ? 0 : QUIET_MS);
     };
     if (!wrappers.has(ws)) wrappers.set(ws, new Map());
-    wrappers.get(ws).set(listener, {onMessage, flush});
+    wrappers.get(ws).set(listener, {onMessage, flush, giveLinks});
     add.call(ws, "close", flush);  // registered before the app's own close/error listeners, so they run first
     add.call(ws, "error", flush);
     return add.call(ws, "message", onMessage, options);
@@ -85,8 +120,17 @@
     if (!w) return remove.call(this, type, listener, options);
     wrappers.get(this).delete(listener);
     w.flush();  // what arrived before the removal is delivered, as it would have been without batching
+    w.giveLinks();
     remove.call(this, "close", w.flush);
     remove.call(this, "error", w.flush);
     return remove.call(this, "message", w.onMessage, options);
   };
+
+  window.addEventListener("pointerdown", handOver, true);
+  window.addEventListener("keydown", handOver, true);
+  window.addEventListener("pagehide", handOver, true);
+  document.addEventListener("visibilitychange", () => { if (document.hidden) handOver(); });  // no frames come
+  window.addEventListener("popstate", () => {
+    for (const drop of [...waiting.values()]) drop();
+  }, true);
 })();
