@@ -55,6 +55,17 @@ MARKS = """
 })();
 """
 QUIET_MS = 250
+
+
+def url_caption(url: str) -> str:
+    """The d_k caption the sidebar shows once `url`'s page has settled (its d_model and num_heads, 64 and 4 unless
+    the url says)."""
+    from urllib.parse import parse_qs, urlparse
+
+    query = parse_qs(urlparse(url).query)
+    return dk_caption(int(query.get("d_model", ["64"])[0]), int(query.get("num_heads", ["4"])[0]))
+
+
 LABELLED = {  # the trace events a timeline line names inside a task
     "FunctionCall",
     "TimerFire",
@@ -345,14 +356,15 @@ def main(argv=None) -> int:
         executable = CHROMIUM if Path(CHROMIUM).exists() else shutil.which("chromium")
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
-            probes = {"app": Probe(browser, app.url + args.url, dk_caption(64, 4), SEQ_LEN_SLIDER, 2, True)}
+            caption = url_caption(args.url)
+            probes = {"app": Probe(browser, app.url + args.url, caption, SEQ_LEN_SLIDER, 2, True)}
             for serve in args.compare:
                 srv = Server(serve.resolve(), timeout=120)
                 extra_servers.append(srv)
                 name = serve.resolve().parent.name
                 while name in probes:  # two checkouts in folders of the same name (or named app): both reported
                     name += "'"
-                probes[name] = Probe(browser, srv.url + args.url, dk_caption(64, 4), SEQ_LEN_SLIDER, 2, True)
+                probes[name] = Probe(browser, srv.url + args.url, caption, SEQ_LEN_SLIDER, 2, True)
             if floor:
                 probes["floor"] = Probe(browser, floor.url, "floor value = 50", "[data-testid=stSlider]", 0, False)
             for script in args.variant:

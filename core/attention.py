@@ -29,6 +29,7 @@ KV cache, core/kv_cache.py) shrink.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field, fields
 
@@ -227,6 +228,22 @@ def weight_std(d_model: int) -> float:
     return 1.0 / math.sqrt(d_model)
 
 
+@functools.lru_cache(maxsize=2)
+def _drawn_weights(d_model: int, seed: int) -> tuple[tuple[torch.Tensor, torch.Tensor], ...]:
+    """The (weight, bias) of W_q, W_k, W_v, W_o as build_model draws them from `seed`, in that order. Kept for the
+    last two (d_model, seed): a step of T, h or the mask draws the same weights again, and at d_model = 512 the draw
+    (four 512 x 512 normals) was 6.6 ms of a 512/16/32 step's script run (benchmarks/README.md). 4.2 MB each."""
+    gen = torch.Generator().manual_seed(seed)
+    std = weight_std(d_model)
+    bound = 1.0 / math.sqrt(d_model)  # the biases: nn.Linear's own default range (variance 1 / (3 d_model))
+    drawn = []
+    for _ in range(4):
+        weight = torch.empty(d_model, d_model).normal_(0.0, std, generator=gen)
+        bias_values = torch.empty(d_model).uniform_(-bound, bound, generator=gen)  # drawn even without bias
+        drawn.append((weight, bias_values))
+    return tuple(drawn)
+
+
 def build_model(
     d_model: int,
     num_heads: int,
@@ -258,14 +275,12 @@ def build_model(
     )
     # (h_kv*d_k,) rows of each group's leader; None for MHA (all rows in order: the whole draw)
     kv_rows = kv_head_rows(num_heads, model.num_kv_heads, model.d_k) if model.num_kv_heads != num_heads else None
-    gen = torch.Generator().manual_seed(int(seed))
-    std = weight_std(d_model)
-    bound = 1.0 / math.sqrt(d_model)  # the biases: nn.Linear's own default range (variance 1 / (3 d_model))
-    for layer, rows in ((model.W_q, None), (model.W_k, kv_rows), (model.W_v, kv_rows), (model.W_o, None)):
-        weight = torch.empty(d_model, d_model).normal_(0.0, std, generator=gen)
-        bias_values = torch.empty(d_model).uniform_(-bound, bound, generator=gen)  # drawn even without bias
-        if rows is not None:  # K/V: only the kept heads' rows
-            weight, bias_values = weight[rows], bias_values[rows]
+    layers = (model.W_q, None), (model.W_k, kv_rows), (model.W_v, kv_rows), (model.W_o, None)
+    for (layer, rows), (weight, bias_values) in zip(layers, _drawn_weights(d_model, int(seed))):
+        # a copy each: the draw is kept for the next model, which an in-place change must not reach
+        weight, bias_values = (
+            (weight[rows], bias_values[rows]) if rows is not None else (weight.clone(), bias_values.clone())
+        )
         layer.weight = nn.Parameter(weight)
         if layer.bias is not None:
             layer.bias = nn.Parameter(bias_values)

@@ -728,3 +728,30 @@ def test_projections_give_unit_variance_q_and_k_so_scores_spread_like_sqrt_d_k(d
     for name in ("q", "k", "v"):
         assert abs(var[name] - (1.0 + bias_var)) < 0.1, (name, var)
     assert 0.85 < var["dots"] < 1.2, var  # Var(q·k) / d_k
+
+
+def test_build_model_keeps_its_draw_and_gives_each_model_its_own_copy():
+    """build_model keeps the last draws (core.attention._drawn_weights): a step of T, h or the mask draws the same
+    weights again. The numbers are the draw's own, N(0, 1/d_model) weights and nn.Linear-range biases in the order
+    W_q, W_k, W_v, W_o from one generator, and a change to one model's tensors never reaches the next model."""
+    d_model, seed = 32, 41
+    gen = torch.Generator().manual_seed(seed)
+    bound = 1.0 / math.sqrt(d_model)
+    expected = []
+    for _ in range(4):
+        weight = torch.empty(d_model, d_model).normal_(0.0, 1.0 / math.sqrt(d_model), generator=gen)
+        expected.append((weight, torch.empty(d_model).uniform_(-bound, bound, generator=gen)))
+    first = build_model(d_model, 4, seed)
+    layers = lambda m: (m.W_q, m.W_k, m.W_v, m.W_o)  # noqa: E731
+    for layer, (weight, bias) in zip(layers(first), expected):
+        assert torch.equal(layer.weight, weight) and torch.equal(layer.bias, bias)
+    with torch.no_grad():
+        for layer in layers(first):
+            layer.weight.mul_(0.0)
+            layer.bias.add_(1.0)
+    second = build_model(d_model, 8, seed)  # another h: the same weights, from the kept draw
+    for layer, (weight, bias) in zip(layers(second), expected):
+        assert torch.equal(layer.weight, weight) and torch.equal(layer.bias, bias)
+    gqa = build_model(d_model, 4, seed, num_kv_heads=2)  # K/V keep each group's first head's rows of the draw
+    rows = torch.cat([torch.arange(0, 8), torch.arange(16, 24)])
+    assert torch.equal(gqa.W_k.weight, expected[1][0][rows]) and torch.equal(gqa.W_v.bias, expected[2][1][rows])

@@ -3,6 +3,7 @@ heatmaps the lesson hands to the chart route (lessons/walkthrough/ -> ui.heatmap
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 import subprocess
@@ -593,3 +594,24 @@ def test_a_fenced_listing_outlasts_any_run_of_backticks_in_its_code():
         fence = block.split("\n")[2].removesuffix("python")
         assert set(fence) == {"`"} and len(fence) > max(len(r) for r in re.findall("`+", code + "`"))
         assert block.split("\n", 3)[3].rsplit("\n", 3)[0] == code
+
+
+@pytest.mark.parametrize("d_model,h,T", [(8, 1, 2), (32, 4, 6), (512, 16, 32)])
+def test_the_split_check_compares_every_head_with_its_columns(d_model, h, T):
+    """walk.split.check's number: the largest |q_heads[:, i] - q[:, :, i*d_k:(i+1)*d_k]| over every head and role,
+    0 for the model's split; a head that reads other columns is caught."""
+    run = scenario.run(sanitize({"d_model": d_model, "num_heads": h, "seq_len": T, "seed": 3})[0])
+    trace, d_k = run.trace, d_model // h
+    assert (run.settings.d_model, run.settings.num_heads, run.settings.seq_len) == (d_model, h, T)
+
+    def by_loop(tr: AttentionTrace) -> float:
+        return max(
+            float((heads[:, i] - whole[:, :, i * d_k : (i + 1) * d_k]).abs().max())
+            for whole, heads in ((tr.q, tr.q_heads), (tr.k, tr.k_heads), (tr.v, tr.v_heads))
+            for i in range(h)
+        )
+
+    assert W.split_max_diff(trace, h, d_k) == by_loop(trace) == 0.0
+    rolled = torch.roll(trace.v.detach().clone(), shifts=1, dims=-1)  # every head now reads a shifted column range
+    wrong = AttentionTrace(**{**{f.name: getattr(trace, f.name) for f in dataclasses.fields(trace)}, "v": rolled})
+    assert W.split_max_diff(wrong, h, d_k) == by_loop(wrong) > 0

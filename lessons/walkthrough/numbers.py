@@ -86,9 +86,10 @@ def split_max_diff(trace: AttentionTrace, h: int, d_k: int) -> float:
     """max |q_heads[:, i] - q[:, :, i*d_k:(i+1)*d_k]| over every head and role: 0 if the split is a pure cut."""
     diff = 0.0
     for whole, heads in ((trace.q, trace.q_heads), (trace.k, trace.k_heads), (trace.v, trace.v_heads)):
-        for i in range(h):
-            block = whole[:, :, i * d_k : (i + 1) * d_k]  # (B, T, d_k)
-            diff = max(diff, float((heads[:, i] - block).abs().max()))
+        # blocks[:, i] = whole[:, :, i*d_k:(i+1)*d_k], every head at once: a loop over the heads was 64 tensor
+        # operations on the shared (read-only, checked) tensors, 4 ms of a 512/16/32 step
+        blocks = whole.unflatten(-1, (h, d_k)).transpose(1, 2)  # (B, h, T, d_k)
+        diff = max(diff, float((heads - blocks).abs().max()))
     return diff
 
 
