@@ -38,7 +38,7 @@ from ui.choice import HIDDEN_CSS, labelled
 from ui.code import WRAP_CSS
 from ui.display import DISPLAY_URL_KEYS, display_sidebar
 from ui.display import KEPT as DISPLAY_KEPT
-from ui.navigation import PAGES, WHOLE_RUN_PAGES
+from ui.navigation import PAGES, SETTINGS_FREE_PAGES, WHOLE_RUN_PAGES
 from ui.seam import widget_guard
 from ui.shell import SETTINGS_KEPT, keep_in_url, remember_page, remember_settings, rerun_parts
 from ui.tables import CSS as TABLE_CSS
@@ -260,6 +260,11 @@ _NAV_KEYS = {"walkthrough": walk_nav.SHOWN_KEYS}  # the URL keys each navigation
 _nav = _NAVS.get(_page.url_path)
 _whole_page = _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page()
 _page_parts = (PAGE_PART, NAV_PART) if _nav else (PAGE_PART,)  # in the order they run: the page settles first
+# A whole-run page that reads no shared setting: its settings are a fragment all the same, and a step of one reruns
+# that fragment alone and ends it with the link (_settings_alone_end); the page (why-heads: 36 elements and 9
+# containers) is not run or sent again. Such a step waits for a training to end instead of stopping it.
+_settings_alone = _whole_page and _page.url_path in SETTINGS_FREE_PAGES
+_whole_run_going = [True]  # this whole-app run has not ended; a fragment rerun after it finds the list emptied
 walk_nav.set_parts(None if _whole_page or not _nav else _page_parts)  # what its choices rerun
 classmode.fragment_parts(  # what a same-page follow reruns
     None if _whole_page else (SETTINGS_PART, *_page_parts), _NAV_KEYS.get(_page.url_path, frozenset()), STEP_PARTS
@@ -274,13 +279,30 @@ def _rerun(*parts: str) -> None:
 
 def _rerun_page() -> None:
     """A step of seq_len or the seed changes nothing the sidebar shows: only the page reruns, and none of the
-    sidebar's elements is sent to the browser again (each one it re-sends costs a render)."""
-    _rerun(PAGE_PART)
+    sidebar's elements is sent to the browser again (each one it re-sends costs a render). On a page that reads no
+    setting nothing more reruns than the step's own fragment."""
+    if not _settings_alone:
+        _rerun(PAGE_PART)
 
 
 def _rerun_settings_and_page() -> None:
-    """A step of d_model, h or the mask: the settings (the heads offered, d_k, the mask's line), then the page."""
-    _rerun(SETTINGS_PART, PAGE_PART)
+    """A step of d_model, h or the mask: the settings (the heads offered, d_k, the mask's line), then the page (on a
+    page that reads no setting, the settings alone: their own fragment)."""
+    if not _settings_alone:
+        _rerun(SETTINGS_PART, PAGE_PART)
+
+
+def _settings_alone_end() -> None:
+    """The end of a settings step on a page that reads no setting (_settings_alone), in the fragment that ran: what
+    the page's fragment does after the page. Its corrections are said here, beside the settings."""
+    if not _settings_alone or _whole_run_going:
+        return  # the whole-app run does all of this after its page
+    show_fixes(_pending_fixes, st.session_state["lang"], st.session_state["d_model"], _page.url_path)
+    _pending_fixes.clear()
+    _settled_now.clear()  # the next step's fragment settles the values its widgets send
+    keep_in_url()
+    relink_settings()
+    classmode.publish(_page.url_path)
 
 
 _pending_fixes: list = []  # the settings fragment's corrections, for the page fragment to show in the main area
@@ -302,6 +324,7 @@ def settings_part() -> None:
         _in_settings.clear()
     _url_fixes.clear()  # URL corrections are shown once, not again on every fragment rerun
     _settled_now[:] = [True]  # settled in this run: the page's part need not settle again
+    _settings_alone_end()
 
 
 def _step_part_alone() -> None:
@@ -321,6 +344,8 @@ def seq_len_part(lang: str) -> None:
     """The seq_len slider; its step reruns the page alone (the sidebar shows nothing else it changes)."""
     _step_part_alone()
     seq_len_slider(lang, on_change=_rerun_page)
+    if not _in_settings:
+        _settings_alone_end()
 
 
 @st.fragment(key=STEP_PARTS["seed"])
@@ -328,6 +353,8 @@ def seed_part(lang: str) -> None:
     """The seed's box; its step reruns the page alone."""
     _step_part_alone()
     seed_input(lang, on_change=_rerun_page)
+    if not _in_settings:
+        _settings_alone_end()
 
 
 @st.fragment(key=PAGE_PART)
@@ -361,23 +388,33 @@ def nav_part() -> None:
 
 # The navigation's place, above the page: a placeholder, which the navigation's own container replaces (no box more).
 _nav_box = st.empty() if _nav else None
-if _whole_page:
-    with _settings_box:
-        _fixes = settings_sidebar(_url_fixes, settled=True)
-    show_fixes(_fixes, st.session_state["lang"], st.session_state["d_model"], _page.url_path)
-    seam.run_page(_page)
-    if _nav is not None and _nav_box is not None:
-        with _nav_box.container():
-            _nav(st.session_state["lang"])
-    keep_in_url()
-    relink_settings()
-    classmode.publish(_page.url_path)
-else:
-    # Two fragments, not one: a step that changes only the page re-sends only the page (benchmarks/README.md); the
-    # page's navigation is a third, so that such a step does not send it again either.
-    with _settings_box:  # the settings fragment lives in the sidebar
-        settings_part()
-    page_part()
-    if _nav_box is not None:
-        with _nav_box:
-            nav_part()
+try:
+    if _settings_alone:
+        with _settings_box:
+            settings_part()
+        _settled_now.clear()  # as page_part does: a later fragment rerun settles what its widgets send
+        show_fixes(_pending_fixes, st.session_state["lang"], st.session_state["d_model"], _page.url_path)
+        _pending_fixes.clear()
+    if _whole_page:
+        if not _settings_alone:
+            with _settings_box:
+                _fixes = settings_sidebar(_url_fixes, settled=True)
+            show_fixes(_fixes, st.session_state["lang"], st.session_state["d_model"], _page.url_path)
+        seam.run_page(_page)
+        if _nav is not None and _nav_box is not None:
+            with _nav_box.container():
+                _nav(st.session_state["lang"])
+        keep_in_url()
+        relink_settings()
+        classmode.publish(_page.url_path)
+    else:
+        # Two fragments, not one: a step that changes only the page re-sends only the page (benchmarks/README.md); the
+        # page's navigation is a third, so that such a step does not send it again either.
+        with _settings_box:  # the settings fragment lives in the sidebar
+            settings_part()
+        page_part()
+        if _nav_box is not None:
+            with _nav_box:
+                nav_part()
+finally:
+    _whole_run_going.clear()  # also when the page stopped or reran early

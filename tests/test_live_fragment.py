@@ -8,7 +8,7 @@ import re
 import types
 
 import pytest
-from conftest import open_app, run_app, run_async, sidebar_slider, wait_idle
+from conftest import current_link, open_app, run_app, run_async, sidebar_slider, wait_idle
 from playwright.sync_api import expect
 from waits import wait_quiet
 from wire import SIDEBAR, delta_paths
@@ -332,3 +332,34 @@ def test_a_seq_len_or_seed_step_resends_none_of_the_walkthroughs_choosers(server
     assert main_blocks(lambda: pill.click()) == {nav_block, page_block}
     expect(page).to_have_url(re.compile(r"walk_step=scores"))
     expect(page.get_by_text(i18n.t("walk.scores.title", "en")).first).to_be_visible()
+
+
+@pytest.mark.browser
+def test_on_a_page_that_reads_no_setting_a_settings_step_sends_no_page_element(server, page):
+    """Why many heads trains its own model and reads none of the shared settings (ui/navigation.SETTINGS_FREE_PAGES),
+    and it runs as the whole app (its Stop must interrupt a training). A step of a setting there reruns the settings'
+    fragment alone: nothing in the main area is sent again, the sidebar and the link follow the step, and the
+    page's own widgets still rerun the whole app with the link intact."""
+    paths = delta_paths(page)
+    open_app(page, server, "why-heads", lang="en", seq_len=5)
+    expect(page.get_by_text(i18n.t("why.seed", "en")).first).to_be_visible()
+    seed = page.locator("[data-testid=stSidebar] [data-testid=stNumberInput] input")
+    d_k = i18n.t("settings.d_k", "en", d_model=128, h=4, d_k=32)
+    for action in (
+        _key_on(page, sidebar_slider(page, 2), "ArrowRight"),  # seq_len 5 -> 6
+        lambda: (seed.fill("7"), seed.press("Enter")),
+        _key_on(page, sidebar_slider(page, 0), "ArrowRight"),  # d_model 64 -> 128: d_k changes
+    ):
+        in_sidebar, sent = _deltas_of(page, paths, action)
+        assert sent > 0 and in_sidebar == sent, (in_sidebar, sent)
+    expect(sidebar_slider(page, 2)).to_have_value("6")
+    expect(page.locator("[data-testid=stSidebar]").get_by_text(d_k)).to_be_visible()
+    link = current_link(page)
+    assert "seq_len=6" in link and "seed=7" in link and "d_model=128" in link, link
+    # The page's own widget: a whole-app run, which keeps every setting in the link.
+    steps = page.locator("[data-testid=stMain] [data-testid=stNumberInput] input").first
+    in_sidebar, sent = _deltas_of(page, paths, lambda: (steps.fill("3"), steps.press("Enter")))
+    assert sent > in_sidebar > 0, (in_sidebar, sent)
+    link = current_link(page)
+    assert "why_seed=3" in link and "seq_len=6" in link and "seed=7" in link and "d_model=128" in link, link
+    expect(sidebar_slider(page, 2)).to_have_value("6")

@@ -20,3 +20,6 @@ PAGES = (  # (file, url_path, icon); the file name equals the url_path so deep l
 # for it to end (Streamlit never preempts a running script for a fragment rerun), and Why many heads'
 # Stop button must interrupt a training run. (Its slider steps cost the same either way: measured.)
 WHOLE_RUN_PAGES = ("why-heads",)
+# Pages that read none of the shared settings (why-heads trains its own small model): a step of a setting there
+# reruns the settings' fragment alone and writes the link; the page is not run or sent again (app.py).
+SETTINGS_FREE_PAGES = ("why-heads",)
