@@ -12,12 +12,10 @@
 // (or after MAX_HOLD_MS of continuous messages, so a long stream still shows progress), in their order.
 // While a script run is open (its new_session or a delta came, its script_finished has not), the burst is
 // held until that run ends, at most RUN_HOLD_MS after the burst's first message; a run stopped early for a
-// rerun does not end it (the rerun follows at once). RUN_HOLD_MS is 100: a step's run at d_model 512 takes
-// 40-100 ms on the server, and a hold of 40 split it into two renders, the first of a half-new page (10-20 ms
-// a step: benchmarks/README.md, "One render for a run of up to 100 ms"). The script reads only the top-level
-// field numbers of each ForwardMsg (protobuf wire format); a message it cannot read falls back to the quiet
-// rule. Pending messages are delivered before the socket's "close"/"error" listeners run, and at once in a
-// hidden tab (timers there are throttled to a second or more). Without WebSocket nothing is patched.
+// rerun does not end it (the rerun follows at once). The script reads only the top-level field numbers of each
+// ForwardMsg (protobuf wire format); a message it cannot read falls back to the quiet rule. Pending messages
+// are delivered before the socket's "close"/"error" listeners run, and at once in a hidden tab (timers there
+// are throttled to a second or more). Without WebSocket nothing is patched.
 // The link (page_info_changed) is handed over once the step has been painted: Streamlit's client writes it into
 // the address bar at once, and that handled in the middle of the step's delivery cost the step 8-13 ms
 // (benchmarks/README.md, "The link handed over after the paint"). It waits until the renderer is idle (at most
@@ -31,7 +29,7 @@
   const proto = window.WebSocket && window.WebSocket.prototype;
   if (!proto || proto.__alBatched) return;
   Object.defineProperty(proto, "__alBatched", {value: true});
-  const QUIET_MS = 3, MAX_HOLD_MS = 20, RUN_HOLD_MS = 100, LINK_WAIT_MS = 100;
+  const QUIET_MS = 3, MAX_HOLD_MS = 20, RUN_HOLD_MS = 40, LINK_WAIT_MS = 100;
   // ForwardMsg's field numbers (Streamlit 1.67)
   const NEW_SESSION = 4, DELTA = 5, FINISHED = 6, STATUS = 9, PAGE_INFO = 12;
   const EARLY_FOR_RERUN = 2;  // ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
