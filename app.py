@@ -297,12 +297,22 @@ def _settings_alone_end() -> None:
     the page's fragment does after the page. Its corrections are said here, beside the settings."""
     if not _settings_alone or _whole_run_going:
         return  # the whole-app run does all of this after its page
+    _show_pending_fixes()
+    _settled_now.clear()  # the next step's fragment settles the values its widgets send
+    _link_and_publish()
+
+
+def _show_pending_fixes() -> None:
+    """The settings' corrections made in this run, said where the run is drawing (once)."""
     show_fixes(_pending_fixes, st.session_state["lang"], st.session_state["d_model"], _page.url_path)
     _pending_fixes.clear()
-    _settled_now.clear()  # the next step's fragment settles the values its widgets send
-    keep_in_url()
+
+
+def _link_and_publish() -> None:
+    """The end of a run that drew the page or a setting: the link, then the teacher's view to the class."""
+    keep_in_url()  # after the page: every widget bound to the URL is drawn by now
     relink_settings()
-    classmode.publish(_page.url_path)
+    classmode.publish(_page.url_path)  # the teacher's view to the class; the class keys kept in the link
 
 
 _pending_fixes: list = []  # the settings fragment's corrections, for the page fragment to show in the main area
@@ -370,9 +380,7 @@ def page_part() -> None:
     _pending_fixes.clear()
     show_fixes(fixes, st.session_state["lang"], st.session_state["d_model"], _page.url_path)  # main area, on top
     seam.run_page(_page)  # the same page object again on each fragment rerun (ui/seam entry `fragment_page`)
-    keep_in_url()  # after the page: every widget bound to the URL is drawn by now
-    relink_settings()
-    classmode.publish(_page.url_path)  # the teacher's view to the class; the class keys kept in the link
+    _link_and_publish()
 
 
 @st.fragment(key=NAV_PART)
@@ -389,24 +397,19 @@ def nav_part() -> None:
 # The navigation's place, above the page: a placeholder, which the navigation's own container replaces (no box more).
 _nav_box = st.empty() if _nav else None
 try:
-    if _settings_alone:
-        with _settings_box:
-            settings_part()
-        _settled_now.clear()  # as page_part does: a later fragment rerun settles what its widgets send
-        show_fixes(_pending_fixes, st.session_state["lang"], st.session_state["d_model"], _page.url_path)
-        _pending_fixes.clear()
     if _whole_page:
-        if not _settings_alone:
-            with _settings_box:
-                _fixes = settings_sidebar(_url_fixes, settled=True)
-            show_fixes(_fixes, st.session_state["lang"], st.session_state["d_model"], _page.url_path)
+        with _settings_box:
+            if _settings_alone:
+                settings_part()
+            else:
+                _pending_fixes.extend(settings_sidebar(_url_fixes, settled=True))
+        _settled_now.clear()  # as page_part does: a later settings fragment rerun settles what its widgets send
+        _show_pending_fixes()
         seam.run_page(_page)
         if _nav is not None and _nav_box is not None:
             with _nav_box.container():
                 _nav(st.session_state["lang"])
-        keep_in_url()
-        relink_settings()
-        classmode.publish(_page.url_path)
+        _link_and_publish()
     else:
         # Two fragments, not one: a step that changes only the page re-sends only the page (benchmarks/README.md); the
         # page's navigation is a third, so that such a step does not send it again either.
