@@ -196,7 +196,8 @@ def test_on_a_busy_renderer_a_whole_app_runs_link_waits_for_the_page_change_and_
         const trial = async whole => {
             const ws = new WebSocket(), t0 = performance.now();
             let at = null;
-            ws.addEventListener('message', e => { if (new Uint8Array(e.data)[0] === 0x62) at = performance.now() - t0; });
+            const isLink = e => new Uint8Array(e.data)[0] === 0x62;
+            ws.addEventListener('message', e => { if (isLink(e)) at = performance.now() - t0; });
             let going = true;  // tasks back to back, as React's scheduler posts them: no idle moment between them
             const channel = new MessageChannel();
             channel.port1.onmessage = () => { if (going) { busy(10); channel.port2.postMessage(0); } };

@@ -615,3 +615,15 @@ def test_the_split_check_compares_every_head_with_its_columns(d_model, h, T):
     rolled = torch.roll(trace.v.detach().clone(), shifts=1, dims=-1)  # every head now reads a shifted column range
     wrong = AttentionTrace(**{**{f.name: getattr(trace, f.name) for f in dataclasses.fields(trace)}, "v": rolled})
     assert W.split_max_diff(wrong, h, d_k) == by_loop(wrong) > 0
+
+
+@pytest.mark.app
+@pytest.mark.parametrize("step, name", [("split", "split_max_diff"), ("concat", "concat_max_diff")])
+def test_the_split_and_concat_checks_say_equal_only_for_a_difference_of_exactly_0(monkeypatch, step, name):
+    """The check's sentence is chosen by the number: a cut or a re-join does no arithmetic, so any difference is
+    shown as one, in red."""
+    at = run_app("walkthrough", walk_view="step", walk_step=step, lang="en", d_model=32, num_heads=4)
+    assert texts(at, "success") == [i18n.t(f"walk.{step}.check", "en", diff=0.0)] and not at.error
+    monkeypatch.setattr(W, name, lambda *a: 2.5e-3)
+    at = run_app("walkthrough", walk_view="step", walk_step=step, lang="en", d_model=32, num_heads=4)
+    assert texts(at, "error") == [i18n.t(f"walk.{step}.check_off", "en", diff=2.5e-3)] and not at.success

@@ -133,6 +133,11 @@ STRINGS = {
         "en": "Checked: for every head i, q_heads[:, i] equals q[:, :, i·d_k:(i+1)·d_k] (and likewise for k and v); "
         "max difference {diff:.1e}.",
     },
+    "walk.split.check_off": {
+        "zh": "不相等：q_heads 与 q 按列切出的块最多相差 {diff:.1e}。切分只是搬动数字，差值应当正好为 0。",
+        "en": "Not equal: q_heads differs from the column blocks of q (or k, v) by up to {diff:.1e}. A split only moves "
+        "numbers, so the difference should be exactly 0.",
+    },
     "walk.split.band": {
         "zh": "上方色带：{role} 的每一列属于哪个头（每块 d_k = {d_k} 列）。下方：每个头得到的 T × d_k 切片，列号沿用 {role} 中的原列号。",
         "en": "Top band: which head owns each column of {role} (blocks of d_k = {d_k}). Below: the T × d_k slice "
@@ -225,6 +230,11 @@ STRINGS = {
     "walk.concat.check": {
         "zh": "已检查：concat 的第 i·d_v 到 (i+1)·d_v − 1 列正是头 i 的输出，最大差值 {diff:.1e}。",
         "en": "Checked: columns i·d_v to (i+1)·d_v − 1 of concat are exactly head i's output; max difference {diff:.1e}.",
+    },
+    "walk.concat.check_off": {
+        "zh": "不相等：concat 的列与各头的输出最多相差 {diff:.1e}。拼接只是搬动数字，差值应当正好为 0。",
+        "en": "Not equal: the columns of concat differ from the heads' outputs by up to {diff:.1e}. Concatenation only "
+        "moves numbers, so the difference should be exactly 0.",
     },
     "walk.concat.latex": {
         "zh": r"\text{concat} = \text{拼接}(\text{头}_0, \ldots, \text{头}_{h-1}) \in \mathbb{R}^{T \times (h \cdot d_v)}",
