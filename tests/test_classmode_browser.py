@@ -348,3 +348,41 @@ def test_a_quiet_class_sends_no_poll_and_a_move_arrives_through_the_version_file
     finally:
         student_ctx.close()
         teacher_ctx.close()
+
+
+def test_a_students_poll_sends_a_new_version_again_until_the_server_answers_it(page):
+    """The poll's script (ui/classmode.py _POLL_JS) on a stand-in: the version file's new text is sent as the
+    trigger; the server's answer is new data (its `last`), which starts the script again. Without an answer (a
+    trigger lost while another run was going) the text is sent again every 1.5 s, at most 3 times in all; an
+    answered text is not sent again, and a quiet file sends nothing."""
+    from ui.classmode import _POLL_JS
+
+    page.set_content("<html><body><div id=host></div></body></html>")
+    got = page.evaluate(
+        """async js => {
+        const url = URL.createObjectURL(new Blob([js], {type: "text/javascript"}));
+        const start = (await import(url)).default;
+        const sleep = ms => new Promise(r => setTimeout(r, ms));
+        let text = "v2";
+        window.fetch = async () => ({ok: true, text: async () => text});
+        const sent = [];
+        const host = document.getElementById("host");
+        const run = last => start({parentElement: host, setTriggerValue: (k, v) => sent.push(v),
+                                   data: {url: "/file", every: 0.05, seconds: 1000, last}});
+        run("v1");  // the file changed and nobody answers
+        await sleep(5200);
+        const unanswered = sent.splice(0);
+        run("v2");  // the server answered: its data says v2
+        await sleep(2000);
+        const answered = sent.splice(0);
+        text = "v3";  // the teacher moves again, and this time the answer comes at once
+        await sleep(300);
+        run("v3");
+        await sleep(2000);
+        const once = sent.splice(0);
+        if (window.__alPoll) window.__alPoll();
+        return {unanswered, answered, once};
+    }""",
+        _POLL_JS,
+    )
+    assert got == {"unanswered": ["v2", "v2", "v2"], "answered": [], "once": ["v3"]}

@@ -415,7 +415,12 @@ export default function (component) {
   if (win.__alPoll) win.__alPoll();
   const d = data || {};
   const every = 1000 * (d.url ? d.every : d.seconds || 1);
+  // The server answers a new text with new data (its `last`), which starts this function again: an instance still
+  // running RETRY_MS after it sent one got no answer (a trigger lost while another run was going; the student then
+  // followed only at the fallback tick, 8.5 s late, once in CI), so it sends the text again, at most RETRIES times.
+  const RETRY_MS = 1500, RETRIES = 3;
   let n = 0, last = d.last, busy = false, ticked = Date.now(), stopped = false;
+  let asked = 0, tries = 0;  // when the file's new text was last sent, how often: no answer yet (see below)
   const tick = (value) => { ticked = Date.now(); setTriggerValue("tick", value); };
   const timer = win.setInterval(async () => {
     if (!parentElement.isConnected) { stop(); return; }
@@ -426,7 +431,10 @@ export default function (component) {
     try {
       const r = await win.fetch(d.url, {cache: "no-store", credentials: "same-origin"});
       const text = r.ok ? await r.text() : "status " + r.status;
-      if (!stopped && text !== last) { last = text; tick(text); }
+      if (stopped) return;
+      const changed = text !== last, again = tries && tries < RETRIES && Date.now() - asked >= RETRY_MS;
+      if (changed) { last = text; tries = 0; }
+      if (changed || again) { asked = Date.now(); tries += 1; tick(text); }
     } catch (e) {
       // the fallback tick covers it
     } finally {

@@ -19,8 +19,7 @@
 // The link (page_info_changed) is handed over once the step has been painted: Streamlit's client writes it into
 // the address bar at once, and that handled in the middle of the step's delivery cost the step 8-13 ms
 // (benchmarks/README.md, "The link handed over after the paint"). It waits until the renderer is idle (at most
-// LINK_WAIT_MS, or for a whole-app run up to LINK_MAX_MS, below: a window behind others gets no frames and may not
-// know it is hidden); it is handed over at once
+// LINK_WAIT_MS: a window behind others gets no frames and may not know it is hidden); it is handed over at once
 // before the socket's next delivery, on the user's next key or pointer press (capture: before the press's own
 // handlers read the address), on pagehide and in a hidden tab; a popstate (Back or Forward) drops it, as it
 // belongs to the entry being left. It is held here, not by deferring the history call, because Streamlit's
@@ -30,9 +29,9 @@
   const proto = window.WebSocket && window.WebSocket.prototype;
   if (!proto || proto.__alBatched) return;
   Object.defineProperty(proto, "__alBatched", {value: true});
-  const QUIET_MS = 3, MAX_HOLD_MS = 20, RUN_HOLD_MS = 100, LINK_WAIT_MS = 100, LINK_MAX_MS = 3000;
+  const QUIET_MS = 3, MAX_HOLD_MS = 20, RUN_HOLD_MS = 40, LINK_WAIT_MS = 100;
   // ForwardMsg's field numbers (Streamlit 1.67)
-  const NEW_SESSION = 4, DELTA = 5, FINISHED = 6, STATUS = 9, PAGE_INFO = 12, NAVIGATION = 23;
+  const NEW_SESSION = 4, DELTA = 5, FINISHED = 6, STATUS = 9, PAGE_INFO = 12;
   const EARLY_FOR_RERUN = 2;  // ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
   // A ForwardMsg's top-level fields: number -> its value (a varint) or true; empty for anything but bytes.
   const fields = data => {
@@ -60,23 +59,10 @@
   const waiting = new Map();  // the links waiting for the paint: hand them over -> drop them (one per listener)
   Object.defineProperty(window, "__alLinkPending", {get: () => waiting.size > 0, configurable: true});
   const handOver = () => { for (const give of [...waiting.keys()]) give(); };
-  // When the renderer is next idle (the step painted); without requestIdleCallback (Safari) after the next frame, or
-  // LINK_WAIT_MS where no frame comes. `whole`: the links of a whole-app run, which may change the page. Streamlit's
-  // client writes a page change's path in a callback of the React commit of that run, and a link handed over before
-  // it went to the page being left, then the client's own write of the new page kept only the bound widgets' values
-  // (seen under load, and at every try with the CPU slowed 6x: /quiz?mask=custom without seq_len, seed and the drawn
-  // grid). An idle moment comes only once React's work is done; a callback that merely timed out (LINK_WAIT_MS
-  // without one: a busy machine) hands a whole-app run's links over only once the path has changed since, or after
-  // LINK_MAX_MS.
+  // When the renderer is next idle (the step painted), at most LINK_WAIT_MS later; without requestIdleCallback
+  // (Safari) after the next frame, or LINK_WAIT_MS where no frame comes.
   const frame = window.requestIdleCallback
-    ? (fn, whole) => {
-      const start = performance.now(), path = location.pathname;
-      const wait = () => window.requestIdleCallback(deadline => {
-        const early = deadline.didTimeout && whole && location.pathname === path;
-        if (early && performance.now() - start < LINK_MAX_MS) wait(); else fn();
-      }, {timeout: LINK_WAIT_MS});
-      wait();
-    }
+    ? fn => { window.requestIdleCallback(fn, {timeout: LINK_WAIT_MS}); }
     : fn => { setTimeout(fn, LINK_WAIT_MS); requestAnimationFrame(() => setTimeout(fn, 0)); };
 
   proto.addEventListener = function (type, listener, options) {
@@ -85,7 +71,6 @@
     if (wrappers.get(ws)?.has(listener)) return undefined;  // added twice: once, as without batching
     let timer = null, first = 0;
     let open = false, ended = false;  // the queue holds a script run's messages / that run's end
-    let whole = false;  // the latest run is a whole-app run (st.navigation's message came after its new_session)
     const links = [];  // this listener's page_info_changed events, held until after the paint
     let turn = 0;  // a handover's timers hand over only the links they were set for
     const giveLinks = () => {
@@ -107,7 +92,7 @@
       if (links.length && !waiting.has(giveLinks)) {
         waiting.set(giveLinks, dropLinks);
         const mine = turn;
-        frame(() => { if (turn === mine) giveLinks(); }, whole);
+        frame(() => { if (turn === mine) giveLinks(); });
       }
     };
     const onMessage = event => {
@@ -117,8 +102,6 @@
       if (queue.length === 1) { first = now; open = false; ended = false; }
       const f = fields(event.data);
       if (f.has(NEW_SESSION) || f.has(DELTA)) open = true;
-      if (f.has(NEW_SESSION)) whole = false;  // every run starts with one, a fragment's too
-      if (f.has(NAVIGATION)) whole = true;
       if (f.has(FINISHED) && f.get(FINISHED) !== EARLY_FOR_RERUN) ended = true;
       if (timer !== null) clearTimeout(timer);
       if (ended && f.has(STATUS)) { flush(); return; }  // the run's last message: one render for the whole run
