@@ -376,9 +376,7 @@ def page_part() -> None:
     if not _settled_now:  # the settings' part did not run before this one: settle the values its widgets sent
         _pending_fixes.extend(settle_settings(skip=("lang",)))
     _settled_now.clear()
-    fixes = list(_pending_fixes)
-    _pending_fixes.clear()
-    show_fixes(fixes, st.session_state["lang"], st.session_state["d_model"], _page.url_path)  # main area, on top
+    _show_pending_fixes()  # main area, on top
     seam.run_page(_page)  # the same page object again on each fragment rerun (ui/seam entry `fragment_page`)
     _link_and_publish()
 

@@ -13,7 +13,7 @@ import time
 import urllib.request
 
 import pytest
-from conftest import sidebar_slider
+from conftest import LINK_WRITTEN, sidebar_slider
 from playwright.sync_api import expect
 from wire import SIDEBAR, delta_paths
 
@@ -60,7 +60,10 @@ STEPS = ("split", "scores", "softmax")
 
 
 def idle(p) -> None:
+    """The run is over and its link is in the address bar (client_batching.js hands it over after the paint; the
+    tests read tp.url for the teacher's key)."""
     p.wait_for_selector(IDLE, timeout=60_000)
+    p.wait_for_function(LINK_WRITTEN, timeout=60_000)
 
 
 def start_class(ctx, base: str, lang: str):

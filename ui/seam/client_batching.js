@@ -25,13 +25,18 @@
 // belongs to the entry being left. It is held here, not by deferring the history call, because Streamlit's
 // client compares the link with the address bar before it writes one: a write it thinks done must be done.
 // window.__alLinkPending says one waits.
+// Not a whole-app run's link: it may come with a page change, whose path Streamlit's client writes in a callback of
+// the React commit of that run, with the link's query as its state then holds it. A link handed over after the run's
+// delivery but before that commit (a busy machine: the idle wait timed out) went to the page being left, and the
+// new page's address kept only the bound widgets' values (/quiz?mask=custom: no seq_len, seed or drawn grid). Handed
+// over in the same task as the run's navigation message, its state update is in the same commit.
 (() => {
   const proto = window.WebSocket && window.WebSocket.prototype;
   if (!proto || proto.__alBatched) return;
   Object.defineProperty(proto, "__alBatched", {value: true});
-  const QUIET_MS = 3, MAX_HOLD_MS = 20, RUN_HOLD_MS = 40, LINK_WAIT_MS = 100;
+  const QUIET_MS = 3, MAX_HOLD_MS = 20, RUN_HOLD_MS = 100, LINK_WAIT_MS = 100;
   // ForwardMsg's field numbers (Streamlit 1.67)
-  const NEW_SESSION = 4, DELTA = 5, FINISHED = 6, STATUS = 9, PAGE_INFO = 12;
+  const NEW_SESSION = 4, DELTA = 5, FINISHED = 6, STATUS = 9, PAGE_INFO = 12, NAVIGATION = 23;
   const EARLY_FOR_RERUN = 2;  // ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
   // A ForwardMsg's top-level fields: number -> its value (a varint) or true; empty for anything but bytes.
   const fields = data => {
@@ -72,6 +77,7 @@
     let timer = null, first = 0;
     let open = false, ended = false;  // the queue holds a script run's messages / that run's end
     const links = [];  // this listener's page_info_changed events, held until after the paint
+    let whole = false;  // the run being delivered is a whole-app run (st.navigation's message followed its new_session)
     let turn = 0;  // a handover's timers hand over only the links they were set for
     const giveLinks = () => {
       turn += 1;
@@ -86,7 +92,10 @@
       const batch = queue.splice(0);
       stats.flushes += 1; stats.messages += batch.length; stats.largest = Math.max(stats.largest, batch.length);
       for (const event of batch) {
-        if (!document.hidden && fields(event.data).has(PAGE_INFO)) links.push(event);
+        const f = fields(event.data);
+        if (f.has(NEW_SESSION)) whole = false;  // every run starts with one, a fragment's too
+        if (f.has(NAVIGATION)) whole = true;
+        if (f.has(PAGE_INFO) && !whole && !document.hidden) links.push(event);
         else listener.call(ws, event);
       }
       if (links.length && !waiting.has(giveLinks)) {
