@@ -29,7 +29,9 @@
 // the React commit of that run, with the link's query as its state then holds it. A link handed over after the run's
 // delivery but before that commit (a busy machine: the idle wait timed out) went to the page being left, and the
 // new page's address kept only the bound widgets' values (/quiz?mask=custom: no seq_len, seed or drawn grid). Handed
-// over in the same task as the run's navigation message, its state update is in the same commit.
+// over in the same task as the run's navigation message, its state update is in the same commit. A link held before
+// the navigation message (the run's first page_info comes ahead of it) is handed over before it: links keep their
+// order, else the older one would overwrite the newer (a first visit to /walkthrough?walk_step=7 ended there).
 (() => {
   const proto = window.WebSocket && window.WebSocket.prototype;
   if (!proto || proto.__alBatched) return;
@@ -94,7 +96,7 @@
       for (const event of batch) {
         const f = fields(event.data);
         if (f.has(NEW_SESSION)) whole = false;  // every run starts with one, a fragment's too
-        if (f.has(NAVIGATION)) whole = true;
+        if (f.has(NAVIGATION)) { whole = true; giveLinks(); }  // its own link may come first: in order
         if (f.has(PAGE_INFO) && !whole && !document.hidden) links.push(event);
         else listener.call(ws, event);
       }
