@@ -36,7 +36,7 @@
   const proto = window.WebSocket && window.WebSocket.prototype;
   if (!proto || proto.__alBatched) return;
   Object.defineProperty(proto, "__alBatched", {value: true});
-  const QUIET_MS = 3, MAX_HOLD_MS = 20, RUN_HOLD_MS = 100, LINK_WAIT_MS = 100;
+  const QUIET_MS = 3, MAX_HOLD_MS = 20, RUN_HOLD_MS = 40, LINK_WAIT_MS = 100;
   // ForwardMsg's field numbers (Streamlit 1.67)
   const NEW_SESSION = 4, DELTA = 5, FINISHED = 6, STATUS = 9, PAGE_INFO = 12, NAVIGATION = 23;
   const EARLY_FOR_RERUN = 2;  // ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN
