@@ -74,7 +74,7 @@
 
   proto.addEventListener = function (type, listener, options) {
     if (type !== "message" || typeof listener !== "function") return add.call(this, type, listener, options);
-    const ws = this, queue = [];
+    const ws = this, queue = [];  // [event, its fields], read once on arrival
     if (wrappers.get(ws)?.has(listener)) return undefined;  // added twice: once, as without batching
     let timer = null, first = 0;
     let open = false, ended = false;  // the queue holds a script run's messages / that run's end
@@ -93,8 +93,7 @@
       if (!queue.length) return;
       const batch = queue.splice(0);
       stats.flushes += 1; stats.messages += batch.length; stats.largest = Math.max(stats.largest, batch.length);
-      for (const event of batch) {
-        const f = fields(event.data);
+      for (const [event, f] of batch) {
         if (f.has(NEW_SESSION)) whole = false;  // every run starts with one, a fragment's too
         if (f.has(NAVIGATION)) { whole = true; giveLinks(); }  // its own link may come first: in order
         if (f.has(PAGE_INFO) && !whole && !document.hidden) links.push(event);
@@ -107,11 +106,11 @@
       }
     };
     const onMessage = event => {
-      queue.push(event);
+      const f = fields(event.data);
+      queue.push([event, f]);
       if (document.hidden) { flush(); return; }
       const now = performance.now();
       if (queue.length === 1) { first = now; open = false; ended = false; }
-      const f = fields(event.data);
       if (f.has(NEW_SESSION) || f.has(DELTA)) open = true;
       if (f.has(FINISHED) && f.get(FINISHED) !== EARLY_FOR_RERUN) ended = true;
       if (timer !== null) clearTimeout(timer);
