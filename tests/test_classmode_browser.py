@@ -79,7 +79,11 @@ def start_class(ctx, base: str, lang: str):
 
 
 def at_step(p, step: str) -> None:
-    p.wait_for_function(f"new URLSearchParams(location.search).get('walk_step') === '{step}'", timeout=30_000)
+    try:
+        p.wait_for_function(f"new URLSearchParams(location.search).get('walk_step') === '{step}'", timeout=30_000)
+    except Exception as e:  # say where the student is instead (CI's log is all there is)
+        shown = p.evaluate("() => [location.pathname + location.search, document.querySelector('h1')?.innerText]")
+        raise AssertionError(f"a student is not at the teacher's step {step!r} after 30 s: {shown}") from e
 
 
 def test_a_whole_class(browser, server):

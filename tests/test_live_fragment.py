@@ -205,6 +205,100 @@ def test_a_websockets_pages_in_the_order_the_browser_and_the_server_move():
     assert pages.request(late) is late
 
 
+def test_a_rerun_of_fragments_waits_while_a_whole_app_run_has_not_chosen_its_page(monkeypatch):
+    """Seam entry `page_change`: a class's follow changes page in two runs (the poll's whole-app run calls
+    st.switch_page before st.navigation; the next run chooses the teacher's page). A poll tick sent from the page being
+    left before the second run's st.navigation message went on as a fragment of the old page; Streamlit runs such a
+    request after the running run, on the page it names (the canary below), and the student was back on the old page
+    for good. The middleware now holds a request of fragments until the whole-app run has chosen its page, then puts it
+    on that page; a fragment run, a run that ends, and PAGE_WAIT_S end the wait."""
+    import asyncio
+
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    from streamlit.runtime.scriptrunner_utils.script_requests import RerunData, ScriptRequests
+
+    from ui.seam import page_change
+    from ui.seam.page_change import RerunOnThePageAsked, run_event
+
+    # The canary: a request of fragments that comes while a whole-app run goes runs after it, on its own page.
+    requests = ScriptRequests()  # a whole-app run going (CONTINUE)
+    assert requests.request_rerun(RerunData(page_script_hash="class", fragment_id="poll"))
+    assert requests.on_scriptrunner_yield() is None  # it does not stop the run ...
+    after = requests.on_scriptrunner_ready().rerun_data  # ... and runs next, on the page it was sent from
+    assert (after.page_script_hash, after.fragment_id_queue) == ("class", ["poll"]), "Streamlit changed: look again"
+
+    def forward(kind: str, value: object = None) -> bytes:
+        msg = ForwardMsg(hash="h")
+        if kind == "begun":
+            msg.new_session.page_script_hash = "app"  # the entrypoint's hash, before st.navigation chose
+            msg.metadata.run.script_run_id = "r"
+            msg.metadata.run.fragment_ids.extend(value or [])
+        elif kind == "page":
+            msg.metadata.delta_path.extend([0])
+            msg.navigation.page_script_hash = value
+        else:
+            msg.script_finished = value
+        return msg.SerializeToString()
+
+    assert run_event(forward("begun")) == ("begun", "")
+    assert run_event(forward("begun", ["poll"])) is None  # a fragment run changes no page
+    assert run_event(forward("page", "walk")) == ("page", "walk")
+    assert run_event(forward("ended", ForwardMsg.FINISHED_EARLY_FOR_RERUN)) is None  # st.switch_page: the next run
+    assert run_event(forward("ended", ForwardMsg.FINISHED_SUCCESSFULLY)) == ("ended", "")
+    assert run_event(b"\xff\xff") is None
+
+    def tick(page: str) -> dict:
+        msg = BackMsg()
+        msg.rerun_script.page_script_hash = page
+        msg.rerun_script.query_string = f"to={page}"
+        msg.rerun_script.fragment_id = "poll"
+        return {"type": "websocket.receive", "bytes": msg.SerializeToString()}
+
+    async def follow(server_says: list[tuple[str, object]], then: list[tuple[str, object]]) -> tuple[list, list]:
+        """The server sends `server_says`, the browser a poll tick from "class", the server `then` 50 ms later:
+        (what Streamlit was handed, what had been sent when it was)."""
+        sent, handed = [], []
+        browser = [tick("class")]
+
+        async def receive():
+            return browser.pop(0) if browser else await asyncio.sleep(3600)
+
+        async def send(message):
+            sent.append(message["bytes"])
+
+        async def streamlit(scope, receive, send):
+            for kind, value in server_says:
+                await send({"type": "websocket.send", "bytes": forward(kind, value)})
+
+            async def later():
+                await asyncio.sleep(0.05)
+                for kind, value in then:
+                    await send({"type": "websocket.send", "bytes": forward(kind, value)})
+
+            task = asyncio.create_task(later())
+            got = BackMsg.FromString((await receive())["bytes"]).rerun_script
+            handed.append((got.page_script_hash, got.fragment_id, len(sent)))
+            await task
+
+        await RerunOnThePageAsked(streamlit)({"type": "websocket", "path": "/_stcore/stream"}, receive, send)
+        return handed, sent
+
+    def run(server_says, then):
+        return run_async(follow(server_says, then))[0]
+
+    # On "class": the poll's run stops for the page change (st.switch_page), the next run has begun, not chosen yet.
+    on_class = [("page", "class"), ("begun", None), ("ended", ForwardMsg.FINISHED_EARLY_FOR_RERUN), ("begun", None)]
+    # The tick waits for the teacher's page, and goes to a whole-app run of it (it was a fragment of "class").
+    assert run(on_class, [("page", "walk")]) == [("walk", "", 5)]
+    assert run([("page", "class")], [("page", "walk")]) == [("class", "poll", 1)]  # no run choosing: at once
+    assert run([("page", "class"), ("begun", ["poll"])], []) == [("class", "poll", 2)]  # a fragment run: at once
+    # A run that ends without choosing (an error before st.navigation): the page known so far, as sent.
+    assert run(on_class, [("ended", ForwardMsg.FINISHED_SUCCESSFULLY)]) == [("class", "poll", 5)]
+    monkeypatch.setattr(page_change, "PAGE_WAIT_S", 0.01)  # never more than PAGE_WAIT_S
+    assert run(on_class, [("page", "walk")]) == [("class", "poll", 4)]
+
+
 @pytest.mark.app
 @pytest.mark.parametrize("page", ["heads", "why-heads"])
 def test_every_setting_still_reaches_the_page(page):

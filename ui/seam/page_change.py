@@ -16,9 +16,18 @@ server is on (the ForwardMsg st.navigation sends). A request of fragments naming
 browser asked for last (or, once a run has chosen its page since, that one: a follow's st.switch_page) becomes a
 whole-app request of that page, with the link and context of the request that asked for it and the values it
 carries. Every other case is Streamlit's own rule.
+
+While a whole-app run has not chosen its page yet (its new_session was sent, its st.navigation message not), nobody
+knows the page: a request of fragments that comes then waits for that message (at most PAGE_WAIT_S), then the rule
+above. Why: a class's follow changes page in two runs (the poll's whole-app run calls st.switch_page before
+st.navigation, the next run is on the teacher's page); a poll tick sent from the page being left while the second run
+had not reached st.navigation went on as a fragment of the old page, ran after it, and took the student back there,
+for good (the follow was spent): a CI failure, reproduced with st.navigation delayed 2.5 s (3 of 3 students lost).
 """
 
 from __future__ import annotations
+
+import asyncio
 
 from ui.seam.backmsg_guard import StreamMiddleware, frame, parse
 
@@ -47,8 +56,11 @@ def on_page_shown(client_state, shown_page: str, page_request):
     return fixed
 
 
+_NEW_SESSION, _FINISHED = 4, 6  # ForwardMsg.new_session (every run's first message), .script_finished
 _NAVIGATION = 23  # ForwardMsg.navigation's field number: a whole-app run has chosen its page (st.navigation)
 _HEADER_FIELDS = (1, 2)  # ForwardMsg.hash and .metadata, which come first in the serialized message
+_EARLY_FOR_RERUN = 2  # ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN: the next run follows (st.switch_page)
+PAGE_WAIT_S = 5.0  # the longest a request of fragments waits for a whole-app run to choose its page
 
 
 def _varint(data: bytes, i: int) -> tuple[int, int]:
@@ -63,10 +75,11 @@ def _varint(data: bytes, i: int) -> tuple[int, int]:
     raise ValueError("truncated")
 
 
-def started_page(data: bytes) -> str | None:
-    """The page a whole-app run is on, from the ForwardMsg its st.navigation sends, or None for any other message (a
-    run's new_session names the page it was asked for, or the entrypoint's before st.navigation has chosen): only the
-    field after the header is looked at, so a large delta costs a few bytes' read."""
+def run_event(data: bytes) -> tuple[str, str] | None:
+    """What a ForwardMsg says of the page: ("page", its hash) for the message a whole-app run's st.navigation sends;
+    ("begun", "") for a whole-app run's new_session (it names the page asked for, or the entrypoint's, before
+    st.navigation has chosen); ("ended", "") for a run's script_finished, unless the run stopped for the next one;
+    None for anything else. Only the field after the header is looked at, so a large delta costs a few bytes' read."""
     try:
         i = 0
         while i < len(data):
@@ -75,16 +88,29 @@ def started_page(data: bytes) -> str | None:
                 length, i = _varint(data, i)
                 i += length
                 continue
-            if tag >> 3 != _NAVIGATION:
+            field = tag >> 3
+            if field == _FINISHED and tag & 7 == 0:
+                status, _ = _varint(data, i)
+                return None if status == _EARLY_FOR_RERUN else ("ended", "")
+            if field not in (_NAVIGATION, _NEW_SESSION):
                 return None
             from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
             msg = ForwardMsg()
             msg.ParseFromString(data)
-            return msg.navigation.page_script_hash
+            if field == _NAVIGATION:
+                return ("page", msg.navigation.page_script_hash)
+            # A fragment run's new_session names its fragments; it changes no page.
+            return None if msg.metadata.run.fragment_ids else ("begun", "")
     except Exception:  # noqa: BLE001 - not a ForwardMsg: not ours to read
         return None
     return None
+
+
+def started_page(data: bytes) -> str | None:
+    """The page a whole-app run is on, from the ForwardMsg its st.navigation sends, or None for any other message."""
+    event = run_event(data)
+    return event[1] if event is not None and event[0] == "page" else None
 
 
 class Pages:
@@ -94,10 +120,33 @@ class Pages:
     def __init__(self) -> None:
         self.asked = None  # ClientState of the latest whole-app request (its widget states dropped)
         self.target = ""  # the page the next run is on: the one asked for, or the one a later run chose
+        self.chosen = asyncio.Event()  # clear while a whole-app run has not chosen its page
+        self.chosen.set()
 
     def run_started(self, page: str) -> None:
         if page:
             self.target = page
+        self.chosen.set()
+
+    def noted(self, event: tuple[str, str] | None) -> None:
+        """A message the server sent (run_event's reading of it)."""
+        if event is None:
+            return
+        kind, page = event
+        if kind == "page":
+            self.run_started(page)
+        elif kind == "begun":
+            self.chosen.clear()
+        else:
+            self.chosen.set()  # a run ended without choosing (an error before st.navigation): its page stays
+
+    async def page_chosen(self) -> None:
+        """Until no whole-app run is choosing its page (at most PAGE_WAIT_S: then the page known so far)."""
+        if not self.chosen.is_set():
+            try:
+                await asyncio.wait_for(self.chosen.wait(), PAGE_WAIT_S)
+            except TimeoutError:
+                pass
 
     def request(self, client_state):
         """The ClientState to hand Streamlit for one the browser sent."""
@@ -122,7 +171,7 @@ class RerunOnThePageAsked(StreamMiddleware):
             message = await receive()
             data = frame(message, "websocket.receive")
             if data:
-                edited = _rewritten(pages, data)
+                edited = await _rewritten(pages, data)
                 if edited is not None:
                     return dict(message, bytes=edited)
             return message
@@ -130,19 +179,19 @@ class RerunOnThePageAsked(StreamMiddleware):
         async def send_noted(message) -> None:
             data = frame(message, "websocket.send")
             if data:
-                page = started_page(data)
-                if page is not None:
-                    pages.run_started(page)
+                pages.noted(run_event(data))
             await send(message)
 
         await self.app(scope, receive_rewritten, send_noted)
 
 
-def _rewritten(pages: Pages, data: bytes) -> bytes | None:
+async def _rewritten(pages: Pages, data: bytes) -> bytes | None:
     """The rerun request to hand on in place of `data`, or None to hand on `data` itself."""
     msg = parse(data)
     if msg is None or msg.WhichOneof("type") != "rerun_script":
         return None
+    if msg.rerun_script.fragment_id:
+        await pages.page_chosen()
     state = pages.request(msg.rerun_script)
     if state is msg.rerun_script:
         return None
