@@ -3,6 +3,8 @@ link is a teacher's only with the right key; a student's link rejoins; a followe
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from conftest import run_app
 
@@ -90,6 +92,37 @@ def test_a_follower_takes_the_teachers_page_values_but_not_the_language(store):
     assert (
         at.session_state["d_model"] == 128 and at.session_state["num_heads"] == 8 and at.session_state["lang"] == "zh"
     )
+
+
+@pytest.mark.app
+def test_a_follow_that_fails_on_its_way_is_applied_at_the_next_check(store, monkeypatch):
+    """A teacher's view is seen once applied, not once fetched: a follow whose application failed (here apply_view
+    raising once; in a browser, a run stopped or sent back to the page left) is fetched and applied again at the
+    next check, instead of leaving the student off the teacher's view until the teacher moves again."""
+    from ui import classmode
+
+    code, key = store.create_class()
+    m = store.join(code)
+    at = run_app("heads", lang="en", **{"class": code, "member": m.member_id})
+    assert not at.exception and at.session_state["d_model"] == 64
+    store.set_view(code, key, {"page": "heads", "d_model": 128, "num_heads": 8})
+    time.sleep(classmode.STATUS_MAX_AGE + 0.05)  # the process's shared class status is read again
+    real, calls = classmode.apply_view, []
+
+    def fails_once(*args, **kwargs):
+        calls.append(args)
+        if len(calls) == 1:
+            raise RuntimeError("lost on its way")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(classmode, "apply_view", fails_once)
+    at.run()
+    assert at.session_state["d_model"] == 64 and len(calls) == 1  # the follow failed
+    at.run()  # the next check (a browser's: the poll's tick, at most FALLBACK_SECONDS later)
+    assert not at.exception
+    assert (at.session_state["d_model"], at.session_state["num_heads"], len(calls)) == (128, 8, 2)
+    at.run()
+    assert len(calls) == 2  # seen now: not applied again
 
 
 @pytest.mark.app

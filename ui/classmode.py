@@ -227,7 +227,22 @@ def apply_pending() -> None:
     view = st.session_state.pop(PENDING, None)
     s = class_state()
     if view is not None and s.get("member") and s.get("following"):
+        same_page = isinstance(view, dict) and view.get("page") == s.get("page")
         apply_view(view, s.get("page"))
+        if same_page:  # a page change is seen once its run is over: the next check finds nothing left to change
+            _applied()
+
+
+def _applied(version: int | None = None) -> None:
+    """The teacher's view `version` (by default the one the poll fetched last) is applied, or found already shown:
+    seen. Not when it is fetched: a follow lost on its way (a run stopped, sent to another page, or failing) is
+    fetched and applied again at the next check (at most FALLBACK_SECONDS later) instead of never."""
+    s = class_state()
+    fetched = s.pop("fetched", None)
+    if version is None:
+        version = fetched
+    if version is not None:
+        s["seen"] = version
 
 
 # ------------------------------------------------------------------ actions (widget callbacks)
@@ -284,6 +299,7 @@ def _set_following(following: bool) -> None:
     s["rerun_app"] = True
     if following:
         s["seen"] = -1  # back to the teacher's view at once
+        s.pop("fetched", None)
 
 
 def _ask(kind: str, build: Callable[[], tuple[dict, dict]]) -> None:
@@ -558,8 +574,10 @@ def _polled() -> None:
     if s.get("following") and status.view_version != s.get("seen"):
         got = _call(store.view, code, status.view_version)[0]
         if got is not None:
-            s["seen"] = got[0]
+            s["fetched"] = got[0]
             view = got[1] or None
+            if view is None:
+                _applied()  # nothing to show
     if view is None and not whole:
         return
     parts = s.get("parts")
@@ -577,12 +595,13 @@ def _polled() -> None:
     mine = json.loads(json.dumps(read_view(s["page"])))  # as the store keeps a view: tuples are lists
     changed = {k for k in set(view) | set(mine) if k != "page" and k not in NOT_FOLLOWED and view.get(k) != mine.get(k)}
     if not changed:
+        _applied()
         if question:
             st.rerun(question)
         return
     # Applied by the first fragment that runs (apply_followed), not here: a widget value set in a callback does not
     # reach a bound widget's URL parameter, and the follower's link must say the teacher's step (a reload keeps it).
-    st.session_state[FOLLOWED] = (view, frozenset(changed))
+    st.session_state[FOLLOWED] = (view, frozenset(changed), s.get("fetched"))
     # What a student's own change of the same keys would rerun: the settings only for a shared setting, the page's
     # navigation (drawn after the page) only for a key it shows.
     settings, page, *after = parts
@@ -596,8 +615,11 @@ def apply_followed() -> None:
     followed = st.session_state.pop(FOLLOWED, None)
     s = class_state()
     if followed is not None and s.get("member") and s.get("following"):
-        view, changed = followed
+        view, changed, version = followed
+        if view.get("page") != s.get("page"):
+            return  # found for a page since left (a newer view changed page): the next check fetches the newest
         apply_view(view, s.get("page"), only=changed)
+        _applied(version)
 
 
 def publish(url_path: str) -> None:
