@@ -126,6 +126,29 @@ def test_a_follow_that_fails_on_its_way_is_applied_at_the_next_check(store, monk
 
 
 @pytest.mark.app
+def test_a_followed_value_undone_by_a_stale_request_is_applied_again(store, monkeypatch):
+    """The browser sends every widget's value with each request; one sent before it had a follow's values brought
+    the old values back as changes, and Streamlit took them (the student's page showed the old step, the follow seen).
+    Within UNDONE_SECONDS of a follow, a followed value changed back is applied again; later, a student's change
+    stays (until the teacher moves)."""
+    from ui import classmode
+
+    code, key = store.create_class()
+    m = store.join(code)
+    at = run_app("heads", lang="en", **{"class": code, "member": m.member_id})
+    store.set_view(code, key, {"page": "heads", "d_model": 128, "num_heads": 8})
+    time.sleep(classmode.STATUS_MAX_AGE + 0.05)
+    at.run()
+    assert (at.session_state["d_model"], at.session_state["num_heads"]) == (128, 8)
+    at.sidebar.select_slider(key="d_model").set_value(64).run()  # the stale request: the value before the follow
+    assert not at.exception
+    assert (at.session_state["d_model"], at.session_state["num_heads"]) == (128, 8)
+    monkeypatch.setattr(classmode, "UNDONE_SECONDS", 0.0)  # the watch is over
+    at.sidebar.select_slider(key="d_model").set_value(32).run()
+    assert not at.exception and at.session_state["d_model"] == 32
+
+
+@pytest.mark.app
 def test_the_teachers_page_state_reaches_a_follower_without_the_key_language_or_display(store):
     code, key = store.create_class()
     m = store.join(code)

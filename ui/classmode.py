@@ -17,6 +17,7 @@ from __future__ import annotations
 import html
 import io
 import json
+import time
 from collections.abc import Callable
 from urllib.parse import urlsplit
 
@@ -46,6 +47,9 @@ FOLLOWED = "_classmode_followed"  # the same, on the page the student is on: app
 POLL_SECONDS = 1.0  # the teacher's poll (its counts), and every poll without a browser (AppTest)
 FILE_SECONDS = 0.5  # a student's browser fetches the class's version file this often (free: nginx serves it)
 FALLBACK_SECONDS = 10.0  # and checks with the server at least this often (the "still here" mark, a stale file)
+# A follow's values undone within this time (by a request the browser sent before it had them) are applied again.
+UNDONE_SECONDS = 2 * FALLBACK_SECONDS
+UNDONE_TIMES = 3  # and at most this often (a value the page itself corrects is not fought for ever)
 # A poll reads the class's status through the process's shared copy, at most this old: the polls of all the
 # sessions of one process then cost one read every STATUS_MAX_AGE, not one per session each second.
 STATUS_MAX_AGE = 0.25
@@ -230,10 +234,36 @@ def apply_pending() -> None:
         same_page = isinstance(view, dict) and view.get("page") == s.get("page")
         apply_view(view, s.get("page"))
         if same_page:  # a page change is seen once its run is over: the next check finds nothing left to change
-            _applied()
+            _applied(view=view)
 
 
-def _applied(version: int | None = None) -> None:
+def _undone(s: dict) -> dict | None:
+    """The teacher's view applied moments ago when a value it set has been undone since, else None. Why: the browser
+    sends every widget's value with each request; one it sent before it had the follow's values (a poll tick, under
+    load) came back as a change of those widgets to their old values, and Streamlit took them (the page then showed the
+    old step again, the follow seen: 1 of 3 students, about 1 follow in 70 under load). A following student's own
+    change of a followed value in that time is undone too: the student follows."""
+    applied = s.get("applied")
+    if not applied:
+        return None
+    version, view, at, again = applied
+    if (
+        version != s.get("seen")
+        or time.monotonic() - at > UNDONE_SECONDS
+        or view.get("page") != s.get("page")
+        or again >= UNDONE_TIMES
+    ):
+        s.pop("applied", None)
+        return None
+    mine = json.loads(json.dumps(read_view(s["page"])))
+    if all(mine.get(k) == v for k, v in view.items() if k != "page" and k not in NOT_FOLLOWED):
+        return None
+    s["applied"] = (version, view, at, again + 1)
+    s["fetched"] = version  # applied again as a fetched view is
+    return view
+
+
+def _applied(version: int | None = None, view: dict | None = None) -> None:
     """The teacher's view `version` (by default the one the poll fetched last) is applied, or found already shown:
     seen. Not when it is fetched: a follow lost on its way (a run stopped, sent to another page, or failing) is
     fetched and applied again at the next check (at most FALLBACK_SECONDS later) instead of never."""
@@ -243,6 +273,11 @@ def _applied(version: int | None = None) -> None:
         version = fetched
     if version is not None:
         s["seen"] = version
+        if isinstance(view, dict):
+            # When first applied: a follow applied again (the values undone) does not lengthen the watch.
+            before = s.get("applied")
+            at, again = before[2:] if before and before[0] == version else (time.monotonic(), 0)
+            s["applied"] = (version, view, at, again)
 
 
 # ------------------------------------------------------------------ actions (widget callbacks)
@@ -578,6 +613,8 @@ def _polled() -> None:
             view = got[1] or None
             if view is None:
                 _applied()  # nothing to show
+    elif s.get("following"):
+        view = _undone(s)
     if view is None and not whole:
         return
     parts = s.get("parts")
@@ -619,7 +656,7 @@ def apply_followed() -> None:
         if view.get("page") != s.get("page"):
             return  # found for a page since left (a newer view changed page): the next check fetches the newest
         apply_view(view, s.get("page"), only=changed)
-        _applied(version)
+        _applied(version, view)
 
 
 def publish(url_path: str) -> None:
