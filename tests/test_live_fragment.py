@@ -175,19 +175,19 @@ def test_a_websockets_pages_in_the_order_the_browser_and_the_server_move():
     from streamlit.proto.ClientState_pb2 import ClientState
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-    from ui.seam.page_change import Pages, started_page
+    from ui.seam.page_change import Pages, run_event
 
     start = ForwardMsg(hash="h")
     start.metadata.delta_path.extend([0])
     start.navigation.page_script_hash = "heads"
-    assert started_page(start.SerializeToString()) == "heads"
+    assert run_event(start.SerializeToString()) == ("page", "heads")
     session = ForwardMsg(hash="s")
     session.new_session.page_script_hash = "app"  # a run's start names the entrypoint before st.navigation chose
-    assert started_page(session.SerializeToString()) is None
+    assert run_event(session.SerializeToString()) == ("begun", "")  # not a page yet
     delta = ForwardMsg(hash="d")
     delta.delta.new_element.markdown.body = "x" * 10_000
-    assert started_page(delta.SerializeToString()) is None
-    assert started_page(b"\xff\xff\xff") is None
+    assert run_event(delta.SerializeToString()) is None
+    assert run_event(b"\xff\xff\xff") is None
 
     pages = Pages()
     first = ClientState(page_name="")  # a first visit: its page is known once its run starts

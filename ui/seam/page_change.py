@@ -107,12 +107,6 @@ def run_event(data: bytes) -> tuple[str, str] | None:
     return None
 
 
-def started_page(data: bytes) -> str | None:
-    """The page a whole-app run is on, from the ForwardMsg its st.navigation sends, or None for any other message."""
-    event = run_event(data)
-    return event[1] if event is not None and event[0] == "page" else None
-
-
 class Pages:
     """One websocket's view of the page: the browser's latest whole-app request and the page the server's latest
     whole-app run chose (st.navigation), whichever happened last."""
