@@ -119,6 +119,11 @@ def read_view(url_path: str) -> dict[str, object]:
     return {"page": url_path, **{k: v for k, v in state.items() if k not in NOT_FOLLOWED}}
 
 
+def _shown_view(url_path: str) -> dict[str, object]:
+    """read_view as the store keeps a view (tuples are lists), to compare with the teacher's."""
+    return json.loads(json.dumps(read_view(url_path)))
+
+
 def apply_view(view: dict, current_page: str | None, only: frozenset[str] | None = None) -> None:
     """Make this session show `view` (first in a run, before any widget is drawn): its state through
     ui/url_state.request_page_state (checked as a link's values are, then settled by the page's one loop), and
@@ -255,7 +260,7 @@ def _undone(s: dict) -> dict | None:
     ):
         s.pop("applied", None)
         return None
-    mine = json.loads(json.dumps(read_view(s["page"])))
+    mine = _shown_view(s["page"])
     if all(mine.get(k) == v for k, v in view.items() if k != "page" and k not in NOT_FOLLOWED):
         return None
     s["applied"] = (version, view, at, again + 1)
@@ -629,7 +634,7 @@ def _polled() -> None:
         st.rerun()
     if view is None:
         st.rerun(question)
-    mine = json.loads(json.dumps(read_view(s["page"])))  # as the store keeps a view: tuples are lists
+    mine = _shown_view(s["page"])
     changed = {k for k in set(view) | set(mine) if k != "page" and k not in NOT_FOLLOWED and view.get(k) != mine.get(k)}
     if not changed:
         _applied()
