@@ -37,6 +37,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from core.frozen import freeze_module
 from core.validation import check_kv_heads, check_mask, check_model_dims
 
 # The seed fills blocked cells with -1e9; -inf is the other common choice (see core/masks.py).
@@ -285,6 +286,23 @@ def build_model(
         if layer.bias is not None:
             layer.bias = nn.Parameter(bias_values)
     model.eval()
+    return model
+
+
+def shared_model(d_model: int, num_heads: int, seed: int, fill_value: float = SEED_FILL_VALUE) -> MultiHeadAttention:
+    """build_model's MHA, read-only (core/frozen.py), kept for the last two (d_model, h, seed, fill_value).
+
+    The model does not depend on T or the mask, and a class steps seq_len most: building it again for every new T
+    (the layers, a copy of the draw, then the frozen copy of that) was ~3 ms of a 512/16/32 walkthrough step's
+    server run, and its torch twin (core/reference.py, kept with it) ~1.5 ms more (benchmarks/README.md). Read-only
+    because it is shared: by every run of these settings and by every session of the server."""
+    return _shared_model(int(d_model), int(num_heads), int(seed), float(fill_value))  # one key however it is called
+
+
+@functools.lru_cache(maxsize=2)
+def _shared_model(d_model: int, num_heads: int, seed: int, fill_value: float) -> MultiHeadAttention:
+    model = build_model(d_model, num_heads, seed, fill_value=fill_value)
+    freeze_module(model)  # in place
     return model
 
 

@@ -2,14 +2,30 @@
 
 from __future__ import annotations
 
+import weakref
+
 import torch
 
 from core.attention import MultiHeadAttention
+from core.frozen import is_frozen
 from core.masks import flip_polarity
+
+# The twin of each read-only model (core.attention.shared_model), made once: its weights cannot change under it.
+_TWINS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def torch_twin(model: MultiHeadAttention) -> torch.nn.MultiheadAttention:
-    """nn.MultiheadAttention holding exactly our weights (its in_proj stacks W_q, W_k, W_v)."""
+    """nn.MultiheadAttention holding exactly our weights (its in_proj stacks W_q, W_k, W_v). A read-only model's
+    twin is kept as long as the model (a walkthrough step of seq_len checks the same model again)."""
+    twin = _TWINS.get(model)
+    if twin is None:
+        twin = _new_twin(model)
+        if is_frozen(model):
+            _TWINS[model] = twin
+    return twin
+
+
+def _new_twin(model: MultiHeadAttention) -> torch.nn.MultiheadAttention:
     if model.num_kv_heads != model.num_heads:  # it has no shared K/V heads; tests use SDPA's enable_gqa
         raise ValueError(
             f"nn.MultiheadAttention needs num_kv_heads = num_heads ({model.num_heads}), got {model.num_kv_heads}"

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import torch
 
-from core.attention import AttentionTrace, MultiHeadAttention, build_input, build_model
+from core.attention import AttentionTrace, MultiHeadAttention, build_input, shared_model
 from core.masks import FILL_SEED, causal_mask, custom_mask, mask_from_text, padding_mask_from_lengths
 from lessons.settings import Settings
 from lessons.tokens import tokens as sentence_tokens
@@ -65,7 +65,8 @@ def run(settings: Settings, *, custom_text: str | None = None, fill_value: float
     if settings.mask == "padding":
         real = padding_length(T)
         toks = toks[:real] + [PAD] * (T - real)
-    model = build_model(settings.d_model, settings.num_heads, settings.seed, fill_value=fill_value)
+    # read-only and shared by every run of (d_model, h, seed): a step of T or the mask does not build it again
+    model = shared_model(settings.d_model, settings.num_heads, settings.seed, fill_value)
     x = build_input(1, T, settings.d_model, settings.seed)  # (1, T, d_model)
     mask = settings_mask(settings.mask, T, T, custom_text)
     with torch.no_grad():

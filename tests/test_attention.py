@@ -755,3 +755,38 @@ def test_build_model_keeps_its_draw_and_gives_each_model_its_own_copy():
     gqa = build_model(d_model, 4, seed, num_kv_heads=2)  # K/V keep each group's first head's rows of the draw
     rows = torch.cat([torch.arange(0, 8), torch.arange(16, 24)])
     assert torch.equal(gqa.W_k.weight, expected[1][0][rows]) and torch.equal(gqa.W_v.bias, expected[2][1][rows])
+
+
+def test_shared_model_is_build_models_read_only_and_kept_for_a_step_of_t():
+    """lessons.scenario.run takes its model from core.attention.shared_model: the same numbers as build_model, read
+    only (it is shared by every run and session of these settings), and the same object for a step of T or the mask,
+    so that step builds no model and no torch twin again (core.reference keeps a read-only model's twin)."""
+    from core.attention import shared_model
+    from core.frozen import ReadOnlyError, is_frozen
+    from lessons import scenario
+    from lessons.settings import Settings
+
+    shared, built = shared_model(64, 4, 23), build_model(64, 4, 23)
+    assert is_frozen(shared)
+    for name, tensor in built.state_dict().items():
+        assert torch.equal(shared.state_dict()[name], tensor), name
+    with pytest.raises(ReadOnlyError):
+        shared.W_q.weight.mul_(0.0)
+    a, b = (scenario.run(Settings(64, 4, T, mask, 23, "en")) for T, mask in ((6, "none"), (7, "causal")))
+    assert a.model is b.model is shared_model(64, 4, 23)
+    assert scenario.run(Settings(64, 8, 6, "none", 23, "en")).model is not a.model  # another h: another model
+    assert torch_twin(a.model) is torch_twin(b.model)  # kept with the read-only model
+    out, weights = torch_reference(b.model, b.x, b.x, b.x, b.mask)
+    assert max_abs_diff(out, b.trace.output) < 1e-5 and max_abs_diff(weights, b.trace.weights) < 1e-6
+
+
+def test_a_writable_models_twin_is_made_again_and_sees_a_change():
+    """Only a read-only model's twin is kept: a model that can change in place gets a new twin every time, which
+    holds its weights as they are now."""
+    model = build_model(32, 4, seed=5)
+    first = torch_twin(model)
+    with torch.no_grad():
+        model.W_o.weight.mul_(2.0)
+    second = torch_twin(model)
+    assert second is not first and torch.equal(second.out_proj.weight, model.W_o.weight)
+    assert not torch.equal(first.out_proj.weight, model.W_o.weight)
