@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from bench_browser import FLOOR, PROBE, SERVE, VIEWPORT, dk_caption
+from bench_browser import FLOOR, PROBE, SERVE, VIEWPORT, dk_caption, focus
 from bench_sessions import load_average
 from servers import CHROMIUM, CHROMIUM_ARGS, Server
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -168,7 +168,7 @@ class Probe:
             self._wait(lambda: box.press("Enter"))
         self.n += 1
         thumb = self.page.locator(self.slider_css).nth(self.slider_index).get_by_role("slider")
-        thumb.focus()
+        focus(self.page, thumb)  # as bench_browser.py: a key pressed right after a focus move waits for a vsync
         key = "ArrowLeft" if self.n % 2 else "ArrowRight"
         f0 = len(self.frames)
         if timed:
