@@ -10,22 +10,24 @@ from core.attention import MultiHeadAttention
 from core.frozen import is_frozen
 from core.masks import flip_polarity
 
-# The twin of each read-only model (core.attention.shared_model), made once: its weights cannot change under it.
+# The twin of each read-only model (core.attention.shared_model), made once: its weights cannot change under it. Only
+# torch_reference uses it (a frozen twin's every op would go through core/frozen's checks: 4x slower at 512/16/32),
+# so no shared module leaves this file; torch_twin() gives a new one.
 _TWINS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-def torch_twin(model: MultiHeadAttention) -> torch.nn.MultiheadAttention:
-    """nn.MultiheadAttention holding exactly our weights (its in_proj stacks W_q, W_k, W_v). A read-only model's
-    twin is kept as long as the model (a walkthrough step of seq_len checks the same model again)."""
+def _kept_twin(model: MultiHeadAttention) -> torch.nn.MultiheadAttention:
+    """torch_twin(model), kept as long as a read-only model (a walkthrough step of seq_len checks the same model)."""
     twin = _TWINS.get(model)
     if twin is None:
-        twin = _new_twin(model)
+        twin = torch_twin(model)
         if is_frozen(model):
             _TWINS[model] = twin
     return twin
 
 
-def _new_twin(model: MultiHeadAttention) -> torch.nn.MultiheadAttention:
+def torch_twin(model: MultiHeadAttention) -> torch.nn.MultiheadAttention:
+    """nn.MultiheadAttention holding exactly our weights (its in_proj stacks W_q, W_k, W_v)."""
     if model.num_kv_heads != model.num_heads:  # it has no shared K/V heads; tests use SDPA's enable_gqa
         raise ValueError(
             f"nn.MultiheadAttention needs num_kv_heads = num_heads ({model.num_heads}), got {model.num_kv_heads}"
@@ -60,7 +62,7 @@ def torch_reference(
         m = m.expand(B, model.num_heads, T_q, T_k).reshape(B * model.num_heads, T_q, T_k)  # (B*h, T_q, T_k)
         attn_mask = flip_polarity(m)
     with torch.no_grad():
-        output, weights = torch_twin(model)(
+        output, weights = _kept_twin(model)(
             query, key, value, attn_mask=attn_mask, need_weights=True, average_attn_weights=False
         )
     return output, weights  # (B, T_q, d_model), (B, h, T_q, T_k)

@@ -775,18 +775,26 @@ def test_shared_model_is_build_models_read_only_and_kept_for_a_step_of_t():
     a, b = (scenario.run(Settings(64, 4, T, mask, 23, "en")) for T, mask in ((6, "none"), (7, "causal")))
     assert a.model is b.model is shared_model(64, 4, 23)
     assert scenario.run(Settings(64, 8, 6, "none", 23, "en")).model is not a.model  # another h: another model
-    assert torch_twin(a.model) is torch_twin(b.model)  # kept with the read-only model
+    from core.reference import _kept_twin
+
+    assert _kept_twin(a.model) is _kept_twin(b.model)  # kept with the read-only model, for torch_reference only
+    assert torch_twin(a.model) is not _kept_twin(a.model)  # what leaves core.reference is a twin of its own
     out, weights = torch_reference(b.model, b.x, b.x, b.x, b.mask)
     assert max_abs_diff(out, b.trace.output) < 1e-5 and max_abs_diff(weights, b.trace.weights) < 1e-6
 
 
 def test_a_writable_models_twin_is_made_again_and_sees_a_change():
     """Only a read-only model's twin is kept: a model that can change in place gets a new twin every time, which
-    holds its weights as they are now."""
+    holds its weights as they are now, and torch_reference follows the change."""
+    from core.reference import _kept_twin
+
     model = build_model(32, 4, seed=5)
-    first = torch_twin(model)
+    first = _kept_twin(model)
+    x = build_input(1, 5, 32, 5)
     with torch.no_grad():
         model.W_o.weight.mul_(2.0)
-    second = torch_twin(model)
+    second = _kept_twin(model)
     assert second is not first and torch.equal(second.out_proj.weight, model.W_o.weight)
     assert not torch.equal(first.out_proj.weight, model.W_o.weight)
+    with torch.no_grad():
+        assert max_abs_diff(torch_reference(model, x, x, x)[0], model(x, x, x)) < 1e-5
