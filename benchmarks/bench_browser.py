@@ -355,6 +355,13 @@ def ratio(xs, fs, part: str = "from_key") -> float:
     return median(xs, part) / median(fs, part)
 
 
+def new_target(v) -> str:
+    """Which of NEW_TARGETS judges a view's new-setting step: the walkthrough's steps have their own, by size."""
+    if "/walkthrough step=" not in v.name:
+        return "every"
+    return "walk large" if v.group == "large" else "walk default"
+
+
 def pooled_floor_summary(views) -> str:
     """The same verdicts against the median of every floor sample of the run (shown, not judged). A view's own floor
     cell is the median of its few interleaved samples and ranges 11-24 ms within one run on this machine, so a view's
@@ -364,8 +371,8 @@ def pooled_floor_summary(views) -> str:
     r = {v.name: median(v.new) / floor for v in views}
     walk = {"walk default": [], "walk large": []}
     for v in views:
-        if "/walkthrough step=" in v.name:
-            walk["walk large" if v.group == "large" else "walk default"].append(r[v.name])
+        if new_target(v) in walk:
+            walk[new_target(v)].append(r[v.name])
     within = {k: f"{sum(x <= NEW_TARGETS[k] for x in xs)} / {len(xs)}" for k, xs in walk.items()}
     return (
         f"against the run's floor (the median of its {len(pooled)} floor samples, {floor:.1f} ms; shown, not judged):"
@@ -572,9 +579,7 @@ def main(argv=None) -> int:
         ratios = {}
         for v in chosen:
             rn = ratios[v.name] = ratio(v.new, v.floor_new)
-            tn = NEW_TARGETS["every"]
-            if "/walkthrough step=" in v.name:
-                tn = NEW_TARGETS["walk large" if v.group == "large" else "walk default"]
+            tn = NEW_TARGETS[new_target(v)]
             flags = []
             if not rn <= tn:
                 failures.append(f"new-setting step {v.name}: {rn:.2f}x floor (target {tn}x)")
