@@ -10,19 +10,25 @@ from core.attention import MultiHeadAttention
 from core.frozen import is_frozen
 from core.masks import flip_polarity
 
-# The twin of each read-only model (core.attention.shared_model), made once: its weights cannot change under it. Only
-# torch_reference uses it (a frozen twin's every op would go through core/frozen's checks: 4x slower at 512/16/32),
-# so no shared module leaves this file; torch_twin() gives a new one.
-_TWINS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# The twins of the last KEPT_TWINS read-only models (core.attention.shared_model keeps as many), made once: their
+# weights cannot change under them. At most that many: the server's byte-bounded cache of runs holds the models of
+# many seeds, and a twin there would be 4.2 MB a model at 512 that its budget does not count. Only torch_reference
+# uses them (a frozen twin's every op would go through core/frozen's checks: 4x slower at 512/16/32), so no shared
+# module leaves this file; torch_twin() gives a new one.
+KEPT_TWINS = 2
+_TWINS: list[tuple[weakref.ref, torch.nn.MultiheadAttention]] = []  # (the model, its twin), newest first
 
 
 def _kept_twin(model: MultiHeadAttention) -> torch.nn.MultiheadAttention:
-    """torch_twin(model), kept as long as a read-only model (a walkthrough step of seq_len checks the same model)."""
-    twin = _TWINS.get(model)
-    if twin is None:
-        twin = torch_twin(model)
-        if is_frozen(model):
-            _TWINS[model] = twin
+    """torch_twin(model), kept while it is one of the last KEPT_TWINS read-only models (a walkthrough step of seq_len
+    checks the same model again)."""
+    kept = list(_TWINS)  # one read of the list: other sessions' threads replace it
+    for ref, twin in kept:
+        if ref() is model:
+            return twin
+    twin = torch_twin(model)
+    if is_frozen(model):
+        _TWINS[:] = [(weakref.ref(model), twin), *kept][:KEPT_TWINS]
     return twin
 
 

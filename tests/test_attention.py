@@ -779,6 +779,13 @@ def test_shared_model_is_build_models_read_only_and_kept_for_a_step_of_t():
 
     assert _kept_twin(a.model) is _kept_twin(b.model)  # kept with the read-only model, for torch_reference only
     assert torch_twin(a.model) is not _kept_twin(a.model)  # what leaves core.reference is a twin of its own
+    # Only the last KEPT_TWINS models' twins are kept: the cache of runs holds the models of many seeds.
+    from core.reference import KEPT_TWINS
+
+    first = _kept_twin(a.model)
+    for seed in range(101, 101 + KEPT_TWINS):
+        _kept_twin(shared_model(64, 4, seed))
+    assert _kept_twin(a.model) is not first  # made again
     out, weights = torch_reference(b.model, b.x, b.x, b.x, b.mask)
     assert max_abs_diff(out, b.trace.output) < 1e-5 and max_abs_diff(weights, b.trace.weights) < 1e-6
 
