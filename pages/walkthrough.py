@@ -129,10 +129,13 @@ def title_markdown(step: W.Step, level: str = "###") -> str:
 
 
 def listing_markdown(step: W.Step, rule: bool, level: str = "###") -> str:
-    """A step's heading, formula, where its code comes from and the code, our own text only (the strings of i18n/,
-    core's source): a rule above it on request."""
+    """A step's heading, formula, where its code comes from and the code, then its paragraph when no setting
+    changes it (W.fixed_text): our own text only (the strings of i18n/, core's source); a rule above it on request.
+    The page reads the same as with the paragraph in the next element, which a slider step re-sends."""
     top = "---\n\n" if rule else ""
-    return f"{top}{title_markdown(step, level)}\n\n{code_where(step)}\n\n{fenced(W.step_source(step.name).code)}"
+    fixed = W.fixed_text(step.name)
+    said = f"\n\n{joined(fixed)}" if fixed else ""
+    return f"{top}{title_markdown(step, level)}\n\n{code_where(step)}\n\n{fenced(W.step_source(step.name).code)}{said}"
 
 
 def mistake_markdown() -> str:
@@ -194,9 +197,19 @@ def step_title(step: W.Step) -> str:
     return f"{W.step_index(step.name) + 1}. {t(f'walk.{step.name}.title')}"
 
 
-def step_text(step: W.Step, present: bool = False) -> str:
+def joined(parts) -> str:
     sep = "" if ctx.lang == "zh" else " "  # Chinese sentences follow each other without a space
-    return sep.join(word(part, t) for part in W.step_text(run, step.name, present))
+    return sep.join(word(part, t) for part in parts)
+
+
+def step_text(step: W.Step, present: bool = False) -> str:
+    """The step's whole paragraph (the presenter view)."""
+    return joined(W.step_text(run, step.name, present))
+
+
+def run_text(step: W.Step) -> str:
+    """The part of the step's paragraph with this run's numbers ("" when it has none: listing_markdown says it)."""
+    return joined(W.run_text(run, step.name))
 
 
 def render_step(
@@ -215,14 +228,17 @@ def render_step(
     check against PyTorch, which changes with the same settings), and the pager of heads under them, just above the
     charts whose heads it pages."""
     n = W.step_index(step.name) + 1
-    mistake = f"\n\n{mistake_markdown()}" if step.name == "split" else ""
+    # The paragraph's numbers (a paragraph no setting changes is in the listing, above), the split's common mistake,
+    # the shapes: they change together, one element.
+    mistake = mistake_markdown() if step.name == "split" else ""
+    changing = [part for part in (run_text(step), mistake, shape_markdown(step, where=False)) if part]
     if not draw:
         # Two elements and the button: title, formula, where the code comes from and the code itself (a fenced
         # block, which the browser draws with the same highlighter and copy button as a code element) in one
         # markdown element that no setting changes, so a slider step leaves it as it was (no formula typeset
         # again, no code highlighted again); then the text and the shapes, which change together, in one more.
         st.markdown(listing_markdown(step, rule), unsafe_allow_html=True)  # the code's wrapper is a div
-        st.markdown(f"{step_text(step)}{mistake}\n\n{shape_markdown(step, where=False)}")
+        st.markdown("\n\n".join(changing))
         st.button(
             t("walk.all.show", n=n),
             key=f"walk_show_{step.name}",
@@ -235,9 +251,8 @@ def render_step(
     # leaves the element as it was); then the text, the shapes and the pipeline, which change together, in one
     # element: two elements and no columns (each element and container a step re-sends costs the browser a render).
     st.markdown(listing_markdown(step, rule, "##" if big else "###"), unsafe_allow_html=True)
-    below = "".join(f"\n\n{small(line)}" for line in (pipeline or "").split("\n\n") if line)
-    checked = f"\n\n{checked}" if checked else ""
-    st.markdown(f"{step_text(step)}{mistake}\n\n{shape_markdown(step, where=False)}{below}{checked}")
+    below = [small(line) for line in (pipeline or "").split("\n\n") if line]
+    st.markdown("\n\n".join([*changing, *below, *([checked] if checked else [])]))
     if pipeline is not None and step.per_head:
         head_pager(with_note=False)
     step_figures(step, big)

@@ -537,6 +537,48 @@ def test_step_text_carries_the_runs_numbers_as_keys_and_values():
     )
 
 
+def test_a_paragraph_is_fixed_or_states_the_runs_numbers_never_both():
+    """W.fixed_text is the same for every setting (its strings take no value), so the page may send it in the element
+    a slider step leaves as it was; every other step's paragraph is W.run_text's, with the run's numbers."""
+    runs = [
+        scenario.run(settings(d_model=32, num_heads=4, seq_len=6, mask="causal")),
+        scenario.run(settings(d_model=512, num_heads=16, seq_len=12, mask="none", seed=9)),
+    ]
+    fixed = {name for name in W.STEP_NAMES if W.fixed_text(name)}
+    assert fixed == set(W.STEP_NAMES) - W.RUN_TEXT_STEPS == {"input", "project", "split", "scores", "output"}
+    for name in W.STEP_NAMES:
+        for run in runs:
+            assert bool(W.fixed_text(name)) != bool(W.run_text(run, name))  # one of the two, never both
+            assert W.step_text(run, name) == W.fixed_text(name) + W.run_text(run, name)
+        for part in W.fixed_text(name):
+            assert not part.kw()
+            assert all("{" not in i18n.t(part.key, lang) for lang in ("zh", "en"))
+
+
+@pytest.mark.app
+def test_the_splits_paragraph_is_sent_once_in_the_element_a_step_leaves_as_it_was():
+    """Its three formulas are typeset once, not again on every step of seq_len (benchmarks/README.md): the paragraph
+    is in the listing's element, which a step of T sends unchanged, and the mistake's T in the next one."""
+    said = in_language(W.fixed_text("split")[0], "en")
+    at = run_app("walkthrough", lang="en", walk_step="split", seq_len=5)
+    assert not at.exception
+
+    def holding(part: str) -> list[str]:
+        return [m.value for m in at.main.markdown if part in m.value]
+
+    (listing,) = holding(said)
+    assert "```python" in listing and listing.index("```python") < listing.index(said)  # after the code, as before
+    (changing,) = holding("Every head sees all 5 tokens")
+    at.sidebar.slider(key="seq_len").set_value(6).run()
+    assert not at.exception
+    assert holding(said) == [listing]  # the same element, unchanged
+    assert holding("Every head sees all 6 tokens") and not holding("Every head sees all 5 tokens")
+    at = run_app("walkthrough", lang="zh", walk_view="all")  # every step's paragraph once in the all-steps view too
+    for name in W.STEP_NAMES:
+        for part in W.fixed_text(name):
+            assert len(holding(in_language(part, "zh"))) == 1, name
+
+
 def test_role_choice_and_split_map():
     assert W.role_label("split", 32) == "walk.role" and W.role_label("scores", 512) is None
     assert W.role_label("project", W.SIDE_BY_SIDE_MAX) is None

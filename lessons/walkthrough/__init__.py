@@ -30,15 +30,18 @@ from lessons.walkthrough.links import (
     link_opens_drill,
 )
 from lessons.walkthrough.numbers import (
+    RUN_TEXT_STEPS,
     ReferenceCheck,
     blocked_count,
     concat_max_diff,
+    fixed_text,
     pipeline,
     reference_check,
     reference_text,
     reshape_chain,
     role_label,
     row_sum_deviation,
+    run_text,
     shape_lines,
     shapes,
     split_map,
@@ -79,6 +82,7 @@ from lessons.walkthrough.story import (
 )
 
 __all__ = [
+    "RUN_TEXT_STEPS",
     "CELL_KEYS",
     "CellStory",
     "DRILL_STEPS",
@@ -127,6 +131,8 @@ __all__ = [
     "step_source",
     "step_tensor",
     "step_text",
+    "fixed_text",
+    "run_text",
     "step_zrange",
     "story_parts",
     "story_rows",

@@ -114,9 +114,25 @@ def blocked_count(run: scenario.Scenario) -> tuple[int, int]:
     return int((~grid).sum()), T * T
 
 
+# The steps whose paragraph states this run's numbers; every other step's paragraph is the same for all settings.
+RUN_TEXT_STEPS = frozenset({"scale", "mask", "softmax", "mix", "concat"})
+
+
 def step_text(run: scenario.Scenario, name: str, present: bool = False) -> tuple[Text, ...]:
     """What the step's paragraph says, with this run's numbers (the page words and joins them with a space).
     The softmax step points on to the cell's story except in the presenter view, which has no story."""
+    return fixed_text(name) or run_text(run, name, present)
+
+
+def fixed_text(name: str) -> tuple[Text, ...]:
+    """The step's paragraph when no setting changes it, else (). The page sends it in the element a slider step
+    leaves as it was (its heading, formula and code), so the browser does not typeset its formulas again on every
+    step (the split's three: ~4 ms a step, benchmarks/README.md)."""
+    return () if name in RUN_TEXT_STEPS else (text(f"walk.{name}.text"),)
+
+
+def run_text(run: scenario.Scenario, name: str, present: bool = False) -> tuple[Text, ...]:
+    """The step's paragraph when it states this run's numbers (RUN_TEXT_STEPS), else ()."""
     s = run.settings
     if name == "scale":
         return (text("walk.scale.text", d_k=s.d_k, root=sqrt_dk(run)),)
@@ -137,7 +153,7 @@ def step_text(run: scenario.Scenario, name: str, present: bool = False) -> tuple
         return (text("walk.mix.text", d_k=s.d_k),)
     if name == "concat":
         return (text("walk.concat.text", h=s.num_heads, d_k=s.d_k, d_model=s.d_model),)
-    return (text(f"walk.{name}.text"),)
+    return ()
 
 
 def role_label(name: str, d_model: int) -> str | None:
