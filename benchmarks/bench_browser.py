@@ -18,7 +18,8 @@ Playwright + Chromium, and prints medians and the ratio to the floor measured in
   the elements and containers the step re-sent (the websocket's ForwardMsgs: new_element / ref_hash deltas,
   add_block deltas). The floor app is timed the same way (a slider step), interleaved.
   `--before DIR` serves an older checkout too (e.g. `git archive <commit> | tar -x -C DIR`) and interleaves
-  floor / before / this code for every sample: a before/after in one run, on one machine load.
+  floor / before / this code for every sample (before and this code taking turns to go first): a before/after in one
+  run, on one machine load.
 - back and forth (unless --no-back): the same views stepping seq_len T-1 <-> T with the same seed, both
   already drawn once, so the server's caches answer (a class on the teacher's link);
 - cold: a fresh browser context (empty cache) opens a page; time from navigation start to settled, and
@@ -395,7 +396,7 @@ def main(argv=None) -> int:
         "--before",
         type=Path,
         help="a checkout of older code (e.g. `git archive <commit> | tar -x -C DIR`): its serve.py is measured too,"
-        " each new-setting sample interleaved floor / before / this code",
+        " each new-setting sample interleaved floor / before / this code (the two alternate which goes first)",
     )
     ap.add_argument("--no-back", action="store_true", help="skip the back-and-forth column")
     ap.add_argument(
@@ -477,13 +478,15 @@ def main(argv=None) -> int:
                         print(f"  {v.name}: the --before checkout cannot draw this view; measured without it")
                         old.close()
                         old = None
-                for _ in range(n_steps):  # floor, (before), app, ...: each ratio pairs samples in time
+                for i in range(n_steps):  # floor, (before), app, ...: each ratio pairs samples in time
                     v.floor_new.append(floor_tab.sample(floor_tab.first_slider))
                     if big_tab:
                         v.page_floor.append(big_tab.sample(big_tab.first_slider))
-                    if old:
-                        v.before.append(old.sample(old.new_setting, v))
-                    v.new.append(tab.sample(tab.new_setting, v))
+                    # Before and this code take turns to go first: the one sampled second met the other server's
+                    # work after its step (an unchanged view read ~3 ms slower as "after", 2026-12-05).
+                    pair = [(old, v.before), (tab, v.new)] if old else [(tab, v.new)]
+                    for which, into in pair if i % 2 == 0 else pair[::-1]:
+                        into.append(which.sample(which.new_setting, v))
                 if old:
                     old.close()
                 if not args.no_back:
