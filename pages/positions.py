@@ -236,8 +236,11 @@ def add_section() -> None:
     tables.show_table_in_text(
         "",
         {word(title, t): [word(cell, t) for cell in cells] for title, cells in table.columns},
-        "\n\n".join([*(f":small[:gray[{a}]]" for a in after), t("pos.add.kinds")]),
+        "\n\n".join(f":small[:gray[{a}]]" for a in after),
     )
+    # The kinds' formulas (11 of them) in an element of their own, which no step changes: inside the table's element
+    # the browser typeset them again on every step (benchmarks/README.md, 2026-12-05).
+    st.markdown(t("pos.add.kinds"))
 
 
 # ---------------------------------------------------------------- 3. RoPE is about distance

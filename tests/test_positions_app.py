@@ -137,6 +137,21 @@ def test_add_random_prints_the_lessons_table(shared):
 
 
 @pytest.mark.app
+def test_the_kinds_formulas_are_an_element_a_step_of_t_leaves_as_it_was():
+    """The kinds' eleven formulas are typeset once, not again on every seq_len step (benchmarks/README.md): they are
+    not in the table's element, whose numbers a step changes."""
+    kinds = tr("pos.add.kinds", "en")
+    at = run_app("positions", lang="en", pos_tab="add", seq_len=8)
+    shown = [m.value for m in at.main.markdown]
+    assert kinds in shown and not any(kinds in v and v != kinds for v in shown)
+    table_before = tables(at)[0].value
+    at.sidebar.slider(key="seq_len").set_value(9).run()
+    assert not at.exception
+    assert kinds in [m.value for m in at.main.markdown]
+    assert not tables(at)[0].value.equals(table_before)  # the numbers beside it did change
+
+
+@pytest.mark.app
 @pytest.mark.parametrize("lang", ("en", "zh"))
 def test_add_real_model_prints_the_lessons_table(lang, real):
     at = open_page(lang, 64, 4, 8, "none", pos_tab="add", pos_model="real", pos_example=1, pos_head=11)

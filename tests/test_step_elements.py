@@ -46,7 +46,9 @@ PINS = {
     **{key: pin + CHOOSERS[dict(key[1]).get("walk_view", "step")] + NOTICES for key, pin in STEP_SENT.items()},
     # positions: the title and intro one markdown element
     ("positions", (("pos_tab", "rope"),)): 34,
-    ("positions", (("pos_tab", "add"),)): 16,  # widgets in one row container; the table with its notes one element
+    # widgets in one row container; the table with its notes one element, the kinds' formulas one more (unchanged by a
+    # step: not typeset again)
+    ("positions", (("pos_tab", "add"),)): 17,
     ("positions", (("pos_tab", "shuffle"),)): 20,  # the notes and the permutation one element
     ("home", ()): 39,  # a card per page (three bordered columns measured slower: see the commit)
     # each section's heading, intro and formula one element; widgets side by side in one row container
