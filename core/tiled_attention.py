@@ -124,9 +124,13 @@ def tiled_attention(
         )
     check_range("block_q", block_q, TILE_BLOCK_MIN, TILE_BLOCK_MAX)
     check_range("block_k", block_k, TILE_BLOCK_MIN, TILE_BLOCK_MAX)
+    # Plain copies (a few KB): the walk slices q, k, v and the mask in ~20 small ops a tile, and a shared read-only
+    # input (core/frozen, as the app's cached runs are) would put every one through its checks: 9.0 -> 4.5 ms for
+    # one head at 512/16/32, blocks 4 (benchmarks/README.md, 2026-12-05).
+    q, k, v = (x.detach().clone() for x in (q, k, v))
     keep = None
     if mask is not None:
-        keep = check_mask(mask, B, h, T_q, T_k).bool()  # 4-D, each axis its full size or 1
+        keep = check_mask(mask, B, h, T_q, T_k).bool().clone()  # 4-D, each axis its full size or 1
         keep = keep.expand(keep.shape[0], keep.shape[1], T_q, T_k)  # (B|1, h|1, T_q, T_k): rows and keys by index
     row_blocked = _fully_blocked_rows(keep, T_q, T_k)  # (T_q,) True if blocked in some sequence/head
 

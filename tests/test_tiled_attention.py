@@ -334,3 +334,32 @@ def test_keep_steps_false_gives_the_same_result_without_steps():
     full, lean = tiled(trace, mask, 2, 3), tiled(trace, mask, 2, 3, keep_steps=False)
     assert lean.steps == () and lean.skipped == full.skipped
     assert torch.equal(lean.output, full.output) and torch.equal(lean.l, full.l)
+
+
+def test_shared_read_only_inputs_give_the_same_walk_without_a_check_per_op(monkeypatch):
+    """The app's runs are frozen (core/frozen): the walk copies q, k, v and the mask once, so its ~20 ops a tile do
+    not each go through ReadOnlyTensor's checks (twice the walk's time at 512/16/32), and its steps are plain tensors
+    equal to a walk of writable inputs; the shared inputs are unchanged."""
+    from core.frozen import ReadOnlyTensor, freeze
+
+    torch.manual_seed(0)
+    q, k, v = (torch.randn(1, 2, 9, 4) for _ in range(3))
+    mask = causal_mask(9)
+    plain = tiled_attention(q, k, v, mask, block_q=2, block_k=3)
+    shared = [freeze(x) for x in (q, k, v, mask)]
+    calls = []
+    seen = ReadOnlyTensor.__torch_function__.__func__
+
+    def counted(cls, func, types, args=(), kwargs=None):
+        calls.append(getattr(func, "__name__", func))
+        return seen(cls, func, types, args, kwargs)
+
+    monkeypatch.setattr(ReadOnlyTensor, "__torch_function__", classmethod(counted))
+    walk = tiled_attention(*shared, block_q=2, block_k=3)
+    checks = len(calls)
+    calls.clear()
+    tiled_attention(*shared, block_q=1, block_k=1)
+    assert len(calls) == checks < 40  # the copies and the input checks: as many for 45 tiles as for 11
+    assert torch.equal(walk.output, plain.output) and len(walk.steps) == len(plain.steps) == 11  # 4 skipped
+    assert all(type(s.p) is torch.Tensor and torch.equal(s.p, t.p) for s, t in zip(walk.steps, plain.steps))
+    assert all(torch.equal(a, b) for a, b in zip(shared, (q, k, v, mask)))
