@@ -127,7 +127,7 @@ def step_text(run: scenario.Scenario, name: str, present: bool = False) -> tuple
 def fixed_text(name: str) -> tuple[Text, ...]:
     """The step's paragraph when no setting changes it, else (). The page sends it in the element a slider step
     leaves as it was (its heading, formula and code), so the browser does not typeset its formulas again on every
-    step (the split's three: ~4 ms a step, benchmarks/README.md)."""
+    step (the split's three: 52 -> 44 ms a step at the defaults, benchmarks/README.md)."""
     return () if name in RUN_TEXT_STEPS else (text(f"walk.{name}.text"),)
 
 
