@@ -438,6 +438,8 @@ def main(argv=None) -> int:
             f"{args.before}/static/heatmaps.js does not stamp its paints: add the line that sets"
             " window.__alPainted after each paint in Chart.draw() (as this checkout's does), then run again"
         )
+    if args.before and args.steps % 2:  # the two take turns to go first: only an even count gives each half
+        print(f"note: --steps {args.steps} is odd, so the before-checkout goes first in {args.steps // 2 + 1} of them")
     before = Server(args.before.resolve() / "serve.py", timeout=120) if args.before else None
     big_floor = Server(args.page_floor.resolve(), timeout=120) if args.page_floor else None
     failures: list[str] = []
