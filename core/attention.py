@@ -289,8 +289,11 @@ def build_model(
     return model
 
 
+SHARED_MODELS = 2  # shared_model keeps this many (4.2 MB each at 512); core/reference keeps their twins alike
+
+
 def shared_model(d_model: int, num_heads: int, seed: int, fill_value: float = SEED_FILL_VALUE) -> MultiHeadAttention:
-    """build_model's MHA, read-only (core/frozen.py), kept for the last two (d_model, h, seed, fill_value).
+    """build_model's MHA, read-only (core/frozen.py), kept for the last SHARED_MODELS (d_model, h, seed, fill_value).
 
     The model does not depend on T or the mask, and a class steps seq_len most: building it again for every new T
     (the layers, a copy of the draw, then the frozen copy of that) was ~3 ms of a 512/16/32 walkthrough step's
@@ -299,7 +302,7 @@ def shared_model(d_model: int, num_heads: int, seed: int, fill_value: float = SE
     return _shared_model(int(d_model), int(num_heads), int(seed), float(fill_value))  # one key however it is called
 
 
-@functools.lru_cache(maxsize=2)
+@functools.lru_cache(maxsize=SHARED_MODELS)
 def _shared_model(d_model: int, num_heads: int, seed: int, fill_value: float) -> MultiHeadAttention:
     model = build_model(d_model, num_heads, seed, fill_value=fill_value)
     freeze_module(model)  # in place

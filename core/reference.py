@@ -6,16 +6,16 @@ import weakref
 
 import torch
 
-from core.attention import MultiHeadAttention
+from core.attention import SHARED_MODELS, MultiHeadAttention
 from core.frozen import is_frozen
 from core.masks import flip_polarity
 
-# The twins of the last KEPT_TWINS read-only models (core.attention.shared_model keeps as many), made once: their
+# The twins of the last KEPT_TWINS read-only models (as many as core.attention.shared_model keeps), made once: their
 # weights cannot change under them. At most that many: the server's byte-bounded cache of runs holds the models of
 # many seeds, and a twin there would be 4.2 MB a model at 512 that its budget does not count. Only torch_reference
 # uses them (a frozen twin's every op would go through core/frozen's checks: 4x slower at 512/16/32), so no shared
 # module leaves this file; torch_twin() gives a new one.
-KEPT_TWINS = 2
+KEPT_TWINS = SHARED_MODELS
 _TWINS: list[tuple[weakref.ref, torch.nn.MultiheadAttention]] = []  # (the model, its twin), newest first
 
 
