@@ -142,11 +142,16 @@ def test_decode_numbers_on_screen_equal_the_lessons():
     )
     ok(at)
     view = K.decode_view(s, 2, 4, 5)
-    metrics = {m.label: m.value for m in at.metric}
-    assert metrics[i18n.t("kv.dec.cost.with", "en")] == f"{view.cost.with_cache:,}"
-    assert metrics[i18n.t("kv.dec.cost.without", "en")] == f"{view.cost.without_cache:,}"
-    assert metrics[i18n.t("kv.dec.cost.saved", "en")] == f"{view.cost.saved:,}"
-    table = tables(at)[0].value
+    table, costs = (shown.value for shown in tables(at))
+    # the step's multiply-adds: one row of the table under its title (not three metric cards: one element a step)
+    assert costs.to_dict("records") == [
+        {
+            i18n.t("kv.dec.cost.with", "en"): f"{view.cost.with_cache:,}",
+            i18n.t("kv.dec.cost.without", "en"): f"{view.cost.without_cache:,}",
+            i18n.t("kv.dec.cost.saved", "en"): f"{view.cost.saved:,}",
+        }
+    ]
+    assert not at.metric
     assert list(table.iloc[:, 1]) == [f"{float(v):.6f}" for v in view.output_row[:8]]
     assert list(table.iloc[:, 2]) == [f"{float(v):.6f}" for v in view.full_output_row[:8]]
     shown = texts(at)

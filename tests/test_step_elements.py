@@ -71,8 +71,8 @@ PINS = {
     # kv-cache: the title and intro one markdown element
     ("kv-cache", (("kv_tab", "sharing"),)): 20,  # heading + groups table + shapes one element, the checks one box
     ("kv-cache", (("kv_tab", "memory"),)): 23,  # heading, formula and its letters one element; choices in a row
-    ("kv-cache", (("kv_tab", "decode"),)): 37,  # step/next/head and the three costs each in one row container, charts
-    # one under the other (no columns)
+    # step/next/head in one row container; the costs a table in the text around it; the charts one under the other
+    ("kv-cache", (("kv_tab", "decode"),)): 32,
     ("real-model", ()): 26,
     # why-heads: title and intro, the task and its example, the closing heading and stability: each one element
     ("why-heads", ()): 18,
