@@ -418,6 +418,13 @@ def main(argv=None) -> int:
         help="a floor as big as a page (e.g. benchmarks/step_floors/floor_page.py, the walkthrough's elements with"
         " no computation): its step is sampled beside each view's, to price Streamlit's own cost of a page that size",
     )
+    ap.add_argument(
+        "--floor-samples",
+        type=int,
+        default=3,
+        help="floor samples per view sample (default 3; before 2026-12-05 one): a view's floor is the median of its"
+        " cell's floor samples, and of 3-4 that median ranged 10-31 ms within one run (benchmarks/README.md)",
+    )
     args = ap.parse_args(argv)
     n_steps = args.steps or (1 if args.quick else 4)
     n_cold = args.cold or (2 if args.quick else 3)
@@ -480,8 +487,12 @@ def main(argv=None) -> int:
                         print(f"  {v.name}: the --before checkout cannot draw this view; measured without it")
                         old.close()
                         old = None
-                for i in range(n_steps):  # floor, (before), app, ...: each ratio pairs samples in time
-                    v.floor_new.append(floor_tab.sample(floor_tab.first_slider))
+                for i in range(n_steps):  # floor, (before), app, floor, ...: each ratio pairs samples in time
+                    # The floor's samples around the view's: a floor sample is cheap (~20 ms and the quiet window),
+                    # and a median of several is what makes a view's ratio stable from run to run.
+                    before_app = (args.floor_samples + 1) // 2
+                    for _ in range(before_app):
+                        v.floor_new.append(floor_tab.sample(floor_tab.first_slider))
                     if big_tab:
                         v.page_floor.append(big_tab.sample(big_tab.first_slider))
                     # Before and this code take turns to go first: the one sampled second met the other server's
@@ -489,6 +500,8 @@ def main(argv=None) -> int:
                     pair = [(old, v.before), (tab, v.new)] if old else [(tab, v.new)]
                     for which, into in pair if i % 2 == 0 else pair[::-1]:
                         into.append(which.sample(which.new_setting, v))
+                    for _ in range(args.floor_samples - before_app):
+                        v.floor_new.append(floor_tab.sample(floor_tab.first_slider))
                 if old:
                     old.close()
                 if not args.no_back:
@@ -566,7 +579,8 @@ def main(argv=None) -> int:
         print(
             f"\nstep -> the page stops changing (the later of the last DOM mutation and the last canvas paint; quiet"
             f" window {QUIET_MS} ms, not counted), median of {n_steps}, timed from the key press; 'x' divides by the"
-            " median of the floor samples interleaved with that view's (the floor: one slider step of floor_app.py)"
+            f" median of the {n_steps * args.floor_samples} floor samples interleaved with that view's"
+            f" ({args.floor_samples} around each of its samples; the floor: one slider step of floor_app.py)"
         )
         print(
             "'new': a seed never used, then seq_len one notch (no cache can answer); 'el+box': elements + containers"
