@@ -113,6 +113,29 @@ def test_shuffle_view_against_torch(s, causal):
     assert v.x.panels[0].values.shape == (T, cut) and not v.x.panels[0].values.flags.writeable
 
 
+@pytest.mark.parametrize("mask", ["none", "causal", "padding"])
+def test_shuffle_view_uses_the_scenarios_own_run_and_says_the_same(mask, monkeypatch):
+    """The scenario's run is the unshuffled run of its own mask (none: the free one; causal: the masked one): the view
+    makes three runs, not four, and every number is what four separate runs give."""
+    s = Settings(64, 4, 8, mask, 3, "en")
+    run = scenario.run(s)
+    perm = P.random_permutation(8, 77)
+    free = P.permutation_run(run.model, run.x, perm)  # the four runs, each made here
+    masked = P.permutation_run(run.model, run.x, perm, causal_mask(8))
+    calls = []
+    forward = type(run.model).forward_with_trace
+    monkeypatch.setattr(type(run.model), "forward_with_trace", lambda *a, **k: calls.append(1) or forward(*a, **k))
+    for causal, shown in ((False, free), (True, masked)):
+        calls.clear()
+        v = L.shuffle_view(s, 77, causal, 1, run)
+        assert len(calls) == (4 if mask == "padding" else 3)
+        assert (v.output_gap, v.weights_gap) == (shown.output_gap, shown.weights_gap)
+        assert (v.free_output_gap, v.causal_output_gap) == (free.output_gap, masked.output_gap)
+        np.testing.assert_array_equal(v.weights.panels[0].values, shown.trace.weights[0, 1].numpy())
+        np.testing.assert_array_equal(v.weights.panels[1].values, shown.trace_shuffled.weights[0, 1].numpy())
+        np.testing.assert_array_equal(v.output.panels[0].values, shown.trace.output[0, :, :16].numpy())
+
+
 def test_shuffle_labels_follow_the_tokens():
     v = L.shuffle_view(DEFAULT, 1, False, 0)
     assert v.tokens[:3] == ("0:the", "1:cat", "2:sat")

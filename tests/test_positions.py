@@ -87,6 +87,22 @@ def test_a_causal_mask_breaks_permutation_equivariance():
     assert P.permutation_run(model, x, perm).output_gap <= EQUIVARIANCE_TOL
 
 
+def test_a_trace_the_caller_already_has_is_used_and_the_shuffled_run_is_the_same():
+    """permutation_run(..., trace=) takes the caller's own run on X (the lesson's scenario) instead of making it again:
+    the shuffled run and every gap are what a run of both gives."""
+    model = build_model(16, 4, 3)
+    x = build_input(1, 6, 16, 3)
+    perm = P.random_permutation(6, 11)
+    for mask in (None, causal_mask(6)):
+        both = P.permutation_run(model, x, perm, mask)
+        _, own = model.forward_with_trace(x, x, x, mask)
+        given_trace = P.permutation_run(model, x, perm, mask, trace=own)
+        assert given_trace.trace is own  # not run again
+        assert torch.equal(given_trace.trace.output, both.trace.output)
+        assert torch.equal(given_trace.trace_shuffled.output, both.trace_shuffled.output)
+        assert (given_trace.output_gap, given_trace.weights_gap) == (both.output_gap, both.weights_gap)
+
+
 def test_positions_make_attention_see_order():
     """Add sinusoids to X, or turn q and k with RoPE: the same shuffle no longer un-shuffles to the original."""
     d_model, h, T = 32, 4, 8

@@ -91,17 +91,24 @@ class PermutationRun:
 
 
 def permutation_run(
-    model: MultiHeadAttention, x: torch.Tensor, perm: torch.Tensor, mask: torch.Tensor | None = None
+    model: MultiHeadAttention,
+    x: torch.Tensor,
+    perm: torch.Tensor,
+    mask: torch.Tensor | None = None,
+    trace: AttentionTrace | None = None,
 ) -> PermutationRun:
     """Self-attention on X and on X[:, perm], both traced, with the same optional mask.
 
-    Why both runs and not a formula: the page's claim is about *this* code, so it runs it twice.
+    Why both runs and not a formula: the page's claim is about *this* code, so it runs it twice. `trace`: this same
+    call's run on X (`model.forward_with_trace(x, x, x, mask)`) when the caller has already made it (the lesson's
+    scenario, whose own run it is): it is not made a second time.
     """
     if x.dim() != 3:
         raise ValueError(f"x must be (B, T, d_model), got shape {tuple(x.shape)}")
     perm = check_permutation(perm, x.shape[1])
     x_shuffled = x[:, perm]  # (B, T, d_model): row i is the original row perm[i]
     with torch.no_grad():
-        _, trace = model.forward_with_trace(x, x, x, mask)
+        if trace is None:
+            _, trace = model.forward_with_trace(x, x, x, mask)
         _, trace_shuffled = model.forward_with_trace(x_shuffled, x_shuffled, x_shuffled, mask)
     return PermutationRun(perm=perm, x=x, x_shuffled=x_shuffled, mask=mask, trace=trace, trace_shuffled=trace_shuffled)

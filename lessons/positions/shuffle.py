@@ -111,8 +111,10 @@ def shuffle_view(
     head = min(max(int(head), 0), settings.num_heads - 1)
     perm = P.random_permutation(T, shuffle_seed)
     inv = P.inverse_permutation(perm)
-    free = P.permutation_run(run.model, run.x, perm)
-    masked = P.permutation_run(run.model, run.x, perm, causal_mask(T))
+    # The scenario's own run is one of the two unshuffled runs when its mask is none or causal: not made again.
+    own = {"none": "free", "causal": "masked"}.get(run.settings.mask)
+    free = P.permutation_run(run.model, run.x, perm, trace=run.trace if own == "free" else None)
+    masked = P.permutation_run(run.model, run.x, perm, causal_mask(T), trace=run.trace if own == "masked" else None)
     shown = masked if causal else free
     words = sentence_tokens(T, settings.lang)  # the words, without the padding example's [PAD] labels
     labels = _labels(words)
