@@ -303,16 +303,20 @@ if open_id == "full":
 # ------------------------------------------------------------------ polarity and its bug
 if open_id == "polarity":
     with tabs["polarity"]:
-        # The heading, its text, both ways to write the fill, the libraries' trap, the check and the bug's setup: one
-        # markdown element (each element and container a step re-sends costs the browser a render; the two code
-        # blocks stack as fenced code instead of sitting in two columns, as they do on a phone).
-        said = [
+        # The heading, its text, both ways to write the fill and the libraries' trap: one markdown element, which only
+        # the polarity and the fill change (the two code blocks stack as fenced code instead of sitting in two
+        # columns, as they do on a phone). A step of T or the seed leaves it as it was, so the browser does not
+        # highlight the code again (benchmarks/README.md, 2026-12-05); the check and the bug's setup, which the run
+        # changes, are the next element.
+        fixed = [
             f"### {t('masks.pol')}",
             t("masks.pol.now", polarity=t(f"masks.polarity.{polarity}.label")),
             f"```python\n# keep: 1 = keep\nscores = scores.masked_fill(mask == 0, {fill})\n```",
             f"```python\n# block: True = blocked\nscores = scores.masked_fill(mask, {fill})\n```",
             f":small[:gray[{t('masks.pol.libs')}]]",
         ]
+        st.markdown("\n\n".join(fixed))
+        said = []
         if run.mask is not None and not run.blocked_rows.any():
             diff = shared("masks_ref", SK + LK, lambda: lab.reference_diff(run))
             said.append(f":small[:gray[{t('masks.pol.check', diff=diff)}]]")

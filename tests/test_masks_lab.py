@@ -291,6 +291,25 @@ def test_the_three_charts_hold_mask_scores_and_weights_of_the_run():
         weights.panels[0].values[0, 0] = 5
 
 
+@pytest.mark.app
+def test_the_polarity_code_is_an_element_a_step_of_t_leaves_as_it_was():
+    """Both ways to write the fill are code blocks: a step of T leaves their element as it was (the browser does not
+    highlight them again), and the bug's setup, in the next element, says the new T."""
+
+    def shown(T):
+        at = run_app("masks", mask="causal", seq_len=T, masks_tab="polarity", lang="en")
+        assert not at.exception
+        return [m.value for m in at.main.markdown]
+
+    before, after = shown(5), shown(6)
+    code = [i for i, text in enumerate(before) if "# keep: 1 = keep" in text]
+    assert len(code) == 1 and before[code[0]] == after[code[0]]
+    assert before[code[0]].count("```python") == 2 and "masked_fill(mask, " in before[code[0]]
+    setup = [i for i, text in enumerate(after) if i != code[0] and "**" + i18n.t("masks.bug", "en") + "**" in text]
+    assert setup == [code[0] + 1]
+    assert i18n.t("masks.bug.setup", "en", T=6, fill=lab.FILLS[0]) in after[setup[0]]
+
+
 def test_the_polarity_bug_is_two_charts_of_two_panels():
     bug = lab.polarity_bug(cfg(seq_len=5), "-1e9")
     view = lab.bug_view(bug, 1)

@@ -65,9 +65,10 @@ PINS = {
     ("masks", (("masks_tab", "grid"),)): 31,  # the controls in one wrapping row container
     ("masks", (("masks_tab", "row"),)): 26,
     ("masks", (("masks_tab", "full"),)): 29,
-    # its heading, sentences, both ways to write the fill and the bug's setup one element; the table titled, with the
-    # two sentences it sums up
-    ("masks", (("masks_tab", "polarity"),)): 24,
+    # its heading, sentences and both ways to write the fill one element (a step of T leaves it as it was: its code is
+    # not highlighted again), the check and the bug's setup one more; the table titled, with the two sentences it sums
+    # up
+    ("masks", (("masks_tab", "polarity"),)): 25,
     # kv-cache: the title and intro one markdown element
     ("kv-cache", (("kv_tab", "sharing"),)): 20,  # heading + groups table + shapes one element, the checks one box
     ("kv-cache", (("kv_tab", "memory"),)): 23,  # heading, formula and its letters one element; choices in a row
