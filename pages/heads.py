@@ -194,8 +194,11 @@ def cost_section() -> None:
     st.caption(t("heads.cost.chart", d_model=d))
     params, ops, memory = heads_charts.cost_charts(over_h, h, **heads_charts.cost_words(t))
     left, right = st.columns(2)
+    # The parameters do not depend on T: their chart's file name leaves T out, so a step of T sends the chart
+    # unchanged and the browser does not draw it again (the other two change with T).
+    names = {"params": f"params-d{d}", "ops": f"ops-d{d}-T{T}", "memory": f"memory-d{d}-T{T}"}
     for where, chart, name in ((left, params, "params"), (left, ops, "ops"), (right, memory, "memory")):
-        show_lines(chart, name=f"{name}-d{d}-T{T}", key=f"heads_{name}_chart", t=t, where=where)
+        show_lines(chart, name=names[name], key=f"heads_{name}_chart", t=t, where=where)
     st.info("\n\n".join(word(x, t) for x in H.cost_takeaway(T, d, h, masked=masked)), icon=":material/lightbulb:")
 
 

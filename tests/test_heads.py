@@ -332,6 +332,18 @@ def test_the_cost_tables_fit_a_phone():
     assert costs.iloc[-1].tolist() == ["total", "16,640", "139,264", "512"]
 
 
+@pytest.mark.app
+def test_a_step_of_t_sends_the_parameters_chart_unchanged_and_the_others_anew():
+    """The parameters do not depend on T: a step of T sends their chart exactly as before (its file name leaves T
+    out), so the browser does not draw it again; the operations and the memory change with T and say it."""
+    before, after = (charts(run_app("heads", lang="en", heads_tab="cost", seq_len=T)) for T in (8, 9))
+    files = ["attention-lab-params-d64", "attention-lab-ops-d64-T8", "attention-lab-memory-d64-T8"]
+    assert [c.file for c in before] == files
+    assert before[0].text == after[0].text
+    assert [c.file for c in after[1:]] == ["attention-lab-ops-d64-T9", "attention-lab-memory-d64-T9"]
+    assert all(b.series != a.series for b, a in zip(before[1:], after[1:]))
+
+
 def test_a_number_in_scientific_notation_never_breaks_on_a_phone():
     """Issue 20: "1.34e-07" broke across lines at its hyphen on a 390 px screen."""
     import i18n

@@ -47,7 +47,7 @@ def test_the_cost_bars_have_a_name_hover_and_a_png_download(page, server):
     expect(tip).to_contain_text("h = 4, d_k = 16")
     expect(tip).to_contain_text("16,640")  # the parameters at d_model 64, as the table prints them
     name, data = download(page, params)
-    assert name == "attention-lab-params-d64-T8.png" and data[:8] == b"\x89PNG\r\n\x1a\n"
+    assert name == "attention-lab-params-d64.png" and data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", data[16:24])
     assert width == pytest.approx(2 * box["width"], abs=4) and height == pytest.approx(2 * box["height"], abs=4)
 
