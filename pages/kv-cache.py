@@ -104,14 +104,15 @@ def sharing_section() -> None:
         return K.sharing_view(s, kv_heads, custom_text=ctx.custom_text, mha=mha)
 
     shown = K.sharing_shown(shared("kv_sharing", (*SK, kv_heads), build))
-    # heading, what it shows, the groups and the shapes: one element (each element a step re-sends costs the browser
-    # a render)
+    # heading, what it shows and the groups: one element, which a step of T or the seed leaves as it was (the browser
+    # does not lay the groups' table out again); the shapes, which T changes, the next
     heading = f"### {t('kv.share.title')}\n\n{t('kv.share.about')}"
     shapes = f":small[:gray[{say(shown.shapes)}]]"
     if shown.groups is None:  # MHA: nothing is shared (a table of h rows "i | i" would say only that)
         st.markdown(f"{heading}\n\n:small[:gray[{t('kv.share.none', h=h)}]]\n\n{shapes}")
     else:
-        show_table_in_text(heading, worded(shown.groups), shapes)
+        show_table_in_text(heading, worded(shown.groups))
+        st.markdown(shapes)
     if shown.q is not None:  # side by side, widths in proportion: K is narrower than Q by the group size
         left, right = st.columns(list(shown.widths))
         with left:

@@ -15,6 +15,8 @@ included, and the page's) and the page's fragment alone, which is all a step of 
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from conftest import before_any_training, run_app
 
@@ -70,7 +72,7 @@ PINS = {
     # up
     ("masks", (("masks_tab", "polarity"),)): 25,
     # kv-cache: the title and intro one markdown element
-    ("kv-cache", (("kv_tab", "sharing"),)): 20,  # heading + groups table + shapes one element, the checks one box
+    ("kv-cache", (("kv_tab", "sharing"),)): 21,  # heading + groups table one element, the shapes one, the checks a box
     ("kv-cache", (("kv_tab", "memory"),)): 23,  # heading, formula and its letters one element; choices in a row
     # step/next/head in one row container; the costs a table in the text around it; the charts one under the other
     ("kv-cache", (("kv_tab", "decode"),)): 32,
@@ -150,3 +152,39 @@ def test_the_count_sees_a_merged_element_and_a_column():
     assert elements >= len(at.markdown) + len(at.code) + len(at.button) and containers >= len(at.expander) > 0
     assert sum(m.value.startswith("### 4. ") and "$$" in m.value for m in at.markdown) == 1
     assert not at.columns
+
+
+# A code block, an HTML table or a formula the browser must draw again when the element holding it changes: a block
+# costs a highlight (~3 ms), a table a layout (up to ~15 ms), a formula a typeset (~3.6 ms; issue 31's table).
+HEAVY = re.compile(r"```.*?```|<table.*?</table>|\$\$.+?\$\$|\$[^$\n]+\$", re.S)
+# Views whose changed text keeps such a part on purpose, with why.
+HEAVY_KEPT = {
+    # the turning pair's paragraph: its formulas carry the pair's own numbers (θ_i, the position m) inside the sentence
+    # whose angle and lengths the run changes; split, the sentence would read in two elements
+    ("positions", (("pos_tab", "rope"),)),
+}
+
+
+@pytest.mark.app
+@pytest.mark.parametrize("page,extra", list(PINS), ids=[f"{p}{''.join('-' + v for _, v in e)}" for p, e in PINS])
+def test_a_step_of_t_re_sends_no_code_table_or_formula_it_left_unchanged(page, extra):
+    """A step of T changes some markdown elements; none of them may hold a code block, an HTML table or a formula
+    that the step left as it was: that part goes in an element of its own, which the step leaves unchanged and the
+    browser does not draw again (benchmarks/README.md, 2026-12-05: the walkthrough's fixed paragraphs, the positions
+    kinds, the masks polarity's code, the kv-cache groups)."""
+    if page == "why-heads":
+        before_any_training()
+    texts = []
+    for T in (8, 9):
+        at = run_app(page, lang="en", seq_len=T, **dict(extra))
+        assert not at.exception
+        texts.append([m.value for m in at.main.markdown] + [c.value for c in at.main.caption])
+    assert len(texts[0]) == len(texts[1])
+    kept = []
+    for before, after in zip(*texts):
+        if before != after:
+            kept += [part[:60] for part in HEAVY.findall(before) if part in HEAVY.findall(after)]
+    if (page, extra) in HEAVY_KEPT:
+        assert kept, "nothing kept any more: take the view out of HEAVY_KEPT"
+    else:
+        assert not kept, f"{page} {extra}: a step of T re-sends {kept}"
