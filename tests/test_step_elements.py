@@ -188,3 +188,24 @@ def test_a_step_of_t_re_sends_no_code_table_or_formula_it_left_unchanged(page, e
         assert kept, "nothing kept any more: take the view out of HEAVY_KEPT"
     else:
         assert not kept, f"{page} {extra}: a step of T re-sends {kept}"
+
+
+@pytest.mark.app
+@pytest.mark.parametrize("page,extra", list(PINS), ids=[f"{p}{''.join('-' + v for _, v in e)}" for p, e in PINS])
+def test_a_step_sends_a_chart_anew_only_when_its_data_changed(page, extra):
+    """A chart whose data a step of T or of the seed leaves as it was is sent unchanged (the browser then does not
+    draw it again): no chart goes out anew because of its file name alone (heads cost's parameters chart did)."""
+    import json
+
+    from chart_reader import charts
+
+    if page == "why-heads":
+        before_any_training()
+    for key, values in (("seq_len", (8, 9)), ("seed", (1, 2))):
+        before, after = (charts(run_app(page, lang="en", **{key: v}, **dict(extra))) for v in values)
+        assert len(before) == len(after)
+        for b, a in zip(before, after):
+            if b.text != a.text:
+                b_spec, a_spec = json.loads(b.text), json.loads(a.text)
+                b_spec.pop("file", None), a_spec.pop("file", None)
+                assert b_spec != a_spec, f"{page} {extra}: a step of {key} re-sends {b.file} for its new name alone"
