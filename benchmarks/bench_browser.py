@@ -421,9 +421,10 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--floor-samples",
         type=int,
-        default=3,
-        help="floor samples per view sample (default 3; before 2026-12-05 one): a view's floor is the median of its"
-        " cell's floor samples, and of 3-4 that median ranged 10-31 ms within one run (benchmarks/README.md)",
+        default=1,
+        help="floor samples around each view sample (default 1). More steady a view's floor (a cell's median of 3-4"
+        " ranged 10-31 ms within one run), but each view sample then follows a longer idle gap, and read ~10 ms slower"
+        " at 512/16/32 with 3 (benchmarks/README.md, 2026-12-05): the targets' runs keep 1",
     )
     args = ap.parse_args(argv)
     n_steps = args.steps or (1 if args.quick else 4)
