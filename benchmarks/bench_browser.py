@@ -489,8 +489,8 @@ def main(argv=None) -> int:
                         old.close()
                         old = None
                 for i in range(n_steps):  # floor, (before), app, floor, ...: each ratio pairs samples in time
-                    # The floor's samples around the view's: a floor sample is cheap (~20 ms and the quiet window),
-                    # and a median of several is what makes a view's ratio stable from run to run.
+                    # --floor-samples around the view's (1 by default: the cadence the targets were set with; more
+                    # steady the floor, but see its help).
                     before_app = (args.floor_samples + 1) // 2
                     for _ in range(before_app):
                         v.floor_new.append(floor_tab.sample(floor_tab.first_slider))

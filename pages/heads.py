@@ -196,9 +196,12 @@ def cost_section() -> None:
     left, right = st.columns(2)
     # The parameters do not depend on T: their chart's file name leaves T out, so a step of T sends the chart
     # unchanged and the browser does not draw it again (the other two change with T).
-    names = {"params": f"params-d{d}", "ops": f"ops-d{d}-T{T}", "memory": f"memory-d{d}-T{T}"}
-    for where, chart, name in ((left, params, "params"), (left, ops, "ops"), (right, memory, "memory")):
-        show_lines(chart, name=names[name], key=f"heads_{name}_chart", t=t, where=where)
+    for where, chart, name, file in (
+        (left, params, "params", f"params-d{d}"),
+        (left, ops, "ops", f"ops-d{d}-T{T}"),
+        (right, memory, "memory", f"memory-d{d}-T{T}"),
+    ):
+        show_lines(chart, name=file, key=f"heads_{name}_chart", t=t, where=where)
     st.info("\n\n".join(word(x, t) for x in H.cost_takeaway(T, d, h, masked=masked)), icon=":material/lightbulb:")
 
 

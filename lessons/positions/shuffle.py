@@ -112,9 +112,9 @@ def shuffle_view(
     perm = P.random_permutation(T, shuffle_seed)
     inv = P.inverse_permutation(perm)
     # The scenario's own run is one of the two unshuffled runs when its mask is none or causal: not made again.
-    own = {"none": "free", "causal": "masked"}.get(run.settings.mask)
-    free = P.permutation_run(run.model, run.x, perm, trace=run.trace if own == "free" else None)
-    masked = P.permutation_run(run.model, run.x, perm, causal_mask(T), trace=run.trace if own == "masked" else None)
+    free = P.permutation_run(run.model, run.x, perm, trace=run.trace if run.mask is None else None)
+    causal_own = run.trace if run.settings.mask == "causal" else None
+    masked = P.permutation_run(run.model, run.x, perm, causal_mask(T), trace=causal_own)
     shown = masked if causal else free
     words = sentence_tokens(T, settings.lang)  # the words, without the padding example's [PAD] labels
     labels = _labels(words)
