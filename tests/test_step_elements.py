@@ -15,7 +15,10 @@ included, and the page's) and the page's fragment alone, which is all a step of 
 
 from __future__ import annotations
 
+import functools
+import json
 import re
+from dataclasses import dataclass
 
 import pytest
 from conftest import before_any_training, run_app
@@ -83,6 +86,9 @@ PINS = {
 }
 
 
+PIN_IDS = [f"{p}{''.join('-' + v for _, v in e)}" for p, e in PINS]
+
+
 def counted(nodes) -> tuple[int, int]:
     """(elements, containers) under `nodes`: every leaf of the tree, every block."""
     from streamlit.testing.v1.element_tree import Block
@@ -105,7 +111,7 @@ def sent(at) -> tuple[int, int]:
 
 
 @pytest.mark.app
-@pytest.mark.parametrize("page,extra", list(PINS), ids=[f"{p}{''.join('-' + v for _, v in e)}" for p, e in PINS])
+@pytest.mark.parametrize("page,extra", list(PINS), ids=PIN_IDS)
 def test_a_view_sends_few_elements_and_containers(page, extra):
     if page == "why-heads":
         before_any_training()  # the pin is the page before any training
@@ -165,20 +171,34 @@ HEAVY_KEPT = {
 }
 
 
+@dataclass(frozen=True)
+class Shown:
+    texts: tuple[str, ...]  # the main area's markdown, then its captions
+    charts: tuple[str, ...]  # each line or bar chart's JSON, as the browser gets it
+
+
+@functools.cache
+def shown_at(page: str, extra: tuple, key: str, value: int) -> Shown:
+    """The view at one value of a setting (lang en): run once per test session worker (--dist loadfile keeps this
+    file on one) for both tests below, which read the same T 8 and 9."""
+    from chart_reader import charts
+
+    if page == "why-heads":
+        before_any_training()
+    at = run_app(page, lang="en", **{key: value}, **dict(extra))
+    assert not at.exception
+    texts = [m.value for m in at.main.markdown] + [c.value for c in at.main.caption]
+    return Shown(tuple(texts), tuple(c.text for c in charts(at)))
+
+
 @pytest.mark.app
-@pytest.mark.parametrize("page,extra", list(PINS), ids=[f"{p}{''.join('-' + v for _, v in e)}" for p, e in PINS])
+@pytest.mark.parametrize("page,extra", list(PINS), ids=PIN_IDS)
 def test_a_step_of_t_re_sends_no_code_table_or_formula_it_left_unchanged(page, extra):
     """A step of T changes some markdown elements; none of them may hold a code block, an HTML table or a formula
     that the step left as it was: that part goes in an element of its own, which the step leaves unchanged and the
     browser does not draw again (benchmarks/README.md, 2026-12-05: the walkthrough's fixed paragraphs, the positions
     kinds, the masks polarity's code, the kv-cache groups)."""
-    if page == "why-heads":
-        before_any_training()
-    texts = []
-    for T in (8, 9):
-        at = run_app(page, lang="en", seq_len=T, **dict(extra))
-        assert not at.exception
-        texts.append([m.value for m in at.main.markdown] + [c.value for c in at.main.caption])
+    texts = [shown_at(page, extra, "seq_len", T).texts for T in (8, 9)]
     assert len(texts[0]) == len(texts[1])
     kept = []
     for before, after in zip(*texts):
@@ -191,21 +211,16 @@ def test_a_step_of_t_re_sends_no_code_table_or_formula_it_left_unchanged(page, e
 
 
 @pytest.mark.app
-@pytest.mark.parametrize("page,extra", list(PINS), ids=[f"{p}{''.join('-' + v for _, v in e)}" for p, e in PINS])
+@pytest.mark.parametrize("page,extra", list(PINS), ids=PIN_IDS)
 def test_a_step_sends_a_chart_anew_only_when_its_data_changed(page, extra):
     """A chart whose data a step of T or of the seed leaves as it was is sent unchanged (the browser then does not
     draw it again): no chart goes out anew because of its file name alone (heads cost's parameters chart did)."""
-    import json
-
-    from chart_reader import charts
-
-    if page == "why-heads":
-        before_any_training()
     for key, values in (("seq_len", (8, 9)), ("seed", (1, 2))):
-        before, after = (charts(run_app(page, lang="en", **{key: v}, **dict(extra))) for v in values)
+        before, after = (shown_at(page, extra, key, v).charts for v in values)
         assert len(before) == len(after)
         for b, a in zip(before, after):
-            if b.text != a.text:
-                b_spec, a_spec = json.loads(b.text), json.loads(a.text)
-                b_spec.pop("file", None), a_spec.pop("file", None)
-                assert b_spec != a_spec, f"{page} {extra}: a step of {key} re-sends {b.file} for its new name alone"
+            if b != a:
+                b_spec, a_spec = json.loads(b), json.loads(a)
+                file = b_spec.pop("file", None)
+                a_spec.pop("file", None)
+                assert b_spec != a_spec, f"{page} {extra}: a step of {key} re-sends {file} for its new name alone"
