@@ -104,7 +104,7 @@ const esc = s => String(s).replace(/[<>&"]/g, ch => ({"<": "&lt;", ">": "&gt;", 
 // ------------------------------------------------------------------ two surfaces: the canvas, and SVG for the download
 class CanvasSurface {
   constructor(ctx, texts) { this.ctx = ctx; this.texts = texts; }
-  rect(x, y, w, h, fill) { this.ctx.fillStyle = fill; this.ctx.fillRect(x, y, w, h); }
+  rect(x, y, w, h, fill) { this.ctx.fillStyle = this.fill = fill; this.ctx.fillRect(x, y, w, h); }
   outline(x, y, w, h, color, width, dash) {
     const c = this.ctx; c.save(); c.strokeStyle = color; c.lineWidth = width; if (dash) c.setLineDash([4, 3]);
     c.strokeRect(x, y, w, h); c.restore();
@@ -112,19 +112,26 @@ class CanvasSurface {
   line(x1, y1, x2, y2, color, width) {
     const c = this.ctx; c.strokeStyle = color; c.lineWidth = width; c.beginPath(); c.moveTo(x1, y1); c.lineTo(x2, y2); c.stroke();
   }
+  // A chart at 512/16/32 paints ~130 labels a draw: the font, colour and alignment are set only when they change
+  // (a font string is parsed on every set), and the matrix is turned and put back only for turned text.
   text(t, x, y, o) {
     const c = this.ctx;
     if (this.texts) this.texts.push(t);
-    c.save(); c.translate(x, y); if (o.rotate) c.rotate(o.rotate);
-    c.font = (o.weight || 400) + " " + o.size + "px " + FONT; c.fillStyle = o.color || TEXT;
-    c.textAlign = o.align || "left"; c.textBaseline = o.baseline || "alphabetic";
-    c.fillText(t, 0, 0); c.restore();
+    const font = (o.weight || 400) + " " + o.size + "px " + FONT, fill = o.color || TEXT;
+    const align = o.align || "left", base = o.baseline || "alphabetic";
+    if (font !== this.font) c.font = this.font = font;
+    if (fill !== this.fill) c.fillStyle = this.fill = fill;
+    if (align !== this.align) c.textAlign = this.align = align;
+    if (base !== this.base) c.textBaseline = this.base = base;
+    if (!o.rotate) { c.fillText(t, x, y); return; }
+    const m = c.getTransform();
+    c.translate(x, y); c.rotate(o.rotate); c.fillText(t, 0, 0); c.setTransform(m);
   }
   image(src, x, y, w, h) {  // src: a canvas of one pixel per cell
     const c = this.ctx; c.save(); c.imageSmoothingEnabled = false; c.drawImage(src, x, y, w, h); c.restore();
   }
   clip(x, y, w, h) { const c = this.ctx; c.save(); c.beginPath(); c.rect(x, y, w, h); c.clip(); }
-  unclip() { this.ctx.restore(); }
+  unclip() { this.ctx.restore(); this.font = this.fill = this.align = this.base = undefined; }
 }
 
 class SvgSurface {
@@ -180,6 +187,8 @@ class Chart {
     this.canvas.addEventListener("mouseleave", () => { this.tip.style.display = "none"; });
     this.canvas.addEventListener("click", e => this.click(e));
     this.measurer = doc.createElement("canvas").getContext("2d");
+    this.widths = new Map();  // font + text -> width (textWidth)
+    this.pool = [];  // the panels' one-pixel-per-cell canvases (pixels)
     this.width = 0;
     this.clicks = 0;
     this.draws = 0;
@@ -210,9 +219,16 @@ class Chart {
     this.ms = performance.now() - t0;  // unpack + layout + paint of the last update (benchmarks, tools)
   }
 
+  // Kept per chart: a layout at 512/16/32 asks ~600 widths, mostly the same tokens again for every panel.
   textWidth(text, size, weight) {
-    this.measurer.font = (weight || 400) + " " + size + "px " + FONT;
-    return this.measurer.measureText(text).width;
+    const font = (weight || 400) + " " + size + "px " + FONT, key = font + "\n" + text;
+    let w = this.widths.get(key);
+    if (w === undefined) {
+      if (this.widths.size > 4000) this.widths.clear();
+      if (this.measurer.font !== font) this.measurer.font = font;
+      this.widths.set(key, w = this.measurer.measureText(text).width);
+    }
+    return w;
   }
 
   color(v) {
@@ -312,9 +328,11 @@ class Chart {
     const width = this.box.clientWidth || 600, dpr = window.devicePixelRatio || 1;
     this.width = width;
     const g = this.g = this.fit ? this.fitted(width) : this.layout(width);
-    this.canvas.width = Math.round(width * dpr);
-    this.canvas.height = Math.round(g.height * dpr);
-    this.canvas.style.height = g.height + "px";
+    // A new size clears and reallocates the canvas; the same size is painted over (paint fills it first).
+    const cw = Math.round(width * dpr), chh = Math.round(g.height * dpr);
+    if (this.canvas.width !== cw) this.canvas.width = cw;
+    if (this.canvas.height !== chh) this.canvas.height = chh;
+    if (this.canvas.style.height !== g.height + "px") this.canvas.style.height = g.height + "px";
     const ctx = this.canvas.getContext("2d");
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     this.drawn = [];  // every text painted (titles, labels, cell numbers): what a test can read back
@@ -356,8 +374,10 @@ class Chart {
         if (!c) continue;
         img.data[4 * k] = c[0]; img.data[4 * k + 1] = c[1]; img.data[4 * k + 2] = c[2]; img.data[4 * k + 3] = 255;
       }
-      const c = this.doc.createElement("canvas");
-      c.width = p.cols; c.height = p.rows;
+      // One small canvas per panel slot, kept from draw to draw (putImageData replaces every pixel, alpha too).
+      const c = this.pool[p.index] || (this.pool[p.index] = this.doc.createElement("canvas"));
+      if (c.width !== p.cols) c.width = p.cols;
+      if (c.height !== p.rows) c.height = p.rows;
       c.getContext("2d").putImageData(img, 0, 0);
       p.pixels = c;
     }

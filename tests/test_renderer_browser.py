@@ -173,6 +173,45 @@ def test_per_head_panels_at_t32_keep_their_axis_titles_and_tokens(page, server):
     assert len(shown) >= 8, shown  # thinned (every k-th), not dropped as at 16 tokens and more before
 
 
+def cell_colours(chart, cells) -> list[tuple[int, int, int]]:
+    """The colour painted in the middle of each (panel, row, col)."""
+    return chart.evaluate(
+        """(box, cells) => { const c = box.__alChart, g = c.g;
+            return cells.map(([i, r, k]) => { const [x, y] = c.cellPoint(i, r, k);
+                return c.pixel(x + g.cw / 2 - 1, y + g.ch / 2 - 1); }); }""",
+        cells,
+    )
+
+
+def test_new_data_at_the_same_size_paints_every_cell_anew(page, server):
+    """A redraw at the same size paints over the canvas it has (no new backing store) and refills each panel's
+    one-pixel-per-cell image it keeps: a new seed at T 32 (cells too small for the white lines, so those images are
+    drawn) shows every probed cell in the new run's colour, none left from the seed before, and the labels again."""
+    open_app(page, server, "walkthrough", lang="en", walk_step="softmax", d_model=64, num_heads=8, seq_len=32)
+    chart = route(page)
+    assert chart.evaluate("box => box.__alChart.g.cw < 10")  # the images route, not one rect a cell
+    canvas = chart.locator("canvas").first.element_handle()
+    size = canvas.evaluate("c => [c.width, c.height]")
+    cells = [(0, 3, 1), (0, 20, 7), (5, 31, 30), (7, 12, 12)]
+    before = cell_colours(chart, cells)
+    drawn = chart.evaluate("box => box.__alChart.draws")
+    seed = page.locator("[data-testid=stSidebar]").get_by_role("spinbutton")
+    seed.fill("5")
+    seed.press("Enter")
+    wait_idle(page)
+    page.wait_for_function("(a) => a[0].__alChart.draws > a[1]", arg=[chart.element_handle(), drawn])
+    assert canvas.evaluate("c => c.isConnected") and canvas.evaluate("c => [c.width, c.height]") == size
+    w = scenario.run(Settings(64, 8, 32, "none", 5, "en")).trace.weights[0]  # (h, T, T)
+    lo, hi, stops = chart.evaluate("box => { const h = box.__alChart.header; return [h.vmin, h.vmax, h.colours.scale]; }")
+    after = cell_colours(chart, cells)
+    for (head, r, c), got in zip(cells, after):
+        want = expected_rgb(stops, round(float(w[head, r, c]), 4), lo, hi)
+        assert all(abs(g - e) <= 3 for g, e in zip(got, want)), (head, r, c, got, want)
+    assert after != before  # the probes can tell the two seeds apart
+    tokens = W.axis_labels(scenario.run(Settings(64, 8, 32, "none", 5, "en")).tokens)
+    assert tokens[0] in chart.evaluate("box => box.__alChart.drawn")
+
+
 @pytest.mark.parametrize("width,seq_len", [(1400, 8), (390, 8)])
 def test_numbers_in_the_cells_print_per_panel(browser, server, width, seq_len):
     """Issue 20: at the defaults (4 heads x 8 tokens) "Numbers in the cells" silently printed nothing. Each head's
