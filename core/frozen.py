@@ -101,17 +101,35 @@ def freeze_module(module: nn.Module) -> nn.Module:
     return module
 
 
+# Values freeze() leaves as they are without looking further: they hold no tensor (a tuple of them is kept whole).
+_PLAIN = frozenset({str, int, float, bool, bytes, complex, type(None)})
+
+
 def freeze(obj: Any) -> Any:
     """`obj` with every tensor and module inside it read-only (see the module docstring)."""
+    # The cache freezes every value it keeps, so this walk runs on every new value a step makes (a softmax tiles
+    # walk at 512/16/32: ~12,000 objects, most of them labels): plain values first, and a dataclass or tuple with
+    # nothing to freeze inside is kept as it is (rebuilt, a dataclass would run its __post_init__ checks again).
+    if type(obj) in _PLAIN:
+        return obj
     if isinstance(obj, torch.Tensor):
         return freeze_tensor(obj)
     if isinstance(obj, nn.Module):
         return freeze_module(obj)
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        changes = {f.name: freeze(getattr(obj, f.name)) for f in dataclasses.fields(obj) if f.init}
-        return dataclasses.replace(obj, **changes)
     if isinstance(obj, tuple):
-        return tuple(freeze(x) for x in obj)
+        if all(type(x) in _PLAIN for x in obj):
+            return obj
+        items = tuple(freeze(x) for x in obj)
+        return obj if all(a is b for a, b in zip(items, obj)) else items
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        changes = {}
+        for f in dataclasses.fields(obj):
+            if f.init:
+                old = getattr(obj, f.name)
+                new = freeze(old)
+                if new is not old:
+                    changes[f.name] = new
+        return dataclasses.replace(obj, **changes) if changes else obj
     if isinstance(obj, list):
         return tuple(freeze(x) for x in obj)  # a shared list could be appended to
     if isinstance(obj, dict):

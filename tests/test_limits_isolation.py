@@ -127,6 +127,38 @@ def test_frozen_scenario_refuses_in_place_writes_and_computes_the_same():
     run.trace.weights.add_(0)
 
 
+def test_freeze_keeps_what_holds_no_tensor_and_rebuilds_what_does():
+    """The cache freezes every value it keeps: a dataclass or tuple with nothing writable inside is kept as the same
+    object (rebuilt, a dataclass would run its checks again), one with a tensor, list or dict anywhere inside is a
+    new one with that part read-only, and freezing a frozen value again changes nothing."""
+    from collections import namedtuple
+    from dataclasses import dataclass
+
+    @dataclass(frozen=True)
+    class Box:
+        name: str
+        labels: tuple
+        inner: object = None
+
+    plain = Box("a", ("x", "y", 1, 2.5, None), Box("b", ()))
+    assert frozen.freeze(plain) is plain and frozen.freeze(plain.labels) is plain.labels
+    pair = namedtuple("pair", "a b")(1, "z")
+    assert frozen.freeze(pair) is pair  # its type kept too
+    t = torch.ones(2)
+    deep = Box("c", ("x", ((t,),)), Box("d", (), {"k": [1]}))
+    got = frozen.freeze(deep)
+    assert got is not deep and frozen.is_frozen(got) and not frozen.is_frozen(deep)
+    assert got.labels[0] == "x" and torch.equal(got.labels[1][0][0], t)
+    with pytest.raises(RuntimeError):
+        got.labels[1][0][0].add_(1)
+    assert got.inner.inner["k"] == (1,)
+    with pytest.raises(TypeError):
+        got.inner.inner["k"] = 2
+    assert frozen.freeze(got) is got  # a second freeze (a cached function's value, frozen again by the cache)
+    t.add_(1)  # the original stays the builder's own
+    assert float(got.labels[1][0][0][0]) == 1.0
+
+
 def test_the_shared_masks_lab_objects_are_read_only_and_work_the_same():
     """pages/masks.py shares its run, its polarity-bug demo and its heatmaps (lessons.masks_lab) per settings."""
     s = Settings(16, 4, 5, "custom", 3, "en")

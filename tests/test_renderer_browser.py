@@ -202,7 +202,9 @@ def test_new_data_at_the_same_size_paints_every_cell_anew(page, server):
     page.wait_for_function("(a) => a[0].__alChart.draws > a[1]", arg=[chart.element_handle(), drawn])
     assert canvas.evaluate("c => c.isConnected") and canvas.evaluate("c => [c.width, c.height]") == size
     w = scenario.run(Settings(64, 8, 32, "none", 5, "en")).trace.weights[0]  # (h, T, T)
-    lo, hi, stops = chart.evaluate("box => { const h = box.__alChart.header; return [h.vmin, h.vmax, h.colours.scale]; }")
+    lo, hi, stops = chart.evaluate(
+        "box => { const h = box.__alChart.header; return [h.vmin, h.vmax, h.colours.scale]; }"
+    )
     after = cell_colours(chart, cells)
     for (head, r, c), got in zip(cells, after):
         want = expected_rgb(stops, round(float(w[head, r, c]), 4), lo, hi)

@@ -4,7 +4,9 @@ compares the walk's end with the plain path."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
@@ -49,7 +51,7 @@ class WalkStep:
     acc: np.ndarray  # (r, d_k)
     loads_q: bool
     writes_o: bool
-    traffic: dict  # numbers moved by this step (core step_traffic): read_q, read_k, read_v, write_o
+    traffic: Mapping[str, int]  # numbers moved by this step (core step_traffic): read_q, read_k, read_v, write_o
 
 
 @dataclass(frozen=True)
@@ -120,7 +122,7 @@ def tile_walk(
             acc=_ro(s.acc[0, 0]),
             loads_q=s.loads_q,
             writes_o=s.writes_o,
-            traffic=step_traffic(s, d_k),
+            traffic=MappingProxyType(step_traffic(s, d_k)),  # read-only already: the cache's freeze keeps the step
         )
         for s in walk.steps
     )
