@@ -378,6 +378,55 @@ def test_decode_view_runs_everywhere_and_equals_the_full_pass(s, mask):
         assert np.allclose(K.values_of(view.weights_row).sum(-1), 1, atol=1e-5)
 
 
+def _same_view(a, b, where: str = "view") -> None:
+    """Two decode views with the same numbers: every field, into heatmaps and panels (arrays by value)."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(a):
+        for f in dataclasses.fields(a):
+            _same_view(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
+    elif isinstance(a, np.ndarray):
+        assert np.array_equal(a, b, equal_nan=True), where
+    elif isinstance(a, tuple) and a and not isinstance(a[0], (int, str)):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            _same_view(x, y, f"{where}[{i}]")
+    else:
+        assert a == b, where
+
+
+@pytest.mark.parametrize(
+    "d_model,h,steps,decoded",
+    [
+        # carried on: the next T with the next step decodes one token; a step back reads the steps it has
+        (512, 16, ((31, 15), (32, 16), (32, 17), (30, 12), (29, 13), (32, 16)), [15, 1, 1, 0, 0, 0]),
+        # T 31 x d_model 8 is no multiple of 16: build_input's rows 29 and 30 differ from T 32's, so the kept decode
+        # starts again where a view reads them, and only there
+        (8, 2, ((31, 31), (32, 32), (32, 29), (31, 31), (31, 12)), [31, 32, 0, 31, 0]),
+    ],
+)
+def test_the_kept_decode_carries_on_and_gives_a_fresh_decodes_numbers(monkeypatch, d_model, h, steps, decoded):
+    """The decode section keeps one model's decode and carries it on: a seq_len step to T 32 with the step one
+    further decodes one more token, not 16 again. Each view has exactly the numbers of a decode from an empty cache
+    (the kept decode emptied before every view), also where build_input's rows for the new T are other numbers than
+    the kept ones (then it starts again)."""
+    from lessons.kv_cache import decode as D
+
+    calls = []
+    real = D.decode_step
+    monkeypatch.setattr(D, "decode_step", lambda *a: calls.append(1) or real(*a))
+    D._DECODINGS.clear()
+    views, counts = [], []
+    for T, t in steps:
+        calls.clear()
+        views.append(K.decode_view(Settings(d_model, h, T, "causal", 5, "en"), 1, t, h - 1))
+        counts.append(len(calls))
+    assert counts == decoded
+    for (T, t), kept in zip(steps, views):
+        D._DECODINGS.clear()
+        _same_view(kept, K.decode_view(Settings(d_model, h, T, "causal", 5, "en"), 1, t, h - 1))
+
+
 def test_decode_view_refuses_what_parse_would_have_corrected():
     for bad in (
         dict(kv_heads=3, step=1, head=0),

@@ -7,13 +7,15 @@ this step costs with and without the cache.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
 from core.accounting import decode_macs
-from core.attention import build_input, build_model
+from core.attention import MultiHeadAttention, build_input, build_model
 from core.kv_cache import KVCache, bottom_right_causal_mask, decode_step, head_groups, top_left_causal_mask
 from core.masks import causal_mask
 from lessons.heatmap import Heatmap, Rect, Text, text
@@ -72,6 +74,70 @@ class DecodeView:
     shared_mask_differs: bool  # True when the page must say the sidebar's mask is not used here
 
 
+@dataclass(frozen=True)
+class _Step:
+    """What the page reads of one decode step (core DecodeTrace keeps much more: the whole cache at every step)."""
+
+    cache_rows: int  # the cache's length after it
+    q_heads: torch.Tensor  # (1, h, 1, d_k)
+    scaled_scores: torch.Tensor  # (1, h, 1, t)
+    weights: torch.Tensor  # (1, h, 1, t)
+    output: torch.Tensor  # (1, 1, d_model)
+
+
+class _Decoding:
+    """The decode of one model (d_model, h, seed, h_kv), one token at a time, kept and carried on when a later step is
+    asked: a seq_len step, or the next token, adds the steps it needs instead of decoding every token again (step 16
+    at 512/16/32 decoded 16 tokens anew: 7 ms of the step's server run). A step's numbers are those of decoding
+    tokens 0..t-1 from an empty cache, whichever view asked first: the steps so far are reused only while the input
+    rows they read are the same numbers (build_input's first rows are the same for every T, except when T x d_model
+    is no multiple of 16: then it starts again)."""
+
+    def __init__(self, d_model: int, h: int, seed: int, kv_heads: int):
+        self.model = build_model(d_model, h, seed, num_kv_heads=kv_heads)
+        self.lock = threading.Lock()
+        self._start()
+
+    def _start(self) -> None:
+        self.cache = KVCache.for_model(self.model, 1)
+        self.x = torch.empty(1, 0, self.model.d_model)  # (1, steps so far, d_model): the rows decoded
+        self.steps: list[_Step] = []
+
+    def upto(self, t: int, x: torch.Tensor) -> tuple[MultiHeadAttention, tuple[_Step, ...], torch.Tensor, torch.Tensor]:
+        """(model, steps 1..t, keys, values of the cache after step t) for the input x (1, T, d_model), T >= t."""
+        with self.lock:
+            done = min(len(self.steps), t)
+            if not torch.equal(self.x[:, :done], x[:, :done]):
+                self._start()
+            for i in range(len(self.steps), t):  # one token at a time: the page's "next token"
+                _, trace = decode_step(self.model, self.cache, x[:, i : i + 1])
+                self.x = torch.cat([self.x, x[:, i : i + 1]], dim=1)
+                self.steps.append(
+                    _Step(self.cache.length, trace.q_heads, trace.scaled_scores, trace.weights, trace.output)
+                )
+            keys, values = self.cache.keys[:, :, :t], self.cache.values[:, :, :t]  # (1, h_kv, t, d_k) each
+            return self.model, tuple(self.steps[:t]), keys.clone(), values.clone()
+
+
+KEPT_DECODINGS = 2  # models of 4.2 MB at 512 each, as core.attention.SHARED_MODELS
+_DECODINGS: OrderedDict[tuple[int, int, int, int], _Decoding] = OrderedDict()
+_DECODINGS_LOCK = threading.Lock()
+
+
+def _decoding(d_model: int, h: int, seed: int, kv_heads: int) -> _Decoding:
+    """The kept decode of this model (a new one for a model not among the last KEPT_DECODINGS). Nothing of it leaves
+    this module but copies and the values the view makes from it."""
+    key = (int(d_model), int(h), int(seed), int(kv_heads))
+    with _DECODINGS_LOCK:
+        found = _DECODINGS.get(key)
+        if found is None:
+            found = _DECODINGS[key] = _Decoding(*key)
+            while len(_DECODINGS) > KEPT_DECODINGS:
+                _DECODINGS.popitem(last=False)
+        _DECODINGS.move_to_end(key)
+        return found
+
+
 @torch.no_grad()
 def decode_view(settings: Settings, kv_heads: int, step: int, head: int) -> DecodeView:
     """Step t of generating the shared settings' T tokens one at a time, beside one full causal pass.
@@ -87,13 +153,11 @@ def decode_view(settings: Settings, kv_heads: int, step: int, head: int) -> Deco
     if isinstance(head, bool) or not isinstance(head, int) or not 0 <= head < h:
         raise ValueError(f"head must be from 0 to {h - 1}, got {head!r}")
     t = step
-    model = build_model(d_model, h, settings.seed, num_kv_heads=kv_heads)
     x = build_input(1, T, d_model, settings.seed)  # (1, T, d_model)
-    cache = KVCache.for_model(model, 1)
-    rows = []
-    for i in range(t):  # one token at a time: the page's "next token" t times
-        _, trace = decode_step(model, cache, x[:, i : i + 1])
-        rows.append(cache.length)
+    model, steps, keys, values = _decoding(d_model, h, settings.seed, kv_heads).upto(t, x)
+    trace = steps[-1]  # step t's
+    B, h_kv, rows_t, d_k = keys.shape  # (1, h_kv, t, d_k)
+    rows = [s.cache_rows for s in steps]
     full_out, full = model.forward_with_trace(x, x, x, causal_mask(T))  # (1, T, d_model)
 
     kv_head = head // model.kv_group
@@ -120,12 +184,12 @@ def decode_view(settings: Settings, kv_heads: int, step: int, head: int) -> Deco
         kv_head=kv_head,
         group=groups[kv_head],
         new_token=toks[t - 1],
-        cache_shape=cache.shape,
-        cache_nbytes=cache.nbytes,
+        cache_shape=(B, h_kv, rows_t, d_k),
+        cache_nbytes=keys.numel() * keys.element_size() + values.numel() * values.element_size(),
         cache_rows=tuple(rows),
         q_row=signed_map("q_row", trace.q_heads[0, :, 0], q_heads_axis, dims),
-        k_cache=signed_map("k_cache", cache.keys[0, kv_head], seen, dims, new_row),
-        v_cache=signed_map("v_cache", cache.values[0, kv_head], seen, dims, new_row),
+        k_cache=signed_map("k_cache", keys[0, kv_head], seen, dims, new_row),
+        v_cache=signed_map("v_cache", values[0, kv_head], seen, dims, new_row),
         scores_row=signed_map("scores_row", trace.scaled_scores[0, :, 0], q_heads_axis, seen),
         weights_row=weights_map("weights_row", w_row, q_heads_axis, seen),
         full_weights_row=weights_map("full_weights_row", full_w_row, q_heads_axis, seen),

@@ -40,6 +40,7 @@ class TileResult:
     skipped: int
 
 
+@torch.inference_mode()  # as tile_walk: the tensors made inside leave as numbers and numpy heatmaps only
 def tile_result(
     settings: Settings,
     head: int,

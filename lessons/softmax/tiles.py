@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 import numpy as np
+import torch
 
 from core.tiled_attention import step_traffic, tile_bounds, tiled_attention
 from lessons.heatmap import Heatmap, Rect, Text, text
@@ -83,6 +84,10 @@ class TileWalk:
         return len(self.q_bounds) * len(self.k_bounds)
 
 
+# Inference mode: the walk is ~20 small torch ops a tile, and without autograd's bookkeeping each costs less (one head
+# at 512/16/32, blocks 4: 6.8 -> 5.3 ms). Safe here because nothing made inside leaves as a tensor: every array of
+# the walk is a numpy copy (an inference tensor could not be used later where autograd records).
+@torch.inference_mode()
 def tile_walk(
     settings: Settings,
     head: int,
