@@ -159,6 +159,26 @@ def test_freeze_keeps_what_holds_no_tensor_and_rebuilds_what_does():
     assert float(got.labels[1][0][0][0]) == 1.0
 
 
+def test_reading_a_frozen_run_gives_the_same_numbers_and_leaves_it_read_only():
+    """frozen.reading(): the heads page's slice checks read the shared run without the per-op checks; the same
+    numbers as on the run before freezing, and the checks are back once the block ends."""
+    from lessons import heads as H
+
+    run = scenario.run(Settings(64, 4, 8, "none", 3, "en"))
+    shared = frozen.freeze(run)
+    assert H.block_slices(shared.model, shared.x, shared.trace.q_heads) == H.block_slices(
+        run.model, run.x, run.trace.q_heads
+    )
+    assert H.slice_numbers(shared.model, 1) == H.slice_numbers(run.model, 1)
+    with frozen.reading():
+        assert type(shared.x * 2) is torch.Tensor  # no check ran: a plain result
+    assert isinstance(shared.x * 2, torch.Tensor) and frozen.is_frozen(shared)
+    with pytest.raises(RuntimeError):
+        shared.x.add_(1)
+    with pytest.raises(RuntimeError):
+        shared.x[0, 0, 0] = 1.0
+
+
 def test_the_shared_masks_lab_objects_are_read_only_and_work_the_same():
     """pages/masks.py shares its run, its polarity-bug demo and its heatmaps (lessons.masks_lab) per settings."""
     s = Settings(16, 4, 5, "custom", 3, "en")

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from core.attention import MultiHeadAttention
+from core.frozen import reading
 from lessons.heads.heatmaps import signed_range
 from lessons.heatmap import Heatmap, Panel, Rect, readonly, text
 
@@ -36,10 +37,10 @@ def block_slices(
     `per_head` is the traced (B, h, T, d_k) tensor of that role (trace.q_heads for 'q').
     """
     layer = {"q": model.W_q, "k": model.W_k, "v": model.W_v}[role]
-    W = full_weight(model, role)  # (d_model, d_model)
     d_k = model.d_k
     out = []
-    with torch.no_grad():
+    with torch.no_grad(), reading():  # the shared run is only read, and only floats leave
+        W = full_weight(model, role)  # (d_model, d_model)
         for i in range(model.num_heads):
             cols = (i * d_k, (i + 1) * d_k)
             w_i, b_i = model.head_projection(role, i)  # (d_model, d_k), (d_k,)
@@ -63,13 +64,14 @@ def slice_check(slices: Sequence[BlockSlice]) -> dict[str, float]:
 def slice_numbers(model: MultiHeadAttention, head: int, *, rows: int = 4, cols: int = 4) -> dict[str, list]:
     """The first `rows` x `cols` numbers of head `head`'s block of the big W^Q beside the same of W_i^Q, column by
     column (6 decimals): the same numbers."""
-    W, w_i = full_weight(model, "q"), model.head_projection("q", head)[0].detach()  # (d_model, d_model), (.., d_k)
-    d_model, d_k = w_i.shape
-    n_rows, n_cols, c0 = min(d_model, rows), min(d_k, cols), head * d_k
     out = {}
-    for j in range(n_cols):
-        out[f"W^Q[:, {c0 + j}]"] = [f"{float(W[r, c0 + j]):.6f}" for r in range(n_rows)]
-        out[f"W_{head}^Q[:, {j}]"] = [f"{float(w_i[r, j]):.6f}" for r in range(n_rows)]
+    with reading():  # only strings leave
+        W, w_i = full_weight(model, "q"), model.head_projection("q", head)[0].detach()  # (d_model, d_model), (.., d_k)
+        d_model, d_k = w_i.shape
+        n_rows, n_cols, c0 = min(d_model, rows), min(d_k, cols), head * d_k
+        for j in range(n_cols):
+            out[f"W^Q[:, {c0 + j}]"] = [f"{float(W[r, c0 + j]):.6f}" for r in range(n_rows)]
+            out[f"W_{head}^Q[:, {j}]"] = [f"{float(w_i[r, j]):.6f}" for r in range(n_rows)]
     return out
 
 
