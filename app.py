@@ -32,7 +32,7 @@ from lessons.settings import (
     head_choices,
     settings_of,
 )
-from ui import classmode, reclaim, seam, url_state, walk_nav
+from ui import classmode, downloads, reclaim, seam, url_state, walk_nav
 from ui.cache import process_wide
 from ui.choice import HIDDEN_CSS, labelled
 from ui.code import WRAP_CSS
@@ -250,7 +250,7 @@ _pages = [
 _page = st.navigation(_pages)
 remember_page()  # the page shown, so that a setting's callback can tell a page change (ui.shell.rerun_parts)
 url_state.gate(_page.url_path)  # and the keys this page does not own
-SETTINGS_PART, PAGE_PART, NAV_PART = "settings", "page", "nav"  # the fragments' keys (st.rerun names them)
+SETTINGS_PART, PAGE_PART, NAV_PART, TAIL_PART = "settings", "page", "nav", "tail"  # the fragments' keys
 # Inside the settings' fragment, a fragment for each setting a step changes most (a class's follow of it reruns it
 # alone, with the page): the setting's key -> the fragment's key.
 STEP_PARTS = {"seq_len": "settings_seq_len", "seed": "settings_seed"}
@@ -258,6 +258,8 @@ STEP_PARTS = {"seq_len": "settings_seq_len", "seed": "settings_seed"}
 _NAVS = {"walkthrough": walk_nav.draw}
 _NAV_KEYS = {"walkthrough": walk_nav.SHOWN_KEYS}  # the URL keys each navigation shows
 _nav = _NAVS.get(_page.url_path)
+# A page's downloads section, below it (ui/downloads.py): in a fragment of its own, which a step reruns only while open.
+_tail = _page.url_path if _page.url_path in downloads.TAIL_PAGES else None
 _whole_page = _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page()
 _page_parts = (PAGE_PART, NAV_PART) if _nav else (PAGE_PART,)  # in the order they run: the page settles first
 # A whole-run page that reads no shared setting: its settings are a fragment all the same, and a step of one reruns
@@ -266,8 +268,19 @@ _page_parts = (PAGE_PART, NAV_PART) if _nav else (PAGE_PART,)  # in the order th
 _settings_alone = _whole_page and _page.url_path in SETTINGS_FREE_PAGES
 _whole_run_going = [True]  # this whole-app run has not ended; a fragment rerun after it finds the list emptied
 walk_nav.set_parts(None if _whole_page or not _nav else _page_parts)  # what its choices rerun
+
+
+def _open_tail() -> tuple[str, ...]:
+    """The downloads section's fragment when it is open: a setting's step must redraw it with the new run. Closed,
+    it is the same after the step and is not sent again (a closed expander sent again is a remount in the browser)."""
+    return (TAIL_PART,) if _tail is not None and not _whole_page and downloads.tail_open(_tail) else ()
+
+
 classmode.fragment_parts(  # what a same-page follow reruns
-    None if _whole_page else (SETTINGS_PART, *_page_parts), _NAV_KEYS.get(_page.url_path, frozenset()), STEP_PARTS
+    None if _whole_page else (SETTINGS_PART, *_page_parts),
+    _NAV_KEYS.get(_page.url_path, frozenset()),
+    STEP_PARTS,
+    _open_tail,
 )
 classmode.panel(_page.url_path, _lang)  # the sidebar's class section and a student's current question
 
@@ -282,14 +295,14 @@ def _rerun_page() -> None:
     sidebar's elements is sent to the browser again (each one it re-sends costs a render). On a page that reads no
     setting nothing more reruns than the step's own fragment."""
     if not _settings_alone:
-        _rerun(PAGE_PART)
+        _rerun(PAGE_PART, *_open_tail())
 
 
 def _rerun_settings_and_page() -> None:
     """A step of d_model, h or the mask: the settings (the heads offered, d_k, the mask's line), then the page (on a
     page that reads no setting, the settings alone: their own fragment)."""
     if not _settings_alone:
-        _rerun(SETTINGS_PART, PAGE_PART)
+        _rerun(SETTINGS_PART, PAGE_PART, *_open_tail())
 
 
 def _settings_alone_end() -> None:
@@ -392,6 +405,15 @@ def nav_part() -> None:
     relink_settings()
 
 
+@st.fragment(key=TAIL_PART)
+def tail_part() -> None:
+    """The page's downloads section (ui/downloads.py), below the page. Opening or closing it reruns only this; a step of
+    a setting reruns it only while it is open (_open_tail)."""
+    url_state.gate(_page.url_path)
+    if _tail is not None:
+        downloads.tail(_tail)
+
+
 # The navigation's place, above the page: a placeholder, which the navigation's own container replaces (no box more).
 _nav_box = st.empty() if _nav else None
 try:
@@ -407,6 +429,8 @@ try:
         if _nav is not None and _nav_box is not None:
             with _nav_box.container():
                 _nav(st.session_state["lang"])
+        if _tail is not None:
+            downloads.tail(_tail)
         _link_and_publish()
     else:
         # Two fragments, not one: a step that changes only the page re-sends only the page (benchmarks/README.md); the
@@ -417,5 +441,7 @@ try:
         if _nav_box is not None:
             with _nav_box:
                 nav_part()
+        if _tail is not None:
+            tail_part()
 finally:
     _whole_run_going.clear()  # also when the page stopped or reran early

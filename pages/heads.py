@@ -11,11 +11,9 @@ import i18n
 from charts import diagrams
 from core.accounting import totals_over_heads
 from lessons import heads as H
-from lessons import scenario
 from lessons.heads import MAX_PICK, PER_PAGE, page_of_heads
 from ui import heads_charts, url_state, work_queue
 from ui.cache import shared
-from ui.downloads import scenario_downloads
 from ui.heatmaps import show_heatmap
 from ui.linecharts import show_lines
 from ui.sections import lazy_tabs
@@ -28,8 +26,8 @@ t, s = ctx.t, ctx.settings
 d, h, T, d_k = s.d_model, s.num_heads, s.seq_len, s.d_k
 masked = s.mask != "none"
 # What depends only on these is computed once per server (ui/cache.py): a class shares settings.
-SK = (d, h, T, s.mask, s.seed, s.lang, ctx.custom_text)
-run = shared("run", SK, lambda: scenario.run(s, custom_text=ctx.custom_text))
+SK = ctx.key  # (d_model, h, T, mask, seed, lang, custom text): every page's
+run = ctx.run()
 toks = run.tokens
 TIMING_REPEATS = 5
 KEPT = "heads_kept"  # the page's values while the widgets showing them are in a closed tab
@@ -329,4 +327,4 @@ SECTION_BODIES = dict(zip(SECTIONS, BODIES))
 with tabs[open_id]:
     SECTION_BODIES[open_id]()
 
-scenario_downloads(ctx, run, page="heads")
+# The downloads section below: app.py draws it (ui/downloads.py TAIL_PAGES), in a fragment of its own.

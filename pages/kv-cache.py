@@ -16,7 +16,6 @@ from charts import lines
 from core.work_queue import Control
 from i18n import plain
 from lessons import kv_cache as K
-from lessons import scenario
 from lessons.heatmap import Text
 from ui import url_state, work_queue
 from ui.cache import shared
@@ -31,7 +30,7 @@ from ui.words import word
 ctx = page_context()
 t, s = ctx.t, ctx.settings
 d, h, T = s.d_model, s.num_heads, s.seq_len
-SK = (d, h, T, s.mask, s.seed, s.lang, ctx.custom_text)
+SK = ctx.key  # (d_model, h, T, mask, seed, lang, custom text): every page's
 KEPT = "kv_kept"  # the page's values while the widgets showing them are in a closed tab
 WIDGET_KEYS = tuple(k for k in K.URL_KEYS if k.name != "kv_tab")  # the tab id is ui.sections.lazy_tabs' own
 CHECKED = ":material/check_circle:"
@@ -100,7 +99,7 @@ open_id, tabs = lazy_tabs("kv_tab", SECTIONS, tab_label, ctx.lang, on_bad_url=on
 def sharing_section() -> None:
     def build() -> K.SharingView:
         # The MHA trace of these settings is the run every page shares (one model built, not two).
-        mha = shared("run", SK, lambda: scenario.run(s, custom_text=ctx.custom_text)).trace if kv_heads < h else None
+        mha = ctx.run().trace if kv_heads < h else None
         return K.sharing_view(s, kv_heads, custom_text=ctx.custom_text, mha=mha)
 
     shown = K.sharing_shown(shared("kv_sharing", (*SK, kv_heads), build))

@@ -15,7 +15,6 @@ from charts.lines import distance_chart
 from core import pretrained
 from i18n import plain
 from lessons import positions as L
-from lessons import scenario
 from lessons.url import Fix, as_url, key_range
 from ui import tables, url_state
 from ui.cache import shared
@@ -28,7 +27,7 @@ from ui.words import word
 
 ctx = page_context()
 t, s = ctx.t, ctx.settings
-SK = (s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang, ctx.custom_text)  # the same key as other pages
+SK = ctx.key  # (d_model, h, T, mask, seed, lang, custom text): every page's
 KEPT = "pos_kept"  # values of widgets drawn inside a tab, kept while their tab is closed
 # pos_model and pos_example are written to the URL by their widget's callback (their labels are translated, the
 # URL keeps the neutral value); the others are bound to their widget; the tab id is ui.sections.lazy_tabs' own.
@@ -141,7 +140,7 @@ def distance_lines(name: str, x, series: dict, height: int) -> None:
 # ---------------------------------------------------------------- the page
 st.markdown(f"# {t('page.positions')}\n\n{t('pos.intro')}")  # title and intro: one element, which no step changes
 values = settle()
-run = shared("run", SK, lambda: scenario.run(s, custom_text=ctx.custom_text))
+run = ctx.run()
 
 
 def bad_tab(given: str, used: str) -> None:

@@ -14,7 +14,6 @@ import i18n
 from charts import lines
 from core.limits import TILE_BLOCK_MAX, TILE_BLOCK_MIN
 from i18n import plain
-from lessons import scenario
 from lessons import softmax as L
 from ui import url_state
 from ui.cache import shared
@@ -28,8 +27,8 @@ from ui.words import word
 ctx = page_context()
 t, s = ctx.t, ctx.settings
 # The same key as the other pages' run (pages/heads.py): one run per settings for the whole server.
-SK = (s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang, ctx.custom_text)
-run = shared("run", SK, lambda: scenario.run(s, custom_text=ctx.custom_text))
+SK = ctx.key  # (d_model, h, T, mask, seed, lang, custom text): every page's
+run = ctx.run()
 
 SECTIONS = L.SECTIONS  # soft_tab
 KEPT = "soft_kept"  # the page's values while the widgets showing them are in a closed tab

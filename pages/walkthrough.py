@@ -17,17 +17,13 @@ from html import escape
 
 import streamlit as st
 
-from core.frozen import freeze
 from i18n import plain
-from lessons import scenario
 from lessons import walkthrough as W
 from lessons.heatmap import Heatmap
-from lessons.settings import Settings
 from lessons.url import Fix
 from ui import url_state, walk_nav
-from ui.cache import shared, shared_function
+from ui.cache import shared
 from ui.code import fenced
-from ui.downloads import scenario_downloads
 from ui.heatmaps import show_heatmap
 from ui.shell import page_context, url_values
 from ui.tables import show_table
@@ -37,16 +33,12 @@ ctx = page_context()
 t, s = ctx.t, ctx.settings
 
 
-@shared_function  # ui/cache.py: byte-bounded, shared by every session
-def computed(d_model: int, num_heads: int, seq_len: int, mask: str, seed: int, lang: str, custom_text: str | None):
-    """The run and its check against nn.MultiheadAttention, once per settings (a click on a cell or a
-    step change reruns the page, and need not recompute them). Shared by every session, so frozen:
-    an in-place write into any of its tensors raises instead of changing another student's page."""
-    run = scenario.run(Settings(d_model, num_heads, seq_len, mask, seed, lang), custom_text=custom_text)
-    return freeze((run, W.reference_check(run)))
-
-
-run, check = computed(s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang, ctx.custom_text)
+# The run is every page's (ui.shell.PageContext.run), and its check against nn.MultiheadAttention is computed once per
+# settings: a click on a cell or a step change reruns the page and needs neither again. Both are shared by every
+# session (ui/cache.py), so frozen: an in-place write into any of their tensors raises instead of changing another
+# student's page.
+run = ctx.run()
+check = shared("walk.check", ctx.key, lambda: W.reference_check(run))
 T, h, d_k = s.seq_len, s.num_heads, s.d_k
 PER_PAGE = W.heads_per_page(T)
 N_PAGES = W.head_pages(h, T)
@@ -82,7 +74,7 @@ def settle() -> list[str]:
 
 
 # ------------------------------------------------------------------ drawing helpers
-SETTINGS_KEY = (s.d_model, h, T, s.mask, s.seed, s.lang, ctx.custom_text)
+SETTINGS_KEY = ctx.key  # (d_model, h, T, mask, seed, lang, custom text): every page's
 PRESENT = False  # set below, once the view is known
 FONT_SCALE = 1.6  # the presenter view: every text of a chart (tick labels included) 1.6 times larger
 
@@ -441,4 +433,4 @@ if view != "step":  # the one-step view says it in the step's text (check_markdo
         st.success(word(W.reference_text(check), t), icon=":material/verified:")
     else:
         st.error(word(W.reference_text(check), t), icon=":material/error:")
-scenario_downloads(ctx, run, page="walkthrough")
+# The downloads section below: app.py draws it (ui/downloads.py TAIL_PAGES), in a fragment of its own.

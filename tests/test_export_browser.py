@@ -7,8 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
-from conftest import open_app, wait_idle
+from conftest import open_app, sidebar_slider, wait_idle
 from playwright.sync_api import expect
+from waits import wait_quiet
+from wire import SIDEBAR, delta_paths
 
 from core.attention import AttentionTrace
 from lessons import export, scenario
@@ -67,3 +69,38 @@ def test_downloaded_npz_json_and_csv_reload_to_the_traced_tensors(page, server):
     assert list(frame.columns)[:2] == ["0:the", "1:cat"]
     assert download(page, "All tensors (.npz)")[0] == first_npz  # still served after the fragment's rerun
     expect(page.locator("[data-testid=stException]")).to_have_count(0)
+
+
+def test_a_step_of_seq_len_leaves_the_closed_section_and_redraws_the_open_one(page, server):
+    """The section is below the page in a fragment of its own (app.py tail_part): closed, a step of seq_len sends
+    nothing into it (the same closed expander stays); open, the step redraws it with the new run, and its files are
+    that run's tensors."""
+    paths = delta_paths(page)
+    open_app(page, server, "walkthrough", **SETTINGS)
+    section = page.get_by_text("Download the tensors", exact=True)
+    expect(section).to_be_visible()
+    drawn = {p[1] for p in paths if len(p) > 1 and p[0] != SIDEBAR}
+    tail = max(drawn)  # the main area's last block: the section, below the page
+
+    def step(seq_len: int) -> set[int]:
+        """seq_len one notch up; the main area's top-level blocks the answer drew into."""
+        paths.clear()
+        thumb = sidebar_slider(page, 2)
+        thumb.focus()
+        page.keyboard.press("ArrowRight")
+        expect(page.get_by_text(f"(1, {seq_len}, 32)").first).to_be_visible()  # X's shape: the page has the step
+        wait_idle(page)
+        wait_quiet(page)
+        return {p[1] for p in paths if len(p) > 1 and p[0] != SIDEBAR}
+
+    assert tail not in step(7)  # closed: not sent again
+    expect(section).to_be_visible()
+    open_section(page)
+    expect(page.get_by_text("has shape (1, 4, 7, 7)").first).to_be_visible()
+    assert tail in step(8)  # open: redrawn with the new run
+    expect(page.get_by_text("has shape (1, 4, 8, 8)").first).to_be_visible()
+    data, name = download(page, "All tensors (.npz)")
+    assert name == "attention_d32_h4_T8_causal_seed12.npz"
+    run = scenario.run(sanitize({**SETTINGS, "seq_len": 8})[0])
+    with np.load(io.BytesIO(data), allow_pickle=False) as z:
+        assert torch.equal(torch.from_numpy(z["weights"]), run.trace.weights)

@@ -31,14 +31,14 @@ from lessons import walkthrough as W
 # chosen pill says it); the fragment's own container: 7 elements and 3 containers. A drawn step: heading, formula,
 # where the code comes from and the code (a fenced block) in one markdown element, then its text, shapes, the shape
 # pipeline and the live check against PyTorch in one more.
-WALK_VIEWS = {(("walk_step", name),): 6 for name in W.STEP_NAMES}  # the page's fragment: see STEP_SENT below
-WALK_VIEWS[(("walk_step", "concat"),)] = 7  # + its check
-WALK_VIEWS[(("walk_step", "split"),)] = 10  # + the role choice, the heads' band and the check
-WALK_VIEWS[(("walk_view", "present"), ("walk_step", "scores"))] = 13
+WALK_VIEWS = {(("walk_step", name),): 5 for name in W.STEP_NAMES}  # the page's fragment: see STEP_SENT below
+WALK_VIEWS[(("walk_step", "concat"),)] = 6  # + its check
+WALK_VIEWS[(("walk_step", "split"),)] = 9  # + the role choice, the heads' band and the check
+WALK_VIEWS[(("walk_view", "present"), ("walk_step", "scores"))] = 12
 # ten steps' formula, code, text, shape and button; the rule between two steps inside the next one's markdown (the
 # cell's story after step 8 set apart by its expander's border)
-WALK_VIEWS[(("walk_view", "all"),)] = 35
-WALK_VIEWS[(("walk_step", "softmax"), ("walk_drill", "true"))] = 18  # the cell's story open
+WALK_VIEWS[(("walk_view", "all"),)] = 34
+WALK_VIEWS[(("walk_step", "softmax"), ("walk_drill", "true"))] = 17  # the cell's story open
 # What a step of seq_len or the seed sends on each walkthrough view: the page's fragment alone (the choosers'
 # fragment is not rerun).
 STEP_SENT = {("walkthrough", extra): pin for extra, pin in WALK_VIEWS.items()}
@@ -47,8 +47,11 @@ STEP_SENT = {("walkthrough", extra): pin for extra, pin in WALK_VIEWS.items()}
 # app.py's two notice boxes (display options, class mode).
 CHOOSERS = {"step": 10, "present": 11, "all": 11}
 NOTICES = 2
+# Below the page, the downloads section's fragment (app.py tail_part): its box and the closed expander; a step of
+# seq_len or the seed does not send them again.
+TAIL = 2
 PINS = {
-    **{key: pin + CHOOSERS[dict(key[1]).get("walk_view", "step")] + NOTICES for key, pin in STEP_SENT.items()},
+    **{key: pin + CHOOSERS[dict(key[1]).get("walk_view", "step")] + NOTICES + TAIL for key, pin in STEP_SENT.items()},
     # positions: the title and intro one markdown element
     ("positions", (("pos_tab", "rope"),)): 34,
     # widgets in one row container; the table with its notes one element, the kinds' formulas one more (unchanged by a
@@ -121,11 +124,17 @@ def test_a_view_sends_few_elements_and_containers(page, extra):
     assert elements + containers <= PINS[(page, extra)], f"{page} {extra}: {elements} elements + {containers} boxes"
 
 
-def page_part_sent(at) -> tuple[int, int]:
-    """(elements, containers) of the page's fragment, the last block of the main area (app.py draws it last; the
-    choosers' fragment, drawn after it, takes a place kept above it): what a step of seq_len or the seed sends."""
+def page_block(at):
+    """The page's fragment: the last block of the main area but the downloads section's below it (app.py draws the
+    page, then that section; the choosers' fragment, drawn after the page, takes a place kept above it)."""
     main = at._tree.children[0]
-    return counted([main.children[max(main.children)]])
+    return main.children[sorted(main.children)[-2]]
+
+
+def page_part_sent(at) -> tuple[int, int]:
+    """(elements, containers) of the page's fragment: what a step of seq_len or the seed sends (the downloads
+    section, closed, is not sent again)."""
+    return counted([page_block(at)])
 
 
 @pytest.mark.app
@@ -139,9 +148,8 @@ def test_a_walkthrough_step_of_seq_len_sends_the_page_and_none_of_its_choosers(p
     assert elements + containers <= STEP_SENT[(page, extra)], f"{extra}: {elements} elements + {containers} boxes"
     chooser_keys = {"walk_view", "walk_view_shown", "walk_step", "walk_step_shown", "walk_prev", "walk_next"}
     assert chooser_keys <= {str(w.key) for w in (*at.button_group, *at.button)}  # drawn, and
-    main = at._tree.children[0]
     in_page = set()
-    stack = [main.children[max(main.children)]]
+    stack = [page_block(at)]
     while stack:
         node = stack.pop()
         in_page.add(str(getattr(node, "key", None)))

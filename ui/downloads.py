@@ -15,16 +15,30 @@ import streamlit as st
 
 from lessons import export
 from lessons.export import TensorSet
+from ui.shell import PageContext, current_settings
+
+# The pages whose end is the downloads section of the shared settings' run. app.py draws it below the page in a
+# fragment of its own, which a step of a setting reruns only while the section is open: closed, it is the same
+# element after the step, and a closed expander sent again costs the browser a remount (benchmarks/README.md,
+# 2026-12-05, "The downloads section below the page").
+TAIL_PAGES = ("walkthrough", "heads")
 
 
-def scenario_downloads(ctx, run, *, page: str) -> None:
-    """For a page that shows lessons.scenario.run(...) (walkthrough, heads)."""
+def tail(page: str) -> None:
+    """The downloads section at the end of `page` (one of TAIL_PAGES), for the shared settings' run: the pages' own
+    cached one (ui.shell.PageContext.run), read only while the section is open."""
+    ctx = PageContext(current_settings())
     _section(
-        lambda: export.from_scenario(run, ctx.custom_text, page=page, app_url=st.context.url),
+        lambda: export.from_scenario(ctx.run(), ctx.custom_text, page=page, app_url=st.context.url),
         ctx.t,
         key=f"{page}_export",
         stem=export.file_stem(ctx.settings),
     )
+
+
+def tail_open(page: str) -> bool:
+    """The section at the end of `page` is open (a step of a setting must redraw it with the new run)."""
+    return bool(st.session_state.get(f"{page}_export_open"))
 
 
 def lab_downloads(ctx, lab_run) -> None:

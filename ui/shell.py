@@ -20,10 +20,13 @@ import torch
 
 import i18n
 from core.limits import MAX_GRID_CHARS
+from lessons import scenario
 from lessons.export import GRID_PARAM  # the lab's URL parameter for the hand-drawn grid
 from lessons.limits import too_long
+from lessons.scenario import Scenario
 from lessons.settings import SETTING_KEYS, Settings, sanitize
 from ui import page_memory, seam
+from ui.cache import shared
 
 APP_PATH = Path(__file__).resolve().parent.parent / "app.py"
 # The Masks lab's hand-drawn grid ('10.11' rows), kept for the other pages of the session.
@@ -54,6 +57,17 @@ class PageContext:
         if too_long(url, MAX_GRID_CHARS):  # refused (the Masks lab says so): never parsed nor cached
             url = None
         return st.session_state.get(CUSTOM_MASK_KEY) or url or None
+
+    @property
+    def key(self) -> tuple:
+        """The settings as a cache key (ui.cache.shared): what a value computed from the shared settings depends on."""
+        s = self.settings
+        return (s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang, self.custom_text)
+
+    def run(self) -> Scenario:
+        """The shared settings' run, once for the whole server (ui.cache key "run"): the pages that show it, and the
+        downloads section below two of them (ui/downloads.py), read the same one."""
+        return shared("run", self.key, lambda: scenario.run(self.settings, custom_text=self.custom_text))
 
 
 def keep_grid_in_url() -> None:
