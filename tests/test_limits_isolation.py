@@ -179,6 +179,62 @@ def test_reading_a_frozen_run_gives_the_same_numbers_and_leaves_it_read_only():
         shared.x[0, 0, 0] = 1.0
 
 
+def _writable_aliases(value, shared_ptrs: set[int]) -> list[str]:
+    """Where `value` holds a writable array or tensor on the memory of one of `shared_ptrs` (storage data pointers)."""
+    import dataclasses
+
+    import numpy as np
+
+    found, stack, seen = [], [(value, "view")], set()
+    while stack:
+        obj, where = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, torch.Tensor):
+            if obj.untyped_storage().data_ptr() in shared_ptrs and not frozen.is_frozen(obj):
+                found.append(where)
+        elif isinstance(obj, np.ndarray):
+            base = obj
+            while isinstance(base.base, np.ndarray):
+                base = base.base
+            start = base.__array_interface__["data"][0]
+            if obj.flags.writeable and any(start <= p < start + max(base.nbytes, 1) for p in shared_ptrs):
+                found.append(where)
+        elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+            stack += [(getattr(obj, f.name), f"{where}.{f.name}") for f in dataclasses.fields(obj)]
+        elif isinstance(obj, (tuple, list)):
+            stack += [(x, f"{where}[{i}]") for i, x in enumerate(obj)]
+        elif isinstance(obj, dict) or hasattr(obj, "items") and not isinstance(obj, str):
+            stack += [(v, f"{where}[{k!r}]") for k, v in obj.items()]
+    return found
+
+
+@pytest.mark.parametrize("mask", ["none", "causal"])
+def test_what_reads_the_shared_run_unchecked_hands_out_no_writable_part_of_it(mask):
+    """The lessons that read the shared run inside frozen.reading() (no per-op checks there): what they return holds
+    no writable tensor or array on the run's memory, and the run is unchanged and still read-only."""
+    from lessons import heads as H
+
+    s = Settings(64, 4, 8, mask, 3, "en")
+    shared = frozen.freeze(scenario.run(s))
+    before = {n: getattr(shared.trace, n).clone() for n in ("weights", "output", "q_heads")}
+    tensors = [shared.x, *(getattr(shared.trace, n) for n in ("weights", "output", "q_heads", "k_heads"))]
+    tensors += [b for b in shared.model.buffers()]
+    ptrs = {t.untyped_storage().data_ptr() for t in tensors}
+    for view in (
+        H.block_slices(shared.model, shared.x, shared.trace.q_heads),
+        H.slice_numbers(shared.model, 1),
+    ):
+        assert _writable_aliases(view, ptrs) == []
+    with frozen.reading():  # what the check is for: a view made inside is writable
+        leaks = (shared.x[0, :2].numpy(), shared.trace.weights[0, 1].detach())
+    assert _writable_aliases(leaks, ptrs) == ["view[1]", "view[0]"]
+    assert frozen.is_frozen(shared)
+    for n, t in before.items():
+        assert torch.equal(getattr(shared.trace, n), t), n
+
+
 def test_the_shared_masks_lab_objects_are_read_only_and_work_the_same():
     """pages/masks.py shares its run, its polarity-bug demo and its heatmaps (lessons.masks_lab) per settings."""
     s = Settings(16, 4, 5, "custom", 3, "en")
