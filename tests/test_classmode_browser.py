@@ -268,6 +268,18 @@ def test_a_follow_on_the_same_page_resends_no_sidebar_element(browser, server):
         expect(seed_box).to_have_value("5")
         resent = not_polls()
         assert 0 < len(resent) <= 2, sorted(resent)
+        # The downloads section below the page, opened by the student: a followed step redraws it with the new run
+        # (closed, as above, it is not re-sent).
+        section = sp.get_by_text("Download the tensors", exact=True)
+        section.scroll_into_view_if_needed()
+        section.click()
+        expect(sp.get_by_text(re.compile(r"has shape \(1, \d+, 7, 7\)")).first).to_be_visible()
+        idle(sp)
+        paths.clear()
+        tp.goto(walk + "&walk_step=scores&seq_len=8&seed=5")
+        idle(tp)
+        expect(sp.get_by_text(re.compile(r"has shape \(1, \d+, 8, 8\)")).first).to_be_visible()
+        assert len(main_blocks()) == 2, main_blocks()  # the page, and the section below it
         # A followed d_model: every setting is re-sent (the heads offered, d_k), the others keep the teacher's values.
         paths.clear()
         tp.goto(walk + "&walk_step=scores&seq_len=7&seed=5&d_model=128")
