@@ -31,14 +31,24 @@ def tail(page: str) -> None:
     _section(
         lambda: export.from_scenario(ctx.run(), ctx.custom_text, page=page, app_url=st.context.url),
         ctx.t,
-        key=f"{page}_export",
+        key=_tail_key(page),
         stem=export.file_stem(ctx.settings),
     )
 
 
 def tail_open(page: str) -> bool:
     """The section at the end of `page` is open (a step of a setting must redraw it with the new run)."""
-    return bool(st.session_state.get(f"{page}_export_open"))
+    return bool(st.session_state.get(_open_key(_tail_key(page))))
+
+
+def _tail_key(page: str) -> str:
+    """The keys of `page`'s section start with this (its widgets and its expander's open state)."""
+    return f"{page}_export"
+
+
+def _open_key(key: str) -> str:
+    """The session-state key of a section's expander (open or closed)."""
+    return f"{key}_open"
 
 
 def lab_downloads(ctx, lab_run) -> None:
@@ -61,8 +71,8 @@ def lab_downloads(ctx, lab_run) -> None:
 def _section(build: Callable[[], TensorSet], t, *, key: str, stem: str, note: str | None = None) -> None:
     # A lazy expander: closed (as it is on every slider step), it is one element. Its buttons and
     # pickers cost the browser work on every redraw even while hidden, so they and the
-    # tensor set exist only while it is open; opening it reruns the page.
-    box = st.expander(t("export.title"), icon=":material/download:", key=f"{key}_open", on_change="rerun")
+    # tensor set exist only while it is open; opening it reruns what it is drawn in (the page, or its own fragment).
+    box = st.expander(t("export.title"), icon=":material/download:", key=_open_key(key), on_change="rerun")
     if not box.open:
         return
     ts = build()
