@@ -289,22 +289,35 @@ def build_model(
     return model
 
 
-SHARED_MODELS = 2  # shared_model keeps this many (4.2 MB each at 512); core/reference keeps their twins alike
+# shared_model keeps this many (4.2 MB each at 512); core/reference keeps their twins alike. Four: a page may read
+# two at once (the kv-cache page's GQA model beside the MHA's, the heads page's one-head model beside the run's) and
+# the Masks lab's fill may differ from the walkthrough's, so two were evicted by every second page's step.
+SHARED_MODELS = 4
 
 
-def shared_model(d_model: int, num_heads: int, seed: int, fill_value: float = SEED_FILL_VALUE) -> MultiHeadAttention:
-    """build_model's MHA, read-only (core/frozen.py), kept for the last SHARED_MODELS (d_model, h, seed, fill_value).
+def shared_model(
+    d_model: int,
+    num_heads: int,
+    seed: int,
+    fill_value: float = SEED_FILL_VALUE,
+    *,
+    num_kv_heads: int | None = None,
+) -> MultiHeadAttention:
+    """build_model's model (bias on), read-only (core/frozen.py), kept for the last SHARED_MODELS
+    (d_model, h, seed, fill_value, h_kv).
 
     The model does not depend on T or the mask, and a class steps seq_len most: building it again for every new T
     (the layers, a copy of the draw, then the frozen copy of that) was ~3 ms of a 512/16/32 walkthrough step's
     server run, and its torch twin (core/reference.py, kept with it) ~1.5 ms more (benchmarks/README.md). Read-only
-    because it is shared: by every run of these settings and by every session of the server."""
-    return _shared_model(int(d_model), int(num_heads), int(seed), float(fill_value))  # one key however it is called
+    because it is shared: by every run of these settings and by every session of the server. Not for a timing: its
+    every op goes through core/frozen's checks (lessons/*/timing.py build their own)."""
+    kv = None if num_kv_heads is None or int(num_kv_heads) == int(num_heads) else int(num_kv_heads)
+    return _shared_model(int(d_model), int(num_heads), int(seed), float(fill_value), kv)  # one key however called
 
 
 @functools.lru_cache(maxsize=SHARED_MODELS)
-def _shared_model(d_model: int, num_heads: int, seed: int, fill_value: float) -> MultiHeadAttention:
-    model = build_model(d_model, num_heads, seed, fill_value=fill_value)
+def _shared_model(d_model: int, num_heads: int, seed: int, fill_value: float, kv: int | None) -> MultiHeadAttention:
+    model = build_model(d_model, num_heads, seed, fill_value=fill_value, num_kv_heads=kv)
     freeze_module(model)  # in place
     return model
 

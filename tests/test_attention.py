@@ -805,3 +805,26 @@ def test_a_writable_models_twin_is_made_again_and_sees_a_change():
     assert not torch.equal(first.out_proj.weight, model.W_o.weight)
     with torch.no_grad():
         assert max_abs_diff(torch_reference(model, x, x, x)[0], model(x, x, x)) < 1e-5
+
+
+def test_the_labs_and_the_gqa_pages_read_the_kept_read_only_model():
+    """The Masks lab's run and the GQA model take core.attention.shared_model too: a step of T builds no model (a
+    512/16 model was ~3 ms of the lab's step), h_kv = h is the MHA's own key, and the GQA model holds build_model's
+    numbers, read-only."""
+    from core.attention import shared_model
+    from core.frozen import ReadOnlyError, is_frozen
+    from core.masks import FILL_VALUES
+    from lessons import masks_lab as lab
+    from lessons.settings import Settings
+
+    runs = [lab.run_lab(Settings(64, 4, T, "causal", 31, "en"), lab.LabSetup(("causal",), T, T)) for T in (5, 6)]
+    assert runs[0].model is runs[1].model is shared_model(64, 4, 31, FILL_VALUES["-1e9"])
+    inf = lab.run_lab(Settings(64, 4, 5, "causal", 31, "en"), lab.LabSetup(("causal",), 5, 5, fill="-inf"))
+    assert inf.model is not runs[0].model and inf.model.fill_value == float("-inf")
+    assert shared_model(64, 4, 31, num_kv_heads=4) is shared_model(64, 4, 31)  # h_kv = h: the MHA, one key
+    gqa, built = shared_model(64, 4, 31, num_kv_heads=2), build_model(64, 4, 31, num_kv_heads=2)
+    assert is_frozen(gqa) and gqa.num_kv_heads == 2
+    for name, tensor in built.state_dict().items():
+        assert torch.equal(gqa.state_dict()[name], tensor), name
+    with pytest.raises(ReadOnlyError):
+        gqa.W_k.weight.add_(1.0)

@@ -71,8 +71,10 @@ def test_every_mask(tab, mask):
         found = re.search(r"max abs difference ([0-9.e+-]+) \((\d+) rows", texts(at))
         assert found and int(found.group(2)) == view.sdpa_rows_compared
         assert float(found.group(1)) <= 1e-6 and view.sdpa_max_abs_diff <= 1e-6
-        # the page passes the shared run's MHA trace: the leaders' check must read the same as the lesson's own
-        assert f"weights equal the MHA's (max abs difference {view.leaders_max_abs_diff:.2e})" in texts(at)
+        # the page passes the shared run's MHA trace: the leaders' check reads as the lesson's own, to the same last
+        # bits' freedom (the GQA model's narrower K/V products round apart by 1 ulp at some thread counts)
+        leaders = re.search(r"weights equal the MHA's \(max abs difference ([0-9.e+-]+)\)", texts(at))
+        assert leaders and float(leaders.group(1)) <= K.SDPA_ATOL and view.leaders_max_abs_diff <= K.SDPA_ATOL
         assert view.leaders_equal and not at.error
 
 

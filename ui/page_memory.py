@@ -28,6 +28,7 @@ import torch
 
 PAGE_VALUE_BYTES = 16 * 1024  # a page-level value larger than this is dropped when the page's run ends
 _KEEP_TYPES = (types.ModuleType, type, types.FunctionType, types.BuiltinFunctionType, types.MethodType)
+_SCALARS = frozenset({int, float, bool, complex, type(None)})
 _local = threading.local()  # per script thread: the namespaces of the pages this run has drawn
 
 
@@ -58,6 +59,10 @@ def release() -> int:
 def _larger_than(value, limit: int) -> bool:
     """Does `value` hold more than `limit` bytes (tensor storages, arrays, objects)? Stops as soon as it
     does, so a model or a run costs a few steps, not a walk over all of it (core/sizes.nbytes would)."""
+    if type(value) in _SCALARS:  # most of a page's names (its sizes, flags and keys): nothing to walk
+        return False
+    if type(value) in (str, bytes):
+        return sys.getsizeof(value) > limit
     total, seen, stack = 0, set(), [value]
     while stack:
         obj = stack.pop()

@@ -12,7 +12,7 @@ import numpy as np
 import torch
 
 from core.accounting import BYTES_PER_FLOAT16, BYTES_PER_FLOAT32, kv_cache_bytes, preset_cache_bytes
-from core.attention import build_input, build_model
+from core.attention import build_input, shared_model
 from core.kv_cache import decode_all, head_groups
 from lessons.heatmap import Text, text
 from lessons.kv_cache.keys import CONTEXT_CHOICES, MODEL_CHOICES, OURS, PRESET_SLUGS, attention_kind, gqa_value
@@ -144,7 +144,7 @@ def memory_view(settings: Settings, kv_heads: int, model: str, context: int) -> 
     contexts.setflags(write=False)
     shown = contexts <= max_context if max_context is not None else np.ones(len(contexts), dtype=bool)
     shown.setflags(write=False)
-    ours = build_model(settings.d_model, h, settings.seed, num_kv_heads=kv_heads)
+    ours = shared_model(settings.d_model, h, settings.seed, num_kv_heads=kv_heads)  # read-only: the cache is its own
     # A real cache, filled by one prefill step of the shared input (the same rows as T single steps, one pass).
     _, _, cache = decode_all(ours, build_input(1, T, settings.d_model, settings.seed), prefill=T)
     return MemoryView(

@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from core.accounting import BYTES_PER_FLOAT32, kv_sharing_over_heads
-from core.attention import AttentionTrace, MultiHeadAttention, build_input, build_model
+from core.attention import AttentionTrace, MultiHeadAttention, build_input, shared_model
 from core.kv_cache import head_groups
 from core.validation import divisors
 from lessons.heatmap import Heatmap, Panel, Text, readonly, text
@@ -126,7 +126,7 @@ def sharing_view(
     group = h // kv_heads
     kv_head_of = tuple(i // group for i in range(h))
     d_k = settings.d_k
-    model = build_model(d_model, h, settings.seed, num_kv_heads=kv_heads)
+    model = shared_model(d_model, h, settings.seed, num_kv_heads=kv_heads)  # read-only, kept for a step of T
     x = build_input(1, T, d_model, settings.seed)  # (1, T, d_model)
     mask = settings_mask(settings.mask, T, T, custom_text)
     output, trace = model.forward_with_trace(x, x, x, mask)
@@ -136,7 +136,7 @@ def sharing_view(
         leaders_diff = 0.0  # the MHA model itself
     else:
         if mha is None:
-            _, mha = build_model(d_model, h, settings.seed).forward_with_trace(x, x, x, mask)
+            _, mha = shared_model(d_model, h, settings.seed).forward_with_trace(x, x, x, mask)
         if tuple(mha.weights.shape) != (1, h, T, T):
             raise ValueError(
                 f"mha must be the MHA trace of these settings: weights (1, {h}, {T}, {T}), "

@@ -7,7 +7,7 @@ from typing import TypedDict
 
 import torch
 
-from core.attention import MultiHeadAttention, build_input, build_model
+from core.attention import MultiHeadAttention, build_input, shared_model
 from core.masks import FILL_VALUES, causal_mask, flip_polarity
 from lessons.settings import Settings
 from lessons.tokens import tokens as sentence_tokens
@@ -67,7 +67,7 @@ def polarity_bug(settings: Settings, fill: str, model: MultiHeadAttention | None
     settings' model with this fill value when the caller has it (a run of the lab), else built here."""
     T = settings.seq_len
     if model is None or model.fill_value != FILL_VALUES[fill]:
-        model = build_model(settings.d_model, settings.num_heads, settings.seed, fill_value=FILL_VALUES[fill])
+        model = shared_model(settings.d_model, settings.num_heads, settings.seed, FILL_VALUES[fill])
     x = build_input(1, T, settings.d_model, settings.seed)  # (1, T, d_model)
     intended = causal_mask(T)  # (1, 1, T, T) True = keep
     stored = flip_polarity(intended)  # True = blocked, as nn.MultiheadAttention expects

@@ -10,7 +10,7 @@ from typing import TypedDict
 import torch
 import torch.nn.functional as F
 
-from core.attention import AttentionTrace, MultiHeadAttention, build_input, build_model
+from core.attention import AttentionTrace, MultiHeadAttention, build_input, shared_model
 from core.limits import SEQ_LEN_MAX, SEQ_LEN_MIN, T_K_MAX, T_K_MIN, check_range
 from core.masks import FILL_VALUES, full_grid, fully_blocked_rows, mask_to_text
 from core.reference import max_abs_diff, torch_reference
@@ -90,7 +90,8 @@ def run_lab(settings: Settings, setup: LabSetup) -> LabRun:
             raise ValueError("a padding mask needs the real lengths")
         lengths = [min(max(int(n), 0), T_k) for n in setup.lengths]
     mask = assemble_mask(setup.parts, T_q, T_k, lengths, setup.custom_grid)
-    model = build_model(settings.d_model, settings.num_heads, settings.seed, fill_value=FILL_VALUES[setup.fill])
+    # read-only and shared (core.attention.shared_model): a step of T, or another choice of masks, builds no model
+    model = shared_model(settings.d_model, settings.num_heads, settings.seed, FILL_VALUES[setup.fill])
     x = build_input(B, T_q, settings.d_model, settings.seed)  # (B, T_q, d_model); sequence 0 is the shared X
     kv = build_input(B, T_k, settings.d_model, settings.seed + CROSS_SEED_OFFSET) if setup.cross else x
     with torch.no_grad():
