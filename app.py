@@ -32,7 +32,7 @@ from lessons.settings import (
     head_choices,
     settings_of,
 )
-from ui import classmode, downloads, reclaim, seam, url_state, walk_nav
+from ui import classmode, downloads, reclaim, seam, url_state, walk_drill, walk_nav
 from ui.cache import process_wide
 from ui.choice import HIDDEN_CSS, labelled
 from ui.code import WRAP_CSS
@@ -260,6 +260,10 @@ _NAV_KEYS = {"walkthrough": walk_nav.SHOWN_KEYS}  # the URL keys each navigation
 _nav = _NAVS.get(_page.url_path)
 # A page's downloads section, below it (ui/downloads.py): in a fragment of its own, which a step reruns only while open.
 _tail = _page.url_path if _page.url_path in downloads.TAIL_PAGES else None
+# What a page draws in that fragment above its downloads, and when it must be redrawn (open, or a follow changed a key
+# it shows): the walkthrough's cell's story (ui/walk_drill.py).
+_ABOVE_TAIL = {"walkthrough": (walk_drill.section, walk_drill.is_open, walk_drill.RERUN_KEYS)}
+_above_tail = _ABOVE_TAIL.get(_page.url_path) if _tail is not None else None
 _whole_page = _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page()
 _page_parts = (PAGE_PART, NAV_PART) if _nav else (PAGE_PART,)  # in the order they run: the page settles first
 # A whole-run page that reads no shared setting: its settings are a fragment all the same, and a step of one reruns
@@ -267,13 +271,21 @@ _page_parts = (PAGE_PART, NAV_PART) if _nav else (PAGE_PART,)  # in the order th
 # containers) is not run or sent again. Such a step waits for a training to end instead of stopping it.
 _settings_alone = _whole_page and _page.url_path in SETTINGS_FREE_PAGES
 _whole_run_going = [True]  # this whole-app run has not ended; a fragment rerun after it finds the list emptied
-walk_nav.set_parts(None if _whole_page or not _nav else _page_parts)  # what its choices rerun
+# What its choices rerun: the page, the navigation, and below the page (a view or step shows or hides the cell's story)
+walk_nav.set_parts(None if _whole_page or not _nav else (*_page_parts, *((TAIL_PART,) if _above_tail else ())))
 
 
-def _open_tail() -> tuple[str, ...]:
-    """The downloads section's fragment when it is open: a setting's step must redraw it with the new run. Closed,
-    it is the same after the step and is not sent again (a closed expander sent again is a remount in the browser)."""
-    return (TAIL_PART,) if _tail is not None and not _whole_page and downloads.tail_open(_tail) else ()
+def _open_tail(changed: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The fragment below the page when a section in it is open (a setting's step must redraw it with the new run), or
+    when a class's follow `changed` a key it shows. Closed, it is the same after the step and is not sent again (a
+    closed expander sent again is a remount in the browser)."""
+    if _tail is None or _whole_page:
+        return ()
+    opened = downloads.tail_open(_tail)
+    if _above_tail is not None:
+        _, is_open, keys = _above_tail
+        opened = opened or is_open() or bool(changed & keys)
+    return (TAIL_PART,) if opened else ()
 
 
 classmode.fragment_parts(  # what a same-page follow reruns
@@ -405,13 +417,20 @@ def nav_part() -> None:
     relink_settings()
 
 
-@st.fragment(key=TAIL_PART)
-def tail_part() -> None:
-    """The page's downloads section (ui/downloads.py), below the page. Opening or closing it reruns only this; a step of
-    a setting reruns it only while it is open (_open_tail)."""
-    url_state.gate(_page.url_path)
+def _draw_tail() -> None:
+    """Below the page: what the page draws there (_ABOVE_TAIL), then its downloads section (ui/downloads.py)."""
+    if _above_tail is not None:
+        _above_tail[0]()
     if _tail is not None:
         downloads.tail(_tail)
+
+
+@st.fragment(key=TAIL_PART)
+def tail_part() -> None:
+    """Below the page, in a fragment: its sections' own widgets (opening or closing one, the cell's choices) rerun only
+    this; a step of a setting reruns it only while a section is open (_open_tail)."""
+    url_state.gate(_page.url_path)
+    _draw_tail()
 
 
 # The navigation's place, above the page: a placeholder, which the navigation's own container replaces (no box more).
@@ -429,8 +448,7 @@ try:
         if _nav is not None and _nav_box is not None:
             with _nav_box.container():
                 _nav(st.session_state["lang"])
-        if _tail is not None:
-            downloads.tail(_tail)
+        _draw_tail()
         _link_and_publish()
     else:
         # Two fragments, not one: a step that changes only the page re-sends only the page (benchmarks/README.md); the

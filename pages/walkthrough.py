@@ -7,10 +7,10 @@ heads), walk_head / walk_i / walk_j (the followed cell), walk_cellcharts (the ce
 walk_drill (the cell's story open): lessons.walkthrough.URL_KEYS.
 
 Speed: a view draws the charts of ONE step (the chosen one; in the all-steps view the others
-keep their formula, code and shape, and draw their tensors on a click), and the drill-down tells its story
-in text and a table, its charts one toggle away. The heatmaps are plain data (lessons.heatmap.Heatmap)
-built once per settings and choices for the whole server (ui.cache.shared) and drawn by
-ui.heatmaps.show_heatmap, the one heatmap route.
+keep their formula, code and shape, and draw their tensors on a click); the drill-down (ui/walk_drill.py,
+below the page in a fragment of its own) tells one cell's story in text and a table, its charts one toggle
+away. The heatmaps are plain data (lessons.heatmap.Heatmap) built once per settings and choices for the
+whole server (ui.cache.shared) and drawn by ui.heatmaps.show_heatmap, the one heatmap route.
 """
 
 from html import escape
@@ -26,7 +26,6 @@ from ui.cache import shared
 from ui.code import fenced
 from ui.heatmaps import show_heatmap
 from ui.shell import page_context, url_values
-from ui.tables import show_table
 from ui.words import word
 
 ctx = page_context()
@@ -42,13 +41,8 @@ check = shared("walk.check", ctx.key, lambda: W.reference_check(run))
 T, h, d_k = s.seq_len, s.num_heads, s.d_k
 PER_PAGE = W.heads_per_page(T)
 N_PAGES = W.head_pages(h, T)
-FOLLOW = "walk_follow"  # the cell a click on the weights chose, applied before the cell's selectboxes exist
 
 walk_nav.apply_chosen()  # a view or step chosen in a callback (ui/walk_nav.py), before settle() and any widget
-# A click on the drill-down's weights (show_heatmap's Selection, seen after the selectboxes were drawn) is kept
-# here and the page run again: now, before any widget, it becomes the followed cell.
-if FOLLOW in st.session_state:
-    st.session_state["walk_i"], st.session_state["walk_j"] = st.session_state.pop(FOLLOW)
 
 
 # ------------------------------------------------------------------ URL values → valid widget state
@@ -250,87 +244,6 @@ def render_step(
     step_figures(step, big)
 
 
-def story_text(story: W.CellStory, charts: bool) -> None:
-    """Steps 1-5 of one cell's story: formulas with its numbers (the q/k chart only with the charts on). Its
-    sentences and formulas go out as few markdown elements as the captions and the chart between them allow (each
-    element costs the browser a render on every step while the story is open)."""
-    run_of: list[str] = []  # the sentences and formulas since the last caption or chart
-
-    def flush() -> None:
-        if run_of:
-            st.markdown("\n\n".join(run_of))
-            run_of.clear()
-
-    for part in W.story_parts(story, run.tokens, masked=run.mask is not None):
-        if part.kind == "vectors" and charts:
-            flush()
-            st.caption(t("walk.drill.vectors"))
-            key = SETTINGS_KEY + (story.head, story.i, story.j)
-            chart(shared("walk.qk", key, lambda: W.vectors_heatmap(story)), "walk_qk")
-        elif part.kind == "latex":
-            run_of.append(f"$$\n{part.body}\n$$")
-        elif part.kind == "caption":
-            flush()
-            st.caption(part.body)
-        elif part.kind != "vectors":
-            run_of.append(f"**{word(part.body, t)}**" if part.kind == "title" else word(part.body, t))
-    flush()
-
-
-def drill_down() -> None:
-    """One cell's story in a lazy expander: closed, it is one element; open, its selectors, formulas and
-    table cost the browser as much as the rest of the step (measured: a step at 512/16/32 ~40% faster
-    without them), so they exist only while it is open. Open/closed is in the URL (walk_drill)."""
-    box = st.expander(
-        t("walk.drill.title"), key="walk_drill", on_change="rerun", bind="query-params", icon=":material/my_location:"
-    )
-    if not box.open:
-        return
-    with box:
-        drill_down_inside()
-
-
-def drill_down_inside() -> None:
-    st.caption(t("walk.drill.help"))
-    cell = st.container(horizontal=True)  # the three selectors in one container, not four
-    head = cell.selectbox(t("walk.drill.head"), list(range(h)), key="walk_head", bind="query-params")
-    i = cell.selectbox(t("walk.drill.i"), list(range(T)), key="walk_i", bind="query-params")
-    j = cell.selectbox(t("walk.drill.j"), list(range(T)), key="walk_j", bind="query-params")
-    head, i, j = int(head or 0), int(i or 0), int(j or 0)
-    # The cell's three charts (clickable weights, q and k, the mix of V) on request: the story itself is
-    # text and a table, which the browser draws for free; three more charts would triple a redraw.
-    charts = st.toggle(t("walk.drill.charts"), key="walk_cellcharts", bind="query-params")
-    story = shared("walk.story", SETTINGS_KEY + (head, i, j), lambda: W.cell_story(run, head, i, j))
-    if charts:
-        left, right = st.columns([2, 3], gap="medium")
-        with left:
-            st.caption(t("walk.drill.chart", head=head))
-            picked = chart(
-                shared("walk.drill", SETTINGS_KEY + (head, i, j), lambda: W.drill_heatmap(run, head, i, j)),
-                "walk_click",
-            )
-            if picked is not None and (picked.row, picked.col) != (i, j):  # follow the clicked cell
-                st.session_state[FOLLOW] = (picked.row, picked.col)  # applied before the selectboxes
-                st.rerun()
-        with right:
-            story_text(story, charts)
-    else:
-        story_text(story, charts)
-    # One static HTML table (ui/tables.py), scrolling sideways on a phone; its columns built once per cell and
-    # language for every session.
-    columns = shared(
-        "walk.story_table",
-        SETTINGS_KEY + (head, i, j),
-        lambda: dict(zip([t(f"walk.drill.col.{k}") for k in W.STORY_COLUMNS], zip(*W.story_rows(story, run.tokens)))),
-    )
-    show_table(columns)
-    st.markdown(word(W.summary_text(story, run.tokens), t))
-    if charts:
-        st.caption(t("walk.drill.mixchart"))
-        chart(shared("walk.mix", SETTINGS_KEY + (head, i), lambda: W.mix_heatmap(story, run.tokens)), "walk_mix")
-    st.caption(t("walk.drill.check", diff=story.check))
-
-
 def step_label(name: str) -> str:
     return walk_nav.step_label(name, ctx.lang)
 
@@ -415,9 +328,7 @@ if PRESENT:
         present_step(step)
 elif view == "step":
     render_step(step, pipeline=pipeline_text(step), checked=check_markdown())
-    if step.name in W.DRILL_STEPS:  # the expander's own border sets it apart: no divider
-        drill_down()
-    else:
+    if step.name not in W.DRILL_STEPS:  # the steps that tell it end with the cell's story (ui/walk_drill.py), below
         st.caption(t("walk.drill.in_steps"))
 else:  # all steps: every formula, code line and shape; the tensors of the chosen step
     st.caption(pipeline_text(step))
@@ -425,12 +336,11 @@ else:  # all steps: every formula, code line and shape; the tensors of the chose
         head_pager(with_note=False)
     for index, other in enumerate(W.STEPS):  # the rule between two steps opens the next one's first element
         render_step(other, draw=other is step, rule=index > 0)
-        if other.name == "mix":  # the expander's own border sets it apart, and the next step opens with a rule
-            drill_down()
 
 if view != "step":  # the one-step view says it in the step's text (check_markdown)
     if check.equal:
         st.success(word(W.reference_text(check), t), icon=":material/verified:")
     else:
         st.error(word(W.reference_text(check), t), icon=":material/error:")
-# The downloads section below: app.py draws it (ui/downloads.py TAIL_PAGES), in a fragment of its own.
+# Below the page, in a fragment of its own that app.py draws: the cell's story (ui/walk_drill.py), on the steps that
+# tell it and in the all-steps view, then the downloads section (ui/downloads.py TAIL_PAGES).

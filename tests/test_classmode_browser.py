@@ -246,7 +246,9 @@ def test_a_follow_on_the_same_page_resends_no_sidebar_element(browser, server):
         assert len(paths) > len(in_sidebar())  # the page's deltas came
         assert not not_polls(), sorted(not_polls())
         step_blocks = main_blocks()
-        assert len(step_blocks) == 2, step_blocks  # the page and its choosers (the chosen step's pill)
+        # the page, its choosers (the chosen step's pill) and the fragment below it: scores tells the cell's story,
+        # split did not (ui/walk_drill.py)
+        assert len(step_blocks) == 3, step_blocks
         # A followed seq_len: its slider is re-sent (in a fragment of its own), no other setting; the sidebar shows
         # the teacher's value. The choosers show nothing a setting changes: not re-sent, as on a student's own step.
         paths.clear()
@@ -291,6 +293,17 @@ def test_a_follow_on_the_same_page_resends_no_sidebar_element(browser, server):
         expect(seed_box).to_have_value("5")
         expect(sp.locator("[data-testid=stSidebar] [data-testid=stSlider]")).to_have_count(3)
         expect(seed_box).to_have_count(1)
+        # The teacher opens the cell's story at a cell: the student's opens there too (it is below the page, in a
+        # fragment that a follow reruns when it opens it, ui/walk_drill.py).
+        idle(sp)
+        tp.goto(walk + "&walk_step=scores&seq_len=7&seed=5&d_model=128&walk_drill=true&walk_i=2")
+        idle(tp)
+        sp.wait_for_function("new URLSearchParams(location.search).get('walk_drill') === 'true'", timeout=30_000)
+        row = sp.get_by_role("combobox", name=re.compile("Query position a"))
+        expect(row).to_be_visible()
+        expect(sp.get_by_text("Follow one cell", exact=True)).to_be_visible()
+        sp.wait_for_function("new URLSearchParams(location.search).get('walk_i') === '2'", timeout=30_000)
+        expect(row).to_have_value("2")
         # A question asked from the projector: the student's question above the page is re-sent, nothing else (no
         # setting, not the page); the vote likewise.
         idle(sp)

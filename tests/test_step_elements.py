@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import pytest
 from conftest import before_any_training, run_app
 
+import i18n
 from lessons import walkthrough as W
 
 # (page, extra URL params) -> elements + containers at most, in the main area, at the defaults.
@@ -31,14 +32,15 @@ from lessons import walkthrough as W
 # chosen pill says it); the fragment's own container: 7 elements and 3 containers. A drawn step: heading, formula,
 # where the code comes from and the code (a fenced block) in one markdown element, then its text, shapes, the shape
 # pipeline and the live check against PyTorch in one more.
-WALK_VIEWS = {(("walk_step", name),): 5 for name in W.STEP_NAMES}  # the page's fragment: see STEP_SENT below
+# The steps that tell a cell's story end with it below the page (ui/walk_drill.py), the others with a caption saying
+# which steps do.
+WALK_VIEWS = {(("walk_step", name),): 4 if name in W.DRILL_STEPS else 5 for name in W.STEP_NAMES}  # see STEP_SENT
 WALK_VIEWS[(("walk_step", "concat"),)] = 6  # + its check
 WALK_VIEWS[(("walk_step", "split"),)] = 9  # + the role choice, the heads' band and the check
 WALK_VIEWS[(("walk_view", "present"), ("walk_step", "scores"))] = 12
-# ten steps' formula, code, text, shape and button; the rule between two steps inside the next one's markdown (the
-# cell's story after step 8 set apart by its expander's border)
-WALK_VIEWS[(("walk_view", "all"),)] = 34
-WALK_VIEWS[(("walk_step", "softmax"), ("walk_drill", "true"))] = 17  # the cell's story open
+# ten steps' formula, code, text, shape and button; the rule between two steps inside the next one's markdown
+WALK_VIEWS[(("walk_view", "all"),)] = 33
+WALK_VIEWS[(("walk_step", "softmax"), ("walk_drill", "true"))] = 4  # the cell's story open: below the page
 # What a step of seq_len or the seed sends on each walkthrough view: the page's fragment alone (the choosers'
 # fragment is not rerun).
 STEP_SENT = {("walkthrough", extra): pin for extra, pin in WALK_VIEWS.items()}
@@ -47,11 +49,26 @@ STEP_SENT = {("walkthrough", extra): pin for extra, pin in WALK_VIEWS.items()}
 # app.py's two notice boxes (display options, class mode).
 CHOOSERS = {"step": 10, "present": 11, "all": 11}
 NOTICES = 2
-# Below the page, the downloads section's fragment (app.py tail_part): its box and the closed expander; a step of
-# seq_len or the seed does not send them again.
-TAIL = 2
+
+
+def tail(extra: tuple) -> int:
+    """Below the page, the fragment of the cell's story and the downloads section (app.py tail_part): its box and the
+    closed downloads expander, and on the views that tell the story its expander; open, its cell's selectors, toggle,
+    formulas, table and check (a step of seq_len or the seed sends them again only then)."""
+    shown = dict(extra)
+    if shown.get("walk_drill") == "true":
+        return 15
+    tells = shown.get("walk_view") == "all" or (
+        shown.get("walk_view", "step") == "step" and shown.get("walk_step") in W.DRILL_STEPS
+    )
+    return 2 + tells
+
+
 PINS = {
-    **{key: pin + CHOOSERS[dict(key[1]).get("walk_view", "step")] + NOTICES + TAIL for key, pin in STEP_SENT.items()},
+    **{
+        key: pin + CHOOSERS[dict(key[1]).get("walk_view", "step")] + NOTICES + tail(key[1])
+        for key, pin in STEP_SENT.items()
+    },
     # positions: the title and intro one markdown element
     ("positions", (("pos_tab", "rope"),)): 34,
     # widgets in one row container; the table with its notes one element, the kinds' formulas one more (unchanged by a
@@ -125,15 +142,15 @@ def test_a_view_sends_few_elements_and_containers(page, extra):
 
 
 def page_block(at):
-    """The page's fragment: the last block of the main area but the downloads section's below it (app.py draws the
-    page, then that section; the choosers' fragment, drawn after the page, takes a place kept above it)."""
+    """The page's fragment: the last block of the main area but the one below it (app.py draws the page, then the cell's
+    story and the downloads section; the choosers' fragment, drawn after the page, takes a place kept above it)."""
     main = at._tree.children[0]
     return main.children[sorted(main.children)[-2]]
 
 
 def page_part_sent(at) -> tuple[int, int]:
-    """(elements, containers) of the page's fragment: what a step of seq_len or the seed sends (the downloads
-    section, closed, is not sent again)."""
+    """(elements, containers) of the page's fragment: what a step of seq_len or the seed sends (the sections below it,
+    closed, are not sent again)."""
     return counted([page_block(at)])
 
 
@@ -232,3 +249,27 @@ def test_a_step_sends_a_chart_anew_only_when_its_data_changed(page, extra):
                 file = b_spec.pop("file", None)
                 a_spec.pop("file", None)
                 assert b_spec != a_spec, f"{page} {extra}: a step of {key} re-sends {file} for its new name alone"
+
+
+@pytest.mark.app
+@pytest.mark.parametrize("extra", [e for e in WALK_VIEWS if dict(e).get("walk_view") != "present"], ids=str)
+def test_the_cells_story_is_below_the_page_on_the_views_that_tell_it(extra):
+    """The cell's story is in the fragment below the page (a step of a setting does not send it again while it is
+    closed), above the downloads section, on exactly the views that tell it: the all-steps view and steps 4-8."""
+    at = run_app("walkthrough", **dict(extra))
+    assert not at.exception
+    main = at._tree.children[0]
+    below = main.children[sorted(main.children)[-1]]
+    stack, keys = [page_block(at)], set()
+    while stack:
+        node = stack.pop()
+        keys.add(str(getattr(node, "key", None)))
+        stack += getattr(node, "children", {}).values()
+    labels = [e.label for e in at.expander]
+    story = i18n.t("walk.drill.title", "en")
+    assert not {"walk_head", "walk_i", "walk_j", "walk_cellcharts"} & keys  # none of its widgets in the page
+    tells = tail(extra) > 2
+    assert (story in labels) == tells
+    below_labels = [str(getattr(node, "label", "")) for node in below.children.values()]
+    if tells:
+        assert below_labels[0] == story and below_labels[-1] == i18n.t("export.title", "en")

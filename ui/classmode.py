@@ -514,14 +514,15 @@ def fragment_parts(
     parts: tuple[str, ...] | None,
     nav_keys: frozenset[str] = frozenset(),
     step_parts: dict[str, str] | None = None,
-    tail: Callable[[], tuple[str, ...]] | None = None,
+    tail: Callable[[frozenset[str]], tuple[str, ...]] | None = None,
 ) -> None:
     """app.py, each whole-app run: the keys of its settings fragment, then the page's (the page, and its navigation
     when it has one), when this page runs in them (None: a page that runs whole, or no fragments), for a same-page
     follow to rerun just those; `nav_keys`, the URL keys the navigation shows (it shows no shared setting);
     `step_parts`, the settings that have a fragment of their own inside the settings' (key -> the fragment's key,
     in the order they are drawn): a follow that changes only those reruns them instead of all the settings; `tail`,
-    the fragments below the page that a follow reruns too, asked at the follow (the downloads section, while open)."""
+    the fragments below the page that a follow reruns too, asked at the follow with the keys it changed (the downloads
+    section while open, the walkthrough's cell's story while open or when the follow changed a key it shows)."""
     s = class_state()
     s["parts"], s["nav_keys"], s["step_parts"], s["tail"] = parts, nav_keys, dict(step_parts or {}), tail
 
@@ -653,7 +654,7 @@ def _polled() -> None:
     settings, page, *after = parts
     sidebar, steps = changed & _SIDEBAR_KEYS, s.get("step_parts") or {}
     first = [part for key, part in steps.items() if key in sidebar] if sidebar <= steps.keys() else [settings]
-    below = list(s["tail"]()) if s.get("tail") else []
+    below = list(s["tail"](frozenset(changed))) if s.get("tail") else []
     st.rerun((question or []) + first + [page] + after * bool(changed & s.get("nav_keys", frozenset())) + below)
 
 
