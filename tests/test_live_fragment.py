@@ -395,7 +395,8 @@ def test_a_seq_len_or_seed_step_resends_the_page_and_no_sidebar_element(server, 
 def test_a_seq_len_or_seed_step_resends_none_of_the_walkthroughs_choosers(server, page):
     """The walkthrough's title, view and step choosers and prev / next (ui/walk_nav.py) are a fragment of their own
     above the page (app.py nav_part): a step of seq_len or the seed reruns the page alone and sends none of them
-    again, while a choice among them reruns the page below too. They keep working after such a step."""
+    again, while a choice among them reruns the page below too (and the cell's story under it). They keep working after
+    such a step."""
     paths = delta_paths(page)
     open_app(page, server, "walkthrough", lang="en", seq_len=5, walk_step="input")
 
@@ -406,10 +407,11 @@ def test_a_seq_len_or_seed_step_resends_none_of_the_walkthroughs_choosers(server
         return {p[1] for p in paths if len(p) > 1 and p[0] == 0}
 
     nav = page.locator(".st-key-walk_nav_row")
-    chose = main_blocks(lambda: nav.get_by_role("button", name="Next").click())  # the choosers, then the page
+    # the choosers, the page, and the fragment below it (a step shows or hides the cell's story: ui/walk_drill.py)
+    chose = main_blocks(lambda: nav.get_by_role("button", name="Next").click())
     expect(page).to_have_url(re.compile(r"walk_step=project"))
-    assert len(chose) == 2, chose
-    nav_block, page_block = sorted(chose)  # the choosers are drawn above the page
+    assert len(chose) == 3, chose
+    nav_block, page_block, below = sorted(chose)  # the choosers are drawn above the page, the story below it
     seed = page.locator("[data-testid=stSidebar] [data-testid=stNumberInput] input")
     for action in (
         _key_on(page, sidebar_slider(page, 2), "ArrowRight"),  # seq_len 5 -> 6
@@ -419,11 +421,11 @@ def test_a_seq_len_or_seed_step_resends_none_of_the_walkthroughs_choosers(server
     assert "seed=7" in page.url and "seq_len=6" in page.url and "walk_step=project" in page.url
     expect(page.get_by_text("(1, 6, 64)").first).to_be_visible()  # the page follows the new length
     # The choosers still choose, and their choice still redraws the page below them.
-    assert main_blocks(lambda: nav.get_by_role("button", name="Next").click()) == {nav_block, page_block}
+    assert main_blocks(lambda: nav.get_by_role("button", name="Next").click()) == {nav_block, page_block, below}
     expect(page).to_have_url(re.compile(r"walk_step=split"))
     expect(page.get_by_text(i18n.t("walk.split.title", "en")).first).to_be_visible()
     pill = page.locator(".st-key-walk_step_shown").get_by_text(re.compile(r"^4 · "))
-    assert main_blocks(lambda: pill.click()) == {nav_block, page_block}
+    assert main_blocks(lambda: pill.click()) == {nav_block, page_block, below}
     expect(page).to_have_url(re.compile(r"walk_step=scores"))
     expect(page.get_by_text(i18n.t("walk.scores.title", "en")).first).to_be_visible()
 
