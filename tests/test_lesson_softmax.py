@@ -65,6 +65,30 @@ def test_the_url_table_names_every_key_with_a_default_and_its_bounds():
     assert values == L.PageValues("scale", 0, 7, gain, 4, 4, 1) and fixes == []  # missing keys: defaults, silent
 
 
+def test_the_gain_a_link_opens_at_is_found_once_per_settings_grid_head_and_row(monkeypatch):
+    """soft_gain's default (the gain where the row's naive softmax overflows) is asked for twice by every settle and
+    once more by every step of the page: it is kept per (settings, grid, head, row), which decide the run's numbers,
+    and is the same number as default_gain's; another row, seed or grid is found anew."""
+    from lessons.softmax import keys
+
+    found = []
+    real = keys.default_gain
+    monkeypatch.setattr(keys, "default_gain", lambda *a, **k: found.append(a[1:3]) or real(*a, **k))
+    monkeypatch.setattr(keys, "_GAINS", {})
+    s = S(64, 4, 8, "causal", seed=41)
+    for _ in range(3):
+        assert L.url_bounds(s)["soft_gain"][1] == real(s, 0, 7)
+    assert found == [(0, 7)]
+    values, _ = L.parse_url(s, {"soft_row": "3"})
+    assert values.gain == real(s, 0, 3) and found == [(0, 7), (0, 3)]
+    L.url_bounds(S(64, 4, 8, "causal", seed=42))
+    L.url_bounds(S(64, 4, 8, "custom", seed=41), custom_text="10.11")
+    assert len(found) == 4
+    monkeypatch.setattr(keys, "_GAINS_KEPT", 4)
+    L.url_bounds(S(64, 4, 8, "causal", seed=43))  # a fifth: the kept ones are let go first
+    assert len(keys._GAINS) == 1
+
+
 @pytest.mark.parametrize("d_model, h, T, mask", [(64, 4, 8, "none"), (512, 16, 32, "causal"), (8, 8, 2, "none")])
 @pytest.mark.parametrize("seed", [0, 1, 7])
 def test_the_max_section_opens_where_the_naive_softmax_overflows(d_model, h, T, mask, seed):

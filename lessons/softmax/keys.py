@@ -46,11 +46,26 @@ def default_gain(
     return GAINS[-1]
 
 
+# The gain each (settings, grid, head, row) opens at, kept: a page's settle asks for it twice (the key's default, then
+# the value checked against it), and every step of the page once more, ~1 ms each at 512/16/32. The settings and the
+# hand-drawn grid decide the run's numbers, so they decide the gain. Integers only; at most _GAINS_KEPT, then emptied.
+_GAINS: dict[tuple[Settings, str | None, int, int], int] = {}
+_GAINS_KEPT = 512
+
+
 def _default_gain(env: url.Env) -> int:
     settings = env["settings"]
     head = env.get("soft_head", 0)
     row = env.get("soft_row", settings.seq_len - 1)
-    return default_gain(settings, head, row, env.get("run"), env.get("custom_text"))
+    custom_text = env.get("custom_text")
+    key = (settings, custom_text, int(head), int(row))
+    gain = _GAINS.get(key)
+    if gain is None:
+        gain = default_gain(settings, head, row, env.get("run"), custom_text)
+        if len(_GAINS) >= _GAINS_KEPT:
+            _GAINS.clear()
+        _GAINS[key] = gain
+    return gain
 
 
 def _n_steps(env: url.Env) -> int:
