@@ -260,9 +260,9 @@ _NAV_KEYS = {"walkthrough": walk_nav.SHOWN_KEYS}  # the URL keys each navigation
 _nav = _NAVS.get(_page.url_path)
 # A page's downloads section, below it (ui/downloads.py): in a fragment of its own, which a step reruns only while open.
 _tail = _page.url_path if _page.url_path in downloads.TAIL_PAGES else None
-# What a page draws in that fragment above its downloads, and when it must be redrawn (open, or a follow changed a key
-# it shows): the walkthrough's cell's story (ui/walk_drill.py).
-_ABOVE_TAIL = {"walkthrough": (walk_drill.section, walk_drill.is_open, walk_drill.RERUN_KEYS)}
+# What a page draws in that fragment above its downloads (its section(), redrawn while is_open() or when a follow
+# changed one of its RERUN_KEYS): the walkthrough's cell's story (ui/walk_drill.py).
+_ABOVE_TAIL = {"walkthrough": walk_drill}
 _above_tail = _ABOVE_TAIL.get(_page.url_path) if _tail is not None else None
 _whole_page = _page.url_path in WHOLE_RUN_PAGES or not seam.fragment_reruns_page()
 _page_parts = (PAGE_PART, NAV_PART) if _nav else (PAGE_PART,)  # in the order they run: the page settles first
@@ -283,8 +283,7 @@ def _open_tail(changed: frozenset[str] = frozenset()) -> tuple[str, ...]:
         return ()
     opened = downloads.tail_open(_tail)
     if _above_tail is not None:
-        _, is_open, keys = _above_tail
-        opened = opened or is_open() or bool(changed & keys)
+        opened = opened or _above_tail.is_open() or bool(changed & _above_tail.RERUN_KEYS)
     return (TAIL_PART,) if opened else ()
 
 
@@ -420,7 +419,7 @@ def nav_part() -> None:
 def _draw_tail() -> None:
     """Below the page: what the page draws there (_ABOVE_TAIL), then its downloads section (ui/downloads.py)."""
     if _above_tail is not None:
-        _above_tail[0]()
+        _above_tail.section()
     if _tail is not None:
         downloads.tail(_tail)
 

@@ -302,9 +302,10 @@ def shared_model(
     fill_value: float = SEED_FILL_VALUE,
     *,
     num_kv_heads: int | None = None,
+    bias: bool = True,
 ) -> MultiHeadAttention:
-    """build_model's model (bias on), read-only (core/frozen.py), kept for the last SHARED_MODELS
-    (d_model, h, seed, fill_value, h_kv).
+    """build_model's model, read-only (core/frozen.py), kept for the last SHARED_MODELS
+    (d_model, h, seed, fill_value, h_kv, bias).
 
     The model does not depend on T or the mask, and a class steps seq_len most: building it again for every new T
     (the layers, a copy of the draw, then the frozen copy of that) was ~3 ms of a 512/16/32 walkthrough step's
@@ -312,12 +313,15 @@ def shared_model(
     because it is shared: by every run of these settings and by every session of the server. Not for a timing: its
     every op goes through core/frozen's checks (lessons/*/timing.py build their own)."""
     kv = None if num_kv_heads is None or int(num_kv_heads) == int(num_heads) else int(num_kv_heads)
-    return _shared_model(int(d_model), int(num_heads), int(seed), float(fill_value), kv)  # one key however called
+    # one key however it is called
+    return _shared_model(int(d_model), int(num_heads), int(seed), float(fill_value), kv, bool(bias))
 
 
 @functools.lru_cache(maxsize=SHARED_MODELS)
-def _shared_model(d_model: int, num_heads: int, seed: int, fill_value: float, kv: int | None) -> MultiHeadAttention:
-    model = build_model(d_model, num_heads, seed, fill_value=fill_value, num_kv_heads=kv)
+def _shared_model(
+    d_model: int, num_heads: int, seed: int, fill_value: float, kv: int | None, bias: bool
+) -> MultiHeadAttention:
+    model = build_model(d_model, num_heads, seed, fill_value=fill_value, num_kv_heads=kv, bias=bias)
     freeze_module(model)  # in place
     return model
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import torch
 
 from core.accounting import weight_count
-from core.attention import AttentionTrace, MultiHeadAttention, build_model, shared_model
+from core.attention import AttentionTrace, MultiHeadAttention, shared_model
 from lessons.heads.heatmaps import data_range
 from lessons.heads.keys import PER_PAGE, page_of_heads
 
@@ -32,10 +32,8 @@ def single_vs_multi(
     multi: AttentionTrace | None = None,
 ) -> SingleVsMulti:
     """The same X (and mask) through one full-width head and through `model`'s h heads, same weights."""
-    if model.W_q.bias is not None:  # the app's models: the read-only one, kept for a step of T (no model built again)
-        one = shared_model(model.d_model, 1, seed, model.fill_value)
-    else:
-        one = build_model(model.d_model, 1, seed, bias=False, fill_value=model.fill_value)
+    # read-only and kept (core.attention.shared_model): a step of T builds no model again
+    one = shared_model(model.d_model, 1, seed, model.fill_value, bias=model.W_q.bias is not None)
     with torch.no_grad():
         _, single = one.forward_with_trace(x, x, x, mask)
         if multi is None:
