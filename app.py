@@ -278,7 +278,7 @@ walk_nav.set_parts(None if _whole_page or not _nav else (*_page_parts, *((TAIL_P
 def _open_tail(changed: frozenset[str] = frozenset()) -> tuple[str, ...]:
     """The fragment below the page when a section in it is open (a setting's step must redraw it with the new run), or
     when a class's follow `changed` a key it shows. Closed, it is the same after the step and is not sent again (a
-    closed expander sent again is a remount in the browser)."""
+    closed expander sent again is rendered again by the browser)."""
     if _tail is None or _whole_page:
         return ()
     opened = downloads.tail_open(_tail)

@@ -171,8 +171,8 @@ def decode_section() -> None:
     now = t(shown.now.key, tok=plain(view.new_token, 40), **shown.now.kw())  # a typed token: outside :small[]
     st.markdown(f"{now}\n\n:small[:gray[{say(shown.q_row)}]]")  # the step and what the first chart shows: one
     show_heatmap(view.q_row, key="kv_q_row", t=t)
-    # The charts one under the other, no columns (each container a step re-sends is mounted anew; a phone stacks
-    # them anyway): the cached row and the full pass's row, the two masks' rows, meet column under column.
+    # The charts one under the other, no columns (each container is one more thing a step re-sends; a phone
+    # stacks them anyway): the cached row and the full pass's row, the two masks' rows, meet column under column.
     st.caption(say(*shown.k_caption))
     show_heatmap(shown.k_cache, key="kv_k_cache", t=t)
     st.caption(say(*shown.v_caption))

@@ -80,8 +80,8 @@ url_state.settle(lab.URL_KEYS, {"settings": s}, t=t, store=grid.KEPT, notice=not
 with st.container(border=True):
     # the box's title and where it starts from: one element (each element a step re-sends costs a render)
     st.markdown(f"**{t('masks.controls')}**\n\n:small[:gray[{t('masks.kind_from_sidebar', kind=t(f'mask.{s.mask}'))}]]")
-    # The widgets in one wrapping row container, not three columns: every container is mounted anew on each step
-    # of every section (a column costs one more each), the widgets do not.
+    # The widgets in one wrapping row container, not three columns: one container a step re-sends, not
+    # four (columns are one container and one more per column).
     c1 = c2 = c3 = st.container(horizontal=True, vertical_alignment="bottom")
     with c1:
         # Translated labels, neutral names in the URL (ui/choice.py: Streamlit binds the shown text).

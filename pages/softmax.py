@@ -132,7 +132,7 @@ def notes(texts, lead: tuple[str, ...] = ()) -> None:
 
 def widget_row():
     """Widgets side by side in ONE container (columns would be one container and one more per column, each
-    mounted anew on a step)."""
+    re-sent on a step)."""
     return st.container(horizontal=True, vertical_alignment="bottom")
 
 
@@ -284,8 +284,8 @@ def tiles_section() -> None:
     v = shared("soft_step_view", SK + (head, bq, bk, step), lambda: L.tile_step(walk, step))
     st.markdown(word(L.step_text(walk, v), t) + "\n\n" + small(t("softmax.tiles.scores_about")))
     show_heatmap(v.scores, key="soft_scores_hm", t=t)
-    # the tile's P, then its rows' table, one under the other: no columns (each container a step re-sends is
-    # mounted anew; a phone stacks them anyway)
+    # the tile's P, then its rows' table, one under the other: no columns (each container is one more thing a step
+    # re-sends; a phone stacks them anyway)
     show_heatmap(v.tile_p, key="soft_tile_p_hm", t=t)
     # title, table and what the step writes: one element (each element a step re-sends costs a render)
     writes = small(t("softmax.tiles.writes", i=v.tile[0])) if v.current.writes_o else ""

@@ -256,7 +256,7 @@ def pages_note() -> str:
 
 def head_pager(with_note: bool = True) -> None:
     """The pager of heads, its note above it (`with_note` off: the pipeline strip says it). No row container
-    around them: a container is mounted anew on every step, with all it holds."""
+    around them: one container fewer for a step to re-send."""
     if N_PAGES <= 1:
         return
     if with_note:

@@ -1,8 +1,9 @@
 """How many elements and containers a view sends, pinned as an upper bound (nothing here is timed).
 
-Every element a step re-sends costs the browser a render and every container (columns, expanders, row
-containers) is mounted anew on each step, so a walkthrough step that said its sentences in many small elements,
-or laid them out in columns, cost several times a merged one (benchmarks/README.md). Counted here on
+Every element and container (columns, expanders, row containers) a step re-sends costs the browser a render
+(re-rendered, not mounted anew: benchmarks/README.md, 2026-12-05, "A step with nothing to compute"), so a
+walkthrough step that said its sentences in many small elements, or laid them out in columns, cost several times a
+merged one (benchmarks/README.md). Counted here on
 the main area of one AppTest run per view at the defaults: what the page itself sends on a step (the browser's
 count adds the sidebar's shared settings, which a step of d_model, h or the mask re-sends too; a step of seq_len or the
 seed does not: app.py). A change that adds elements must

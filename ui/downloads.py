@@ -19,7 +19,7 @@ from ui.shell import PageContext, current_settings
 
 # The pages whose end is the downloads section of the shared settings' run. app.py draws it below the page in a
 # fragment of its own, which a step of a setting reruns only while the section is open: closed, it is the same
-# element after the step, and a closed expander sent again costs the browser a remount (benchmarks/README.md,
+# element after the step, and a closed expander sent again costs the browser a render (benchmarks/README.md,
 # 2026-12-05, "The downloads section below the page").
 TAIL_PAGES = ("walkthrough", "heads")
 

@@ -2,7 +2,7 @@
 
 app.py draws it in the page's tail fragment, above the downloads section (ui/downloads.py): a step of a setting reruns
 that fragment only while the story is open. Closed, it is the same after the step and is not sent again (a closed
-expander sent again is a remount in the browser, ~3 ms of every step of the steps that tell the story:
+expander sent again is rendered again by the browser, ~3 ms of every step of the steps that tell the story:
 benchmarks/README.md, 2026-12-05, "The cell's story below the page"). Its own choices (the cell, its charts) rerun
 that fragment alone, not the page above it. The one-step view of a step that tells the story (W.DRILL_STEPS) and the
 all-steps view show it; the page (pages/walkthrough.py) settles its URL keys before anything is drawn.

@@ -96,7 +96,7 @@ def draw(lang: str) -> None:
             f":small[:gray[{t('walk.view.legend')}]]"
         )
     # The choices' URL carriers (ui/choice.py), and the presenter's key listener, in ONE hidden container: every
-    # container re-sent is mounted anew by the browser, an element left as it was is not.
+    # element and container a step re-sends costs the browser a render.
     hidden = st.container(key="walk" + HIDDEN_SUFFIX)
     chosen = labelled(
         "segmented_control",
