@@ -32,12 +32,13 @@ from lessons.settings import (
     head_choices,
     settings_of,
 )
-from ui import classmode, downloads, reclaim, seam, url_state, walk_drill, walk_nav
+from ui import classmode, downloads, live_part, reclaim, seam, url_state, walk_drill, walk_nav
 from ui.cache import process_wide
 from ui.choice import HIDDEN_CSS, labelled
 from ui.code import WRAP_CSS
 from ui.display import DISPLAY_URL_KEYS, display_sidebar
 from ui.display import KEPT as DISPLAY_KEPT
+from ui.live_part import LIVE_PART
 from ui.navigation import PAGES, SETTINGS_FREE_PAGES, WHOLE_RUN_PAGES
 from ui.seam import widget_guard
 from ui.shell import SETTINGS_KEPT, keep_in_url, remember_page, remember_settings, rerun_parts
@@ -306,7 +307,7 @@ def _rerun_page() -> None:
     sidebar's elements is sent to the browser again (each one it re-sends costs a render). On a page that reads no
     setting nothing more reruns than the step's own fragment."""
     if not _settings_alone:
-        _rerun(PAGE_PART, *_open_tail())
+        _rerun(LIVE_PART if live_part.drawn() else PAGE_PART, *_open_tail())
 
 
 def _rerun_settings_and_page() -> None:
@@ -391,17 +392,24 @@ def seed_part(lang: str) -> None:
         _settings_alone_end()
 
 
-@st.fragment(key=PAGE_PART)
-def page_part() -> None:
-    """The page: a widget on the page, or a step of seq_len or the seed, reruns only this (the shared settings are
-    not re-sent); a step of d_model, h or the mask reruns the settings first."""
+def _page_start() -> None:
+    """What the page's fragment does before the page (and its live part, rerun alone, before itself)."""
     url_state.gate(_page.url_path)  # a page widget's rerun brings the browser's query string too
     classmode.apply_followed()  # a follow that changed only the page's own keys (the settings part did not run)
     if not _settled_now:  # the settings' part did not run before this one: settle the values its widgets sent
         _pending_fixes.extend(settle_settings(skip=("lang",)))
     _settled_now.clear()
-    _show_pending_fixes()  # main area, on top
-    seam.run_page(_page)  # the same page object again on each fragment rerun (ui/seam entry `fragment_page`)
+    _show_pending_fixes()  # main area, on top (a live part rerun alone: on top of it)
+
+
+@st.fragment(key=PAGE_PART)
+def page_part() -> None:
+    """The page: a widget on the page reruns only this (the shared settings are not re-sent); a step of seq_len or
+    the seed reruns the page's live part alone if it drew one (ui/live_part.py), else this; a step of d_model, h or
+    the mask reruns the settings first."""
+    _page_start()
+    with live_part.page_drawing(live_part.Around(_page_start, _link_and_publish)):
+        seam.run_page(_page)  # the same page object again on each fragment rerun (ui/seam entry `fragment_page`)
     _link_and_publish()
 
 
@@ -443,7 +451,8 @@ try:
                 _pending_fixes.extend(settings_sidebar(_url_fixes, settled=True))
         _settled_now.clear()  # as page_part does: a later settings fragment rerun settles what its widgets send
         _show_pending_fixes()
-        seam.run_page(_page)
+        with live_part.page_drawing(None):  # no page fragment: a live part is drawn inline
+            seam.run_page(_page)
         if _nav is not None and _nav_box is not None:
             with _nav_box.container():
                 _nav(st.session_state["lang"])

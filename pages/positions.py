@@ -20,14 +20,14 @@ from ui import tables, url_state
 from ui.cache import shared
 from ui.heatmaps import show_heatmap
 from ui.linecharts import show_lines
+from ui.live_part import live_part
 from ui.models import load_real_model
 from ui.sections import lazy_tabs
-from ui.shell import page_context
+from ui.shell import PageContext, page_context
 from ui.words import word
 
 ctx = page_context()
 t, s = ctx.t, ctx.settings
-SK = ctx.key  # (d_model, h, T, mask, seed, lang, custom text): every page's
 KEPT = "pos_kept"  # values of widgets drawn inside a tab, kept while their tab is closed
 # pos_model and pos_example are written to the URL by their widget's callback (their labels are translated, the
 # URL keeps the neutral value); the others are bound to their widget; the tab id is ui.sections.lazy_tabs' own.
@@ -57,11 +57,12 @@ def notice(fix: Fix, from_link: bool) -> str | None:
     return None
 
 
-def settle() -> L.PageValues:
+def settle(settings) -> L.PageValues:
     """Every page key (declared in lessons.positions.URL_KEYS), corrected by ui.url_state.settle before any
     widget is drawn: a link's bad value gets a notice and is corrected in the URL."""
-    values = url_state.settle(WIDGET_KEYS, {"settings": s}, t=t, store=KEPT, url_first=BY_CALLBACK, notice=notice)
-    return L.parse_url(values, s)
+    env = {"settings": settings}
+    values = url_state.settle(WIDGET_KEYS, env, t=t, store=KEPT, url_first=BY_CALLBACK, notice=notice)
+    return L.parse_url(values, settings)
 
 
 def keep(key: str) -> None:
@@ -139,8 +140,14 @@ def distance_lines(name: str, x, series: dict, height: int) -> None:
 
 # ---------------------------------------------------------------- the page
 st.markdown(f"# {t('page.positions')}\n\n{t('pos.intro')}")  # title and intro: one element, which no step changes
-values = settle()
-run = ctx.run()
+values = settle(s)
+
+
+def live(draw) -> None:
+    """The rest of a section, below its controls, in the page's live part (ui/live_part.py): a step of seq_len or the
+    seed reruns it alone, and none of the controls above it is sent again. `draw(c, values)` reads the settings from
+    `c`; rerun alone, the page's URL values are read again (a widget inside it may have moved)."""
+    live_part(lambda c, alone: draw(c, settle(c.settings) if alone else values), ctx)
 
 
 def bad_tab(given: str, used: str) -> None:
@@ -167,11 +174,15 @@ def shuffle_section() -> None:
     widgets.button(t("pos.shuffle.again"), key="pos_shuffle_again", on_click=next_shuffle, icon=":material/shuffle:")
     widgets.toggle(t("pos.shuffle.causal"), help=t("pos.shuffle.causal.help"), **bound("pos_causal"))
     head = head_slider(s.num_heads)
-    causal = values.causal
+    live(lambda c, vals: shuffle_live(c, vals, head))
+
+
+def shuffle_live(c: PageContext, vals: L.PageValues, head: int) -> None:
+    s, causal = c.settings, vals.causal
     v = shared(
         "pos_shuffle_view",
-        (SK, values.shuffle, causal, head),
-        lambda: L.shuffle_view(s, values.shuffle, causal, head, run),
+        (c.key, vals.shuffle, causal, head),
+        lambda: L.shuffle_view(s, vals.shuffle, causal, head, c.run()),
     )
     n = L.shuffle_numbers(v)
     # the notes (in caption style) and the permutation: one element
@@ -201,21 +212,25 @@ def add_section() -> None:
             choose("pos_example", examples, lambda i: pretrained.EXAMPLES[i][0], t("pos.example"), widget="selectbox")
         head = head_slider(L.heads_of(s, model))
         base_input(widgets)
-    base = values.base
+    live(lambda c, vals: add_live(c, vals, model, head))
+
+
+def add_live(c: PageContext, vals: L.PageValues, model: str, head: int) -> None:
+    s, base = c.settings, vals.base
     if model == "real":
         real = real_model()
         if real is None:
             return
         v = shared(
             "pos_add_real",
-            (s.lang, head, base, values.shuffle, values.example),
-            lambda: L.add_view(s, "real", head, base, values.shuffle, real=real, example=values.example),
+            (s.lang, head, base, vals.shuffle, vals.example),
+            lambda: L.add_view(s, "real", head, base, vals.shuffle, real=real, example=vals.example),
         )
     else:
         v = shared(
             "pos_add_random",
-            (SK, head, base, values.shuffle),
-            lambda: L.add_view(s, "random", head, base, values.shuffle, run=run),
+            (c.key, head, base, vals.shuffle),
+            lambda: L.add_view(s, "random", head, base, vals.shuffle, run=c.run()),
         )
     n = L.add_numbers(v)
     # Captions that follow each other are one element, and the table with what follows it one more (each element a
@@ -251,10 +266,15 @@ def rope_section() -> None:
     widgets.slider(t("pos.grid"), *span("pos_grid"), **bound("pos_grid"))
     d_k = values.d_k
     head = head_slider(s.num_heads) if L.uses_scenario(s, d_k) else 0
+    live(lambda c, vals: rope_live(c, vals, d_k, head))
+
+
+def rope_live(c: PageContext, vals: L.PageValues, d_k: int, head: int) -> None:
+    s = c.settings
     v = shared(
         "pos_rope",
-        (SK, d_k, values.base, head, values.grid, values.pair, values.at),
-        lambda: L.rope_view(s, d_k, values.base, head, values.grid, values.pair, values.at, run),
+        (c.key, d_k, vals.base, head, vals.grid, vals.pair, vals.at),
+        lambda: L.rope_view(s, d_k, vals.base, head, vals.grid, vals.pair, vals.at, c.run()),
     )
     n = L.rope_numbers(v)
     for note in v.notes:
@@ -296,10 +316,14 @@ def rope_section() -> None:
 def learned_section() -> None:
     section_head("learned")
     st.select_slider(t("pos.span"), L.SPANS, **bound("pos_span"))
+    live(lambda c, vals: learned_live(vals))  # no setting changes it: a step re-sends it as it was, nothing above it
+
+
+def learned_live(vals: L.PageValues) -> None:
     real = real_model()
     if real is None:
         return
-    v = shared("pos_learned", (values.span,), lambda: L.learned_view(real, values.span))
+    v = shared("pos_learned", (vals.span,), lambda: L.learned_view(real, vals.span))
     st.caption(word(L.learned_shape(v), t))
     show_heatmap(v.similarity, key="pos_similarity", t=t)
     show_table(L.similarity_table(v))

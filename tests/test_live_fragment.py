@@ -459,3 +459,53 @@ def test_on_a_page_that_reads_no_setting_a_settings_step_sends_no_page_element(s
     link = current_link(page)
     assert "why_seed=3" in link and "seq_len=6" in link and "seed=7" in link and "d_model=128" in link, link
     expect(sidebar_slider(page, 2)).to_have_value("6")
+
+
+@pytest.mark.browser
+def test_a_seq_len_or_seed_step_reruns_the_sections_live_part_alone(server, page):
+    """Below a section's controls, the part a step of seq_len or the seed changes is a fragment of its own
+    (ui/live_part.py), rerun alone on such a step: none of the controls above it is sent again, and what it draws is
+    the new settings' (a heatmap cell's value read by hovering, the sentence naming the tokens). A widget inside it
+    reruns it alone too and is read there; a widget above it reruns the whole page. The link keeps every value."""
+    from core.positions import ROPE_BASE
+    from lessons import positions as L
+    from lessons.settings import Settings
+
+    paths = delta_paths(page)
+    open_app(page, server, "positions", lang="en", pos_tab="rope", seq_len=5, pos_pair=1)
+    chart = page.locator(".al-chart").first  # the RoPE grid
+
+    def shows(seq_len: int, seed: int, pair: int, grid: int) -> None:
+        s = Settings(d_model=64, num_heads=4, seq_len=seq_len, mask="none", seed=seed, lang="en")
+        v = L.rope_view(s, s.d_k, ROPE_BASE, 0, grid, pair, 3)
+        said = i18n.t("pos.rope.source.scenario", "en", q=v.q_token, k=v.k_token, h=v.head, dk=v.d_k)
+        expect(page.get_by_text(said)).to_be_visible()
+        chart.scroll_into_view_if_needed()
+        x, y = chart.evaluate("el => el.__alChart.cellPoint(0, 2, 1)")
+        page.mouse.move(x, y)
+        expect(chart.locator(".al-tip")).to_contain_text(f"{float(v.grid.panels[0].values[2, 1]):.4f}")
+        dims = i18n.t("pos.pair.numbers", "en", **L.rope_numbers(v)["pair"]).split(" (")[0]
+        expect(page.get_by_text(dims, exact=False).first).to_be_visible()
+
+    main_slider = page.locator("[data-testid=stMain] [data-testid=stSlider]")
+    grid = main_slider.first.get_by_role("slider")
+    in_sidebar, whole = _deltas_of(page, paths, _key_on(page, grid, "ArrowRight"))  # above: the page's fragment
+    assert in_sidebar == 0 and whole > 0, (in_sidebar, whole)
+    shows(5, 0, 1, 17)
+    in_sidebar, live = _deltas_of(page, paths, _key_on(page, sidebar_slider(page, 2), "ArrowRight"))  # seq_len 5 -> 6
+    # not sent again: the section's heading, the section chooser, the row of d_k, base and grid, and the head's slider
+    assert in_sidebar == 0 and 0 < live <= whole - 6, (in_sidebar, live, whole)
+    shows(6, 0, 1, 17)
+    seed = page.locator("[data-testid=stSidebar] [data-testid=stNumberInput] input")
+    in_sidebar, live = _deltas_of(page, paths, lambda: (seed.fill("7"), seed.press("Enter")))
+    assert in_sidebar == 0 and 0 < live <= whole - 6, (in_sidebar, live, whole)
+    shows(6, 7, 1, 17)
+    pair = main_slider.filter(has_text=i18n.t("pos.pair", "en")).get_by_role("slider")  # inside the live part
+    in_sidebar, sent = _deltas_of(page, paths, _key_on(page, pair, "ArrowRight"))
+    assert in_sidebar == 0 and 0 < sent <= whole - 6, (in_sidebar, sent, whole)
+    shows(6, 7, 2, 17)
+    link = current_link(page)
+    for kept in ("seq_len=6", "seed=7", "pos_tab=rope", "pos_pair=2", "pos_grid=17"):
+        assert kept in link, (kept, link)
+    page.reload()  # the link draws the same
+    shows(6, 7, 2, 17)

@@ -70,12 +70,13 @@ PINS = {
         key: pin + CHOOSERS[dict(key[1]).get("walk_view", "step")] + NOTICES + tail(key[1])
         for key, pin in STEP_SENT.items()
     },
-    # positions: the title and intro one markdown element
-    ("positions", (("pos_tab", "rope"),)): 34,
+    # positions: the title and intro one markdown element; below each section's controls its live part, one box
+    # (ui/live_part.py), which is all a step of seq_len or the seed sends (tests/test_live_fragment.py)
+    ("positions", (("pos_tab", "rope"),)): 35,
     # widgets in one row container; the table with its notes one element, the kinds' formulas one more (unchanged by a
     # step: not typeset again)
-    ("positions", (("pos_tab", "add"),)): 17,
-    ("positions", (("pos_tab", "shuffle"),)): 20,  # the notes and the permutation one element
+    ("positions", (("pos_tab", "add"),)): 18,
+    ("positions", (("pos_tab", "shuffle"),)): 21,  # the notes and the permutation one element
     ("home", ()): 39,  # a card per page (three bordered columns measured slower: see the commit)
     # each section's heading, intro and formula one element; widgets side by side in one row container
     # softmax: the title and intro one markdown element; the tile's P above its rows' table (no columns); scale: each

@@ -165,16 +165,21 @@ def rerun_parts(parts) -> None:
     st.rerun(list(parts))
 
 
+def one_torch_thread() -> None:
+    """Call before the first torch op of a script thread (a page's run, a fragment's rerun)."""
+    # Streamlit runs every rerun (a fragment's too) in a new thread, and torch applies app.py's one-thread
+    # setting to a thread's OpenMP/MKL pools lazily, on its first parallel op. A page whose first torch op
+    # was a matrix product (x @ W) ran it with OpenMP's default team of all cores, several times slower under
+    # load (benchmarks/README.md, "No wasted server work"). This call does that cheap per-thread set-up now.
+    torch.get_num_threads()
+
+
 def page_context() -> PageContext:
     """Call first in every page file."""
     if seam.shell_guard():
         # Run standalone by the pages-folder mode: run the real entrypoint, which renders this page.
         runpy.run_path(str(APP_PATH), run_name="__main__")
         st.stop()
-    # Streamlit runs every rerun (a fragment's too) in a new thread, and torch applies app.py's one-thread
-    # setting to a thread's OpenMP/MKL pools lazily, on its first parallel op. A page whose first torch op
-    # was a matrix product (x @ W) ran it with OpenMP's default team of all cores, several times slower under
-    # load (benchmarks/README.md, "No wasted server work"). This call does that cheap per-thread set-up now.
-    torch.get_num_threads()
+    one_torch_thread()
     page_memory.remember(sys._getframe(1).f_globals)  # its large values go when the run ends (ui/page_memory.py)
     return PageContext(current_settings())
