@@ -19,16 +19,14 @@ from ui import url_state
 from ui.cache import shared
 from ui.heatmaps import show_heatmap
 from ui.linecharts import show_lines
+from ui.live_part import live_part
 from ui.sections import lazy_tabs
-from ui.shell import page_context
+from ui.shell import PageContext, page_context
 from ui.tables import show_table, show_table_in_text
 from ui.words import word
 
 ctx = page_context()
-t, s = ctx.t, ctx.settings
-# The same key as the other pages' run (pages/heads.py): one run per settings for the whole server.
-SK = ctx.key  # (d_model, h, T, mask, seed, lang, custom text): every page's
-run = ctx.run()
+t = ctx.t
 
 SECTIONS = L.SECTIONS  # soft_tab
 KEPT = "soft_kept"  # the page's values while the widgets showing them are in a closed tab
@@ -62,12 +60,12 @@ def kept() -> dict:
     return url_state.kept(KEPT)
 
 
-def settle() -> dict:
-    """The page's values, valid for the current settings, in session state before any widget is drawn
+def settle(c: PageContext) -> dict:
+    """The page's values, valid for the settings of `c`, in session state before any widget is drawn
     (ui.url_state.settle: a link's bad value gets a notice and is corrected in the URL)."""
     if kept().pop("restart", False):
         st.session_state["soft_step"] = kept()["soft_step"] = 1
-    return url_state.settle(L.WIDGET_KEYS, L.env_of(s, ctx.custom_text, run), t=t, store=KEPT)
+    return url_state.settle(L.WIDGET_KEYS, L.env_of(c.settings, c.custom_text, c.run()), t=t, store=KEPT)
 
 
 def keep_value(key: str) -> None:
@@ -85,7 +83,7 @@ def move_step(delta: int, n: int) -> None:
     st.session_state["soft_step"] = kept()["soft_step"] = L.moved_step(st.session_state.get("soft_step"), delta, n)
 
 
-def head_control(where=st) -> None:
+def head_control(where, s) -> None:
     where.selectbox(
         t("softmax.ctl.head"),
         L.head_options(s),
@@ -96,7 +94,7 @@ def head_control(where=st) -> None:
     )
 
 
-def row_control(where=st) -> None:
+def row_control(where, s) -> None:
     where.slider(
         t("softmax.ctl.row"),
         *L.key_range("soft_row", s),
@@ -151,12 +149,31 @@ def table(columns) -> None:
 
 
 st.markdown(f"# {t('page.softmax')}\n\n{t('softmax.intro')}")  # title and intro: one element, which no step changes
-settle()
+settle(ctx)
 open_id, tabs = lazy_tabs("soft_tab", SECTIONS, lambda sid, lang: i18n.t(f"softmax.tab.{sid}", lang), ctx.lang)
+
+
+def live(draw) -> None:
+    """The rest of a section, below what no step changes, in the page's live part (ui/live_part.py): a step of seq_len
+    or the seed reruns it alone, and none of what is above it is sent again. Rerun alone, the page's values are
+    settled again for the new settings first (a row or a step past the new T is moved back). The controls whose
+    range follows T (the row, the tile step) are drawn inside it."""
+
+    def part(c: PageContext, alone: bool) -> None:
+        if alone:
+            settle(c)
+        draw(c)
+
+    live_part(part, ctx)
 
 
 # ---------------------------------------------------------------- 1. why divide by sqrt(d_k)
 def scale_section() -> None:
+    live(scale_live)
+
+
+def scale_live(c: PageContext) -> None:
+    s, SK, run = c.settings, c.key, c.run()
     vc = shared("soft_variance", (s.d_k,), lambda: L.variance_curve(s))  # the same draws for every seed
     # heading, formula and how the chart was drawn: one element (each element a step re-sends costs a render)
     formula = (
@@ -168,24 +185,22 @@ def scale_section() -> None:
         + small(t("softmax.scale.variance", draws=vc.draws, seed=vc.seed))
     )
     show_lines(lines.variance_chart(vc, t), name=f"qk-variance-seed{vc.seed}", key="soft_variance_chart", t=t)
-    rv = shared("soft_run_variance", SK, lambda: L.run_variance(s, run, ctx.custom_text))
+    rv = shared("soft_run_variance", SK, lambda: L.run_variance(s, run, c.custom_text))
     # what the chart measured at this d_k, what this run's variances are and their table: one element
     before = small(word(L.variance_now(vc), t)) + "\n\n" + t("softmax.scale.run")
     show_table_in_text(before, worded(L.variance_table(rv)))
     note(L.variance_note(rv, vc.draws))
     st.markdown(t("softmax.scale.row"))
     widgets = widget_row()
-    head_control(widgets)
-    row_control(widgets)
+    head_control(widgets, s)
+    row_control(widgets, s)
     head, row = st.session_state["soft_head"], st.session_state["soft_row"]
-    sr = shared("soft_scale_row", SK + (head, row), lambda: L.scale_row(s, head, row, run, ctx.custom_text))
+    sr = shared("soft_scale_row", SK + (head, row), lambda: L.scale_row(s, head, row, run, c.custom_text))
     st.caption(t("softmax.ctl.row_token", row=row, token=plain(sr.token)))
     show_heatmap(sr.heatmap, key="soft_scale_hm", t=t)
     hint = None
     if L.wants_hint(s, sr):  # d_k 512 at the same T, mask and seed: one run more, shared by the whole server
-        hint = shared(
-            "soft_big_hint", (s.seq_len, s.mask, s.seed, ctx.custom_text), lambda: L.big_hint(s, ctx.custom_text)
-        )
+        hint = shared("soft_big_hint", (s.seq_len, s.mask, s.seed, c.custom_text), lambda: L.big_hint(s, c.custom_text))
     # the table, what it shows and the captions among the notes that follow it: one element; then the other notes
     rest = list(L.scale_notes(sr, hint))
     said = [t("softmax.scale.table_about", max_entropy=sr.max_entropy)]
@@ -208,9 +223,14 @@ def max_section() -> None:
             ]
         )
     )
-    widgets = widget_row()
-    head_control(widgets)
-    row_control(widgets)
+    live(max_live)
+
+
+def max_live(c: PageContext) -> None:
+    s, SK, run = c.settings, c.key, c.run()
+    widgets = widget_row()  # inside the live part: the row's range follows T
+    head_control(widgets, s)
+    row_control(widgets, s)
     widgets.select_slider(
         t("softmax.ctl.gain"),
         L.GAINS,
@@ -221,7 +241,7 @@ def max_section() -> None:
         args=("soft_gain",),
     )
     head, row, gain = st.session_state["soft_head"], st.session_state["soft_row"], st.session_state["soft_gain"]
-    mr = shared("soft_max_row", SK + (head, row, gain), lambda: L.max_row(s, head, row, gain, run, ctx.custom_text))
+    mr = shared("soft_max_row", SK + (head, row, gain), lambda: L.max_row(s, head, row, gain, run, c.custom_text))
     st.caption(t("softmax.ctl.row_token", row=row, token=plain(mr.token)))  # a typed token: not inside :small[]
     st.markdown(f"{word(L.row_text(mr), t)}\n\n" + small(word(L.breaks_from(mr), t)))  # one element
     if mr.row_blocked:
@@ -244,7 +264,7 @@ def tiles_section() -> None:
     )
     st.markdown(f"### {t('softmax.tiles.title')}\n\n{t('softmax.tiles.intro')}\n\n$${formula}$$")  # one element
     widgets = widget_row()
-    head_control(widgets)
+    head_control(widgets, ctx.settings)
     blocks = {"min_value": TILE_BLOCK_MIN, "max_value": TILE_BLOCK_MAX, "help": t("softmax.ctl.blocks.help")}
     widgets.slider(
         t("softmax.ctl.bq"), key="soft_bq", bind="query-params", on_change=blocks_changed, args=("soft_bq",), **blocks
@@ -252,8 +272,13 @@ def tiles_section() -> None:
     widgets.slider(
         t("softmax.ctl.bk"), key="soft_bk", bind="query-params", on_change=blocks_changed, args=("soft_bk",), **blocks
     )
+    live(tiles_live)
+
+
+def tiles_live(c: PageContext) -> None:
+    s, SK, run = c.settings, c.key, c.run()
     head, bq, bk = st.session_state["soft_head"], st.session_state["soft_bq"], st.session_state["soft_bk"]
-    walk = shared("soft_walk", SK + (head, bq, bk), lambda: L.tile_walk(s, head, bq, bk, run, ctx.custom_text))
+    walk = shared("soft_walk", SK + (head, bq, bk), lambda: L.tile_walk(s, head, bq, bk, run, c.custom_text))
     n = walk.n_steps
     if n > 1:
         prev = slider = nxt = widget_row()  # one container, not three columns
@@ -295,7 +320,7 @@ def tiles_section() -> None:
     traffic = t("softmax.tiles.traffic", **v.traffic_so_far)
     if v.is_last:
         st.caption(traffic)
-        res = shared("soft_result", SK + (head, bq, bk), lambda: L.tile_result(s, head, bq, bk, run, ctx.custom_text))
+        res = shared("soft_result", SK + (head, bq, bk), lambda: L.tile_result(s, head, bq, bk, run, c.custom_text))
         show_heatmap(res.side_by_side, key="soft_result_hm", t=t)
         note(L.result_note(res, s.num_heads))
     else:

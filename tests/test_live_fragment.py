@@ -509,3 +509,26 @@ def test_a_seq_len_or_seed_step_reruns_the_sections_live_part_alone(server, page
         assert kept in link, (kept, link)
     page.reload()  # the link draws the same
     shows(6, 7, 2, 17)
+
+
+@pytest.mark.browser
+def test_a_seq_len_step_down_settles_the_live_parts_row_and_tile_step_again(server, page):
+    """Softmax's live part holds the controls whose range follows T (the row, the tile step): a step of seq_len reruns
+    it alone, and there a row past the new T is moved back (the slider and the sentence say the new row); the tile
+    walk's step slider offers the new walk's steps."""
+    paths = delta_paths(page)
+    open_app(page, server, "softmax", lang="en", soft_tab="max", seq_len=6, soft_row=5)
+    row = page.locator("[data-testid=stMain] [data-testid=stSlider]").filter(has_text=i18n.t("softmax.ctl.row", "en"))
+    expect(row.get_by_role("slider")).to_have_value("5")
+    in_sidebar, sent = _deltas_of(page, paths, _key_on(page, sidebar_slider(page, 2), "ArrowLeft"))  # seq_len 6 -> 5
+    assert in_sidebar == 0 and sent > 0, (in_sidebar, sent)
+    expect(row.get_by_role("slider")).to_have_value("4")
+    expect(row.get_by_role("slider")).to_have_attribute("max", "4")
+    expect(page.get_by_text(re.compile(r"^Row 4 is the query"))).to_be_visible()
+    assert "seq_len=5" in current_link(page)
+
+    open_app(page, server, "softmax", lang="en", soft_tab="tiles", seq_len=8, soft_bq=4, soft_bk=4)
+    step = page.locator("[data-testid=stMain] [data-testid=stSlider]").filter(has_text=i18n.t("softmax.ctl.step", "en"))
+    expect(step.get_by_role("slider")).to_have_attribute("max", "4")  # 2 x 2 tiles
+    _deltas_of(page, paths, _key_on(page, sidebar_slider(page, 2), "ArrowRight"))  # seq_len 8 -> 9: 3 x 3 tiles
+    expect(step.get_by_role("slider")).to_have_attribute("max", "9")

@@ -81,9 +81,10 @@ PINS = {
     # each section's heading, intro and formula one element; widgets side by side in one row container
     # softmax: the title and intro one markdown element; the tile's P above its rows' table (no columns); scale: each
     # table with the text before it and the captions after it one element
-    ("softmax", (("soft_tab", "tiles"),)): 23,  # each table with its title and notes one element
-    ("softmax", (("soft_tab", "max"),)): 22,
-    ("softmax", (("soft_tab", "scale"),)): 20,
+    # below each section's heading its live part, one box (ui/live_part.py)
+    ("softmax", (("soft_tab", "tiles"),)): 24,  # each table with its title and notes one element
+    ("softmax", (("soft_tab", "max"),)): 23,
+    ("softmax", (("soft_tab", "scale"),)): 21,
     ("heads", (("heads_tab", "cost"),)): 30,  # the four metrics in one row container
     ("heads", (("heads_tab", "heads"),)): 13,
     ("heads", (("heads_tab", "slice"),)): 25,
