@@ -22,8 +22,9 @@ from ui.cache import shared
 from ui.choice import labelled
 from ui.heatmaps import show_heatmap
 from ui.linecharts import show_lines
+from ui.live_part import live_part
 from ui.sections import lazy_tabs
-from ui.shell import page_context
+from ui.shell import PageContext, page_context
 from ui.tables import show_table, show_table_in_text
 from ui.words import word
 
@@ -95,12 +96,30 @@ SECTIONS = K.SECTIONS
 open_id, tabs = lazy_tabs("kv_tab", SECTIONS, tab_label, ctx.lang, on_bad_url=on_bad_tab)
 
 
+def live(draw) -> None:
+    """The rest of a section, below its heading and the controls no step changes, in the page's live part
+    (ui/live_part.py): a step of seq_len or the seed reruns it alone, and none of what is above it is sent again.
+    `draw(c, values)` reads the settings from `c` (h and the K/V heads, which such a step leaves, from the page);
+    rerun alone, the page's values are settled again for the new T first (a decode step past it moves back)."""
+
+    def part(c: PageContext, alone: bool) -> None:
+        draw(c, url_state.settle(WIDGET_KEYS, {"settings": c.settings}, t=t, store=KEPT, notice=notice) if alone else v)
+
+    live_part(part, ctx)
+
+
 # ------------------------------------------------------------------ 1. which query heads share which K/V head
 def sharing_section() -> None:
+    live(sharing_live)
+
+
+def sharing_live(c: PageContext, _values: dict) -> None:
+    s, SK, T = c.settings, c.key, c.settings.seq_len
+
     def build() -> K.SharingView:
         # The MHA trace of these settings is the run every page shares (one model built, not two).
-        mha = ctx.run().trace if kv_heads < h else None
-        return K.sharing_view(s, kv_heads, custom_text=ctx.custom_text, mha=mha)
+        mha = c.run().trace if kv_heads < h else None
+        return K.sharing_view(s, kv_heads, custom_text=c.custom_text, mha=mha)
 
     shown = K.sharing_shown(shared("kv_sharing", (*SK, kv_heads), build))
     # heading, what it shows and the groups: one element, which a step of T or the seed leaves as it was (the browser
@@ -135,14 +154,19 @@ def sharing_section() -> None:
 
 
 # ------------------------------------------------------------------ 2. decoding one token at a time
-def next_token() -> None:
+def next_token(T: int) -> None:
     step = st.session_state.get("kv_step")
     st.session_state["kv_step"] = url_state.kept(KEPT)["kv_step"] = min(T, (step if isinstance(step, int) else 1) + 1)
 
 
 def decode_section() -> None:
     st.markdown(f"### {t('kv.dec.title')}\n\n{t('kv.dec.about')}")  # one element: each costs a render on a step
-    step, head = v["kv_step"], v["kv_head"]  # the widgets show the settled values
+    live(decode_live)
+
+
+def decode_live(c: PageContext, values: dict) -> None:
+    s, SK, T = c.settings, c.key, c.settings.seq_len
+    step, head = values["kv_step"], values["kv_head"]  # the widgets show the settled values (the step's range is T)
     c1 = c2 = c3 = st.container(horizontal=True, vertical_alignment="bottom")  # one container, not four (columns)
     with c1:
         st.slider(t("kv.dec.step", T=T), 1, T, key="kv_step", bind="query-params", on_change=keep, args=("kv_step",))
@@ -151,6 +175,7 @@ def decode_section() -> None:
             t("kv.dec.next"),
             key="kv_next",
             on_click=next_token,
+            args=(T,),
             icon=":material/skip_next:",
             disabled=step >= T,
         )
@@ -227,7 +252,11 @@ def memory_section() -> None:
         host=c2,
         on_change=lambda: keep("kv_context"),
     )
-    model, context = v["kv_model"], v["kv_context"]  # the widgets show the settled values
+    live(lambda c, values: memory_live(c, values["kv_model"], values["kv_context"]))  # as the widgets show them
+
+
+def memory_live(c: PageContext, model: str, context: int) -> None:
+    s, SK = c.settings, c.key
     view = shared("kv_memory", (*SK, kv_heads, model, context), lambda: K.memory_view(s, kv_heads, model, context))
     shown = K.memory_shown(view)
     sep = "" if ctx.lang == "zh" else " "  # Chinese sentences follow each other without a space

@@ -532,3 +532,28 @@ def test_a_seq_len_step_down_settles_the_live_parts_row_and_tile_step_again(serv
     expect(step.get_by_role("slider")).to_have_attribute("max", "4")  # 2 x 2 tiles
     _deltas_of(page, paths, _key_on(page, sidebar_slider(page, 2), "ArrowRight"))  # seq_len 8 -> 9: 3 x 3 tiles
     expect(step.get_by_role("slider")).to_have_attribute("max", "9")
+
+
+@pytest.mark.browser
+def test_kv_decodes_next_token_after_steps_of_seq_len_stops_at_the_new_length(server, page):
+    """The decode section's live part: its "next token" button, drawn in the live part, goes up to the new T after a
+    step of seq_len up (its callback gets T from the run that drew it, not from the page's last run), and a step of
+    seq_len down moves a decode step past the new T back."""
+    paths = delta_paths(page)
+    open_app(page, server, "kv-cache", lang="en", kv_tab="decode", seq_len=5, kv_step=5)
+    sliders = page.locator("[data-testid=stMain] [data-testid=stSlider]")
+    step = sliders.filter(has_text=re.compile(r"^Decode step t")).get_by_role("slider")
+    nxt = page.get_by_role("button", name=i18n.t("kv.dec.next", "en"))
+    expect(step).to_have_value("5")
+    expect(nxt).to_be_disabled()  # the last token
+    in_sidebar, sent = _deltas_of(page, paths, _key_on(page, sidebar_slider(page, 2), "ArrowRight"))  # seq_len 5 -> 6
+    assert in_sidebar == 0 and sent > 0, (in_sidebar, sent)
+    expect(step).to_have_attribute("max", "6")
+    expect(nxt).to_be_enabled()
+    nxt.click()
+    expect(step).to_have_value("6")
+    expect(nxt).to_be_disabled()
+    _deltas_of(page, paths, _key_on(page, sidebar_slider(page, 2), "ArrowLeft"))  # seq_len 6 -> 5
+    expect(step).to_have_attribute("max", "5")
+    expect(step).to_have_value("5")
+    expect(nxt).to_be_disabled()

@@ -97,11 +97,12 @@ PINS = {
     # not highlighted again), the check and the bug's setup one more; the table titled, with the two sentences it sums
     # up
     ("masks", (("masks_tab", "polarity"),)): 25,
-    # kv-cache: the title and intro one markdown element
-    ("kv-cache", (("kv_tab", "sharing"),)): 21,  # heading + groups table one element, the shapes one, the checks a box
-    ("kv-cache", (("kv_tab", "memory"),)): 23,  # heading, formula and its letters one element; choices in a row
+    # kv-cache: the title and intro one markdown element; below a section's controls its live part, one box
+    # (ui/live_part.py)
+    ("kv-cache", (("kv_tab", "sharing"),)): 22,  # heading + groups table one element, the shapes one, the checks a box
+    ("kv-cache", (("kv_tab", "memory"),)): 24,  # heading, formula and its letters one element; choices in a row
     # step/next/head in one row container; the costs a table in the text around it; the charts one under the other
-    ("kv-cache", (("kv_tab", "decode"),)): 32,
+    ("kv-cache", (("kv_tab", "decode"),)): 33,
     ("real-model", ()): 26,
     # why-heads: title and intro, the task and its example, the closing heading and stability: each one element
     ("why-heads", ()): 18,

@@ -27,6 +27,7 @@ from ui.shell import CUSTOM_MASK_KEY, drop_url_value, url_values
 
 GATE_NOTICES = "_url_gate_notices"  # what gate() dropped, until show_gate_notices says it
 GATED = "_url_gated"  # this session's first run has written the address bar
+SPANS = "_spans"  # after a store's name: the range each of its keys had when last settled (a new one: a new widget)
 
 
 def gate(url_path: str | None) -> None:
@@ -151,6 +152,7 @@ def settle(
                 st.warning(text, icon=":material/build:")
     drops: list[str] = []
     sets: list[tuple[str, tuple[str, ...]]] = []  # the link keeps what the page shows (walk_step=7: step 7's name)
+    spans = st.session_state.setdefault(f"{store}{SPANS}", {})  # each key's range as its widget was last drawn
     for key in keys:
         name, value = key.name, values[key.name]
         store_values[name] = value
@@ -172,8 +174,14 @@ def settle(
             # the page was loaded with (ui/seam entry `url_values`): from here on the session's value decides.
             seam.forget_initial_url_value(name)
         current = st.session_state.get(name)
+        span = _span(key, env, values)
+        # A new range (a step slider up to a new T) makes its widget a new one, which would start at its default (a
+        # step of seq_len up sent the decode step back to 1): it takes the settled value like any new widget.
+        moved = spans.get(name, span) != span
+        spans[name] = span
         if (
             recreated
+            or moved
             or current != value
             or type(current) is not type(value)
             or _unmounted_off_default(key, value, env, values)
@@ -182,6 +190,12 @@ def settle(
     if drops or sets:
         _write_url(drops, sets)
     return values
+
+
+def _span(key: UrlKey, env: Env, values: Mapping[str, Any]) -> tuple:
+    """`key`'s range and choices with the settled `values` (a range may follow the settings or another value)."""
+    r = key.resolved({**env, **values})
+    return (r["lo"], r["hi"], r["choices"])
 
 
 def _unmounted_off_default(key: UrlKey, value, env: Env, values: Mapping[str, Any]) -> bool:
