@@ -16,19 +16,17 @@ from ui import heads_charts, url_state, work_queue
 from ui.cache import shared
 from ui.heatmaps import show_heatmap
 from ui.linecharts import show_lines
+from ui.live_part import live_part
 from ui.sections import lazy_tabs
-from ui.shell import page_context
+from ui.shell import PageContext, page_context
 from ui.tables import show_table
 from ui.words import word
 
 ctx = page_context()
-t, s = ctx.t, ctx.settings
-d, h, T, d_k = s.d_model, s.num_heads, s.seq_len, s.d_k
-masked = s.mask != "none"
-# What depends only on these is computed once per server (ui/cache.py): a class shares settings.
-SK = ctx.key  # (d_model, h, T, mask, seed, lang, custom text): every page's
-run = ctx.run()
-toks = run.tokens
+t = ctx.t
+# d_model and h (a step of either reruns the whole page); what a step of seq_len or the seed changes is read in the
+# page's live part, from its PageContext (ui/live_part.py)
+d, h = ctx.settings.d_model, ctx.settings.num_heads
 TIMING_REPEATS = 5
 KEPT = "heads_kept"  # the page's values while the widgets showing them are in a closed tab
 WIDGET_KEYS = tuple(k for k in H.URL_KEYS if k.name != "heads_tab")  # the tab id is ui.sections.lazy_tabs' own
@@ -38,8 +36,8 @@ def head_name(i: int) -> str:
     return f"{t('common.head')} {i}"
 
 
-def settle() -> dict:
-    """The grid's page and picked heads and the sliced head, valid for these settings before any widget is drawn
+def settle(s) -> dict:
+    """The grid's page and picked heads and the sliced head, valid for settings `s` before any widget is drawn
     (ui.url_state.settle: a link's bad value gets a notice; a value new settings put out of range moves quietly).
     A new d_model or h starts the page and the pick again from the first page of heads."""
     if st.session_state.get("heads_pick_for") != (d, h) and "heads_pick_for" in st.session_state:
@@ -58,36 +56,50 @@ def page_changed() -> None:
     keep("heads_pick")
 
 
-def focus_values() -> torch.Tensor:
+def focus_values(c: PageContext) -> torch.Tensor:
     """(h,) each head's focus (lessons.heads.head_focus), shared by the grid and the one-vs-many sections."""
-    return shared("heads_focus_values", SK, lambda: H.head_focus(run.trace.weights[0]))
+    return shared("heads_focus_values", c.key, lambda: H.head_focus(c.run().trace.weights[0]))
 
 
-def box_titles(boxes) -> dict[str, str]:
+def box_titles(boxes, mask: str) -> dict[str, str]:
     titles = {b.name: t(f"heads.box.{b.name}") for b in boxes if b.name != "masked_scores"}
-    titles["masked_scores"] = t("heads.box.masked_scores", mask=t(f"mask.{s.mask}"))  # worded, not the URL id
+    titles["masked_scores"] = t("heads.box.masked_scores", mask=t(f"mask.{mask}"))  # worded, not the URL id
     return titles
 
 
 st.title(t("page.heads"))
 st.write(t("heads.intro"))
-st.info(t("heads.now", d_model=d, h=h, d_k=d_k, T=T), icon=":material/view_column:")
-# Tracked on every run, so the shapes section can say what changed since the last h.
-prev, st.session_state["heads_last"], st.session_state["heads_prev_h"] = H.track_h(
-    st.session_state.get("heads_last"), st.session_state.get("heads_prev_h"), d, T, h
-)
-values = settle()
+values = settle(ctx.settings)
 # One section at a time (ui/sections.py): each draws one or two charts, not the page's nine.
 SECTIONS = H.SECTIONS
 open_id, tabs = lazy_tabs("heads_tab", SECTIONS, lambda sid, lang: i18n.t(f"heads.tab.{sid}", lang), ctx.lang)
 
 
+def live(draw) -> None:
+    """The open section in the page's live part (ui/live_part.py), under the sentence that says the settings: a step
+    of seq_len or the seed reruns it alone, and the title and the section chooser are not sent again. Rerun alone
+    (a step, or a widget inside it), the page's values are settled again first. `draw(c, values, prev)` reads the
+    settings from `c`; `prev` is the h shown before the latest change of h (tracked on every run, the live part's
+    alone too, so the shapes section can say what changed)."""
+
+    def part(c: PageContext, alone: bool) -> None:
+        s = c.settings
+        st.info(t("heads.now", d_model=d, h=h, d_k=s.d_k, T=s.seq_len), icon=":material/view_column:")
+        prev, st.session_state["heads_last"], st.session_state["heads_prev_h"] = H.track_h(
+            st.session_state.get("heads_last"), st.session_state.get("heads_prev_h"), d, s.seq_len, h
+        )
+        draw(c, settle(s) if alone else values, prev)
+
+    live_part(part, ctx)
+
+
 # ---------------------------------------------------------------- 1. shape flow
-def shapes_section() -> None:
+def shapes_section(c: PageContext, values: dict, prev: int | None) -> None:
+    T = c.settings.seq_len
     # the heading and what the diagram shows: one element (each element a step re-sends costs the browser a render)
     st.markdown(f"### {t('heads.flow.title')}\n\n:small[:gray[{t('heads.flow.about')}]]")
     boxes = H.shape_flow(d, h, T, prev_h=prev)
-    titles = box_titles(boxes)
+    titles = box_titles(boxes, c.settings.mask)
     if prev:
         st.success(t("heads.flow.changed", prev=prev, h=h), icon=":material/compare_arrows:")
     else:
@@ -107,7 +119,8 @@ def shapes_section() -> None:
 
 
 # ---------------------------------------------------------------- 2. every head
-def heads_section() -> None:
+def heads_section(c: PageContext, values: dict, prev: int | None) -> None:
+    SK, T, run = c.key, c.settings.seq_len, c.run()
     weights = run.trace.weights[0]  # (h, T, T)
     zrange = shared("heads_range", SK, lambda: H.data_range(weights))  # over all heads, even those not drawn
     about = t("heads.grid.about", lo=zrange[0], hi=zrange[1], h=h)
@@ -137,7 +150,7 @@ def heads_section() -> None:
         args=("heads_pick",),
     )
     picks = sorted(i for i in picks if 0 <= i < h)
-    focus = focus_values()
+    focus = focus_values(c)
     if h > PER_PAGE:
         st.caption(t("heads.grid.overview", h=h, u=1 / T))
         st.html(
@@ -149,7 +162,7 @@ def heads_section() -> None:
         grid = shared(
             "heads_grid",
             SK + (tuple(picks),),
-            lambda: H.heads_heatmap(f"weights-d{d}-h{h}-T{T}", weights, picks, toks, vrange=zrange),
+            lambda: H.heads_heatmap(f"weights-d{d}-h{h}-T{T}", weights, picks, run.tokens, vrange=zrange),
         )
         # 16 heads of 32 x 32 weights as float32 pass the 64 KB a step may cost: int16 codes of the printed numbers
         show_heatmap(grid, key="heads_grid", t=t, compact=len(picks) * T * T * 4 > 48_000)
@@ -158,9 +171,10 @@ def heads_section() -> None:
 
 
 # ---------------------------------------------------------------- 3. cost
-def cost_section() -> None:
+def cost_section(c: PageContext, values: dict, prev: int | None) -> None:
+    T, masked = c.settings.seq_len, c.settings.mask != "none"
     st.subheader(t("heads.cost.title"))
-    titles = box_titles(H.shape_flow(d, h, T))
+    titles = box_titles(H.shape_flow(d, h, T), c.settings.mask)
     with_help = ("elementwise", "memory")  # heads.cost.<name>.help
     metrics = st.container(horizontal=True)  # one container, not five (columns: one a column more)
     for m in H.cost_metrics(T, d, h, masked=masked):
@@ -207,7 +221,7 @@ def cost_section() -> None:
 TICKET = "heads_time_ticket"  # this session's place in the server's heavy-work queue (ui/work_queue.py)
 
 
-def timing_work(heads: list[int]):
+def timing_work(T: int, seed: int, heads: list[int]):
     """Timing the forward pass for every h in `heads` at these settings, for the queue (core/work_queue.py):
     progress per h, stopped between samples when nobody waits any more."""
 
@@ -215,7 +229,7 @@ def timing_work(heads: list[int]):
         def progress(done: int, total: int, hh: int) -> None:
             control.progress(done, total, hh)
 
-        return H.time_forward(d, T, s.seed, heads, repeats=TIMING_REPEATS, on_progress=progress, check=control.check)
+        return H.time_forward(d, T, seed, heads, repeats=TIMING_REPEATS, on_progress=progress, check=control.check)
 
     return work
 
@@ -227,7 +241,8 @@ def timing_running(job) -> str:
     return t("heads.time.progress", h=job.detail, i=done + 1, n=total)
 
 
-def timing_section() -> None:
+def timing_section(c: PageContext, values: dict, prev: int | None) -> None:
+    s, T, masked = c.settings, c.settings.seq_len, c.settings.mask != "none"
     about = t("heads.time.about", d_model=d, T=T, repeats=TIMING_REPEATS)
     st.markdown(f"### {t('heads.time.title')}\n\n:small[:gray[{about}]]")  # heading + what is timed: one element
     timing_key = (d, T, s.seed)
@@ -240,7 +255,7 @@ def timing_section() -> None:
         TICKET,
         t("heads.time.again") if timing_key in cache else t("heads.time.run"),
         "heads_time_run",
-        work_queue.job(("heads-timing", *timing_key, tuple(heads)), timing_work(heads), "timing"),
+        work_queue.job(("heads-timing", *timing_key, tuple(heads)), timing_work(T, s.seed, heads), "timing"),
     )
     work_queue.watch(TICKET, t, running=timing_running)
     timings = cache.get(timing_key)
@@ -265,7 +280,8 @@ def timing_section() -> None:
 
 
 # ---------------------------------------------------------------- 5. one big projection = h small ones
-def slice_section() -> None:
+def slice_section(c: PageContext, values: dict, prev: int | None) -> None:
+    SK, T, d_k, masked, run = c.key, c.settings.seq_len, c.settings.d_k, c.settings.mask != "none", c.run()
     st.markdown(f"### {t('heads.slice.title')}\n\n{t('heads.slice.about', d=d)}")  # heading + text: one element
     head = st.selectbox(
         t("heads.slice.head"),
@@ -299,7 +315,8 @@ def slice_section() -> None:
 
 
 # ---------------------------------------------------------------- 6. one head vs h heads
-def single_section() -> None:
+def single_section(c: PageContext, values: dict, prev: int | None) -> None:
+    s, SK, T, d_k, run = c.settings, c.key, c.settings.seq_len, c.settings.d_k, c.run()
     st.subheader(t("heads.single.title"))
     sv = shared("heads_single", SK, lambda: H.single_vs_multi(run.model, run.x, run.mask, s.seed, multi=run.trace))
     single_w, multi_w = sv.single.weights[0], sv.multi.weights[0]  # (1, T, T), (h, T, T)
@@ -313,11 +330,11 @@ def single_section() -> None:
         "heads_single_both",
         SK + (tuple(shown),),
         lambda: H.single_vs_heads_heatmap(
-            f"weights-one-head-vs-h{h}-d{d}-T{T}", single_w[0], multi_w, shown, toks, d_model=d, vrange=both_range
+            f"weights-one-head-vs-h{h}-d{d}-T{T}", single_w[0], multi_w, shown, run.tokens, d_model=d, vrange=both_range
         ),
     )
     show_heatmap(both, key="heads_single_both", t=t, compact=(len(shown) + 1) * T * T * 4 > 48_000)
-    st.caption(t("heads.single.focus", **H.single_focus(single_w, focus_values())))
+    st.caption(t("heads.single.focus", **H.single_focus(single_w, focus_values(c))))
     if h > 1:
         st.caption(t("heads.single.why", d=d, dk=d_k))
 
@@ -325,6 +342,6 @@ def single_section() -> None:
 BODIES = (shapes_section, heads_section, cost_section, timing_section, slice_section, single_section)
 SECTION_BODIES = dict(zip(SECTIONS, BODIES))
 with tabs[open_id]:
-    SECTION_BODIES[open_id]()
+    live(SECTION_BODIES[open_id])
 
 # The downloads section below: app.py draws it (ui/downloads.py TAIL_PAGES), in a fragment of its own.

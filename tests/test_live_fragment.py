@@ -557,3 +557,23 @@ def test_kv_decodes_next_token_after_steps_of_seq_len_stops_at_the_new_length(se
     expect(step).to_have_attribute("max", "5")
     expect(step).to_have_value("5")
     expect(nxt).to_be_disabled()
+
+
+@pytest.mark.browser
+def test_a_seq_len_step_on_the_heads_page_redraws_its_live_part_and_tracks_the_last_h(server, page):
+    """Heads and shapes: the open section, with the sentence saying the settings above it, is the page's live part. A
+    step of seq_len sends neither the title, the intro nor the section chooser again, and the sentence says the new
+    T; the shapes section's "h changed from ... to ..." is tracked in the live part too, so a step of T (a new
+    shape) ends it."""
+    paths = delta_paths(page)
+    open_app(page, server, "heads", lang="en", heads_tab="shapes", seq_len=5)
+    now = lambda h, T: i18n.t("heads.now", "en", d_model=64, h=h, d_k=64 // h, T=T)  # noqa: E731
+    expect(page.get_by_text(now(4, 5))).to_be_visible()
+    in_sidebar, whole = _deltas_of(page, paths, _key_on(page, sidebar_slider(page, 1), "ArrowRight"))  # h 4 -> 8
+    expect(page.get_by_text(now(8, 5))).to_be_visible()
+    expect(page.get_by_text(i18n.t("heads.flow.changed", "en", prev=4, h=8))).to_be_visible()
+    in_sidebar, live = _deltas_of(page, paths, _key_on(page, sidebar_slider(page, 2), "ArrowRight"))  # seq_len 5 -> 6
+    assert in_sidebar == 0 and 0 < live <= whole - 3, (in_sidebar, live, whole)
+    expect(page.get_by_text(now(8, 6))).to_be_visible()
+    expect(page.get_by_text(i18n.t("heads.flow.try", "en"))).to_be_visible()  # T changed: no "h changed" any more
+    assert "seq_len=6" in current_link(page)

@@ -85,10 +85,11 @@ PINS = {
     ("softmax", (("soft_tab", "tiles"),)): 24,  # each table with its title and notes one element
     ("softmax", (("soft_tab", "max"),)): 23,
     ("softmax", (("soft_tab", "scale"),)): 21,
-    ("heads", (("heads_tab", "cost"),)): 30,  # the four metrics in one row container
-    ("heads", (("heads_tab", "heads"),)): 13,
-    ("heads", (("heads_tab", "slice"),)): 25,
-    ("heads", (("heads_tab", "timing"),)): 14,
+    # heads: the open section (and the sentence saying the settings above it) in the page's live part, one box
+    ("heads", (("heads_tab", "cost"),)): 31,  # the four metrics in one row container
+    ("heads", (("heads_tab", "heads"),)): 14,
+    ("heads", (("heads_tab", "slice"),)): 26,
+    ("heads", (("heads_tab", "timing"),)): 15,
     # masks: the title, intro and the two lines of code one markdown element
     ("masks", (("masks_tab", "grid"),)): 31,  # the controls in one wrapping row container
     ("masks", (("masks_tab", "row"),)): 26,
