@@ -23,8 +23,9 @@ from ui.cache import shared
 from ui.choice import labelled
 from ui.downloads import lab_downloads
 from ui.heatmaps import show_heatmap
+from ui.live_part import live_part
 from ui.sections import lazy_tabs
-from ui.shell import CUSTOM_MASK_KEY, page_context
+from ui.shell import CUSTOM_MASK_KEY, PageContext, page_context
 from ui.tables import show_table, show_table_in_text
 
 ctx = page_context()
@@ -183,14 +184,22 @@ if "custom" in parts:
     if not fitted:
         st.warning(t("masks.grid_unfit", T_q=T_q, T_k=T_k), icon=":material/build:")
 
-# One run per distinct choice for the whole server (frozen: never written to). The key names
-# everything run_lab reads: the settings, and the page's choices (the grid as its text).
 lengths = tuple(lengths) if lengths else None
-SK = (s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang)
-setup = lab.LabSetup(parts, T_q, T_k, cross, lengths, custom_grid, fill)
-LK = setup.cache_key
-run = shared("masks_run", SK + LK, lambda: lab.run_lab(s, setup))
-B = run.batch
+# A step of seq_len or the seed reruns the open section alone (the page's live part, ui/live_part.py) when no control
+# above it follows T: with padding the sliders go up to T_k, and the hand-drawn grid is T_q x T_k (then the page runs).
+LIVE = "padding" not in parts and "custom" not in parts
+T_K_CHOSEN = T_k if cross else None  # cross-attention's own T_k (its slider), else T_k is T
+
+
+def lab_run(s):
+    """One run per distinct choice for the whole server (frozen: never written to), for settings `s` and the page's
+    choices (the grid as its text): (the run, its cache key, T_q, T_k)."""
+    T_q = s.seq_len
+    T_k = T_K_CHOSEN if cross else T_q
+    SK = (s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang)
+    setup = lab.LabSetup(parts, T_q, T_k, cross, lengths, custom_grid, fill)
+    return shared("masks_run", SK + setup.cache_key, lambda: lab.run_lab(s, setup)), SK + setup.cache_key, T_q, T_k
+
 
 open_id, tabs = lazy_tabs(
     "masks_tab",
@@ -202,9 +211,15 @@ open_id, tabs = lazy_tabs(
     ),
 )
 
-# ------------------------------------------------------------------ the mask, the scores, the weights
-if open_id == "grid":
-    with tabs["grid"]:
+
+def sections(c: PageContext) -> None:
+    """The open section and the downloads below it, for the settings of `c`."""
+    s = c.settings
+    SK = (s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang)
+    run, K, T_q, T_k = lab_run(s)
+    B = run.batch
+    # ------------------------------------------------------------------ the mask, the scores, the weights
+    if open_id == "grid":
         clickable = "custom" in parts
         if clickable:  # the hand-drawn grid's editor, beside the chart whose mask cells it toggles
             grid.editor(t, T_q, T_k, grid_text, combined=len(parts) > 1)
@@ -216,7 +231,7 @@ if open_id == "grid":
             # Per sequence: mask | masked scores | weights, three charts side by side (stacked on a phone).
             view = shared(
                 "masks_view",
-                SK + LK + (b, head, polarity, clickable),
+                K + (b, head, polarity, clickable),
                 lambda b=b: lab.lab_view(run, b, head, polarity, clickable=clickable),
             )
             c_mask, c_scores, c_weights = st.columns(3)
@@ -233,7 +248,7 @@ if open_id == "grid":
 
         sep = "" if ctx.lang == "zh" else " "  # Chinese sentences follow each other without a space
         st.caption(t("masks.legend", fill=fill) + ("" if numbers else sep + t("masks.numbers_hint")))
-        check = shared("masks_check", SK + LK + (head,), lambda: lab.blocked_check(run, head))
+        check = shared("masks_check", K + (head,), lambda: lab.blocked_check(run, head))
         if check["largest"] is not None:
             st.success(
                 t(
@@ -260,9 +275,8 @@ if open_id == "grid":
         if cross:
             st.info(t("masks.cross.about", T_q=T_q, T_k=T_k), icon=":material/compare_arrows:")
 
-# ------------------------------------------------------------------ one row up close
-if open_id == "row":
-    with tabs["row"]:
+    # ------------------------------------------------------------------ one row up close
+    if open_id == "row":
         st.subheader(t("masks.row"))
         r1 = r2 = st.container(horizontal=True)  # one container, not three (columns)
         seq = 0
@@ -278,9 +292,8 @@ if open_id == "row":
             where=st.container(key="masks_inspector"),
         )
 
-# ------------------------------------------------------------------ fully blocked rows
-if open_id == "full":
-    with tabs["full"]:
+    # ------------------------------------------------------------------ fully blocked rows
+    if open_id == "full":
         st.subheader(t("masks.full"))
         demo = lab.full_row_demo(run, head)
         full = lab.full_rows(run)
@@ -300,9 +313,8 @@ if open_id == "full":
             )
         st.markdown(t("masks.full.why"))
 
-# ------------------------------------------------------------------ polarity and its bug
-if open_id == "polarity":
-    with tabs["polarity"]:
+    # ------------------------------------------------------------------ polarity and its bug
+    if open_id == "polarity":
         # The heading, its text, both ways to write the fill and the libraries' trap: one markdown element, which only
         # the polarity and the fill change (the two code blocks stack as fenced code instead of sitting in two
         # columns, as they do on a phone). A step of T or the seed leaves it as it was, so the browser does not
@@ -318,7 +330,7 @@ if open_id == "polarity":
         st.markdown("\n\n".join(fixed))
         said = []
         if run.mask is not None and not run.blocked_rows.any():
-            diff = shared("masks_ref", SK + LK, lambda: lab.reference_diff(run))
+            diff = shared("masks_ref", K, lambda: lab.reference_diff(run))
             said.append(f":small[:gray[{t('masks.pol.check', diff=diff)}]]")
         said += [f"**{t('masks.bug')}**", t("masks.bug.setup", T=s.seq_len, fill=fill)]
         st.markdown("\n\n".join(said))
@@ -335,5 +347,11 @@ if open_id == "polarity":
             headed(lab.bug_table(summary), "masks.bug.col"),
             caption=t("masks.bug.table", h=head),
         )
+    lab_downloads(c, run)
 
-lab_downloads(ctx, run)
+
+with tabs[open_id]:
+    if LIVE:
+        live_part(lambda c, alone: sections(c), ctx)
+    else:
+        sections(ctx)

@@ -577,3 +577,25 @@ def test_a_seq_len_step_on_the_heads_page_redraws_its_live_part_and_tracks_the_l
     expect(page.get_by_text(now(8, 6))).to_be_visible()
     expect(page.get_by_text(i18n.t("heads.flow.try", "en"))).to_be_visible()  # T changed: no "h changed" any more
     assert "seq_len=6" in current_link(page)
+
+
+@pytest.mark.browser
+def test_the_masks_labs_section_is_live_until_a_control_follows_t(server, page):
+    """Masks lab: with no control whose range follows T, the open section is the page's live part and a step of seq_len
+    sends none of the controls again (the shapes sentence says the new T); with padding chosen (its slider goes up to
+    T) the step reruns the page, controls and all, and the padding slider offers the new T."""
+    paths = delta_paths(page)
+    open_app(page, server, "masks", lang="en", masks_tab="polarity", seq_len=5)
+    setup = lambda T: f"(self-attention, T = {T})"  # noqa: E731  (masks.bug.setup)
+    expect(page.get_by_text(setup(5), exact=False)).to_be_visible()
+    in_sidebar, live = _deltas_of(page, paths, _key_on(page, sidebar_slider(page, 2), "ArrowRight"))  # seq_len 5 -> 6
+    assert in_sidebar == 0 and live > 0, (in_sidebar, live)
+    expect(page.get_by_text(setup(6), exact=False)).to_be_visible()
+
+    open_app(page, server, "masks", lang="en", masks_tab="polarity", seq_len=5, masks_extra="padding")
+    pad = page.locator("[data-testid=stMain] [data-testid=stSlider]").filter(has_text=i18n.t("masks.pad", "en"))
+    expect(pad.get_by_role("slider")).to_have_attribute("max", "5")
+    in_sidebar, whole = _deltas_of(page, paths, _key_on(page, sidebar_slider(page, 2), "ArrowRight"))  # seq_len 5 -> 6
+    assert in_sidebar == 0 and whole >= live + 5, (in_sidebar, live, whole)  # the controls' box came too
+    expect(pad.get_by_role("slider")).to_have_attribute("max", "6")
+    expect(page.get_by_text(setup(6), exact=False)).to_be_visible()

@@ -90,14 +90,15 @@ PINS = {
     ("heads", (("heads_tab", "heads"),)): 14,
     ("heads", (("heads_tab", "slice"),)): 26,
     ("heads", (("heads_tab", "timing"),)): 15,
-    # masks: the title, intro and the two lines of code one markdown element
-    ("masks", (("masks_tab", "grid"),)): 31,  # the controls in one wrapping row container
-    ("masks", (("masks_tab", "row"),)): 26,
-    ("masks", (("masks_tab", "full"),)): 29,
+    # masks: the title, intro and the two lines of code one markdown element; the open section and the downloads in
+    # the page's live part, one box (ui/live_part.py), while no control follows T
+    ("masks", (("masks_tab", "grid"),)): 32,  # the controls in one wrapping row container
+    ("masks", (("masks_tab", "row"),)): 27,
+    ("masks", (("masks_tab", "full"),)): 30,
     # its heading, sentences and both ways to write the fill one element (a step of T leaves it as it was: its code is
     # not highlighted again), the check and the bug's setup one more; the table titled, with the two sentences it sums
     # up
-    ("masks", (("masks_tab", "polarity"),)): 25,
+    ("masks", (("masks_tab", "polarity"),)): 26,
     # kv-cache: the title and intro one markdown element; below a section's controls its live part, one box
     # (ui/live_part.py)
     ("kv-cache", (("kv_tab", "sharing"),)): 22,  # heading + groups table one element, the shapes one, the checks a box
