@@ -569,7 +569,8 @@ def test_a_seq_len_step_on_the_heads_page_redraws_its_live_part_and_tracks_the_l
     open_app(page, server, "heads", lang="en", heads_tab="shapes", seq_len=5)
     now = lambda h, T: i18n.t("heads.now", "en", d_model=64, h=h, d_k=64 // h, T=T)  # noqa: E731
     expect(page.get_by_text(now(4, 5))).to_be_visible()
-    in_sidebar, whole = _deltas_of(page, paths, _key_on(page, sidebar_slider(page, 1), "ArrowRight"))  # h 4 -> 8
+    in_sidebar, sent = _deltas_of(page, paths, _key_on(page, sidebar_slider(page, 1), "ArrowRight"))  # h 4 -> 8
+    whole = sent - in_sidebar  # the page's fragment, all of it (and the settings in the sidebar)
     expect(page.get_by_text(now(8, 5))).to_be_visible()
     expect(page.get_by_text(i18n.t("heads.flow.changed", "en", prev=4, h=8))).to_be_visible()
     in_sidebar, live = _deltas_of(page, paths, _key_on(page, sidebar_slider(page, 2), "ArrowRight"))  # seq_len 5 -> 6
