@@ -51,12 +51,10 @@ def page_drawing(around: Around | None) -> Iterator[None]:
     st.session_state[_DRAWN] = False
     before = getattr(_local, "around", None)
     _local.around = around
-    _local.in_page = True
     try:
         yield
     finally:
         _local.around = before
-        _local.in_page = False
 
 
 def drawn() -> bool:
@@ -75,7 +73,7 @@ def live_part(draw: Callable[[PageContext, bool], None], ctx: PageContext) -> No
 
     @st.fragment(key=LIVE_PART)
     def part() -> None:
-        if getattr(_local, "in_page", False):
+        if getattr(_local, "around", None) is around:  # drawn by the page's run (a rerun alone has a thread of its own)
             draw(ctx, False)
             return
         one_torch_thread()  # a new script thread, as a page's run is (ui/shell.page_context)
