@@ -526,6 +526,12 @@ def test_a_seq_len_step_down_settles_the_live_parts_row_and_tile_step_again(serv
     expect(row.get_by_role("slider")).to_have_attribute("max", "4")
     expect(page.get_by_text(re.compile(r"^Row 4 is the query"))).to_be_visible()
     assert "seq_len=5" in current_link(page)
+    # The link says what the page shows (it kept soft_row=5, and opening it showed a correction notice).
+    expect(page).to_have_url(re.compile(r"soft_row=4(&|$)"))
+    page.reload()
+    expect(row.get_by_role("slider")).to_have_value("4")
+    wait_idle(page)
+    expect(page.get_by_text("soft_row=")).to_have_count(0)  # no "soft_row=5 is not valid" notice
 
     open_app(page, server, "softmax", lang="en", soft_tab="tiles", seq_len=8, soft_bq=4, soft_bk=4)
     step = page.locator("[data-testid=stMain] [data-testid=stSlider]").filter(has_text=i18n.t("softmax.ctl.step", "en"))
@@ -557,6 +563,7 @@ def test_kv_decodes_next_token_after_steps_of_seq_len_stops_at_the_new_length(se
     expect(step).to_have_attribute("max", "5")
     expect(step).to_have_value("5")
     expect(nxt).to_be_disabled()
+    expect(page).to_have_url(re.compile(r"kv_step=5(&|$)"))  # the link says the step the page shows, not 6
 
 
 @pytest.mark.browser

@@ -152,6 +152,7 @@ def settle(
                 st.warning(text, icon=":material/build:")
     drops: list[str] = []
     sets: list[tuple[str, tuple[str, ...]]] = []  # the link keeps what the page shows (walk_step=7: step 7's name)
+    relinks: list[tuple[str, str]] = []  # bound keys whose link a new range left stale
     spans = st.session_state.setdefault(f"{store}{SPANS}", {})  # each key's range as its widget was last drawn
     for key in keys:
         name, value = key.name, values[key.name]
@@ -179,6 +180,11 @@ def settle(
         # step of seq_len up sent the decode step back to 1): it takes the settled value like any new widget.
         moved = spans.get(name, span) != span
         spans[name] = span
+        if moved and name not in from_url and url_values(name) and url_values(name) != [as_url(value)]:
+            # ...and Streamlit puts a new widget's value in the link only when a user chooses it, so a row the new
+            # range moved kept its old value there (soft_row=5 at seq_len=5). Written even when it is the default
+            # (Streamlit would leave it out): no write can take a bound key out of the link.
+            relinks.append((name, as_url(value)))
         if (
             recreated
             or moved
@@ -187,6 +193,8 @@ def settle(
             or _unmounted_off_default(key, value, env, values)
         ):
             st.session_state[name] = value  # a re-created widget, or one the browser has not mounted, takes it
+    if relinks and not seam.link_values(relinks):
+        sets.extend((name, (text,)) for name, text in relinks)
     if drops or sets:
         _write_url(drops, sets)
     return values
