@@ -74,9 +74,14 @@ st.markdown(
     "attn_scores = attn_scores.masked_fill(mask == 0, -1e9)\nattn_probs = F.softmax(attn_scores, dim=-1)\n```"
 )
 
+
 # ------------------------------------------------------------------ controls (every section uses them)
 # Every page key declared in lessons.masks_lab.URL_KEYS, valid for these settings before any widget is drawn.
-url_state.settle(lab.URL_KEYS, {"settings": s}, t=t, store=grid.KEPT, notice=notice)
+def settle(s) -> None:
+    url_state.settle(lab.URL_KEYS, {"settings": s}, t=t, store=grid.KEPT, notice=notice)
+
+
+settle(s)
 
 with st.container(border=True):
     # the box's title and where it starts from: one element (each element a step re-sends costs a render)
@@ -281,9 +286,22 @@ def sections(c: PageContext) -> None:
         r1 = r2 = st.container(horizontal=True)  # one container, not three (columns)
         seq = 0
         if B > 1:
-            seq = int(r2.segmented_control(t("masks.row.seq"), ("0", "1"), key="masks_seq", default="0", required=True))
+            seq = int(
+                r2.segmented_control(
+                    t("masks.row.seq"), ("0", "1"), key="masks_seq", bind="query-params", default="0", required=True
+                )
+            )
         row = int(
-            r1.number_input(t("masks.row.query"), 0, T_q - 1, value=min(2, T_q - 1), step=1, key="masks_row", width=200)
+            r1.number_input(
+                t("masks.row.query"),
+                0,
+                T_q - 1,
+                value=min(2, T_q - 1),
+                step=1,
+                key="masks_row",
+                bind="query-params",
+                width=200,
+            )
         )
         st.caption(t("masks.row.caption", i=row, tok=run.q_labels[seq][row], h=head))
         table = lab.row_table(run, seq, row, head, polarity)
@@ -350,8 +368,17 @@ def sections(c: PageContext) -> None:
     lab_downloads(c, run)
 
 
+def live(c: PageContext, alone: bool) -> None:
+    """The open section as the page's live part. Rerun alone, the page's values are settled again for the new T first:
+    a row past it moves back to the last row, as on a whole-page run, instead of its new widget starting at its
+    default."""
+    if alone:
+        settle(c.settings)
+    sections(c)
+
+
 with tabs[open_id]:
     if LIVE:
-        live_part(lambda c, alone: sections(c), ctx)
+        live_part(live, ctx)
     else:
         sections(ctx)

@@ -7,7 +7,7 @@ import re
 
 import pytest
 from chart_reader import BROWSER_CHART as CHART
-from conftest import click_mask_cell, current_link, open_app, wait_idle
+from conftest import click_mask_cell, current_link, open_app, sidebar_slider, wait_idle
 from playwright.sync_api import expect
 
 import i18n
@@ -57,6 +57,31 @@ def test_clicking_a_cell_blocks_it_and_the_link_keeps_it(server, page):
     wait_idle(page)
     open_section(page, "row")
     expect(weight_cell(page, 1)).not_to_have_text("0")
+
+
+def test_the_inspected_row_is_in_the_link_and_a_step_of_t_down_moves_it_to_the_last_row(server, page):
+    """The row a student types is in the link they share (it was not: the box was not bound to it). A step of seq_len
+    down reruns the section alone (ui/live_part.py): a row past the new T moves to the last row, in the box and the
+    link, as on a whole-page run (it jumped to the box's default, row 2), and the link opens without a notice."""
+    open_app(page, server, "masks", lang="en", masks_tab="row", seq_len=6)
+    box = page.locator(".st-key-masks_row input")
+    expect(box).to_have_value("2")
+    box.fill("5")
+    box.press("Enter")
+    expect(page).to_have_url(re.compile(r"masks_row=5(&|$)"))
+    expect(page.get_by_text(re.compile(r"^Query 5 "))).to_be_visible()
+    for T, row in ((5, "4"), (4, "3")):
+        thumb = sidebar_slider(page, 2)
+        thumb.focus()
+        page.keyboard.press("ArrowLeft")
+        expect(page).to_have_url(re.compile(rf"seq_len={T}(&|$)"))
+        expect(box).to_have_value(row)
+        expect(page).to_have_url(re.compile(rf"masks_row={row}(&|$)"))
+        expect(page.get_by_text(re.compile(rf"^Query {row} "))).to_be_visible()
+    page.goto(current_link(page))
+    wait_idle(page)
+    expect(box).to_have_value("3")
+    expect(page.get_by_text("is not valid here")).to_have_count(0)
 
 
 def test_on_a_phone_the_stacked_mask_panel_still_takes_a_click(browser, server):
