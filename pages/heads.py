@@ -30,6 +30,7 @@ d, h = ctx.settings.d_model, ctx.settings.num_heads
 TIMING_REPEATS = 5
 KEPT = "heads_kept"  # the page's values while the widgets showing them are in a closed tab
 WIDGET_KEYS = tuple(k for k in H.URL_KEYS if k.name != "heads_tab")  # the tab id is ui.sections.lazy_tabs' own
+LINKED = tuple(k.name for k in WIDGET_KEYS)
 
 
 def head_name(i: int) -> str:
@@ -89,6 +90,9 @@ def live(draw) -> None:
             st.session_state.get("heads_last"), st.session_state.get("heads_prev_h"), d, s.seq_len, h
         )
         draw(c, settle(s) if alone else values, prev)
+        # The grid's page and picks and the sliced head are in the link a student shares (their widgets show
+        # worded options, so none is bound to it: Streamlit would write the words), at their default left out.
+        url_state.relink(WIDGET_KEYS, KEPT, {"settings": s}, exact=LINKED)
 
     live_part(part, ctx)
 

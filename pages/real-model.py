@@ -208,6 +208,8 @@ elif view == "link":
     labels = R.token_labels(tokens, ": ")  # "3: animal"
     q = c1.selectbox(t("real.link.from"), list(range(n)), key="real_from", format_func=labels.__getitem__)
     k = c2.selectbox(t("real.link.to"), list(range(n)), key="real_to", format_func=labels.__getitem__)
+    # Not bound (Streamlit would write the shown "3: animal"): the page writes the two token numbers into the link.
+    url_state.relink(R.LINK_KEYS, KEPT, {"n_tokens": n, "link": reading.link}, exact=names(R.LINK_KEYS))
     tab.write(t("real.link.result", q=i18n.plain(tokens[q], 40), k=i18n.plain(tokens[k], 40)))  # tokens: user text
     for rank, (bl, bh, score) in enumerate(R.best_heads(R.link_scores(weights, q, k), 3)):
         row = tab.container(horizontal=True, vertical_alignment="center")

@@ -6,7 +6,7 @@ import re
 
 import pytest
 from chart_reader import BROWSER_CHART as CHART
-from conftest import open_app, sidebar_slider, wait_idle
+from conftest import current_link, open_app, pick_option, sidebar_slider, wait_idle
 from playwright.sync_api import expect
 
 
@@ -46,6 +46,35 @@ def test_a_shared_link_opens_the_same_section_in_the_other_language(server, page
     expect(page.get_by_role("radio", name="2 所有头")).to_have_attribute("aria-checked", "true")
     expect(page.locator(CHART)).to_have_count(1)  # the grid (the focus overview is HTML)
     expect(page.locator(".al-focus [data-head]")).to_have_count(16)
+
+
+@pytest.mark.browser
+def test_the_grids_page_and_picks_and_the_sliced_head_are_in_the_link_and_it_opens_them(server, page):
+    """The sidebar says the address bar holds every setting: the grid's page and picked heads and the sliced head
+    were kept in the session only (their widgets show worded options, so none is bound to the link). The page now
+    writes them, without a default, and the link opens them in either language."""
+    open_app(page, server, "heads", d_model=512, num_heads=16, seq_len=8, heads_tab="heads", lang="en")
+    pick_option(page, "heads_page", "heads 8–15 of 16")
+    expect(page).to_have_url(re.compile(r"[?&]heads_page=1(&|$)"))
+    wait_idle(page)
+    page.locator(".st-key-heads_pick").get_by_role("button", name="Remove head 8").click()
+    expect(page).to_have_url(re.compile(r"[?&]heads_pick=9%2C10%2C11%2C12%2C13%2C14%2C15(&|$)"))
+    page.get_by_role("radio", name="5 One big = h small").click()
+    wait_idle(page)
+    pick_option(page, "heads_slice_head", "head 11")
+    expect(page).to_have_url(re.compile(r"[?&]heads_slice_head=11(&|$)"))
+    link = current_link(page).replace("lang=en", "lang=zh")
+    page.goto(link)
+    wait_idle(page)
+    expect(page.locator(".st-key-heads_slice_head").get_by_role("combobox")).to_have_value("头 11")
+    page.get_by_role("radio", name="2 所有头").click()
+    wait_idle(page)
+    chips = page.locator(".st-key-heads_pick").get_by_role("button", name=re.compile(r"头 \d+"))
+    expect(chips).to_have_count(7)
+    expect(page.get_by_text("is not valid")).to_have_count(0)
+    # Back to the first page of heads: the page's own picks, and neither key in the link (defaults are left out).
+    pick_option(page, "heads_page", "头 0–7（共 16 个）")
+    expect(page).not_to_have_url(re.compile(r"heads_page=|heads_pick="))
 
 
 @pytest.mark.browser

@@ -14,7 +14,7 @@ import pytest
 import torch
 from chart_reader import BROWSER_CHART as CHART
 from chart_reader import heatmaps as charts  # the page's heatmaps (ui.heatmaps: the chart route's payload)
-from conftest import open_app, run_app, sections, wait_idle
+from conftest import current_link, open_app, run_app, sections, wait_idle
 
 import i18n
 from charts import diagrams
@@ -509,6 +509,27 @@ def test_browser_real_heads(server, page):
     box.press("Control+Enter")
     wait_idle(page)
     expect(page.get_by_text("The text is too long: 72 tokens")).to_be_visible()
+
+
+@pytest.mark.browser
+def test_the_word_to_word_tokens_are_in_the_link_and_it_opens_them(server, page):
+    """The query and key tokens of "Word to word" were kept in the session only (their boxes show "3: animal", so
+    neither is bound to the link): the page now writes the two token numbers, and the link opens the same pair."""
+    from playwright.sync_api import expect
+
+    open_app(page, server, "real-model", lang="en", real_tab="link")
+    said = page.get_by_text(re.compile(r"^Strongest heads for "))
+    expect(said).to_contain_text("“it” → “animal”")  # the sentence's own pair (10: it, 2: animal)
+    box = page.locator(".st-key-real_from").get_by_role("combobox")
+    box.click()
+    page.keyboard.type("8: str")  # the box filters its options as one types
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"[?&]real_from=8(&|$)"))
+    expect(said).to_contain_text("“street” → “animal”")
+    page.goto(current_link(page))
+    wait_idle(page)
+    expect(said).to_contain_text("“street” → “animal”")
+    expect(box).to_have_value("8: street")
 
 
 @pytest.mark.app

@@ -238,12 +238,17 @@ def relink(keys: Sequence[UrlKey], store: str, env: Env, exact: Sequence[str] = 
     if lost and not seam.link_values(lost):
         _write_url([], [(name, (text,)) for name, text in lost])
     wanted = {
-        key.name: None if values[key.name] == _default(key, env, values) else as_url(values[key.name])
+        key.name: None if values[key.name] == _default(key, env, values) else _link_text(values[key.name])
         for key in keys
         if key.name in exact and key.name in values
     }
     if wanted:
         _keep_exact(wanted)
+
+
+def _link_text(value) -> str:
+    """A value as one link value: a list as its items with commas (heads_pick=0,1,5), as the keys' parsers read it."""
+    return ",".join(map(as_url, value)) if isinstance(value, (list, tuple)) else as_url(value)
 
 
 WRITTEN = "_url_written"  # relink's `exact` keys: what this session's last message to the browser put in its link

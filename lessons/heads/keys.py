@@ -56,8 +56,8 @@ def heads_on_page(h: int, page: int) -> tuple[int, int]:
 
 # The page's keys, declared once (lessons/url.py parses them): name, type, allowed values, default; settled by
 # ui/url_state.settle. The sidebar's shared settings (d_model, num_heads, seq_len, mask, seed, lang) are declared
-# by lessons/settings.py. heads_page / heads_pick / heads_slice_head are the grid's and the slice's choices: kept in
-# the session (their widgets do not write the URL) and read from a link that carries them.
+# by lessons/settings.py. heads_page / heads_pick / heads_slice_head are the grid's and the slice's choices: their
+# widgets show worded options and are not bound to the URL; the page writes them into the link (pages/heads.py).
 URL_KEYS: tuple[UrlKey, ...] = (
     UrlKey("heads_tab", "choice", SECTIONS[0], choices=SECTIONS),  # the open section (ui/sections.lazy_tabs)
     UrlKey("heads_page", "int", 0, lo=0, hi=lambda env: head_pages(_h(env)) - 1, note="page of PER_PAGE heads"),
