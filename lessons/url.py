@@ -228,6 +228,13 @@ def key_range(keys: Sequence[UrlKey], name: str, env: Env) -> tuple[Any, Any]:
     return resolved["lo"], resolved["hi"]
 
 
+def key_default(keys: Sequence[UrlKey], name: str, env: Env) -> Any:
+    """The default of the key `name` for `env`: what its bound widget starts at. Streamlit's client leaves a bound
+    widget's value out of the link when it equals the widget's own default, and a link without the key opens at
+    this default: the two must be one value, or a chosen row 0 reopens at the last row."""
+    return _value(next(k for k in keys if k.name == name).default, env)
+
+
 def setting(name: str, offset: int = 0) -> Callable[[Env], int]:
     """A bound that is a shared setting (plus `offset`): `hi=setting("num_heads", -1)` is the last head."""
     return lambda env: getattr(env["settings"], name) + offset

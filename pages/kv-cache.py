@@ -17,6 +17,7 @@ from core.work_queue import Control
 from i18n import plain
 from lessons import kv_cache as K
 from lessons.heatmap import Text
+from lessons.url import key_default
 from ui import url_state, work_queue
 from ui.cache import shared
 from ui.choice import labelled
@@ -74,6 +75,7 @@ if len(options) > 1:
     st.select_slider(
         t("kv.control", h=h),
         options,
+        value=K.default_kv_heads(h),  # the link leaves out exactly the value a link without kv_heads opens at
         key="kv_heads",
         bind="query-params",
         on_change=keep,
@@ -169,7 +171,16 @@ def decode_live(c: PageContext, values: dict) -> None:
     step, head = values["kv_step"], values["kv_head"]  # the widgets show the settled values (the step's range is T)
     c1 = c2 = c3 = st.container(horizontal=True, vertical_alignment="bottom")  # one container, not four (columns)
     with c1:
-        st.slider(t("kv.dec.step", T=T), 1, T, key="kv_step", bind="query-params", on_change=keep, args=("kv_step",))
+        st.slider(
+            t("kv.dec.step", T=T),
+            1,
+            T,
+            value=K.default_step(T),  # half way, as a link without kv_step opens
+            key="kv_step",
+            bind="query-params",
+            on_change=keep,
+            args=("kv_step",),
+        )
     with c2:
         st.button(
             t("kv.dec.next"),
@@ -287,7 +298,14 @@ def timing_section() -> None:
     st.subheader(t("kv.time.title"))
     st.write(t("kv.time.about"))
     st.slider(
-        t("kv.time.tokens"), K.GEN_MIN, K.GEN_MAX, key="kv_gen", bind="query-params", on_change=keep, args=("kv_gen",)
+        t("kv.time.tokens"),
+        K.GEN_MIN,
+        K.GEN_MAX,
+        value=key_default(K.URL_KEYS, "kv_gen", {}),  # as a link without kv_gen opens
+        key="kv_gen",
+        bind="query-params",
+        on_change=keep,
+        args=("kv_gen",),
     )
     gen = v["kv_gen"]  # the widget shows the settled value
     timing_key = (d, h, kv_heads, s.seed, gen)

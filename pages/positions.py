@@ -15,7 +15,7 @@ from charts.lines import distance_chart
 from core import pretrained
 from i18n import plain
 from lessons import positions as L
-from lessons.url import Fix, as_url, key_range
+from lessons.url import Fix, as_url, key_default, key_range
 from ui import tables, url_state
 from ui.cache import shared
 from ui.heatmaps import show_heatmap
@@ -78,7 +78,10 @@ def bound(key: str) -> dict:
     """The arguments of a widget bound to the URL under one of the lesson's keys (URL_KEYS: declared there, settled
     above) whose value is kept while its tab is closed."""
     assert key in L.URL_KEY, key
-    return {"key": key, "bind": "query-params", "on_change": keep, "args": (key,)}
+    # It starts at the key's declared default: Streamlit leaves a bound widget's own default out of the link, and a
+    # link without the key opens at the declared one (a shuffle 0 reopened as shuffle 1).
+    default = key_default(L.URL_KEYS, key, {"settings": s})
+    return {"key": key, "value": default, "bind": "query-params", "on_change": keep, "args": (key,)}
 
 
 def choose(key: str, options: tuple, label_of, label: str, widget: str = "segmented_control", **kw):

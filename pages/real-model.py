@@ -147,7 +147,14 @@ st.header(t("real.maps.header"))
 url_state.settle(R.HEAD_KEYS, {}, t=t, store=KEPT)
 c1 = c2 = st.container(horizontal=True, vertical_alignment="center")  # one container, not three (columns)
 layer = c1.segmented_control(
-    t("real.layer"), LAYERS, key="real_layer", bind="query-params", required=True, on_change=keep, args=("real_layer",)
+    t("real.layer"),
+    LAYERS,
+    default=R.DEFAULT_LAYER,  # the link leaves the default layer out, as it does every default
+    key="real_layer",
+    bind="query-params",
+    required=True,
+    on_change=keep,
+    args=("real_layer",),
 )
 hide = c2.toggle(
     t("real.hide"), key="real_hide", bind="query-params", help=t("real.hide.help"), on_change=keep, args=("real_hide",)
@@ -175,7 +182,13 @@ if view == "grid":
 
 elif view == "head":
     head = tab.select_slider(
-        t("real.head"), HEADS, key="real_head", bind="query-params", on_change=keep, args=("real_head",)
+        t("real.head"),
+        HEADS,
+        value=R.DEFAULT_HEAD,
+        key="real_head",
+        bind="query-params",
+        on_change=keep,
+        args=("real_head",),
     )
     tab.caption(t("real.big.caption", layer=layer) + blanked)
     big = shared(

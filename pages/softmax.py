@@ -15,6 +15,7 @@ from charts import lines
 from core.limits import TILE_BLOCK_MAX, TILE_BLOCK_MIN
 from i18n import plain
 from lessons import softmax as L
+from lessons.url import key_default
 from ui import url_state
 from ui.cache import shared
 from ui.heatmaps import show_heatmap
@@ -98,6 +99,7 @@ def row_control(where, s) -> None:
     where.slider(
         t("softmax.ctl.row"),
         *L.key_range("soft_row", s),
+        value=key_default(L.URL_KEYS, "soft_row", L.env_of(s)),  # the last row, as a link without soft_row opens
         key="soft_row",
         bind="query-params",
         help=t("softmax.ctl.row.help"),
@@ -231,9 +233,11 @@ def max_live(c: PageContext) -> None:
     widgets = widget_row()  # inside the live part: the row's range follows T
     head_control(widgets, s)
     row_control(widgets, s)
+    chosen = {"soft_head": st.session_state["soft_head"], "soft_row": st.session_state["soft_row"]}
     widgets.select_slider(
         t("softmax.ctl.gain"),
         L.GAINS,
+        value=key_default(L.URL_KEYS, "soft_gain", {**L.env_of(s, c.custom_text, run), **chosen}),
         key="soft_gain",
         bind="query-params",
         help=t("softmax.ctl.gain.help"),
@@ -265,7 +269,12 @@ def tiles_section() -> None:
     st.markdown(f"### {t('softmax.tiles.title')}\n\n{t('softmax.tiles.intro')}\n\n$${formula}$$")  # one element
     widgets = widget_row()
     head_control(widgets, ctx.settings)
-    blocks = {"min_value": TILE_BLOCK_MIN, "max_value": TILE_BLOCK_MAX, "help": t("softmax.ctl.blocks.help")}
+    blocks = {
+        "min_value": TILE_BLOCK_MIN,
+        "max_value": TILE_BLOCK_MAX,
+        "value": key_default(L.URL_KEYS, "soft_bq", L.env_of(ctx.settings)),  # soft_bk's too
+        "help": t("softmax.ctl.blocks.help"),
+    }
     widgets.slider(
         t("softmax.ctl.bq"), key="soft_bq", bind="query-params", on_change=blocks_changed, args=("soft_bq",), **blocks
     )

@@ -14,6 +14,7 @@ import streamlit as st
 
 from lessons import walkthrough as W
 from lessons.heatmap import Heatmap
+from lessons.url import key_default
 from ui import walk_nav
 from ui.cache import shared
 from ui.heatmaps import show_heatmap
@@ -70,7 +71,9 @@ def _inside(ctx: PageContext) -> None:
     st.caption(t("walk.drill.help"))
     cell = st.container(horizontal=True)  # the three selectors in one container, not four
     head = cell.selectbox(t("walk.drill.head"), list(range(h)), key="walk_head", bind="query-params")
-    i = cell.selectbox(t("walk.drill.i"), list(range(T)), key="walk_i", bind="query-params")
+    # Each box starts at its key's declared default: the link leaves out exactly the value a link without it opens at.
+    last = key_default(W.URL_KEYS, "walk_i", {"settings": ctx.settings})
+    i = cell.selectbox(t("walk.drill.i"), list(range(T)), index=last, key="walk_i", bind="query-params")
     j = cell.selectbox(t("walk.drill.j"), list(range(T)), key="walk_j", bind="query-params")
     head, i, j = int(head or 0), int(i or 0), int(j or 0)
     # The cell's three charts (clickable weights, q and k, the mix of V) on request: the story itself is

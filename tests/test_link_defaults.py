@@ -1,0 +1,130 @@
+"""Every widget bound to the link starts at its key's declared default.
+
+Streamlit's browser client leaves a bound widget's value out of the link when it equals the widget's own default,
+and a link without the key opens at the key's declared default (lessons/*: URL_KEYS, ui/url_state.settle). Where the
+two differed, a choice vanished from the link a teacher shares: softmax row 0 reopened at the last row, MQA (one K/V
+head) at h = 2 reopened as MHA, shuffle 0 as shuffle 1, the RoPE angle at position 0 as position 3 (found by opening
+the written link after random steps, 2026-12-05). So on a fresh session, with no link, each bound widget's own
+default must be the value the page settled.
+"""
+
+from __future__ import annotations
+
+import pytest
+from conftest import run_app
+
+# Every section with its own bound widgets (the sidebar's settings and display options are drawn on each).
+VIEWS = [
+    ("walkthrough", {"walk_drill": "true", "walk_step": "scores"}),
+    ("heads", {"heads_tab": "heads"}),
+    ("softmax", {"soft_tab": "max"}),
+    ("softmax", {"soft_tab": "tiles"}),
+    ("kv-cache", {"kv_tab": "decode"}),
+    ("kv-cache", {"kv_tab": "timing"}),
+    ("masks", {"masks_tab": "row"}),
+    ("masks", {"masks_tab": "grid", "masks_extra": "padding"}),
+    ("positions", {"pos_tab": "shuffle"}),
+    ("positions", {"pos_tab": "add"}),
+    ("positions", {"pos_tab": "rope"}),
+    ("positions", {"pos_tab": "absolute"}),
+    ("why-heads", {}),
+    ("real-model", {"real_tab": "head"}),
+]
+
+
+def _nodes(node):
+    yield node
+    children = getattr(node, "children", None)
+    if isinstance(children, dict):
+        for child in children.values():
+            yield from _nodes(child)
+
+
+def _fields(proto) -> set[str]:
+    return {f.name for f in proto.DESCRIPTOR.fields}
+
+
+def _own_default(node):
+    """The widget's own default as the value it returns, or None when it has no comparable one."""
+    proto = node.proto
+    fields = _fields(proto)
+    if "default" not in fields:
+        return None
+    default = proto.default
+    options = [getattr(o, "content", o) for o in proto.options] if "options" in fields else []
+    kind = type(node).__name__
+    if kind == "Slider":
+        return [float(x) for x in default] if len(default) > 1 else float(default[0])
+    if kind == "SelectSlider":
+        return options[int(default[0])]
+    if kind == "Selectbox":
+        return options[int(default)] if proto.HasField("default") else None
+    if kind in ("ButtonGroup", "Multiselect"):
+        return sorted(options[int(i)] for i in default)
+    return default  # NumberInput, Toggle, Checkbox, TextArea: the value itself
+
+
+def _as_compared(value, like):
+    if isinstance(like, float):
+        return float(value)
+    if isinstance(like, list):
+        return sorted(str(v) for v in (value if isinstance(value, (list, tuple)) else [value]))
+    if isinstance(like, str):
+        return str(value)
+    return value
+
+
+@pytest.mark.app
+@pytest.mark.parametrize("page,params", VIEWS, ids=[f"{p}-{'-'.join(q.values()) or 'default'}" for p, q in VIEWS])
+def test_every_bound_widget_starts_at_its_keys_declared_default(page, params):
+    at = run_app(page, lang="en", **params)
+    assert not at.exception
+    checked, differ = [], []
+    for node in _nodes(at._tree):
+        proto = getattr(node, "proto", None)
+        if proto is None or "query_param_key" not in _fields(proto) or not proto.query_param_key:
+            continue
+        if proto.query_param_key in params:  # the view's own link value (its section), not a default
+            continue
+        own = _own_default(node)
+        if own is None:
+            continue
+        value = _as_compared(node.value, own)
+        checked.append(proto.query_param_key)
+        if value != own:
+            differ.append((proto.query_param_key, own, value))
+    assert checked, "no bound widget found"
+    assert not differ, f"widget default vs the page's settled value: {differ}"
+
+
+@pytest.mark.browser
+def test_a_choice_equal_to_the_widgets_old_default_stays_in_the_link(server, page):
+    """The symptoms: row 0 on softmax's max section, and MQA kept through steps of h (4 -> 2 -> 1 -> 2), each
+    reopened from the link the app wrote as the page showed it."""
+    import re
+
+    from conftest import current_link, open_app, sidebar_slider, wait_idle
+    from playwright.sync_api import expect
+
+    import i18n
+
+    open_app(page, server, "softmax", lang="en", soft_tab="max")
+    row = page.locator("[data-testid=stMain] [data-testid=stSlider]").filter(has_text=i18n.t("softmax.ctl.row", "en"))
+    row.get_by_role("slider").focus()
+    page.keyboard.press("Home")
+    expect(page.get_by_text(re.compile(r"^Row 0 is the query"))).to_be_visible()
+    expect(page).to_have_url(re.compile(r"[?&]soft_row=0(&|$)"))
+    page.goto(current_link(page))
+    wait_idle(page)
+    expect(page.get_by_text(re.compile(r"^Row 0 is the query"))).to_be_visible()
+
+    open_app(page, server, "kv-cache", lang="en", kv_tab="memory")
+    for key in ("ArrowLeft", "ArrowLeft", "ArrowRight"):  # h 4 -> 2 -> 1 -> 2: h_kv 2 -> 2 -> 1 -> 1
+        sidebar_slider(page, 1).focus()
+        page.keyboard.press(key)
+        wait_idle(page)
+    mqa = page.get_by_text(re.compile(r"Now: MQA, all 2 query heads share one K/V head"))
+    expect(mqa).to_be_visible()
+    page.goto(current_link(page))
+    wait_idle(page)
+    expect(mqa).to_be_visible()
