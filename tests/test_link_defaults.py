@@ -13,22 +13,26 @@ from __future__ import annotations
 import pytest
 from conftest import run_app
 
-# Every section with its own bound widgets (the sidebar's settings and display options are drawn on each).
-VIEWS = [
+from lessons import heads, kv_cache, positions, real_heads, softmax, walkthrough
+from lessons.masks_lab import choices as masks
+from lessons.why_heads import view as why_heads
+
+# Every section of every page (the sidebar's settings and display options are drawn on each), and the two views whose
+# controls only a choice shows: the walkthrough's cell story, the masks lab's padding.
+SECTIONS = {
+    "heads": ("heads_tab", heads.SECTIONS),
+    "softmax": ("soft_tab", softmax.SECTIONS),
+    "kv-cache": ("kv_tab", kv_cache.SECTIONS),
+    "masks": ("masks_tab", masks.SECTIONS),
+    "positions": ("pos_tab", positions.TABS),
+    "real-model": ("real_tab", real_heads.VIEWS),
+    "why-heads": ("why_tab", why_heads.VIEWS),
+    "walkthrough": ("walk_view", walkthrough.VIEWS),
+}
+VIEWS = [(page, {key: sid}) for page, (key, ids) in SECTIONS.items() for sid in ids] + [
     ("walkthrough", {"walk_drill": "true", "walk_step": "scores"}),
-    ("heads", {"heads_tab": "heads"}),
-    ("softmax", {"soft_tab": "max"}),
-    ("softmax", {"soft_tab": "tiles"}),
-    ("kv-cache", {"kv_tab": "decode"}),
-    ("kv-cache", {"kv_tab": "timing"}),
-    ("masks", {"masks_tab": "row"}),
     ("masks", {"masks_tab": "grid", "masks_extra": "padding"}),
-    ("positions", {"pos_tab": "shuffle"}),
-    ("positions", {"pos_tab": "add"}),
-    ("positions", {"pos_tab": "rope"}),
-    ("positions", {"pos_tab": "absolute"}),
-    ("why-heads", {}),
-    ("real-model", {"real_tab": "head"}),
+    ("masks", {"masks_tab": "row", "masks_extra": "padding", "masks_batch": "2"}),
 ]
 
 
