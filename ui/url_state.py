@@ -180,11 +180,14 @@ def settle(
         # step of seq_len up sent the decode step back to 1): it takes the settled value like any new widget.
         moved = spans.get(name, span) != span
         spans[name] = span
-        if moved and name not in from_url and url_values(name) and url_values(name) != [as_url(value)]:
-            # ...and Streamlit puts a new widget's value in the link only when a user chooses it, so a row the new
-            # range moved kept its old value there (soft_row=5 at seq_len=5). Written even when it is the default
+        if moved and name not in from_url and not isinstance(value, (list, tuple)):
+            # ...and Streamlit puts a new widget's value in the link only when a user chooses it: a row the new range
+            # moved kept its old value there (soft_row=5 at seq_len=5), and a kept value the new range made
+            # non-default (its default follows the range) was missing. Written even when it is the default
             # (Streamlit would leave it out): no write can take a bound key out of the link.
-            relinks.append((name, as_url(value)))
+            have = url_values(name)
+            if have != [as_url(value)] and (have or value != _default(key, env, values)):
+                relinks.append((name, as_url(value)))
         if (
             recreated
             or moved
