@@ -12,6 +12,7 @@ from charts import diagrams
 from core.accounting import totals_over_heads
 from lessons import heads as H
 from lessons.heads import MAX_PICK, PER_PAGE, page_of_heads
+from lessons.url import names
 from ui import heads_charts, url_state, work_queue
 from ui.cache import shared
 from ui.heatmaps import show_heatmap
@@ -30,7 +31,7 @@ d, h = ctx.settings.d_model, ctx.settings.num_heads
 TIMING_REPEATS = 5
 KEPT = "heads_kept"  # the page's values while the widgets showing them are in a closed tab
 WIDGET_KEYS = tuple(k for k in H.URL_KEYS if k.name != "heads_tab")  # the tab id is ui.sections.lazy_tabs' own
-LINKED = tuple(k.name for k in WIDGET_KEYS)
+LINKED = names(WIDGET_KEYS)
 
 
 def head_name(i: int) -> str:

@@ -16,7 +16,7 @@ import i18n
 from i18n import plain
 from lessons import masks_lab as lab
 from lessons.export import GRID_PARAM as GRID_KEY  # the hand-drawn grid's text box and URL parameter
-from lessons.url import Fix
+from lessons.url import Fix, key_default
 from ui import display, free_text, url_state
 from ui import mask_grid as grid
 from ui.cache import shared
@@ -296,7 +296,7 @@ def sections(c: PageContext) -> None:
                 t("masks.row.query"),
                 0,
                 T_q - 1,
-                value=min(2, T_q - 1),
+                value=key_default(lab.URL_KEYS, "masks_row", {"settings": s}),
                 step=1,
                 key="masks_row",
                 bind="query-params",

@@ -10,9 +10,13 @@ default must be the value the page settled.
 
 from __future__ import annotations
 
-import pytest
-from conftest import run_app
+import re
 
+import pytest
+from conftest import current_link, open_app, run_app, sidebar_slider, wait_idle
+from playwright.sync_api import expect
+
+import i18n
 from lessons import heads, kv_cache, positions, real_heads, softmax, walkthrough
 from lessons.masks_lab import choices as masks
 from lessons.why_heads import view as why_heads
@@ -101,39 +105,42 @@ def test_every_bound_widget_starts_at_its_keys_declared_default(page, params):
     assert not differ, f"widget default vs the page's settled value: {differ}"
 
 
+def reopen(page) -> None:
+    """Open the link the app wrote, as a student given it would."""
+    page.goto(current_link(page))
+    wait_idle(page)
+
+
+def main_slider(page, label_key: str):
+    """The thumb of the main area's slider labelled by `label_key` (English)."""
+    box = page.locator("[data-testid=stMain] [data-testid=stSlider]").filter(has_text=i18n.t(label_key, "en"))
+    return box.get_by_role("slider")
+
+
 @pytest.mark.browser
 def test_a_choice_equal_to_the_widgets_old_default_stays_in_the_link(server, page):
     """The symptoms: row 0 on softmax's max section, and MQA kept through steps of h (4 -> 2 -> 1 -> 2), each
     reopened from the link the app wrote as the page showed it."""
-    import re
-
-    from conftest import current_link, open_app, sidebar_slider, wait_idle
-    from playwright.sync_api import expect
-
-    import i18n
-
     open_app(page, server, "softmax", lang="en", soft_tab="max")
-    row = page.locator("[data-testid=stMain] [data-testid=stSlider]").filter(has_text=i18n.t("softmax.ctl.row", "en"))
-    row.get_by_role("slider").focus()
+    row = main_slider(page, "softmax.ctl.row")
+    row.focus()
     page.keyboard.press("Home")
     expect(page.get_by_text(re.compile(r"^Row 0 is the query"))).to_be_visible()
     expect(page).to_have_url(re.compile(r"[?&]soft_row=0(&|$)"))
-    page.goto(current_link(page))
-    wait_idle(page)
+    reopen(page)
     expect(page.get_by_text(re.compile(r"^Row 0 is the query"))).to_be_visible()
     # The gain's default follows the row (where the naive softmax overflows: 100 at rows 0-2, 1000 at row 3 of this
     # run): a gain kept through a new row stays in the link as the page shows it.
-    gain = page.locator("[data-testid=stMain] [data-testid=stSlider]").filter(has_text=i18n.t("softmax.ctl.gain", "en"))
-    expect(gain.get_by_role("slider")).to_have_attribute("aria-valuetext", "100")
+    gain = main_slider(page, "softmax.ctl.gain")
+    expect(gain).to_have_attribute("aria-valuetext", "100")
     for n in (1, 2, 3):
-        row.get_by_role("slider").focus()
+        row.focus()
         page.keyboard.press("ArrowRight")
         expect(page.get_by_text(re.compile(rf"^Row {n} is the query"))).to_be_visible()
     expect(page).to_have_url(re.compile(r"[?&]soft_gain=100(&|$)"))
-    page.goto(current_link(page))
-    wait_idle(page)
+    reopen(page)
     expect(page.get_by_text(re.compile(r"^Row 3 is the query"))).to_be_visible()
-    expect(gain.get_by_role("slider")).to_have_attribute("aria-valuetext", "100")
+    expect(gain).to_have_attribute("aria-valuetext", "100")
 
     open_app(page, server, "kv-cache", lang="en", kv_tab="memory")
     for key, h in (("ArrowLeft", 2), ("ArrowLeft", 1), ("ArrowRight", 2)):  # h_kv 2 -> 2 -> 1 -> 1
@@ -143,8 +150,7 @@ def test_a_choice_equal_to_the_widgets_old_default_stays_in_the_link(server, pag
         expect(page.get_by_text(re.compile(rf"Now: .* {h} query head"))).to_be_visible()
     mqa = page.get_by_text(re.compile(r"Now: MQA, all 2 query heads share one K/V head"))
     expect(mqa).to_be_visible()
-    page.goto(current_link(page))
-    wait_idle(page)
+    reopen(page)
     expect(mqa).to_be_visible()
 
 
@@ -152,11 +158,6 @@ def test_a_choice_equal_to_the_widgets_old_default_stays_in_the_link(server, pag
 def test_a_kept_value_that_a_new_range_made_non_default_is_written_into_the_link(server, page):
     """Padding 2 is the default at T = 11 and no longer at T = 12 (3): a step of T keeps the 2 and makes the slider a
     new widget, which Streamlit's client does not write into the link; ui.url_state.settle does (it reopened at 3)."""
-    import re
-
-    from conftest import current_link, open_app, sidebar_slider, wait_idle
-    from playwright.sync_api import expect
-
     open_app(page, server, "masks", lang="en", masks_tab="grid", masks_extra="padding", seq_len=11)
     pad = page.locator(".st-key-masks_pad").get_by_role("slider")
     expect(pad).to_have_attribute("aria-valuetext", "2")
@@ -164,6 +165,5 @@ def test_a_kept_value_that_a_new_range_made_non_default_is_written_into_the_link
     page.keyboard.press("ArrowRight")
     expect(page).to_have_url(re.compile(r"[?&]masks_pad=2(&|$)"))
     expect(pad).to_have_attribute("aria-valuetext", "2")
-    page.goto(current_link(page))
-    wait_idle(page)
+    reopen(page)
     expect(pad).to_have_attribute("aria-valuetext", "2")
