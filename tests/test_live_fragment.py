@@ -205,6 +205,43 @@ def test_a_websockets_pages_in_the_order_the_browser_and_the_server_move():
     assert pages.request(late) is late
 
 
+def test_a_page_a_run_moved_to_keeps_the_link_the_server_wrote():
+    """Seam entry `page_change`: a class's follow moves a student from the class page to the teacher's step
+    (st.switch_page, then a run that writes walk_step=split and the rest into the link). A poll tick the browser sent
+    before it had that run carries the class page's link; put on the walkthrough as a whole-app run with that link, the
+    run started from a link without the step and nothing wrote it again: the student showed the step, the link never
+    said it (a CI failure under load, `test_classmode_browser.py::test_a_whole_class`). The tick now runs with the link
+    the server wrote last."""
+    from streamlit.proto.ClientState_pb2 import ClientState
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    from ui.seam.page_change import Pages, run_event
+
+    written = ForwardMsg(hash="q")
+    written.page_info_changed.query_string = "class=K&member=m&walk_step=split&seq_len=6"
+    assert run_event(written.SerializeToString()) == ("link", "class=K&member=m&walk_step=split&seq_len=6")
+
+    pages = Pages()
+    joined = ClientState(page_script_hash="class", query_string="class=K&member=m&lang=en")
+    assert pages.request(joined) is joined
+    pages.noted(("page", "class"))
+    pages.noted(("link", "class=K&member=m&lang=en"))
+    pages.noted(("begun", ""))  # the follow: the poll's run switches page, the next run writes the teacher's view
+    pages.noted(("link", "class=K&member=m&walk_step=split&seq_len=6&lang=en"))
+    pages.noted(("page", "walk"))
+    tick = ClientState(page_script_hash="class", fragment_id="poll", query_string="class=K&member=m&lang=en")
+    moved = pages.request(tick)
+    assert (moved.page_script_hash, moved.fragment_id) == ("walk", "")
+    assert moved.query_string == "class=K&member=m&walk_step=split&seq_len=6&lang=en"
+    # The browser's own whole-app request names its link again: a tick then runs with the link it asked with.
+    asked = ClientState(page_script_hash="heads", query_string="d_model=32")
+    assert pages.request(asked) is asked
+    late = ClientState(page_script_hash="walk", fragment_id="poll", query_string="walk_step=split")
+    assert pages.request(late).query_string == "d_model=32"
+    pages.noted(("page", "class"))  # a run moved to a page the browser did not ask for, writing no link since
+    assert pages.request(late).query_string == "walk_step=split"  # the tick's own, as before
+
+
 def test_a_rerun_of_fragments_waits_while_a_whole_app_run_has_not_chosen_its_page(monkeypatch):
     """Seam entry `page_change`: a class's follow changes page in two runs (the poll's whole-app run calls
     st.switch_page before st.navigation; the next run chooses the teacher's page). A poll tick sent from the page being

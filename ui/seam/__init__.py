@@ -70,7 +70,9 @@ ENTRIES = (
         "a page link click is not folded into a rerun of fragments of the page being left (a busy server lost it), "
         "and such a rerun arriving later reruns the new page (it blanked the new page's main area: 21 of 30 tries); "
         "one that comes while a whole-app run has not chosen its page waits for it (a class's poll tick took a student "
-        "back to the page the follow left, for good: 3 of 3 with st.navigation 2.5 s late)",
+        "back to the page the follow left, for good: 3 of 3 with st.navigation 2.5 s late), and goes on with the "
+        "link the server wrote last when a run, not the browser, chose that page (it ran with the page left's link: a "
+        "student on the teacher's step whose link lacked it, a CI failure under load)",
         "tests/test_live_fragment.py::test_a_page_change_is_not_folded_into_a_rerun_of_fragments_sent_after_it",
     ),
     Entry(

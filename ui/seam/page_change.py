@@ -32,11 +32,12 @@ import asyncio
 from ui.seam.backmsg_guard import StreamMiddleware, frame, parse
 
 
-def on_page_shown(client_state, shown_page: str, page_request):
+def on_page_shown(client_state, shown_page: str, page_request, server_link: str | None = None):
     """The ClientState to run in place of `client_state`: a request of fragments for a page other than `shown_page`
     (the page the browser asked for last, or the one a later run is on) becomes a whole-app request of that page, with
-    the link and browser context of `page_request` (the latest whole-app ClientState, when it asked for that page).
-    Any other request is left as it is."""
+    the link and browser context of `page_request` (the latest whole-app ClientState, when it asked for that page) or,
+    when a run moved to that page itself, the link the server sent last (`server_link`). Any other request is left
+    as it is."""
     if client_state is None or not client_state.fragment_id or not shown_page:
         return client_state
     if client_state.page_script_hash == shown_page:
@@ -53,11 +54,17 @@ def on_page_shown(client_state, shown_page: str, page_request):
         fixed.query_string = page_request.query_string
         if page_request.HasField("context_info"):
             fixed.context_info.CopyFrom(page_request.context_info)
+    elif server_link is not None:
+        # A follow's st.switch_page: the request's link is the page left's, which the browser held when it sent it.
+        # Run with it, the new page's keys the follow wrote left the link (the run starts from the link it is given),
+        # and nothing wrote them again (a student on the teacher's step whose link lacked it: a CI failure).
+        fixed.query_string = server_link
     return fixed
 
 
 _NEW_SESSION, _FINISHED = 4, 6  # ForwardMsg.new_session (every run's first message), .script_finished
 _NAVIGATION = 23  # ForwardMsg.navigation's field number: a whole-app run has chosen its page (st.navigation)
+_PAGE_INFO = 12  # ForwardMsg.page_info_changed: the link the server writes (the whole query string each time)
 _HEADER_FIELDS = (1, 2)  # ForwardMsg.hash and .metadata, which come first in the serialized message
 _EARLY_FOR_RERUN = 2  # ForwardMsg.ScriptFinishedStatus.FINISHED_EARLY_FOR_RERUN: the next run follows (st.switch_page)
 PAGE_WAIT_S = 5.0  # the longest a request of fragments waits for a whole-app run to choose its page
@@ -79,7 +86,8 @@ def run_event(data: bytes) -> tuple[str, str] | None:
     """What a ForwardMsg says of the page: ("page", its hash) for the message a whole-app run's st.navigation sends;
     ("begun", "") for a whole-app run's new_session (it names the page asked for, or the entrypoint's, before
     st.navigation has chosen); ("ended", "") for a run's script_finished, unless the run stopped for the next one;
-    None for anything else. Only the field after the header is looked at, so a large delta costs a few bytes' read."""
+    ("link", its query string) for a link the server writes; None for anything else. Only the field after the header
+    is looked at, so a large delta costs a few bytes' read."""
     try:
         i = 0
         while i < len(data):
@@ -92,7 +100,7 @@ def run_event(data: bytes) -> tuple[str, str] | None:
             if field == _FINISHED and tag & 7 == 0:
                 status, _ = _varint(data, i)
                 return None if status == _EARLY_FOR_RERUN else ("ended", "")
-            if field not in (_NAVIGATION, _NEW_SESSION):
+            if field not in (_NAVIGATION, _NEW_SESSION, _PAGE_INFO):
                 return None
             from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -100,6 +108,8 @@ def run_event(data: bytes) -> tuple[str, str] | None:
             msg.ParseFromString(data)
             if field == _NAVIGATION:
                 return ("page", msg.navigation.page_script_hash)
+            if field == _PAGE_INFO:
+                return ("link", msg.page_info_changed.query_string)
             # A fragment run's new_session names its fragments; it changes no page.
             return None if msg.metadata.run.fragment_ids else ("begun", "")
     except Exception:  # noqa: BLE001 - not a ForwardMsg: not ours to read
@@ -116,6 +126,7 @@ class Pages:
         self.target = ""  # the page the next run is on: the one asked for, or the one a later run chose
         self.chosen = asyncio.Event()  # clear while a whole-app run has not chosen its page
         self.chosen.set()
+        self.link: str | None = None  # the link the server wrote last since the browser's latest whole-app request
 
     def run_started(self, page: str) -> None:
         if page:
@@ -126,9 +137,11 @@ class Pages:
         """A message the server sent (run_event's reading of it)."""
         if event is None:
             return
-        kind, page = event
-        if kind == "page":
-            self.run_started(page)
+        kind, value = event
+        if kind == "link":
+            self.link = value
+        elif kind == "page":
+            self.run_started(value)
         elif kind == "begun":
             self.chosen.clear()
         else:
@@ -150,8 +163,9 @@ class Pages:
             asked.ClearField("widget_states")
             self.asked = asked
             self.target = client_state.page_script_hash  # "" (a first visit by name): unknown until its run starts
+            self.link = None
             return client_state
-        return on_page_shown(client_state, self.target, self.asked)
+        return on_page_shown(client_state, self.target, self.asked, self.link)
 
 
 class RerunOnThePageAsked(StreamMiddleware):
