@@ -20,7 +20,7 @@ from ui.linecharts import show_lines
 from ui.live_part import live_part
 from ui.sections import lazy_tabs
 from ui.shell import PageContext, page_context
-from ui.tables import show_table
+from ui.tables import show_table, show_table_in_text
 from ui.words import word
 
 ctx = page_context()
@@ -178,22 +178,22 @@ def heads_section(c: PageContext, values: dict, prev: int | None) -> None:
 # ---------------------------------------------------------------- 3. cost
 def cost_section(c: PageContext, values: dict, prev: int | None) -> None:
     T, masked = c.settings.seq_len, c.settings.mask != "none"
-    st.subheader(t("heads.cost.title"))
     titles = box_titles(H.shape_flow(d, h, T), c.settings.mask)
-    with_help = ("elementwise", "memory")  # heads.cost.<name>.help
-    metrics = st.container(horizontal=True)  # one container, not five (columns: one a column more)
-    for m in H.cost_metrics(T, d, h, masked=masked):
-        metrics.metric(
-            t(f"heads.cost.{m.name}"),
-            m.shown,
-            t("heads.cost.same") if m.same else t("heads.cost.vs_one", r=m.ratio),
-            delta_color="off",
-            delta_arrow="off" if m.same else "up",
-            border=True,
-            help=t(f"heads.cost.{m.name}.help") if m.name in with_help else None,
-        )
-
-    st.caption(t("heads.cost.table", T=T))
+    # The title, the four numbers beside h = 1, what two of them count and what the next table counts: ONE element (four
+    # metric cards in a row were six elements and a container, each re-sent and drawn again on every step of T).
+    metrics = H.cost_metrics(T, d, h, masked=masked)
+    numbers = {t("heads.cost.col.what"): [t(f"heads.cost.{m.name}") for m in metrics]}
+    numbers[t("heads.cost.col.at", h=h)] = [m.shown for m in metrics]
+    if h > 1:  # at h = 1 the two columns would be one
+        numbers[t("heads.cost.col.at", h=1)] = [m.base for m in metrics]
+        numbers[t("heads.cost.col.vs_one")] = [t("heads.cost.cell.same") if m.same else m.ratio for m in metrics]
+    helps = " ".join(f"**{t(f'heads.cost.{k}')}**: {t(f'heads.cost.{k}.help')}" for k in ("elementwise", "memory"))
+    show_table_in_text(
+        f"### {t('heads.cost.title')}",
+        numbers,
+        f":small[:gray[{helps}]]\n\n:small[:gray[{t('heads.cost.table', T=T)}]]",
+        label=t("heads.cost.title"),
+    )
     rows = H.cost_rows(1, T, T, d, h, masked=masked)
     # Static tables, not st.dataframe: a data grid costs the browser far more to draw on every redraw
     # (measured in benchmarks/), and these few rows need no scrolling or sorting. Two narrow tables, not one

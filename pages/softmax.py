@@ -326,23 +326,26 @@ def tiles_live(c: PageContext) -> None:
     # the tile's P, then its rows' table, one under the other: no columns (each container is one more thing a step
     # re-sends; a phone stacks them anyway)
     show_heatmap(v.tile_p, key="soft_tile_p_hm", t=t)
-    # title, table and what the step writes: one element (each element a step re-sends costs a render)
-    writes = small(t("softmax.tiles.writes", i=v.tile[0])) if v.current.writes_o else ""
-    show_table_in_text(f"**{t('softmax.tiles.rows_title')}**", worded(L.tile_rows_table(walk, v)), writes)
-    st.caption(t("softmax.tiles.output_about"))
+    # title, table, what the step writes and what the next chart shows: one element (each element a step re-sends
+    # costs a render); a step of T leaves it as it was (the browser does not lay its table out again)
+    writes = [t("softmax.tiles.writes", i=v.tile[0])] if v.current.writes_o else []
+    after = "\n\n".join(small(x) for x in (*writes, t("softmax.tiles.output_about")))
+    show_table_in_text(f"**{t('softmax.tiles.rows_title')}**", worded(L.tile_rows_table(walk, v)), after)
     show_heatmap(v.output_so_far, key="soft_output_hm", t=t)
-    traffic = t("softmax.tiles.traffic", **v.traffic_so_far)
     if v.is_last:
-        st.caption(traffic)
         res = shared("soft_result", SK + (head, bq, bk), lambda: L.tile_result(s, head, bq, bk, run, c.custom_text))
         show_heatmap(res.side_by_side, key="soft_result_hm", t=t)
         note(L.result_note(res, s.num_heads))
-    else:
-        st.caption(f"{traffic} {t('softmax.tiles.result_later', n=n)}")  # two captions in a row: one element
+    traffic = t("softmax.tiles.traffic", **v.traffic_so_far)
+    if not v.is_last:
+        traffic += " " + t("softmax.tiles.result_later", n=n)
 
     rows = shared("soft_memory", (s.seq_len, s.d_k, s.num_heads, bq, bk), lambda: L.memory_table(s, bq, bk))
-    show_table_in_text(  # the heading, what the table counts, the table and what it shows: one element
-        f"### {t('softmax.mem.title')}\n\n" + small(t("softmax.mem.about", d_k=s.d_k, h=s.num_heads, bq=bq, bk=bk)),
+    show_table_in_text(  # the traffic so far, then the heading, what the table counts, the table and what it shows:
+        # one element (the memory table changes with T as the traffic's sentence does)
+        small(traffic)
+        + f"\n\n### {t('softmax.mem.title')}\n\n"
+        + small(t("softmax.mem.about", d_k=s.d_k, h=s.num_heads, bq=bq, bk=bk)),
         worded(L.memory_columns(rows, s.num_heads)),
         "\n\n".join(word(x, t) for x in L.traffic_notes(rows, s.d_k)),
     )

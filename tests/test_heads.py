@@ -326,7 +326,11 @@ def test_the_cost_tables_fit_a_phone():
     assert all(" " not in v for v in table["axes"] + table["sizes"])  # nothing to break a line at
     at = run_app("heads", lang="en", heads_tab="cost")
     assert not at.exception
-    shapes, costs = tables(at)[0].value, tables(at)[1].value
+    numbers, shapes, costs = (x.value for x in tables(at)[:3])
+    # the four numbers beside h = 1 (one table in the text, not four metric cards)
+    assert list(numbers.columns) == ["quantity", "h = 4", "h = 1", "vs h = 1"]
+    assert numbers.iloc[0].tolist() == ["Parameters", "16,640", "16,640", "the same (×1)"]
+    assert numbers.iloc[3].tolist() == ["Attention-weight memory", "1 KiB", "256 B", "×4"]
     assert list(shapes.columns) == ["step", "axes", "output shape"]
     assert list(costs.columns) == ["step", "parameters", "multiply-adds", "element-wise"]
     assert costs.iloc[-1].tolist() == ["total", "16,640", "139,264", "512"]
@@ -498,6 +502,8 @@ def test_the_page_numbers_are_the_accounting():
     assert [m.shown for m in metrics.values()] == ["16,640", "139,264", "768", "1 KiB"]
     assert metrics["params"].same and metrics["macs"].same and not metrics["memory"].same
     assert metrics["memory"].ratio == "×4" and metrics["elementwise"].ratio == "×4"  # 3·h·T² element-wise steps
+    # beside each, the same count at h = 1, printed the same way
+    assert [m.base for m in metrics.values()] == ["16,640", "139,264", "192", "256 B"]
     rows = H.cost_rows(1, 8, 8, 64, 4, masked=True)
     cols = H.cost_columns(rows, H.totals_for(8, 64, 4, masked=True))
     assert cols["params"][-1] == "16,640" and len(cols["macs"]) == len(rows) + 1 and cols["macs"][0] == "32,768"

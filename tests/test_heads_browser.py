@@ -98,7 +98,11 @@ def test_on_a_phone_the_tabs_and_the_cost_shapes_fit(browser, server):
         boxes = [tabs.nth(i).bounding_box() for i in range(6)]
         assert all(b["x"] >= 0 and b["x"] + b["width"] <= 390 for b in boxes), boxes  # every tab in view
         assert len({round(b["y"]) for b in boxes}) >= 2  # on two lines
-        shapes = page.locator(".al-table").first  # one HTML table (ui/tables.py)
+        numbers = page.locator(".al-table").first  # the four numbers beside h = 1 (HTML tables: ui/tables.py)
+        expect(numbers).to_contain_text("the same (×1)")
+        box = numbers.bounding_box()
+        assert box["x"] + box["width"] <= 390
+        shapes = page.locator(".al-table").nth(1)
         expect(shapes).to_contain_text("(1, 4, 8, 16)")
         cell = shapes.locator("td", has_text="(1, 4, 8, 16)").first
         row = shapes.locator("td", has_text="(1, 8, 64)").first

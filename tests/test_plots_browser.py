@@ -89,7 +89,7 @@ def test_a_step_redraws_the_chart_in_place(page, server):
 
 def test_the_table_view_shows_tables_instead(page, server):
     open_app(page, server, "heads", lang="en", heads_tab="cost", table_view="true")
-    expect(page.locator(".al-table")).to_have_count(5)  # shapes, counts, then the three charts' series
+    expect(page.locator(".al-table")).to_have_count(6)  # the four numbers, shapes, counts, the three charts' series
     expect(page.locator(PLOT)).to_have_count(0)
 
 

@@ -82,11 +82,11 @@ PINS = {
     # softmax: the title and intro one markdown element; the tile's P above its rows' table (no columns); scale: each
     # table with the text before it and the captions after it one element
     # below each section's heading its live part, one box (ui/live_part.py)
-    ("softmax", (("soft_tab", "tiles"),)): 24,  # each table with its title and notes one element
+    ("softmax", (("soft_tab", "tiles"),)): 22,  # each table with its title and notes one element; traffic: memory
     ("softmax", (("soft_tab", "max"),)): 23,
     ("softmax", (("soft_tab", "scale"),)): 21,
     # heads: the open section (and the sentence saying the settings above it) in the page's live part, one box
-    ("heads", (("heads_tab", "cost"),)): 31,  # the four metrics in one row container
+    ("heads", (("heads_tab", "cost"),)): 25,  # the title, the four numbers beside h = 1 and their notes one element
     ("heads", (("heads_tab", "heads"),)): 14,
     ("heads", (("heads_tab", "slice"),)): 26,
     ("heads", (("heads_tab", "timing"),)): 15,

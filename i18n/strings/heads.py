@@ -98,13 +98,15 @@ STRINGS = {
         "zh": "(B, h, T, T) 个 float32，每个 4 字节。",
         "en": "(B, h, T, T) float32 numbers, 4 bytes each.",
     },
-    "heads.cost.vs_one": {"zh": "与 h = 1 相比 {r}", "en": "{r} vs h = 1"},
-    "heads.cost.same": {"zh": "与 h = 1 相同", "en": "same as h = 1"},
     "heads.cost.table": {
         "zh": "每一步（B = 1，T = {T}）：矩阵乘法 (m × n)·(n × p) 需要 m·n·p 次乘加；逐元素运算按每个元素一次计数。",
         "en": "Per step (B = 1, T = {T}): a matrix product (m × n)·(n × p) costs m·n·p multiply-adds; "
         "element-wise work counts one operation per element.",
     },
+    "heads.cost.col.what": {"zh": "数量", "en": "quantity"},
+    "heads.cost.col.at": {"zh": "h = {h}", "en": "h = {h}"},
+    "heads.cost.col.vs_one": {"zh": "与 h = 1 相比", "en": "vs h = 1"},
+    "heads.cost.cell.same": {"zh": "相同（×1）", "en": "the same (×1)"},
     "heads.cost.col.step": {"zh": "步骤", "en": "step"},
     "heads.cost.col.shape": {"zh": "输出形状", "en": "output shape"},
     "heads.cost.col.axes": {"zh": "维度", "en": "axes"},

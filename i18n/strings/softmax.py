@@ -315,8 +315,8 @@ STRINGS = {
         "en": "Written rows are final, the rows being computed show acc / l so far, rows not started yet are empty.",
     },
     "softmax.tiles.result_later": {
-        "zh": "走到最后一步（第 {n} 步），这里会把分块结果与普通路径并排比较。",
-        "en": "At the last step (step {n}) the tiled result appears here beside the plain path's.",
+        "zh": "走到最后一步（第 {n} 步），上面的输出下方会出现分块结果与普通路径的并排比较。",
+        "en": "At the last step (step {n}) the tiled result appears under the output above, beside the plain path's.",
     },
     "softmax.tiles.equal": {
         "zh": "分块结果与普通路径相同：这个头的最大差 {head:.2e}，所有 {h} 个头 {all:.2e}，与 PyTorch 的 "

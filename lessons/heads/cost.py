@@ -76,6 +76,7 @@ class Metric:
     shown: str
     same: bool  # the same as at h = 1
     ratio: str  # ratio_text(value, value at h = 1)
+    base: str  # the value at h = 1, printed the same way
 
 
 def cost_metrics(T: int, d_model: int, h: int, *, masked: bool) -> list[Metric]:
@@ -86,8 +87,9 @@ def cost_metrics(T: int, d_model: int, h: int, *, masked: bool) -> list[Metric]:
         "elementwise": (now.elementwise, one.elementwise),
         "memory": (now.weights_bytes, one.weights_bytes),
     }
+    shown = lambda name, v: human_bytes(v) if name == "memory" else f"{v:,}"  # noqa: E731
     return [
-        Metric(name, human_bytes(v) if name == "memory" else f"{v:,}", v == base, ratio_text(v, base))
+        Metric(name, shown(name, v), v == base, ratio_text(v, base), shown(name, base))
         for name, (v, base) in pairs.items()
     ]
 
