@@ -110,3 +110,30 @@ def test_sizes_see_inside_frozen_values():
 
     frozen = freeze({"w": torch.zeros(2**20), "rows": [torch.zeros(2**18)]})  # dicts become read-only mappings
     assert nbytes(frozen) >= 5 * 2**20
+
+
+def test_freeze_keeps_a_value_with_nothing_to_freeze_as_it_is():
+    """The cache freezes every new value a step makes. A dataclass holding only read-only arrays, read-only mappings
+    and numbers (a softmax tiles walk: ~80 steps of them at 512/16/32) is handed back as it is, not rebuilt; a tensor
+    inside one is still frozen."""
+    import dataclasses
+    from types import MappingProxyType
+
+    from core.frozen import ReadOnlyTensor, freeze
+    from lessons import softmax as L
+    from lessons.settings import DEFAULTS, settings_of
+
+    @dataclasses.dataclass(frozen=True)
+    class Step:
+        values: object
+        counts: object
+        n: int
+
+    values = np.zeros(3)
+    values.setflags(write=False)
+    step = Step(values, MappingProxyType({"read_q": 4}), 2)
+    assert freeze(step) is step and freeze((step, step))[1] is step
+    with_tensor = freeze(Step(torch.zeros(2), MappingProxyType({}), 1))
+    assert isinstance(with_tensor.values, ReadOnlyTensor)
+    walk = L.tile_walk(settings_of({**DEFAULTS, "lang": "en"}), 0, 2, 2)
+    assert walk.n_steps > 1 and freeze(walk) is walk
