@@ -669,3 +669,22 @@ def test_the_split_and_concat_checks_say_equal_only_for_a_difference_of_exactly_
     monkeypatch.setattr(W, name, lambda *a: 2.5e-3)
     at = run_app("walkthrough", walk_view="step", walk_step=step, lang="en", d_model=32, num_heads=4)
     assert texts(at, "error") == [i18n.t(f"walk.{step}.check_off", "en", diff=2.5e-3)] and not at.success
+
+
+@pytest.mark.app
+def test_a_run_from_a_link_without_the_step_writes_the_step_back():
+    """A run that starts from a link lacking the view and the step (a class's follow under load: CI's
+    test_a_whole_class once left a student at /walkthrough?...&seq_len=6 showing the teacher's step) ends with both in
+    the link again; at their defaults they stay out of it."""
+    at = run_app("walkthrough", lang="en", walk_step="split", walk_view="all")
+    assert not at.exception
+    for key in ("walk_step", "walk_view"):
+        at.query_params.pop(key, None)
+    at.run()
+    assert not at.exception
+    assert at.query_params.get("walk_step") in ("split", ["split"]) and at.query_params.get("walk_view") in (
+        "all",
+        ["all"],
+    )
+    at = run_app("walkthrough", lang="en")
+    assert "walk_step" not in at.query_params and "walk_view" not in at.query_params
