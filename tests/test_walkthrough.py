@@ -682,9 +682,8 @@ def test_a_run_from_a_link_without_the_step_writes_the_step_back():
         at.query_params.pop(key, None)
     at.run()
     assert not at.exception
-    assert at.query_params.get("walk_step") in ("split", ["split"]) and at.query_params.get("walk_view") in (
-        "all",
-        ["all"],
-    )
+    link = at.query_params  # a key's value, or its values as a list
+    assert link.get("walk_step") in ("split", ["split"])
+    assert link.get("walk_view") in ("all", ["all"])
     at = run_app("walkthrough", lang="en")
     assert "walk_step" not in at.query_params and "walk_view" not in at.query_params
