@@ -80,7 +80,7 @@ def settle_settings(skip: tuple[str, ...] = (), recreated: bool = False) -> list
     report: list = []
     env = {"default_lang": i18n.lang_from_locale(st.context.locale)}
     values = url_state.settle(
-        SETTING_URL_KEYS, env, store=SETTINGS_KEPT, drawn=skip, report=report, recreated=recreated
+        SETTING_URL_KEYS, env, store=SETTINGS_KEPT, drawn=skip, report=report, recreated=recreated, relink_later=False
     )
     remember_settings(settings_of(values))  # ui.shell.current_settings() returns it instead of parsing again
     return [fix for fix, _ in report]
@@ -232,6 +232,7 @@ st.html(
     "<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:2px}"
     "@media (max-width:640px){.katex-display>.katex{font-size:1em}}" + HIDDEN_CSS + TABLE_CSS + WRAP_CSS + "</style>"
 )  # hidden URL carriers (ui/choice.py), the pages' tables (ui/tables.py), code listings in markdown (ui/code.py)
+url_state.start_run()  # the page's settles of this run, relinked at its end (_link_and_publish)
 url_state.apply_requested()  # a page state asked for, before any widget
 classmode.apply_pending()  # class mode: enter the link's class; a follower takes the teacher's view
 url_state.gate(None)  # one rule for every link value, before anything reads one (lessons/url_keys.py)
@@ -336,6 +337,7 @@ def _show_pending_fixes() -> None:
 def _link_and_publish() -> None:
     """The end of a run that drew the page or a setting: the link, then the teacher's view to the class."""
     keep_in_url()  # after the page: every widget bound to the URL is drawn by now
+    url_state.relink_settled()  # the page's values the link lost (a run that started from a link without them)
     relink_settings()
     classmode.publish(_page.url_path)  # the teacher's view to the class; the class keys kept in the link
 
@@ -351,6 +353,7 @@ def settings_part() -> None:
     """The shared settings in the sidebar. Its own widgets' callbacks choose what reruns (steps_rerun above); it
     always runs before the page, which shows its corrections."""
     url_state.gate(_page.url_path)  # a fragment rerun brings the browser's query string again
+    url_state.start_run()
     classmode.apply_followed()  # a follow on this page: the teacher's values, before any widget is drawn
     _in_settings[:] = [True]
     try:
@@ -368,6 +371,7 @@ def _step_part_alone() -> None:
     if _in_settings:
         return
     url_state.gate(_page.url_path)
+    url_state.start_run()
     classmode.apply_followed()
     if not _settled_now:
         _pending_fixes.extend(settle_settings(skip=("lang",)))
@@ -395,6 +399,7 @@ def seed_part(lang: str) -> None:
 def _page_start() -> None:
     """What the page's fragment does before the page (and its live part, rerun alone, before itself)."""
     url_state.gate(_page.url_path)  # a page widget's rerun brings the browser's query string too
+    url_state.start_run()
     classmode.apply_followed()  # a follow that changed only the page's own keys (the settings part did not run)
     if not _settled_now:  # the settings' part did not run before this one: settle the values its widgets sent
         _pending_fixes.extend(settle_settings(skip=("lang",)))

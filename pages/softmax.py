@@ -31,7 +31,6 @@ t = ctx.t
 
 SECTIONS = L.SECTIONS  # soft_tab
 KEPT = "soft_kept"  # the page's values while the widgets showing them are in a closed tab
-GAIN_KEY = tuple(k for k in L.URL_KEYS if k.name == "soft_gain")
 # How each of the lesson's notes is shown: (Streamlit element, icon); "caption" has no icon.
 NOTES = {
     "softmax.scale.blocked": ("warning", ":material/block:"),
@@ -245,10 +244,6 @@ def max_live(c: PageContext) -> None:
         on_change=keep_value,
         args=("soft_gain",),
     )
-    # The gain's default follows the head and the row (where the naive softmax overflows): a gain kept through a new
-    # row may no longer be the default, and Streamlit's client writes a bound value only when it is chosen. The
-    # link then lacks it, and would reopen at the new row's default (gain 100 reopened as 1000): put it back.
-    url_state.relink(GAIN_KEY, KEPT, L.env_of(s, c.custom_text, run))
     head, row, gain = st.session_state["soft_head"], st.session_state["soft_row"], st.session_state["soft_gain"]
     mr = shared("soft_max_row", SK + (head, row, gain), lambda: L.max_row(s, head, row, gain, run, c.custom_text))
     st.caption(t("softmax.ctl.row_token", row=row, token=plain(mr.token)))  # a typed token: not inside :small[]

@@ -109,6 +109,7 @@ def settle(
     notice: Callable[[Fix, bool], str | None] | None = None,
     report: list[tuple[Fix, bool]] | None = None,
     recreated: bool = False,
+    relink_later: bool = True,
 ) -> dict[str, Any]:
     """Every key's valid value (see the module's doc): the one loop that settles the shared settings (app.py),
     the display options (ui/display.py) and each page's keys.
@@ -119,6 +120,8 @@ def settle(
     `notice(fix, from_link)`: the text of the notice a correction gets, or None for none (default: the common
     notice, for corrections a link caused); with `report`, nothing is shown and (fix, from_link) pairs are
     appended there instead. `recreated`: this run may draw these keys' widgets as new widgets (app.py: a whole-app run).
+    `relink_later`: the run's end puts back in the link what it lost of these values (relink_settled); False for the
+    settings and display options, which app.py relinks itself.
 
     A value is put in session state only when it differs from what the session holds, or when its widget is new:
     writing a widget's key makes Streamlit send that value to the browser, and a run that started before the
@@ -200,7 +203,44 @@ def settle(
         sets.extend((name, (text,)) for name, text in relinks)
     if drops or sets:
         _write_url(drops, sets)
+    if relink_later:
+        st.session_state.setdefault(SETTLED_RUN, {}).setdefault(store, {}).update(
+            (key.name, _default(key, env, values)) for key in keys if not isinstance(values[key.name], (list, tuple))
+        )
     return values
+
+
+# ---------------------------------------------------------------- the end of a run: the link carries what was settled
+# A widget bound to the link writes its value there only when the user moves it, so a run that starts from a link
+# without a value the session holds (a class's follow whose page change raced a poll tick; a link edited by hand)
+# would end with the link still without it: a reload, or the link shared, shows another view. The same when a value
+# is kept while what its default follows moves (the softmax gain's default follows the head and the row: gain 100
+# kept through a new row, whose default it became no longer, reopened as 1000). So every value a page
+# settled is put back at the end of its run (app.py's _link_and_publish), whatever started the run. The defaults
+# are noted at settle time (their env can be a page's whole run, not to be kept).
+SETTLED_RUN = "_url_settled_run"  # this run's settles: store -> {key: its default}
+
+
+def start_run() -> None:
+    """app.py, at the start of every run that can end with relink_settled: forget an earlier run's settles (a run
+    stopped early never reached its end)."""
+    st.session_state.pop(SETTLED_RUN, None)
+
+
+def relink_settled() -> None:
+    """The end of a run: every value settled in it (settle, `relink_later`) that the link lost, put back in the link
+    (never a default; a list's widget writes it itself; keys a page relinks `exact` are the page's)."""
+    lost = [
+        (name, as_url(value))
+        for store, defaults in (st.session_state.pop(SETTLED_RUN, None) or {}).items()
+        for name, default in defaults.items()
+        if name in (values := kept(store))
+        and not isinstance(value := values[name], (list, tuple))
+        and value != default
+        and not url_values(name)
+    ]
+    if lost and not seam.link_values(lost):
+        _write_url([], [(name, (text,)) for name, text in lost])
 
 
 def _span(key: UrlKey, env: Env, values: Mapping[str, Any]) -> tuple:
@@ -227,7 +267,10 @@ def relink(keys: Sequence[UrlKey], store: str, env: Env, exact: Sequence[str] = 
     (never a default: Streamlit leaves those out). The link only: no widget is sent a value.
 
     `exact`: keys no widget writes into the link (not bound to it): the link is made to carry exactly their
-    current value, and to leave them out at their default (_keep_exact)."""
+    current value, and to leave them out at their default (_keep_exact); relink_settled leaves them to this."""
+    noted = st.session_state.get(SETTLED_RUN, {}).get(store)
+    for name in exact if noted else ():
+        noted.pop(name, None)
     values = kept(store)
     lost = [
         (key.name, as_url(values[key.name]))
@@ -375,7 +418,9 @@ __all__ = [
     "keep_value",
     "kept",
     "page_state",
+    "relink_settled",
     "request_page_state",
     "settle",
     "show_gate_notices",
+    "start_run",
 ]

@@ -14,17 +14,15 @@ import streamlit as st
 
 import i18n
 from lessons import walkthrough as W
-from ui import url_state
 from ui.choice import HIDDEN_SUFFIX, labelled
 from ui.keys import step_keys
-from ui.shell import current_settings, rerun_parts
+from ui.shell import rerun_parts
 
 _PARTS = "_al_walk_nav_parts"  # session state: the fragments a choice reruns (app.py, each whole-app run)
 _CHOSEN = "_al_walk_nav_chosen"  # session state: a choice made in a callback, for the page to apply (apply_chosen)
 # The URL keys its choosers show (with the language): a class's follow that changes neither does not rerun this part.
 SHOWN_KEYS = frozenset(("walk_view", "walk_step"))
 KEPT = "walk_kept"  # the page's settled values (pages/walkthrough.py settles them into it)
-NAV_URL_KEYS = tuple(k for k in W.URL_KEYS if k.name in SHOWN_KEYS)
 ROW_KEY = "walk_nav_row"  # prev / next (and "step n of 10"): the presenter view's CSS enlarges them
 
 
@@ -118,10 +116,6 @@ def draw(lang: str) -> None:
         with hidden:  # no space
             step_keys("walk_keys", go)  # ← → (and a clicker's Page Up / Page Down) step, like the buttons
     _step_nav(t, lang, hidden, all_steps=chosen == "all", step_of=present)
-    # The view and the step are in the link after every run that draws them, whatever wrote it last: a run that starts
-    # from a link without them (a class's follow, under load: CI, tests/test_classmode_browser.py) showed the
-    # teacher's step while the student's link lacked it. Nothing is written while the link has them or at a default.
-    url_state.relink(NAV_URL_KEYS, KEPT, {"settings": current_settings()})
 
 
 def _step_nav(t, lang: str, hidden, all_steps: bool, step_of: bool) -> None:
