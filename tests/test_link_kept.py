@@ -9,13 +9,16 @@ settles is written back at the end of its run (ui/url_state.relink_settled); a v
 from __future__ import annotations
 
 import pytest
-
 from conftest import run_app
 
 # (page, the link, the key dropped from it): a value of each page that its widgets hold, not its default.
 CASES = [
     ("walkthrough", dict(walk_view="step", walk_step="scores", walk_head="2"), "walk_head"),
-    ("walkthrough", dict(walk_view="step", walk_step="split", walk_hpage="2", num_heads="16", d_model="64"), "walk_hpage"),
+    (
+        "walkthrough",
+        dict(walk_view="step", walk_step="split", walk_hpage="2", num_heads="16", d_model="64"),
+        "walk_hpage",
+    ),
     ("heads", dict(heads_tab="slice", heads_slice_head="2"), "heads_slice_head"),
     ("softmax", dict(soft_tab="scale", soft_head="2"), "soft_head"),
     ("softmax", dict(soft_tab="tiles", soft_bq="2"), "soft_bq"),

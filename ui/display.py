@@ -79,9 +79,7 @@ def display_sidebar(lang: str, notices=None, recreated: bool = False) -> Display
     t = lambda key, **kw: i18n.t(key, lang, **kw)  # noqa: E731
     report: list = []
     # Valid before the widgets are drawn.
-    values = url_state.settle(
-        DISPLAY_URL_KEYS, {}, store=KEPT, report=report, recreated=recreated, relink_later=False
-    )
+    values = url_state.settle(DISPLAY_URL_KEYS, {}, store=KEPT, report=report, recreated=recreated, relink_later=False)
     st.session_state[SETTLED] = Display(**values)
     sb = st.sidebar
     sb.header(t("display.header"))
