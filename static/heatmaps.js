@@ -27,7 +27,10 @@ function unpack(data) {
     let values, codes = null;
     if (p.codes) {  // int16 codes of the printed numbers (charts/payload.printed_codes): value = code / 10**decimals
       codes = new Int16Array(buf, start + p.values[0], p.values[1] / 2);
-      values = Float32Array.from(codes, q => q === -32768 ? NaN : q / 10 ** h.decimals);
+      // A plain loop: Float32Array.from with a mapping function cost ~3 ms a step for 16k codes (512/16/32).
+      values = new Float32Array(codes.length);
+      const scale = 10 ** h.decimals;
+      for (let k = 0; k < codes.length; k++) values[k] = codes[k] === -32768 ? NaN : codes[k] / scale;
     } else values = new Float32Array(buf, start + p.values[0], p.values[1] / 4);
     return {
       ...p, index: i, values, codes,
