@@ -107,7 +107,10 @@ const esc = s => String(s).replace(/[<>&"]/g, ch => ({"<": "&lt;", ">": "&gt;", 
 // ------------------------------------------------------------------ two surfaces: the canvas, and SVG for the download
 class CanvasSurface {
   constructor(ctx, texts) { this.ctx = ctx; this.texts = texts; }
-  rect(x, y, w, h, fill) { this.ctx.fillStyle = this.fill = fill; this.ctx.fillRect(x, y, w, h); }
+  rect(x, y, w, h, fill) {  // the fill set only when it changes: a set parses the colour string
+    if (fill !== this.fill) this.ctx.fillStyle = this.fill = fill;
+    this.ctx.fillRect(x, y, w, h);
+  }
   outline(x, y, w, h, color, width, dash) {
     const c = this.ctx; c.save(); c.strokeStyle = color; c.lineWidth = width; if (dash) c.setLineDash([4, 3]);
     c.strokeRect(x, y, w, h); c.restore();
@@ -395,10 +398,16 @@ class Chart {
     for (const p of this.panels) {
       const s = g.slots[p.index];
       if (gapped) {  // a white line between cells when they are large enough to keep it
+        // Painted colour by colour (cells do not overlap), so the fill changes once per colour, not once per cell.
+        const byFill = new Map();
         for (let r = 0; r < p.rows; r++) for (let c = 0; c < p.cols; c++) {
           const k = r * p.cols + c, v = p.values[k], b = p.blocked && p.blocked[k];
           if (!b && Number.isNaN(v)) continue;
-          sf.rect(s.x + c * g.cw + 0.5, s.y + r * g.ch + 0.5, g.cw - 1, g.ch - 1, b ? co.blocked.fill : css(this.color(v)));
+          const fill = b ? co.blocked.fill : css(this.color(v)), cells = byFill.get(fill);
+          if (cells) cells.push(r, c); else byFill.set(fill, [r, c]);
+        }
+        for (const [fill, cells] of byFill) for (let i = 0; i < cells.length; i += 2) {
+          sf.rect(s.x + cells[i + 1] * g.cw + 0.5, s.y + cells[i] * g.ch + 0.5, g.cw - 1, g.ch - 1, fill);
         }
       } else {
         sf.image(this.pixels(p), s.x, s.y, s.w, s.h);
