@@ -209,6 +209,7 @@ class Chart {
     const co = h.colours;
     this.lut = co.scale ? lut(co.scale) : null;
     this.stateRgb = (co.states || []).map(rgb);
+    for (const c of [...(this.lut || []), ...this.stateRgb]) c.css = css(c);  // each colour's string made once
     for (const p of panels) p.pixels = null;
     // A projector (the walkthrough's presenter view): every text times font_scale, and with fit_height (> 0,
     // the least height in px) the chart as tall as the window leaves below its top, redrawn on resize.
@@ -403,7 +404,7 @@ class Chart {
         for (let r = 0; r < p.rows; r++) for (let c = 0; c < p.cols; c++) {
           const k = r * p.cols + c, v = p.values[k], b = p.blocked && p.blocked[k];
           if (!b && Number.isNaN(v)) continue;
-          const fill = b ? co.blocked.fill : css(this.color(v)), cells = byFill.get(fill);
+          const fill = b ? co.blocked.fill : this.color(v).css, cells = byFill.get(fill);
           if (cells) cells.push(r, c); else byFill.set(fill, [r, c]);
         }
         for (const [fill, cells] of byFill) for (let i = 0; i < cells.length; i += 2) {
