@@ -31,27 +31,29 @@ QPARAM = "quiz_q"  # the question number in the URL (1-based), so a teacher can 
 
 
 @shared_function  # ui/cache.py: byte-bounded, shared by every session
-def question_set(d_model: int, num_heads: int, seq_len: int, mask: str, seed: int, lang: str, custom_text: str | None):
-    """The questions for these settings (the walkthrough's, then the lesson pages') and their token labels (the
-    language only changes the labels and the Positions page's words).
-    Shared by every session, so frozen: an in-place write into any of its tensors raises."""
+def question_part(
+    d_model: int, num_heads: int, seq_len: int, mask: str, seed: int, lang: str, custom_text: str | None, part: int
+):
+    """One part of the questions for these settings (the walkthrough's, or one lesson page's: lessons.quiz.PART_SIZES)
+    and their token labels (the language only changes the labels and the Positions page's words). Only the part of
+    the question shown is built. Shared by every session, so frozen: an in-place write into its tensors raises."""
     run = scenario.run(Settings(d_model, num_heads, seq_len, mask, seed, lang), custom_text=custom_text)
-    return freeze((Q.quiz_set(run, custom_text=custom_text), run.tokens))
+    return freeze((Q.quiz_part(run, part, custom_text=custom_text), run.tokens))
 
 
-questions, tokens = question_set(s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang, ctx.custom_text)
+total = Q.QUIZ_SIZE
 records: dict = st.session_state.setdefault(RECORDS, {})
 given_q = url_values(QPARAM) if st.query_params.get(QPARAM) is not None else []  # every value (a repeated key)
 if given_q:  # the link decides (a session without it keeps its own place)
-    index, valid = Q.question_number(given_q[0], len(questions))
+    index, valid = Q.question_number(given_q[0], total)
     if not valid or len(given_q) > 1:
-        st.warning(
-            t("quiz.bad_q", given=plain(given_q[0]), total=len(questions), used=index + 1), icon=":material/build:"
-        )
+        st.warning(t("quiz.bad_q", given=plain(given_q[0]), total=total, used=index + 1), icon=":material/build:")
         st.query_params[QPARAM] = str(index + 1)  # once: the next run reads a valid value
     st.session_state[INDEX] = index
-index = min(max(int(st.session_state.get(INDEX, 0)), 0), len(questions) - 1)
-q = questions[index]
+index = min(max(int(st.session_state.get(INDEX, 0)), 0), total - 1)
+part, first = Q.part_of(index)
+questions, tokens = question_part(s.d_model, s.num_heads, s.seq_len, s.mask, s.seed, s.lang, ctx.custom_text, part)
+q = questions[index - first]
 
 
 # ------------------------------------------------------------------ callbacks (run before the page redraws)
@@ -86,12 +88,12 @@ def reset() -> None:
 
 # ------------------------------------------------------------------ the page
 st.title(t("page.quiz"))
-question_set = t("quiz.set", seed=s.seed, d_model=s.d_model, h=s.num_heads, T=s.seq_len, mask_name=t(f"mask.{s.mask}"))
-st.markdown(f"{t('quiz.intro')}\n\n:small[:gray[{question_set}]]")  # one element: each costs a render on a step
+about_set = t("quiz.set", seed=s.seed, d_model=s.d_model, h=s.num_heads, T=s.seq_len, mask_name=t(f"mask.{s.mask}"))
+st.markdown(f"{t('quiz.intro')}\n\n:small[:gray[{about_set}]]")  # one element: each costs a render on a step
 
 right, answered = Q.score(records)
 st.metric(t("quiz.score"), t("quiz.score.value", right=right, answered=answered), help=t("quiz.score.help"))
-st.progress((index + 1) / len(questions), text=t("quiz.progress", n=index + 1, total=len(questions)))
+st.progress((index + 1) / total, text=t("quiz.progress", n=index + 1, total=total))
 
 with st.container(border=True, key="quiz_card"):
     st.markdown(f"**{index + 1}.** " + say(Q.prompt_text(q)))
@@ -146,7 +148,7 @@ b1.button(
     t("quiz.prev"),
     icon=":material/arrow_back:",
     on_click=move,
-    args=(-1, len(questions)),
+    args=(-1, total),
     disabled=index == 0,
     key="quiz_prev",
     width="stretch",
@@ -156,12 +158,12 @@ b2.button(
     icon=":material/arrow_forward:",
     icon_position="right",
     on_click=move,
-    args=(1, len(questions)),
-    disabled=index == len(questions) - 1,
+    args=(1, total),
+    disabled=index == total - 1,
     key="quiz_next",
     width="stretch",
     type="primary",
 )
 b3.button(t("quiz.reset"), icon=":material/restart_alt:", on_click=reset, key="quiz_reset", width="stretch")
-if index == len(questions) - 1 and q.uid in records:
+if index == total - 1 and q.uid in records:
     st.info(t("quiz.done", answered=answered, right=right), icon=":material/flag:")

@@ -635,3 +635,35 @@ def test_a_bad_question_number_gets_a_notice(given, used):
     assert in_language(Q.prompt_text(questions[used - 1]), "en") in card_texts(at)
     assert at.query_params["quiz_q"] == str(used)
     assert at.warning[0].value == i18n.t("quiz.bad_q", "en", given=i18n.plain(given), total=28, used=used)
+
+
+@pytest.mark.parametrize("s", SETTINGS, ids=IDS)
+def test_the_set_in_parts_has_the_declared_sizes_and_is_the_whole_set(s):
+    """The Quiz page builds only the part of the question it shows (lessons.quiz.PART_SIZES): every part must have its
+    declared size at every setting, or every later question number would shift."""
+    run = scenario.run(s)
+    parts = [Q.quiz_part(run, part) for part in range(len(Q.PART_SIZES))]
+    assert [len(p) for p in parts] == list(Q.PART_SIZES) and sum(Q.PART_SIZES) == Q.QUIZ_SIZE == 28
+    assert [q for p in parts for q in p] == Q.quiz_set(run)
+    assert [q.index for p in parts for q in p] == list(range(Q.QUIZ_SIZE))
+
+
+def test_each_question_number_falls_in_its_part():
+    starts = [sum(Q.PART_SIZES[:k]) for k in range(len(Q.PART_SIZES))]
+    for index in range(Q.QUIZ_SIZE):
+        part, first = Q.part_of(index)
+        assert first == starts[part] and first <= index < first + Q.PART_SIZES[part]
+    with pytest.raises(IndexError):
+        Q.part_of(Q.QUIZ_SIZE)
+
+
+@pytest.mark.app
+def test_the_page_shows_each_parts_first_and_last_question():
+    s = Settings(64, 4, 8, "none", 0, "en")
+    questions = full_set(s)
+    for part in range(len(Q.PART_SIZES)):
+        first = sum(Q.PART_SIZES[:part])
+        for index in (first, first + Q.PART_SIZES[part] - 1):
+            at = run_app("quiz", lang="en", seed=0, quiz_q=index + 1)
+            assert not at.exception and not at.warning
+            assert in_language(Q.prompt_text(questions[index]), "en") in card_texts(at), index

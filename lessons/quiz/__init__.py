@@ -49,14 +49,16 @@ from lessons.quiz.dispatch import (
 from lessons.quiz.links import question_number, score, settings_params, walk_link_params
 from lessons.quiz.model import CHANGES, D_K_FITS, D_K_MISFITS, PLAN, Join, Question, Quoted, Record
 from lessons.quiz.parsing import parse_cells, parse_choice, parse_d_k, parse_int, parse_real, parse_shape
-from lessons.quiz.sources import lesson_source, quiz_set
+from lessons.quiz.sources import PART_SIZES, QUIZ_SIZE, lesson_source, part_of, quiz_part, quiz_set
 from lessons.quiz.texts import SHAPE_WHY, error_text, mistake_text
 
 __all__ = [
     "CHANGES",
     "D_K_FITS",
     "D_K_MISFITS",
+    "PART_SIZES",
     "PLAN",
+    "QUIZ_SIZE",
     "SHAPE_WHY",
     "Join",
     "Question",
@@ -82,8 +84,10 @@ __all__ = [
     "parse_int",
     "parse_real",
     "parse_shape",
+    "part_of",
     "prompt_text",
     "question_number",
+    "quiz_part",
     "quiz_set",
     "score",
     "see_it_link",

@@ -3,7 +3,8 @@ own predict-then-reveal questions as data. One LessonSource per page turns them 
 read, grade and word them and where "see it" goes; dispatch.py hands a lesson question to its source
 (lesson_source). By default a source reads answers with this package's parsers (KV cache: shape / int / cells); a
 page whose lesson grades typed text itself (softmax.check_answer, positions.accepts) keeps the cleaned text as the
-value and asks the lesson. quiz_set is the Quiz page's whole set: the walkthrough's questions, then each page's.
+value and asks the lesson. quiz_set is the whole set: the walkthrough's questions, then each page's; quiz_part one
+of those parts (the Quiz page builds only the part it shows).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from lessons.heatmap import text
 from lessons.quiz.build import build_quiz, question_uid
 from lessons.quiz.checking import first_wins, is_correct_own
 from lessons.quiz.links import settings_params
-from lessons.quiz.model import Join, LessonItem, Link, Question, Quoted, Words, fmt_shape, iterable
+from lessons.quiz.model import PLAN, Join, LessonItem, Link, Question, Quoted, Words, fmt_shape, iterable
 from lessons.quiz.parsing import Parsed, clean, parse_choice, parse_int, parse_own, read_number
 from lessons.quiz.texts import format_own
 from lessons.scenario import Scenario
@@ -31,6 +32,7 @@ class LessonSource:
     title: str  # strings key of the page's title
     tab_key: str  # the page's URL key of its open section
     tab_strings: str  # strings key prefix of a section's title: f"{tab_strings}.{section}"
+    count = 0  # how many questions the page's lesson asks, the same for every setting (quiz_part checks it)
 
     def questions(self, run: Scenario, custom_text: str | None, start: int) -> list[Question]:
         raise NotImplementedError
@@ -97,6 +99,8 @@ class LessonSource:
 
 class KvCacheSource(LessonSource):
     """lessons/kv_cache.quiz_questions: shape / int / cells are this package's own answer types."""
+
+    count = 3  # questions in every set (quiz_part checks it)
 
     def questions(self, run: Scenario, custom_text: str | None, start: int) -> list[Question]:
         s = run.settings
@@ -171,6 +175,8 @@ class SoftmaxSource(LessonSource):
     """lessons/softmax.quiz_questions, graded by its check_answer (int, number within a slack, bytes with a binary
     unit, the order of three divisors)."""
 
+    count = 6  # questions in every set (quiz_part checks it)
+
     SECTION = {
         "causal_skipped": "tiles",
         "tile_count": "tiles",
@@ -241,6 +247,8 @@ class SoftmaxSource(LessonSource):
 
 class PositionsSource(LessonSource):
     """lessons/positions.quiz_items (for the page's default URL values), graded by its accepts."""
+
+    count = 8  # questions in every set (quiz_part checks it)
 
     SECTION = {
         "shuffled_row": "shuffle",
@@ -323,9 +331,36 @@ def lesson_source(q: Question) -> LessonSource | None:
     return _SOURCE_BY_NAME.get(q.source)
 
 
-def quiz_set(run: Scenario, *, custom_text: str | None = None) -> list[Question]:
-    """The Quiz page's whole set: the walkthrough's questions (build_quiz), then each lesson page's, grouped."""
-    questions = build_quiz(run, custom_text=custom_text)
-    for source in LESSON_SOURCES:
-        questions += source.questions(run, custom_text, len(questions))
+# The set in parts: the walkthrough's questions, then each lesson page's. Each part's size is the same for every
+# setting, so the Quiz page builds only the part of the question it shows (a step of T rebuilt all four: ~22 ms at
+# 512/16/32, most of it the KV and Positions lessons' own runs, for one question on screen).
+PART_SIZES: tuple[int, ...] = (len(PLAN), *(source.count for source in LESSON_SOURCES))
+QUIZ_SIZE = sum(PART_SIZES)
+
+
+def part_of(index: int) -> tuple[int, int]:
+    """(the part holding question `index` of the set, the index of that part's first question)."""
+    start = 0
+    for part, size in enumerate(PART_SIZES):
+        if index < start + size:
+            return part, start
+        start += size
+    raise IndexError(f"question {index} outside 0..{QUIZ_SIZE - 1}")
+
+
+def quiz_part(run: Scenario, part: int, *, custom_text: str | None = None) -> list[Question]:
+    """Part `part` of the set (PART_SIZES), its questions numbered as in the whole set."""
+    start = sum(PART_SIZES[:part])
+    questions = (
+        build_quiz(run, custom_text=custom_text)
+        if part == 0
+        else LESSON_SOURCES[part - 1].questions(run, custom_text, start)
+    )
+    if len(questions) != PART_SIZES[part]:  # a lesson that asks more or fewer would shift every later number
+        raise ValueError(f"quiz part {part}: {len(questions)} questions, declared {PART_SIZES[part]}")
     return questions
+
+
+def quiz_set(run: Scenario, *, custom_text: str | None = None) -> list[Question]:
+    """The whole set: the walkthrough's questions (build_quiz), then each lesson page's, grouped (class mode)."""
+    return [q for part in range(len(PART_SIZES)) for q in quiz_part(run, part, custom_text=custom_text)]
