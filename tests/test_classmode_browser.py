@@ -5,6 +5,7 @@ mid-vote, the reveal, a second vote, the export. The class store is the session'
 
 from __future__ import annotations
 
+import collections
 import csv
 import io
 import json
@@ -78,12 +79,64 @@ def start_class(ctx, base: str, lang: str):
     return tp, tp.locator(".cm-code").inner_text().strip()
 
 
+def record_messages(p) -> None:
+    """Keep the last messages between this page and the server, by kind (which page each run was on, which fragment
+    a rerun asked for, each link the server wrote): a follow that fails in CI says what happened (at_step)."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    log: collections.deque[str] = collections.deque(maxlen=60)
+    p.al_messages = log
+    deltas = [0]  # in a row, said as one line: a run's elements
+
+    def said(payload, kind_of, sent: bool) -> None:
+        try:
+            kind = kind_of(payload)
+        except Exception as e:  # noqa: BLE001 (a frame this reader does not know: said as such)
+            kind = f"? {type(e).__name__}"
+        if kind == "delta":
+            deltas[0] += 1
+            return
+        if deltas[0]:
+            log.append(f"{time.monotonic():.2f} < {deltas[0]} deltas")
+            deltas[0] = 0
+        log.append(f"{time.monotonic():.2f} {'>' if sent else '<'} {kind}")
+
+    def forward(payload) -> str:
+        msg = ForwardMsg.FromString(payload if isinstance(payload, bytes) else payload.encode())
+        kind = msg.WhichOneof("type")
+        if kind == "new_session":
+            return f"new_session page={msg.new_session.page_script_hash[:8]}"
+        if kind == "page_info_changed":
+            return f"page_info ?{msg.page_info_changed.query_string}"
+        if kind == "navigation":
+            return f"navigation page={msg.navigation.page_script_hash[:8]}"
+        if kind == "script_finished":
+            return f"script_finished {msg.script_finished}"
+        return str(kind)
+
+    def back(payload) -> str:
+        msg = BackMsg.FromString(payload if isinstance(payload, bytes) else payload.encode())
+        kind = msg.WhichOneof("type")
+        if kind == "rerun_script":
+            r = msg.rerun_script
+            return f"rerun page={r.page_script_hash[:8]} fragment={r.fragment_id[:8]} ?{r.query_string}"
+        return str(kind)
+
+    def hooked(ws) -> None:
+        ws.on("framereceived", lambda payload: said(payload, forward, False))
+        ws.on("framesent", lambda payload: said(payload, back, True))
+
+    p.on("websocket", hooked)
+
+
 def at_step(p, step: str) -> None:
     try:
         p.wait_for_function(f"new URLSearchParams(location.search).get('walk_step') === '{step}'", timeout=30_000)
     except Exception as e:  # say where the student is instead (CI's log is all there is)
         shown = p.evaluate("() => [location.pathname + location.search, document.querySelector('h1')?.innerText]")
-        raise AssertionError(f"a student is not at the teacher's step {step!r} after 30 s: {shown}") from e
+        said = "\n".join(list(getattr(p, "al_messages", ()))[-40:])
+        raise AssertionError(f"a student is not at the teacher's step {step!r} after 30 s: {shown}\n{said}") from e
 
 
 def test_a_whole_class(browser, server):
@@ -104,6 +157,7 @@ def test_a_whole_class(browser, server):
         contexts.append(ctx)
         sp = ctx.new_page()
         sp.set_default_timeout(60_000)
+        record_messages(sp)
         sp.goto(f"{base}/class?lang={langs[i]}")
         idle(sp)
         sp.get_by_role("textbox", name=S["code"]).fill(code.lower() if i == 0 else code)
@@ -211,6 +265,7 @@ def test_a_follow_on_the_same_page_resends_no_sidebar_element(browser, server):
         walk = tp.url.replace("/class?", "/walkthrough?")
         sp = student_ctx.new_page()
         sp.set_default_timeout(60_000)
+        record_messages(sp)
         paths = delta_paths(sp)
 
         def in_sidebar() -> list[tuple[int, ...]]:
@@ -341,6 +396,7 @@ def test_a_quiet_class_sends_no_poll_and_a_move_arrives_through_the_version_file
         walk = tp.url.replace("/class?", "/walkthrough?")
         sp = student_ctx.new_page()
         sp.set_default_timeout(60_000)
+        record_messages(sp)
         sent: list[float] = []  # the student's messages to the server (a poll's rerun is one)
         fetched: list[str] = []  # the version files the student's page fetched
         sp.on("websocket", lambda ws: ws.on("framesent", lambda _payload: sent.append(time.monotonic())))
