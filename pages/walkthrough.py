@@ -46,7 +46,7 @@ walk_nav.apply_chosen()  # a view or step chosen in a callback (ui/walk_nav.py),
 
 
 # ------------------------------------------------------------------ URL values → valid widget state
-KEPT = walk_nav.KEPT  # the page's values while the widgets showing them are not drawn (the cell's story closed)
+KEPT = "walk_kept"  # the page's values while the widgets showing them are not drawn (the cell's story closed)
 
 
 def notice(fix: Fix, from_link: bool) -> str | None:

@@ -229,12 +229,19 @@ def start_run() -> None:
 
 def relink_settled() -> None:
     """The end of a run: every value settled in it (settle, `relink_later`) that the link lost, put back in the link
-    (never a default; a list's widget writes it itself; keys a page relinks `exact` are the page's)."""
+    (keys a page relinks `exact` are the page's)."""
+    for store, defaults in (st.session_state.pop(SETTLED_RUN, None) or {}).items():
+        _put_back(store, defaults)
+
+
+def _put_back(store: str, defaults: Mapping[str, Any]) -> None:
+    """Each value of `store` named in `defaults` (key -> its default) that the link lost, put back in the link in one
+    message: never a default (Streamlit leaves those out), never a list (its widget writes it itself)."""
+    values = kept(store)
     lost = [
         (name, as_url(value))
-        for store, defaults in (st.session_state.pop(SETTLED_RUN, None) or {}).items()
         for name, default in defaults.items()
-        if name in (values := kept(store))
+        if name in values
         and not isinstance(value := values[name], (list, tuple))
         and value != default
         and not url_values(name)
@@ -272,17 +279,9 @@ def relink(keys: Sequence[UrlKey], store: str, env: Env, exact: Sequence[str] = 
     for name in exact if noted else ():
         noted.pop(name, None)
     values = kept(store)
-    lost = [
-        (key.name, as_url(values[key.name]))
-        for key in keys
-        if key.name in values
-        and key.name not in exact
-        and not isinstance(values[key.name], (list, tuple))
-        and values[key.name] != _default(key, env, values)
-        and not url_values(key.name)
-    ]
-    if lost and not seam.link_values(lost):
-        _write_url([], [(name, (text,)) for name, text in lost])
+    _put_back(
+        store, {key.name: _default(key, env, values) for key in keys if key.name in values and key.name not in exact}
+    )
     wanted = {
         key.name: None if values[key.name] == _default(key, env, values) else _link_text(values[key.name])
         for key in keys

@@ -22,7 +22,6 @@ _PARTS = "_al_walk_nav_parts"  # session state: the fragments a choice reruns (a
 _CHOSEN = "_al_walk_nav_chosen"  # session state: a choice made in a callback, for the page to apply (apply_chosen)
 # The URL keys its choosers show (with the language): a class's follow that changes neither does not rerun this part.
 SHOWN_KEYS = frozenset(("walk_view", "walk_step"))
-KEPT = "walk_kept"  # the page's settled values (pages/walkthrough.py settles them into it)
 ROW_KEY = "walk_nav_row"  # prev / next (and "step n of 10"): the presenter view's CSS enlarges them
 
 
