@@ -529,7 +529,7 @@ class Chart {
     const h = this.header, x = g.width - g.right + 16, top = g.barTop, bh = g.barH;
     const steps = Math.max(2, Math.min(128, Math.round(bh / 2)));
     for (let i = 0; i < steps; i++) {
-      sf.rect(x, top + i * bh / steps, 14, bh / steps + 0.6, css(this.lut[Math.round((1 - i / (steps - 1)) * 255)]));
+      sf.rect(x, top + i * bh / steps, 14, bh / steps + 0.6, this.lut[Math.round((1 - i / (steps - 1)) * 255)].css);
     }
     for (const v of g.ticks) {
       sf.text(String(v), x + 20, top + (1 - (v - h.vmin) / ((h.vmax - h.vmin) || 1)) * bh, {size: g.size, color: MUTED, baseline: "middle"});
