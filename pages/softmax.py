@@ -23,7 +23,7 @@ from ui.linecharts import show_lines
 from ui.live_part import live_part
 from ui.sections import lazy_tabs
 from ui.shell import PageContext, page_context
-from ui.tables import show_table, show_table_in_text
+from ui.tables import show_table_in_text
 from ui.words import word
 
 ctx = page_context()
@@ -146,10 +146,6 @@ def worded(columns) -> dict:
     return {word(c.header, t): [word(x, t) for x in c.cells] for c in columns}
 
 
-def table(columns) -> None:
-    show_table(worded(columns))
-
-
 st.markdown(f"# {t('page.softmax')}\n\n{t('softmax.intro')}")  # title and intro: one element, which no step changes
 settle(ctx)
 open_id, tabs = lazy_tabs("soft_tab", SECTIONS, lambda sid, lang: i18n.t(f"softmax.tab.{sid}", lang), ctx.lang)
@@ -244,7 +240,17 @@ def max_live(c: PageContext) -> None:
         on_change=keep_value,
         args=("soft_gain",),
     )
+    if s.seq_len > L.WHOLE_ROW_UP_TO:  # a long row: its tables show the keys that tell the story, or every key
+        widgets.toggle(
+            t("softmax.ctl.all_keys"),
+            key="soft_all_keys",
+            bind="query-params",
+            help=t("softmax.ctl.all_keys.help", n=L.TELLING_KEYS),
+            on_change=keep_value,
+            args=("soft_all_keys",),
+        )
     head, row, gain = st.session_state["soft_head"], st.session_state["soft_row"], st.session_state["soft_gain"]
+    every = bool(st.session_state["soft_all_keys"])
     mr = shared("soft_max_row", SK + (head, row, gain), lambda: L.max_row(s, head, row, gain, run, c.custom_text))
     st.caption(t("softmax.ctl.row_token", row=row, token=plain(mr.token)))  # a typed token: not inside :small[]
     st.markdown(f"{word(L.row_text(mr), t)}\n\n" + small(word(L.breaks_from(mr), t)))  # one element
@@ -254,7 +260,11 @@ def max_live(c: PageContext) -> None:
         st.markdown(f"#### {dt.dtype}")
         for text in L.dtype_notes(mr, dt):
             note(text)
-        table(L.dtype_table(mr, dt))
+        shown = L.telling_keys(mr, dt, every)
+        about = L.shown_text(shown)
+        # which keys a long row's table shows: above the table in its element (a table caption would scroll
+        # sideways with the table on a phone)
+        show_table_in_text(small(word(about, t)) if about else "", worded(L.dtype_table(mr, dt, shown)))
     st.caption(t("softmax.max.table_about"))
 
 

@@ -55,14 +55,23 @@ def softmax64(x):
 # ---------------------------------------------------------------- the module's imports
 # ---------------------------------------------------------------- URL keys
 def test_the_url_table_names_every_key_with_a_default_and_its_bounds():
-    assert L.URL_KEY_NAMES == ("soft_tab", "soft_head", "soft_row", "soft_gain", "soft_bq", "soft_bk", "soft_step")
+    assert L.URL_KEY_NAMES == (
+        "soft_tab",
+        "soft_head",
+        "soft_row",
+        "soft_gain",
+        "soft_all_keys",
+        "soft_bq",
+        "soft_bk",
+        "soft_step",
+    )
     s = S(64, 4, 8, "causal")
     b = L.url_bounds(s, 4, 4)
     assert b["soft_head"] == (0, 3, 0) and b["soft_row"] == (0, 7, 7) and b["soft_step"] == (1, 3, 1)
     assert b["soft_bq"] == (1, TILE_BLOCK_MAX, 4) and b["soft_tab"] == (("scale", "max", "tiles"), "scale")
     values, fixes = L.parse_url(s, {})
     gain = L.default_gain(s, 0, 7)
-    assert values == L.PageValues("scale", 0, 7, gain, 4, 4, 1) and fixes == []  # missing keys: defaults, silent
+    assert values == L.PageValues("scale", 0, 7, gain, False, 4, 4, 1) and fixes == []  # missing keys: defaults, silent
 
 
 def test_the_gain_a_link_opens_at_is_found_once_per_settings_grid_head_and_row(monkeypatch):
@@ -124,6 +133,7 @@ def test_the_max_section_opens_where_the_naive_softmax_overflows(d_model, h, T, 
         ("soft_gain", "7", "5"),
         ("soft_gain", "1e9", "1000"),
         ("soft_gain", "nan", None),  # the default: where this row's naive softmax overflows (default_gain)
+        ("soft_all_keys", "maybe", "false"),
         ("soft_bq", "0", "1"),
         ("soft_bq", "99999999999999999999999999999999999999", "32"),
         ("soft_bk", "abc", "4"),
@@ -141,11 +151,13 @@ def test_bad_url_values_are_corrected_and_reported(key, raw, used):
         "soft_head": "head",
         "soft_row": "row",
         "soft_gain": "gain",
+        "soft_all_keys": "all_keys",
         "soft_bq": "block_q",
         "soft_bk": "block_k",
         "soft_step": "step",
     }[key]
-    assert str(getattr(values, field)) == used
+    got = getattr(values, field)
+    assert (str(got).lower() if isinstance(got, bool) else str(got)) == used
 
 
 def test_good_url_values_pass_untouched_and_the_step_range_follows_the_blocks():
@@ -155,12 +167,13 @@ def test_good_url_values_pass_untouched_and_the_step_range_follows_the_blocks():
         "soft_head": "2",
         "soft_row": "3",
         "soft_gain": "200",
+        "soft_all_keys": "true",
         "soft_bq": "1",
         "soft_bk": "1",
         "soft_step": "36",
     }
     values, fixes = L.parse_url(s, raw)
-    assert fixes == [] and values == L.PageValues("tiles", 2, 3, 200, 1, 1, 36)  # causal 1 x 1: 8 * 9 / 2 steps
+    assert fixes == [] and values == L.PageValues("tiles", 2, 3, 200, True, 1, 1, 36)  # causal 1 x 1: 8 * 9 / 2 steps
     values, fixes = L.parse_url(s, {**raw, "soft_bq": "8", "soft_bk": "8"})  # one tile: one step
     assert values.step == 1 and [f.key for f in fixes] == ["soft_step"]
 
@@ -787,6 +800,83 @@ def test_the_max_notes_and_tables_say_where_the_naive_softmax_breaks():
     assert [never[k] for k in ("g32", "g16")] == [
         str(g) if g is not None else tx("softmax.max.never") for g in tiny.first_failing_gain
     ]
+
+
+def hidden_of(cells) -> list[int]:
+    """The keys a table's gap lines ("⋯ 3–9", "⋯ 4") stand for."""
+    out = []
+    for c in cells:
+        if c.startswith(L.GAP):
+            a, _, b = c[len(L.GAP) + 1 :].partition("–")
+            out += list(range(int(a), int(b or a) + 1))
+    return out
+
+
+@pytest.mark.parametrize("mask, seed", [("causal", 0), ("none", 3), ("padding", 5)])
+@pytest.mark.parametrize("gain", [1, 50, 1000])
+def test_a_long_rows_tables_show_the_keys_that_tell_its_story_and_say_so(mask, seed, gain):
+    """A row of more than WHOLE_ROW_UP_TO keys: each dtype's table shows at most TELLING_KEYS keys (and single keys
+    between them), chosen by that dtype's numbers: the largest kept score, the last key, where the online m grows,
+    where exp overflows, the largest weight the naive softmax wipes; the rest of the budget the largest exact weights.
+    Every hidden key sits in exactly one gap line; every shown line is the whole table's line; the caption's counts
+    are the table's."""
+    s = S(512, 16, 32, mask, seed)
+    run = scenario.run(s)
+    for row in (31, 20, 0):
+        mr = L.max_row(s, 3, row, gain, run)
+        keep = mr.kept
+        for dt in mr.dtypes:
+            sh = L.telling_keys(mr, dt)
+            scores = np.asarray(dt.scores, dtype=np.float64)
+            assert sh.top == int(np.argmax(np.where(keep, scores, -np.inf)) if keep.any() else np.argmax(scores))
+            m = np.asarray(dt.online_m, dtype=np.float64)
+            grows = [0] + [j for j in range(1, 32) if m[j] > np.max(m[:j])]  # a new running max
+            assert list(sh.grows) == grows
+            assert sorted(sh.overflows) == np.flatnonzero(dt.exp_overflows).tolist()
+            core = [sh.top, 31, *sh.grows, *sh.overflows] + ([] if sh.wiped is None else [sh.wiped])
+            need = list(dict.fromkeys(core))[: L.TELLING_KEYS]  # the budget, in order of need
+            assert set(need) <= set(sh.keys)
+            fills = [j for j in sh.keys if j not in need and j not in sh.heaviest]
+            assert all(j - 1 in sh.keys and j + 1 in sh.keys for j in fills)  # only single keys between two shown
+            assert len(sh.keys) - len(fills) <= L.TELLING_KEYS
+            hidden = [j for j in range(32) if j not in sh.keys]
+            exact = np.asarray(dt.exact, dtype=np.float64)
+            for j in sh.heaviest:  # a key shown for its weight weighs at least as much as any hidden one
+                assert all(exact[j] >= exact[h] for h in hidden)
+            whole = L.dtype_table(mr, dt)
+            cols = L.dtype_table(mr, dt, sh)
+            assert hidden_of(cols[0].cells) == hidden
+            assert not any(b - a == 2 for a, b in zip(sh.keys, sh.keys[1:]))  # no gap line hides a single key
+            lines = [c for c in cols[0].cells if not c.startswith(L.GAP)]
+            assert lines == [whole[0].cells[j] for j in sh.keys]
+            for col, full in zip(cols[1:], whole[1:]):
+                assert [c for c, k in zip(col.cells, cols[0].cells) if not k.startswith(L.GAP)] == [
+                    full.cells[j] for j in sh.keys
+                ]
+                assert all(c == L.GAP for c, k in zip(col.cells, cols[0].cells) if k.startswith(L.GAP))
+            said = L.shown_text(sh).kw()
+            assert (said["shown"], said["total"], said["top"]) == (len(sh.keys), 32, sh.top)
+            assert (said["grows"], said["grows_shown"]) == (len(grows), sum(j in sh.keys for j in grows))
+            if sh.overflows:
+                assert (said["over"], said["over_shown"]) == (
+                    len(sh.overflows),
+                    sum(j in sh.keys for j in sh.overflows),
+                )
+            assert (said.get("wiped") is not None) == (
+                sh.wiped is not None and sh.wiped in sh.keys and bool(sh.overflows)
+            )
+            assert (said["rest"] != "") == bool(sh.heaviest)
+            every = L.telling_keys(mr, dt, every=True)
+            assert every.keys == tuple(range(32)) and L.shown_text(every) is None
+            assert L.dtype_table(mr, dt, every) == whole
+
+
+def test_a_short_row_is_shown_whole():
+    s = S(64, 4, L.WHOLE_ROW_UP_TO, "causal", 0)
+    mr = L.max_row(s, 0, L.WHOLE_ROW_UP_TO - 1, 1000)
+    for dt in mr.dtypes:
+        sh = L.telling_keys(mr, dt)
+        assert sh.whole and L.shown_text(sh) is None and L.dtype_table(mr, dt, sh) == L.dtype_table(mr, dt)
 
 
 def test_the_tile_notes_and_tables_carry_the_steps_numbers():

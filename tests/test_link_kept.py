@@ -22,6 +22,7 @@ CASES = [
     ("heads", dict(heads_tab="slice", heads_slice_head="2"), "heads_slice_head"),
     ("softmax", dict(soft_tab="scale", soft_head="2"), "soft_head"),
     ("softmax", dict(soft_tab="tiles", soft_bq="2"), "soft_bq"),
+    ("softmax", dict(soft_tab="max", soft_all_keys="true", seq_len="16"), "soft_all_keys"),
     ("masks", dict(masks_head="2"), "masks_head"),
     ("masks", dict(masks_polarity="block"), "masks_polarity"),
     ("positions", dict(pos_tab="shuffle", pos_shuffle="3"), "pos_shuffle"),

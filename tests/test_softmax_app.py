@@ -216,6 +216,36 @@ def test_the_max_sections_numbers_are_the_lessons_and_the_overflow_is_shown():
 
 
 @pytest.mark.app
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_long_rows_tables_show_the_keys_that_tell_its_story_and_every_key_on_request(lang):
+    """At T = 32 each dtype's table shows the lesson's telling keys, the hidden ones as gap lines, under a caption
+    that says which; the "Every key" toggle (soft_all_keys, kept in the link) shows all 32. At T = 8 there is no
+    toggle: the row is whole."""
+    at = run_app("softmax", lang=lang, d_model=512, num_heads=16, seq_len=32, mask="causal", soft_tab="max")
+    assert not at.exception
+    s = settings_of(at)
+    head, row, gain = (at.session_state[k] for k in ("soft_head", "soft_row", "soft_gain"))
+    m = L.max_row(s, head, row, gain, scenario.run(s))
+    assert at.toggle(key="soft_all_keys").label == {"en": "Every key", "zh": "每个键"}[lang]
+    boxes = [str(x.value) for x in at.markdown if "<table>" in str(x.value)]
+    for i, dt in enumerate(m.dtypes):
+        shown = L.telling_keys(m, dt)
+        assert not shown.whole
+        keys = table(at, i)[list(table(at, i))[0]]
+        assert keys == [in_language(c, lang) for c in L.dtype_table(m, dt, shown)[0].cells]
+        assert len([k for k in keys if not k.startswith(L.GAP)]) == len(shown.keys) < 32
+        caption = in_language(L.shown_text(shown), lang)
+        assert boxes[i].startswith(f":small[:gray[{caption}]]")
+    at.toggle(key="soft_all_keys").set_value(True).run()
+    assert not at.exception and qp(at, "soft_all_keys") == ["true"]
+    for i, dt in enumerate(m.dtypes):
+        assert table(at, i)["s"] == [f"{float(v):.6g}" for v in dt.scores]  # all 32, no gap line
+    assert not any(str(x.value).startswith(":small") for x in at.markdown if "<table>" in str(x.value))
+    short = run_app("softmax", lang=lang, d_model=64, num_heads=4, seq_len=8, soft_tab="max", soft_all_keys="false")
+    assert not short.exception and "soft_all_keys" not in [w.key for w in short.toggle]
+
+
+@pytest.mark.app
 def test_the_tiles_section_steps_and_its_numbers_are_the_lessons():
     at = run_app(
         "softmax",

@@ -37,6 +37,13 @@ STRINGS = {
         "en": "Real models can produce large scores (large d_k, no scaling, spikes in training). Scale this row up "
         "and see where the naive exp overflows.",
     },
+    "softmax.ctl.all_keys": {"zh": "每个键", "en": "Every key"},
+    "softmax.ctl.all_keys.help": {
+        "zh": "关：长的一行只列出说明问题的键（最多 {n} 个：最大分数、最后一个键、在线 m 变大处、exp 溢出处），其余用 ⋯ 表示。"
+        "开：列出每个键。",
+        "en": "Off: a long row lists only the keys that tell the story (at most {n}: the largest score, the last key, "
+        "where the online m grows, where exp overflows), the others as ⋯. On: every key.",
+    },
     "softmax.ctl.bq": {"zh": "查询块大小 block_q", "en": "Query block block_q"},
     "softmax.ctl.bk": {"zh": "键/值块大小 block_k", "en": "Key/value block block_k"},
     "softmax.ctl.blocks.help": {
@@ -269,9 +276,37 @@ STRINGS = {
     "softmax.max.col.online": {"zh": "在线", "en": "online"},
     "softmax.max.col.m": {"zh": "在线 m", "en": "online m"},
     "softmax.max.col.l": {"zh": "在线 l", "en": "online l"},
+    "softmax.max.shown": {
+        "zh": "这一行有 {total} 个键，表中是说明问题的 {shown} 个：分数最大的键 {top}、最后一个键，以及在线 m 变大的键"
+        "（{grows} 个中的 {grows_shown} 个）{rest}；⋯ 是省略的键。打开“每个键”可看全部 {total} 个。",
+        "en": "{shown} of the row's {total} keys, the ones that tell the story: the largest score (key {top}), the "
+        "last key, and where the online m grows ({grows_shown} of {grows}){rest}; ⋯ stands for the keys left out. "
+        "Switch on “Every key” to see all {total}.",
+    },
+    "softmax.max.shown_overflow": {
+        "zh": "这一行有 {total} 个键，表中是说明问题的 {shown} 个：分数最大的键 {top}、最后一个键、在线 m 变大的键"
+        "（{grows} 个中的 {grows_shown} 个），以及 exp(s) 溢出的键（{over} 个中的 {over_shown} 个，分数大的在先）{rest}；"
+        "⋯ 是省略的键。打开“每个键”可看全部 {total} 个。",
+        "en": "{shown} of the row's {total} keys, the ones that tell the story: the largest score (key {top}), the "
+        "last key, where the online m grows ({grows_shown} of {grows}) and where exp(s) overflows ({over_shown} of "
+        "{over}, largest score first){rest}; ⋯ stands for the keys left out. Switch on “Every key” to see all {total}.",
+    },
+    "softmax.max.shown_wiped": {
+        "zh": "这一行有 {total} 个键，表中是说明问题的 {shown} 个：分数最大的键 {top}、最后一个键、在线 m 变大的键"
+        "（{grows} 个中的 {grows_shown} 个）、exp(s) 溢出的键（{over} 个中的 {over_shown} 个，分数大的在先），"
+        "以及朴素 softmax 错误地变成 0 的权重中精确值最大的键 {wiped}{rest}；⋯ 是省略的键。打开“每个键”可看全部 {total} 个。",
+        "en": "{shown} of the row's {total} keys, the ones that tell the story: the largest score (key {top}), the "
+        "last key, where the online m grows ({grows_shown} of {grows}), where exp(s) overflows ({over_shown} of "
+        "{over}, largest score first), and key {wiped}, the largest exact weight the naive softmax wipes to 0{rest}; ⋯ "
+        "stands for the keys left out. Switch on “Every key” to see all {total}.",
+    },
+    "softmax.max.shown.rest": {
+        "zh": "；其余几行是这一行精确权重最大的键",
+        "en": "; the other lines are the row's largest exact weights",
+    },
     "softmax.max.table_about": {
         "zh": "每行一个键（按在线扫描的顺序）：被屏蔽的键标 ✕。m 和 l 是在线 softmax 扫过这个键之后的值。",
-        "en": "One line per key (in the online pass's order); blocked keys are marked ✕. m and l are the online "
+        "en": "Each line is a key, in the online pass's order; blocked keys are marked ✕. m and l are the online "
         "softmax's values after it has read that key.",
     },
     # 3. Tile by tile

@@ -62,7 +62,19 @@ from lessons.softmax.keys import (
     url_bounds,
 )
 from lessons.softmax.memory import KERNEL_BLOCKS, fmt_bytes, memory_columns, memory_table, traffic_notes
-from lessons.softmax.overflow import breaks_from, dtype_notes, dtype_table, max_row, row_text
+from lessons.softmax.overflow import (
+    GAP,
+    TELLING_KEYS,
+    WHOLE_ROW_UP_TO,
+    ShownKeys,
+    breaks_from,
+    dtype_notes,
+    dtype_table,
+    max_row,
+    row_text,
+    shown_text,
+    telling_keys,
+)
 from lessons.softmax.quiz import QUIZ_KINDS, Checked, QuizQuestion, check_answer, quiz_questions
 from lessons.softmax.result import RESULT_TOLERANCE, result_note, tile_result
 from lessons.softmax.scale import (
@@ -105,6 +117,7 @@ __all__ = [
     "DEFAULT_BLOCK",
     "DONE",
     "GAINS",
+    "GAP",
     "NEAR_ONE",
     "QUIZ_KINDS",
     "RESULT_TOLERANCE",
@@ -117,6 +130,9 @@ __all__ = [
     "SECTIONS",
     "SHOWN_FEATURES",
     "SKIPPED",
+    "ShownKeys",
+    "TELLING_KEYS",
+    "WHOLE_ROW_UP_TO",
     "TILE_BLOCK_MAX",
     "URL_KEYS",
     "URL_KEY_NAMES",
@@ -153,8 +169,10 @@ __all__ = [
     "scale_notes",
     "scale_row",
     "scale_table",
+    "shown_text",
     "step_count",
     "step_text",
+    "telling_keys",
     "tile_result",
     "tile_rows_table",
     "tile_step",

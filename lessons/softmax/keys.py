@@ -80,6 +80,7 @@ URL_KEYS: tuple[UrlKey, ...] = (
     # the last row by default: it sees every key under causal
     UrlKey("soft_row", "int", setting("seq_len", -1), lo=0, hi=setting("seq_len", -1)),
     UrlKey("soft_gain", "choice", _default_gain, choices=GAINS),  # opens where the naive softmax overflows
+    UrlKey("soft_all_keys", "bool", False),  # section "max": every key of a long row, not the ones that tell its story
     UrlKey("soft_bq", "int", DEFAULT_BLOCK, lo=TILE_BLOCK_MIN, hi=TILE_BLOCK_MAX),
     UrlKey("soft_bk", "int", DEFAULT_BLOCK, lo=TILE_BLOCK_MIN, hi=TILE_BLOCK_MAX),
     UrlKey("soft_step", "int", 1, lo=1, hi=_n_steps),  # 1-based: "step s of n"
@@ -92,6 +93,7 @@ FIELDS = {
     "soft_head": "head",
     "soft_row": "row",
     "soft_gain": "gain",
+    "soft_all_keys": "all_keys",
     "soft_bq": "block_q",
     "soft_bk": "block_k",
     "soft_step": "step",
@@ -106,6 +108,7 @@ class PageValues:
     head: int
     row: int
     gain: int
+    all_keys: bool
     block_q: int
     block_k: int
     step: int  # 1-based

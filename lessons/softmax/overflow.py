@@ -177,11 +177,99 @@ def dtype_notes(mr: MaxRow, dt: DtypeRow) -> tuple[Text, Text]:
     return naive, text(key, safe=dt.safe_diff, online=dt.online_diff, tol=dt.tolerance)
 
 
-def dtype_table(mr: MaxRow, dt: DtypeRow) -> tuple[Column, ...]:
+# A row of more keys than this is shown as the keys that tell its story, the rest as gaps ("⋯") until the reader asks
+# for every key: two tables of 32 lines x 9 columns are more than a class reads at once, and they were the costliest
+# part of a step of T at 512/16/32 (benchmarks/README.md, "The softmax max view's keys that tell the story").
+WHOLE_ROW_UP_TO = 12
+TELLING_KEYS = 10  # at most this many keys per table (gap lines aside)
+
+
+@dataclass(frozen=True)
+class ShownKeys:
+    """Which keys of one dtype's row its table shows, and why: chosen by that dtype's numbers."""
+
+    keys: tuple[int, ...]  # ascending; every key when the row is whole
+    total: int  # T
+    top: int  # the key with the largest kept score: where the safe softmax's exponent is 0
+    grows: tuple[int, ...]  # every key where the online softmax's running max m grows (its first key included)
+    overflows: tuple[int, ...]  # every key where exp(s) overflows to inf, largest score first
+    wiped: int | None  # of the weights the naive softmax wrongly wipes to 0, the largest exact one (None: none)
+    heaviest: tuple[int, ...] = ()  # shown for their exact weight alone: the budget's rest, largest weight first
+
+    @property
+    def whole(self) -> bool:
+        return len(self.keys) == self.total
+
+
+def telling_keys(mr: MaxRow, dt: DtypeRow, every: bool = False) -> ShownKeys:
+    """The keys one dtype's table shows: all of them when `every` or when the row has at most WHOLE_ROW_UP_TO keys;
+    otherwise at most TELLING_KEYS, in this order of need: the largest kept score, the last key (the online m and l
+    there are the final ones), the keys where the running max m grows (where the online softmax rescales l), the
+    keys where exp(s) overflows (largest score first), and of the weights the naive softmax wrongly wipes to 0 the
+    one it hurts most (the largest exact weight); the budget's rest goes to the largest exact weights. A single key
+    between two shown ones is shown too (a gap line would take its place)."""
+    T = len(dt.scores)
+    scores = np.asarray(dt.scores, dtype=np.float64)
+    kept = np.asarray(mr.kept)
+    top = int(np.argmax(np.where(kept, scores, -np.inf))) if kept.any() else int(np.argmax(scores))
+    m = np.asarray(dt.online_m, dtype=np.float64)
+    grows = (0, *(j for j in range(1, T) if m[j] > m[j - 1]))
+    over = np.flatnonzero(dt.exp_overflows)
+    overflows = tuple(int(j) for j in over[np.argsort(-scores[over], kind="stable")])
+    zero = np.flatnonzero(dt.naive_zero)
+    wiped = int(zero[np.argmax(np.asarray(dt.exact)[zero])]) if len(zero) else None
+    if every or T <= WHOLE_ROW_UP_TO:
+        return ShownKeys(tuple(range(T)), T, top, grows, overflows, wiped)
+    chosen: list[int] = []
+    for j in (top, T - 1, *grows, *overflows, *(() if wiped is None else (wiped,))):
+        if len(chosen) == TELLING_KEYS:
+            break
+        if j not in chosen:
+            chosen.append(j)
+    exact = np.asarray(dt.exact, dtype=np.float64)
+    heaviest = []
+    for j in np.argsort(-exact, kind="stable"):
+        if len(chosen) == TELLING_KEYS or not exact[j] > 0:  # a blocked key's 0 (or a NaN) tells nothing
+            break
+        if int(j) not in chosen:
+            chosen.append(int(j))
+            heaviest.append(int(j))
+    keys = sorted(chosen)
+    keys += [a + 1 for a, b in zip(keys, keys[1:]) if b - a == 2]  # a one-key gap: the key itself
+    return ShownKeys(tuple(sorted(keys)), T, top, grows, overflows, wiped, tuple(heaviest))
+
+
+def shown_text(shown: ShownKeys) -> Text | None:
+    """What a table of some of the row's keys shows (None when it shows them all): how many, of the keys where m
+    grows and where exp overflows how many are on screen, and the wiped weight when it is."""
+    if shown.whole:
+        return None
+    on = set(shown.keys)
+    counts = {
+        "shown": len(shown.keys),
+        "total": shown.total,
+        "top": shown.top,
+        "grows_shown": sum(j in on for j in shown.grows),
+        "grows": len(shown.grows),
+        "rest": text("softmax.max.shown.rest") if shown.heaviest else "",
+    }
+    if not shown.overflows:
+        return text("softmax.max.shown", **counts)
+    counts.update(over_shown=sum(j in on for j in shown.overflows), over=len(shown.overflows))
+    if shown.wiped is not None and shown.wiped in on:
+        return text("softmax.max.shown_wiped", **counts, wiped=shown.wiped)
+    return text("softmax.max.shown_overflow", **counts)
+
+
+GAP = "⋯"
+
+
+def dtype_table(mr: MaxRow, dt: DtypeRow, shown: ShownKeys | None = None) -> tuple[Column, ...]:
     """The row key by key in one dtype: the key (its index and token, ✕ when the mask blocks it), s, exp(s), the
-    three softmaxes, the exact one, and the online softmax's running max m and sum l."""
+    three softmaxes, the exact one, and the online softmax's running max m and sum l. With `shown`, only its keys,
+    each run of hidden keys as one gap line ("⋯ 3–9" and ⋯ in every other column)."""
     keys = tuple(f"{j} {tok}" + ("" if k else " ✕") for j, (tok, k) in enumerate(zip(mr.key_tokens, mr.kept.tolist())))
-    return (
+    columns = (
         Column(text("softmax.max.col.key"), keys),
         Column("s", tuple(number(v) for v in dt.scores)),
         Column("exp(s)", tuple(number(v) for v in dt.exp)),
@@ -192,3 +280,25 @@ def dtype_table(mr: MaxRow, dt: DtypeRow) -> tuple[Column, ...]:
         Column(text("softmax.max.col.m"), tuple(number(v) for v in dt.online_m)),
         Column(text("softmax.max.col.l"), tuple(number(v) for v in dt.online_l)),
     )
+    if shown is None or shown.whole:
+        return columns
+    lines: list[int | tuple[int, int]] = []  # a key, or a gap (first, last) of hidden keys
+    nxt = 0
+    for j in (*shown.keys, shown.total):
+        if j > nxt:
+            lines.append((nxt, j - 1))
+        if j < shown.total:
+            lines.append(j)
+        nxt = j + 1
+    return tuple(
+        Column(
+            c.header,
+            tuple(c.cells[x] if isinstance(x, int) else (gap_label(*x) if i == 0 else GAP) for x in lines),
+        )
+        for i, c in enumerate(columns)
+    )
+
+
+def gap_label(first: int, last: int) -> str:
+    """The key cell of a gap line: the hidden keys' indices."""
+    return f"{GAP} {first}" if first == last else f"{GAP} {first}–{last}"
