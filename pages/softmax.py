@@ -245,7 +245,7 @@ def max_live(c: PageContext) -> None:
             t("softmax.ctl.all_keys"),
             key="soft_all_keys",
             bind="query-params",
-            help=t("softmax.ctl.all_keys.help", n=L.TELLING_KEYS),
+            help=t("softmax.ctl.all_keys.help"),
             on_change=keep_value,
             args=("soft_all_keys",),
         )

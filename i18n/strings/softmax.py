@@ -39,10 +39,10 @@ STRINGS = {
     },
     "softmax.ctl.all_keys": {"zh": "每个键", "en": "Every key"},
     "softmax.ctl.all_keys.help": {
-        "zh": "关：长的一行只列出说明问题的键（最多 {n} 个：最大分数、最后一个键、在线 m 变大处、exp 溢出处），其余用 ⋯ 表示。"
+        "zh": "关：长的一行只列出说明问题的十来个键（最大分数、最后一个键、在线 m 变大处、exp 溢出处……），其余用 ⋯ 表示。"
         "开：列出每个键。",
-        "en": "Off: a long row lists only the keys that tell the story (at most {n}: the largest score, the last key, "
-        "where the online m grows, where exp overflows), the others as ⋯. On: every key.",
+        "en": "Off: a long row lists only the dozen or so keys that tell the story (the largest score, the last key, "
+        "where the online m grows, where exp overflows…), the others as ⋯. On: every key.",
     },
     "softmax.ctl.bq": {"zh": "查询块大小 block_q", "en": "Query block block_q"},
     "softmax.ctl.bk": {"zh": "键/值块大小 block_k", "en": "Key/value block block_k"},
