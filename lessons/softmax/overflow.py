@@ -178,10 +178,10 @@ def dtype_notes(mr: MaxRow, dt: DtypeRow) -> tuple[Text, Text]:
 
 
 # A row of more keys than this is shown as the keys that tell its story, the rest as gaps ("⋯") until the reader asks
-# for every key: two tables of 32 lines x 9 columns are more than a class reads at once, and they were the costliest
-# part of a step of T at 512/16/32 (benchmarks/README.md, "The softmax max view's keys that tell the story").
+# for every key: two tables of 32 lines x 9 columns are more than a class reads at once, and a step of T at 512/16/32
+# re-sent all of them (77 -> 66 ms a step: benchmarks/README.md, "The softmax max view's keys that tell the story").
 WHOLE_ROW_UP_TO = 12
-TELLING_KEYS = 10  # at most this many keys per table (gap lines aside)
+TELLING_KEYS = 10  # keys chosen per table (a single key between two chosen ones, and the gap lines, come on top)
 
 
 @dataclass(frozen=True)
