@@ -229,7 +229,7 @@ def start_run() -> None:
 
 def relink_settled() -> None:
     """The end of a run: every value settled in it (settle, `relink_later`) that the link lost, put back in the link
-    (keys a page relinks `exact` are the page's)."""
+    (keys a page relinks itself are left to its relink)."""
     for store, defaults in (st.session_state.pop(SETTLED_RUN, None) or {}).items():
         _put_back(store, defaults)
 
@@ -274,10 +274,11 @@ def relink(keys: Sequence[UrlKey], store: str, env: Env, exact: Sequence[str] = 
     (never a default: Streamlit leaves those out). The link only: no widget is sent a value.
 
     `exact`: keys no widget writes into the link (not bound to it): the link is made to carry exactly their
-    current value, and to leave them out at their default (_keep_exact); relink_settled leaves them to this."""
+    current value, and to leave them out at their default (_keep_exact). relink_settled leaves every key of `keys`
+    to this call: the exact ones are not its to write, the others are put back here already."""
     noted = st.session_state.get(SETTLED_RUN, {}).get(store)
-    for name in exact if noted else ():
-        noted.pop(name, None)
+    for key in keys if noted else ():
+        noted.pop(key.name, None)
     values = kept(store)
     _put_back(
         store, {key.name: _default(key, env, values) for key in keys if key.name in values and key.name not in exact}

@@ -210,6 +210,7 @@ def telling_keys(mr: MaxRow, dt: DtypeRow, every: bool = False) -> ShownKeys:
     between two shown ones is shown too (a gap line would take its place)."""
     T = len(dt.scores)
     scores = np.asarray(dt.scores, dtype=np.float64)
+    exact = np.asarray(dt.exact, dtype=np.float64)
     kept = np.asarray(mr.kept)
     top = int(np.argmax(np.where(kept, scores, -np.inf))) if kept.any() else int(np.argmax(scores))
     m = np.asarray(dt.online_m, dtype=np.float64)
@@ -217,7 +218,7 @@ def telling_keys(mr: MaxRow, dt: DtypeRow, every: bool = False) -> ShownKeys:
     over = np.flatnonzero(dt.exp_overflows)
     overflows = tuple(int(j) for j in over[np.argsort(-scores[over], kind="stable")])
     zero = np.flatnonzero(dt.naive_zero)
-    wiped = int(zero[np.argmax(np.asarray(dt.exact)[zero])]) if len(zero) else None
+    wiped = int(zero[np.argmax(exact[zero])]) if len(zero) else None
     if every or T <= WHOLE_ROW_UP_TO:
         return ShownKeys(tuple(range(T)), T, top, grows, overflows, wiped)
     chosen: list[int] = []
@@ -226,7 +227,6 @@ def telling_keys(mr: MaxRow, dt: DtypeRow, every: bool = False) -> ShownKeys:
             break
         if j not in chosen:
             chosen.append(j)
-    exact = np.asarray(dt.exact, dtype=np.float64)
     heaviest = []
     for j in np.argsort(-exact, kind="stable"):
         if len(chosen) == TELLING_KEYS or not exact[j] > 0:  # a blocked key's 0 (or a NaN) tells nothing
