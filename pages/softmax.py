@@ -49,6 +49,7 @@ NOTES = {
     "softmax.max.scores_inf": ("error", ":material/error:"),
     "softmax.max.naive_broken": ("error", ":material/error:"),
     "softmax.max.sum_overflow": ("error", ":material/error:"),
+    "softmax.max.sum_underflow": ("error", ":material/error:"),
     "softmax.max.naive_ok": ("info", ":material/info:"),
     "softmax.max.safe_ok": ("success", ":material/check_circle:"),
     "softmax.max.safe_off": ("warning", ":material/warning:"),

@@ -802,6 +802,39 @@ def test_the_max_notes_and_tables_say_where_the_naive_softmax_breaks():
     ]
 
 
+@pytest.mark.parametrize(
+    "d_model, h, T, mask, seed", [(8, 1, 2, "none", 0), (64, 4, 8, "causal", 3), (512, 16, 32, "none", 1)]
+)
+def test_the_naive_softmax_note_names_the_failure_its_numbers_show(d_model, h, T, mask, seed):
+    """The naive note is chosen by what happened in that dtype: exp overflowing at some keys, only the sum
+    overflowing, or every exp rounding to 0 (0/0: NaN everywhere), never one said for another. At 8/1/2 the page
+    opens at gain 200, where float16's exps all underflow: the note said its sum had overflowed."""
+    s = S(d_model, h, T, mask, seed)
+    run = scenario.run(s)
+    seen = set()
+    for row in (0, T - 1):
+        for gain in L.GAINS:
+            mr = L.max_row(s, 0, row, gain, run)
+            for dt in mr.dtypes:
+                note = L.dtype_notes(mr, dt)[0]
+                seen.add(note.key)
+                exps = torch.exp(torch.tensor(dt.scores, dtype=torch.float64)).to(getattr(torch, dt.dtype))
+                if note.key == "softmax.max.sum_underflow":
+                    assert (exps == 0).all() and not dt.exp_overflows.any() and np.isnan(dt.naive).all()
+                    assert note.kw()["top"] == pytest.approx(float(np.max(np.where(mr.kept, dt.scores, -np.inf))))
+                elif note.key == "softmax.max.sum_overflow":
+                    assert not dt.exp_overflows.any() and torch.isinf(exps.double().sum().to(exps.dtype))
+                elif note.key == "softmax.max.naive_broken":
+                    assert torch.isinf(exps).any()
+                elif note.key == "softmax.max.naive_ok":
+                    assert not (exps == 0).all() and np.isfinite(dt.naive).all()
+    if (d_model, T) == (8, 2):
+        values, _ = L.parse_url(s, {})
+        opened = L.max_row(s, values.head, values.row, values.gain, run)
+        assert L.dtype_notes(opened, opened.dtypes[1])[0].key == "softmax.max.sum_underflow"
+        assert "softmax.max.sum_underflow" in seen
+
+
 def hidden_of(cells) -> list[int]:
     """The keys a table's gap lines ("⋯ 3–9", "⋯ 4") stand for."""
     out = []

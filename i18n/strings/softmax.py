@@ -251,6 +251,12 @@ STRINGS = {
         "en": "{dtype}: no single exp overflows, but their sum passes {dtype}'s largest number: the naive weights "
         "are all crushed to 0.",
     },
+    "softmax.max.sum_underflow": {
+        "zh": "{dtype}：没有 exp 溢出，但每个 exp(s) 都下溢成 0（最大分数 {top:.3f} 的 exp 在 {dtype} 里也舍入为 0）："
+        "和为 0，朴素 softmax 的每个权重都是 0/0 = NaN。",
+        "en": "{dtype}: no exp overflows, but every exp(s) underflows to 0 (even the largest score's, {top:.3f}, rounds "
+        "to 0 in {dtype}): the sum is 0 and every naive weight is 0/0 = NaN.",
+    },
     "softmax.max.scores_inf": {
         "zh": "{dtype}：放大后的分数本身已经超过 {dtype} 能表示的最大数（65504），连分数都是 inf。",
         "en": "{dtype}: the scaled scores themselves exceed the largest {dtype} number (65504): the scores are inf "

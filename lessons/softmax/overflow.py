@@ -152,10 +152,15 @@ def breaks_from(mr: MaxRow) -> Text:
     return text("softmax.max.breaks_from", g32=g32, g16=g16)
 
 
+def _top(mr: MaxRow, dt: DtypeRow) -> float:
+    """The row's largest kept score in this dtype (the largest score of a row the mask blocks whole)."""
+    return float(dt.scores[mr.kept].max()) if mr.kept.any() else float(dt.scores.max())
+
+
 def dtype_notes(mr: MaxRow, dt: DtypeRow) -> tuple[Text, Text]:
     """What one dtype's softmaxes did: the naive one (the scores do not even fit the dtype / exp overflows at
-    some keys / only the sum overflows / no overflow, with its difference from the exact softmax), then whether
-    the safe and online ones are within the dtype's tolerance."""
+    some keys / only the sum overflows / every exp underflows to 0 / no overflow, with its difference from the exact
+    softmax), then whether the safe and online ones are within the dtype's tolerance."""
     if not dt.scores_finite:
         naive = text("softmax.max.scores_inf", dtype=dt.dtype)
     elif not dt.naive_ok and dt.exp_overflows.any():
@@ -167,11 +172,12 @@ def dtype_notes(mr: MaxRow, dt: DtypeRow) -> tuple[Text, Text]:
             nan=int(dt.naive_nan.sum()),
             zero=int(dt.naive_zero.sum()),
         )
-    elif not dt.naive_ok:
+    elif not dt.naive_ok and dt.sum_overflows:
         naive = text("softmax.max.sum_overflow", dtype=dt.dtype)
+    elif not dt.naive_ok:  # every exp rounds to 0 (a row of large negative scores, float16 first): 0 / 0
+        naive = text("softmax.max.sum_underflow", dtype=dt.dtype, top=_top(mr, dt))
     else:
-        top = float(dt.scores[mr.kept].max()) if mr.kept.any() else float(dt.scores.max())
-        naive = text("softmax.max.naive_ok", dtype=dt.dtype, top=top, thr=dt.threshold, diff=dt.naive_diff)
+        naive = text("softmax.max.naive_ok", dtype=dt.dtype, top=_top(mr, dt), thr=dt.threshold, diff=dt.naive_diff)
     within = max(dt.safe_diff, dt.online_diff) <= dt.tolerance
     key = "softmax.max.safe_ok" if within else "softmax.max.safe_off"
     return naive, text(key, safe=dt.safe_diff, online=dt.online_diff, tol=dt.tolerance)
