@@ -62,7 +62,7 @@ def test_camera_button_saves_a_real_png_at_twice_the_size(page, server):
     assert name == "attention-lab-weights.png"  # the chart route's file name: the chart, not the settings
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
     width, height = struct.unpack(">II", data[16:24])  # the IHDR chunk
-    shown = chart.locator("canvas, svg").first.bounding_box()
+    shown = chart.locator(".al-canvas, svg").first.bounding_box()  # the canvas's frame: the chart as shown
     assert width == pytest.approx(2 * shown["width"], abs=4)  # scale 2: sharp on a projector
     assert height == pytest.approx(2 * shown["height"], abs=4)
     assert tried == []

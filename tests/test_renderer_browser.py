@@ -116,7 +116,9 @@ def test_nothing_is_cut_off_at_the_edges(browser, server, width):
         box = chart.bounding_box()
         assert box["width"] <= width
         edges = chart.evaluate("""box => {
-            const c = box.__alChart.canvas, ctx = c.getContext('2d'), w = c.width, h = c.height;
+            // the chart's own rows: the canvas below them is hidden by its frame (draw keeps a taller backing store)
+            const c = box.__alChart.canvas, ctx = c.getContext('2d'), w = c.width;
+            const h = Math.round(box.__alChart.g.height * devicePixelRatio);
             const strips = [ctx.getImageData(0, 0, 2, h), ctx.getImageData(w - 2, 0, 2, h),
                             ctx.getImageData(0, h - 2, w, 2)];
             return strips.map(s => {
@@ -155,6 +157,56 @@ def test_a_packed_scene_hovers_exactly_at_the_largest_settings(page, server):
         f"{col} 36",
         f"{float(q[5, 36]):.{d}f}",
     ]  # head 1's column 4 is Q's column 36
+
+
+def test_a_step_of_t_paints_the_new_cells_on_the_canvas_it_keeps(page, server):
+    """A step of T makes the chart a few rows shorter or taller: the renderer keeps its canvas's backing store (and
+    each panel's one-pixel-per-cell image) instead of making them anew (~3 ms a step at 512/16/32), paints the
+    chart's part, and its frame, as tall as the chart, hides the rows below. Down a step and up again: every probed
+    cell, the last row and column included, has the new run's colour, the frame is the chart's height, and the
+    SVG download's cell images are exactly T x T (not the larger image kept)."""
+    import base64
+    import xml.etree.ElementTree as ET
+
+    open_app(
+        page, server, "walkthrough", lang="en", walk_step="softmax", d_model=64, num_heads=8, seq_len=32,
+        image_format="svg",
+    )
+    chart = route(page)
+    assert chart.evaluate("box => box.__alChart.g.cw < 10")  # the images route
+    canvas = chart.locator("canvas").first.element_handle()
+    size = canvas.evaluate("c => [c.width, c.height]")
+    thumb = sidebar_slider(page, 2)
+    for key, T in (("ArrowLeft", 31), ("ArrowRight", 32)):
+        thumb.focus()
+        page.keyboard.press(key)
+        wait_idle(page)
+        page.wait_for_function("(a) => a[0].__alChart.panels[0].cols === a[1]", arg=[chart.element_handle(), T])
+        assert canvas.evaluate("c => c.isConnected") and canvas.evaluate("c => [c.width, c.height]") == size
+        frame, height = chart.evaluate(
+            "box => [box.__alChart.frame.getBoundingClientRect().height, box.__alChart.g.height]"
+        )
+        assert frame == pytest.approx(height, abs=0.5)
+        assert canvas.evaluate("c => c.getBoundingClientRect().height") >= height  # the rest hidden by the frame
+        w = scenario.run(Settings(64, 8, T, "none", 0, "en")).trace.weights[0]  # (h, T, T)
+        lo, hi, stops = chart.evaluate(
+            "box => { const h = box.__alChart.header; return [h.vmin, h.vmax, h.colours.scale]; }"
+        )
+        cells = [(0, 0, 0), (1, T - 1, T - 1), (5, T - 1, 0), (7, 3, T - 1), (2, T // 2, T // 3)]
+        for (head, r, c), got in zip(cells, cell_colours(chart, cells)):
+            want = expected_rgb(stops, round(float(w[head, r, c]), 4), lo, hi)
+            assert all(abs(g - e) <= 3 for g, e in zip(got, want)), (T, head, r, c, got, want)
+        if T == 31:  # the SVG's cell images, from the kept (32 x 32) images: exactly 31 x 31
+            chart.hover()
+            with page.expect_download() as info:
+                chart.locator(".al-download").click()
+            root = ET.parse(info.value.path()).getroot()
+            images = [e for e in root.iter() if e.tag.endswith("image")]
+            assert len(images) == 8  # a panel a head
+            for image in images:
+                href = image.get("href") or image.get("{http://www.w3.org/1999/xlink}href")
+                png = base64.b64decode(href.split(",", 1)[1])
+                assert (int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")) == (31, 31)
 
 
 def test_per_head_panels_at_t32_keep_their_axis_titles_and_tokens(page, server):
