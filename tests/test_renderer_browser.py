@@ -169,7 +169,14 @@ def test_a_step_of_t_paints_the_new_cells_on_the_canvas_it_keeps(page, server):
     import xml.etree.ElementTree as ET
 
     open_app(
-        page, server, "walkthrough", lang="en", walk_step="softmax", d_model=64, num_heads=8, seq_len=32,
+        page,
+        server,
+        "walkthrough",
+        lang="en",
+        walk_step="softmax",
+        d_model=64,
+        num_heads=8,
+        seq_len=32,
         image_format="svg",
     )
     chart = route(page)
