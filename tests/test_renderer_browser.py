@@ -196,13 +196,9 @@ def test_a_step_of_t_paints_the_new_cells_on_the_canvas_it_keeps(page, server):
         assert frame == pytest.approx(height, abs=0.5)
         assert canvas.evaluate("c => c.getBoundingClientRect().height") >= height  # the rest hidden by the frame
         w = scenario.run(Settings(64, 8, T, "none", 0, "en")).trace.weights[0]  # (h, T, T)
-        lo, hi, stops = chart.evaluate(
-            "box => { const h = box.__alChart.header; return [h.vmin, h.vmax, h.colours.scale]; }"
+        painted_in_their_colours(
+            chart, w, [(0, 0, 0), (1, T - 1, T - 1), (5, T - 1, 0), (7, 3, T - 1), (2, T // 2, T // 3)]
         )
-        cells = [(0, 0, 0), (1, T - 1, T - 1), (5, T - 1, 0), (7, 3, T - 1), (2, T // 2, T // 3)]
-        for (head, r, c), got in zip(cells, cell_colours(chart, cells)):
-            want = expected_rgb(stops, round(float(w[head, r, c]), 4), lo, hi)
-            assert all(abs(g - e) <= 3 for g, e in zip(got, want)), (T, head, r, c, got, want)
         if T == 31:  # the SVG's cell images, from the kept (32 x 32) images: exactly 31 x 31
             chart.hover()
             with page.expect_download() as info:
@@ -242,6 +238,19 @@ def cell_colours(chart, cells) -> list[tuple[int, int, int]]:
     )
 
 
+def painted_in_their_colours(chart, weights, cells) -> list[tuple[int, int, int]]:
+    """Assert each probed (panel, row, col) is painted in its weight's colour on the chart's own scale (within 3 a
+    channel); returns the colours read."""
+    lo, hi, stops = chart.evaluate(
+        "box => { const h = box.__alChart.header; return [h.vmin, h.vmax, h.colours.scale]; }"
+    )
+    got_all = cell_colours(chart, cells)
+    for (head, r, c), got in zip(cells, got_all):
+        want = expected_rgb(stops, round(float(weights[head, r, c]), 4), lo, hi)
+        assert all(abs(g - e) <= 3 for g, e in zip(got, want)), (head, r, c, got, want)
+    return got_all
+
+
 def test_new_data_at_the_same_size_paints_every_cell_anew(page, server):
     """A redraw at the same size paints over the canvas it has (no new backing store) and refills each panel's
     one-pixel-per-cell image it keeps: a new seed at T 32 (cells too small for the white lines, so those images are
@@ -261,13 +270,7 @@ def test_new_data_at_the_same_size_paints_every_cell_anew(page, server):
     page.wait_for_function("(a) => a[0].__alChart.draws > a[1]", arg=[chart.element_handle(), drawn])
     assert canvas.evaluate("c => c.isConnected") and canvas.evaluate("c => [c.width, c.height]") == size
     w = scenario.run(Settings(64, 8, 32, "none", 5, "en")).trace.weights[0]  # (h, T, T)
-    lo, hi, stops = chart.evaluate(
-        "box => { const h = box.__alChart.header; return [h.vmin, h.vmax, h.colours.scale]; }"
-    )
-    after = cell_colours(chart, cells)
-    for (head, r, c), got in zip(cells, after):
-        want = expected_rgb(stops, round(float(w[head, r, c]), 4), lo, hi)
-        assert all(abs(g - e) <= 3 for g, e in zip(got, want)), (head, r, c, got, want)
+    after = painted_in_their_colours(chart, w, cells)
     assert after != before  # the probes can tell the two seeds apart
     tokens = W.axis_labels(scenario.run(Settings(64, 8, 32, "none", 5, "en")).tokens)
     assert tokens[0] in chart.evaluate("box => box.__alChart.drawn")
